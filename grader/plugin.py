@@ -1,0 +1,394 @@
+"""The pytest plugin that turns suites into graded outcomes, for one or many submissions.
+
+One pytest session grades a list of submissions: every test is parametrized over the
+submissions (ids ``__sub0__``, ``__sub1__`` …, stripped again from report ids), and items
+are ordered submission by submission. When a submission's last test has run, its session
+is diagnosed, closed, and handed to ``GradingState.on_done``. Collection, assertion rewriting
+and plugin set-up are therefore paid once per batch, not once per submission.
+
+Outcomes come from hooks (``pytest_runtest_makereport``), never from pytest's text output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from grader.errors import WorkerCrashed
+from grader.report.model import CaseOutcome, Status
+from grader.sandbox.worker import StudentTimeout, StudentUnavailable, SubmissionSession
+from grader.testing import ANSWER_KEY, Mismatch, StudentRaised
+
+SUB_PARAM = "grader_submission"
+STATE = pytest.StashKey["GradingState"]()
+_OUTCOME = pytest.StashKey[CaseOutcome]()
+_INDEX = pytest.StashKey[int]()
+_STATE_HOLDER: list["GradingState | None"] = [None]  # for hooks that get no config
+
+
+@dataclass
+class SubmissionRun:
+    """What the plugin keeps about one submission while its tests run."""
+
+    index: int
+    submission: Any
+    answers: dict[str, Any]
+    outcomes: list[CaseOutcome] = field(default_factory=list)
+    session: SubmissionSession | None = None
+    errors: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    done: bool = False
+
+
+@dataclass
+class GradingState:
+    """Everything the fixtures and hooks share; registered as a plugin object.
+
+    Args:
+        rubric: the loaded rubric.
+        submissions: what to grade, in order.
+        open_session: ``submission -> SubmissionSession`` (a child of a warm worker).
+        suite_dirs: ``{suite name: folder}`` of the suites being run.
+        reference: namespace with ``scaling``, ``softmax``, ``variance`` and ``answers_key``,
+            or None when grading without the reference (``grader check``).
+        seed: this grading run's seed.
+        on_done: called with each finished ``SubmissionRun`` (diagnose, report, write).
+    """
+
+    rubric: Any
+    submissions: list[Any]
+    open_session: Callable[[Any], SubmissionSession]
+    suite_dirs: dict[str, Path]
+    reference: Any
+    seed: int
+    answers: list[dict[str, Any]]
+    on_done: Callable[[SubmissionRun], None]
+    answer_key: dict[str, Any] | None = None
+    runs: dict[int, SubmissionRun] = field(default_factory=dict)
+    last_item: dict[int, str] = field(default_factory=dict)
+    current: int | None = None
+    interrupted: bool = False
+    collect_errors: list[str] = field(default_factory=list)
+
+    # -- pytest hooks on the state object -------------------------------------------------
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.stash[STATE] = self
+        _STATE_HOLDER[0] = self
+        config.stash[ANSWER_KEY] = self.answer_key or {}
+        config.addinivalue_line("markers", "part(id): the rubric part a test module belongs to")
+
+    def run_for(self, index: int) -> SubmissionRun:
+        run = self.runs.get(index)
+        if run is None:
+            run = SubmissionRun(index, self.submissions[index], self.answers[index])
+            self.runs[index] = run
+        if self.current is not None and self.current != index:
+            self.finish(self.current)
+        self.current = index
+        return run
+
+    def session_for(self, index: int) -> SubmissionSession:
+        run = self.run_for(index)
+        if run.session is None:
+            run.session = self.open_session(run.submission)
+        return run.session
+
+    def finish(self, index: int) -> None:
+        run = self.runs.get(index)
+        if run is None or run.done:
+            return
+        run.done = True
+        if self.current == index:
+            self.current = None
+        self.on_done(run)
+
+
+# --------------------------------------------------------------------------------------------
+# Fixtures (module-level, so registering this module registers them)
+
+
+class _Part:
+    __slots__ = ("_state", "_index", "_part")
+
+    def __init__(self, state: GradingState, index: int, part: str) -> None:
+        self._state, self._index, self._part = state, index, part
+
+    def __getattr__(self, func: str) -> Callable[..., Any]:
+        if func.startswith("__"):
+            raise AttributeError(func)
+        state, index, part = self._state, self._index, self._part
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True
+            return state.session_for(index).call(part, func, list(args), kwargs)
+
+        call.__name__ = func
+        return call
+
+
+class StudentProxy:
+    """``student.<part>.<function>(...)``: calls into the sandboxed worker."""
+
+    def __init__(self, state: GradingState, index: int) -> None:
+        self._state, self._index = state, index
+
+    def __getattr__(self, part: str) -> _Part:
+        if part.startswith("__"):
+            raise AttributeError(part)
+        return _Part(self._state, self._index, part)
+
+
+@pytest.fixture
+def grader_submission() -> int:
+    """Index of the submission under test (parametrized by the plugin)."""
+    return 0
+
+
+@pytest.fixture
+def student(request: pytest.FixtureRequest, grader_submission: int) -> StudentProxy:
+    """The student's functions, called by name in the sandbox."""
+    state = request.config.stash[STATE]
+    state.run_for(grader_submission)
+    return StudentProxy(state, grader_submission)
+
+
+@pytest.fixture
+def ref(request: pytest.FixtureRequest) -> Any:
+    """The reference solution (trusted; hidden suites only)."""
+    reference = request.config.stash[STATE].reference
+    if reference is None:
+        pytest.fail("this test needs the reference solution, which is not available here")
+    return reference
+
+
+@pytest.fixture
+def grading_seed(request: pytest.FixtureRequest) -> int:
+    """This grading run's seed (recorded in the report)."""
+    return int(request.config.stash[STATE].seed)
+
+
+@pytest.fixture
+def rng(request: pytest.FixtureRequest) -> np.random.Generator:
+    """A generator seeded from the grading seed and the test's own id."""
+    state = request.config.stash[STATE]
+    test_id = request.node.stash.get(_OUTCOME, None)
+    name = test_id.id if test_id is not None else request.node.name
+    digest = hashlib.sha256(f"{state.seed}:{name}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+@pytest.fixture
+def answers(request: pytest.FixtureRequest, grader_submission: int) -> dict[str, Any]:
+    """The student's quiz answers as plain data ({} when there are none)."""
+    state = request.config.stash[STATE]
+    return state.run_for(grader_submission).answers
+
+
+# --------------------------------------------------------------------------------------------
+# Collection
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    state = metafunc.config.stash[STATE]
+    if SUB_PARAM in metafunc.fixturenames:
+        n = len(state.submissions)
+        metafunc.parametrize(SUB_PARAM, range(n), ids=[f"__sub{i}__" for i in range(n)])
+
+
+def _test_id(item: pytest.Item, state: GradingState) -> tuple[str, str]:
+    path = Path(str(item.path))
+    suite_name, rel = "", path.name
+    for name, folder in state.suite_dirs.items():
+        try:
+            rel = path.relative_to(folder).as_posix()
+            suite_name = name
+            break
+        except ValueError:
+            continue
+    name = getattr(item, "originalname", item.name)
+    callspec = getattr(item, "callspec", None)
+    params = ""
+    if callspec is not None:
+        index = callspec.params.get(SUB_PARAM)
+        params = callspec.id
+        if index is not None:
+            tag = f"__sub{index}__"
+            params = params.replace(f"-{tag}", "").replace(tag, "")
+    test_id = f"{suite_name}/{rel}::{name}" + (f"[{params}]" if params else "")
+    return suite_name, test_id
+
+
+def _part_of(item: pytest.Item) -> str:
+    marker = item.get_closest_marker("part")
+    if marker is not None and marker.args:
+        return str(marker.args[0])
+    stem = Path(str(item.path)).stem
+    return stem.removeprefix("test_").split("_")[0]
+
+
+def _titles(item: pytest.Item) -> dict[str, str]:
+    doc = (getattr(item, "obj", None).__doc__ or "") if hasattr(item, "obj") else ""
+    lines = [ln.strip() for ln in doc.strip().splitlines() if ln.strip()]
+    en = lines[0] if lines else getattr(item, "originalname", item.name)
+    ja = next((ln[3:].strip() for ln in lines if ln.startswith("ja:")), en)
+    return {"en": en, "ja": ja}
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed:
+        state = _STATE_HOLDER[0]
+        if state is not None:
+            state.collect_errors.append(f"{report.nodeid}: {str(report.longrepr)[-1500:]}")
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = config.stash[STATE]
+    keyed = []
+    for pos, item in enumerate(items):
+        callspec = getattr(item, "callspec", None)
+        index = int(callspec.params.get(SUB_PARAM, 0)) if callspec is not None else 0
+        item.stash[_INDEX] = index
+        suite, test_id = _test_id(item, state)
+        part = _part_of(item)
+        item.stash[_OUTCOME] = CaseOutcome(
+            id=test_id,
+            part=part,
+            status=Status.SKIPPED,
+            max_score=float(state.rubric.points_for(test_id)),
+            visibility=_visibility(state.rubric, suite),
+            suite=suite,
+            title=_titles(item),
+        )
+        keyed.append((index, pos, item))
+    keyed.sort(key=lambda t: (t[0], t[1]))
+    items[:] = [item for _, _, item in keyed]
+    for item in items:
+        state.last_item[item.stash[_INDEX]] = item.nodeid
+
+
+def _visibility(rubric: Any, suite: str) -> str:
+    try:
+        return str(rubric.suite(suite).visibility.value)
+    except Exception:  # noqa: BLE001 - a suite the rubric does not list
+        return "visible"
+
+
+# --------------------------------------------------------------------------------------------
+# Running
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # noqa: ANN201
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    case = item.stash.get(_OUTCOME, None)
+    if case is None:
+        return
+    state = item.config.stash[STATE]
+    run = state.run_for(item.stash[_INDEX])
+    if call.when == "setup" and report.failed:
+        _judge(case, call.excinfo.value if call.excinfo else None, run, setup=True)
+    elif call.when == "setup" and report.skipped:
+        case.status = Status.SKIPPED
+        case.feedback = {"en": str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else "skipped",
+                         "ja": "スキップされました"}
+    elif call.when == "call":
+        case.duration_s = round(call.duration, 4)
+        if report.passed:
+            case.status = Status.PASSED
+            case.score = case.max_score
+        elif report.skipped:
+            case.status = Status.SKIPPED
+        else:
+            _judge(case, call.excinfo.value if call.excinfo else None, run, setup=False)
+    if call.when == "teardown":
+        run.outcomes.append(case)
+
+
+def _judge(case: CaseOutcome, exc: BaseException | None, run: SubmissionRun, *, setup: bool) -> None:
+    case.score = 0.0
+    if isinstance(exc, StudentTimeout):
+        case.status = Status.TIMEOUT
+        case.feedback = {
+            "en": f"Time limit: {exc}.",
+            "ja": f"制限時間を超えました: {exc}。無限ループや非常に重い計算がないか確認してください。",
+        }
+    elif isinstance(exc, StudentUnavailable):
+        case.status = Status.ERROR
+        case.file, case.line = exc.file or None, exc.line or None
+        case.feedback = {
+            "en": f"Could not run: {exc}.",
+            "ja": f"実行できませんでした: {exc}。",
+        }
+    elif isinstance(exc, WorkerCrashed):
+        case.status = Status.ERROR
+        case.feedback = {
+            "en": f"Your code stopped the grading process: {exc}.",
+            "ja": f"採点用プロセスが停止しました: {exc}。",
+        }
+    elif isinstance(exc, StudentRaised):
+        case.status = Status.FAILED
+        where = f" ({exc.where})" if exc.where else ""
+        if exc.where:
+            file, _, line = exc.where.partition(", line ")
+            case.file = file or None
+            case.line = int(line) if line.isdigit() else None
+        if exc.type_name == "NotImplementedError":
+            case.feedback = {
+                "en": f"Not implemented yet: the function still raises NotImplementedError{where}.",
+                "ja": f"未実装です: 関数がまだ NotImplementedError を送出しています{where}。",
+            }
+        else:
+            case.feedback = {
+                "en": f"Your function raised {exc.type_name}: {exc.message}{where}.",
+                "ja": f"関数が例外 {exc.type_name} を送出しました: {exc.message}{where}。",
+            }
+    elif isinstance(exc, Mismatch):
+        case.status = Status.FAILED
+        case.expected, case.actual = exc.expected, exc.actual
+        en, ja = exc.rationale.get("en", str(exc)), exc.rationale.get("ja", str(exc))
+        if exc.help:
+            en, ja = f"{en} {exc.help.get('en', '')}".strip(), f"{ja} {exc.help.get('ja', '')}".strip()
+        case.feedback = {"en": en, "ja": ja}
+    elif isinstance(exc, AssertionError):
+        case.status = Status.FAILED
+        text = str(exc).split("\n")[0][:500] or "the check did not hold"
+        case.feedback = {"en": f"Check failed: {text}", "ja": f"確認に失敗しました: {text}"}
+    else:
+        # A test raised something no helper anticipated: the student still fails the test,
+        # but the instructor must hear about it, since it may be a fault in the suite.
+        case.status = Status.ERROR if setup else Status.FAILED
+        name = type(exc).__name__ if exc is not None else "unknown error"
+        case.feedback = {
+            "en": f"The test could not check your result ({name}: {str(exc)[:300]}).",
+            "ja": f"結果を確認できませんでした ({name}: {str(exc)[:300]})。",
+        }
+        run.errors.append(f"{case.id}: the test itself raised {name}: {str(exc)[:300]}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201
+    yield
+    state = item.config.stash[STATE]
+    index = item.stash.get(_INDEX, None)
+    if index is not None and (nextitem is None or nextitem.stash.get(_INDEX, None) != index):
+        state.finish(index)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = session.config.stash.get(STATE, None)
+    if state is None:
+        return
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        state.interrupted = True
+        return
+    for index in list(state.runs):
+        state.finish(index)

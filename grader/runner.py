@@ -1,0 +1,365 @@
+"""Rubric + submissions → graded reports.
+
+:func:`grade` runs one pytest session over any number of submissions (see
+:mod:`grader.plugin`), with the student's code in a warm sandboxed worker and the suites,
+reference and scores here. ``grader check``, ``grader grade``, ``grader validate`` and each
+worker of ``grader batch`` all come through it.
+
+Example::
+
+    rubric = load_rubric("rubrics/chapter07.yaml")
+    [report] = grade(rubric, [load_submission("examples/submissions/correct")])
+    report.score, report.max_score
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import importlib.util
+import secrets
+import sys
+import time
+import types
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from grader import plugin as _plugin
+from grader.errors import GraderError, UsageError
+from grader.report.model import CaseOutcome, GradeReport, PartScore, Status
+from grader.sandbox import backends
+from grader.sandbox.worker import LimitsView, Worker
+
+SUITE_INI = Path(__file__).with_name("suite.ini")
+MAX_ANSWERS_BYTES = 64 * 1024
+MAX_ANSWER_NODES = 5000
+PARTS_WITH_CODE = ("scaling", "softmax", "variance")
+
+
+# --------------------------------------------------------------------------- sandbox level
+
+
+def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple[str, str]:
+    """Pick the strongest sandbox this machine offers.
+
+    Returns:
+        ``(level, warning)``; ``warning`` is empty at full strength.
+
+    Raises:
+        UsageError: namespaces are unavailable and ``allow_weak`` is false.
+    """
+    if prefer == "rlimits":
+        return "rlimits", "sandbox weakened on request: rlimits only, no namespaces"
+    ok, why = backends.namespaces_available()
+    if ok:
+        return "namespaces", ""
+    if prefer == "namespaces" or not allow_weak:
+        raise UsageError(
+            f"cannot build the namespace sandbox: {why}. Fix that, or pass "
+            "--allow-weak-sandbox to grade with rlimits only (student code could then read "
+            "files and reach the network)."
+        )
+    return "rlimits", f"weak sandbox (rlimits only): {why}"
+
+
+# --------------------------------------------------------------------------- reference
+
+
+def load_reference(folder: Path | None) -> types.SimpleNamespace | None:
+    """Import the reference solution here, in the trusted process, under private names."""
+    if folder is None:
+        return None
+    ns = types.SimpleNamespace()
+    saved = list(sys.path)
+    sys.path.insert(0, str(folder))
+    try:
+        for part in PARTS_WITH_CODE:
+            path = folder / f"{part}.py"
+            if not path.exists():
+                raise GraderError(f"{path}: the reference has no {part}.py")
+            name = f"_grader_reference_{part}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+            setattr(ns, part, module)
+    finally:
+        sys.path[:] = saved
+    key_file = folder / "answers.yaml"
+    ns.answers_key = yaml.safe_load(key_file.read_text(encoding="utf-8")) if key_file.exists() else {}
+    return ns
+
+
+# --------------------------------------------------------------------------- quiz answers
+
+
+def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
+    """Student quiz YAML → plain dict, or ``({}, problem)``. Data only: never code."""
+    if not text:
+        return {}, None
+    if len(text.encode("utf-8")) > MAX_ANSWERS_BYTES:
+        return {}, f"answers.yaml is larger than {MAX_ANSWERS_BYTES // 1024} KiB; it was not read"
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        return {}, f"answers.yaml is not valid YAML{where}: {getattr(exc, 'problem', exc)}"
+    if data is None:
+        return {}, None
+    if not isinstance(data, dict):
+        return {}, "answers.yaml must map question ids to answers"
+    budget = [MAX_ANSWER_NODES]
+
+    def plain(value: Any, depth: int = 0) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > 6:
+            raise ValueError("too large")
+        if value is None or type(value) in (bool, int, float, str):
+            return value
+        if isinstance(value, dict):
+            return {str(k): plain(v, depth + 1) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain(v, depth + 1) for v in value]
+        return str(value)
+
+    try:
+        return plain(data), None
+    except ValueError:
+        return {}, "answers.yaml is too deeply nested or too large; it was not read"
+
+
+# --------------------------------------------------------------------------- grading
+
+
+def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
+    """Hash of everything that decides a score besides the submission itself."""
+    h = hashlib.sha256()
+    files = [Path(rubric.file)]
+    for name in suites:
+        files += sorted(Path(rubric.suite(name).path).rglob("*"))
+    if "hidden" in suites and rubric.reference is not None:
+        files += sorted(Path(rubric.reference).rglob("*"))
+    for f in files:
+        if f.is_file() and "__pycache__" not in f.parts:
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def grade(
+    rubric: Any,
+    submissions: Sequence[Any],
+    *,
+    suites: Sequence[str] = ("public", "hidden"),
+    seed: int | None = None,
+    level: str | None = None,
+    allow_weak: bool = True,
+    worker: Worker | None = None,
+    on_report: Callable[[GradeReport], None] | None = None,
+    diagnose: bool = True,
+) -> list[GradeReport]:
+    """Grade ``submissions`` against ``rubric``'s ``suites``; one report each, in order.
+
+    Args:
+        rubric: a loaded :class:`grader.rubric.Rubric`.
+        submissions: :class:`grader.submission.Submission` objects.
+        suites: which suites to run ("public" for ``grader check``).
+        seed: the grading seed; a fresh random one when None (recorded in each report).
+        level: "namespaces" or "rlimits"; the strongest available when None.
+        allow_weak: whether falling back to rlimits is acceptable.
+        worker: a running worker to reuse (its level wins over ``level``).
+        on_report: called with each report as soon as it is complete.
+        diagnose: run the mistake diagnosis (needs the reference for most mistakes).
+    """
+    if not submissions:
+        return []
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    warning = ""
+    own_worker = worker is None
+    if worker is None:
+        chosen, warning = choose_level(allow_weak=allow_weak, prefer=level)
+        worker = Worker(level=chosen, limits=rubric.limits)
+    suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
+    reference = load_reference(rubric.reference) if "hidden" in suites and rubric.reference else None
+    answers, answer_problems = [], []
+    for sub in submissions:
+        parsed, problem = parse_answers(sub.answers)
+        answers.append(parsed)
+        answer_problems.append(problem)
+    fingerprint = rubric_fingerprint(rubric, suites)
+    limits = LimitsView.of(rubric.limits)
+    reports: list[GradeReport | None] = [None] * len(submissions)
+    started: dict[int, float] = {}
+
+    def open_session(sub: Any) -> Any:
+        if not worker.alive():
+            worker.start()
+        return worker.open(sub, limits)
+
+    def on_done(run: _plugin.SubmissionRun) -> None:
+        from grader import diagnosis
+
+        session = run.session
+        mistakes = []
+        if diagnose:
+            try:
+                if session is None:
+                    session = run.session = open_session(run.submission)
+                mistakes = diagnosis.diagnose(run, session, reference, rubric)
+            except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
+                run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
+        output = session.close() if session is not None else ""
+        report = build_report(
+            rubric, run, mistakes, seed=seed, suites=suites, level=worker.level,
+            warning=warning, fingerprint=fingerprint, output=output,
+            answers_problem=answer_problems[run.index],
+        )
+        reports[run.index] = report
+        if on_report is not None:
+            on_report(report)
+
+    state = _plugin.GradingState(
+        rubric=rubric,
+        submissions=list(submissions),
+        open_session=open_session,
+        suite_dirs=suite_dirs,
+        reference=reference,
+        seed=seed,
+        answers=answers,
+        on_done=on_done,
+        answer_key=(reference.answers_key if reference is not None else _public_quiz_ids(rubric)),
+    )
+    args = [str(p) for p in suite_dirs.values()] + [
+        "-c", str(SUITE_INI),
+        "--rootdir", str(Path(rubric.file).resolve().parent.parent),
+        "--import-mode=importlib",
+        "--noconftest",
+        "-p", "no:cacheprovider",
+        "-p", "no:terminal",
+        "-p", "no:logging",
+        "-p", "no:junitxml",
+        "-s",
+    ]
+    try:
+        if own_worker:
+            worker.start()
+        exit_code = pytest.main(args, plugins=[_plugin, state])
+    finally:
+        if own_worker:
+            worker.stop()
+    if state.collect_errors:
+        raise GraderError("the test suites could not be collected:\n" + "\n".join(state.collect_errors))
+    if exit_code == pytest.ExitCode.INTERRUPTED or state.interrupted:
+        raise KeyboardInterrupt
+    missing = [s.name for s, r in zip(submissions, reports) if r is None]
+    if missing:
+        raise GraderError(f"no report was produced for: {', '.join(missing)} (pytest exit {exit_code})")
+    return [r for r in reports if r is not None]
+
+
+def _public_quiz_ids(rubric: Any) -> dict[str, Any]:
+    """Question ids from the blank exercise quiz, for the public well-formedness test."""
+    blank = Path(rubric.exercises) / "answers.yaml"
+    if not blank.exists():
+        return {}
+    data = yaml.safe_load(blank.read_text(encoding="utf-8")) or {}
+    return {str(k): {} for k in data} if isinstance(data, dict) else {}
+
+
+def build_report(
+    rubric: Any,
+    run: _plugin.SubmissionRun,
+    mistakes: list[Any],
+    *,
+    seed: int,
+    suites: Sequence[str],
+    level: str,
+    warning: str,
+    fingerprint: str,
+    output: str,
+    answers_problem: str | None,
+) -> GradeReport:
+    """Score the outcomes of one submission and gather everything the writers need."""
+    sub = run.submission
+    session = run.session
+    errors: list[str] = []
+    if session is not None:
+        for name, status in sorted(session.load_report.items()):
+            if isinstance(status, dict) and not status.get("ok"):
+                for err in status.get("cell_errors") or [status.get("error") or {}]:
+                    errors.append(_load_error_text(name, err))
+        errors += session.events
+    errors += run.errors
+    if answers_problem:
+        errors.append(answers_problem)
+    tests: list[CaseOutcome] = run.outcomes
+    credit = {m.part: 0.0 for m in mistakes}
+    for m in mistakes:
+        credit[m.part] = credit.get(m.part, 0.0) + float(getattr(m, "partial_credit", 0.0) or 0.0)
+    parts: list[PartScore] = []
+    rounding = int(rubric.report.rounding)
+    for part in rubric.parts:
+        mine = [t for t in tests if t.part == part.id]
+        earned = sum(t.score for t in mine)
+        most = sum(t.max_score for t in mine)
+        earned = min(most, earned + credit.get(part.id, 0.0))
+        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
+                               {"en": part.title.en, "ja": part.title.ja}))
+    score = round(sum(p.score for p in parts), rounding)
+    max_score = round(sum(p.max_score for p in parts), rounding)
+    pass_mark = float(rubric.report.pass_mark)
+    passed = max_score > 0 and score * 100.0 >= pass_mark * max_score
+    limits = LimitsView.of(rubric.limits).to_dict()
+    sandbox = {"level": level, "limits": limits}
+    if warning:
+        sandbox["warning"] = warning
+    return GradeReport(
+        assignment=rubric.assignment,
+        submission=sub.name,
+        score=score,
+        max_score=max_score,
+        tests=tests,
+        parts=parts,
+        mistakes=mistakes,
+        sandbox=sandbox,
+        errors=errors,
+        seed=seed,
+        graded_at=_now(),
+        content_hash=sub.content_hash,
+        rubric_hash=fingerprint,
+        origin=sub.origin,
+        pass_mark=pass_mark,
+        passed=passed,
+        suites=list(suites),
+        notes=list(sub.notes),
+        output=output,
+        languages=list(rubric.report.languages),
+        duration_s=time.monotonic() - run.started,
+    )
+
+
+def _load_error_text(module: str, err: dict[str, Any]) -> str:
+    where = err.get("file") or f"{module}.py"
+    if err.get("line"):
+        where += f", line {err['line']}"
+    what = f"{err.get('type', 'Error')}: {err.get('message', '')}".strip()
+    if module == "notebook":
+        return f"{where}: {what} (the cell's later lines did not run)"
+    return f"{where}: {what} — the tests that need {module}.py could not run"
+
+
+def summary_counts(tests: Sequence[CaseOutcome]) -> dict[str, int]:
+    counts = {s.value: 0 for s in Status}
+    for t in tests:
+        counts[t.status.value] += 1
+    return counts
