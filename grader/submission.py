@@ -1,0 +1,815 @@
+"""Folder | notebook | zip -> ``Submission``: the source the sandboxed worker will load.
+
+This module runs on the trusted side. It only reads bytes: it never imports, executes or
+extracts student files, so a hostile submission can at worst be refused or score zero.
+
+Example::
+
+    sub = load_submission("submissions/alice.zip")
+    sub.kind                      # "folder" or "notebook": what the worker loads
+    sub.part_module("softmax")    # Module to execute for that part, or None if missing
+    [m.to_dict() for m in sub.modules]   # plain data for the wire
+
+What is accepted (see the assignment contract, "What a submission is"):
+
+=====================  ====================================================================
+folder                 ``scaling.py`` ``softmax.py`` ``variance.py`` ``answers.yaml``, any
+                       missing; also one level down when the folder only wraps one
+                       subfolder (LMS exports). A folder with no ``.py`` but a notebook is
+                       graded as that notebook.
+``.ipynb``             nbformat 4; code cells in order, IPython magics and shell lines
+                       neutralised to ``pass``; a raw cell starting ``# answers.yaml`` is the quiz.
+``.zip``               either of the above, read in memory; unsafe names and zips inside the
+                       zip are refused, size and member count are capped.
+=====================  ====================================================================
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import io
+import json
+import os
+import re
+import stat
+import tokenize
+import warnings
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from grader.errors import SubmissionError
+
+__all__ = [
+    "ANSWERS_FILE",
+    "PART_FILES",
+    "Chunk",
+    "Module",
+    "ReadLimits",
+    "Submission",
+    "load_submission",
+]
+
+PART_FILES = {"scaling": "scaling.py", "softmax": "softmax.py", "variance": "variance.py"}
+ANSWERS_FILE = "answers.yaml"
+#: First line of the raw notebook cell that carries the quiz answers.
+ANSWERS_MARKER = "# answers.yaml"
+NOTEBOOK_MODULE = "notebook"
+
+MiB = 1024 * 1024
+_NOT_A_SUBMISSION = (
+    "not a submission: expected a folder with scaling.py/softmax.py/variance.py, "
+    "a .ipynb notebook or a .zip of either"
+)
+_ZIP_LESS = "zip only your .py files and answers.yaml, or your notebook"
+_SYMLINK = "it is a symbolic link, not a file"
+# Tools add these next to the real files; they are never part of the work.
+_JUNK_DIRS = frozenset({"__MACOSX", "__pycache__", ".ipynb_checkpoints", ".git"})
+_JUNK_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+# Cell magics whose body is ordinary Python that IPython runs in the user namespace, so the
+# functions it defines exist afterwards; every other cell magic (%%bash, %%timeit, ...) is
+# skipped whole. %%timeit is deliberately absent: IPython runs its body inside a function.
+_PYTHON_BODY_CELL_MAGICS = frozenset({"time", "capture"})
+
+
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
+    """Caps that keep a hostile or careless upload from exhausting the trusted process.
+
+    ======================  =========  ==================================================
+    field                   default    over it
+    ======================  =========  ==================================================
+    ``max_file_bytes``      1 MiB      that ``.py`` / ``answers.yaml`` is skipped, with a note
+    ``max_notebook_bytes``  16 MiB     ``SubmissionError`` when it is the notebook graded
+    ``max_zip_bytes``       20 MiB     ``SubmissionError`` (zip file, or all members unpacked)
+    ``max_zip_members``     1000       ``SubmissionError``
+    ======================  =========  ==================================================
+    """
+
+    max_file_bytes: int = field(
+        default=1 * MiB, metadata={"help": "largest .py or answers.yaml that is read"}
+    )
+    max_notebook_bytes: int = field(
+        default=16 * MiB, metadata={"help": "largest notebook that is read"}
+    )
+    max_zip_bytes: int = field(
+        default=20 * MiB, metadata={"help": "largest zip, both packed and unpacked"}
+    )
+    max_zip_members: int = field(default=1000, metadata={"help": "most entries a zip may hold"})
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One piece of source the worker executes, in order, in the module's namespace.
+
+    Args:
+        code: the source, newlines normalised to ``\\n``.
+        label: where it came from, as shown to students: ``softmax.py`` or
+            ``chapter07.ipynb, cell 4``.
+        first_line: line number of the chunk's first line within its file or cell.
+    """
+
+    code: str
+    label: str
+    first_line: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "label": self.label, "first_line": self.first_line}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Chunk:
+        return cls(code=data["code"], label=data["label"], first_line=data["first_line"])
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """A module the worker builds by executing its chunks in order.
+
+    Args:
+        name: ``scaling`` | ``softmax`` | ``variance`` for folders, ``notebook`` for a notebook.
+        filename: the file it came from, e.g. ``scaling.py`` or ``chapter07.ipynb``.
+        chunks: the source pieces; one for a ``.py`` file, one per non-empty code cell.
+    """
+
+    name: str
+    filename: str
+    chunks: tuple[Chunk, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the wire: only str, int, list and dict."""
+        return {
+            "name": self.name,
+            "filename": self.filename,
+            "chunks": [chunk.to_dict() for chunk in self.chunks],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Module:
+        chunks = tuple(Chunk.from_dict(chunk) for chunk in data["chunks"])
+        return cls(name=data["name"], filename=data["filename"], chunks=chunks)
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """Everything read from one submission, ready for the worker.
+
+    Args:
+        name: the name as found (folder name, notebook stem or zip stem), made a safe file
+            name: characters outside ``[A-Za-z0-9._-]`` become ``_``.
+        path: where it was found, as given.
+        origin: ``folder`` | ``notebook`` | ``zip``: what the path was.
+        kind: ``folder`` | ``notebook``: what the worker loads.
+        modules: only the files present; a missing file has no ``Module``.
+        answers: raw text of ``answers.yaml`` or of the notebook's answers cell; ``None`` if absent.
+        content_hash: sha256 hex of the graded content (module names, code, answers). File
+            and archive names are not part of it, so the same files give the same hash as a
+            folder or as a zip.
+        notes: what the student should know about how the submission was read, in English.
+    """
+
+    name: str
+    path: Path
+    origin: str
+    kind: str
+    modules: tuple[Module, ...]
+    answers: str | None
+    content_hash: str
+    notes: tuple[str, ...] = ()
+
+    def part_module(self, part: str) -> Module | None:
+        """The module to load for a code part (``scaling``, ``softmax``, ``variance``).
+
+        A notebook defines every part, so its single module answers for each of them.
+        Returns ``None`` for a missing file or a part that is not a code part.
+        """
+        if part not in PART_FILES:
+            return None
+        wanted = NOTEBOOK_MODULE if self.kind == "notebook" else part
+        return next((module for module in self.modules if module.name == wanted), None)
+
+
+def load_submission(
+    path: str | os.PathLike[str], *, limits: ReadLimits | None = None
+) -> Submission:
+    """Read a folder, notebook or zip into a ``Submission`` without running any of it.
+
+    Args:
+        path: the submission as the user named it.
+        limits: size caps; the defaults suit one student's work.
+
+    Returns:
+        The submission; files it could not use are explained in ``notes``.
+
+    Raises:
+        SubmissionError: the path is not a submission at all, or a zip / notebook cannot be
+            read safely. The message names the file and what to do.
+    """
+    limits = limits or ReadLimits()
+    given = Path(path)
+    try:
+        return _load(given, limits)
+    except OSError as exc:  # permissions, a file removed while we read, a broken disk
+        raise SubmissionError(
+            f"{given}: cannot read it ({exc.strerror or exc}); check that the path is readable"
+        ) from None
+
+
+def _load(given: Path, limits: ReadLimits) -> Submission:
+    if given.is_dir():
+        tree: _Tree = _FolderTree(given)
+        return _from_tree(tree, _safe_name(_display_name(given)), given, "folder", limits)
+    suffix = given.suffix.lower()
+    if given.is_file() and suffix == ".ipynb":
+        size = given.stat().st_size
+        if size > limits.max_notebook_bytes:
+            raise SubmissionError(_too_big_notebook(str(given), size, limits))
+        with given.open("rb") as handle:
+            data = handle.read(limits.max_notebook_bytes + 1)
+        if len(data) > limits.max_notebook_bytes:  # it grew since stat()
+            raise SubmissionError(_too_big_notebook(str(given), len(data), limits))
+        notes: list[str] = []
+        module, answers = _read_notebook(data, given.name, str(given), notes)
+        return _build(
+            given.stem,
+            given,
+            "notebook",
+            kind="notebook",
+            modules=(module,),
+            answers=answers,
+            notes=notes,
+        )
+    if given.is_file() and suffix == ".zip":
+        with _open_zip(given, limits) as archive:
+            return _from_tree(
+                _ZipTree(archive, given, limits), _safe_name(given.stem), given, "zip", limits
+            )
+    hint = " (to grade this file, pass the folder that holds it)" if suffix == ".py" else ""
+    raise SubmissionError(f"{given}: {_NOT_A_SUBMISSION}{hint}")
+
+
+# --- building the Submission --------------------------------------------------------------
+
+
+def _build(
+    name: str,
+    path: Path,
+    origin: str,
+    *,
+    kind: str,
+    modules: tuple[Module, ...],
+    answers: str | None,
+    notes: list[str],
+) -> Submission:
+    return Submission(
+        name=_safe_name(name),
+        path=path,
+        origin=origin,
+        kind=kind,
+        modules=modules,
+        answers=answers,
+        content_hash=_content_hash(kind, modules, answers),
+        notes=tuple(notes),
+    )
+
+
+def _content_hash(kind: str, modules: tuple[Module, ...], answers: str | None) -> str:
+    # Labels and file names are left out on purpose: renaming a notebook or zipping a
+    # folder does not change what is graded.
+    canonical = {
+        "kind": kind,
+        "modules": [
+            [module.name, [[chunk.first_line, chunk.code] for chunk in module.chunks]]
+            for module in modules
+        ],
+        "answers": answers,
+    }
+    text = json.dumps(canonical, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _display_name(folder: Path) -> str:
+    # abspath, not resolve(): "." names the folder the user is in, not a symlink's target.
+    return folder.name or Path(os.path.abspath(folder)).name  # noqa: PTH100
+
+
+def _safe_name(name: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")[:100]
+    return safe or "submission"
+
+
+def _from_tree(tree: _Tree, name: str, path: Path, origin: str, limits: ReadLimits) -> Submission:
+    notes: list[str] = list(tree.notes)
+    rel = ""
+    files, dirs = tree.listdir(rel)
+    wrapped_only = not any(
+        n.endswith((".py", ".ipynb")) or n == ANSWERS_FILE for n in map(str.lower, files)
+    )
+    if wrapped_only and len(dirs) == 1:  # an LMS export wraps the work in one folder
+        rel = dirs[0]
+        files, dirs = tree.listdir(rel)
+
+    notebooks = []
+    for filename in sorted(n for n in files if n.lower().endswith(".ipynb")):
+        if files[filename].problem:
+            notes.append(f"skipped {filename}: {files[filename].problem}")
+        else:
+            notebooks.append(filename)
+    present = [part for part, filename in PART_FILES.items() if filename in files]
+    answers_file = files.get(ANSWERS_FILE)
+    answers = _read_answers(tree, answers_file, limits, notes) if answers_file else None
+
+    if notebooks and not present:
+        chosen = _choose_notebook(notebooks, files)
+        if len(notebooks) > 1:
+            listed = ", ".join(notebooks)
+            notes.append(f"{origin} held {len(notebooks)} notebooks ({listed}); graded {chosen}")
+        entry = files[chosen]
+        if entry.size > limits.max_notebook_bytes:
+            raise SubmissionError(_too_big_notebook(tree.describe(entry), entry.size, limits))
+        data = tree.read(entry, limits.max_notebook_bytes)
+        module, nb_answers = _read_notebook(data, chosen, tree.describe(entry), notes)
+        if nb_answers is not None and answers is not None:
+            notes.append(f"used the answers cell of {chosen}; ignored {ANSWERS_FILE}")
+        return _build(
+            name,
+            path,
+            origin,
+            kind="notebook",
+            modules=(module,),
+            answers=nb_answers or answers,
+            notes=notes,
+        )
+
+    modules: list[Module] = []
+    for part in present:
+        py_module = _read_py(tree, part, files[PART_FILES[part]], limits, notes)
+        if py_module is not None:
+            modules.append(py_module)
+    if notebooks:
+        notes.append(
+            f"ignored {', '.join(notebooks)}: the .py files were graded"
+            " (to grade the notebook, submit it on its own)"
+        )
+    naming = _naming_note(present, [n for n in files if n.lower().endswith(".py")])
+    if naming:
+        notes.append(naming)
+    if not modules and answers is None and tree.inner_zips:
+        raise SubmissionError(
+            f"{path}: holds another zip ({', '.join(tree.inner_zips[:3])}) instead of the files;"
+            " zip your folder or notebook directly, not a zip of a zip"
+        )
+    return _build(
+        name, path, origin, kind="folder", modules=tuple(modules), answers=answers, notes=notes
+    )
+
+
+def _choose_notebook(names: list[str], files: dict[str, _Entry]) -> str:
+    named = [n for n in names if "chapter07" in n.lower()] or names
+    return max(named, key=lambda n: (files[n].size, n))
+
+
+def _naming_note(present: list[str], py_files: list[str]) -> str | None:
+    missing = [filename for part, filename in PART_FILES.items() if part not in present]
+    stray = sorted(n for n in py_files if n not in PART_FILES.values())
+    if not missing or (present and not stray):
+        return None
+    if not stray:
+        return "found none of scaling.py, softmax.py, variance.py, and no other .py files"
+    head = (
+        "found none of scaling.py, softmax.py, variance.py"
+        if not present
+        else f"found no {' or '.join(missing)}"
+    )
+    renames = []
+    for name in stray:
+        match = difflib.get_close_matches(name.lower(), missing, n=1, cutoff=0.6)
+        if match:
+            renames.append(f"rename {name} to {match[0]}?")
+            missing.remove(match[0])
+    tail = f"; {' '.join(renames)}" if renames else ""
+    return f"{head}; .py files present: {', '.join(stray)}{tail}"
+
+
+def _size(n: int) -> str:
+    """A byte count for people: ``21 MiB``, ``2.5 KiB``, ``300 bytes``."""
+    for unit, scale in (("MiB", MiB), ("KiB", 1024)):
+        if n >= scale:
+            return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{n} bytes"
+
+
+def _too_big_notebook(where: str, size: int, limits: ReadLimits) -> str:
+    return (
+        f"{where}: the notebook is {_size(size)}, over the"
+        f" {_size(limits.max_notebook_bytes)} limit; clear its outputs"
+        " (Kernel > Restart & Clear Output) and save it again"
+    )
+
+
+# --- reading files ------------------------------------------------------------------------
+
+
+def _read_py(
+    tree: _Tree, part: str, entry: _Entry, limits: ReadLimits, notes: list[str]
+) -> Module | None:
+    filename = PART_FILES[part]
+    data = _read_small(tree, entry, limits, notes)
+    if data is None:
+        return None
+    code = _decode_source(data, filename, notes)
+    return Module(name=part, filename=filename, chunks=(Chunk(code=code, label=filename),))
+
+
+def _read_answers(tree: _Tree, entry: _Entry, limits: ReadLimits, notes: list[str]) -> str | None:
+    data = _read_small(tree, entry, limits, notes)
+    return None if data is None else _decode_text(data, ANSWERS_FILE, notes)
+
+
+def _read_small(tree: _Tree, entry: _Entry, limits: ReadLimits, notes: list[str]) -> bytes | None:
+    if entry.problem:
+        notes.append(f"skipped {entry.name}: {entry.problem}")
+        return None
+    if entry.size > limits.max_file_bytes:
+        notes.append(
+            f"skipped {entry.name}: it is {_size(entry.size)}, over the"
+            f" {_size(limits.max_file_bytes)} limit for one file"
+        )
+        return None
+    data = tree.read(entry, limits.max_file_bytes)
+    if len(data) > limits.max_file_bytes:  # the file grew, or a zip header understated it
+        notes.append(f"skipped {entry.name}: over the {_size(limits.max_file_bytes)} limit")
+        return None
+    return data
+
+
+def _normalise_newlines(text: str) -> str:
+    # Python's own source reader does the same, so this changes nothing the code can see.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode_text(data: bytes, label: str, notes: list[str]) -> str:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8-sig", errors="replace")
+        notes.append(f"{label} is not valid UTF-8; unreadable bytes were replaced by \ufffd")
+    return _normalise_newlines(text)
+
+
+def _decode_source(data: bytes, label: str, notes: list[str]) -> str:
+    """Decode Python source as the interpreter would: BOM, then a coding cookie, then UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, LookupError):  # a cookie naming no usable codec
+        return _decode_text(data, label, notes)
+    except UnicodeDecodeError:
+        text = data.decode(encoding, errors="replace")
+        shown = "UTF-8" if encoding.startswith("utf-8") else encoding
+        notes.append(f"{label} is not valid {shown}; unreadable bytes were replaced by \ufffd")
+    return _normalise_newlines(text)
+
+
+# --- notebooks ----------------------------------------------------------------------------
+
+
+def _read_notebook(
+    data: bytes, filename: str, where: str, notes: list[str]
+) -> tuple[Module, str | None]:
+    # Deferred: nbformat pulls in jsonschema, which grading a folder never needs.
+    import nbformat  # noqa: PLC0415
+
+    text = _decode_text(data, filename, notes)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nbformat warns about e.g. missing cell ids
+            # nbformat is untyped; what it returns is checked cell by cell below.
+            nb = nbformat.convert(nbformat.reader.reads(text), 4)  # type: ignore[no-untyped-call]
+            cells = list(nb["cells"])
+            try:
+                nbformat.validate(nb)
+            except nbformat.ValidationError as exc:
+                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                notes.append(
+                    f"{filename} does not fully follow the notebook format ({first});"
+                    " read it anyway"
+                )
+    except Exception as exc:  # noqa: BLE001 -- any parse failure means the same to the user
+        raise SubmissionError(
+            f"{where}: cannot read the notebook ({type(exc).__name__}: {exc});"
+            " open it in Jupyter and save it again"
+        ) from None
+
+    chunks: list[Chunk] = []
+    answers: str | None = None
+    skipped: list[str] = []
+    for number, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict):
+            continue
+        source = cell.get("source", "")
+        source = _normalise_newlines("".join(source) if isinstance(source, list) else str(source))
+        if cell.get("cell_type") == "raw" and source.split("\n", 1)[0].strip() == ANSWERS_MARKER:
+            if answers is None:
+                answers = source
+            else:
+                notes.append(f"{filename}: cell {number} is a second answers cell; used the first")
+        elif cell.get("cell_type") == "code" and source.strip():
+            code, removed = _neutralise_ipython(source)
+            skipped.extend(f"cell {number}: {what}" for what in removed)
+            chunks.append(Chunk(code=code, label=f"{filename}, cell {number}"))
+    if skipped:
+        more = f"; and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+        notes.append(
+            f"{filename}: IPython magics and shell commands are not run when grading:"
+            f" {'; '.join(skipped[:5])}{more}"
+        )
+    return Module(name=NOTEBOOK_MODULE, filename=filename, chunks=tuple(chunks)), answers
+
+
+_ASSIGN_MAGIC = re.compile(r"[\w.\[\]'\"]+(?:\s*,\s*[\w.\[\]'\"]+)*\s*=\s*[!%]")
+_GET_IPYTHON = re.compile(r"(?:[\w.\[\]'\"]+\s*=\s*)?get_ipython\s*\(")
+_HELP = re.compile(r"\?{1,2}[\w.*]+|[\w.*\[\]()]+\?{1,2}")
+
+
+def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
+    """Replace IPython-only lines by ``pass``, keeping indentation and the line count.
+
+    Returns the code and a short description of each thing replaced ("line 2: !ls").
+    Lines are only examined where a statement can start, so a ``%`` inside a multi-line
+    string is left alone.
+    """
+    lines = source.split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip())]
+    if indent:  # IPython strips the first line's indentation from the whole cell
+        lines = [line.removeprefix(indent) for line in lines]
+        first = first.removeprefix(indent)
+    start = 0
+    removed: list[str] = []
+    if first.startswith("%%"):
+        magic = (first[2:].split() or [""])[0]
+        at = lines.index(first)
+        if magic not in _PYTHON_BODY_CELL_MAGICS:
+            removed.append(f"%%{magic} cell")
+            return "\n".join("pass" if line.strip() else line for line in lines), removed
+        removed.append(f"line {at + 1}: %%{magic}")
+        lines[at] = "pass"
+        start = at + 1
+
+    out = lines[:start]
+    scanner = _Scanner()
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        kind = _ipython_kind(line.lstrip()) if scanner.at_statement_start else None
+        if kind is None:
+            out.append(line)
+            scanner.feed(line)
+            i += 1
+            continue
+        last = i
+        if kind == "python":  # get_ipython(...) may span lines like any call
+            inner = _Scanner()
+            inner.feed(lines[last])
+            while not inner.at_statement_start and last + 1 < len(lines):
+                last += 1
+                inner.feed(lines[last])
+        else:  # magics and shell lines continue only with a trailing backslash
+            while lines[last].rstrip().endswith("\\") and last + 1 < len(lines):
+                last += 1
+        pad = line[: len(line) - len(line.lstrip())]
+        out.extend(pad + "pass" for _ in range(i, last + 1))
+        removed.append(f"line {i + 1}: {_shorten(line.strip())}")
+        i = last + 1
+    return "\n".join(out), removed
+
+
+def _ipython_kind(stripped: str) -> str | None:
+    if not stripped or stripped.startswith("#"):
+        return None
+    if stripped.startswith(("%", "!")) or _ASSIGN_MAGIC.match(stripped):
+        return "magic"
+    if _HELP.fullmatch(stripped.rstrip()):
+        return "magic"
+    if _GET_IPYTHON.match(stripped):
+        return "python"
+    return None
+
+
+def _shorten(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+class _Scanner:
+    """Tracks strings, brackets and backslashes so we know where a statement may start."""
+
+    __slots__ = ("continued", "depth", "quote")
+
+    def __init__(self) -> None:
+        self.quote = ""
+        self.depth = 0
+        self.continued = False
+
+    @property
+    def at_statement_start(self) -> bool:
+        return not self.quote and self.depth == 0 and not self.continued
+
+    def feed(self, line: str) -> None:
+        i, n, comment = 0, len(line), False
+        while i < n:
+            char = line[i]
+            if self.quote:
+                if char == "\\":
+                    i += 2
+                    continue
+                if line.startswith(self.quote, i):
+                    i += len(self.quote)
+                    self.quote = ""
+                    continue
+            elif char == "#":
+                comment = True
+                break
+            elif char in "\"'":
+                self.quote = char * 3 if line.startswith(char * 3, i) else char
+                i += len(self.quote)
+                continue
+            elif char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        ends_with_backslash = line.endswith("\\") and not comment
+        if len(self.quote) == 1 and not ends_with_backslash:
+            self.quote = ""  # an unterminated string: let the compiler report it
+        self.continued = ends_with_backslash and not self.quote
+
+
+# --- trees: a folder on disk or a zip in memory --------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    name: str
+    rel: str
+    size: int
+    problem: str = ""  # why it cannot be read, e.g. a symbolic link
+
+
+class _Tree:
+    """The two levels of a folder or zip that submissions use, read-only."""
+
+    notes: tuple[str, ...] = ()
+    inner_zips: list[str]  # zips inside a zip; a folder never fills it
+
+    def listdir(self, rel: str) -> tuple[dict[str, _Entry], list[str]]:
+        """Files (by name) and non-junk subfolder paths directly under ``rel``."""
+        raise NotImplementedError
+
+    def read(self, entry: _Entry, cap: int) -> bytes:
+        """At most ``cap + 1`` bytes of the entry, so callers can tell it is too big."""
+        raise NotImplementedError
+
+    def describe(self, entry: _Entry) -> str:
+        raise NotImplementedError
+
+
+class _FolderTree(_Tree):
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.inner_zips = []
+
+    def listdir(self, rel: str) -> tuple[dict[str, _Entry], list[str]]:
+        files: dict[str, _Entry] = {}
+        dirs: list[str] = []
+        with os.scandir(self.root / rel) as it:
+            for item in it:
+                path = f"{rel}/{item.name}" if rel else item.name
+                if item.is_symlink():
+                    # A link could point at the reference solution or the hidden tests.
+                    files[item.name] = _Entry(item.name, path, 0, _SYMLINK)
+                elif item.is_dir(follow_symlinks=False):
+                    if item.name not in _JUNK_DIRS and not item.name.startswith("."):
+                        dirs.append(path)
+                elif item.is_file(follow_symlinks=False):
+                    size = item.stat(follow_symlinks=False).st_size
+                    files[item.name] = _Entry(item.name, path, size)
+        return files, sorted(dirs)
+
+    def read(self, entry: _Entry, cap: int) -> bytes:
+        with (self.root / entry.rel).open("rb") as handle:
+            return handle.read(cap + 1)
+
+    def describe(self, entry: _Entry) -> str:
+        return str(self.root / entry.rel)
+
+
+def _open_zip(path: Path, limits: ReadLimits) -> zipfile.ZipFile:
+    size = path.stat().st_size
+    if size > limits.max_zip_bytes:
+        raise SubmissionError(
+            f"{path}: the zip is {_size(size)}, over the"
+            f" {_size(limits.max_zip_bytes)} limit; {_ZIP_LESS}"
+        )
+    try:
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise SubmissionError(
+            f"{path}: not a readable zip file ({exc}); create the zip again"
+        ) from None
+
+
+class _ZipTree(_Tree):
+    def __init__(self, archive: zipfile.ZipFile, path: Path, limits: ReadLimits) -> None:
+        self.archive = archive
+        self.path = path
+        self.inner_zips = []
+        infos = archive.infolist()
+        if len(infos) > limits.max_zip_members:
+            raise SubmissionError(
+                f"{path}: the zip holds {len(infos)} entries, over the limit of"
+                f" {limits.max_zip_members}; {_ZIP_LESS}"
+            )
+        total = sum(info.file_size for info in infos)
+        if total > limits.max_zip_bytes:
+            raise SubmissionError(
+                f"{path}: the zip unpacks to {_size(total)}, over the"
+                f" {_size(limits.max_zip_bytes)} limit; {_ZIP_LESS}"
+            )
+        self.members: dict[str, tuple[zipfile.ZipInfo, _Entry]] = {}
+        ignored: set[str] = set()
+        for info in infos:
+            parts = _safe_parts(info.filename, path)
+            junk = _junk_label(parts)
+            if junk:
+                ignored.add(junk)
+                continue
+            if info.is_dir() or not parts:
+                continue
+            rel = "/".join(parts)
+            mode = info.external_attr >> 16
+            problem = _SYMLINK if stat.S_ISLNK(mode) else ""
+            self.members[rel] = (info, _Entry(parts[-1], rel, info.file_size, problem))
+            if rel.lower().endswith(".zip"):
+                self.inner_zips.append(rel)
+        if ignored:
+            self.notes = (f"ignored {', '.join(sorted(ignored))} in the zip",)
+
+    def listdir(self, rel: str) -> tuple[dict[str, _Entry], list[str]]:
+        prefix = f"{rel}/" if rel else ""
+        files: dict[str, _Entry] = {}
+        dirs: set[str] = set()
+        for member, (_, entry) in self.members.items():
+            if not member.startswith(prefix):
+                continue
+            head, _, rest = member[len(prefix) :].partition("/")
+            if rest:
+                dirs.add(prefix + head)
+            else:
+                files[head] = entry
+        return files, sorted(dirs)
+
+    def read(self, entry: _Entry, cap: int) -> bytes:
+        info, _ = self.members[entry.rel]
+        try:
+            with self.archive.open(info) as handle:
+                return handle.read(cap + 1)
+        except RuntimeError as exc:  # zipfile's way of saying "encrypted"
+            raise SubmissionError(
+                f"{self.describe(entry)}: cannot read it ({exc}); create the zip without a password"
+            ) from None
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError) as exc:
+            raise SubmissionError(
+                f"{self.describe(entry)}: cannot read it ({exc}); create the zip again"
+                " with ordinary compression"
+            ) from None
+
+    def describe(self, entry: _Entry) -> str:
+        return f"{self.path}: {entry.rel}"
+
+
+def _safe_parts(name: str, path: Path) -> tuple[str, ...]:
+    """The path components of a zip entry name; refuses names that point outside the zip."""
+    posix = name.replace("\\", "/")
+    parts = PurePosixPath(posix).parts
+    if posix.startswith("/") or re.match(r"[A-Za-z]:", posix) or ".." in parts or "\x00" in name:
+        raise SubmissionError(
+            f"{path}: refused: the zip holds an entry named {name!r}, which points outside the"
+            " zip; create the zip again from your folder"
+        )
+    return tuple(part for part in parts if part not in ("", "."))
+
+
+def _junk_label(parts: tuple[str, ...]) -> str:
+    for part in parts[:-1]:
+        if part in _JUNK_DIRS:
+            return f"{part}/"
+    if parts and parts[-1] in _JUNK_DIRS:  # a bare directory entry such as "__MACOSX/"
+        return f"{parts[-1]}/"
+    if parts and parts[-1] in _JUNK_FILES:
+        return parts[-1]
+    if parts and parts[-1].startswith("._"):
+        return "._* files"
+    return ""
