@@ -1,0 +1,612 @@
+"""Assertions for the grading suites: type-strict, NaN-proof, bilingual.
+
+Suites run in the trusted process and only ever see plain data coming back from the worker
+(``numpy.ndarray``, ``float``, ``int``, ``bool``, ``str``, ``None``, ``list``, ``dict``). The
+helpers here check that data in *positive form* (``error <= tolerance``), so a NaN, an object
+that claims to equal everything, or an ``ndarray`` subclass can never pass by accident.
+
+A failed check raises :class:`Mismatch`, an ``AssertionError`` that keeps ``expected``,
+``actual``, a Japanese/English ``rationale`` and an optional ``help`` as fields, so report
+writers can show them without re-parsing text.
+
+Example::
+
+    from grader.testing import assert_close, describe_call, randn
+
+    def test_scale_scores(student, rng):
+        x = randn(rng, (4, 8))
+        got = student.scaling.scale_scores(x, 64)
+        assert_close(got, x / 8, rtol=1e-5, atol=1e-6,
+                     what=describe_call("scale_scores", x, d_k=64))
+
+This module must not import the pytest plugin: suites import it, and so does the plugin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+__all__ = [
+    "ANSWER_KEY",
+    "Mismatch",
+    "RaisesOutcome",
+    "StudentRaised",
+    "assert_array",
+    "assert_close",
+    "assert_dict",
+    "assert_float",
+    "assert_int",
+    "assert_list",
+    "describe_call",
+    "describe_value",
+    "quiz_question_ids",
+    "randn",
+    "raises_student",
+    "require",
+    "tolerance",
+]
+
+#: Where the plugin leaves the quiz answer key (``{question_id: {...}}``) on ``config.stash``,
+#: so a suite can parametrize one test per question at collection time.
+ANSWER_KEY = pytest.StashKey[dict]()
+
+
+class StudentRaised(Exception):
+    """The student's function raised instead of returning.
+
+    The plugin raises this on the trusted side; suites catch it with :func:`raises_student`.
+
+    Args:
+        type_name: the exception class name, e.g. ``"ValueError"``.
+        message: ``str()`` of the exception.
+        where: the student's file and line, e.g. ``"scaling.py:12"``.
+        bases: names of the exception's base classes (its MRO after itself), so
+            ``raises_student("ValueError")`` also accepts a subclass of ``ValueError``.
+    """
+
+    def __init__(
+        self, type_name: str, message: str = "", where: str = "", bases: Sequence[str] = ()
+    ) -> None:
+        self.type_name = type_name
+        self.message = message
+        self.where = where
+        self.bases = tuple(bases)
+        text = f"{type_name}: {message}" if message else type_name
+        super().__init__(f"{text} (at {where})" if where else text)
+
+
+class Mismatch(AssertionError):
+    """A value the student returned is not what the test expects.
+
+    Args:
+        expected: short display form of what was expected.
+        actual: short display form of what came back.
+        rationale: ``{"en": ..., "ja": ...}``; ``str()`` of the error is the English one.
+        help: optional ``{"en": ..., "ja": ...}`` hint on how to fix it.
+    """
+
+    def __init__(
+        self,
+        expected: str,
+        actual: str,
+        rationale: dict[str, str],
+        help: dict[str, str] | None = None,  # noqa: A002 - the field name check50 made familiar
+    ) -> None:
+        self.expected = expected
+        self.actual = actual
+        self.rationale = dict(rationale)
+        self.help = dict(help) if help is not None else None
+        super().__init__(self.rationale["en"])
+
+    def __str__(self) -> str:
+        return self.rationale["en"]
+
+
+def _fail(
+    expected: str, actual: str, en: str, ja: str, help: dict[str, str] | None = None  # noqa: A002
+) -> Mismatch:
+    return Mismatch(expected, actual, {"en": en, "ja": ja}, help)
+
+
+# ---------------------------------------------------------------------------------------------
+# Describing values and calls (for messages)
+
+
+def _fmt_number(x: float) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    return f"{x:.6g}"
+
+
+def describe_value(value: Any, *, limit: int = 60) -> str:
+    """Render a value briefly for a message: ``float32[4, 8]``, ``8.0``, ``'abc'``, ``list[3]``.
+
+    Only plain data and tensors the test itself made are described, so nothing here runs
+    student code.
+    """
+    if isinstance(value, torch.Tensor):
+        dtype = str(value.dtype).removeprefix("torch.")
+        return f"{dtype}[{', '.join(str(n) for n in value.shape)}]"
+    if type(value) is np.ndarray:
+        if value.ndim == 0 and value.dtype.kind in "fiub":
+            return f"{value.dtype}({_fmt_number(value.item())})"
+        return f"ndarray {value.dtype}[{', '.join(str(n) for n in value.shape)}]"
+    if isinstance(value, np.ndarray):
+        return f"{type(value).__name__} (an ndarray subclass)"
+    if value is None or type(value) in (bool, int, float):
+        return _fmt_number(value) if value is not None else "None"
+    if type(value) is str:
+        text = repr(value)
+        return text if len(text) <= limit else text[: limit - 4] + "...'"
+    if type(value) in (list, tuple):
+        if len(value) <= 6 and all(type(v) in (int, float, bool) for v in value):
+            text = "[" + ", ".join(_fmt_number(v) for v in value) + "]"
+            if len(text) <= limit:
+                return text
+        return f"{type(value).__name__}[{len(value)}]"
+    if type(value) is dict:
+        keys = ", ".join(repr(k) for k in list(value)[:5])
+        return "{" + keys + (", ..." if len(value) > 5 else "") + "}"
+    return f"a {type(value).__name__}"
+
+
+def describe_call(func: Any, *args: Any, **kwargs: Any) -> str:
+    """Render a call for a message, e.g. ``scale_scores(float32[4, 8], d_k=64)``.
+
+    Args:
+        func: the function's name, or anything with a ``__name__``.
+        *args: positional arguments as the test passed them.
+        **kwargs: keyword arguments; tensors render as ``name: float32[4, 8]``.
+    """
+    name = func if isinstance(func, str) else getattr(func, "__name__", repr(func))
+    parts = [describe_value(a) for a in args]
+    for key, value in kwargs.items():
+        sep = ": " if isinstance(value, (torch.Tensor, np.ndarray)) else "="
+        parts.append(f"{key}{sep}{describe_value(value)}")
+    return f"{name}({', '.join(parts)})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+
+
+def randn(
+    rng: np.random.Generator,
+    shape: Sequence[int] | int,
+    dtype: torch.dtype = torch.float32,
+    scale: float = 1.0,
+) -> torch.Tensor:
+    """A tensor of N(0, scale²) entries drawn from the numpy ``rng`` (reproducible per test)."""
+    data = rng.standard_normal(shape) * scale
+    return torch.from_numpy(np.ascontiguousarray(data)).to(dtype)
+
+
+def tolerance(dtype: Any, magnitude: float = 1.0) -> dict[str, float]:
+    """``rtol``/``atol`` suited to values computed in ``dtype`` whose typical size is ``magnitude``.
+
+    float32 allows for a few rounding steps in a different order than the reference (a sum of
+    ``d`` products, a different but equivalent formula); float64 is a million times tighter.
+    """
+    name = str(dtype).removeprefix("torch.")
+    if name == "float64":
+        return {"rtol": 1e-10, "atol": 1e-12 * magnitude}
+    return {"rtol": 2e-5, "atol": 2e-6 * magnitude}
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks
+
+_KIND_NAMES = {
+    "f": ("floating-point numbers", "浮動小数点数"),
+    "i": ("integers", "整数"),
+    "b": ("booleans", "真偽値"),
+}
+
+
+def _as_plain_array(actual: Any, what: str) -> np.ndarray:
+    """Python float/int or a (nested) list of them -> float64 ndarray; anything else fails."""
+    __tracebackhide__ = True
+
+    def ok(v: Any) -> bool:
+        if type(v) in (float, int):
+            return True
+        return type(v) is list and all(ok(w) for w in v)
+
+    if not ok(actual):
+        raise _fail(
+            "an array of numbers",
+            describe_value(actual),
+            f"{what} returned {describe_value(actual)}; expected a tensor or array of numbers.",
+            f"{what} の戻り値は {describe_value(actual)} でした。数値のテンソルまたは配列を返してください。",
+        )
+    try:
+        return np.array(actual, dtype=np.float64)
+    except ValueError:
+        raise _fail(
+            "a rectangular array of numbers",
+            "a ragged list",
+            f"{what} returned a ragged list (rows of different lengths); expected a rectangular array.",
+            f"{what} の戻り値は長さのそろわないリストでした。長方形の配列を返してください。",
+        ) from None
+
+
+def assert_array(
+    actual: Any,
+    *,
+    shape: Sequence[int] | None = None,
+    dtype_kind: str = "f",
+    dtype: Any = None,
+    finite: bool = True,
+    allow_scalar: bool = False,
+    what: str = "the function",
+) -> np.ndarray:
+    """Check that ``actual`` is a plain array of the right kind, shape and finiteness.
+
+    Args:
+        actual: what the student's function returned (already converted by the worker).
+        shape: the required shape, or None for any.
+        dtype_kind: required ``dtype.kind`` letters, e.g. ``"f"`` or ``"fi"``.
+        dtype: if given, the exact dtype required (e.g. ``"float64"`` when precision matters).
+        finite: require every entry to be finite.
+        allow_scalar: also accept a Python float/int or a nested list of them.
+        what: the call, for messages (see :func:`describe_call`).
+
+    Returns:
+        The array (for a scalar or list, a float64 copy).
+
+    Raises:
+        Mismatch: with a Japanese and English rationale.
+    """
+    __tracebackhide__ = True
+    if type(actual) is np.ndarray:
+        arr = actual
+    elif allow_scalar and (type(actual) in (float, int, list)):
+        arr = _as_plain_array(actual, what)
+    else:
+        raise _fail(
+            "an array of numbers",
+            describe_value(actual),
+            f"{what} returned {describe_value(actual)}; expected a tensor or array of numbers.",
+            f"{what} の戻り値は {describe_value(actual)} でした。数値のテンソルまたは配列を返してください。",
+        )
+
+    if arr.dtype.kind not in dtype_kind:
+        en_kind, ja_kind = _KIND_NAMES.get(dtype_kind[0], ("numbers", "数値"))
+        raise _fail(
+            f"dtype kind {dtype_kind!r}",
+            str(arr.dtype),
+            f"{what} returned an array of dtype {arr.dtype}; expected {en_kind}.",
+            f"{what} の戻り値の dtype は {arr.dtype} でした。{ja_kind}の配列が必要です。",
+        )
+    if dtype is not None:
+        want = np.dtype(str(dtype).removeprefix("torch."))
+        if arr.dtype != want:
+            raise _fail(
+                str(want),
+                str(arr.dtype),
+                f"{what} returned dtype {arr.dtype}; expected {want}, the dtype of the input. "
+                "Keep the input's precision (avoid .float() or float32 constants).",
+                f"{what} の戻り値の dtype は {arr.dtype} でした。入力と同じ {want} が必要です。"
+                "入力の精度を保ってください（.float() や float32 の定数を使わない）。",
+            )
+
+    if shape is not None:
+        want_shape = tuple(int(n) for n in shape)
+        if arr.shape != want_shape:
+            raise _fail(
+                str(want_shape),
+                str(arr.shape),
+                f"{what} returned shape {arr.shape}; expected shape {want_shape}.",
+                f"{what} の戻り値の形状は {arr.shape} でしたが、期待される形状は {want_shape} です。",
+            )
+
+    if finite and arr.dtype.kind == "f":
+        good = np.isfinite(arr)
+        if not bool(good.all()):
+            bad = np.argwhere(~good)
+            first = tuple(int(i) for i in bad[0]) if arr.ndim else ()
+            value = arr[first] if arr.ndim else arr.item()
+            raise _fail(
+                "finite values",
+                f"{len(bad)} non-finite",
+                f"{what} returned {len(bad)} non-finite value(s) (nan or inf); "
+                f"the first is {_fmt_number(value)} at index {first}.",
+                f"{what} の戻り値に有限でない値（nan または inf）が {len(bad)} 個あります。"
+                f"最初は位置 {first} の {_fmt_number(value)} です。",
+            )
+    return arr
+
+
+def _expected_array(expected: Any) -> np.ndarray:
+    # `expected` is computed by the test or the reference in this process: trusted.
+    if isinstance(expected, torch.Tensor):
+        return expected.detach().cpu().to(torch.float64).numpy()
+    return np.asarray(expected, dtype=np.float64)
+
+
+def assert_close(
+    actual: Any,
+    expected: Any,
+    *,
+    rtol: float,
+    atol: float,
+    what: str = "the function",
+    expected_zero_mask: Any = None,
+    dtype: Any = None,
+    allow_scalar: bool = False,
+) -> np.ndarray:
+    """Check ``actual`` against ``expected`` elementwise: ``|a - e| <= atol + rtol * |e|``.
+
+    ``actual`` is first checked with :func:`assert_array` (exact ``ndarray``, float, shape of
+    ``expected``, all finite), so NaN and inf never pass. The comparison runs in float64.
+
+    Args:
+        actual: what the student returned.
+        expected: trusted torch tensor, ndarray or nested list.
+        rtol: relative tolerance.
+        atol: absolute tolerance.
+        what: the call, for messages.
+        expected_zero_mask: boolean mask of entries that must be exactly ``0.0`` (for example
+            masked attention positions).
+        dtype: exact dtype required, if any.
+        allow_scalar: accept a Python float or a list too.
+
+    Returns:
+        The student's array.
+    """
+    __tracebackhide__ = True
+    exp = _expected_array(expected)
+    arr = assert_array(
+        actual, shape=exp.shape, dtype=dtype, allow_scalar=allow_scalar, what=what
+    )
+    a = arr.astype(np.float64)
+    err = np.abs(a - exp)
+    allowed = atol + rtol * np.abs(exp)
+    ok = err <= allowed
+    if not bool(np.all(ok)):
+        excess = np.where(ok, -np.inf, err - allowed)
+        idx = np.unravel_index(int(np.argmax(excess)), exp.shape) if exp.ndim else ()
+        idx = tuple(int(i) for i in idx)
+        n_bad = int(exp.size - np.count_nonzero(ok))
+        e_at, a_at = exp[idx], a[idx]
+        max_err = float(err.max())
+        raise _fail(
+            _fmt_number(e_at),
+            _fmt_number(a_at),
+            f"{what}: {n_bad} of {exp.size} values differ from the expected ones; the worst is at "
+            f"index {idx}: expected {_fmt_number(e_at)}, got {_fmt_number(a_at)} "
+            f"(max abs error {max_err:.3g}; allowed there {float(allowed[idx]):.3g}).",
+            f"{what}: {exp.size} 個中 {n_bad} 個の値が期待値と一致しません。最も大きくずれているのは"
+            f"位置 {idx} で、期待値 {_fmt_number(e_at)} に対して {_fmt_number(a_at)} でした"
+            f"（最大絶対誤差 {max_err:.3g}、そこでの許容誤差 {float(allowed[idx]):.3g}）。",
+        )
+    if expected_zero_mask is not None:
+        mask = np.asarray(
+            expected_zero_mask.detach().cpu().numpy()
+            if isinstance(expected_zero_mask, torch.Tensor)
+            else expected_zero_mask,
+            dtype=bool,
+        )
+        exact = a[mask] == 0.0
+        if not bool(np.all(exact)):
+            where_bad = np.argwhere(mask & (a != 0.0))
+            idx = tuple(int(i) for i in where_bad[0])
+            raise _fail(
+                "0.0",
+                _fmt_number(a[idx]),
+                f"{what}: masked positions must be exactly 0, but index {idx} is "
+                f"{_fmt_number(a[idx])}.",
+                f"{what}: マスクされた位置はちょうど 0 でなければなりませんが、位置 {idx} は "
+                f"{_fmt_number(a[idx])} でした。",
+            )
+    return arr
+
+
+def assert_float(
+    actual: Any,
+    expected: float,
+    *,
+    rel: float = 1e-6,
+    abs: float = 1e-12,  # noqa: A002 - mirrors pytest.approx
+    what: str = "the function",
+    allow_array: bool = True,
+) -> float:
+    """Check a single number: ``|a - e| <= abs + rel * |e|``.
+
+    Accepts a Python ``float`` or ``int`` (never ``bool``), or, when ``allow_array``, an
+    ``ndarray`` with exactly one element (a 0-d tensor comes back that way).
+
+    Returns:
+        The student's value as a float.
+    """
+    __tracebackhide__ = True
+    exp = float(expected.item() if isinstance(expected, torch.Tensor) else expected)
+    if type(actual) in (float, int):
+        value = float(actual)
+    elif allow_array and type(actual) is np.ndarray and actual.size == 1 and actual.dtype.kind in "fi":
+        value = float(actual.reshape(()).item())
+    else:
+        wanted_en = "a number" if allow_array else "a Python float"
+        wanted_ja = "数値" if allow_array else "Python の float"
+        hint_en = "" if allow_array else " Use .item() or float(...) to turn a tensor into a float."
+        hint_ja = "" if allow_array else "テンソルは .item() か float(...) で float に変換してください。"
+        raise _fail(
+            wanted_en,
+            describe_value(actual),
+            f"{what} returned {describe_value(actual)}; expected {wanted_en}.{hint_en}",
+            f"{what} の戻り値は {describe_value(actual)} でした。{wanted_ja}を返してください。{hint_ja}",
+        )
+    if not math.isfinite(value):
+        raise _fail(
+            _fmt_number(exp),
+            _fmt_number(value),
+            f"{what} returned {_fmt_number(value)}; expected a finite number near {_fmt_number(exp)}.",
+            f"{what} の戻り値は {_fmt_number(value)} でした。{_fmt_number(exp)} に近い有限の数が必要です。",
+        )
+    allowed = abs + rel * math.fabs(exp)
+    if not (math.fabs(value - exp) <= allowed):
+        raise _fail(
+            _fmt_number(exp),
+            _fmt_number(value),
+            f"{what} returned {_fmt_number(value)}; expected {_fmt_number(exp)} "
+            f"(allowed error {allowed:.3g}).",
+            f"{what} の戻り値は {_fmt_number(value)} でしたが、期待値は {_fmt_number(exp)} です"
+            f"（許容誤差 {allowed:.3g}）。",
+        )
+    return value
+
+
+def assert_int(actual: Any, expected: int, *, what: str = "the function") -> int:
+    """Check an exact integer result; ``bool`` and floats such as ``64.0`` are refused."""
+    __tracebackhide__ = True
+    if type(actual) is not int:
+        integral_float = type(actual) is float and math.isfinite(actual) and actual.is_integer()
+        raise _fail(
+            str(expected) if integral_float else "an int",
+            describe_value(actual),
+            f"{what} returned {describe_value(actual)} (a {type(actual).__name__}); expected an int.",
+            f"{what} の戻り値は {describe_value(actual)}（{type(actual).__name__}）でした。int を返してください。",
+            help={
+                "en": "A dimension count is an int: use // (or int()) rather than /.",
+                "ja": "次元数は int です。/ ではなく // （または int()）を使ってください。",
+            }
+            if integral_float
+            else None,
+        )
+    if not (actual == expected):
+        raise _fail(
+            str(expected),
+            str(actual),
+            f"{what} returned {actual}; expected {expected}.",
+            f"{what} の戻り値は {actual} でしたが、期待値は {expected} です。",
+        )
+    return actual
+
+
+def assert_dict(actual: Any, keys: Sequence[str], *, what: str = "the function") -> dict[str, Any]:
+    """Check that ``actual`` is a plain ``dict`` with exactly the string ``keys`` (any order)."""
+    __tracebackhide__ = True
+    want = sorted(keys)
+    if type(actual) is not dict:
+        raise _fail(
+            f"a dict with keys {want}",
+            describe_value(actual),
+            f"{what} returned {describe_value(actual)}; expected a dict with keys {want}.",
+            f"{what} の戻り値は {describe_value(actual)} でした。キー {want} を持つ dict を返してください。",
+        )
+    got = sorted(repr(k) if type(k) is not str else k for k in actual)
+    if got != want:
+        missing = [k for k in want if k not in got]
+        extra = [k for k in got if k not in want]
+        raise _fail(
+            str(want),
+            str(got),
+            f"{what} returned a dict with keys {got}; expected exactly {want} "
+            f"(missing {missing}, unexpected {extra}).",
+            f"{what} の戻り値の dict のキーは {got} でした。ちょうど {want} が必要です"
+            f"（不足 {missing}、余分 {extra}）。",
+        )
+    return actual
+
+
+def assert_list(actual: Any, length: int, *, what: str = "the function") -> list[Any]:
+    """Check that ``actual`` is a plain ``list`` of ``length`` items."""
+    __tracebackhide__ = True
+    if type(actual) is not list:
+        raise _fail(
+            f"a list of {length} items",
+            describe_value(actual),
+            f"{what} returned {describe_value(actual)}; expected a list of {length} items.",
+            f"{what} の戻り値は {describe_value(actual)} でした。{length} 個の要素を持つ list を返してください。",
+        )
+    if len(actual) != length:
+        raise _fail(
+            str(length),
+            str(len(actual)),
+            f"{what} returned a list of {len(actual)} items; expected {length}.",
+            f"{what} の戻り値の list の要素数は {len(actual)} でしたが、{length} 個必要です。",
+        )
+    return actual
+
+
+def require(
+    ok: Any,
+    *,
+    en: str,
+    ja: str,
+    expected: str = "",
+    actual: str = "",
+    help: dict[str, str] | None = None,  # noqa: A002
+) -> None:
+    """Fail with a bilingual :class:`Mismatch` unless ``ok`` is exactly true.
+
+    Write ``ok`` in positive form (``err <= tol``, not ``not err > tol``) so NaN fails.
+    ``ok`` must be a Python or numpy ``bool``; anything else (an array, a student's object)
+    is a bug in the test and fails too.
+    """
+    __tracebackhide__ = True
+    if type(ok) not in (bool, np.bool_) or not bool(ok):
+        raise _fail(expected, actual, en, ja, help)
+
+
+@dataclass
+class RaisesOutcome:
+    """What :func:`raises_student` saw; set ``returned`` to name the value in the message."""
+
+    returned: Any = None
+    raised: StudentRaised | None = field(default=None)
+
+
+@contextlib.contextmanager
+def raises_student(type_name: str | Sequence[str], *, what: str = "the call") -> Iterator[RaisesOutcome]:
+    """Pass only if the block raises :class:`StudentRaised` of the given exception type.
+
+    A subclass counts when the plugin reports its base-class names (``StudentRaised.bases``).
+
+    Example::
+
+        with raises_student("ValueError", what="head_dim(768, 0)") as call:
+            call.returned = student.scaling.head_dim(768, 0)
+    """
+    __tracebackhide__ = True
+    names = (type_name,) if isinstance(type_name, str) else tuple(type_name)
+    want = " or ".join(names)
+    outcome = RaisesOutcome()
+    try:
+        yield outcome
+    except StudentRaised as exc:
+        outcome.raised = exc
+        if exc.type_name in names or any(b in names for b in exc.bases):
+            return
+        raise _fail(
+            want,
+            exc.type_name,
+            f"expected {what} to raise {want}, but it raised {exc}.",
+            f"{what} は {want} を送出するはずですが、{exc} が送出されました。",
+        ) from None
+    shown = describe_value(outcome.returned)
+    raise _fail(
+        want,
+        f"returned {shown}",
+        f"expected {what} to raise {want}, but the call returned {shown}.",
+        f"{what} は {want} を送出するはずですが、例外は起きず {shown} が返されました。",
+    )
+
+
+def quiz_question_ids(config: pytest.Config) -> list[str]:
+    """The quiz question ids the plugin put on ``config.stash[ANSWER_KEY]`` (empty if none)."""
+    key = config.stash.get(ANSWER_KEY, None)
+    return [str(k) for k in key] if key else []

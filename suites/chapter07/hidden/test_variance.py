@@ -1,0 +1,145 @@
+"""Hidden tests for variance.py: statistical checks of the dot-product variance experiment.
+
+These tests never compare with the reference's random stream: a student may draw q and k in
+any order, shape or library. Each estimate is checked against theory with a tolerance derived
+from the estimator's own spread. For q, k with i.i.d. N(0, 1) entries, X = q.k has
+Var X = d and E[X^4] = 3d^2 + 6d, so the sample variance of n draws has standard error
+sqrt((2d^2 + 6d) / n), i.e. a relative standard error sqrt((2 + 6/d) / n). Scaling X by
+1/sqrt(d) leaves the relative error unchanged. A correct solution fails a 5-SE check with
+probability below 1e-6.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from grader.testing import assert_dict, assert_float, assert_list, require
+
+pytestmark = pytest.mark.part("variance")
+
+N_SAMPLES = 2000
+Z = 5.0  # standard errors allowed
+
+
+def _relative_se(d_k: int, n: int) -> float:
+    return math.sqrt((2.0 + 6.0 / d_k) / n)
+
+
+def _seeds(rng, count: int = 3) -> list[int]:
+    return [int(s) for s in rng.choice(2**31 - 1, size=count, replace=False)]
+
+
+def _check_estimates(values: list[float], target: float, d_k: int, n: int, what: str) -> None:
+    """Each estimate within Z SE of target, and their mean within Z SE / sqrt(len)."""
+    __tracebackhide__ = True
+    rse = _relative_se(d_k, n)
+    for v in values:
+        assert_float(v, target, rel=Z * rse, abs=0.0, what=what)
+    mean = sum(values) / len(values)
+    assert_float(mean, target, rel=Z * rse / math.sqrt(len(values)), abs=0.0, what=f"mean over {len(values)} seeds of {what}")
+
+
+@pytest.mark.parametrize("d_k", [1, 4, 16, 64])
+def test_dot_product_variance_is_d_k(student, rng, d_k):
+    """the variance of q.k is about d_k
+    ja: q.k の分散がおよそ d_k になる
+    """
+    seeds = _seeds(rng)
+    values = [student.variance.dot_product_variance(d_k, N_SAMPLES, seed) for seed in seeds]
+    _check_estimates(values, float(d_k), d_k, N_SAMPLES, f"dot_product_variance({d_k}, {N_SAMPLES}, seed)")
+
+
+@pytest.mark.parametrize("d_k", [1, 16, 64])
+def test_scaled_variance_is_one(student, rng, d_k):
+    """the variance of q.k / sqrt(d_k) is about 1 whatever d_k is
+    ja: q.k / sqrt(d_k) の分散は d_k によらずおよそ 1 になる
+    """
+    seeds = _seeds(rng)
+    values = [student.variance.scaled_dot_product_variance(d_k, N_SAMPLES, seed) for seed in seeds]
+    _check_estimates(values, 1.0, d_k, N_SAMPLES, f"scaled_dot_product_variance({d_k}, {N_SAMPLES}, seed)")
+
+
+def test_same_seed_same_value(student, rng):
+    """the same seed gives exactly the same value
+    ja: 同じ seed からはまったく同じ値が得られる
+    """
+    (seed,) = _seeds(rng, 1)
+    for name in ("dot_product_variance", "scaled_dot_product_variance"):
+        func = getattr(student.variance, name)
+        what = f"{name}(16, 2000, seed={seed})"
+        target = 16.0 if name == "dot_product_variance" else 1.0
+        first = assert_float(func(16, 2000, seed), target, rel=0.5, what=what)
+        assert_float(func(16, 2000, seed), first, rel=0.0, abs=0.0, what=f"second call of {what}")
+
+
+def test_different_seeds_differ(student, rng):
+    """different seeds give different values
+    ja: 異なる seed からは異なる値が得られる
+    """
+    seed_a, seed_b = _seeds(rng, 2)
+    for name in ("dot_product_variance", "scaled_dot_product_variance"):
+        func = getattr(student.variance, name)
+        target = 16.0 if name == "dot_product_variance" else 1.0
+        a = assert_float(func(16, 2000, seed_a), target, rel=0.5, what=f"{name}(16, 2000, seed={seed_a})")
+        b = assert_float(func(16, 2000, seed_b), target, rel=0.5, what=f"{name}(16, 2000, seed={seed_b})")
+        require(
+            a != b,
+            en=f"{name} returned {a!r} for both seed={seed_a} and seed={seed_b}; the seed must choose the sample.",
+            ja=f"{name} は seed={seed_a} と seed={seed_b} で同じ {a!r} を返しました。seed によって標本が決まる必要があります。",
+            expected="different values",
+            actual=repr(a),
+        )
+
+
+ROW_KEYS = ["d_k", "scaled_variance", "sqrt_d_k", "std", "variance"]
+
+
+def _table(student, rng, dims: list[int], n: int) -> tuple[list[dict], str]:
+    (seed,) = _seeds(rng, 1)
+    what = f"variance_table({dims}, {n}, {seed})"
+    rows = assert_list(student.variance.variance_table(dims, n, seed), len(dims), what=what)
+    return [assert_dict(row, ROW_KEYS, what=f"{what}[{i}]") for i, row in enumerate(rows)], what
+
+
+def test_variance_table_rows_in_order(student, rng):
+    """variance_table has one row per d_k, in the order given, with exact d_k and sqrt(d_k)
+    ja: variance_table は与えた順に d_k ごとに1行を持ち、d_k と sqrt(d_k) が正確
+    """
+    dims = [16, 1, 64, 4]
+    rows, what = _table(student, rng, dims, 500)
+    for i, (row, d_k) in enumerate(zip(rows, dims)):
+        require(
+            type(row["d_k"]) is int and row["d_k"] == d_k,
+            en=f'{what}[{i}]["d_k"] is {row["d_k"]!r}; expected {d_k} (rows follow the order of dims).',
+            ja=f'{what}[{i}]["d_k"] は {row["d_k"]!r} でした。{d_k} が必要です（行は dims の順）。',
+            expected=str(d_k),
+            actual=repr(row["d_k"]),
+        )
+        assert_float(row["sqrt_d_k"], math.sqrt(d_k), rel=1e-9, what=f'{what}[{i}]["sqrt_d_k"]')
+
+
+def test_variance_table_columns_consistent(student, rng):
+    """variance_table's std is the square root of its variance
+    ja: variance_table の std はその variance の平方根になっている
+    """
+    dims = [4, 64]
+    rows, what = _table(student, rng, dims, 500)
+    for i, row in enumerate(rows):
+        variance = assert_float(row["variance"], dims[i], rel=0.5, what=f'{what}[{i}]["variance"]')
+        # 1e-3 leaves room for a std taken with a different ddof than the variance.
+        assert_float(row["std"], math.sqrt(variance), rel=1e-3, what=f'{what}[{i}]["std"]')
+
+
+def test_variance_table_values(student, rng):
+    """variance_table measures variance about d_k and scaled variance about 1
+    ja: variance_table の分散はおよそ d_k、スケーリング後の分散はおよそ 1 になる
+    """
+    dims = [1, 16, 64]
+    n = N_SAMPLES
+    rows, what = _table(student, rng, dims, n)
+    for i, (row, d_k) in enumerate(zip(rows, dims)):
+        rel = Z * _relative_se(d_k, n)
+        assert_float(row["variance"], float(d_k), rel=rel, abs=0.0, what=f'{what}[{i}]["variance"]')
+        assert_float(row["scaled_variance"], 1.0, rel=rel, abs=0.0, what=f'{what}[{i}]["scaled_variance"]')
