@@ -1,0 +1,5 @@
+"""``python -m grader`` is the ``grader`` command."""
+
+from grader.cli import main
+
+main()

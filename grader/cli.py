@@ -1,0 +1,202 @@
+"""Command line: each command parses its options, then calls one stage function.
+
+Exit status (computed only in :func:`exit_code_for`):
+
+======  =====================================================================
+0       graded (whatever the score)
+1       graded, and below the rubric's pass mark when the rubric asks for that
+2       usage or configuration error (message names the file, YAML path, fix)
+======  =====================================================================
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from enum import IntEnum
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from grader.errors import GraderError, RubricError, SubmissionError, UsageError
+
+DEFAULT_RUBRIC = "rubrics/chapter07.yaml"
+LANGS = ("ja", "en")
+FORMATS = ("yaml", "json", "gradescope", "junit", "markdown", "html")
+
+err = Console(stderr=True, highlight=False)
+
+
+class ExitCode(IntEnum):
+    #: graded, whatever the score
+    GRADED = 0
+    #: graded and below the pass mark, when the rubric sets ``fail_below_pass_mark``
+    BELOW_PASS_MARK = 1
+    #: bad command line, rubric or submission path
+    USAGE_ERROR = 2
+
+
+def exit_code_for(reports: Sequence[Any], rubric: Any) -> ExitCode:
+    if rubric.report.fail_below_pass_mark and any(not r.passed for r in reports):
+        return ExitCode.BELOW_PASS_MARK
+    return ExitCode.GRADED
+
+
+def _lang(lang: str | None, rubric: Any) -> str:
+    if lang:
+        return lang
+    env = os.environ.get("GRADER_LANG", "")
+    if env in LANGS:
+        return env
+    return str(rubric.report.languages[0]) if rubric.report.languages else "en"
+
+
+def _load(rubric_path: str) -> Any:
+    from grader.rubric import load_rubric
+
+    if not Path(rubric_path).exists():
+        raise UsageError(
+            f"{rubric_path}: no such rubric. Run the command from the course repository's top "
+            "folder, or pass --rubric PATH."
+        )
+    return load_rubric(rubric_path)
+
+
+def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
+    """One report in one format (audience: the student; hidden tests redacted per rubric)."""
+    from grader import report as writers
+
+    return writers.render(report, fmt, rubric=rubric, lang=lang)
+
+
+rubric_option = click.option("--rubric", "rubric_path", default=DEFAULT_RUBRIC, show_default=True,
+                             help="The rubric YAML.")
+lang_option = click.option("--lang", type=click.Choice(LANGS), default=None,
+                           help="Language of the feedback (default: the rubric's first; or $GRADER_LANG).")
+format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+                             help="Write the report in this format instead of the terminal view.")
+out_option = click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
+                          help="Write the report to this file (format from --format, else from the extension).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="grader")
+def main() -> None:
+    """Grade the chapter-7 attention-scaling assignment, and name the mistakes made."""
+
+
+def _format_for(out: str | None, fmt: str | None) -> str | None:
+    if fmt or not out:
+        return fmt
+    ext = Path(out).suffix.lower().lstrip(".")
+    return {"yml": "yaml", "yaml": "yaml", "json": "json", "xml": "junit", "md": "markdown",
+            "html": "html", "htm": "html"}.get(ext, "yaml")
+
+
+def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang: str | None,
+               fmt: str | None, out: str | None, seed: int | None, allow_weak: bool, verbose: bool) -> int:
+    from grader.report.files import write_atomic
+    from grader.report.terminal import show
+    from grader.runner import grade
+    from grader.submission import load_submission
+
+    rubric = _load(rubric_path)
+    language = _lang(lang, rubric)
+    sub = load_submission(submission)
+    [report] = grade(rubric, [sub], suites=suites, seed=seed, allow_weak=allow_weak)
+    fmt = _format_for(out, fmt)
+    if out:
+        write_atomic(out, render(report, fmt or "yaml", rubric, language))
+        err.print(f"report written to {out}")
+    if fmt and not out:
+        click.echo(render(report, fmt, rubric, language), nl=False)
+    else:
+        show(report, Console(highlight=False), language, verbose=verbose)
+    return int(exit_code_for([report], rubric))
+
+
+@main.command()
+@click.argument("submission", required=False, default="exercises/chapter07")
+@rubric_option
+@lang_option
+@format_option
+@out_option
+@click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what your code printed.")
+def check(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None, verbose: bool) -> None:
+    """Run the public tests on SUBMISSION (default: exercises/chapter07)."""
+    sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public",), lang, fmt, out, None, True, verbose)))
+
+
+@main.command(name="grade")
+@click.argument("submission")
+@rubric_option
+@lang_option
+@format_option
+@out_option
+@click.option("--seed", type=int, default=None, help="Grading seed (default: a fresh random one, recorded in the report).")
+@click.option("--allow-weak-sandbox/--no-weak-sandbox", default=True, show_default=True,
+              help="Grade with rlimits only where namespaces are unavailable.")
+@click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what the code printed.")
+def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None,
+              seed: int | None, allow_weak_sandbox: bool, verbose: bool) -> None:
+    """Grade SUBMISSION with the public and hidden tests; write the report."""
+    sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public", "hidden"), lang, fmt, out,
+                                       seed, allow_weak_sandbox, verbose)))
+
+
+@main.command()
+@click.argument("source")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Folder for reports and the gradebook.")
+@rubric_option
+@lang_option
+@click.option("--seed", type=int, default=None, help="Grading seed (default: fresh, recorded in every report).")
+@click.option("--allow-weak-sandbox", is_flag=True, help="Grade even where Linux namespaces are unavailable (rlimits only).")
+def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int | None, allow_weak_sandbox: bool) -> None:
+    """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
+    from grader.batch import run_batch
+
+    def body() -> int:
+        rubric = _load(rubric_path)
+        reports = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed,
+                            lang=_lang(lang, rubric))
+        return int(exit_code_for(reports, rubric))
+
+    sys.exit(_guard(body))
+
+
+@main.command()
+@rubric_option
+@click.option("--seed", type=int, default=None, help="Grading seed (default: fresh).")
+def validate(rubric_path: str, seed: int | None) -> None:
+    """Prove the assignment: reference full marks, stubs zero, every mistake's mutant named."""
+    from grader import validate as validation
+
+    def body() -> int:
+        rubric = _load(rubric_path)
+        result = validation.validate(rubric, seed=seed)
+        Console(highlight=False).print(validation.render_table(result))
+        return 0 if result.ok else 1
+
+    sys.exit(_guard(body))
+
+
+def _guard(fn: Any) -> int:
+    """Run a command body; turn the grader's own errors into a message and exit 2."""
+    try:
+        return int(fn())
+    except (UsageError, RubricError, SubmissionError) as exc:
+        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        return int(ExitCode.USAGE_ERROR)
+    except GraderError as exc:
+        err.print(f"[red]grader error:[/red] {exc}", markup=True, highlight=False)
+        return int(ExitCode.USAGE_ERROR)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

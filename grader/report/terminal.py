@@ -1,0 +1,107 @@
+"""The human view of a report in a terminal (``grader check`` / ``grader grade``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from grader.report.model import GradeReport, Status
+
+MARKS = {
+    Status.PASSED: ("✓", "green"),
+    Status.FAILED: ("✗", "red"),
+    Status.ERROR: ("!", "magenta"),
+    Status.TIMEOUT: ("⏱", "yellow"),
+    Status.SKIPPED: ("-", "dim"),
+}
+
+WORDS = {
+    "en": {
+        "score": "Score", "part": "Part", "mistakes": "What went wrong", "errors": "Problems while grading",
+        "sandbox": "Sandbox", "weak": "Warning", "passed": "passed", "below": "below the pass mark",
+        "notes": "Notes", "output": "Your code printed", "tests": "tests",
+    },
+    "ja": {
+        "score": "得点", "part": "課題", "mistakes": "見つかった間違い", "errors": "採点中の問題",
+        "sandbox": "サンドボックス", "weak": "警告", "passed": "合格", "below": "合格点未満",
+        "notes": "補足", "output": "コードの出力", "tests": "テスト",
+    },
+}
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bool = False) -> None:
+    """Print ``report`` for a person: each test ✓/✗, part scores, mistakes, problems."""
+    w = WORDS[lang]
+    if report.sandbox.get("warning"):
+        console.print(f"[yellow]{w['weak']}: {report.sandbox['warning']}[/yellow]")
+    current = None
+    for t in report.tests:
+        if t.part != current:
+            current = t.part
+            console.print(Text(f"\n{t.part}", style="bold"))
+        mark, colour = MARKS[t.status]
+        title = t.title.get(lang) or t.id
+        if t.id.endswith("]") and "[" in t.id:
+            title += " [" + t.id.rsplit("[", 1)[1]
+        console.print(Text.assemble((f"  {mark} ", colour), title, (f"  ({_fmt(t.score)}/{_fmt(t.max_score)})", "dim")))
+        if t.status != Status.PASSED and t.feedback.get(lang):
+            console.print(Text("      " + t.feedback[lang], style=colour))
+        if verbose:
+            console.print(Text(f"      {t.id}", style="dim"))
+
+    if report.mistakes:
+        body = []
+        for m in report.mistakes:
+            body.append(Text.assemble((f"[{m.id}] ", "bold red"), m.message.get(lang, "")))
+        console.print()
+        console.print(Panel(Group(*body), title=w["mistakes"], border_style="red"))
+
+    if report.errors:
+        console.print(Panel("\n".join(report.errors), title=w["errors"], border_style="magenta"))
+    if report.notes:
+        console.print(Panel("\n".join(report.notes), title=w["notes"], border_style="blue"))
+    if verbose and report.output.strip():
+        console.print(Panel(report.output.strip()[-3000:], title=w["output"], border_style="dim"))
+
+    table = Table(show_header=True, header_style="bold")
+    table.add_column(w["part"])
+    table.add_column(w["score"], justify="right")
+    for p in report.parts:
+        if p.max_score == 0:
+            continue
+        style = "green" if p.score == p.max_score else ("red" if p.score == 0 else "yellow")
+        table.add_row(p.title.get(lang) or p.id, Text(f"{_fmt(p.score)} / {_fmt(p.max_score)}", style=style))
+    verdict = w["passed"] if report.passed else w["below"]
+    table.add_row(Text(w["score"], style="bold"), Text(f"{_fmt(report.score)} / {_fmt(report.max_score)}  ({verdict})", style="bold"))
+    console.print()
+    console.print(table)
+    level = report.sandbox.get("level", "?")
+    console.print(Text(f"{w['sandbox']}: {level} · seed {report.seed} · {report.duration_s:.2f} s", style="dim"))
+
+
+def show_many(reports: Sequence[GradeReport], console: Console, lang: str = "en") -> None:
+    """A class table: one row per submission with part scores and mistake ids."""
+    if not reports:
+        return
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("submission")
+    for p in reports[0].parts:
+        if p.max_score:
+            table.add_column(p.id, justify="right")
+    table.add_column(WORDS[lang]["score"], justify="right")
+    table.add_column("mistakes")
+    for r in reports:
+        cells = [r.submission]
+        cells += [f"{_fmt(p.score)}/{_fmt(p.max_score)}" for p in r.parts if p.max_score]
+        cells.append(f"{_fmt(r.score)}/{_fmt(r.max_score)}")
+        cells.append(", ".join(sorted({m.id for m in r.mistakes})) or "-")
+        table.add_row(*cells)
+    console.print(table)
