@@ -302,7 +302,8 @@ def build_report(
     errors += run.errors
     if answers_problem:
         errors.append(answers_problem)
-    tests: list[CaseOutcome] = run.outcomes
+    order = {part.id: i for i, part in enumerate(rubric.parts)}
+    tests: list[CaseOutcome] = sorted(run.outcomes, key=lambda t: order.get(t.part, len(order)))
     credit = {m.part: 0.0 for m in mistakes}
     for m in mistakes:
         credit[m.part] = credit.get(m.part, 0.0) + float(getattr(m, "partial_credit", 0.0) or 0.0)
