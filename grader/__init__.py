@@ -1,1 +1,59 @@
+"""Autograder for the chapter-7 attention-scaling assignment.
 
+The public API, for scripts that grade without the command line::
+
+    from grader import load_rubric, load_submission, grade
+    rubric = load_rubric("rubrics/chapter07.yaml")
+    [report] = grade(rubric, [load_submission("examples/submissions/correct")])
+    print(report.score, report.max_score, [m.id for m in report.mistakes])
+
+Heavy modules (torch, pytest) load on first use of ``grade``, not on ``import grader``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from grader.errors import (
+    GraderError,
+    RubricError,
+    SandboxError,
+    SubmissionError,
+    UsageError,
+    WorkerCrashed,
+    WorkerTimeout,
+)
+from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
+from grader.rubric import Rubric, load_rubric
+from grader.submission import Submission, load_submission
+
+if TYPE_CHECKING:
+    from grader.runner import grade
+
+__all__ = [
+    "CaseOutcome",
+    "GradeReport",
+    "GraderError",
+    "Mistake",
+    "PartScore",
+    "Rubric",
+    "RubricError",
+    "SandboxError",
+    "Status",
+    "Submission",
+    "SubmissionError",
+    "UsageError",
+    "WorkerCrashed",
+    "WorkerTimeout",
+    "grade",
+    "load_rubric",
+    "load_submission",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "grade":
+        from grader.runner import grade
+
+        return grade
+    raise AttributeError(f"module 'grader' has no attribute {name!r}")

@@ -57,7 +57,7 @@ class WireError(ValueError):
 
 
 def _array_to_wire(arr: np.ndarray) -> dict[str, Any]:
-    arr = np.ascontiguousarray(arr)
+    arr = np.array(arr, order="C", copy=True)  # keeps 0-d arrays 0-d, unlike ascontiguousarray
     if arr.dtype.byteorder == ">":
         arr = arr.astype(arr.dtype.newbyteorder("<"))
     dtype = arr.dtype.str
