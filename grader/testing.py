@@ -128,7 +128,9 @@ def _fmt_number(x: float) -> str:
     x = float(x)
     if math.isnan(x) or math.isinf(x):
         return str(x)
-    return f"{x:.6g}"
+    text = f"{x:.6g}"
+    # Keep a float looking like a float: 768.0, not 768 (which reads as an int argument).
+    return text if any(c in text for c in ".e") else text + ".0"
 
 
 def describe_value(value: Any, *, limit: int = 60) -> str:

@@ -153,7 +153,7 @@ def test_assert_float_value_and_tolerance():
         assert_float(27.71, 8.0, what="scaling_factor(768, 12)")
     en, ja = bilingual(exc)
     assert "27.71" in en and "27.71" in ja and "scaling_factor(768, 12)" in ja
-    assert exc.value.expected == "8" and exc.value.actual == "27.71"
+    assert exc.value.expected == "8.0" and exc.value.actual == "27.71"
 
 
 def test_assert_int():
@@ -197,7 +197,7 @@ def test_assert_close_reports_worst_index():
     en, ja = bilingual(exc)
     assert "(2, 1)" in en and "2 of 12" in en and "9.5" in en
     assert "(2, 1)" in ja and "12 個中 2 個" in ja
-    assert exc.value.expected == "9" and exc.value.actual == "9.5"
+    assert exc.value.expected == "9.0" and exc.value.actual == "9.5"
 
 
 def test_assert_close_passes_within_tolerance_and_returns_array():
@@ -284,7 +284,8 @@ def test_describe_call():
     assert describe_call("scale_scores", x, d_k=64) == "scale_scores(float32[4, 8], d_k=64)"
     assert describe_call("scale_scores", scores=x, d_k=64) == "scale_scores(scores: float32[4, 8], d_k=64)"
     assert describe_call("head_dim", 768, 12) == "head_dim(768, 12)"
-    assert describe_call(len, [1.0, 2.0]) == "len([1, 2])"
+    assert describe_call(len, [1.0, 2]) == "len([1.0, 2])"
+    assert describe_call("head_dim", 768.0, True) == "head_dim(768.0, True)"
 
 
 def test_mismatch_fields_are_plain_data():

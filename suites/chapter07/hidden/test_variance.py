@@ -31,14 +31,20 @@ def _seeds(rng, count: int = 3) -> list[int]:
     return [int(s) for s in rng.choice(2**31 - 1, size=count, replace=False)]
 
 
-def _check_estimates(values: list[float], target: float, d_k: int, n: int, what: str) -> None:
+def _check_estimates(name: str, values: dict[int, float], target: float, d_k: int, n: int) -> None:
     """Each estimate within Z SE of target, and their mean within Z SE / sqrt(len)."""
     __tracebackhide__ = True
     rse = _relative_se(d_k, n)
-    for v in values:
-        assert_float(v, target, rel=Z * rse, abs=0.0, what=what)
-    mean = sum(values) / len(values)
-    assert_float(mean, target, rel=Z * rse / math.sqrt(len(values)), abs=0.0, what=f"mean over {len(values)} seeds of {what}")
+    for seed, v in values.items():
+        assert_float(v, target, rel=Z * rse, abs=0.0, what=f"{name}({d_k}, {n}, seed={seed})")
+    mean = sum(values.values()) / len(values)
+    assert_float(
+        mean,
+        target,
+        rel=Z * rse / math.sqrt(len(values)),
+        abs=0.0,
+        what=f"the mean of {name}({d_k}, {n}, seed) over seeds {list(values)}",
+    )
 
 
 @pytest.mark.parametrize("d_k", [1, 4, 16, 64])
@@ -47,8 +53,8 @@ def test_dot_product_variance_is_d_k(student, rng, d_k):
     ja: q.k の分散がおよそ d_k になる
     """
     seeds = _seeds(rng)
-    values = [student.variance.dot_product_variance(d_k, N_SAMPLES, seed) for seed in seeds]
-    _check_estimates(values, float(d_k), d_k, N_SAMPLES, f"dot_product_variance({d_k}, {N_SAMPLES}, seed)")
+    values = {seed: student.variance.dot_product_variance(d_k, N_SAMPLES, seed) for seed in seeds}
+    _check_estimates("dot_product_variance", values, float(d_k), d_k, N_SAMPLES)
 
 
 @pytest.mark.parametrize("d_k", [1, 16, 64])
@@ -57,8 +63,8 @@ def test_scaled_variance_is_one(student, rng, d_k):
     ja: q.k / sqrt(d_k) の分散は d_k によらずおよそ 1 になる
     """
     seeds = _seeds(rng)
-    values = [student.variance.scaled_dot_product_variance(d_k, N_SAMPLES, seed) for seed in seeds]
-    _check_estimates(values, 1.0, d_k, N_SAMPLES, f"scaled_dot_product_variance({d_k}, {N_SAMPLES}, seed)")
+    values = {seed: student.variance.scaled_dot_product_variance(d_k, N_SAMPLES, seed) for seed in seeds}
+    _check_estimates("scaled_dot_product_variance", values, 1.0, d_k, N_SAMPLES)
 
 
 def test_same_seed_same_value(student, rng):
@@ -71,7 +77,16 @@ def test_same_seed_same_value(student, rng):
         what = f"{name}(16, 2000, seed={seed})"
         target = 16.0 if name == "dot_product_variance" else 1.0
         first = assert_float(func(16, 2000, seed), target, rel=0.5, what=what)
-        assert_float(func(16, 2000, seed), first, rel=0.0, abs=0.0, what=f"second call of {what}")
+        second = assert_float(func(16, 2000, seed), target, rel=0.5, what=what)
+        require(
+            second == first,
+            en=f"{what} returned {first!r} the first time and {second!r} the second; the same seed must "
+            "give the same value (draw from a generator seeded with seed).",
+            ja=f"{what} は1回目に {first!r}、2回目に {second!r} を返しました。同じ seed からは同じ値に"
+            "なる必要があります（seed で初期化した乱数生成器から値を引いてください）。",
+            expected=repr(first),
+            actual=repr(second),
+        )
 
 
 def test_different_seeds_differ(student, rng):
