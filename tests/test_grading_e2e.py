@@ -1,0 +1,167 @@
+"""End to end: real submissions through the real worker, the suites and the report."""
+
+from __future__ import annotations
+
+import os
+import yaml
+
+import pytest
+
+from grader.report.model import GradeReport, Status
+from grader.runner import grade
+from grader.submission import load_submission
+
+SEED = 20261129
+CORRECT = [
+    "solutions/chapter07",
+    "examples/submissions/correct",
+    "examples/submissions/notebook-student.ipynb",
+    "tests/fixtures/submissions/correct-numpy",
+    "tests/fixtures/submissions/correct-einsum",
+    "tests/fixtures/submissions/correct-loops",
+    "tests/fixtures/submissions/correct-functional",
+    "tests/fixtures/submissions/correct-notebook.ipynb",
+    "tests/fixtures/submissions/correct-zip.zip",
+]
+OTHERS = [
+    "exercises/chapter07",
+    "exercises/chapter07/chapter07.ipynb",
+    "tests/fixtures/submissions/broken-softmax",
+    "tests/fixtures/submissions/import-error",
+    "tests/fixtures/trust/eq-everything",
+    "tests/fixtures/trust/torch-function",
+    "tests/fixtures/trust/nan",
+    "tests/fixtures/trust/monkeypatch",
+]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def reports(root, rubric):
+    """Every submission above graded in ONE run, as a batch would: {path: report}."""
+    paths = CORRECT + OTHERS
+    subs = [load_submission(root / p) for p in paths]
+    graded = grade(rubric, subs, seed=SEED)
+    return dict(zip(paths, graded))
+
+
+def _part(report: GradeReport, part: str):
+    return next(p for p in report.parts if p.id == part)
+
+
+def _full(report: GradeReport, part: str) -> bool:
+    p = _part(report, part)
+    return p.max_score > 0 and p.score == p.max_score
+
+
+@pytest.mark.parametrize("path", CORRECT)
+def test_correct_solutions_in_every_style_earn_full_marks_and_no_mistake(reports, path):
+    report = reports[path]
+    failing = [(t.id, t.feedback.get("en")) for t in report.tests if t.status != Status.PASSED]
+    assert failing == []
+    assert report.score == report.max_score > 0
+    assert [m.id for m in report.mistakes] == []
+    assert report.errors == []
+
+
+@pytest.mark.parametrize("path", ["exercises/chapter07", "exercises/chapter07/chapter07.ipynb"])
+def test_untouched_stubs_earn_zero_and_are_named_not_implemented(reports, path):
+    report = reports[path]
+    assert report.score == 0
+    assert {m.id for m in report.mistakes} == {"not-implemented"}
+    assert report.errors == []  # a stub is a failure of the student's, not a grading problem
+
+
+def test_a_syntax_error_costs_only_the_tests_of_that_file(reports):
+    report = reports["tests/fixtures/submissions/broken-softmax"]
+    assert _part(report, "softmax").score == 0
+    assert all(_full(report, p) for p in ("scaling", "variance", "quiz"))
+    assert any("softmax.py, line 8" in e and "SyntaxError" in e for e in report.errors)
+    softmax_tests = [t for t in report.tests if t.part == "softmax"]
+    assert {t.status for t in softmax_tests} == {Status.ERROR}
+    assert all(t.file == "softmax.py" and t.line == 8 for t in softmax_tests)
+
+
+def test_an_import_error_costs_only_the_tests_of_that_file(reports):
+    report = reports["tests/fixtures/submissions/import-error"]
+    assert _part(report, "variance").score == 0
+    assert all(_full(report, p) for p in ("scaling", "softmax", "quiz"))
+    assert any("variance.py, line" in e and "ModuleNotFoundError" in e for e in report.errors)
+
+
+def test_the_report_carries_schema_1_fields_and_round_trips(reports):
+    report = reports["examples/submissions/correct"]
+    data = yaml.safe_load(yaml.safe_dump(report.to_dict(), allow_unicode=True))
+    for key in ("schema", "assignment", "submission", "score", "max_score", "tests", "mistakes",
+                "sandbox", "errors", "seed"):
+        assert key in data
+    assert data["schema"] == 1 and data["seed"] == SEED
+    for test in data["tests"]:
+        assert {"id", "part", "status", "score", "max_score", "visibility"} <= set(test)
+        assert test["part"] in {"scaling", "softmax", "variance", "quiz"}
+    assert data["sandbox"]["level"] in {"namespaces", "rlimits"}
+    assert GradeReport.from_dict(data).to_dict() == report.to_dict()
+
+
+def test_hidden_tests_run_alongside_public_ones(reports):
+    suites = {t.suite for t in reports["solutions/chapter07"].tests}
+    assert suites == {"public", "hidden"}
+
+
+# --- trust boundary (grader contract, "Trust boundary") ---------------------------------------
+
+
+def _failed_ids(report: GradeReport, *needles: str) -> list[str]:
+    return [t.id for t in report.tests if any(n in t.id for n in needles)]
+
+
+def test_values_claiming_equality_with_everything_earn_nothing(reports):
+    report = reports["tests/fixtures/trust/eq-everything"]
+    attacked = [t for t in report.tests if "head_dim" in t.id or "scaling_factor" in t.id]
+    assert attacked and all(t.status != Status.PASSED for t in attacked if "rejects" not in t.id and "invalid" not in t.id)
+    assert all(_full(report, p) for p in ("softmax", "variance"))
+
+
+def test_a_tensor_subclass_overriding_torch_function_earns_nothing(reports):
+    report = reports["tests/fixtures/trust/torch-function"]
+    attacked = [t for t in report.tests if "::test_scale_scores" in t.id or "::test_attention_scores" in t.id]
+    assert attacked and all(t.status == Status.FAILED for t in attacked)
+    assert all(_full(report, p) for p in ("softmax", "variance"))
+
+
+def test_nan_outputs_earn_nothing(reports):
+    report = reports["tests/fixtures/trust/nan"]
+    attacked = [t for t in report.tests if t.part == "softmax" and ("::test_softmax" in t.id or "::test_attention" in t.id)]
+    assert attacked and all(t.status == Status.FAILED for t in attacked)
+    assert all(_full(report, p) for p in ("scaling", "variance"))
+
+
+def test_monkeypatching_comparisons_in_the_students_module_earns_nothing(reports):
+    report = reports["tests/fixtures/trust/monkeypatch"]
+    assert _part(report, "variance").score == 0
+    assert all(_full(report, p) for p in ("scaling", "softmax"))
+
+
+def test_student_code_runs_in_another_process(root):
+    """A function that reports its own pid shows the code ran elsewhere, and left no module here."""
+    import sys
+
+    from grader.sandbox.worker import Worker
+
+    code = "import os\nMARK = 'student-was-here'\ndef head_dim(d_model, n_heads):\n    return os.getpid()\n"
+    sub = {"kind": "folder", "modules": [{"name": "scaling", "filename": "scaling.py",
+                                          "chunks": [{"code": code, "label": "scaling.py", "first_line": 1}]}]}
+    with Worker(level="rlimits") as worker:
+        session = worker.open(sub)
+        pid = session.call("scaling", "head_dim", [768, 12], {})
+        session.close()
+    assert type(pid) is int and pid != os.getpid()
+    assert not any(getattr(m, "MARK", None) == "student-was-here" for m in list(sys.modules.values()))
+
+
+def test_same_seed_same_verdicts(root, rubric, reports):
+    again = grade(rubric, [load_submission(root / "examples/submissions/sqrt-d-model")], seed=SEED)[0]
+    twice = grade(rubric, [load_submission(root / "examples/submissions/sqrt-d-model")], seed=SEED)[0]
+    assert [(t.id, t.status, t.score) for t in again.tests] == [(t.id, t.status, t.score) for t in twice.tests]
+    assert again.score == twice.score
