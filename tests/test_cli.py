@@ -1,0 +1,78 @@
+"""The command line: exit codes, messages that name the file, machine-readable output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.slow
+
+
+def run(root, *args, env=None):
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=root, capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def test_missing_rubric_is_a_usage_error_naming_the_file(root):
+    proc = run(root, "check", "--rubric", "rubrics/nope.yaml")
+    assert proc.returncode == 2
+    assert "rubrics/nope.yaml" in proc.stderr and "--rubric" in proc.stderr
+
+
+def test_invalid_rubric_names_the_key_path(root, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    text = (root / "rubrics" / "chapter07.yaml").read_text(encoding="utf-8")
+    bad.write_text(text.replace("assignment:", "asignment:", 1), encoding="utf-8")
+    proc = run(root, "check", "--rubric", str(bad))
+    assert proc.returncode == 2
+    assert "asignment" in proc.stderr and "assignment" in proc.stderr
+
+
+def test_missing_submission_is_a_usage_error(root):
+    proc = run(root, "check", "no/such/folder")
+    assert proc.returncode == 2
+    assert "no/such/folder" in proc.stderr
+
+
+def test_check_on_the_stubs_exits_0_and_names_not_implemented(root):
+    proc = run(root, "check", "exercises/chapter07", "--lang", "en")
+    assert proc.returncode == 0, proc.stderr
+    assert "not-implemented" in proc.stdout
+    assert "✗" in proc.stdout
+
+
+def test_grade_writes_a_yaml_report_with_hidden_tests(root, tmp_path):
+    out = tmp_path / "r.yaml"
+    proc = run(root, "grade", "examples/submissions/correct", "--out", str(out), "--seed", "7")
+    assert proc.returncode == 0, proc.stderr
+    data = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert data["schema"] == 1 and data["seed"] == 7
+    assert data["score"] == data["max_score"] > 0
+    assert {t["suite"] for t in data["tests"]} == {"public", "hidden"}
+
+
+def test_json_format_on_stdout_parses(root):
+    proc = run(root, "check", "examples/submissions/correct", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["score"] == data["max_score"]
+
+
+def test_below_pass_mark_exits_1_when_the_rubric_asks(root, tmp_path):
+    text = (root / "rubrics" / "chapter07.yaml").read_text(encoding="utf-8")
+    rubric = tmp_path / "ci.yaml"
+    # Absolute paths so the copy resolves the same folders as the original.
+    for rel in ("../exercises/chapter07", "../solutions/chapter07", "../suites/chapter07/public",
+                "../suites/chapter07/hidden"):
+        text = text.replace(rel, str((root / "rubrics" / rel).resolve()))
+    text = text.replace("fail_below_pass_mark: false", "fail_below_pass_mark: true")
+    rubric.write_text(text, encoding="utf-8")
+    assert "fail_below_pass_mark: true" in text
+    proc = run(root, "check", "exercises/chapter07", "--rubric", str(rubric))
+    assert proc.returncode == 1, proc.stderr
+    proc = run(root, "check", "examples/submissions/correct", "--rubric", str(rubric))
+    assert proc.returncode == 0, proc.stderr
