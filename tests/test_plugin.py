@@ -1,0 +1,146 @@
+"""The pytest plugin: ids, ordering, points and the outcome vocabulary, on a tiny suite."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from grader.report.model import Status
+from grader.rubric import load_rubric
+from grader.runner import grade
+
+pytestmark = pytest.mark.slow
+
+SUITE = '''
+import pytest
+from grader.testing import assert_int, raises_student
+
+pytestmark = pytest.mark.part("scaling")
+
+
+@pytest.mark.parametrize("d_model, n_heads", [(768, 12), (512, 8)])
+def test_head_dim(student, d_model, n_heads):
+    """head_dim divides
+    ja: head_dim は割り算
+    """
+    assert_int(student.scaling.head_dim(d_model, n_heads), d_model // n_heads, what="head_dim")
+
+
+def test_slow(student):
+    """a call that may hang"""
+    student.scaling.slow()
+
+
+def test_missing(student):
+    """a function nobody wrote"""
+    student.scaling.not_there()
+
+
+def test_raises(student):
+    """ValueError for zero heads"""
+    with raises_student("ValueError"):
+        student.scaling.head_dim(768, 0)
+'''
+
+RUBRIC = '''
+schema: 1
+assignment: tiny
+title: {en: tiny, ja: 小さい}
+exercises: ex
+suites:
+  public: {path: suite, visibility: visible}
+parts:
+  - {id: scaling, file: scaling.py, title: {en: Scaling, ja: スケーリング}}
+points:
+  default: 1
+  rules:
+    - {match: "public/test_tiny.py::test_head_dim[768-12]", points: 5}
+limits: {per_call_s: 1, per_submission_s: 30}
+report: {formats: [yaml], language: both, pass_mark: 50}
+'''
+
+GOOD = '''
+def head_dim(d_model, n_heads):
+    if n_heads <= 0:
+        raise ValueError("n_heads must be positive")
+    return d_model // n_heads
+
+def slow():
+    return 1
+'''
+
+HANGS = '''
+import time
+
+def head_dim(d_model, n_heads):
+    return d_model // n_heads
+
+def slow():
+    time.sleep(60)
+'''
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    base = tmp_path_factory.mktemp("tiny")
+    (base / "suite").mkdir()
+    (base / "ex").mkdir()
+    (base / "suite" / "test_tiny.py").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    (base / "rubric.yaml").write_text(RUBRIC, encoding="utf-8")
+    subs = []
+    from grader.submission import load_submission
+
+    for name, code in (("good", GOOD), ("hangs", HANGS)):
+        (base / name).mkdir()
+        (base / name / "scaling.py").write_text(code, encoding="utf-8")
+        subs.append(load_submission(base / name))
+    rubric = load_rubric(base / "rubric.yaml")
+    return grade(rubric, subs, suites=("public",), seed=1, diagnose=False)
+
+
+def test_one_report_per_submission_in_order(tiny):
+    assert [r.submission for r in tiny] == ["good", "hangs"]
+
+
+def test_ids_carry_parameters_but_not_the_submission_index(tiny):
+    ids = [t.id for t in tiny[0].tests]
+    assert "public/test_tiny.py::test_head_dim[768-12]" in ids
+    assert all("__sub" not in i for i in ids)
+    assert [t.id for t in tiny[1].tests] == ids
+
+
+def test_points_come_from_the_rubric_rules(tiny):
+    points = {t.id: t.max_score for t in tiny[0].tests}
+    assert points["public/test_tiny.py::test_head_dim[768-12]"] == 5
+    assert points["public/test_tiny.py::test_head_dim[512-8]"] == 1
+
+
+def test_titles_are_bilingual_from_the_docstring(tiny):
+    t = next(t for t in tiny[0].tests if t.id.endswith("[768-12]"))
+    assert t.title == {"en": "head_dim divides", "ja": "head_dim は割り算"}
+
+
+def test_outcome_vocabulary(tiny):
+    good = {t.id.split("::")[1]: t.status for t in tiny[0].tests}
+    hangs = {t.id.split("::")[1]: t.status for t in tiny[1].tests}
+    assert good["test_slow"] == Status.PASSED
+    assert good["test_missing"] == Status.ERROR  # the function does not exist: could not run
+    assert good["test_raises"] == Status.PASSED
+    assert hangs["test_slow"] == Status.TIMEOUT
+    assert hangs["test_raises"] == Status.FAILED  # returned instead of raising
+
+
+def test_a_hang_costs_only_the_test_it_hit(tiny):
+    hangs = tiny[1]
+    others = [t for t in hangs.tests if "test_head_dim" in t.id]
+    assert all(t.status == Status.PASSED for t in others)
+    assert any("did not return" in e for e in hangs.errors)
+
+
+def test_scores_sum_and_pass_mark(tiny):
+    good = tiny[0]
+    assert good.score == sum(t.score for t in good.tests)
+    assert good.max_score == 5 + 1 + 1 + 1 + 1
+    assert good.score == good.max_score - 1  # test_missing
+    assert good.passed
