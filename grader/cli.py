@@ -91,9 +91,27 @@ def main() -> None:
 def _format_for(out: str | None, fmt: str | None) -> str | None:
     if fmt or not out:
         return fmt
+    if Path(out).name.lower().endswith("results.json"):
+        return "gradescope"
     ext = Path(out).suffix.lower().lstrip(".")
     return {"yml": "yaml", "yaml": "yaml", "json": "json", "xml": "junit", "md": "markdown",
             "html": "html", "htm": "html"}.get(ext, "yaml")
+
+
+def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool) -> None:
+    """In GitHub Actions: the job summary, and (``grader check``) annotations on stdout."""
+    from grader.report import markdown, redact
+
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(render(report, "markdown", rubric, lang))
+    if annotate and os.environ.get("GITHUB_ACTIONS") == "true":
+        parts = {p.id: p.file for p in rubric.parts}
+        locate = markdown.source_locator(parts, submission) if Path(submission).is_dir() else None
+        shown = redact(report, rubric.report, "student")
+        for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
+            click.echo(line)
 
 
 def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang: str | None,
@@ -106,8 +124,10 @@ def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang:
     rubric = _load(rubric_path)
     language = _lang(lang, rubric)
     sub = load_submission(submission)
-    [report] = grade(rubric, [sub], suites=suites, seed=seed, allow_weak=allow_weak)
     fmt = _format_for(out, fmt)
+    [report] = grade(rubric, [sub], suites=suites, seed=seed, allow_weak=allow_weak,
+                     want_plots=fmt == "html")
+    _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out))
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
         err.print(f"report written to {out}")

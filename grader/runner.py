@@ -167,6 +167,7 @@ def grade(
     worker: Worker | None = None,
     on_report: Callable[[GradeReport], None] | None = None,
     diagnose: bool = True,
+    want_plots: bool = False,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against ``rubric``'s ``suites``; one report each, in order.
 
@@ -180,6 +181,7 @@ def grade(
         worker: a running worker to reuse (its level wins over ``level``).
         on_report: called with each report as soon as it is complete.
         diagnose: run the mistake diagnosis (needs the reference for most mistakes).
+        want_plots: gather the student's values for the HTML report's plots.
     """
     if not submissions:
         return []
@@ -218,12 +220,23 @@ def grade(
                 mistakes = diagnosis.diagnose(run, session, reference, rubric)
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
                 run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
+        plots: dict[str, Any] = {}
+        if want_plots:
+            try:
+                from grader.report.plotdata import collect_plot_data
+
+                if session is None:
+                    session = run.session = open_session(run.submission)
+                plots = collect_plot_data(session)
+            except Exception as exc:  # noqa: BLE001 - a missing plot must never lose a grade
+                run.errors.append(f"plot data not collected: {type(exc).__name__}: {exc}")
         output = session.close() if session is not None else ""
         report = build_report(
             rubric, run, mistakes, seed=seed, suites=suites, level=worker.level,
             warning=warning, fingerprint=fingerprint, output=output,
             answers_problem=answer_problems[run.index],
         )
+        report.plots = plots
         reports[run.index] = report
         if on_report is not None:
             on_report(report)

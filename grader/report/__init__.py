@@ -1,21 +1,85 @@
 """Report writers: one module per format, each a pure function of the report.
 
-``render(report, fmt, rubric=..., lang=...)`` redacts what the rubric hides from students,
-then hands the report to the writer of ``fmt``.
+``render(report, fmt, rubric=..., lang=...)`` first runs the one redaction step
+(:func:`grader.report.redact.redact`) with the rubric's report options, then hands the trimmed
+report to the writer of ``fmt``. No writer sees what the rubric hides from the audience.
+
+======================  ===============================================
+yaml, json              the report's plain data (``yaml_json``)
+gradescope              Gradescope ``results.json`` (``gradescope``)
+junit                   JUnit XML (``junit``)
+markdown                CI job summary (``markdown``)
+html                    self-contained page with plots (``html``)
+======================  ===============================================
+
+Example::
+
+    text = render(report, "junit", rubric=rubric, lang="ja")
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from grader.errors import UsageError
 from grader.report.model import GradeReport
+from grader.report.redact import redact
+
+#: format -> file name suffix when a report is written next to others (batch, release CI)
+SUFFIXES = {
+    "yaml": ".yaml", "json": ".json", "gradescope": ".results.json", "junit": ".junit.xml",
+    "markdown": ".md", "html": ".html",
+}
 
 
-def render(report: GradeReport, fmt: str, *, rubric: Any = None, lang: str = "en") -> str:
-    from grader.report import yaml_json
+def _writer(fmt: str) -> Callable[[GradeReport, Any, str], str]:
+    if fmt == "yaml":
+        from grader.report.yaml_json import render_yaml
 
-    writers = {"yaml": yaml_json.render_yaml, "json": yaml_json.render_json}
-    if fmt not in writers:
-        raise UsageError(f"the {fmt} format is not available in this version")
-    return writers[fmt](report, None)
+        return lambda r, o, lang: render_yaml(r, o)
+    if fmt == "json":
+        from grader.report.yaml_json import render_json
+
+        return lambda r, o, lang: render_json(r, o)
+    if fmt == "gradescope":
+        from grader.report import gradescope
+
+        return gradescope.render
+    if fmt == "junit":
+        from grader.report import junit
+
+        return junit.render
+    if fmt == "markdown":
+        from grader.report import markdown
+
+        return markdown.render
+    if fmt == "html":
+        from grader.report import html
+
+        return html.render
+    raise UsageError(f"unknown report format {fmt!r}; use one of {', '.join(SUFFIXES)}")
+
+
+def render(report: GradeReport, fmt: str, *, rubric: Any = None, lang: str = "en",
+           audience: str = "student") -> str:
+    """``report`` in format ``fmt``, after redaction for ``audience``.
+
+    Args:
+        report: the full report from the runner.
+        fmt: one of ``yaml json gradescope junit markdown html``.
+        rubric: the loaded rubric; its ``report`` options drive redaction, rounding and
+            languages (defaults when None).
+        lang: the language shown first.
+        audience: ``"student"`` (default; hidden tests trimmed per the rubric) or
+            ``"instructor"`` (everything).
+
+    Raises:
+        UsageError: an unknown format.
+    """
+    writer = _writer(fmt)
+    options = getattr(rubric, "report", None)
+    return writer(redact(report, options, audience), options, lang)
+
+
+__all__ = ["SUFFIXES", "redact", "render"]

@@ -106,9 +106,11 @@ class GradeReport:
     languages: list[str] = field(default_factory=lambda: ["ja", "en"])
     duration_s: float = 0.0
     schema: int = SCHEMA
+    #: the student's values for the HTML page's plots (see grader.report.plotdata); optional
+    plots: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "schema": self.schema,
             "assignment": self.assignment,
             "submission": self.submission,
@@ -132,6 +134,9 @@ class GradeReport:
             "languages": list(self.languages),
             "output": self.output,
         }
+        if self.plots:
+            d["plots"] = self.plots
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GradeReport":
@@ -162,4 +167,5 @@ class GradeReport:
             languages=list(d.get("languages", ["ja", "en"])),
             duration_s=d.get("duration_s", 0.0),
             schema=d.get("schema", SCHEMA),
+            plots=dict(d.get("plots") or {}),
         )

@@ -1,0 +1,101 @@
+"""Words the writers share: bilingual labels, status names, number formatting."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from grader.report.model import CaseOutcome, GradeReport, Status
+
+LABELS: dict[str, dict[str, str]] = {
+    "report": {"en": "Grading report", "ja": "採点結果"},
+    "score": {"en": "Score", "ja": "得点"},
+    "part": {"en": "Part", "ja": "課題"},
+    "test": {"en": "Test", "ja": "テスト"},
+    "tests": {"en": "Tests", "ja": "テスト"},
+    "status": {"en": "Status", "ja": "結果"},
+    "points": {"en": "Points", "ja": "点数"},
+    "mistakes": {"en": "What went wrong", "ja": "見つかった間違い"},
+    "errors": {"en": "Problems while grading", "ja": "採点中の問題"},
+    "notes": {"en": "Notes", "ja": "補足"},
+    "passed": {"en": "passed", "ja": "合格"},
+    "below": {"en": "below the pass mark", "ja": "合格点未満"},
+    "pass_mark": {"en": "Pass mark", "ja": "合格点"},
+    "expected": {"en": "expected", "ja": "期待値"},
+    "actual": {"en": "got", "ja": "実際の値"},
+    "plots": {"en": "Your functions, plotted", "ja": "あなたの関数のグラフ"},
+    "softmax_plot": {
+        "en": "Softmax of the same scores without and with scaling by √d_k, yours beside the reference.",
+        "ja": "同じスコアの softmax（√d_k で割る前と後）。あなたの結果と模範の値を並べています。",
+    },
+    "variance_plot": {
+        "en": "Measured variance of q·k against d_k (log-log). Unscaled it follows the line d_k; "
+              "scaled it stays at 1.",
+        "ja": "q·k の分散の測定値と d_k の関係（両対数）。スケーリングなしでは直線 d_k に沿い、"
+              "スケーリングすると 1 のままです。",
+    },
+    "no_plots": {"en": "No plot data in this report.", "ja": "このレポートにはグラフ用のデータがありません。"},
+    "sandbox": {"en": "Sandbox", "ja": "サンドボックス"},
+    "seed": {"en": "seed", "ja": "シード"},
+    "grading_failed": {"en": "Grading did not finish", "ja": "採点を完了できませんでした"},
+}
+
+STATUS_WORDS: dict[Status, dict[str, str]] = {
+    Status.PASSED: {"en": "passed", "ja": "合格"},
+    Status.FAILED: {"en": "failed", "ja": "不合格"},
+    Status.ERROR: {"en": "error", "ja": "エラー"},
+    Status.TIMEOUT: {"en": "timeout", "ja": "時間切れ"},
+    Status.SKIPPED: {"en": "skipped", "ja": "スキップ"},
+}
+
+STATUS_MARKS = {
+    Status.PASSED: "✅", Status.FAILED: "❌", Status.ERROR: "⚠️", Status.TIMEOUT: "⏱️",
+    Status.SKIPPED: "➖",
+}
+
+
+def order(lang: str, languages: Sequence[str]) -> list[str]:
+    """The languages to show, ``lang`` first (if the rubric allows it)."""
+    langs = [lang] if lang in languages else []
+    return langs + [x for x in languages if x not in langs] or [lang]
+
+
+def label(key: str, langs: Sequence[str], sep: str = " / ") -> str:
+    """A label in every language of ``langs``, e.g. ``得点 / Score``."""
+    words = LABELS[key]
+    return sep.join(dict.fromkeys(words[x] for x in langs if x in words))
+
+
+def pick(text: dict[str, str], langs: Sequence[str]) -> str:
+    """The first of ``langs`` that ``text`` has; any language it has otherwise."""
+    for x in langs:
+        if text.get(x):
+            return text[x]
+    return next(iter(text.values()), "")
+
+
+def each(text: dict[str, str], langs: Sequence[str]) -> list[str]:
+    """``text`` in every language of ``langs`` it has, without repeats."""
+    return list(dict.fromkeys(text[x] for x in langs if text.get(x)))
+
+
+def num(x: float) -> str:
+    """A score as people write it: ``8``, ``2.5``."""
+    return f"{x:g}"
+
+
+def title_of(t: CaseOutcome, langs: Sequence[str]) -> str:
+    """The test's title plus its parameters (``[768-12]``), or its id."""
+    title = pick(t.title, langs) or t.id
+    if t.title and t.id.endswith("]") and "[" in t.id:
+        title += " [" + t.id.rsplit("[", 1)[1]
+    return title
+
+
+def verdict(report: GradeReport, langs: Sequence[str]) -> str:
+    return label("passed" if report.passed else "below", langs)
+
+
+def languages_of(report: GradeReport, options: Any) -> list[str]:
+    configured = getattr(options, "languages", None) if options is not None else None
+    return list(configured or report.languages or ["en"])

@@ -1,0 +1,137 @@
+"""The one redaction step that runs before every writer.
+
+Writers never decide what a student may see: :func:`redact` does, once, from the rubric's
+``report`` options, and hands every writer the same already-trimmed report. So no format can
+show what the configuration hides, and a new format cannot forget to hide it.
+
+================  ===========================================================================
+hidden_tests      what the *student* audience keeps of a test whose visibility is not
+                  ``visible`` (``hidden``, ``after_due_date``, ``after_published``)
+================  ===========================================================================
+none              one summary entry per part ("hidden tests": score and max score only)
+pass-fail         each test's id, title and status; no feedback, values, file or line
+full              the test as it is
+================  ===========================================================================
+
+The ``instructor`` audience keeps every test. Both audiences get scores rounded to
+``rounding`` places and text limited to the rubric's languages.
+
+Example::
+
+    shown = redact(report, rubric.report, "student")
+    yaml_json.render_yaml(shown, rubric.report)
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from grader.report.model import CaseOutcome, GradeReport, Status
+
+AUDIENCES = ("student", "instructor")
+
+_HIDDEN_TITLE = {"en": "Hidden tests ({n})", "ja": "非公開テスト（{n} 件）"}
+_HIDDEN_NOTE = {
+    "en": "The details of these tests are not shown.",
+    "ja": "これらのテストの詳細は表示されません。",
+}
+
+
+def _opt(options: Any, name: str, default: Any) -> Any:
+    value = getattr(options, name, default) if options is not None else default
+    return getattr(value, "value", value)  # enums -> their YAML word
+
+
+def _langs(text: dict[str, str], languages: Sequence[str]) -> dict[str, str]:
+    kept = {k: v for k, v in text.items() if k in languages}
+    return kept or dict(text)  # a text in no configured language is better than none
+
+
+def _summary(part: str, tests: list[CaseOutcome], rounding: int) -> CaseOutcome:
+    """One entry standing for ``tests`` (all of one part): their total, nothing else."""
+    n = len(tests)
+    bad = [t for t in tests if t.status != Status.PASSED]
+    status = Status.PASSED if not bad else (
+        Status.FAILED if any(t.status == Status.FAILED for t in bad) else bad[0].status
+    )
+    # The most restrictive visibility wins, so Gradescope never shows the summary earlier
+    # than it would have shown the tests themselves.
+    order = ["visible", "after_published", "after_due_date", "hidden"]
+    visibility = max((t.visibility for t in tests), key=lambda v: order.index(v) if v in order else 3)
+    return CaseOutcome(
+        id=f"{tests[0].suite}/{part}",
+        part=part,
+        status=status,
+        max_score=round(sum(t.max_score for t in tests), rounding),
+        score=round(sum(t.score for t in tests), rounding),
+        visibility=visibility,
+        suite=tests[0].suite,
+        title={k: v.format(n=n) for k, v in _HIDDEN_TITLE.items()},
+        feedback=dict(_HIDDEN_NOTE) if bad else {},
+        duration_s=sum(t.duration_s for t in tests),
+    )
+
+
+def redact(report: GradeReport, options: Any = None, audience: str = "student") -> GradeReport:
+    """Return a copy of ``report`` holding only what ``audience`` may see.
+
+    Args:
+        report: the full report from the runner; it is not changed.
+        options: the rubric's :class:`grader.rubric.ReportOptions` (defaults when None).
+        audience: ``"student"`` (hidden tests trimmed per ``hidden_tests``) or
+            ``"instructor"`` (everything).
+
+    Returns:
+        A new report; totals and part scores are unchanged apart from rounding.
+
+    Raises:
+        ValueError: an unknown audience.
+    """
+    if audience not in AUDIENCES:
+        raise ValueError(f"unknown audience {audience!r}; use one of {', '.join(AUDIENCES)}")
+    detail = str(_opt(options, "hidden_tests", "full"))
+    rounding = int(_opt(options, "rounding", 2))
+    languages = tuple(_opt(options, "languages", ("ja", "en")))
+    out = copy.deepcopy(report)
+
+    tests: list[CaseOutcome] = []
+    held: dict[str, list[CaseOutcome]] = {}
+    trimmed = False
+    for t in out.tests:
+        t.score = round(t.score, rounding)
+        t.max_score = round(t.max_score, rounding)
+        t.title = _langs(t.title, languages)
+        t.feedback = _langs(t.feedback, languages)
+        concealed = audience == "student" and t.visibility != "visible" and detail != "full"
+        if not concealed:
+            tests.append(t)
+            continue
+        trimmed = True
+        if detail == "pass-fail":
+            t.feedback = {}
+            t.expected = t.actual = t.file = t.function = None
+            t.line = None
+            tests.append(t)
+        else:  # none: keep only the points, one entry per part, where the first one stood
+            if t.part not in held:
+                held[t.part] = []
+                tests.append(CaseOutcome(id=f"\0{t.part}", part=t.part, status=t.status, max_score=0))
+            held[t.part].append(t)
+    out.tests = [
+        _summary(t.part, held[t.part], rounding) if t.id == f"\0{t.part}" else t for t in tests
+    ]
+    if trimmed:
+        # What the student's code printed while hidden tests ran could echo their inputs.
+        out.output = ""
+    for p in out.parts:
+        p.score = round(p.score, rounding)
+        p.max_score = round(p.max_score, rounding)
+        p.title = _langs(p.title, languages)
+    for m in out.mistakes:
+        m.message = _langs(m.message, languages)
+    out.score = round(out.score, rounding)
+    out.max_score = round(out.max_score, rounding)
+    out.languages = [lang for lang in out.languages if lang in languages] or list(languages)
+    return out
