@@ -1,0 +1,80 @@
+"""The HTML report in a real browser, and all six formats from one grading run."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from grader.report import render
+
+from test_report_writers import FORMATS, assert_formats_agree, make_report
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _headless(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")
+def test_html_renders_in_chromium_with_plots_and_no_console_errors(tmp_path: Path) -> None:
+    """The page paints something that is not blank, and the browser logs no page errors."""
+    import numpy as np
+    from matplotlib import image
+
+    browser = _chromium()
+    assert browser is not None
+    page = tmp_path / "report.html"
+    page.write_text(render(make_report(), "html", lang="ja"), encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    run = _headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1200,2400",
+                    page.as_uri())
+    assert shot.exists(), run.stderr[-2000:]
+    pixels = np.asarray(image.imread(str(shot)))
+    assert pixels.ndim == 3 and pixels.shape[0] > 100
+    assert float(pixels[..., :3].std()) > 0.02  # a blank page has (almost) no variance
+    # The plots are where the colour is: the orange of "yours" appears somewhere.
+    orange = (np.abs(pixels[..., 0] - 0xD9 / 255) < 0.06) & (np.abs(pixels[..., 1] - 0x48 / 255) < 0.06)
+    assert orange.sum() > 200
+    log = run.stderr
+    assert "Uncaught" not in log
+    assert not [line for line in log.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
+
+    dom = _headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri())
+    assert 'id="plot-softmax"' in dom.stdout and 'id="plot-variance"' in dom.stdout
+
+
+@pytest.mark.slow
+def test_one_grading_run_gives_six_agreeing_formats(tmp_path: Path) -> None:
+    """grade() once (with plots) and every format reads back the same scores."""
+    from grader.rubric import load_rubric
+    from grader.runner import grade
+    from grader.submission import load_submission
+
+    rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
+    sub = load_submission(ROOT / "examples" / "submissions" / "sqrt-d-model")
+    [report] = grade(rubric, [sub], seed=1, want_plots=True)
+    assert report.tests and report.max_score > 0
+    plots = report.plots
+    assert len(plots["softmax"]["student_unscaled"]) == len(plots["softmax"]["scores"])
+    assert plots["variance"]["student"][-1] > 100  # the unscaled variance grows with d_k
+    texts = assert_formats_agree(report, rubric)
+    assert set(texts) == set(FORMATS)
+    assert texts["html"].count("data:image/png;base64,") == 2
