@@ -1,27 +1,959 @@
-"""Outcomes + probe values → recognised mistakes (see the assignment contract's ids)."""
+"""Outcomes + probe values → recognised mistakes (the ids of the assignment contract).
+
+Recognition is by behaviour only. After a submission's tests, :func:`diagnose` calls the
+student's functions again through the same sandboxed session (``session.call``) on probe
+inputs chosen so that every known mistake gives a different answer, and compares what came
+back with the reference (or, without it, with torch computed here) and with the known-wrong
+variants. Where a quantity explains more than a match, it is inferred: the divisor actually
+applied to the scores, the axis a softmax normalised over, the temperature it used, the ratio
+of a reported variance to d_k, whether the output moves with the seed and with the input.
+So ``/ 27.71``, ``/ math.sqrt(q.size(-1))`` before the head split, ``* d_model ** -0.5`` and a
+numpy version are all the same ``sqrt-d-model``.
+
+Cost: only the parts whose tests failed are probed (a part that passed is named nothing, and
+a correct submission costs no call at all). Within a failing part each function gets a short
+screen (1–3 calls); only a function that fails it gets the deeper probes. A student exception
+in a probe is a finding about that function; a timeout or crash stops probing that part only.
+
+What each id means to the student, and its message templates, live in
+``grader/mistakes.yaml`` (see :mod:`grader.catalogue`).
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
-from grader.report.model import Mistake
+import numpy as np
+import torch
+
+from grader.catalogue import catalogue
+from grader.errors import SandboxError
+from grader.report.model import Mistake, Status
+from grader.testing import StudentRaised, describe_call
+
+__all__ = ["PART_FUNCTIONS", "Finding", "diagnose", "probe_part"]
+
+#: The functions of each code part, in the order they are probed and reported.
+PART_FUNCTIONS: dict[str, tuple[str, ...]] = {
+    "scaling": ("head_dim", "scaling_factor", "scale_scores", "attention_scores",
+                "multihead_attention_scores"),
+    "softmax": ("softmax", "softmax_with_temperature", "compare_saturation", "softmax_jacobian",
+                "attention"),
+    "variance": ("dot_product_variance", "scaled_dot_product_variance", "variance_table"),
+}
+UNRECOGNISED = "unrecognised"
+#: The chapter's model, assumed when a function sees only d_k = 64 (GPT-2 small).
+GPT2_D_MODEL, GPT2_HEADS = 768, 12
+_FILES = {"scaling": "scaling.py", "softmax": "softmax.py", "variance": "variance.py",
+          "quiz": "answers.yaml"}
+_SEEDS = (1234, 4321)  # probe seeds for the variance functions
+_N = 1000  # samples per variance probe: ~5 % relative error at d_k = 16, ample to tell forms apart
 
 
-def diagnose(run: Any, session: Any, reference: Any, rubric: Any) -> list[Mistake]:
-    """Name the known mistakes this submission shows. Minimal: untouched stubs."""
+@dataclass
+class Finding:
+    """One function's behaviour matched ``id`` (or nothing known: ``unrecognised``)."""
+
+    id: str
+    function: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def diagnose(run: Any, session: Any, reference: Any, rubric: Any, *,
+             parts: Iterable[str] | None = None) -> list[Mistake]:
+    """Name the known mistakes this submission shows, with its own numbers as evidence.
+
+    Args:
+        run: the plugin's ``SubmissionRun`` (``outcomes``, ``answers``, ``errors``).
+        session: the submission's open ``SubmissionSession`` (or anything with ``call``).
+        reference: the reference namespace, or None (``grader check``): the expected values
+            are then computed here with torch.
+        rubric: for ``mistake_options(id).partial_credit`` (None: no partial credit).
+        parts: the parts to probe; by default those with a failed or errored test and no
+            timeout (a hanging function would cost the per-call limit again).
+
+    Returns:
+        One :class:`Mistake` per (id, part), in part order; ``unrecognised`` entries say
+        plainly that a failure matches no known mistake.
+    """
+    outcomes = list(getattr(run, "outcomes", []) or [])
+    failing = _failing_parts(outcomes)
+    wanted = list(parts) if parts is not None else [p for p in PART_FUNCTIONS if p in failing]
     mistakes: list[Mistake] = []
-    stub_parts = sorted({
-        t.part for t in run.outcomes
-        if t.feedback.get("en", "").startswith("Not implemented yet")
-    })
-    for part in stub_parts:
-        mistakes.append(Mistake(
-            id="not-implemented",
-            part=part,
-            message={
-                "en": f"{part}.py still raises NotImplementedError: the stub has not been filled in.",
-                "ja": f"{part}.py はまだ NotImplementedError を送出しています。スタブを実装してください。",
-            },
-            evidence={"part": part},
-        ))
+    threads = torch.get_num_threads()
+    # The expected values are tiny tensors: on a busy machine, torch's thread pool makes each
+    # small matmul cost milliseconds instead of microseconds.
+    torch.set_num_threads(1)
+    try:
+        for part in wanted:
+            if part not in PART_FUNCTIONS:
+                continue
+            if parts is None and any(t.part == part and t.status == Status.TIMEOUT for t in outcomes):
+                continue
+            findings = probe_part(session, part, reference, errors=getattr(run, "errors", None))
+            mistakes += _merge(part, findings, _filename(session, part), rubric,
+                               failed=failing.get(part, False))
+    finally:
+        torch.set_num_threads(threads)
+    if "quiz" in failing:
+        quiz = _quiz_findings(getattr(run, "answers", None) or {})
+        mistakes += _merge("quiz", quiz, "answers.yaml", rubric, failed=False)
     return mistakes
+
+
+def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
+    """part -> True when it has a *failed* test (an error alone is explained elsewhere)."""
+    out: dict[str, bool] = {}
+    for t in outcomes:
+        if t.status in (Status.FAILED, Status.ERROR):
+            out[t.part] = out.get(t.part, False) or t.status == Status.FAILED
+    return out
+
+
+def _filename(session: Any, part: str) -> str:
+    try:
+        module = session.module_for(part)
+        if module and session.kind == "notebook":
+            return str(module["filename"])
+    except Exception:  # noqa: BLE001 - a fake session without module_for
+        pass
+    return _FILES.get(part, part)
+
+
+def probe_part(session: Any, part: str, reference: Any, *, errors: list[str] | None = None) -> list[Finding]:
+    """Probe every function of ``part``; one or more findings per function that is wrong."""
+    probe = _Probe(session, part, reference)
+    findings: list[Finding] = []
+    for func in PART_FUNCTIONS[part]:
+        try:
+            findings += _RECOGNISERS[func](probe)
+        except _NotImplemented:
+            findings.append(Finding("not-implemented", func))
+        except _Raised as exc:
+            findings.append(Finding(UNRECOGNISED, func, {"raised": exc.type_name}))
+        except _Unavailable:
+            continue  # missing function or file that did not load: the report says so already
+        except _Stop:
+            break
+        except Exception as exc:  # noqa: BLE001 - our own fault must not cost the other functions
+            if errors is not None:
+                errors.append(f"diagnosis of {func}() failed: {type(exc).__name__}: {exc}")
+    return findings
+
+
+def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed: bool) -> list[Mistake]:
+    """One Mistake per id: the first function's evidence, the others listed."""
+    if not findings and failed:
+        findings = [Finding(UNRECOGNISED, "", {})]
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(f.id, []).append(f)
+    named = [mid for mid in groups if mid != UNRECOGNISED]
+    credit_id = named[0] if len(named) == 1 and UNRECOGNISED not in groups else None
+    entries = catalogue()
+    mistakes = []
+    for mid, group in groups.items():
+        funcs = list(dict.fromkeys(f.function for f in group if f.function))
+        evidence = dict(group[0].evidence)
+        evidence["functions"] = funcs
+        slots = {**evidence, "functions": ", ".join(funcs), "count": len(funcs), "file": file,
+                 "function": group[0].function or file}
+        if mid == UNRECOGNISED:
+            slots["variant"] = "functions" if funcs else "default"
+        message = entries[mid].render(slots)
+        others = funcs[1:]
+        if others and mid not in ("not-implemented", UNRECOGNISED):
+            message = {
+                "en": f"{message['en']} The same mistake shows in {', '.join(others)}.",
+                "ja": f"{message['ja']}{'、'.join(others)} にも同じ誤りがあります。",
+            }
+        credit = 0.0
+        if mid == credit_id and rubric is not None:
+            credit = float(rubric.mistake_options(mid).partial_credit or 0.0)
+        mistakes.append(Mistake(id=mid, part=part, message=message, evidence=_plain(evidence),
+                                function=", ".join(funcs) or None, file=file, partial_credit=credit))
+    return mistakes
+
+
+# --------------------------------------------------------------------------- calling
+
+
+class _Stop(Exception):
+    """The session timed out or crashed: stop probing this part."""
+
+
+class _Unavailable(Exception):
+    """No such function, or its file did not load."""
+
+
+class _NotImplemented(Exception):
+    """The function still raises NotImplementedError."""
+
+
+class _Raised(Exception):
+    def __init__(self, type_name: str, message: str) -> None:
+        super().__init__(f"{type_name}: {message}")
+        self.type_name = type_name
+        self.message = message
+
+
+class _Probe:
+    """Calls into the student's part, and computes expected values on the trusted side."""
+
+    def __init__(self, session: Any, part: str, reference: Any) -> None:
+        self.session = session
+        self.part = part
+        self.reference = reference
+        self.calls = 0
+
+    def __call__(self, func: str, *args: Any, **kwargs: Any) -> Any:
+        from grader.sandbox.worker import StudentTimeout, StudentUnavailable
+
+        self.calls += 1
+        try:
+            return self.session.call(self.part, func, list(args), dict(kwargs))
+        except StudentRaised as exc:
+            if exc.type_name == "NotImplementedError" or "NotImplementedError" in exc.bases:
+                raise _NotImplemented from None
+            raise _Raised(exc.type_name, exc.message) from None
+        except StudentUnavailable:
+            raise _Unavailable from None
+        except (StudentTimeout, SandboxError):
+            raise _Stop from None
+
+    def expect(self, part: str, func: str, *args: Any) -> Any:
+        """The right answer: the reference's when it is loaded, else torch's, as plain data."""
+        module = getattr(self.reference, part, None) if self.reference is not None else None
+        if module is not None and hasattr(module, func):
+            return _plain(getattr(module, func)(*args))
+        return _plain(_ORACLE[func](*args))
+
+
+# --------------------------------------------------------------------------- plain values
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().double().numpy()
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _arr(value: Any) -> np.ndarray | None:
+    """A student's value as a float64 array, or None when it is not numeric."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return np.array(float(value))
+    try:
+        out = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return out
+
+
+def _num(value: Any) -> float | None:
+    a = _arr(value)
+    if a is None or a.size != 1:
+        return None
+    return float(a.reshape(()))
+
+
+def _close(got: Any, want: Any, rtol: float = 1e-4, atol: float = 1e-6) -> bool:
+    g, w = _arr(got), _arr(want)
+    if g is None or w is None or g.shape != w.shape:
+        return False
+    return bool(np.all(np.isfinite(g)) and np.allclose(g, w, rtol=rtol, atol=atol))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Exactly the same value (the test for a hardcoded answer)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    x, y = _arr(a), _arr(b)
+    if x is None or y is None:
+        return bool(a == b) if type(a) is type(b) and isinstance(a, (str, list)) else False
+    return x.shape == y.shape and bool(np.array_equal(x, y, equal_nan=True))
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_show(v)}" for k, v in list(value.items())[:4]) + "}"
+    a = _arr(value)
+    if a is None:
+        return type(value).__name__
+    if a.ndim == 0:
+        return f"{float(a):.6g}"
+    flat = ", ".join(f"{x:.4g}" for x in a.reshape(-1)[:4])
+    return f"[{flat}{', ...' if a.size > 4 else ''}] (shape {list(a.shape)})"
+
+
+# --------------------------------------------------------------------------- inference
+
+
+def _ratio(raw: np.ndarray, out: Any) -> float | None:
+    """The constant c with raw ≈ c · out, or None when no single constant explains out."""
+    o = _arr(out)
+    if o is None or o.shape != raw.shape or not np.all(np.isfinite(o)):
+        return None
+    big = np.abs(raw) > 1e-2 * np.abs(raw).max()
+    big &= np.abs(o) > 1e-12
+    if big.sum() < 2:
+        return None
+    ratios = raw[big] / o[big]
+    r = float(np.median(ratios))
+    if r == 0 or not math.isfinite(r):
+        return None
+    within = np.abs(ratios / r - 1.0) < 2e-3
+    return r if within.mean() >= 0.9 else None
+
+
+def _divisor_finding(func: str, call: str, r: float, d_k: int, *, d_model: int | None = None,
+                     n_heads: int | None = None, rel: float = 2e-3) -> Finding | None:
+    """Classify the divisor ``r`` actually applied; None when it is √d_k."""
+    expected = math.sqrt(d_k)
+    if d_model is None and d_k == GPT2_D_MODEL // GPT2_HEADS:
+        d_model, n_heads = GPT2_D_MODEL, GPT2_HEADS  # a bare d_k = 64 is the chapter's model
+    ev: dict[str, Any] = {"call": call, "divisor": round(r, 4), "expected_divisor": round(expected, 4),
+                          "d_k": d_k}
+    if d_model is not None:
+        ev.update(d_model=d_model, n_heads=n_heads)
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) <= rel * abs(b)
+
+    if near(r, expected):
+        return None
+    if d_model is not None and d_model != d_k and near(r, math.sqrt(d_model)):
+        return Finding("sqrt-d-model", func, ev)
+    for target, mid in ((float(d_k), "divide-by-d-k"), (1.0, "no-scaling"),
+                        (1.0 / expected, "multiply-by-sqrt-d-k")):
+        if near(r, target):
+            return Finding(mid, func, ev)
+    ev["divisor_squared"] = round(r * r, 4)
+    return Finding("wrong-divisor", func, ev)
+
+
+def _pick(findings: list[Finding | None]) -> list[Finding]:
+    """The first probe's finding wins (probes are ordered: the chapter's numbers first)."""
+    real = [f for f in findings if f is not None]
+    return real[:1]
+
+
+def _hardcoded(func: str, call_a: str, out_a: Any, call_b: str, out_b: Any) -> Finding | None:
+    if _same(out_a, out_b):
+        return Finding("hardcoded-output", func, {"call": call_a, "other_call": call_b,
+                                                  "value": _show(out_a)})
+    return None
+
+
+def _unrecognised(func: str, **evidence: Any) -> list[Finding]:
+    return [Finding(UNRECOGNISED, func, evidence)]
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _randn(seed: int, *shape: int, scale: float = 1.0) -> torch.Tensor:
+    return torch.randn(*shape, generator=_gen(seed)) * scale
+
+
+# --------------------------------------------------------------------------- oracle
+
+
+def _softmax64(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    return torch.softmax(x.double(), dim=dim)
+
+
+def _split(x: torch.Tensor, n_heads: int, layout: str = "gpt2") -> torch.Tensor:
+    b, s, d = x.shape
+    d_k = d // n_heads
+    if layout == "gpt2":
+        return x.reshape(b, s, n_heads, d_k).transpose(1, 2)
+    if layout == "no-transpose":
+        return x.reshape(b, n_heads, s, d_k)
+    return x.reshape(b, s, d_k, n_heads).permute(0, 3, 1, 2)  # "strided"
+
+
+def _mh_raw(q: torch.Tensor, k: torch.Tensor, n_heads: int, layout: str = "gpt2") -> np.ndarray:
+    qh, kh = _split(q.double(), n_heads, layout), _split(k.double(), n_heads, layout)
+    return (qh @ kh.transpose(-2, -1)).numpy()
+
+
+_ORACLE: dict[str, Callable[..., Any]] = {
+    "head_dim": lambda d_model, n_heads: d_model // n_heads,
+    "scaling_factor": lambda d_model, n_heads: math.sqrt(d_model // n_heads),
+    "scale_scores": lambda x, d_k: x.double() / math.sqrt(d_k),
+    "attention_scores": lambda q, k: q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1]),
+    "multihead_attention_scores": lambda q, k, h: torch.from_numpy(_mh_raw(q, k, h)) / math.sqrt(q.shape[-1] // h),
+    "softmax": _softmax64,
+    "softmax_with_temperature": lambda x, t, dim=-1: _softmax64(x.double() / t, dim),
+    "compare_saturation": lambda s, d_k: {"unscaled": float(_softmax64(s).max()),
+                                          "scaled": float(_softmax64(s.double() / math.sqrt(d_k)).max())},
+    "softmax_jacobian": lambda p: torch.diag(p.double()) - torch.outer(p.double(), p.double()),
+    "attention": lambda q, k, v: _softmax64(q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])) @ v.double(),
+}
+
+
+# --------------------------------------------------------------------------- scaling.py
+
+
+def _head_dim(p: _Probe) -> list[Finding]:
+    cases = [(768, 12), (4096, 32), (60, 5)]
+    outs = [p("head_dim", *c) for c in cases]
+    ok = [_num(o) is not None and _num(o) == p.expect("scaling", "head_dim", *c) for o, c in zip(outs, cases)]
+    if not all(ok):
+        if _same(outs[0], outs[1]) and _same(outs[1], outs[2]):
+            return [Finding("hardcoded-output", "head_dim", {
+                "call": describe_call("head_dim", *cases[1]), "other_call": describe_call("head_dim", *cases[2]),
+                "value": _show(outs[0])})]
+        bad = ok.index(False)
+        return _unrecognised("head_dim", call=describe_call("head_dim", *cases[bad]), returned=_show(outs[bad]))
+    bad_inputs = [
+        ((768, 10), "768 is not divisible by 10"),
+        ((768, 0), "n_heads must be a positive int"),
+        ((-768, 12), "d_model must be a positive int"),
+        ((768.0, 12), "768.0 is a float, not an int"),
+        ((768, True), "True is a bool, not an int"),
+    ]
+    for args, reason in bad_inputs:
+        call = describe_call("head_dim", *args)
+        try:
+            got = p("head_dim", *args)
+        except _Raised as exc:
+            if exc.type_name == "ValueError":
+                continue
+            return [Finding("missing-value-error", "head_dim", {
+                "variant": "other-error", "call": call, "raised": exc.type_name, "reason": reason})]
+        return [Finding("missing-value-error", "head_dim", {
+            "variant": "returned", "call": call, "returned": _show(got), "reason": reason})]
+    return []
+
+
+def _scaling_factor(p: _Probe) -> list[Finding]:
+    cases = [(768, 12), (4096, 32), (1024, 4)]
+    outs = [p("scaling_factor", *c) for c in cases]
+    vals = [_num(o) for o in outs]
+    if all(v is not None and math.isclose(v, p.expect("scaling", "scaling_factor", *c), rel_tol=1e-6)
+           for v, c in zip(vals, cases)):
+        return []
+    if any(v is None or not math.isfinite(v) or v == 0 for v in vals):
+        return _unrecognised("scaling_factor", returned=_show(outs[0]))
+    found = []
+    for v, (d_model, n_heads) in zip(vals, cases):
+        assert v is not None
+        found.append(_divisor_finding("scaling_factor", describe_call("scaling_factor", d_model, n_heads),
+                                      v, d_model // n_heads, d_model=d_model, n_heads=n_heads, rel=1e-4))
+    ids = {f.id if f else None for f in found}
+    if len(ids) == 1 and None not in ids:
+        return _pick(found)
+    hard = _hardcoded("scaling_factor", describe_call("scaling_factor", *cases[1]), outs[1],
+                      describe_call("scaling_factor", *cases[2]), outs[2])
+    return [hard] if hard else _pick(found)
+
+
+_SCORES = torch.tensor([[40.0, -24.0, 10.0, 8.0, 6.0], [-3.5, 17.0, -50.0, 2.5, 12.0]])
+
+
+def _scores_probe(p: _Probe, func: str, probes: list[tuple[tuple[Any, ...], np.ndarray, int, str]],
+                  other: tuple[Any, ...]) -> list[Finding]:
+    """Shared by scale_scores / attention_scores: args, raw scores, d_k, call."""
+    outs = [p(func, *args) for args, _, _, _ in probes]
+    wants = [p.expect("scaling", func, *args) for args, _, _, _ in probes]
+    if all(_close(o, w, rtol=1e-4, atol=1e-5) for o, w in zip(outs, wants)):
+        return []
+    found: list[Finding | None] = []
+    for out, (_, raw, d_k, call) in zip(outs, probes):
+        r = _ratio(raw, out)
+        if r is None:
+            args_b = other
+            out_b = p(func, *args_b)
+            hard = _hardcoded(func, probes[-1][3], outs[-1], describe_call(func, *args_b), out_b)
+            return [hard] if hard else _unrecognised(func, call=call, returned=_show(out))
+        found.append(_divisor_finding(func, call, r, d_k))
+    return _pick(found) or _unrecognised(func, call=probes[0][3])
+
+
+def _scale_scores(p: _Probe) -> list[Finding]:
+    x = _SCORES
+    probes = [((x, d_k), x.double().numpy(), d_k, describe_call("scale_scores", x, d_k=d_k)) for d_k in (64, 16)]
+    return _scores_probe(p, "scale_scores", probes, (x * 0.5 + 1.0, 16))
+
+
+def _attention_scores(p: _Probe) -> list[Finding]:
+    probes = []
+    for seed, (lead, n_q, n_k, d_k) in enumerate([((2,), 3, 4, 64), ((), 3, 5, 16)]):
+        q, k = _randn(10 + seed, *lead, n_q, d_k), _randn(20 + seed, *lead, n_k, d_k)
+        raw = (q.double() @ k.double().transpose(-2, -1)).numpy()
+        probes.append(((q, k), raw, d_k, describe_call("attention_scores", q, k)))
+    q2, k2 = _randn(30, 3, 16), _randn(31, 5, 16)
+    return _scores_probe(p, "attention_scores", probes, (q2, k2))
+
+
+def _multihead(p: _Probe) -> list[Finding]:
+    func = "multihead_attention_scores"
+    configs = [(1, 3, 768, 12), (2, 4, 96, 6)]  # the chapter's model; then √d_k = 4, √d_model = 9.8
+    outs, inputs = [], []
+    for i, (b, s, d, h) in enumerate(configs):
+        q, k = _randn(40 + i, b, s, d), _randn(50 + i, b, s, d)
+        inputs.append((q, k, h))
+        outs.append(p(func, q, k, h))
+    if all(_close(o, p.expect("scaling", func, *a), rtol=1e-4, atol=1e-5) for o, a in zip(outs, inputs)):
+        return []
+    found: list[Finding] = []
+    for out, (q, k, h), (b, s, d, _) in zip(outs, inputs, configs):
+        d_k = d // h
+        call = describe_call(func, q, k, n_heads=h)
+        r = _ratio(_mh_raw(q, k, h), out)
+        if r is not None:
+            f = _divisor_finding(func, call, r, d_k, d_model=d, n_heads=h)
+            if f is not None:
+                found.append(f)
+                break
+            continue
+        for layout, shown in (("no-transpose", "x.view(batch, n_heads, seq, d_k) without a transpose"),
+                              ("strided", "x.view(batch, seq, d_k, n_heads) moved to (batch, n_heads, seq, d_k)")):
+            r = _ratio(_mh_raw(q, k, h, layout), out)
+            if r is not None:
+                found.append(Finding("head-split-order", func, {"call": call, "layout": shown, "n_heads": h,
+                                                                "d_k": d_k, "d_model": d}))
+                extra = _divisor_finding(func, call, r, d_k, d_model=d, n_heads=h)
+                if extra is not None:
+                    found.append(extra)
+                return found
+        q2 = q * 0.5 + 0.25
+        hard = _hardcoded(func, call, out, describe_call(func, q2, k, n_heads=h), p(func, q2, k, h))
+        return [hard] if hard else _unrecognised(func, call=call, returned=_show(out))
+    return found or _unrecognised(func)
+
+
+# --------------------------------------------------------------------------- softmax.py
+
+
+_X = torch.tensor([[1.0, -0.5, 2.0, 0.3, -1.2], [0.7, 1.9, -2.1, 0.0, 0.4], [-0.3, 0.2, 1.1, -1.7, 2.4]])
+_BIG = torch.tensor([[1e4], [-1e4]]) + torch.tensor([[0.0, -1.5, 2.0, 0.5], [1.0, -2.0, 0.0, 3.0]])
+
+
+def _distribution_findings(func: str, call: str, out: Any, x: torch.Tensor, dim: int,
+                           transform: Callable[[torch.Tensor], torch.Tensor]) -> Finding | None:
+    """wrong-dim / not-normalised for a softmax-like result ``out`` of ``transform(x)``."""
+    o = _arr(out)
+    if o is None or o.shape != tuple(x.shape):
+        return None
+    z = transform(x.double())
+    axis = dim % x.dim()
+    for other in range(x.dim()):
+        if other != axis and _close(o, _softmax64(z, other).numpy()):
+            return Finding("softmax-wrong-dim", func, {"call": call, "dim": dim, "normalised_axis": other,
+                                                       "shape": list(x.shape)})
+    whole = torch.softmax(z.reshape(-1), 0).reshape(z.shape).numpy()
+    if _close(o, whole, atol=1e-8):
+        return Finding("softmax-wrong-dim", func, {"call": call, "dim": dim, "normalised_axis": "all",
+                                                   "shape": list(x.shape)})
+    sums = o.sum(axis=axis, keepdims=True)
+    if np.all(np.isfinite(o)) and np.all(sums > 0) and not np.allclose(sums, 1.0, atol=1e-3):
+        if _close(o / sums, _softmax64(z, axis).numpy()):
+            shown = ", ".join(f"{s:.4g}" for s in sums.reshape(-1)[:3]) + (", ..." if sums.size > 3 else "")
+            return Finding("softmax-not-normalized", func, {"call": call, "sums": shown})
+    return None
+
+
+def _overflow(func: str, call: str, out: Any) -> Finding | None:
+    o = _arr(out)
+    if o is None:
+        return None
+    bad = int((~np.isfinite(o)).sum())
+    if bad:
+        return Finding("softmax-overflow", func, {"call": call, "magnitude": 1e4, "nonfinite": bad,
+                                                  "total": int(o.size)})
+    return None
+
+
+def _softmax(p: _Probe) -> list[Finding]:
+    func = "softmax"
+    outs = {dim: p(func, _X, dim=dim) for dim in (-1, 0)}
+    bad = [d for d in (-1, 0) if not _close(outs[d], p.expect("softmax", func, _X, d))]
+    if not bad:
+        big = p(func, _BIG, dim=-1)
+        if _close(big, p.expect("softmax", func, _BIG, -1), rtol=2e-3):
+            x3 = _randn(60, 2, 3, 4)
+            out3 = p(func, x3, dim=1)
+            if _close(out3, p.expect("softmax", func, x3, 1)):
+                return []
+            f = _distribution_findings(func, describe_call(func, x3, dim=1), out3, x3, 1, lambda z: z)
+            return [f] if f else _unrecognised(func, call=describe_call(func, x3, dim=1))
+        f = _overflow(func, describe_call(func, _BIG, dim=-1), big)
+        return [f] if f else _unrecognised(func, call=describe_call(func, _BIG, dim=-1), returned=_show(big))
+    for d in bad:
+        f = _distribution_findings(func, describe_call(func, _X, dim=d), outs[d], _X, d, lambda z: z)
+        if f:
+            return [f]
+    x2 = _X.flip(0) * 0.5
+    hard = _hardcoded(func, describe_call(func, _X, dim=-1), outs[-1], describe_call(func, x2, dim=-1),
+                      p(func, x2, dim=-1))
+    return [hard] if hard else _unrecognised(func, call=describe_call(func, _X, dim=bad[0]))
+
+
+def _temperature(p: _Probe) -> list[Finding]:
+    func = "softmax_with_temperature"
+    cases = [(2.0, -1), (0.5, 0)]
+    outs = [p(func, _X, t, dim=d) for t, d in cases]
+    wants = [p.expect("softmax", func, _X, t, d) for t, d in cases]
+    if all(_close(o, w) for o, w in zip(outs, wants)):
+        big = p(func, _BIG, 1.0, dim=-1)
+        if not _close(big, p.expect("softmax", func, _BIG, 1.0, -1), rtol=2e-3):
+            f = _overflow(func, describe_call(func, _BIG, 1.0, dim=-1), big)
+            return [f] if f else _unrecognised(func, call=describe_call(func, _BIG, 1.0, dim=-1))
+        for t in (0.0, -1.0):
+            call = describe_call(func, _X, t)
+            reason = f"the temperature must be > 0 (got {t:g})"
+            try:
+                got = p(func, _X, t)
+            except _Raised as exc:
+                if exc.type_name == "ValueError":
+                    continue
+                return [Finding("missing-value-error", func, {"variant": "other-error", "call": call,
+                                                              "raised": exc.type_name, "reason": reason})]
+            return [Finding("missing-value-error", func, {"variant": "returned", "call": call,
+                                                          "returned": _show(got), "reason": reason})]
+        return []
+    if all(_close(o, _softmax64(_X * t, d).numpy()) for o, (t, d) in zip(outs, cases)):
+        return [Finding("temperature-multiplied", func, {"call": describe_call(func, _X, 2.0), "temperature": 2.0,
+                                                         "effective_temperature": 0.5})]
+    for out, (t, d) in zip(outs, cases):
+        f = _distribution_findings(func, describe_call(func, _X, t, dim=d), out, _X, d, lambda z, t=t: z / t)
+        if f:
+            return [f]
+    x2 = _X.flip(0) * 0.5
+    hard = _hardcoded(func, describe_call(func, _X, 2.0), outs[0], describe_call(func, x2, 2.0),
+                      p(func, x2, 2.0, dim=-1))
+    return [hard] if hard else _unrecognised(func, call=describe_call(func, _X, 2.0), returned=_show(outs[0]))
+
+
+def _max_prob_divisor(scores: np.ndarray, m: float) -> float | None:
+    """The divisor s > 0 with max softmax(scores / s) = m (bisection; None if impossible)."""
+    n = scores.size
+    if not (1.0 / n + 1e-9 < m < 1.0 - 1e-12):
+        return None
+
+    def f(log_s: float) -> float:
+        z = scores / math.exp(log_s)
+        e = np.exp(z - z.max())
+        return float(e.max() / e.sum())
+
+    lo, hi = -12.0, 12.0
+    if not (f(lo) >= m >= f(hi)):
+        return None
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if f(mid) > m:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp((lo + hi) / 2)
+
+
+def _compare_saturation(p: _Probe) -> list[Finding]:
+    func = "compare_saturation"
+    cases = [(torch.tensor([12.0, 9.0, 6.0, 3.0]), 64), (torch.tensor([2.0, 7.0, 4.0, -1.0, 5.0]), 16)]
+    outs = [p(func, s, d) for s, d in cases]
+    wants = [p.expect("softmax", func, s, d) for s, d in cases]
+
+    def pair(out: Any) -> tuple[float | None, float | None]:
+        if not isinstance(out, dict):
+            return None, None
+        return _num(out.get("unscaled")), _num(out.get("scaled"))
+
+    got = [pair(o) for o in outs]
+    right = [g[0] is not None and g[1] is not None and math.isclose(g[0], w["unscaled"], rel_tol=1e-4)
+             and math.isclose(g[1], w["scaled"], rel_tol=1e-4) for g, w in zip(got, wants)]
+    calls = [describe_call(func, s, d_k=d) for s, d in cases]
+    if all(right):
+        big = torch.tensor([1000.0, 990.0, 980.0, 970.0])
+        out = p(func, big, 64)
+        u, s = pair(out)
+        if u is not None and s is not None and math.isfinite(u) and math.isfinite(s):
+            return []
+        if u is None and s is None:
+            return _unrecognised(func, returned=_show(out))
+        nonfinite = sum(1 for v in (u, s) if v is None or not math.isfinite(v))
+        return [Finding("softmax-overflow", func, {"call": describe_call(func, big, d_k=64), "magnitude": 1000.0,
+                                                   "nonfinite": nonfinite, "total": 2})]
+    hard = _hardcoded(func, calls[0], outs[0], calls[1], outs[1])
+    if hard:
+        return [hard]
+    for (u, s), (scores, d_k), call in zip(got, cases, calls):
+        if u is None or s is None:
+            return _unrecognised(func, call=call, returned=_show(outs[0]))
+        if u > 1.0 + 1e-6 or s > 1.0 + 1e-6 or (u == 1.0 and s == 1.0):
+            return [Finding("softmax-not-normalized", func, {"call": call, "sums": f"{u:.4g}, {s:.4g}"})]
+    found: list[Finding | None] = []
+    for (u, s), (scores, d_k), call, want in zip(got, cases, calls, wants):
+        assert u is not None and s is not None
+        if not math.isclose(u, want["unscaled"], rel_tol=1e-4):
+            return _unrecognised(func, call=call, returned=_show(outs[0]))
+        r = _max_prob_divisor(scores.double().numpy(), s)
+        if r is None:
+            return _unrecognised(func, call=call, returned=_show(outs[0]))
+        found.append(_divisor_finding(func, call, r, d_k, rel=5e-3))
+    return _pick(found) or _unrecognised(func, call=calls[0])
+
+
+def _jacobian(p: _Probe) -> list[Finding]:
+    func = "softmax_jacobian"
+    prob = torch.softmax(torch.tensor([1.0, 0.2, -0.5, 2.0]), 0)
+    out = p(func, prob)
+    want = p.expect("softmax", func, prob)
+    if _close(out, want):
+        return []
+    pd = prob.double()
+    diag, outer = torch.diag(pd), torch.outer(pd, pd)
+    forms = [
+        ("diag(p)", diag), ("p pᵀ − diag(p)", outer - diag), ("diag(p) + p pᵀ", diag + outer),
+        ("−p pᵀ", -outer), ("diag(p − p²)", torch.diag(pd - pd * pd)), ("p pᵀ", outer),
+    ]
+    o = _arr(out)
+    call = describe_call(func, prob)
+    for shown, value in forms:
+        if _close(out, value.numpy()):
+            assert o is not None
+            return [Finding("jacobian-wrong", func, {"call": call, "form": shown, "entry": round(float(o[0, 1]), 6),
+                                                     "expected_entry": round(float(want[0, 1]), 6),
+                                                     "row_sum": round(float(o[0].sum()), 6)})]
+    p2 = torch.softmax(torch.tensor([0.1, 1.5, -1.0, 0.4]), 0)
+    hard = _hardcoded(func, call, out, describe_call(func, p2), p(func, p2))
+    return [hard] if hard else _unrecognised(func, call=call, returned=_show(out))
+
+
+def _attention(p: _Probe) -> list[Finding]:
+    func = "attention"
+    probes = []
+    for i, (lead, n_q, n_k, d_k) in enumerate([((), 4, 5, 64), ((2,), 3, 5, 16)]):
+        q, k = _randn(70 + i, *lead, n_q, d_k, scale=0.3), _randn(80 + i, *lead, n_k, d_k, scale=0.3)
+        v = torch.eye(n_k).expand(*lead, n_k, n_k).contiguous()
+        probes.append((q, k, v, d_k))
+    outs = [p(func, q, k, v) for q, k, v, _ in probes]
+    if all(_close(o, p.expect("softmax", func, q, k, v), atol=1e-5) for o, (q, k, v, _) in zip(outs, probes)):
+        qb, kb = _randn(90, 3, 16, scale=40.0), _randn(91, 5, 16, scale=40.0)
+        vb = _randn(92, 5, 2)
+        big = p(func, qb, kb, vb)
+        if _close(big, p.expect("softmax", func, qb, kb, vb), rtol=2e-3, atol=1e-3):
+            return []
+        f = _overflow(func, describe_call(func, qb, kb, vb), big)
+        if f is not None:
+            f.evidence["magnitude"] = float(
+                (qb.double() @ kb.double().T / 4.0).abs().max().round())
+        return [f] if f else _unrecognised(func, call=describe_call(func, qb, kb, vb))
+    found: list[Finding | None] = []
+    for out, (q, k, v, d_k) in zip(outs, probes):
+        call = describe_call(func, q, k, v)
+        raw = q.double() @ k.double().transpose(-2, -1)
+        o = _arr(out)
+        if o is None or o.shape != tuple(raw.shape) or not np.all(np.isfinite(o)):
+            return _unrecognised(func, call=call, returned=_show(out))
+        sums = o.sum(axis=-1)
+        if not np.allclose(sums, 1.0, atol=1e-4):
+            f = _distribution_findings(func, call, out, raw, -1, lambda z, d_k=d_k: z / math.sqrt(d_k))
+            if f is None:
+                return _unrecognised(func, call=call, returned=_show(out))
+            if f.id == "softmax-wrong-dim":
+                f.evidence.update(dim=-1, normalised_axis=-2)
+                f.evidence["call"] = call
+            return [f]
+        logs = np.log(np.clip(o, 1e-300, None))
+        dl = logs - logs[..., :1]
+        ds = (raw.numpy() - raw.numpy()[..., :1])
+        mask = (np.abs(dl) > 1e-3) & (o > 1e-30) & (o[..., :1] > 1e-30)
+        if mask.sum() < 2:
+            return _unrecognised(func, call=call)
+        ratios = ds[mask] / dl[mask]
+        r = float(np.median(ratios))
+        if not (np.abs(ratios / r - 1) < 1e-2).mean() >= 0.9:
+            return _unrecognised(func, call=call, returned=_show(out))
+        found.append(_divisor_finding(func, call, r, d_k, rel=1e-2))
+    return _pick(found) or _unrecognised(func, call=describe_call(func, *probes[0][:3]))
+
+
+# --------------------------------------------------------------------------- variance.py
+
+
+# Forms of a reported variance, as ratios to the right value: (ratio, id, evidence).
+_VARIANCE_FORMS: tuple[tuple[float, str, dict[str, Any]], ...] = (
+    (2.0, "variance-self-dot", {}),
+    (7 / 144, "variance-uniform", {"distribution": "[0, 1)"}),
+    (1 / 9, "variance-uniform", {"distribution": "[-1, 1)"}),
+    (1 / 144, "variance-uniform", {"distribution": "[-0.5, 0.5)"}),
+)
+_LOG_TOL = 0.3  # ≈ 6 standard errors of a variance from 1000 samples at d_k = 16
+
+
+def _near_ratio(value: float, target: float) -> bool:
+    return value > 0 and target > 0 and abs(math.log(value / target)) < _LOG_TOL
+
+
+def _variance_form(func: str, values: dict[int, float], expected: Callable[[int], float],
+                   calls: dict[int, str], *, std_form: bool, scaled: bool) -> list[Finding] | None:
+    """Classify variances measured at several d_k; [] when right, None when unexplained."""
+    if all(_near_ratio(v, expected(d)) for d, v in values.items()):
+        return []
+    d0 = next(iter(values))
+    v0 = values[d0]
+    if std_form and all(_near_ratio(v, math.sqrt(d)) for d, v in values.items()):
+        return [Finding("variance-returns-std", func, {"call": calls[d0], "value": round(v0, 4), "d_k": d0,
+                                                       "sqrt_d_k": round(math.sqrt(d0), 4)})]
+    for ratio, mid, extra in _VARIANCE_FORMS:
+        if all(_near_ratio(v, ratio * expected(d)) for d, v in values.items()):
+            return [Finding(mid, func, {"call": calls[d0], "value": round(v0, 4), "expected": expected(d0),
+                                        "ratio": round(v0 / expected(d0), 4), **extra})]
+    if scaled and all(v > 0 for v in values.values()):
+        divisors = {d: math.sqrt(d / v) for d, v in values.items()}
+        found = [_divisor_finding(func, calls[d], s, d, rel=0.2) for d, s in divisors.items()]
+        ids = {f.id if f else None for f in found}
+        s0 = divisors[d0]
+        consistent = all(abs(math.log(s / s0)) < 0.2 for s in divisors.values())
+        if len(ids) == 1 and None not in ids and (ids != {"wrong-divisor"} or consistent):
+            f = found[0]
+            assert f is not None
+            # A measured divisor is noisy: name the exact one it matched, keep the estimate.
+            exact = {"divide-by-d-k": float(d0), "no-scaling": 1.0, "multiply-by-sqrt-d-k": 1 / math.sqrt(d0)}
+            f.evidence["estimated_divisor"] = round(s0, 3)
+            f.evidence["divisor"] = round(exact.get(f.id, s0), 4)
+            if f.id == "wrong-divisor":
+                f.evidence["divisor_squared"] = round(s0 * s0, 3)
+            return [f]
+    return None
+
+
+def _seed_findings(func: str, a: Any, a_again: Any, b: Any, seeds: tuple[int, int]) -> list[Finding]:
+    if not _same(a, a_again):
+        return [Finding("variance-ignores-seed", func, {"variant": "not-reproducible", "value_a": _num(a),
+                                                        "value_b": _num(a_again), "seed_a": seeds[0],
+                                                        "seed_b": seeds[0]})]
+    if _same(a, b):
+        return [Finding("variance-ignores-seed", func, {"variant": "unused", "value_a": _num(a), "value_b": _num(b),
+                                                        "seed_a": seeds[0], "seed_b": seeds[1]})]
+    return []
+
+
+def _variance_function(p: _Probe, func: str, *, scaled: bool) -> list[Finding]:
+    s1, s2 = _SEEDS
+    dims = (16, 4)
+    first = {d: p(func, d, _N, s1) for d in dims}
+    values = {d: _num(v) for d, v in first.items()}
+    calls = {d: describe_call(func, d, _N, s1) for d in dims}
+    other = p(func, 16, _N, s2)
+    if any(v is None or not math.isfinite(v) for v in values.values()):
+        return _unrecognised(func, call=calls[16], returned=_show(first[16]))
+    if _same(first[16], other) and _same(first[16], first[4]):
+        return [Finding("hardcoded-output", func, {"call": calls[16], "other_call": describe_call(func, 4, _N, s1),
+                                                   "value": _show(first[16])})]
+    expected: Callable[[int], float] = (lambda d: 1.0) if scaled else (lambda d: float(d))
+    clean = {d: v for d, v in values.items() if v is not None}
+    form = _variance_form(func, clean, expected, calls, std_form=not scaled, scaled=scaled)
+    again = p(func, 16, _N, s1)
+    seed = _seed_findings(func, first[16], again, other, _SEEDS)
+    if form is None:
+        return seed + _unrecognised(func, call=calls[16], returned=_show(first[16]))
+    return form + seed
+
+
+def _dot_product_variance(p: _Probe) -> list[Finding]:
+    return _variance_function(p, "dot_product_variance", scaled=False)
+
+
+def _scaled_dot_product_variance(p: _Probe) -> list[Finding]:
+    return _variance_function(p, "scaled_dot_product_variance", scaled=True)
+
+
+_ROW_KEYS = ("d_k", "variance", "std", "sqrt_d_k", "scaled_variance")
+
+
+def _variance_table(p: _Probe) -> list[Finding]:
+    func = "variance_table"
+    dims = [16, 4]
+    s1, s2 = _SEEDS
+    call = describe_call(func, dims, _N, s1)
+    rows = p(func, dims, _N, s1)
+    if not (isinstance(rows, list) and len(rows) == len(dims)
+            and all(isinstance(r, dict) and all(k in r for k in _ROW_KEYS) for r in rows)):
+        return _unrecognised(func, call=call, returned=_show(rows) if not isinstance(rows, list) else "a list")
+    try:
+        table = [{k: float(r[k]) for k in _ROW_KEYS} for r in rows]
+    except (TypeError, ValueError):
+        return _unrecognised(func, call=call)
+    if any(t["d_k"] != d or not math.isclose(t["sqrt_d_k"], math.sqrt(d), rel_tol=1e-6)
+           for t, d in zip(table, dims)):
+        return _unrecognised(func, call=call)
+    found: list[Finding] = []
+    variances = {d: t["variance"] for t, d in zip(table, dims)}
+    form = _variance_form(func, variances, float, {d: call for d in dims}, std_form=True, scaled=False)
+    scaled = {d: t["scaled_variance"] for t, d in zip(table, dims)}
+    form_s = _variance_form(func, scaled, lambda d: 1.0, {d: call for d in dims}, std_form=False, scaled=True)
+    if form is None or form_s is None:
+        return _unrecognised(func, call=call)
+    for f in form + form_s:
+        if f.id not in {g.id for g in found}:
+            found.append(f)
+    if not all(math.isclose(t["std"], math.sqrt(t["variance"]), rel_tol=2e-3) for t in table if t["variance"] > 0):
+        return found or _unrecognised(func, call=call)
+    rows_b = p(func, dims, _N, s2)
+    if _same(rows, rows_b):
+        if all(t["variance"] == d for t, d in zip(table, dims)):
+            found.append(Finding("hardcoded-output", func, {"call": call, "other_call": describe_call(func, dims, _N, s2),
+                                                            "value": "d_k, √d_k, 1 (the theoretical table)"}))
+        else:
+            found.append(Finding("variance-ignores-seed", func, {"variant": "unused", "value_a": table[0]["variance"],
+                                                                 "value_b": table[0]["variance"], "seed_a": s1,
+                                                                 "seed_b": s2}))
+    return found
+
+
+_RECOGNISERS: dict[str, Callable[[_Probe], list[Finding]]] = {
+    "head_dim": _head_dim,
+    "scaling_factor": _scaling_factor,
+    "scale_scores": _scale_scores,
+    "attention_scores": _attention_scores,
+    "multihead_attention_scores": _multihead,
+    "softmax": _softmax,
+    "softmax_with_temperature": _temperature,
+    "compare_saturation": _compare_saturation,
+    "softmax_jacobian": _jacobian,
+    "attention": _attention,
+    "dot_product_variance": _dot_product_variance,
+    "scaled_dot_product_variance": _scaled_dot_product_variance,
+    "variance_table": _variance_table,
+}
+
+
+# --------------------------------------------------------------------------- quiz
+
+
+def _quiz_findings(answers: dict[str, Any]) -> list[Finding]:
+    """The divisor question answered with √d_model or d_k names the same mistake as code would."""
+    entry = answers.get("divisor-4096-32") if isinstance(answers, dict) else None
+    given = entry.get("answer") if isinstance(entry, dict) else entry
+    try:
+        value = float(given) if given is not None and not isinstance(given, bool) else None
+    except (TypeError, ValueError):
+        value = None
+    if value is None or not math.isfinite(value) or value <= 0:
+        return []
+    f = _divisor_finding("divisor-4096-32", "divisor-4096-32", value, 128, d_model=4096, n_heads=32, rel=5e-3)
+    if f is None or f.id not in ("sqrt-d-model", "divide-by-d-k"):
+        return []
+    f.evidence.update(variant="answer", question="divisor-4096-32", answer=given)
+    return [f]

@@ -1,0 +1,120 @@
+"""The catalogue of known mistakes: ``grader/mistakes.yaml`` → frozen records → messages.
+
+The YAML file holds, for every stable mistake id, the functions it applies to, how it is
+recognised, and a Japanese and an English message template whose ``{slots}`` are filled with
+the evidence of one student's run. :mod:`grader.diagnosis` decides *whether* a mistake is
+present; this module only knows what to *say*.
+
+Example::
+
+    entry = catalogue()["sqrt-d-model"]
+    entry.render({"call": "scaling_factor(768, 12)", "divisor": 27.7128, "d_model": 768,
+                  "n_heads": 12, "d_k": 64, "expected_divisor": 8.0})
+    # {"en": "scaling_factor(768, 12) uses 27.71 = √768 as the divisor: ...", "ja": "..."}
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["CATALOGUE_FILE", "Entry", "catalogue", "mistake_ids"]
+
+#: The data file, shipped inside the package.
+CATALOGUE_FILE = Path(__file__).with_name("mistakes.yaml")
+_LANGS = ("en", "ja")
+# A folded YAML scalar turns each line break into a space; Japanese has no spaces between
+# words, so a space between two Japanese characters (kana, kanji, full-width punctuation) is
+# a line break to drop. Spaces next to ASCII or symbols such as √ stay.
+_CJK = "\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef"
+_JA_FOLD = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One mistake of the catalogue."""
+
+    id: str = field(metadata={"help": "stable kebab-case id, e.g. sqrt-d-model"})
+    title: dict[str, str] = field(metadata={"help": "short name, en and ja"})
+    applies_to: tuple[str, ...] = field(metadata={"help": "part.function names that can show it"})
+    recognised_by: str = field(metadata={"help": "how diagnosis recognises it, for instructors"})
+    messages: dict[str, dict[str, str]] = field(
+        metadata={"help": "variant -> {en, ja} templates; 'default' unless evidence names one"}
+    )
+    evidence: tuple[str, ...] = field(default=(), metadata={"help": "evidence keys the messages use"})
+    note: bool = field(default=False, metadata={"help": "a plain statement, not a mistake"})
+
+    def render(self, evidence: dict[str, Any]) -> dict[str, str]:
+        """Fill this entry's templates with ``evidence``; returns ``{"en": ..., "ja": ...}``.
+
+        The template is ``messages[evidence["variant"]]`` when the evidence names a variant,
+        else ``messages["default"]``. A missing slot is shown as ``?`` rather than failing:
+        a message with a gap is better than losing the mistake.
+        """
+        variant = str(evidence.get("variant", "default"))
+        templates = self.messages.get(variant) or self.messages["default"]
+        slots = _Slots(evidence)
+        out = {}
+        for lang in _LANGS:
+            try:
+                out[lang] = string.Formatter().vformat(templates[lang], (), slots)
+            except (ValueError, TypeError):
+                out[lang] = templates[lang]
+        return out
+
+
+class _Slots(dict[str, Any]):
+    """Evidence for ``vformat``: unknown slots become ``?`` and keep their format spec harmless."""
+
+    def __missing__(self, key: str) -> Any:
+        return _Missing()
+
+
+class _Missing:
+    def __format__(self, spec: str) -> str:
+        return "?"
+
+
+def _text(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or any(not isinstance(value.get(k), str) for k in _LANGS):
+        raise ValueError(f"{CATALOGUE_FILE.name}: {where}: needs en and ja strings")
+    return {"en": value["en"].strip(), "ja": _JA_FOLD.sub("", value["ja"].strip())}
+
+
+def _entry(mid: str, data: dict[str, Any]) -> Entry:
+    raw = data.get("message")
+    if isinstance(raw, dict) and set(raw) >= set(_LANGS) and all(isinstance(raw[k], str) for k in _LANGS):
+        messages = {"default": _text(raw, f"{mid}.message")}
+    elif isinstance(raw, dict) and raw:
+        messages = {str(k): _text(v, f"{mid}.message.{k}") for k, v in raw.items()}
+        messages.setdefault("default", next(iter(messages.values())))
+    else:
+        raise ValueError(f"{CATALOGUE_FILE.name}: {mid}.message: needs en and ja templates")
+    evidence = data.get("evidence") or ""
+    return Entry(
+        id=mid,
+        title=_text(data.get("title"), f"{mid}.title"),
+        applies_to=tuple(str(f) for f in data.get("applies_to") or ()),
+        recognised_by=" ".join(str(data.get("recognised_by", "")).split()),
+        messages=messages,
+        evidence=tuple(s.strip() for s in str(evidence).split(",") if s.strip()),
+        note=bool(data.get("note", False)),
+    )
+
+
+@functools.cache
+def catalogue() -> dict[str, Entry]:
+    """All entries, in the file's order (loaded once)."""
+    data = yaml.safe_load(CATALOGUE_FILE.read_text(encoding="utf-8"))
+    return {str(mid): _entry(str(mid), body) for mid, body in data["mistakes"].items()}
+
+
+def mistake_ids() -> list[str]:
+    """The ids that name mistakes (notes such as ``unrecognised`` excluded), in file order."""
+    return [mid for mid, entry in catalogue().items() if not entry.note]
