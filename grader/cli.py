@@ -203,6 +203,37 @@ def validate(rubric_path: str, seed: int | None) -> None:
     sys.exit(_guard(body))
 
 
+@main.command()
+@click.argument("outdir", type=click.Path(file_okay=False))
+@rubric_option
+@click.option("--force", is_flag=True, help="Replace OUTDIR if it is not empty.")
+def release(outdir: str, rubric_path: str, force: bool) -> None:
+    """Build the student repository in OUTDIR: stubs, public tests, grader, CI; no solutions."""
+    from grader.release import build_release
+
+    def body() -> int:
+        files = build_release(_load(rubric_path), outdir, force=force)
+        err.print(f"{len(files)} files written to {outdir}")
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command()
+@click.argument("outdir", type=click.Path(file_okay=False))
+@rubric_option
+def gradescope(outdir: str, rubric_path: str) -> None:
+    """Build OUTDIR/autograder.zip for Gradescope (setup.sh, run_autograder, the course files)."""
+    from grader.gradescope import build_autograder
+
+    def body() -> int:
+        zip_path = build_autograder(_load(rubric_path), outdir)
+        err.print(f"autograder written to {zip_path}")
+        return 0
+
+    sys.exit(_guard(body))
+
+
 def _guard(fn: Any) -> int:
     """Run a command body; turn the grader's own errors into a message and exit 2."""
     try:

@@ -1,0 +1,136 @@
+"""The Gradescope autograder: ``autograder.zip`` with ``setup.sh`` and ``run_autograder``.
+
+Gradescope unpacks the zip into ``/autograder/source``, runs ``setup.sh`` once when it builds
+the image, and ``run_autograder`` for each submission (files in ``/autograder/submission``);
+the script must leave ``/autograder/results/results.json``. Ours runs full grading (public and
+hidden suites) with ``grader grade --format gradescope``. If the grader itself cannot run, the
+script still writes a results.json with a visible "grading did not finish" entry, so the
+student sees a message rather than a blank page.
+
+``AUTOGRADER_ROOT`` (default ``/autograder``) moves the whole layout, which is how the tests
+run the script against a simulated Gradescope folder; ``AUTOGRADER_PYTHON`` picks the
+interpreter (default ``python3``).
+
+Example::
+
+    zip_path = build_autograder(load_rubric("rubrics/chapter07.yaml"), "dist/gradescope")
+"""
+
+from __future__ import annotations
+
+import stat
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import grader
+
+TORCH = "torch==2.13.0"
+_SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".git", ".venv"}
+
+SETUP_SH = """\
+#!/usr/bin/env bash
+# Runs once when Gradescope builds the autograder image.
+set -euo pipefail
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pip bubblewrap >/dev/null
+cd /autograder/source
+python3 -m pip install --break-system-packages {torch} || python3 -m pip install {torch}
+python3 -m pip install --break-system-packages . || python3 -m pip install .
+"""
+
+RUN_AUTOGRADER = """\
+#!/usr/bin/env bash
+# Runs for every submission: full grading, results in $ROOT/results/results.json.
+set -u
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+PYTHON="${{AUTOGRADER_PYTHON:-python3}}"
+SOURCE="$ROOT/source"
+SUBMISSION="$ROOT/submission"
+RESULTS="$ROOT/results"
+mkdir -p "$RESULTS"
+cd "$SOURCE"
+export PYTHONPATH="$SOURCE${{PYTHONPATH:+:$PYTHONPATH}}"
+
+# A notebook or a zip uploaded on its own is graded as that file.
+TARGET="$SUBMISSION"
+shopt -s nullglob
+singles=("$SUBMISSION"/*.ipynb "$SUBMISSION"/*.zip)
+if [ ! -e "$SUBMISSION/{first_file}" ] && [ "${{#singles[@]}}" -eq 1 ]; then
+  TARGET="${{singles[0]}}"
+fi
+
+"$PYTHON" -m grader grade "$TARGET" --rubric "{rubric}" --format gradescope \\
+  --out "$RESULTS/results.json" 2>"$RESULTS/grader-stderr.txt"
+status=$?
+if [ "$status" -ge 2 ] || [ ! -s "$RESULTS/results.json" ]; then
+  "$PYTHON" - "$RESULTS" "$status" <<'PY'
+import json, pathlib, sys
+results = pathlib.Path(sys.argv[1])
+err = (results / "grader-stderr.txt").read_text(encoding="utf-8", errors="replace")[-4000:]
+(results / "results.json").write_text(json.dumps({{
+    "score": 0.0,
+    "output": "Grading did not finish / 採点を完了できませんでした",
+    "stdout_visibility": "hidden",
+    "tests": [
+        {{"name": "Grading did not finish / 採点を完了できませんでした", "score": 0.0, "max_score": 0.0,
+         "status": "failed", "visibility": "visible",
+         "output": "The autograder could not grade this submission; your instructor has been shown why."}},
+        {{"name": "grader error (instructors only)", "score": 0.0, "max_score": 0.0, "status": "failed",
+         "visibility": "hidden", "output": "exit status " + sys.argv[2] + "\\n" + err}},
+    ],
+}}, ensure_ascii=False, indent=2), encoding="utf-8")
+PY
+fi
+exit 0
+"""
+
+
+def _files(root: Path, rubric: Any) -> list[Path]:
+    """The course files the autograder needs: package, rubric, suites, reference, stubs."""
+    wanted = [Path(grader.__file__).resolve().parent, Path(rubric.file).resolve()]
+    wanted += [Path(s.path).resolve() for s in rubric.suites]
+    wanted += [Path(rubric.exercises).resolve()]
+    if rubric.reference is not None:
+        wanted.append(Path(rubric.reference).resolve())
+    for extra in ("pyproject.toml", "README.md"):
+        if (root / extra).exists():
+            wanted.append(root / extra)
+    out: list[Path] = []
+    for item in wanted:
+        items = [item] if item.is_file() else sorted(p for p in item.rglob("*") if p.is_file())
+        out += [p for p in items if not _SKIP_PARTS & set(p.parts) and p.suffix != ".pyc"]
+    return sorted(set(out))
+
+
+def build_autograder(rubric: Any, outdir: str | Path) -> Path:
+    """Write ``outdir/autograder.zip`` for ``rubric``; returns its path."""
+    from grader.errors import UsageError
+
+    rubric_file = Path(rubric.file).resolve()
+    root = rubric_file.parent.parent
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "autograder.zip"
+    first_file = rubric.parts[0].file if rubric.parts else "answers.yaml"
+    scripts = {
+        "setup.sh": SETUP_SH.format(torch=TORCH),
+        "run_autograder": RUN_AUTOGRADER.format(rubric=rubric_file.relative_to(root).as_posix(),
+                                                first_file=first_file),
+    }
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, text in scripts.items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFREG | 0o755) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, text)
+        for path in _files(root, rubric):
+            try:
+                rel = path.relative_to(root)
+            except ValueError:
+                if Path(grader.__file__).resolve().parent in path.parents:
+                    rel = Path("grader") / path.relative_to(Path(grader.__file__).resolve().parent)
+                else:
+                    raise UsageError(f"{path}: must be inside the course repository {root}") from None
+            zf.write(path, rel.as_posix())
+    return target
