@@ -27,6 +27,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.errors import SandboxError
+
 HERE = Path(__file__).resolve().parent
 ZYGOTE = HERE / "zygote.py"
 WIRE = HERE.parent / "wire.py"
@@ -81,7 +83,22 @@ def _python_roots() -> list[str]:
     return [r for r in kept if r not in ("/", "/usr")]
 
 
-def bwrap_argv(bwrap: str, scratch_mb: int) -> list[str]:
+def _inside(path: str, roots: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def default_hidden() -> list[str]:
+    """Folders next to the grader package that hold instructor material, if they exist."""
+    project = HERE.parent.parent
+    return [str(project / name) for name in ("suites", "solutions", "rubrics", "tests") if (project / name).exists()]
+
+
+def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """The bubblewrap command line (without the program to run).
+
+    ``hide``: host paths to cover with an empty tmpfs (or /dev/null for a file) when they
+    happen to lie inside a folder that is bound (e.g. suites kept inside the virtualenv).
+    """
     argv = [
         bwrap,
         "--unshare-all",  # user, mount, pid, net, ipc, uts, cgroup
@@ -110,8 +127,13 @@ def bwrap_argv(bwrap: str, scratch_mb: int) -> list[str]:
     for etc in ("/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf"):
         if os.path.exists(etc):
             argv += ["--ro-bind", etc, etc]
-    for root in _python_roots():
+    roots = _python_roots()
+    for root in roots:
         argv += ["--ro-bind", root, root]
+    bound = roots + ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc"]
+    for path in sorted({os.path.realpath(p) for p in [*default_hidden(), *hide]}):
+        if _inside(path, bound) and os.path.exists(path):
+            argv += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
     argv += [
         "--proc", "/proc",
         "--dev", "/dev",
@@ -147,12 +169,34 @@ def namespaces_available() -> tuple[bool, str]:
     return True, ""
 
 
-def launch(level: str, scratch_mb: int) -> Launch:
+def describe(level: str) -> dict[str, str]:
+    """What a worker at ``level`` isolates, in words for reports."""
+    if level == "namespaces":
+        return {
+            "namespaces": "user, mount, pid, network, ipc, uts, cgroup (bubblewrap)",
+            "capabilities": "none; no new privileges; no nested user namespaces",
+            "network": "none (an empty network namespace)",
+            "filesystem": "system and Python read-only; a private tmpfs holding only this submission's files",
+            "environment": "cleared",
+            "processes": "everything the submission starts is killed when its grading ends",
+        }
+    return {
+        "namespaces": "none",
+        "capabilities": "dropped when run as root",
+        "network": "NOT isolated: the host network is reachable",
+        "filesystem": "NOT isolated: student code can read what the grader's user can read",
+        "environment": "cleared (but other processes of the same user can be inspected)",
+        "processes": "killed when the submission ends, as far as the process tree shows",
+    }
+
+
+def launch(level: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) -> Launch:
     """Build the command for a worker at ``level`` ("namespaces" or "rlimits")."""
     if level == "namespaces":
         bwrap = find_bwrap()
-        assert bwrap is not None  # checked by namespaces_available() before we get here
-        argv = [*bwrap_argv(bwrap, scratch_mb), sys.executable, "-I", f"{INSIDE}/zygote.py"]
+        if bwrap is None:
+            raise SandboxError("bubblewrap (bwrap) is not installed; install the 'bubblewrap' package")
+        argv = [*bwrap_argv(bwrap, scratch_mb, hide), sys.executable, "-I", f"{INSIDE}/zygote.py"]
         return Launch(argv=argv, env={}, level=level, scratch="/tmp", pid1=True)
     scratch = tempfile.mkdtemp(prefix="grader-scratch-")
     env = {

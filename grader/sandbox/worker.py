@@ -21,6 +21,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field, is_dataclass
@@ -32,6 +33,10 @@ from grader.sandbox import backends
 
 READY_TIMEOUT_S = 120.0
 CLOSE_TIMEOUT_S = 5.0
+#: output beyond this many times ``output_kb`` gets the child killed
+FLOOD_FACTOR = 64
+#: extra seconds, on top of ``per_call_s``, that loading one module may take
+LOAD_GRACE_S = 5.0
 
 
 class StudentTimeout(WorkerTimeout):
@@ -74,13 +79,19 @@ class LimitsView:
 
 
 class _Output:
-    """Drains the worker's stdout/stderr pipe, keeping at most ``cap`` bytes per submission."""
+    """Drains the worker's stdout/stderr pipe, keeping at most ``cap`` bytes per submission.
 
-    def __init__(self, fd: int, cap: int) -> None:
+    Beyond ``FLOOD_FACTOR`` times the cap the bytes are not only dropped: ``on_flood`` is
+    called once, and the worker kills the child (a flood still costs CPU to read).
+    """
+
+    def __init__(self, fd: int, cap: int, on_flood: Any = None) -> None:
         self.fd = fd
         self.cap = cap
         self.buf = bytearray()
         self.dropped = 0
+        self.flooded = False
+        self.on_flood = on_flood
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -93,11 +104,19 @@ class _Output:
                 return
             if not data:
                 return
+            fire = False
             with self.lock:
                 room = self.cap - len(self.buf)
                 if room > 0:
                     self.buf += data[:room]
                 self.dropped += max(0, len(data) - max(room, 0))
+                if not self.flooded and len(self.buf) + self.dropped > FLOOD_FACTOR * self.cap:
+                    self.flooded = fire = True
+            if fire and self.on_flood is not None:
+                try:
+                    self.on_flood()
+                except Exception:  # noqa: BLE001 - never let the reader die
+                    pass
 
     def take(self) -> str:
         with self.lock:
@@ -106,16 +125,29 @@ class _Output:
                 text += f"\n[... {self.dropped} more bytes of output dropped]\n"
             self.buf.clear()
             self.dropped = 0
+            self.flooded = False
         return text
 
 
 @dataclass
 class Worker:
-    """One warm zygote process (sandboxed according to ``level``)."""
+    """One warm zygote process (sandboxed according to ``level``).
+
+    Args:
+        level: "namespaces" (bubblewrap) or "rlimits".
+        limits: the rubric's limits (anything :meth:`LimitsView.of` accepts).
+        threads: torch threads in each child (set in the zygote before any op).
+        seccomp: install the no-process filter in each child; None = wherever it works
+            (Linux x86_64/aarch64). False leaves only the zygote's watch (for tests).
+        hide: host paths that must stay invisible even if they lie inside a folder the
+            sandbox binds (e.g. hidden suites inside the virtualenv); namespaces only.
+    """
 
     level: str = "namespaces"
     limits: Any = None
     threads: int = 1
+    seccomp: bool | None = None
+    hide: tuple[str, ...] = ()
     info: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -124,33 +156,44 @@ class Worker:
         self._fds: dict[str, int] = {}
         self._reader = wire.FrameReader()
         self._ctl_reader = wire.FrameReader()
+        self._ctl_lock = threading.Lock()
         self._output: _Output | None = None
         self._launch: backends.Launch | None = None
         self._next_id = 0
         self._dead = False
+        self._generation = 0
+        self._flood_generation = -1
+        self._needs_restart = False
+        self.loading: str | None = None  # the module the current child is importing
+        self.in_force: dict[str, Any] = {}  # what the last child reported as applied
         self.restarts = 0
+        self.started_s = 0.0  # seconds the last start took
 
     # -- life cycle ----------------------------------------------------------------------
     def start(self) -> "Worker":
         """Start the zygote; returns when it has imported torch and said it is ready."""
-        launch = backends.launch(self.level, self.limits.scratch_mb)
+        t0 = time.monotonic()
+        launch = backends.launch(self.level, self.limits.scratch_mb, hide=self.hide)
         self._launch = launch
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         ci_r, ci_w = os.pipe()
         co_r, co_w = os.pipe()
         out_r, out_w = os.pipe()
+        seccomp = self.seccomp
+        if seccomp is None:
+            seccomp = sys.platform.startswith("linux") and backends.SECCOMP.exists()
         cfg = {
             "req": req_r, "resp": resp_w, "ctl_in": ci_r, "ctl_out": co_w,
             "scratch": launch.scratch, "pid1": launch.pid1, "threads": self.threads,
-            "seccomp": launch.level == "namespaces" and backends.SECCOMP.exists(),
+            "seccomp": bool(seccomp),
         }
         inside = (req_r, resp_w, ci_r, co_w)
         try:
             self.proc = subprocess.Popen(
                 [*launch.argv, json.dumps(cfg)],
                 stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                pass_fds=inside, env=launch.env, start_new_session=True,
+                pass_fds=inside, env=launch.env, start_new_session=os.name == "posix",
                 cwd=launch.scratch if launch.level != "namespaces" else None,
             )
         finally:
@@ -158,14 +201,18 @@ class Worker:
                 os.close(fd)
         self._fds = {"req": req_w, "resp": resp_r, "ctl_in": ci_w, "ctl_out": co_r}
         self._dead = False
+        self._needs_restart = False
+        self._generation = 0
         self._ctl_reader.reset()
-        self._output = _Output(out_r, self.limits.output_kb * 1024)
+        self._reader.reset()
+        self._output = _Output(out_r, self.limits.output_kb * 1024, self._on_flood)
         ready = self._ctl_wait(READY_TIMEOUT_S)
         if ready is None or ready.get("op") != "ready":
             text = self._output.take() if self._output else ""
             self.stop()
             raise WorkerCrashed(f"the {self.level} worker did not start: {text.strip()[-2000:]}")
         self.info = ready
+        self.started_s = time.monotonic() - t0
         return self
 
     def alive(self) -> bool:
@@ -176,8 +223,11 @@ class Worker:
         proc = self.proc
         if proc is not None:
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                if os.name == "posix":
+                    os.killpg(proc.pid, signal.SIGKILL)
+                else:
+                    proc.kill()
+            except (ProcessLookupError, PermissionError, OSError):
                 pass
             try:
                 proc.wait(timeout=10)
@@ -200,6 +250,23 @@ class Worker:
         self.restarts += 1
         self.start()
 
+    def healthy(self) -> bool:
+        """Ask the zygote whether it is fit for another submission (no child may be open)."""
+        if not self.alive() or self._needs_restart:
+            return False
+        if not self._ctl_send({"op": "ping"}):
+            return False
+        msg = self._ctl_wait(CLOSE_TIMEOUT_S)
+        return msg is not None and msg.get("op") == "pong" and bool(msg.get("clean"))
+
+    def describe(self) -> dict[str, Any]:
+        """What isolation is in force, for reports (``sandbox`` section)."""
+        out: dict[str, Any] = {"level": self.level, "limits": self.limits.to_dict()}
+        out["isolation"] = backends.describe(self.level)
+        if self.in_force:
+            out["enforced"] = dict(self.in_force)
+        return out
+
     def __enter__(self) -> "Worker":
         if not self.alive():
             self.start()
@@ -211,15 +278,17 @@ class Worker:
     # -- control pipe ----------------------------------------------------------------------
     def _ctl_wait(self, timeout: float) -> dict[str, Any] | None:
         deadline = time.monotonic() + timeout
-        fd = self._fds["ctl_out"]
+        fd = self._fds.get("ctl_out")
+        if fd is None:
+            return None
         while True:
             pending = self._ctl_reader.feed(b"")
             if pending:
                 return pending[0]
             left = deadline - time.monotonic()
-            if left <= 0:
+            if left < 0 and timeout > 0:
                 return None
-            ready, _, _ = select.select([fd], [], [], left)
+            ready, _, _ = select.select([fd], [], [], max(left, 0.0))
             if not ready:
                 return None
             data = os.read(fd, 1 << 16)
@@ -231,52 +300,86 @@ class Worker:
                 return frames[0]
 
     def _ctl_send(self, message: dict[str, Any]) -> bool:
-        try:
-            wire.write_frame(self._fds["ctl_in"], message)
-            return True
-        except (OSError, KeyError):
-            return False
+        with self._ctl_lock:
+            try:
+                wire.write_frame(self._fds["ctl_in"], message)
+                return True
+            except (OSError, KeyError):
+                return False
+
+    def _on_flood(self) -> None:
+        """Called from the output thread: the child printed far too much; stop it."""
+        generation = self._generation
+        self._flood_generation = generation
+        self._ctl_send({"op": "kill", "child": generation, "reason": "output"})
 
     # -- submissions -------------------------------------------------------------------------
     def open(self, submission: Any, limits: Any = None) -> "SubmissionSession":
         """Fork a fresh child holding ``submission``'s code (a ``Submission`` or its dict)."""
         return SubmissionSession(self, submission, LimitsView.of(limits) if limits else self.limits)
 
-    def _spawn_child(self, kind: str, modules: list[dict[str, Any]], limits: LimitsView) -> dict[str, Any]:
-        if not self.alive():
+    def _spawn_child(
+        self, kind: str, modules: list[dict[str, Any]], limits: LimitsView,
+        skip: list[str] | None = None, deadline: float | None = None,
+    ) -> dict[str, Any]:
+        if not self.alive() or self._needs_restart:
             self.restart()
         self._reader.reset()
-        if not self._ctl_send({"op": "open", "kind": kind, "modules": modules, "limits": limits.to_dict()}):
-            self.restart()
-            self._ctl_send({"op": "open", "kind": kind, "modules": modules, "limits": limits.to_dict()})
         if self._output is not None:
-            self._output.take()
-        return self._receive(None, limits.per_call_s + 30.0)
+            self._output.take()  # whatever an earlier child printed is not this one's
+        message = {"op": "open", "kind": kind, "modules": modules, "limits": limits.to_dict(),
+                   "skip": list(skip or [])}
+        self._generation += 1
+        if not self._ctl_send(message):
+            self.restart()
+            self._generation += 1
+            self._ctl_send(message)
+        self.loading = None
+        step = limits.per_call_s + LOAD_GRACE_S
+        return self._receive(None, step, step=step, deadline=deadline)
 
-    def _receive(self, want_id: int | None, timeout: float) -> dict[str, Any]:
-        """Wait for the child's next frame (or its death, or the deadline)."""
-        deadline = time.monotonic() + timeout
+    def _receive(
+        self, want_id: int | None, timeout: float, step: float | None = None,
+        deadline: float | None = None,
+    ) -> dict[str, Any]:
+        """Wait for the child's next frame (or its death, or the deadline).
+
+        ``{"op": "loading"}`` frames (a module is about to be imported) are recorded in
+        :attr:`loading` and, with ``step``, give each module its own ``step`` seconds.
+        """
+        limit = time.monotonic() + timeout
+        if deadline is not None:
+            limit = min(limit, deadline)
         resp, ctl = self._fds["resp"], self._fds["ctl_out"]
+        pending: list[dict[str, Any]] = []
         while True:
-            for frame in self._reader.feed(b""):
+            pending += self._reader.feed(b"")
+            while pending:
+                frame = pending.pop(0)
+                if frame.get("op") == "loading":
+                    self.loading = str(frame.get("module"))[:200]
+                    if step is not None:
+                        limit = time.monotonic() + step
+                        if deadline is not None:
+                            limit = min(limit, deadline)
+                    continue
                 if want_id is None or frame.get("id") == want_id:
+                    if frame.get("op") == "loaded" and type(frame.get("in_force")) is dict:
+                        self.in_force = frame["in_force"]
                     return frame
-            left = deadline - time.monotonic()
+            left = limit - time.monotonic()
             if left <= 0:
-                self._kill_child()
-                raise StudentTimeout(f"no answer within {timeout:.1f} s")
+                self._kill_child("timeout")
+                raise StudentTimeout(f"no answer within {timeout:.3g} s")
             ready, _, _ = select.select([resp, ctl], [], [], left)
             if resp in ready:
                 data = os.read(resp, 1 << 20)
                 if data:
                     try:
-                        frames = self._reader.feed(data)
+                        pending += self._reader.feed(data)
                     except wire.WireError as exc:
-                        self._kill_child()
+                        self._kill_child("protocol")
                         raise WorkerCrashed(f"the worker sent an invalid frame: {exc}") from None
-                    for frame in frames:
-                        if want_id is None or frame.get("id") == want_id:
-                            return frame
                     continue
             if ctl in ready:
                 closed = self._ctl_wait(0.0)
@@ -284,19 +387,30 @@ class Worker:
                     self.stop()
                     raise WorkerCrashed("the worker process died")
                 if closed is not None and closed.get("op") == "closed":
-                    self._after_close()
-                    raise WorkerCrashed(_describe_exit(closed))
+                    self._after_close(closed)
+                    raise WorkerCrashed(self._closed_message(closed))
 
-    def _kill_child(self) -> None:
+    def _closed_message(self, closed: dict[str, Any]) -> str:
+        reason = closed.get("reason")
+        if reason == "output" or self._flood_generation == closed.get("child", self._generation):
+            cap = self.limits.output_kb
+            return (f"the student's code printed more than {FLOOD_FACTOR * cap} KiB of output "
+                    f"({FLOOD_FACTOR} times the {cap} KiB kept); it was stopped")
+        if reason == "processes":
+            return ("the student's code started another process, which the limits forbid "
+                    f"(processes: {self.limits.processes}); it was stopped")
+        return _describe_exit(closed)
+
+    def _kill_child(self, reason: str = "kill") -> None:
         """SIGKILL the current child (and everything it started) through the zygote."""
-        if self._ctl_send({"op": "kill"}):
+        if self._ctl_send({"op": "kill", "child": self._generation, "reason": reason}):
             msg = self._ctl_wait(CLOSE_TIMEOUT_S)
             if msg is not None and msg.get("op") == "closed":
-                self._after_close()
+                self._after_close(msg)
                 return
         self.restart()  # the zygote did not answer: throw the whole sandbox away
 
-    def _after_close(self) -> None:
+    def _after_close(self, closed: dict[str, Any] | None = None) -> None:
         """All writers of the response pipe are dead now: drop whatever they left in it."""
         fd = self._fds["resp"]
         os.set_blocking(fd, False)
@@ -308,6 +422,8 @@ class Worker:
         finally:
             os.set_blocking(fd, True)
         self._reader.reset()
+        if closed is not None and not closed.get("clean", True):
+            self._needs_restart = True  # e.g. scratch could not be emptied: start afresh
 
     def _end_child(self) -> dict[str, Any] | None:
         try:
@@ -316,9 +432,9 @@ class Worker:
             pass
         msg = self._ctl_wait(CLOSE_TIMEOUT_S)
         if msg is None or msg.get("op") != "closed":
-            self._kill_child()
+            self._kill_child("end")
             return None
-        self._after_close()
+        self._after_close(msg)
         return msg
 
     def _request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -367,23 +483,51 @@ class SubmissionSession:
         self.output_parts: list[str] = []
         self.open_child = False
         self.calls = 0
+        self.skipped: dict[str, dict[str, Any]] = {}  # files that killed or hung the child
+        self.enforced: dict[str, Any] = {}  # limits the child reported as applied
         self._spawn()
 
     def _spawn(self) -> None:
-        try:
-            frame = self.worker._spawn_child(self.kind, self.modules, self.limits)
-        except WorkerCrashed as exc:
-            self.events.append(f"loading the submission: {exc}")
-            self.load_report = {m["name"]: {"ok": False, "error": {"type": "crash", "message": str(exc), "file": m["filename"], "line": 0}} for m in self.modules}
-            self.open_child = False
+        """Fork a child and load the files; a file that kills or hangs the child is set aside.
+
+        If the child dies or hangs while importing one file, that file alone is marked as
+        failed and the child is forked again without it, so the other parts still run.
+        """
+        while True:
+            try:
+                frame = self.worker._spawn_child(
+                    self.kind, self.modules, self.limits, skip=list(self.skipped), deadline=self.deadline,
+                )
+            except (WorkerCrashed, StudentTimeout) as exc:
+                timed_out = isinstance(exc, StudentTimeout)
+                culprit = self.worker.loading
+                self._collect_output()
+                if culprit and culprit not in self.skipped and time.monotonic() < self.deadline:
+                    mod = next((m for m in self.modules if m["name"] == culprit), None)
+                    filename = mod["filename"] if mod else culprit
+                    if timed_out:
+                        text = f"importing {filename} did not finish within {self.limits.per_call_s + 5:g} s; it was stopped"
+                    else:
+                        text = f"importing {filename} ended the worker process: {exc}"
+                    self.events.append(text)
+                    self.skipped[culprit] = {"ok": False, "error": {
+                        "type": "timeout" if timed_out else "crash", "message": text,
+                        "file": filename, "line": 0}}
+                    continue
+                kind = "timeout" if timed_out else "crash"
+                text = ("loading the submission took longer than the time limit" if timed_out
+                        else f"loading the submission: {exc}")
+                self.events.append(text)
+                self.load_report = {m["name"]: self.skipped.get(m["name"]) or {"ok": False, "error": {
+                    "type": kind, "message": text, "file": m["filename"], "line": 0}} for m in self.modules}
+                self.open_child = False
+                return
+            report = frame.get("modules", {}) if type(frame.get("modules")) is dict else {}
+            report.update(self.skipped)
+            self.load_report = report
+            self.enforced = dict(self.worker.in_force)
+            self.open_child = True
             return
-        except StudentTimeout:
-            self.events.append("loading the submission took longer than the time limit")
-            self.load_report = {m["name"]: {"ok": False, "error": {"type": "timeout", "message": "import did not finish in time", "file": m["filename"], "line": 0}} for m in self.modules}
-            self.open_child = False
-            return
-        self.load_report = frame.get("modules", {}) if type(frame.get("modules")) is dict else {}
-        self.open_child = True
 
     def module_for(self, part: str) -> dict[str, Any] | None:
         for m in self.modules:

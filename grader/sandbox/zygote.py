@@ -8,7 +8,12 @@ no suite, no reference. It imports torch once, then for every submission:
 2. the child applies the limits, writes the submission's files into the scratch folder,
    imports them, and answers ``call`` requests on the call pipes until ``end``;
 3. when the child is gone the zygote kills everything the child left behind, empties the
-   request pipe and the scratch folder, and reports ``closed`` on the control pipe.
+   request pipe, the scratch folder (and, in namespaces, ``/dev/shm`` and System V IPC),
+   checks nothing is left, and reports ``closed`` (with ``clean``) on the control pipe.
+
+Where no seccomp filter keeps the child from starting processes, the zygote watches for
+them and kills the child when one appears. Where there is no ``fork`` (Windows), the zygote
+serves one submission in its own process and then exits; the trusted side starts another.
 
 As PID 1 of its own PID namespace (bubblewrap ``--as-pid-1``) the zygote cannot be signalled
 by the processes it forks, and ``kill(-1, SIGKILL)`` reaches every one of them. It is also
@@ -24,18 +29,26 @@ import ctypes
 import gc
 import importlib
 import json
+import math
 import os
-import resource
 import select
-import shutil
 import signal
+import stat
 import sys
 import traceback
 import types
 
+try:
+    import resource
+except ImportError:  # Windows: no rlimits
+    resource = None  # type: ignore[assignment]
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
-# wire.py sits beside this file inside the sandbox, one folder up in the source tree.
-sys.path.insert(0, _HERE if os.path.exists(os.path.join(_HERE, "wire.py")) else os.path.dirname(_HERE))
+# wire.py sits beside this file inside the sandbox, one folder up in the source tree;
+# seccomp_noproc.py sits beside it in both. (-I keeps the script's folder off sys.path.)
+sys.path.insert(0, _HERE)
+if not os.path.exists(os.path.join(_HERE, "wire.py")):
+    sys.path.insert(1, os.path.dirname(_HERE))
 import wire  # noqa: E402
 
 PR_SET_DUMPABLE = 4
@@ -77,33 +90,60 @@ class _Child:
         self.limits = msg.get("limits", {})
         self.workdir = os.path.join(cfg["scratch"], "submission")
         self.namespaces: dict[str, types.ModuleType] = {}
+        self.skip = set(msg.get("skip") or [])
+        self.max_reply = int(self.limits.get("reply_mb") or 64) * 1024 * 1024
         self.labels: dict[str, str] = {}  # code filename -> what the student sees
 
     # -- set-up --------------------------------------------------------------------------
-    def apply_limits(self) -> None:
+    def apply_limits(self) -> dict:
+        """Set the rlimits and the process filter; returns what is actually in force."""
         lim = self.limits
         mb = 1024 * 1024
+        in_force: dict = {}
 
-        def cap(which: int, soft: int, hard: int | None = None) -> None:
+        def cap(name: str, which: str, soft: int, hard: int | None = None) -> None:
+            if resource is None:
+                in_force[name] = "not available on this platform"
+                return
             try:
+                which = getattr(resource, which)
                 resource.setrlimit(which, (soft, soft if hard is None else hard))
-            except (ValueError, OSError):
-                pass
+                in_force[name] = soft
+            except (ValueError, OSError) as exc:
+                in_force[name] = f"not set: {exc}"
 
         if lim.get("memory_mb"):
-            cap(resource.RLIMIT_AS, self.cfg["vmsize_kb"] * 1024 + int(lim["memory_mb"]) * mb)
+            cap("address_space_bytes", "RLIMIT_AS",
+                self.cfg["vmsize_kb"] * 1024 + int(lim["memory_mb"]) * mb)
         if lim.get("cpu_s"):
-            soft = max(1, int(lim["cpu_s"]))
-            cap(resource.RLIMIT_CPU, soft, soft + 1)
+            soft = max(1, int(math.ceil(float(lim["cpu_s"]))))
+            cap("cpu_s", "RLIMIT_CPU", soft, soft + 1)
         if lim.get("file_size_mb"):
-            cap(resource.RLIMIT_FSIZE, int(lim["file_size_mb"]) * mb)
-        cap(resource.RLIMIT_CORE, 0)
-        nofile = int(lim.get("open_files", 256))
-        cap(resource.RLIMIT_NOFILE, nofile)
-        if lim.get("processes") and self.cfg.get("seccomp"):
-            import seccomp_noproc  # sibling file, Linux only
+            cap("file_size_bytes", "RLIMIT_FSIZE", int(lim["file_size_mb"]) * mb)
+        cap("core_bytes", "RLIMIT_CORE", 0)
+        cap("open_files", "RLIMIT_NOFILE", int(lim.get("open_files", 256)))
+        if not self.cfg.get("pid1") and hasattr(os, "geteuid") and os.geteuid() == 0:
+            in_force["capabilities"] = _drop_capabilities()
+        processes = int(lim.get("processes") or 0)
+        if processes == 1:
+            status = {"installed": False, "reason": "disabled for this worker"}
+            if self.cfg.get("seccomp"):
+                try:
+                    import seccomp_noproc  # sibling file, Linux only
 
-            seccomp_noproc.install()
+                    status = seccomp_noproc.install()
+                except Exception as exc:  # noqa: BLE001 - fall back to the zygote's watch
+                    status = {"installed": False, "reason": f"{type(exc).__name__}: {exc}"}
+            if status.get("installed"):
+                in_force["processes"] = "1 (seccomp filter: fork, vfork and non-thread clone fail with EPERM)"
+            else:
+                in_force["processes"] = (
+                    "1 (watched: the submission is stopped if it starts a process; "
+                    f"no seccomp filter: {status.get('reason')})"
+                )
+        else:
+            in_force["processes"] = f"{processes or 'any'} (not counted; all are killed when the submission ends)"
+        return in_force
 
     def write_files(self) -> None:
         os.makedirs(self.workdir, exist_ok=True)
@@ -116,11 +156,18 @@ class _Child:
                 self.labels[path] = mod["filename"]
             sys.path.insert(0, self.workdir)
 
+    def progress(self, name: str) -> None:
+        """Tell the trusted side which module is about to run, in case it ends the process."""
+        _write_all(self.resp, wire.dumps({"op": "loading", "module": name}))
+
     def load(self) -> dict:
         report: dict[str, dict] = {}
         if self.kind == "folder":
             for mod in self.modules_spec:
                 name = mod["name"]
+                if name in self.skip:
+                    continue
+                self.progress(name)
                 try:
                     self.namespaces[name] = importlib.import_module(name)
                     report[name] = {"ok": True}
@@ -129,6 +176,9 @@ class _Child:
                     report[name] = {"ok": False, "error": self.describe(exc, exc.__traceback__)}
         else:
             for mod in self.modules_spec:
+                if mod["name"] in self.skip:
+                    continue
+                self.progress(mod["name"])
                 ns = types.ModuleType(mod["name"])
                 ns.__dict__["__name__"] = "__main__"
                 sys.modules[mod["name"]] = ns
@@ -186,28 +236,45 @@ class _Child:
             return None
         return ns.__dict__.get(func)
 
-    def answer(self, msg: dict) -> dict:
-        fn = self.lookup(msg["part"], msg["func"])
+    def answer(self, msg: dict) -> bytes:
+        """Run one call; returns the reply frame (always small enough and always plain data)."""
+        call_id = msg.get("id")
+        fn = self.lookup(str(msg.get("part")), str(msg.get("func")))
         if not callable(fn):
-            return {"id": msg["id"], "ok": False, "kind": "missing"}
+            return wire.dumps({"id": call_id, "ok": False, "kind": "missing"})
         try:
             args = wire.decode(msg["args"], tensors=True)
             kwargs = wire.decode(msg["kwargs"], tensors=True)
             value = fn(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001
-            return {"id": msg["id"], "ok": False, "kind": "raised",
-                    "error": self.describe(exc, exc.__traceback__)}
+            try:
+                error = self.describe(exc, exc.__traceback__)
+            except BaseException:  # noqa: BLE001 - a hostile exception object
+                error = {"type": "Exception", "message": "<unreadable exception>", "file": "", "line": 0}
+            del exc
+            return wire.dumps({"id": call_id, "ok": False, "kind": "raised", "error": error})
         try:
-            encoded = wire.encode(value)
-        except BaseException as exc:  # noqa: BLE001 - e.g. an object array
-            encoded = {"$o": f"unsendable {type(value).__name__}: {str(exc)[:200]}"}
-        return {"id": msg["id"], "ok": True, "value": encoded}
+            frame = wire.dumps({"id": call_id, "ok": True, "value": wire.encode(value)})
+            if len(frame) > self.max_reply:
+                raise ValueError(
+                    f"the value is {len(frame) // (1024 * 1024)} MiB on the wire; "
+                    f"at most {self.max_reply // (1024 * 1024)} MiB can be returned"
+                )
+        except BaseException as exc:  # noqa: BLE001 - object arrays, too big, hostile objects
+            frame = b""
+            try:
+                why = f"{type(exc).__name__}: {str(exc)[:200]}"
+                what = type(value).__name__[:80]
+            except BaseException:  # noqa: BLE001
+                why, what = "unreadable", "object"
+            return wire.dumps({"id": call_id, "ok": True, "value": {"$o": f"unsendable {what} ({why})"}})
+        return frame
 
     def run(self) -> None:
-        self.apply_limits()
+        in_force = self.apply_limits()
         self.write_files()
         loaded = self.load()
-        wire.write_frame(self.resp, {"op": "loaded", "modules": loaded})
+        _write_all(self.resp, wire.dumps({"op": "loaded", "modules": loaded, "in_force": in_force}))
         while True:
             msg = wire.read_frame(self.req)
             if msg.get("op") == "end":
@@ -219,7 +286,13 @@ class _Child:
                     sys.stderr.flush()
                 except BaseException:  # noqa: BLE001
                     pass
-                wire.write_frame(self.resp, reply)
+                _write_all(self.resp, reply)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _child_main(cfg: dict, msg: dict) -> None:
@@ -227,10 +300,11 @@ def _child_main(cfg: dict, msg: dict) -> None:
     try:
         os.close(cfg["ctl_in"])
         os.close(cfg["ctl_out"])
-        if not cfg.get("pid1"):
+        if not cfg.get("pid1") and hasattr(os, "setsid"):
             os.setsid()
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
-            signal.signal(sig, signal.SIG_DFL)
+        for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGPIPE", None)):
+            if sig is not None:
+                signal.signal(sig, signal.SIG_DFL)
         _Child(cfg, msg).run()
     except BaseException:  # noqa: BLE001 - the child never returns into the zygote loop
         code = 70
@@ -240,6 +314,19 @@ def _child_main(cfg: dict, msg: dict) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _drop_capabilities() -> str:
+    """Drop every capability of this process (rlimits level run by root)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this pid
+        data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable x 2: all zero
+        if libc.capset(header, data) != 0:
+            return f"not dropped (errno {ctypes.get_errno()})"
+        return "none"
+    except (OSError, AttributeError) as exc:
+        return f"not dropped ({exc})"
 
 
 # --------------------------------------------------------------------------- the zygote
@@ -254,14 +341,14 @@ def _sweep(cfg: dict, child: int) -> None:
             except ProcessLookupError:
                 pass
         else:
-            for pid in _direct_children():
+            for pid in _descendants(os.getpid()):
                 try:
                     os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
+                except (ProcessLookupError, PermissionError):
                     pass
             try:
                 os.killpg(child, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+            except (ProcessLookupError, PermissionError, AttributeError):
                 pass
         try:
             os.waitpid(-1, 0)
@@ -269,15 +356,48 @@ def _sweep(cfg: dict, child: int) -> None:
             return
 
 
-def _direct_children() -> list[int]:
+def _children_of(pid: int) -> list[int]:
     pids: list[int] = []
     try:
-        for tid in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{tid}/children") as fh:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
                 pids.extend(int(p) for p in fh.read().split())
     except OSError:
         pass
     return pids
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux /proc; empty elsewhere)."""
+    out: list[int] = []
+    todo = _children_of(pid)
+    while todo and len(out) < 100000:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(_children_of(p))
+    return out
+
+
+def _extra_processes(cfg: dict, child: int) -> list[int]:
+    """Processes besides the child itself (used when no seccomp filter forbids them)."""
+    if cfg.get("pid1"):
+        try:
+            return [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) not in (1, child)]
+        except OSError:
+            return []
+    return [p for p in _descendants(os.getpid()) if p != child]
+
+
+def _filtered(pid: int) -> bool:
+    """Whether ``pid`` runs under a seccomp filter (Linux: the Seccomp line of its status)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("Seccomp:"):
+                    return line.split()[1] == "2"
+    except (OSError, IndexError):
+        pass
+    return False
 
 
 def _drain(fd: int) -> None:
@@ -292,67 +412,175 @@ def _drain(fd: int) -> None:
 
 
 def _wipe(path: str) -> None:
-    for entry in os.scandir(path):
+    """Empty ``path`` without recursion, following no link, undoing any chmod on the way."""
+    stack = [(e.path, False) for e in _scan(path)]
+    while stack:
+        entry, emptied = stack.pop()
         try:
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, ignore_errors=True)
-            else:
-                os.unlink(entry.path)
+            st = os.lstat(entry)
         except OSError:
-            pass
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            if emptied:
+                try:
+                    os.rmdir(entry)
+                except OSError:
+                    pass
+                continue
+            try:
+                os.chmod(entry, 0o700)
+            except OSError:
+                pass
+            stack.append((entry, True))
+            stack.extend((e.path, False) for e in _scan(entry))
+        else:
+            try:
+                os.unlink(entry)
+            except OSError:
+                pass
 
 
-def _supervise(cfg: dict, pid: int) -> dict:
+def _scan(path: str) -> list:
+    try:
+        with os.scandir(path) as it:
+            return list(it)
+    except OSError:
+        return []
+
+
+def _remove_sysv_ipc() -> None:
+    """Remove the System V IPC objects a child left in the sandbox's own IPC namespace."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return
+    ipc_rmid = 0
+    for kind, call in (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl")):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as fh:
+                rows = fh.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 1 and fields[1].isdigit():
+                if kind == "sem":
+                    getattr(libc, call)(int(fields[1]), 0, ipc_rmid)
+                else:
+                    getattr(libc, call)(int(fields[1]), ipc_rmid, None)
+
+
+def _health(cfg: dict) -> list[str]:
+    """What is left over after a child (empty when the zygote is fit for the next one)."""
+    problems = []
+    for path in cfg["wipe"]:
+        left = _scan(path)
+        if left:
+            problems.append(f"{len(left)} entries left in {path}")
+    if cfg.get("pid1"):
+        others = _extra_processes(cfg, 1)
+        if others:
+            problems.append(f"{len(others)} processes left")
+        for kind in ("shm", "msg", "sem"):
+            try:
+                with open(f"/proc/sysvipc/{kind}") as fh:
+                    if len(fh.read().splitlines()) > 1:
+                        problems.append(f"System V {kind} objects left")
+            except OSError:
+                pass
+    return problems
+
+
+def _supervise(cfg: dict, pid: int, generation: int, watch: bool) -> dict:
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         pidfd = None
-    killed = False
+    killed: str | None = None
+    status = 0
     while True:
-        watch = [cfg["ctl_in"]] + ([pidfd] if pidfd is not None else [])
-        ready, _, _ = select.select(watch, [], [], None if pidfd is not None else 0.05)
+        wait_s = None if pidfd is not None and not watch else 0.02
+        fds = [cfg["ctl_in"]] + ([pidfd] if pidfd is not None else [])
+        ready, _, _ = select.select(fds, [], [], wait_s)
         if cfg["ctl_in"] in ready:
             try:
                 msg = wire.read_frame(cfg["ctl_in"])
             except EOFError:
                 os.kill(pid, signal.SIGKILL)
                 raise
-            if msg.get("op") == "kill":
-                killed = True
+            if msg.get("op") == "kill" and msg.get("child", generation) == generation and killed is None:
+                killed = str(msg.get("reason") or "kill")[:40]
                 os.kill(pid, signal.SIGKILL)
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             break
+        if watch and killed is None:
+            if _filtered(pid):
+                watch = False  # the seccomp filter is in place: nothing to watch for
+            elif _extra_processes(cfg, pid):
+                killed = "processes"
+                os.kill(pid, signal.SIGKILL)
     if pidfd is not None:
         os.close(pidfd)
     _sweep(cfg, pid)
     _drain(cfg["req"])
-    for path in cfg.get("wipe", [cfg["scratch"]]):
+    for path in cfg["wipe"]:
         if os.path.isdir(path):
             _wipe(path)
-    result = {"op": "closed", "killed": killed}
+    if cfg.get("pid1"):
+        _remove_sysv_ipc()
+    result: dict = {"op": "closed", "child": generation, "killed": killed is not None}
+    if killed is not None:
+        result["reason"] = killed
     if os.WIFSIGNALED(status):
         result["signal"] = os.WTERMSIG(status)
     else:
         result["exit"] = os.WEXITSTATUS(status)
+    problems = _health(cfg)
+    result["clean"] = not problems
+    if problems:
+        result["problems"] = problems
     return result
+
+
+def _serve_in_process(cfg: dict, msg: dict) -> None:
+    """Where there is no fork (Windows): serve one submission here, then exit for good."""
+    code = 0
+    try:
+        _Child(cfg, msg).run()
+    except BaseException:  # noqa: BLE001
+        code = 70
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        wire.write_frame(cfg["ctl_out"], {"op": "closed", "child": 1, "killed": False, "exit": code,
+                                          "clean": False, "problems": ["one submission per process"]})
+    finally:
+        os._exit(0)
 
 
 def main() -> None:
     cfg = json.loads(sys.argv[1])
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(sig, signal.SIG_DFL if cfg.get("pid1") else signal.SIG_IGN)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, signal.SIG_DFL if cfg.get("pid1") else signal.SIG_IGN)
     _prctl(PR_SET_DUMPABLE, 0)
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     if not cfg.get("pid1"):
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
     os.makedirs(cfg["scratch"], exist_ok=True)
+    wipe = [cfg["scratch"]]
+    if cfg.get("pid1") and os.path.isdir("/dev/shm"):
+        wipe.append("/dev/shm")  # the sandbox's own small tmpfs
+    cfg["wipe"] = cfg.get("wipe") or wipe
     import numpy  # noqa: F401
 
     torch = None
     try:
         import torch
 
+        # Before any op: the OpenMP pool must not exist when we fork (a child would hang).
         torch.set_num_threads(int(cfg.get("threads", 1)))
         import torch.nn.functional  # noqa: F401
     except ImportError:
@@ -360,26 +588,40 @@ def main() -> None:
     gc.collect()
     gc.freeze()
     cfg["vmsize_kb"] = _vmsize_kb()
+    can_fork = hasattr(os, "fork")
     wire.write_frame(cfg["ctl_out"], {
         "op": "ready",
         "vmsize_kb": cfg["vmsize_kb"],
         "pid": os.getpid(),
         "python": sys.version.split()[0],
         "torch": getattr(torch, "__version__", None),
+        "fork": can_fork,
     })
+    generation = 0
     while True:
         try:
             msg = wire.read_frame(cfg["ctl_in"])
         except EOFError:
             return
-        if msg.get("op") == "exit":
+        op = msg.get("op")
+        if op == "exit":
             return
-        if msg.get("op") != "open":
+        if op == "ping":
+            problems = _health(cfg)
+            wire.write_frame(cfg["ctl_out"], {"op": "pong", "clean": not problems, "problems": problems})
             continue
+        if op != "open":
+            continue  # e.g. a kill that arrived after its child had already ended
+        generation += 1
+        _drain(cfg["req"])  # anything written for an earlier child is not for this one
+        limits = msg.get("limits") or {}
+        if not can_fork:
+            _serve_in_process(cfg, msg)
         pid = os.fork()
         if pid == 0:
             _child_main(cfg, msg)
-        wire.write_frame(cfg["ctl_out"], _supervise(cfg, pid))
+        watch = int(limits.get("processes") or 0) == 1
+        wire.write_frame(cfg["ctl_out"], _supervise(cfg, pid, generation, watch))
 
 
 if __name__ == "__main__":
