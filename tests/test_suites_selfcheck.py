@@ -303,6 +303,16 @@ def _variance_ignores_seed(d_k, n_samples=10000, seed=0):
     return float((q * k).sum(1).var())
 
 
+def _variance_uniform(d_k, n_samples=10000, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    q, k = torch.rand(n_samples, d_k, generator=gen), torch.rand(n_samples, d_k, generator=gen)
+    return float((q * k).sum(1).var())
+
+
+def _saturation_hardcoded(scores, d_k):
+    return {"unscaled": 0.950, "scaled": 0.403}
+
+
 def _multihead_no_transpose(q, k, n_heads):
     b, s, d = q.shape
     qh, kh = q.reshape(b, n_heads, s, d // n_heads), k.reshape(b, n_heads, s, d // n_heads)
@@ -372,7 +382,7 @@ MUTANTS: dict[str, tuple[dict[str, Callable[..., Any]], set[str]]] = {
     "jacobian-wrong": (
         {"softmax__softmax_jacobian": _jacobian_no_outer},
         {
-            "public/test_softmax.py::test_softmax_jacobian",
+            "public/test_softmax.py::test_jacobian_matches_autograd",
             "hidden/test_softmax.py::test_jacobian_matches_reference",
             "hidden/test_softmax.py::test_jacobian_properties",
             "hidden/test_softmax.py::test_jacobian_vanishes_as_softmax_saturates",
@@ -402,6 +412,14 @@ MUTANTS: dict[str, tuple[dict[str, Callable[..., Any]], set[str]]] = {
     "variance-self-dot": (
         {"variance__dot_product_variance": _variance_self_dot},
         {f"hidden/test_variance.py::test_dot_product_variance_is_d_k[{d}]" for d in (1, 4, 16, 64)},
+    ),
+    "variance-uniform": (
+        {"variance__dot_product_variance": _variance_uniform},
+        {f"hidden/test_variance.py::test_dot_product_variance_is_d_k[{d}]" for d in (1, 4, 16, 64)},
+    ),
+    "hardcoded-saturation": (
+        {"softmax__compare_saturation": _saturation_hardcoded},
+        {"hidden/test_softmax.py::test_compare_saturation_random_scores"},
     ),
     "variance-ignores-seed": (
         {"variance__dot_product_variance": _variance_ignores_seed},

@@ -124,7 +124,7 @@ def test_scale_scores_chapter_example(student, ref):
     x = torch.tensor([40.0, -24.0, 10.0, 8.0, 6.0])
     got = student.scaling.scale_scores(x, 64)
     want = ref.scaling.scale_scores(x, 64)
-    assert_close(got, want, **_tol(want), what=describe_call("scale_scores", x, d_k=64))
+    assert_close(got, want, **_tol(want), allow_scalar=True, what=describe_call("scale_scores", x, d_k=64))
 
 
 @pytest.mark.parametrize("d_k", [1, 256])
@@ -135,7 +135,7 @@ def test_scale_scores_edge_d_k(student, ref, rng, d_k):
     x = randn(rng, (6, 7), scale=math.sqrt(d_k))
     got = student.scaling.scale_scores(x, d_k)
     want = ref.scaling.scale_scores(x, d_k)
-    assert_close(got, want, **_tol(want), what=describe_call("scale_scores", x, d_k=d_k))
+    assert_close(got, want, **_tol(want), allow_scalar=True, what=describe_call("scale_scores", x, d_k=d_k))
 
 
 @pytest.mark.parametrize("ndim", [1, 2, 3, 4])
@@ -149,7 +149,7 @@ def test_scale_scores_any_shape(student, ref, rng, ndim):
         x = randn(rng, shape, scale=math.sqrt(d_k))
         got = student.scaling.scale_scores(x, d_k)
         want = ref.scaling.scale_scores(x, d_k)
-        assert_close(got, want, **_tol(want), what=describe_call("scale_scores", x, d_k=d_k))
+        assert_close(got, want, **_tol(want), allow_scalar=True, what=describe_call("scale_scores", x, d_k=d_k))
 
 
 def test_scale_scores_large_magnitudes(student, ref, rng):
@@ -160,7 +160,7 @@ def test_scale_scores_large_magnitudes(student, ref, rng):
     x[0, 0], x[1, 1] = 1e4, -1e4
     got = student.scaling.scale_scores(x, 64)
     want = ref.scaling.scale_scores(x, 64)
-    assert_close(got, want, **_tol(want), what=describe_call("scale_scores", x, d_k=64))
+    assert_close(got, want, **_tol(want), allow_scalar=True, what=describe_call("scale_scores", x, d_k=64))
 
 
 def test_scale_scores_float64(student, ref, rng):
@@ -170,7 +170,7 @@ def test_scale_scores_float64(student, ref, rng):
     x = randn(rng, (3, 5, 5), dtype=torch.float64, scale=8.0)
     got = student.scaling.scale_scores(x, 128)
     want = ref.scaling.scale_scores(x, 128)
-    assert_close(got, want, **_tol(want), dtype="float64", what=describe_call("scale_scores", x, d_k=128))
+    assert_close(got, want, **_tol(want), dtype="float64", allow_scalar=True, what=describe_call("scale_scores", x, d_k=128))
 
 
 def test_scale_scores_keeps_order_and_sign(student, rng):
@@ -180,7 +180,7 @@ def test_scale_scores_keeps_order_and_sign(student, rng):
     values = (np.arange(-20, 20) * 3.7 + 0.5)[rng.permutation(40)]
     x = torch.tensor(values.reshape(5, 8), dtype=torch.float32)
     what = describe_call("scale_scores", x, d_k=64)
-    got = assert_array(student.scaling.scale_scores(x, 64), shape=(5, 8), what=what)
+    got = assert_array(student.scaling.scale_scores(x, 64), shape=(5, 8), allow_scalar=True, what=what)
     src = x.numpy()
     require(
         bool(np.all(np.sign(got) == np.sign(src))),
@@ -212,7 +212,7 @@ def test_attention_scores_shapes(student, ref, rng, lead):
     k = randn(rng, (*lead, 5, d_k))
     got = student.scaling.attention_scores(q, k)
     want = ref.scaling.attention_scores(q, k)
-    assert_close(got, want, **_tol(want), what=describe_call("attention_scores", q, k))
+    assert_close(got, want, **_tol(want), allow_scalar=True, what=describe_call("attention_scores", q, k))
 
 
 def test_attention_scores_float64(student, ref, rng):
@@ -223,7 +223,7 @@ def test_attention_scores_float64(student, ref, rng):
     k = randn(rng, (2, 6, 32), dtype=torch.float64)
     got = student.scaling.attention_scores(q, k)
     want = ref.scaling.attention_scores(q, k)
-    assert_close(got, want, **_tol(want), dtype="float64", what=describe_call("attention_scores", q, k))
+    assert_close(got, want, **_tol(want), dtype="float64", allow_scalar=True, what=describe_call("attention_scores", q, k))
 
 
 # --- multihead_attention_scores ------------------------------------------------------------
@@ -242,7 +242,7 @@ def test_multihead_attention_scores(student, ref, rng, batch, seq, d_model, n_he
     k = randn(rng, (batch, seq, d_model))
     got = student.scaling.multihead_attention_scores(q, k, n_heads)
     want = ref.scaling.multihead_attention_scores(q, k, n_heads)
-    assert_close(got, want, **_tol(want), what=describe_call("multihead_attention_scores", q, k, n_heads=n_heads))
+    assert_close(got, want, **_tol(want), allow_scalar=True, what=describe_call("multihead_attention_scores", q, k, n_heads=n_heads))
 
 
 def test_multihead_heads_are_feature_slices(student, rng):
@@ -261,4 +261,4 @@ def test_multihead_heads_are_feature_slices(student, rng):
         dim=1,
     ) / math.sqrt(d_k)
     got = student.scaling.multihead_attention_scores(q, k, n_heads)
-    assert_close(got, want, **_tol(want), what=describe_call("multihead_attention_scores", q, k, n_heads=n_heads))
+    assert_close(got, want, **_tol(want), allow_scalar=True, what=describe_call("multihead_attention_scores", q, k, n_heads=n_heads))

@@ -47,7 +47,7 @@ def test_softmax_matches_reference(student, ref, rng, shape, dim):
     x = randn(rng, shape, scale=3.0)
     got = student.softmax.softmax(x, dim=dim)
     want = ref.softmax.softmax(x, dim=dim)
-    assert_close(got, want, **P32, what=describe_call("softmax", x, dim=dim))
+    assert_close(got, want, **P32, allow_scalar=True, what=describe_call("softmax", x, dim=dim))
 
 
 def test_softmax_is_a_distribution(student, rng):
@@ -56,13 +56,13 @@ def test_softmax_is_a_distribution(student, rng):
     """
     x = randn(rng, (5, 7), scale=4.0)
     what = describe_call("softmax", x, dim=-1)
-    got = assert_array(student.softmax.softmax(x, dim=-1), shape=(5, 7), what=what)
+    got = assert_array(student.softmax.softmax(x, dim=-1), shape=(5, 7), allow_scalar=True, what=what)
     require(
         bool(np.all((got >= 0.0) & (got <= 1.0))),
         en=f"{what} returned values outside [0, 1] (smallest {got.min():.6g}, largest {got.max():.6g}).",
         ja=f"{what} の戻り値に [0, 1] の範囲外の値があります（最小 {got.min():.6g}、最大 {got.max():.6g}）。",
     )
-    assert_close(got.sum(axis=-1, dtype=np.float64), np.ones(5), rtol=0, atol=1e-5, what=f"row sums of {what}")
+    assert_close(got.sum(axis=-1, dtype=np.float64), np.ones(5), rtol=0, atol=1e-5, allow_scalar=True, what=f"row sums of {what}")
 
 
 def test_softmax_large_inputs(student, ref, rng):
@@ -74,7 +74,7 @@ def test_softmax_large_inputs(student, ref, rng):
     got = student.softmax.softmax(x, dim=-1)
     want = ref.softmax.softmax(x, dim=-1)
     # rtol 2e-3: a stable log-sum-exp formulation loses ~1 ulp of 1e4 (about 1e-3) in float32.
-    assert_close(got, want, rtol=2e-3, atol=1e-6, what=describe_call("softmax", x, dim=-1))
+    assert_close(got, want, rtol=2e-3, atol=1e-6, allow_scalar=True, what=describe_call("softmax", x, dim=-1))
 
 
 def test_softmax_masked_entries(student, ref, rng):
@@ -88,8 +88,8 @@ def test_softmax_masked_entries(student, ref, rng):
     what = describe_call("softmax", x, dim=-1)
     got = student.softmax.softmax(x, dim=-1)
     want = ref.softmax.softmax(x, dim=-1)
-    arr = assert_close(got, want, **P32, expected_zero_mask=mask, what=what)
-    assert_close(arr.sum(axis=-1, dtype=np.float64), np.ones((2, n)), rtol=0, atol=1e-5, what=f"row sums of {what}")
+    arr = assert_close(got, want, **P32, expected_zero_mask=mask, allow_scalar=True, what=what)
+    assert_close(arr.sum(axis=-1, dtype=np.float64), np.ones((2, n)), rtol=0, atol=1e-5, allow_scalar=True, what=f"row sums of {what}")
 
 
 # --- softmax_with_temperature -------------------------------------------------------------
@@ -104,7 +104,7 @@ def test_temperature_matches_reference(student, ref, rng):
         got = student.softmax.softmax_with_temperature(x, temperature, dim=dim)
         want = ref.softmax.softmax_with_temperature(x, temperature, dim=dim)
         assert_close(
-            got, want, **P32, what=describe_call("softmax_with_temperature", x, temperature, dim=dim)
+            got, want, **P32, allow_scalar=True, what=describe_call("softmax_with_temperature", x, temperature, dim=dim)
         )
 
 
@@ -116,7 +116,7 @@ def test_temperature_sqrt_d_k_is_scaling(student, ref, rng):
     x = randn(rng, (4, 5), scale=8.0)
     got = student.softmax.softmax_with_temperature(x, math.sqrt(d_k))
     want = ref.softmax.softmax(ref.scaling.scale_scores(x, d_k))
-    assert_close(got, want, **P32, what=describe_call("softmax_with_temperature", x, math.sqrt(d_k)))
+    assert_close(got, want, **P32, allow_scalar=True, what=describe_call("softmax_with_temperature", x, math.sqrt(d_k)))
 
 
 @pytest.mark.parametrize("temperature", [0.0, -1.0], ids=["zero", "negative"])
@@ -170,7 +170,7 @@ def test_jacobian_matches_reference(student, ref, rng):
         p = ref.softmax.softmax(randn(rng, (n,), scale=2.0))
         got = student.softmax.softmax_jacobian(p)
         want = ref.softmax.softmax_jacobian(p)
-        assert_close(got, want, **P32, what=describe_call("softmax_jacobian", p))
+        assert_close(got, want, **P32, allow_scalar=True, what=describe_call("softmax_jacobian", p))
 
 
 def test_jacobian_properties(student, ref, rng):
@@ -179,9 +179,9 @@ def test_jacobian_properties(student, ref, rng):
     """
     p = ref.softmax.softmax(randn(rng, (6,), scale=2.0))
     what = describe_call("softmax_jacobian", p)
-    jac = assert_array(student.softmax.softmax_jacobian(p), shape=(6, 6), what=what)
-    assert_close(jac.T, jac, rtol=0, atol=1e-7, what=f"transpose of {what}")
-    assert_close(jac.sum(axis=1, dtype=np.float64), np.zeros(6), rtol=0, atol=1e-6, what=f"row sums of {what}")
+    jac = assert_array(student.softmax.softmax_jacobian(p), shape=(6, 6), allow_scalar=True, what=what)
+    assert_close(jac.T, jac, rtol=0, atol=1e-7, allow_scalar=True, what=f"transpose of {what}")
+    assert_close(jac.sum(axis=1, dtype=np.float64), np.zeros(6), rtol=0, atol=1e-6, allow_scalar=True, what=f"row sums of {what}")
 
 
 def test_jacobian_vanishes_as_softmax_saturates(student, ref):
@@ -193,7 +193,7 @@ def test_jacobian_vanishes_as_softmax_saturates(student, ref):
     for factor in (1 / 8, 1 / 2, 1.0, 4.0):
         p = ref.softmax.softmax(scores * factor)
         what = describe_call("softmax_jacobian", p)
-        jac = assert_close(student.softmax.softmax_jacobian(p), ref.softmax.softmax_jacobian(p), **P32, what=what)
+        jac = assert_close(student.softmax.softmax_jacobian(p), ref.softmax.softmax_jacobian(p), **P32, allow_scalar=True, what=what)
         norms.append(float(np.linalg.norm(jac.astype(np.float64))))
     shown = ", ".join(f"{n:.4g}" for n in norms)
     # Positive form: each norm strictly below the previous one, and the last one tiny.
@@ -230,5 +230,5 @@ def test_attention(student, ref, rng, lead, n_q, n_k, d_k, d_v, dtype):
     want = ref.softmax.attention(q, k, v)
     keep = "float64" if dtype == torch.float64 else None
     tol = _tol(want) if dtype == torch.float64 else {"rtol": 1e-4, "atol": 1e-5}
-    assert_close(got, want, **tol, dtype=keep, what=what)
-    assert_close(got, F.scaled_dot_product_attention(q, k, v), **tol, what=f"{what} vs scaled_dot_product_attention")
+    assert_close(got, want, **tol, dtype=keep, allow_scalar=True, what=what)
+    assert_close(got, F.scaled_dot_product_attention(q, k, v), **tol, allow_scalar=True, what=f"{what} vs scaled_dot_product_attention")
