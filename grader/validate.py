@@ -1,0 +1,305 @@
+"""``grader validate``: prove the assignment before it is handed out.
+
+Three claims are checked by grading, with the hidden and public suites, in one ``grade()`` call
+(one warm worker):
+
+1. the reference earns full marks and is named nothing (also when every probe of the
+   diagnosis is run on it, not only those for failing parts);
+2. every stub (the exercise folder and each notebook in it) earns 0 without crashing and is
+   named ``not-implemented``;
+3. for every id of the mistake catalogue, at least one mutant of the reference loses points
+   and is named with exactly that id.
+
+A mutant is a case file under ``tests/mutants/<id>/`` holding one whole file of the
+reference with one mistake in it, under a header::
+
+    # mistake: sqrt-d-model
+    # file: scaling.py
+
+Example::
+
+    result = validate(load_rubric("rubrics/chapter07.yaml"))
+    Console().print(render_table(result))
+    sys.exit(0 if result.ok else 1)
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.table import Table
+from rich.text import Text
+
+from grader.catalogue import catalogue, mistake_ids
+from grader.errors import GraderError
+
+__all__ = ["Mutant", "Row", "ValidationResult", "load_mutants", "render_table", "validate"]
+
+CODE_FILES = ("scaling.py", "softmax.py", "variance.py")
+NOT_IMPLEMENTED = "not-implemented"
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    """One case file: the reference with ``file`` replaced by this file's text."""
+
+    id: str = field(metadata={"help": "the mistake id it must be named with"})
+    file: str = field(metadata={"help": "which reference file it replaces, e.g. scaling.py"})
+    path: Path = field(metadata={"help": "the case file"})
+    what: str = field(default="", metadata={"help": "one line on what was changed"})
+
+    @property
+    def name(self) -> str:
+        return f"{self.id}/{self.path.stem}"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of the table: a graded subject, what it must show, and whether it did."""
+
+    subject: str
+    kind: str  # reference | stub | mutant | catalogue
+    expected: str
+    score: float | None
+    max_score: float | None
+    named: tuple[str, ...]
+    ok: bool
+    problem: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    """All rows, plus what they add up to."""
+
+    rows: tuple[Row, ...]
+    seed: int | None
+    seconds: float
+    ids: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when every row holds (and there is at least one)."""
+        return bool(self.rows) and all(r.ok for r in self.rows)
+
+    @property
+    def caught(self) -> tuple[str, ...]:
+        """Catalogue ids proven by at least one mutant."""
+        return tuple(i for i in self.ids if any(r.kind == "mutant" and r.ok and r.named == (i,) for r in self.rows))
+
+
+# --------------------------------------------------------------------------- mutants
+
+
+def load_mutants(folder: Path) -> list[Mutant]:
+    """Read every ``<id>/<name>.py`` case file under ``folder``, sorted by id then name.
+
+    Raises:
+        GraderError: a case file lacks its ``# mistake:`` / ``# file:`` header, or names a
+            file the reference does not have.
+    """
+    mutants = []
+    for path in sorted(folder.glob("*/*.py")):
+        header: dict[str, str] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.startswith("#"):
+                break
+            key, sep, value = line[1:].partition(":")
+            if sep:
+                header[key.strip()] = value.strip()
+        if "mistake" not in header or "file" not in header:
+            raise GraderError(f"{path}: a mutant starts with '# mistake: <id>' and '# file: <name>.py'")
+        if header["file"] not in CODE_FILES:
+            raise GraderError(f"{path}: '# file: {header['file']}' must be one of {', '.join(CODE_FILES)}")
+        mutants.append(Mutant(header["mistake"], header["file"], path, header.get("mutant", "")))
+    return mutants
+
+
+def default_mutants(rubric: Any) -> Path:
+    """``tests/mutants`` next to the rubric's folder (``rubrics/../tests/mutants``)."""
+    return Path(rubric.file).resolve().parent.parent / "tests" / "mutants"
+
+
+def student_answers(key: dict[str, Any]) -> str:
+    """A filled, student-shaped ``answers.yaml`` (``id: {answer: ...}``) from the answer key."""
+    filled = {qid: {"answer": spec.get("answer") if isinstance(spec, dict) else spec} for qid, spec in key.items()}
+    return yaml.safe_dump(filled, sort_keys=False, allow_unicode=True)
+
+
+# --------------------------------------------------------------------------- validating
+
+
+def validate(
+    rubric: Any,
+    *,
+    seed: int | None = None,
+    mutants: Path | None = None,
+    level: str | None = None,
+    allow_weak: bool = True,
+) -> ValidationResult:
+    """Grade the reference, the stubs and every mutant; one row each.
+
+    Args:
+        rubric: the loaded rubric (its ``reference`` and ``exercises`` are used).
+        seed: the grading seed (random when None; shown in the table).
+        mutants: folder of mutant case files; ``tests/mutants`` of the project by default.
+        level: sandbox level, as for :func:`grader.runner.grade`.
+        allow_weak: whether an rlimits-only sandbox is acceptable.
+
+    Raises:
+        GraderError: the rubric has no reference, or a mutant file is malformed.
+    """
+    from grader.runner import grade, load_reference
+    from grader.submission import load_submission
+
+    if rubric.reference is None:
+        raise GraderError(f"{rubric.file}: validate needs `reference:` in the rubric")
+    started = time.monotonic()
+    reference_dir = Path(rubric.reference)
+    mutant_list = load_mutants(mutants or default_mutants(rubric))
+    reference = load_reference(reference_dir)
+    assert reference is not None
+    answers = student_answers(reference.answers_key or {})
+    exercises = Path(rubric.exercises)
+    notebooks = sorted(exercises.glob("*.ipynb"))
+    expectations: list[tuple[str, str, str, Mutant | None]] = [
+        ("reference", "reference", "full marks; nothing named", None),
+        (f"stub {exercises.name}/", "stub", f"0; {NOT_IMPLEMENTED}", None),
+        *[(f"stub {nb.name}", "stub", f"0; {NOT_IMPLEMENTED}", None) for nb in notebooks],
+        *[(f"mutant {m.name}", "mutant", f"loses points; {m.id}", m) for m in mutant_list],
+    ]
+    with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
+        root = Path(tmp)
+        subs = [load_submission(_reference_copy(root / "reference", reference_dir, answers))]
+        subs.append(load_submission(exercises))
+        subs += [load_submission(nb) for nb in notebooks]
+        for i, m in enumerate(mutant_list):
+            folder = _reference_copy(root / f"mutant-{i:02d}-{m.id}", reference_dir, answers)
+            (folder / m.file).write_text(m.path.read_text(encoding="utf-8"), encoding="utf-8")
+            subs.append(load_submission(folder))
+        reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak)
+        rows = [_judge(subject, kind, expected, mutant, report)
+                for (subject, kind, expected, mutant), report in zip(expectations, reports)]
+        rows.append(_probe_everything(rubric, subs[0], reference, level, allow_weak))
+    ids = tuple(mistake_ids())
+    for mid in ids:
+        if not any(r.kind == "mutant" and r.ok and r.named == (mid,) for r in rows):
+            rows.append(Row(f"catalogue {mid}", "catalogue", f"a mutant named {mid}", None, None, (), False,
+                            "no mutant proves this id"))
+    known = set(catalogue())
+    for m in mutant_list:
+        if m.id not in known:
+            rows.append(Row(f"mutant {m.name}", "catalogue", "a catalogue id", None, None, (), False,
+                            f"{m.id} is not in the catalogue"))
+    reports_seed = reports[0].seed if reports else seed
+    return ValidationResult(tuple(rows), reports_seed, time.monotonic() - started, ids)
+
+
+def _reference_copy(folder: Path, reference: Path, answers: str) -> Path:
+    folder.mkdir(parents=True)
+    for name in CODE_FILES:
+        shutil.copyfile(reference / name, folder / name)
+    (folder / "answers.yaml").write_text(answers, encoding="utf-8")
+    return folder
+
+
+def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report: Any) -> Row:
+    named = tuple(sorted({m.id for m in report.mistakes}))
+    problems = []
+    crashed = [t.id for t in report.tests if t.status.value in ("error", "timeout")]
+    if report.errors:
+        problems.append("grading problems: " + "; ".join(report.errors)[:300])
+    if kind == "reference":
+        if report.score != report.max_score:
+            lost = [t.id for t in report.tests if t.score < t.max_score]
+            problems.append(f"lost points in {', '.join(lost[:3])}")
+        if named:
+            problems.append(f"named {', '.join(named)}")
+    elif kind == "stub":
+        if report.score != 0:
+            problems.append(f"scored {report.score:g}")
+        if crashed:
+            problems.append(f"{len(crashed)} tests errored or timed out, e.g. {crashed[0]}")
+        if named != (NOT_IMPLEMENTED,):
+            problems.append(f"named {', '.join(named) or 'nothing'}")
+    else:
+        assert mutant is not None
+        if report.score >= report.max_score:
+            problems.append("lost no points: the suites miss this mistake")
+        if crashed:
+            problems.append(f"{len(crashed)} tests errored or timed out, e.g. {crashed[0]}")
+        if named != (mutant.id,):
+            problems.append(f"named {', '.join(named) or 'nothing'}")
+    return Row(subject, kind, expected, report.score, report.max_score, named, not problems, "; ".join(problems))
+
+
+def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
+    """Run every probe of the diagnosis on the reference, failing parts or not."""
+    from grader import diagnosis
+    from grader.runner import choose_level
+    from grader.sandbox.worker import LimitsView, Worker
+
+    chosen, _ = choose_level(allow_weak=allow_weak, prefer=level)
+    errors: list[str] = []
+    with Worker(level=chosen, limits=rubric.limits) as worker:
+        session = worker.open(sub, LimitsView.of(rubric.limits))
+        try:
+            run = _Run(errors=errors)
+            found = diagnosis.diagnose(run, session, reference, rubric, parts=diagnosis.PART_FUNCTIONS)
+        finally:
+            session.close()
+    named = tuple(sorted({m.id for m in found}))
+    problems = ([f"named {', '.join(named)}"] if named else []) + errors
+    return Row("reference, every probe", "reference", "nothing named", None, None, named, not problems,
+               "; ".join(problems))
+
+
+@dataclass
+class _Run:
+    """The little of a ``SubmissionRun`` that :func:`grader.diagnosis.diagnose` reads."""
+
+    errors: list[str]
+    outcomes: list[Any] = field(default_factory=list)
+    answers: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- table
+
+
+def render_table(result: ValidationResult) -> Table:
+    """The result as a rich table: subject, expected, score, named ids, verdict."""
+    table = Table(
+        title=f"grader validate (seed {result.seed})",
+        caption=_caption(result),
+        show_header=True,
+        header_style="bold",
+    )
+    table.add_column("subject")
+    table.add_column("expected")
+    table.add_column("score", justify="right")
+    table.add_column("named")
+    table.add_column("verdict")
+    for r in result.rows:
+        score = f"{r.score:g}/{r.max_score:g}" if r.score is not None and r.max_score is not None else "-"
+        verdict = Text("ok", style="green") if r.ok else Text(f"FAIL: {r.problem}", style="bold red")
+        table.add_row(r.subject, r.expected, score, ", ".join(r.named) or "-", verdict)
+    return table
+
+
+def _caption(result: ValidationResult) -> str:
+    caught = result.caught
+    status = "all checks hold" if result.ok else f"{sum(not r.ok for r in result.rows)} discrepancies"
+    return (f"{len(caught)} of {len(result.ids)} catalogue ids caught by a mutant; {status}; "
+            f"{result.seconds:.1f} s")
+
+
+def rows_as_text(rows: Sequence[Row]) -> str:
+    """Plain lines, for logs and test failure messages."""
+    return "\n".join(f"{'ok  ' if r.ok else 'FAIL'} {r.subject}: {r.expected} -> {', '.join(r.named) or '-'}"
+                     f"{'' if r.ok else ' (' + r.problem + ')'}" for r in rows)
