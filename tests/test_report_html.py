@@ -78,3 +78,27 @@ def test_one_grading_run_gives_six_agreeing_formats(tmp_path: Path) -> None:
     texts = assert_formats_agree(report, rubric)
     assert set(texts) == set(FORMATS)
     assert texts["html"].count("data:image/png;base64,") == 2
+
+
+@pytest.mark.slow
+def test_check_in_github_actions_writes_summary_and_annotations(tmp_path: Path) -> None:
+    """grader check: JUnit to --out, the Markdown job summary, ::error lines on stdout."""
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    summary = tmp_path / "summary.md"
+    junit = tmp_path / "junit.xml"
+    submission = ROOT / "examples" / "submissions" / "sqrt-d-model"
+    result = CliRunner().invoke(
+        main, ["check", str(submission), "--rubric", str(ROOT / "rubrics" / "chapter07.yaml"),
+               "--format", "junit", "--out", str(junit), "--lang", "en"],
+        env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert result.exit_code == 0, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("::error ")]
+    assert any(f"file={submission.as_posix()}/scaling.py,line=" in line and "scaling_factor" in line
+               for line in errors)
+    assert "## Grading report" in summary.read_text(encoding="utf-8")
+    xmlschema = pytest.importorskip("xmlschema")
+    xmlschema.XMLSchema(str(ROOT / "tests" / "schemas" / "junit.xsd")).validate(str(junit))

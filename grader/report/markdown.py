@@ -21,8 +21,9 @@ from typing import Any
 from grader.report import _text
 from grader.report.model import GradeReport, Status
 
-#: (part, function or None) -> (file as the repository names it, line), or None if unknown.
-Locator = Callable[[str, "str | None"], "tuple[str, int] | None"]
+#: (part, function or None) -> (file as the repository names it, line[, function found]),
+#: or None if unknown.
+Locator = Callable[[str, "str | None"], "tuple[Any, ...] | None"]
 
 
 def _cell(text: str) -> str:
@@ -92,24 +93,33 @@ def annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
     """
     langs = _text.order(lang, _text.languages_of(report, opts))
     groups: dict[tuple[str | None, int | None], list[str]] = {}
+    names: dict[tuple[str | None, int | None], str] = {}
     for t in report.tests:
         if t.status == Status.PASSED or t.status == Status.SKIPPED:
             continue
         file, line = t.file, t.line
+        name = t.function or _function_from_id(t.id) or t.part
         if locate is not None:
             found = locate(t.part, t.function or _function_from_id(t.id))
             if found:
                 same = not file or Path(found[0]).name == Path(file).name
                 file, line = (found[0] if same else file), line or found[1]
+                name = found[2] if len(found) > 2 and same else name
         groups.setdefault((file, line), []).append(
             _text.pick(t.feedback, langs) or _text.title_of(t, langs))
+        names.setdefault((file, line), name)
     for m in report.mistakes:
+        # A mistake may name several functions ("scaling_factor, multihead_attention_scores"):
+        # the annotation goes on the first.
+        function = (m.function or "").split(",")[0].strip() or None
         file, line = m.file, None
         if locate is not None:
-            found = locate(m.part, m.function)
+            found = locate(m.part, function)
             if found:
-                file, line = file or found[0], found[1]
+                same = not file or Path(found[0]).name == Path(file).name
+                file, line = (found[0] if same else file), found[1]
         groups.setdefault((file, line), []).insert(0, f"[{m.id}] {_text.pick(m.message, langs)}")
+        names.setdefault((file, line), function or m.part)
     commands = []
     for (file, line), messages in groups.items():
         where = []
@@ -117,11 +127,15 @@ def annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
             where.append(f"file={_prop(file)}")
             if line:
                 where.append(f"line={line}")
-        title = _text.label("report", langs) + f": {len(messages)}"
+        title = f"{names.get((file, line), '')}: " + " / ".join(
+            dict.fromkeys(_FAILED[x].format(n=len(messages)) for x in langs if x in _FAILED))
         where.append(f"title={_prop(title)}")
         body = "\n".join(dict.fromkeys(messages))
         commands.append(f"::error {','.join(where)}::{_data(body)}")
     return commands
+
+
+_FAILED = {"en": "{n} problem(s)", "ja": "{n} 件の問題"}
 
 
 def _function_from_id(test_id: str) -> str | None:
@@ -151,7 +165,7 @@ def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None 
                            for m in re.finditer(r"^def\s+(\w+)\s*\(", text, re.M)]
         return cache[name]
 
-    def locate(part: str, function: str | None) -> tuple[str, int] | None:
+    def locate(part: str, function: str | None) -> tuple[Any, ...] | None:
         name = parts.get(part)
         if not name or not base.is_dir():
             return None
@@ -163,6 +177,6 @@ def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None 
             if function and (function == fn or function.startswith(fn + "_")):
                 if best is None or len(fn) > len(best[0]):
                     best = (fn, line)
-        return (shown_name, best[1]) if best else (shown_name, 1)
+        return (shown_name, best[1], best[0]) if best else (shown_name, 1)
 
     return locate
