@@ -1,0 +1,121 @@
+"""Tests for grader/validate.py (`grader validate`) and the mutant case files it grades."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from grader import diagnosis
+from grader.catalogue import mistake_ids
+from grader.errors import GraderError
+from grader.runner import load_reference
+from grader.validate import Row, ValidationResult, load_mutants, render_table, student_answers, validate
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS = ROOT / "tests" / "mutants"
+REFERENCE = ROOT / "solutions" / "chapter07"
+
+
+def test_every_catalogue_id_has_a_mutant():
+    """each id of the catalogue has at least one mutant case file, in a folder named after it"""
+    mutants = load_mutants(MUTANTS)
+    assert {m.id for m in mutants} == set(mistake_ids())
+    for m in mutants:
+        assert m.path.parent.name == m.id
+
+
+def test_mutants_differ_from_the_reference_in_one_file():
+    """a mutant replaces exactly one reference file and changes it"""
+    for m in load_mutants(MUTANTS):
+        body = "\n".join(line for line in m.path.read_text(encoding="utf-8").splitlines() if not line.startswith("# "))
+        assert body.strip() != (REFERENCE / m.file).read_text(encoding="utf-8").strip(), m.name
+
+
+@pytest.mark.parametrize("mutant", load_mutants(MUTANTS), ids=lambda m: m.name)
+def test_mutant_is_named_with_exactly_its_id_in_process(mutant):
+    """every probe of the diagnosis, run on a mutant, names its id and nothing else"""
+    from test_diagnosis import InProcessSession, Run
+
+    reference = load_reference(REFERENCE)
+    part = mutant.file.removesuffix(".py")
+    session = InProcessSession.from_folder(REFERENCE, **{part: mutant.path.read_text(encoding="utf-8")})
+    run = Run()
+    found = diagnosis.diagnose(run, session, reference, None, parts=diagnosis.PART_FUNCTIONS)
+    assert sorted({m.id for m in found}) == [mutant.id]
+    assert run.errors == []
+
+
+def test_malformed_mutant_header_is_refused(tmp_path):
+    """a case file without its '# mistake:' / '# file:' header stops with a message naming it"""
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "bad.py").write_text("def f():\n    pass\n")
+    with pytest.raises(GraderError, match="bad.py"):
+        load_mutants(tmp_path)
+    (tmp_path / "x" / "bad.py").write_text("# mistake: x\n# file: other.py\n")
+    with pytest.raises(GraderError, match="other.py"):
+        load_mutants(tmp_path)
+
+
+def test_student_answers_are_student_shaped():
+    """the filled quiz has the student's shape (id: {answer: ...}), built from the key"""
+    key = yaml.safe_load((REFERENCE / "answers.yaml").read_text(encoding="utf-8"))
+    filled = yaml.safe_load(student_answers(key))
+    assert set(filled) == set(key)
+    assert filled["divisor-4096-32"] == {"answer": 11.3137}
+    assert all(set(v) == {"answer"} for v in filled.values())
+
+
+def test_result_ok_needs_every_row_and_at_least_one():
+    """a result is ok only when it has rows and every row holds"""
+    good = Row("reference", "reference", "full marks", 1.0, 1.0, (), True)
+    bad = Row("mutant x/y", "mutant", "loses points; x", 1.0, 1.0, (), False, "lost no points")
+    assert ValidationResult((good,), 1, 0.1, ("x",)).ok
+    assert not ValidationResult((good, bad), 1, 0.1, ("x",)).ok
+    assert not ValidationResult((), 1, 0.1, ("x",)).ok
+
+
+def test_render_table_shows_each_row_and_the_problem():
+    """the table lists subject, expectation, score, named ids and a verdict with the problem"""
+    rows = (
+        Row("reference", "reference", "full marks; nothing named", 119.0, 119.0, (), True),
+        Row("mutant a/b", "mutant", "loses points; a", 119.0, 119.0, (), False, "lost no points"),
+    )
+    table = render_table(ValidationResult(rows, 7, 1.0, ("a",)))
+    assert isinstance(table, Table)
+    console = Console(width=160, record=True)
+    console.print(table)
+    text = console.export_text()
+    for expected in ("reference", "119/119", "mutant a/b", "FAIL: lost no points", "seed 7", "0 of 1"):
+        assert expected in text
+
+
+@pytest.mark.slow
+def test_validate_proves_the_chapter07_assignment(rubric):
+    """grader validate: reference full and unnamed, stubs 0 and not-implemented, every id caught"""
+    result = validate(rubric, seed=3)
+    from grader.validate import rows_as_text
+
+    assert result.ok, rows_as_text(result.rows)
+    assert set(result.caught) == set(mistake_ids())
+    assert len(result.caught) >= 17
+    kinds = [r.kind for r in result.rows]
+    assert kinds.count("stub") >= 2 and kinds.count("reference") == 2
+
+
+@pytest.mark.slow
+def test_validate_reports_a_mutant_the_suites_miss(rubric, tmp_path):
+    """a 'mutant' identical to the reference is a discrepancy: it loses nothing and is named nothing"""
+    folder = tmp_path / "softmax-overflow"
+    folder.mkdir()
+    (folder / "unchanged.py").write_text("# mistake: softmax-overflow\n# file: softmax.py\n"
+                                         + (REFERENCE / "softmax.py").read_text(encoding="utf-8"))
+    result = validate(rubric, seed=3, mutants=folder.parent)
+    assert not result.ok
+    row = next(r for r in result.rows if r.subject == "mutant softmax-overflow/unchanged")
+    assert not row.ok and "lost no points" in row.problem and "named nothing" in row.problem
+    missing = {r.subject for r in result.rows if r.kind == "catalogue"}
+    assert "catalogue sqrt-d-model" in missing
