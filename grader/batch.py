@@ -1,50 +1,538 @@
-"""``grader batch``: grade every submission under a folder or in an LMS zip export."""
+"""``grader batch``: grade every submission in a folder or an LMS zip export, in parallel.
+
+Stages, each a function of the one before:
+
+1. :func:`find_submissions` — folders, notebooks and zips directly under the source (an LMS
+   export zip is unpacked first, safely), OS junk skipped, anything else listed as
+   unrecognised. Student ids come from Moodle / Canvas entry names where present.
+2. :func:`run_batch` — ``jobs`` trusted worker processes (:mod:`grader._batchworker`), each
+   owning one warm sandboxed zygote, pull chunks of submissions from a queue; reports come
+   back as plain dicts and are written here, atomically, as they arrive. ``resume`` skips
+   submissions whose report already matches their content hash and the rubric.
+3. :func:`write_gradebook` and :mod:`grader.summary` — ``gradebook.csv`` and the class summary.
+
+Example::
+
+    result = run_batch("uploads.zip", "out", rubric, jobs=2)
+    result.graded, result.skipped, result.interrupted
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import csv
+import io
+import json
+import math
+import os
+import re
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from collections import deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+import yaml
 from rich.console import Console
 
-from grader.errors import SubmissionError, UsageError
-from grader.report import render
+from grader.errors import GraderError, SubmissionError, UsageError
 from grader.report.files import write_atomic
-from grader.report.terminal import show_many
-from grader.runner import grade
+from grader.report.model import GradeReport, Status
 from grader.submission import load_submission
 
-JUNK = {"__MACOSX", ".DS_Store", "__pycache__"}
+#: Names an OS or a tool leaves next to real files; never submissions, never listed.
+JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
+#: File extension per report format (``OUTDIR/reports/<submission>.<ext>``).
+EXTENSIONS = {"yaml": "yaml", "json": "json", "gradescope": "gradescope.json", "junit": "xml",
+              "markdown": "md", "html": "html"}
+EXPORT_MAX_BYTES = 2 * 1024**3
+EXPORT_MAX_MEMBERS = 50_000
+
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?")
+_CANVAS = re.compile(r"^(?P<name>[^_]+)_(?:late_)?(?P<id>\d+)_(?P<sub>\d+)_(?P<rest>.+)$", re.IGNORECASE)
 
 
-def find_submissions(root: Path) -> tuple[list[Any], list[str]]:
-    """Every submission directly under ``root``: folders, notebooks, zips."""
-    if not root.is_dir():
-        raise UsageError(f"{root}: not a folder of submissions")
-    found, skipped = [], []
+# --------------------------------------------------------------------------- discovery
+
+
+@dataclass
+class Found:
+    """One entry of the source that is a submission."""
+
+    submission: Any  # grader.submission.Submission (name made unique within the batch)
+    student_id: str
+    entry: str  # the name as found in the folder or export
+
+
+@dataclass
+class Discovery:
+    found: list[Found] = field(default_factory=list)
+    unrecognised: list[tuple[str, str]] = field(default_factory=list)  # (entry, why)
+
+
+def student_id_of(entry: str) -> str:
+    """The student id an LMS export encodes in an entry's name, else the name's stem.
+
+    >>> student_id_of("Taro Yamada_12345_assignsubmission_file_")
+    '12345'
+    >>> student_id_of("yamadataro_12345_67890_chapter07.zip")
+    '12345'
+    >>> student_id_of("alice.zip")
+    'alice'
+    """
+    for pattern in (_MOODLE, _CANVAS):
+        match = pattern.match(entry)
+        if match:
+            return match.group("id")
+    stem = entry
+    for suffix in (".zip", ".ipynb"):
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+    return stem
+
+
+def _is_junk(name: str) -> bool:
+    return name in JUNK or name.startswith(".") or name.startswith("._")
+
+
+def unpack_export(archive: Path, dest: Path) -> Path:
+    """Unpack an LMS export zip into ``dest``, refusing names that leave it; returns the root.
+
+    Only the outer archive is unpacked: a student's own zip inside it stays a zip and is read
+    in memory by :func:`grader.submission.load_submission`, with its caps.
+    """
+    try:
+        zf = zipfile.ZipFile(archive)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UsageError(f"{archive}: not a readable zip file ({exc})") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > EXPORT_MAX_MEMBERS or sum(i.file_size for i in infos) > EXPORT_MAX_BYTES:
+            raise UsageError(f"{archive}: the export is too large to unpack (over {EXPORT_MAX_MEMBERS}"
+                             f" entries or {EXPORT_MAX_BYTES // 1024**3} GiB)")
+        if dest.exists():
+            shutil.rmtree(dest)
+        dest.mkdir(parents=True)
+        for info in infos:
+            name = info.filename.replace("\\", "/")
+            parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
+            if (name.startswith("/") or ".." in parts or re.match(r"[A-Za-z]:", name)
+                    or not parts or any(_is_junk(p) for p in parts)):
+                continue
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:  # a symbolic link
+                continue
+            target = dest.joinpath(*parts)
+            if info.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(info) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+    return _unwrap(dest)
+
+
+def _unwrap(root: Path) -> Path:
+    """Step into a lone wrapper folder (``Assignment 7-1234/``) that is not itself a submission."""
+    while True:
+        entries = [e for e in root.iterdir() if not _is_junk(e.name)]
+        if len(entries) != 1 or not entries[0].is_dir():
+            return root
+        inner = entries[0]
+        if any(f.suffix in (".py", ".ipynb") or f.name == "answers.yaml" for f in inner.iterdir()):
+            return root
+        root = inner
+
+
+def _group_canvas_files(root: Path, staging: Path) -> tuple[list[Path], set[str]]:
+    """Canvas flattens each student's files to ``name_id_attachment_file.py``: regroup them."""
+    groups: dict[str, list[tuple[Path, str]]] = {}
+    for entry in root.iterdir():
+        match = _CANVAS.match(entry.name)
+        if entry.is_file() and match and entry.suffix.lower() in (".py", ".yaml", ".yml"):
+            rest = re.sub(r"-\d+(?=\.[A-Za-z]+$)", "", match.group("rest"))  # Canvas re-upload suffix
+            groups.setdefault(f"{match.group('name')}_{match.group('id')}", []).append((entry, rest))
+    folders, used = [], set()
+    for key, files in sorted(groups.items()):
+        folder = staging / key
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        for path, original in files:
+            shutil.copyfile(path, folder / original)
+            used.add(path.name)
+        folders.append(folder)
+    return folders, used
+
+
+def find_submissions(source: str | os.PathLike[str], staging: Path | None = None) -> Discovery:
+    """Every submission directly under ``source`` (a folder, or an LMS export zip).
+
+    Args:
+        source: the folder or export.
+        staging: where to unpack an export and regroup Canvas files (default: a folder next to
+            nothing: ``OUTDIR/.sources`` is passed by :func:`run_batch`).
+    """
+    src = Path(source)
+    staging = staging or Path(".grader-sources")
+    if src.is_file() and src.suffix.lower() == ".zip":
+        root = unpack_export(src, staging / "export")
+    elif src.is_dir():
+        root = src
+    else:
+        raise UsageError(f"{src}: not a folder of submissions nor an LMS export zip")
+    result = Discovery()
+    canvas_folders, grouped = _group_canvas_files(root, staging / "canvas")
+    candidates: list[tuple[str, Path]] = [(f.name, f) for f in canvas_folders]
     for entry in sorted(root.iterdir()):
-        if entry.name in JUNK or entry.name.startswith("."):
+        if _is_junk(entry.name) or entry.name in grouped:
+            continue
+        if entry.resolve() == staging.resolve():
+            continue
+        candidates.append((entry.name, entry))
+    names: set[str] = set()
+    for entry_name, path in sorted(candidates, key=lambda c: c[0]):
+        if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
+            result.unrecognised.append((entry_name, "not a folder, notebook or zip"))
             continue
         try:
-            found.append(load_submission(entry))
+            sub = load_submission(path)
         except SubmissionError as exc:
-            skipped.append(str(exc))
-    return found, skipped
+            result.unrecognised.append((entry_name, str(exc)))
+            continue
+        if path.is_dir() and not sub.modules and sub.answers is None:
+            result.unrecognised.append((entry_name, "holds no scaling.py, softmax.py, variance.py, "
+                                                    "answers.yaml or notebook"))
+            continue
+        name, n = sub.name, 2
+        while name.lower() in names:
+            name, n = f"{sub.name}-{n}", n + 1
+        names.add(name.lower())
+        result.found.append(Found(replace(sub, name=name), student_id_of(entry_name), entry_name))
+    return result
 
 
-def run_batch(root: str, out: str, rubric: Any, *, allow_weak: bool = False, seed: int | None = None,
-              console: Console | None = None, lang: str = "en") -> list[Any]:
-    console = console or Console(highlight=False)
-    subs, skipped = find_submissions(Path(root))
-    for s in skipped:
-        console.print(f"[yellow]skipped:[/yellow] {s}")
+def _wire_submission(sub: Any) -> dict[str, Any]:
+    return {"name": sub.name, "path": str(sub.path), "origin": sub.origin, "kind": sub.kind,
+            "modules": [m.to_dict() for m in sub.modules], "answers": sub.answers,
+            "content_hash": sub.content_hash, "notes": list(sub.notes)}
+
+
+# --------------------------------------------------------------------------- reports on disk
+
+
+def report_path(outdir: Path, name: str, fmt: str = "yaml") -> Path:
+    return outdir / "reports" / f"{name}.{EXTENSIONS.get(fmt, fmt)}"
+
+
+def read_report(path: Path) -> GradeReport | None:
+    """A report written by an earlier run, or None when absent or unreadable."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return GradeReport.from_dict(data) if isinstance(data, dict) else None
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError):
+        return None
+
+
+def is_current(report: GradeReport | None, content_hash: str, rubric_hash: str) -> bool:
+    return report is not None and report.content_hash == content_hash and report.rubric_hash == rubric_hash
+
+
+# --------------------------------------------------------------------------- gradebook
+
+GRADEBOOK_FIXED = ["submission", "student_id", "score", "max_score", "passed"]
+GRADEBOOK_TAIL = ["mistakes", "errors", "content_hash", "graded_at"]
+
+
+def gradebook_rows(rows: list[tuple[Found | None, str, GradeReport | None, str]], rubric: Any) -> list[dict[str, Any]]:
+    """Rows of the gradebook: graded submissions, then entries that could not be graded."""
+    parts = [p.id for p in rubric.parts]
+    out = []
+    for _found, student_id, report, error in rows:
+        row: dict[str, Any] = {"student_id": student_id}
+        if report is not None:
+            scores = {p.id: p.score for p in report.parts}
+            row.update(submission=report.submission, score=report.score, max_score=report.max_score,
+                       passed="yes" if report.passed else "no",
+                       mistakes=";".join(dict.fromkeys(m.id for m in report.mistakes)),
+                       errors=" | ".join(e.replace("\n", " ") for e in report.errors),
+                       content_hash=report.content_hash, graded_at=report.graded_at)
+            row.update({f"part:{p}": scores.get(p, "") for p in parts})
+        else:
+            row.update(submission=_found.submission.name if _found else student_id, errors=error)
+        out.append(row)
+    return out
+
+
+def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any) -> Path:
+    columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + GRADEBOOK_TAIL
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({c: row.get(c, "") for c in columns})
+    return write_atomic(path, buf.getvalue())
+
+
+# --------------------------------------------------------------------------- workers
+
+
+class _Proc:
+    """One trusted worker process and its JSON-lines pipe."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "grader._batchworker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            start_new_session=True,  # Ctrl-C reaches the parent only; it decides
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin = self.proc.stdin
+        self.stdout = self.proc.stdout
+        self.buffer = b""
+        self.ready = False
+        self.busy: list[int] = []  # indices handed out and not reported yet
+        self.send(config)
+
+    def send(self, message: dict[str, Any]) -> bool:
+        try:
+            self.stdin.write((json.dumps(message) + "\n").encode())
+            self.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def read_lines(self) -> list[dict[str, Any]] | None:
+        """Complete messages available now; None at end of file."""
+        data = os.read(self.stdout.fileno(), 1 << 20)
+        if not data:
+            return None
+        self.buffer += data
+        *lines, self.buffer = self.buffer.split(b"\n")
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def stop(self, grace: float = 5.0) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.send_signal(signal.SIGTERM)
+                self.proc.wait(timeout=grace)
+            except (subprocess.TimeoutExpired, ProcessLookupError):
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.stdin, self.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+@dataclass
+class BatchResult:
+    """What a batch run did; ``exit_code`` lives in the CLI (one place)."""
+
+    reports: list[GradeReport]
+    graded: int
+    resumed: int
+    unrecognised: list[tuple[str, str]]
+    interrupted: bool
+    outdir: Path
+    elapsed_s: float = 0.0
+
+
+def chunk_size(remaining: int, jobs: int) -> int:
+    """Submissions per pytest session: large enough to spread session start-up, small enough to balance."""
+    return max(1, min(32, math.ceil(remaining / (jobs * 3))))
+
+
+def run_batch(
+    source: str,
+    out: str,
+    rubric: Any,
+    *,
+    jobs: int | None = None,
+    resume: bool = False,
+    allow_weak: bool = False,
+    seed: int | None = None,
+    lang: str = "en",
+    console: Console | None = None,
+    progress: bool | None = None,
+    summary: bool = True,
+) -> BatchResult:
+    """Grade every submission in ``source`` into ``out``; see the module docstring.
+
+    Raises:
+        UsageError: bad source, or no namespace sandbox and ``allow_weak`` is false.
+        GraderError: the suites could not run (a fault of the assignment, not of a student).
+    """
+    from grader.report import render
+    from grader.report.yaml_json import render_yaml
+    from grader.runner import choose_level, rubric_fingerprint
+
+    started = time.monotonic()
+    console = console or Console(stderr=True, highlight=False)
     outdir = Path(out)
+    level, warning = choose_level(allow_weak=allow_weak)
+    if warning:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    outdir.mkdir(parents=True, exist_ok=True)
+    found = find_submissions(source, outdir / ".sources")
+    for entry, why in found.unrecognised:
+        console.print(f"[yellow]not graded:[/yellow] {entry}: {why}", markup=True)
+    fingerprint = rubric_fingerprint(rubric, ("public", "hidden"))
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
 
-    def write(report: Any) -> None:
+    finished: dict[int, GradeReport] = {}
+    todo: list[int] = []
+    for i, f in enumerate(found.found):
+        old = read_report(report_path(outdir, f.submission.name)) if resume else None
+        if is_current(old, f.submission.content_hash, fingerprint):
+            assert old is not None
+            finished[i] = old
+        else:
+            todo.append(i)
+    resumed = len(finished)
+    if resume and resumed:
+        console.print(f"resume: {resumed} submission(s) already graded with this rubric; skipped")
+
+    warned: set[str] = set()
+
+    def write(index: int, data: dict[str, Any]) -> GradeReport:
+        report = GradeReport.from_dict(data)
+        name = found.found[index].submission.name
+        # The yaml file is the batch's own record (resume reads it back): complete, unredacted.
+        write_atomic(report_path(outdir, name, "yaml"), render_yaml(report))
         for fmt in rubric.report.formats:
-            if fmt in ("yaml", "json"):
-                write_atomic(outdir / "reports" / f"{report.submission}.{fmt}", render(report, fmt, rubric=rubric, lang=lang))
+            if fmt == "yaml":
+                continue
+            try:
+                text = render(report, fmt, rubric=rubric, lang=lang)
+            except UsageError as exc:
+                if fmt not in warned:
+                    warned.add(fmt)
+                    console.print(f"[yellow]warning:[/yellow] {exc}; {fmt} reports skipped")
+                continue
+            write_atomic(report_path(outdir, name, fmt), text)
+        finished[index] = report
+        return report
 
-    reports = grade(rubric, subs, allow_weak=allow_weak, seed=seed, on_report=write)
-    show_many(reports, console, lang)
-    return reports
+    interrupted = False
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+    if todo:
+        try:
+            _drive(todo, found, jobs, rubric, level, warning, seed, write, console, progress)
+        except KeyboardInterrupt:
+            interrupted = True
+    rows = [(f, f.student_id, finished.get(i), "" if i in finished else "not graded (interrupted)")
+            for i, f in enumerate(found.found)]
+    if interrupted:
+        rows = [r for r in rows if r[2] is not None]
+    rows += [(None, student_id_of(entry), None, f"not a submission: {why}") for entry, why in found.unrecognised]
+    write_gradebook(outdir / "gradebook.csv", gradebook_rows(rows, rubric), rubric)
+    reports = [finished[i] for i in sorted(finished)]
+    if summary and reports:
+        from grader import summary as class_summary
+
+        class_summary.write_summary(reports, outdir, rubric, unrecognised=found.unrecognised)
+    graded = len(finished) - resumed
+    if interrupted:
+        console.print(
+            f"[yellow]interrupted:[/yellow] {len(finished)} of {len(found.found)} graded and kept in "
+            f"{outdir}; finish with: grader batch {source} --out {out} --resume", markup=True)
+    return BatchResult(reports, graded, resumed, found.unrecognised, interrupted, outdir,
+                       time.monotonic() - started)
+
+
+def _counts(report: GradeReport) -> tuple[bool, bool, bool]:
+    statuses = {t.status for t in report.tests}
+    return (not report.passed, Status.ERROR in statuses or bool(report.errors), Status.TIMEOUT in statuses)
+
+
+def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str, warning: str,
+           seed: int, write: Any, console: Console, progress: bool | None) -> None:
+    """Hand chunks of ``todo`` to ``jobs`` workers; write each report as it comes back."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    queue = deque(todo)
+    retries: dict[int, int] = {}
+    config = {"op": "config", "rubric": str(rubric.file), "seed": seed, "level": level, "warning": warning}
+    procs: list[_Proc] = []
+    sel = selectors.DefaultSelector()
+    tally = {"below pass": 0, "errors": 0, "timeouts": 0}
+
+    def stats() -> str:
+        return (f"below pass {tally['below pass']}  errors {tally['errors']}  "
+                f"timeouts {tally['timeouts']}")
+
+    bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[stats]}"),
+                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                   console=console, disable=progress is False, transient=False)
+    task = bar.add_task("grading", total=len(todo), stats=stats())
+
+    def spawn() -> None:
+        proc = _Proc(config)
+        procs.append(proc)
+        sel.register(proc.stdout, selectors.EVENT_READ, proc)
+
+    def hand_out(proc: _Proc) -> None:
+        if not queue:
+            proc.send({"op": "stop"})
+            return
+        n = chunk_size(len(queue), jobs)
+        items = [queue.popleft() for _ in range(min(n, len(queue)))]
+        proc.busy = items
+        proc.send({"op": "grade", "items": [
+            {"index": i, "submission": _wire_submission(found.found[i].submission)} for i in items]})
+
+    try:
+        with bar:
+            for _ in range(jobs):
+                spawn()
+            while sel.get_map():
+                for key, _ in sel.select(timeout=1.0):
+                    proc: _Proc = key.data
+                    messages = proc.read_lines()
+                    for msg in messages or []:
+                        op = msg.get("op")
+                        if op == "ready":
+                            proc.ready = True
+                            hand_out(proc)
+                        elif op == "report":
+                            report = write(msg["index"], msg["report"])
+                            if msg["index"] in proc.busy:
+                                proc.busy.remove(msg["index"])
+                            below, err, tout = _counts(report)
+                            tally["below pass"] += below
+                            tally["errors"] += err
+                            tally["timeouts"] += tout
+                            bar.update(task, advance=1, stats=stats())
+                        elif op == "chunk_done":
+                            queue.extendleft(reversed(proc.busy))  # should be empty
+                            proc.busy = []
+                            hand_out(proc)
+                        elif op == "fatal":
+                            raise GraderError(f"a grading worker stopped: {msg.get('message')}")
+                    if messages is None:  # the worker process ended
+                        sel.unregister(proc.stdout)
+                        proc.stop()
+                        procs.remove(proc)
+                        lost = proc.busy
+                        if lost:
+                            for i in lost:
+                                retries[i] = retries.get(i, 0) + 1
+                                if retries[i] > 2:
+                                    raise GraderError(
+                                        f"{found.found[i].submission.name}: a grading worker died "
+                                        "three times on this batch; see the sandbox logs")
+                            queue.extendleft(reversed(lost))
+                        if queue and len(procs) < jobs:
+                            spawn()
+    finally:
+        for proc in procs:
+            proc.stop()
+        sel.close()

@@ -174,15 +174,26 @@ def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | No
 @lang_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: fresh, recorded in every report).")
 @click.option("--allow-weak-sandbox", is_flag=True, help="Grade even where Linux namespaces are unavailable (rlimits only).")
-def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int | None, allow_weak_sandbox: bool) -> None:
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Grading processes, each with one warm sandbox (default: the number of CPUs).")
+@click.option("--resume", is_flag=True,
+              help="Skip submissions whose report in OUT matches their content and this rubric.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
+def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
+          jobs: int | None, resume: bool, no_progress: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
     def body() -> int:
         rubric = _load(rubric_path)
-        reports = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed,
-                            lang=_lang(lang, rubric))
-        return int(exit_code_for(reports, rubric))
+        result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
+                           resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None)
+        err.print(f"{result.graded} graded, {result.resumed} kept from before, "
+                  f"{len(result.unrecognised)} not recognised, in {result.elapsed_s:.1f} s; "
+                  f"gradebook: {Path(out) / 'gradebook.csv'}")
+        if result.interrupted:
+            return 130
+        return int(exit_code_for(result.reports, rubric))
 
     sys.exit(_guard(body))
 

@@ -285,6 +285,26 @@ def _visibility(rubric: Any, suite: str) -> str:
 # Running
 
 
+@pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
+def pytest_runtest_makereport_short(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
+    """A failed test's report with a one-line longrepr.
+
+    Verdicts come from the exception itself (``_judge``), so pytest's full failure repr,
+    which re-parses each traceback frame's source file with ``ast`` (about half the time of
+    a batch), is never needed. Skips and passes take pytest's own path.
+    """
+    excinfo = call.excinfo
+    if excinfo is None or call.when == "collect" or isinstance(excinfo.value, pytest.skip.Exception):
+        return None
+    if isinstance(excinfo.value, BaseExceptionGroup):
+        return None
+    text = f"{excinfo.typename}: {str(excinfo.value)[:500]}"
+    return pytest.TestReport(
+        item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", text, call.when,
+        duration=call.duration, start=call.start, stop=call.stop, user_properties=item.user_properties,
+    )
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # noqa: ANN201
     outcome = yield

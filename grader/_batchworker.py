@@ -1,0 +1,131 @@
+"""One trusted grading process of ``grader batch`` (started as ``python -m grader._batchworker``).
+
+The parent (:mod:`grader.batch`) writes one JSON object per line to our stdin and reads
+JSON lines from the file descriptor named in the first message:
+
+==========================================  =================================================
+parent → worker                             worker → parent
+==========================================  =================================================
+``{"op": "config", "rubric", "seed", ...}``  ``{"op": "ready", "pid", "level"}``
+``{"op": "grade", "items": [...]}``          ``{"op": "report", "index", "report"}`` per item,
+                                            then ``{"op": "chunk_done"}``
+``{"op": "stop"}`` (or EOF, or SIGTERM)      ``{"op": "fatal", "message"}`` on a grader fault
+==========================================  =================================================
+
+Items carry a submission as plain data (modules as ``Module.to_dict()``); reports come
+back as ``GradeReport.to_dict()``. No student object is ever in this process: the student's
+code runs in the sandboxed zygote this process owns, which imports torch once and forks a
+child per submission.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+
+def _send(out: Any, message: dict[str, Any]) -> None:
+    out.write(json.dumps(message, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def _submission(data: dict[str, Any]) -> Any:
+    from grader.submission import Module, Submission
+
+    return Submission(
+        name=data["name"],
+        path=Path(data["path"]),
+        origin=data["origin"],
+        kind=data["kind"],
+        modules=tuple(Module.from_dict(m) for m in data["modules"]),
+        answers=data["answers"],
+        content_hash=data["content_hash"],
+        notes=tuple(data["notes"]),
+    )
+
+
+def _on_term(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> int:
+    # Results go to a private copy of stdout; anything printed by a library from here on
+    # lands on stderr and can never corrupt a frame.
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    signal.signal(signal.SIGTERM, _on_term)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    config = json.loads(sys.stdin.readline())
+
+    from grader.sandbox.worker import Worker
+
+    # Start the zygote (it imports torch, ~1 s) while this process does its own imports.
+    from grader.rubric import load_rubric
+
+    rubric = load_rubric(config["rubric"])
+    zygote = Worker(level=config["level"], limits=rubric.limits)
+    started: list[BaseException | None] = []
+
+    def start() -> None:
+        try:
+            zygote.start()
+            started.append(None)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            started.append(exc)
+
+    starter = threading.Thread(target=start, daemon=True)
+    starter.start()
+    try:
+        import torch
+
+        torch.set_num_threads(1)  # one core per worker: -j N uses N cores, not 2N threads
+        from grader import diagnosis, testing  # noqa: F401 - warm imports before freezing
+        from grader.errors import GraderError
+        from grader.runner import grade
+
+        starter.join()
+        if started and started[0] is not None:
+            _send(out, {"op": "fatal", "message": f"the sandbox did not start: {started[0]}"})
+            return 1
+        # Everything imported so far lives as long as the process: keep it out of the
+        # collector's sight, and collect rarely (pytest's own gc.collect calls still run).
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 50, 100)
+        _send(out, {"op": "ready", "pid": os.getpid(), "level": zygote.level})
+        for line in sys.stdin:
+            msg = json.loads(line)
+            if msg.get("op") != "grade":
+                break
+            items = msg["items"]
+            subs = [_submission(item["submission"]) for item in items]
+            by_name = {s.name: item["index"] for s, item in zip(subs, items)}
+
+            def on_report(report: Any) -> None:
+                data = report.to_dict()
+                if config.get("warning"):
+                    data["sandbox"]["warning"] = config["warning"]
+                _send(out, {"op": "report", "index": by_name[report.submission], "report": data})
+
+            try:
+                grade(rubric, subs, seed=config["seed"], worker=zygote, on_report=on_report)
+            except GraderError as exc:
+                _send(out, {"op": "fatal", "message": str(exc)})
+                return 1
+            gc.collect()
+            _send(out, {"op": "chunk_done"})
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        zygote.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""Class summary of a batch: statistics, plots, and Markdown + HTML pages in Japanese and English.
+
+``write_summary(reports, outdir, rubric)`` writes::
+
+    OUTDIR/summary/score_histogram.png  test_pass_rate.png  mistakes.png
+    OUTDIR/summary.en.md   summary.ja.md     (pictures linked from summary/)
+    OUTDIR/summary.en.html summary.ja.html   (self-contained: pictures embedded as base64)
+
+Plot labels stay ASCII (a Japanese font may be missing); the bilingual text is the page's.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.report.files import write_atomic
+from grader.report.model import GradeReport, Status
+
+TEXT = {
+    "en": {
+        "title": "Class summary", "graded": "Submissions graded", "not_graded": "Entries not graded",
+        "mean": "Mean score", "median": "Median score", "range": "Lowest – highest",
+        "pass_rate": "Passed (at or above the pass mark)", "scores": "Score distribution",
+        "parts": "Mean score per part", "part": "Part", "mean_col": "Mean", "max_col": "Max",
+        "tests": "Pass rate per test", "test": "Test", "rate": "Passed",
+        "hardest": "Tests fewer students passed, lowest first",
+        "mistakes": "Recognised mistakes", "mistake": "Mistake id", "count": "Submissions",
+        "no_mistakes": "No known mistake was recognised.",
+        "unrecognised": "Entries that are not submissions", "entry": "Entry", "why": "Why",
+        "errors": "Submissions with errors (syntax errors, crashes, timeouts)",
+        "timeouts": "Submissions with a timeout",
+    },
+    "ja": {
+        "title": "クラス全体のまとめ", "graded": "採点した提出物", "not_graded": "採点できなかった項目",
+        "mean": "平均点", "median": "中央値", "range": "最低点 – 最高点",
+        "pass_rate": "合格（合格点以上）", "scores": "得点の分布",
+        "parts": "小問ごとの平均点", "part": "小問", "mean_col": "平均", "max_col": "満点",
+        "tests": "テストごとの合格率", "test": "テスト", "rate": "合格率",
+        "hardest": "合格した学生が少ないテスト（低い順）",
+        "mistakes": "検出したミス", "mistake": "ミス ID", "count": "提出物数",
+        "no_mistakes": "既知のミスは検出されませんでした。",
+        "unrecognised": "提出物として認識できなかった項目", "entry": "項目", "why": "理由",
+        "errors": "エラーのあった提出物（構文エラー・異常終了・時間切れ）",
+        "timeouts": "時間切れのあった提出物",
+    },
+}
+
+
+@dataclass
+class ClassStats:
+    """Plain numbers about a batch, computed once and shared by every page."""
+
+    n: int
+    max_score: float
+    scores: list[float]
+    mean: float
+    median: float
+    low: float
+    high: float
+    passed: int
+    with_errors: int
+    with_timeouts: int
+    parts: list[tuple[str, str, str, float, float]]  # id, title en, title ja, mean, max
+    tests: list[tuple[str, float, int]]  # id, pass rate, runs
+    mistakes: list[tuple[str, int]]  # id, submissions
+    unrecognised: list[tuple[str, str]] = field(default_factory=list)
+
+
+def class_stats(reports: list[GradeReport], unrecognised: list[tuple[str, str]] | None = None) -> ClassStats:
+    scores = [float(r.score) for r in reports]
+    parts: dict[str, list[float]] = {}
+    part_info: dict[str, tuple[str, str, float]] = {}
+    tests: dict[str, list[int]] = {}
+    mistakes: Counter[str] = Counter()
+    for r in reports:
+        for p in r.parts:
+            parts.setdefault(p.id, []).append(float(p.score))
+            part_info[p.id] = (p.title.get("en", p.id), p.title.get("ja", p.id), float(p.max_score))
+        for t in r.tests:
+            tests.setdefault(t.id, []).append(1 if t.status is Status.PASSED else 0)
+        mistakes.update({m.id for m in r.mistakes})
+    return ClassStats(
+        n=len(reports),
+        max_score=max((float(r.max_score) for r in reports), default=0.0),
+        scores=scores,
+        mean=statistics.fmean(scores) if scores else 0.0,
+        median=statistics.median(scores) if scores else 0.0,
+        low=min(scores, default=0.0),
+        high=max(scores, default=0.0),
+        passed=sum(1 for r in reports if r.passed),
+        with_errors=sum(1 for r in reports if r.errors or any(t.status is Status.ERROR for t in r.tests)),
+        with_timeouts=sum(1 for r in reports if any(t.status is Status.TIMEOUT for t in r.tests)),
+        parts=[(pid, *part_info[pid][:2], statistics.fmean(v), part_info[pid][2]) for pid, v in parts.items()],
+        tests=sorted(((tid, sum(v) / len(v), len(v)) for tid, v in tests.items()), key=lambda t: (t[1], t[0])),
+        mistakes=sorted(mistakes.items(), key=lambda m: (-m[1], m[0])),
+        unrecognised=list(unrecognised or []),
+    )
+
+
+# --------------------------------------------------------------------------- plots
+
+
+def _figure_png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
+    """PNG bytes of the three plots (ASCII labels only)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out: dict[str, bytes] = {}
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    top = stats.max_score or 1.0
+    ax.hist(stats.scores, bins=min(20, max(5, len(set(stats.scores)))), range=(0, top), color="#4472c4",
+            edgecolor="white")
+    ax.set_xlabel(f"score (max {top:g})")
+    ax.set_ylabel("submissions")
+    ax.set_title("Score distribution")
+    out["score_histogram"] = _figure_png(fig)
+
+    shown = stats.tests[:hardest]
+    fig, ax = plt.subplots(figsize=(8, 0.28 * max(4, len(shown)) + 1))
+    labels = [_short(t[0]) for t in shown]
+    ax.barh(range(len(shown)), [100 * t[1] for t in shown], color="#70ad47")
+    ax.set_yticks(range(len(shown)), labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of submissions passing")
+    ax.set_title(f"Pass rate per test (lowest {len(shown)} of {len(stats.tests)})")
+    out["test_pass_rate"] = _figure_png(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 0.4 * max(3, len(stats.mistakes)) + 1))
+    if stats.mistakes:
+        ax.barh(range(len(stats.mistakes)), [m[1] for m in stats.mistakes], color="#ed7d31")
+        ax.set_yticks(range(len(stats.mistakes)), [_ascii(m[0]) for m in stats.mistakes], fontsize=8)
+        ax.invert_yaxis()
+    else:
+        ax.text(0.5, 0.5, "no known mistake recognised", ha="center", va="center", transform=ax.transAxes)
+        ax.set_yticks([])
+    ax.set_xlabel("submissions")
+    ax.set_title("How often each mistake id occurred")
+    out["mistakes"] = _figure_png(fig)
+    return out
+
+
+def _ascii(text: str) -> str:
+    return text.encode("ascii", "replace").decode()
+
+
+def _short(test_id: str, width: int = 60) -> str:
+    text = _ascii(test_id.replace(".py::", "::"))
+    return text if len(text) <= width else "..." + text[-(width - 3):]
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str, str]) -> str:
+    t = TEXT[lang]
+    title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
+    pct = lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"  # noqa: E731
+    lines = [
+        f"# {t['title']}: {title}", "",
+        f"| | |", "| --- | --- |",
+        f"| {t['graded']} | {stats.n} |",
+        f"| {t['not_graded']} | {len(stats.unrecognised)} |",
+        f"| {t['mean']} | {stats.mean:.2f} / {stats.max_score:g} |",
+        f"| {t['median']} | {stats.median:.2f} |",
+        f"| {t['range']} | {stats.low:g} – {stats.high:g} |",
+        f"| {t['pass_rate']} | {stats.passed} ({pct(stats.passed)}) |",
+        f"| {t['errors']} | {stats.with_errors} |",
+        f"| {t['timeouts']} | {stats.with_timeouts} |",
+        "", f"## {t['scores']}", "", f"![{t['scores']}]({images['score_histogram']})", "",
+        f"## {t['parts']}", "", f"| {t['part']} | {t['mean_col']} | {t['max_col']} |", "| --- | ---: | ---: |",
+    ]
+    for pid, en, ja, mean, most in stats.parts:
+        lines.append(f"| {ja if lang == 'ja' else en} (`{pid}`) | {mean:.2f} | {most:g} |")
+    lines += ["", f"## {t['mistakes']}", ""]
+    if stats.mistakes:
+        lines += [f"![{t['mistakes']}]({images['mistakes']})", "",
+                  f"| {t['mistake']} | {t['count']} |", "| --- | ---: |"]
+        lines += [f"| `{mid}` | {count} |" for mid, count in stats.mistakes]
+    else:
+        lines.append(t["no_mistakes"])
+    lines += ["", f"## {t['tests']}", "", f"![{t['tests']}]({images['test_pass_rate']})", "",
+              t["hardest"] + ":", "", f"| {t['test']} | {t['rate']} |", "| --- | ---: |"]
+    lines += [f"| `{tid}` | {100 * rate:.0f}% |" for tid, rate, _ in stats.tests if rate < 1.0]
+    if stats.unrecognised:
+        lines += ["", f"## {t['unrecognised']}", "", f"| {t['entry']} | {t['why']} |", "| --- | --- |"]
+        lines += [f"| `{e}` | {why.replace('|', '/')} |" for e, why in stats.unrecognised]
+    return "\n".join(lines) + "\n"
+
+
+def render_html(stats: ClassStats, rubric: Any, lang: str, pngs: dict[str, bytes]) -> str:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("grader", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        trim_blocks=True, lstrip_blocks=True,
+    )
+    title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
+    images = {k: "data:image/png;base64," + base64.b64encode(v).decode() for k, v in pngs.items()}
+    return env.get_template("summary.html.j2").render(
+        t=TEXT[lang], lang=lang, title=title, s=stats, images=images,
+        pct=(lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"),
+    )
+
+
+def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Any,
+                  unrecognised: list[tuple[str, str]] | None = None) -> list[Path]:
+    """Write the plots and the Markdown and HTML pages in both languages; returns the paths."""
+    out = Path(outdir)
+    stats = class_stats(reports, unrecognised)
+    pngs = plots(stats)
+    written = []
+    (out / "summary").mkdir(parents=True, exist_ok=True)
+    for name, data in pngs.items():
+        path = out / "summary" / f"{name}.png"
+        tmp = path.with_suffix(".png.part")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+        written.append(path)
+    links = {name: f"summary/{name}.png" for name in pngs}
+    for lang in ("ja", "en"):
+        written.append(write_atomic(out / f"summary.{lang}.md", render_markdown(stats, rubric, lang, links)))
+        written.append(write_atomic(out / f"summary.{lang}.html", render_html(stats, rubric, lang, pngs)))
+    return written
