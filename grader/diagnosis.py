@@ -423,6 +423,9 @@ def _head_dim(p: _Probe) -> list[Finding]:
                 "value": _show(outs[0])})]
         bad = ok.index(False)
         return _unrecognised("head_dim", call=describe_call("head_dim", *cases[bad]), returned=_show(outs[bad]))
+    if any(type(o) is not int for o in outs):
+        return [Finding("head-dim-not-int", "head_dim", {"call": describe_call("head_dim", *cases[0]),
+                                                          "returned": repr(outs[0])})]
     bad_inputs = [
         ((768, 10), "768 is not divisible by 10"),
         ((768, 0), "n_heads must be a positive int"),
