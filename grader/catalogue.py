@@ -33,7 +33,8 @@ _LANGS = ("en", "ja")
 # words, so a space between two Japanese characters (kana, kanji, full-width punctuation) is
 # a line break to drop. Spaces next to ASCII or symbols such as √ stay.
 _CJK = "\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef"
-_JA_FOLD = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
+_JA_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20"  # 、。「」（）： and the like
+_JA_FOLD = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])|(?<=[{_JA_PUNCT}]) | (?=[{_JA_PUNCT}])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +55,16 @@ class Entry:
         """Fill this entry's templates with ``evidence``; returns ``{"en": ..., "ja": ...}``.
 
         The template is ``messages[evidence["variant"]]`` when the evidence names a variant,
-        else ``messages["default"]``. A missing slot is shown as ``?`` rather than failing:
+        else ``messages["default"]``. An evidence value ``{"en": ..., "ja": ...}`` fills its
+        slot with the text in the template's language. A missing slot is shown as ``?`` rather than failing:
         a message with a gap is better than losing the mistake.
         """
         variant = str(evidence.get("variant", "default"))
         templates = self.messages.get(variant) or self.messages["default"]
-        slots = _Slots(evidence)
         out = {}
         for lang in _LANGS:
+            # A slot whose value is {"en": ..., "ja": ...} is words, given in each language.
+            slots = _Slots({k: v[lang] if isinstance(v, dict) and lang in v else v for k, v in evidence.items()})
             try:
                 out[lang] = string.Formatter().vformat(templates[lang], (), slots)
             except (ValueError, TypeError):

@@ -427,11 +427,11 @@ def _head_dim(p: _Probe) -> list[Finding]:
         return [Finding("head-dim-not-int", "head_dim", {"call": describe_call("head_dim", *cases[0]),
                                                           "returned": repr(outs[0])})]
     bad_inputs = [
-        ((768, 10), "768 is not divisible by 10"),
-        ((768, 0), "n_heads must be a positive int"),
-        ((-768, 12), "d_model must be a positive int"),
-        ((768.0, 12), "768.0 is a float, not an int"),
-        ((768, True), "True is a bool, not an int"),
+        ((768, 10), {"en": "768 is not divisible by 10", "ja": "768 は 10 で割り切れません"}),
+        ((768, 0), {"en": "n_heads must be a positive int", "ja": "n_heads は正の int でなければなりません"}),
+        ((-768, 12), {"en": "d_model must be a positive int", "ja": "d_model は正の int でなければなりません"}),
+        ((768.0, 12), {"en": "768.0 is a float, not an int", "ja": "768.0 は int ではなく float です"}),
+        ((768, True), {"en": "True is a bool, not an int", "ja": "True は int ではなく bool です"}),
     ]
     for args, reason in bad_inputs:
         call = describe_call("head_dim", *args)
@@ -508,6 +508,14 @@ def _attention_scores(p: _Probe) -> list[Finding]:
     return _scores_probe(p, "attention_scores", probes, (q2, k2))
 
 
+_WRONG_SPLITS: tuple[tuple[str, dict[str, str]], ...] = (
+    ("no-transpose", {"en": "x.view(batch, n_heads, seq, d_k) without a transpose",
+                      "ja": "転置なしの x.view(batch, n_heads, seq, d_k)"}),
+    ("strided", {"en": "x.view(batch, seq, d_k, n_heads) moved to (batch, n_heads, seq, d_k)",
+                 "ja": "(batch, n_heads, seq, d_k) の順に並べ替えた x.view(batch, seq, d_k, n_heads)"}),
+)
+
+
 def _multihead(p: _Probe) -> list[Finding]:
     func = "multihead_attention_scores"
     configs = [(1, 3, 768, 12), (2, 4, 96, 6)]  # the chapter's model; then √d_k = 4, √d_model = 9.8
@@ -529,8 +537,7 @@ def _multihead(p: _Probe) -> list[Finding]:
                 found.append(f)
                 break
             continue
-        for layout, shown in (("no-transpose", "x.view(batch, n_heads, seq, d_k) without a transpose"),
-                              ("strided", "x.view(batch, seq, d_k, n_heads) moved to (batch, n_heads, seq, d_k)")):
+        for layout, shown in _WRONG_SPLITS:
             r = _ratio(_mh_raw(q, k, h, layout), out)
             if r is not None:
                 found.append(Finding("head-split-order", func, {"call": call, "layout": shown, "n_heads": h,
@@ -624,7 +631,7 @@ def _temperature(p: _Probe) -> list[Finding]:
             return [f] if f else _unrecognised(func, call=describe_call(func, _BIG, 1.0, dim=-1))
         for t in (0.0, -1.0):
             call = describe_call(func, _X, t)
-            reason = f"the temperature must be > 0 (got {t:g})"
+            reason = {"en": f"the temperature must be > 0 (got {t:g})", "ja": f"温度は 0 より大きくなければなりません（{t:g} が渡されました）"}
             try:
                 got = p(func, _X, t)
             except _Raised as exc:

@@ -397,3 +397,13 @@ def test_mistakes_are_plain_data():
     run = Run([failed("quiz")], {"divisor-4096-32": {"answer": 128}})
     [m] = diagnosis.diagnose(run, InProcessSession({}), None, None)
     assert wire.decode(wire.encode(m.to_dict())) == m.to_dict()
+
+
+def test_words_in_the_evidence_follow_the_message_language(reference):
+    """evidence given in both languages (the reason a value is invalid) fills each message in its own"""
+    header, text = read_case(SPELLINGS / "missing_value_error_assert.py")
+    found, _ = diagnose_all(InProcessSession({"scaling": text}), reference, parts=("scaling",))
+    [m] = found
+    assert m.evidence["raised"] == "AssertionError"
+    assert "768 is not divisible by 10" in m.message["en"] and "AssertionError" in m.message["en"]
+    assert "768 は 10 で割り切れません" in m.message["ja"] and "AssertionError" in m.message["ja"]
