@@ -407,3 +407,29 @@ def test_words_in_the_evidence_follow_the_message_language(reference):
     assert m.evidence["raised"] == "AssertionError"
     assert "768 is not divisible by 10" in m.message["en"] and "AssertionError" in m.message["en"]
     assert "768 は 10 で割り切れません" in m.message["ja"] and "AssertionError" in m.message["ja"]
+
+
+def _correct_submissions() -> list[Path]:
+    fixtures = sorted((ROOT / "tests" / "fixtures" / "submissions").glob("correct-*"))
+    examples = [ROOT / "examples" / "submissions" / name for name in ("correct", "notebook-student.ipynb")]
+    return [ROOT / "solutions" / "chapter07", *fixtures, *[p for p in examples if p.exists()]]
+
+
+@pytest.mark.slow
+def test_every_probe_through_the_worker_names_nothing_on_correct_submissions(rubric, reference):
+    """through the real sandbox (folders, notebooks, zips), every probe of a correct submission names nothing"""
+    from grader.runner import choose_level
+    from grader.sandbox.worker import LimitsView, Worker
+    from grader.submission import load_submission
+
+    level, _ = choose_level()
+    with Worker(level=level, limits=rubric.limits) as worker:
+        for path in _correct_submissions():
+            session = worker.open(load_submission(path), LimitsView.of(rubric.limits))
+            try:
+                for ref in (reference, None):
+                    run = Run()
+                    found = diagnosis.diagnose(run, session, ref, rubric, parts=ALL_PARTS)
+                    assert ([m.id for m in found], run.errors) == ([], []), path.name
+            finally:
+                session.close()
