@@ -188,15 +188,15 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         raise UsageError(f"{src}: not a folder of submissions nor an LMS export zip")
     result = Discovery()
     canvas_folders, grouped = _group_canvas_files(root, staging / "canvas")
-    candidates: list[tuple[str, Path]] = [(f.name, f) for f in canvas_folders]
+    candidates: list[tuple[str, Path, str]] = [(f.name, f, f.name.rpartition("_")[2]) for f in canvas_folders]
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
             continue
-        if entry.resolve() == staging.resolve():
-            continue
-        candidates.append((entry.name, entry))
+        if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
+            continue  # our own output folder inside the source
+        candidates.append((entry.name, entry, student_id_of(entry.name)))
     names: set[str] = set()
-    for entry_name, path in sorted(candidates, key=lambda c: c[0]):
+    for entry_name, path, student_id in sorted(candidates, key=lambda c: c[0]):
         if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
             result.unrecognised.append((entry_name, "not a folder, notebook or zip"))
             continue
@@ -213,7 +213,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         while name.lower() in names:
             name, n = f"{sub.name}-{n}", n + 1
         names.add(name.lower())
-        result.found.append(Found(replace(sub, name=name), student_id_of(entry_name), entry_name))
+        result.found.append(Found(replace(sub, name=name), student_id, entry_name))
     return result
 
 

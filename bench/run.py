@@ -1,0 +1,202 @@
+"""Benchmark: ``grader batch`` against one pytest process per submission, in one run.
+
+    python bench/run.py [-n 200] [--jobs 1,2] [--naive-sample 20]
+
+1. Generates N submissions (a cycle over examples/submissions/* and
+   tests/fixtures/submissions/*: correct, mistaken and broken; folders, notebooks, zips);
+   each folder copy gets a distinct comment so content hashes differ.
+2. Times a bare ``python -c "import torch"`` (median of 3).
+3. Runs ``grader batch GEN --out OUT -j J`` for each J; samples the process tree's
+   memory (PSS, shared pages counted once) from /proc every 0.1 s.
+4. Runs the naive design (bench/naive_plugin.py: student files imported into a fresh
+   ``pytest`` process per submission, ``xargs -P J`` style) on a sample of the submissions,
+   and scales its per-submission time.
+
+Not a timed test: the figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITES = ["suites/chapter07/public", "suites/chapter07/hidden"]
+
+
+def generate(dest: Path, n: int) -> list[Path]:
+    sources = sorted((ROOT / "examples/submissions").iterdir()) + sorted((ROOT / "tests/fixtures/submissions").iterdir())
+    sources = [s for s in sources if not s.name.startswith(".")]
+    made = []
+    for i in range(n):
+        src = sources[i % len(sources)]
+        name = f"s{i:04d}-{src.stem}"
+        if src.is_dir():
+            target = dest / name
+            shutil.copytree(src, target, ignore=shutil.ignore_patterns("__pycache__"))
+            py = sorted(target.rglob("*.py"))
+            if py:
+                with py[0].open("a", encoding="utf-8") as fh:
+                    fh.write(f"\n# submission {i}\n")
+        else:
+            target = dest / f"{name}{src.suffix}"
+            shutil.copyfile(src, target)
+        made.append(target)
+    return made
+
+
+def _tree(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class TreeMemory:
+    """Peak total PSS of a process tree, sampled; also the peak in each half of the run."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.samples: list[tuple[float, int]] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            total = sum(_pss_kib(p) for p in _tree(self.pid))
+            self.samples.append((time.monotonic(), total))
+            self.stop.wait(0.1)
+
+    def finish(self) -> dict[str, float]:
+        self.stop.set()
+        self.thread.join()
+        if not self.samples:
+            return {"peak": 0, "first_half": 0, "second_half": 0}
+        t0, t1 = self.samples[0][0], self.samples[-1][0]
+        mid = (t0 + t1) / 2
+        peak = lambda xs: max((m for _, m in xs), default=0) / 1024  # noqa: E731
+        return {"peak": peak(self.samples),
+                "first_half": peak([s for s in self.samples if s[0] <= mid]),
+                "second_half": peak([s for s in self.samples if s[0] > mid])}
+
+
+def time_import_torch(repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import torch"], check=True)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def run_batch(gen: Path, out: Path, jobs: int) -> tuple[float, dict[str, float]]:
+    t = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(gen), "--out", str(out),
+                             "-j", str(jobs), "--seed", "1", "--no-progress"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    mem = TreeMemory(proc.pid)
+    _, err = proc.communicate()
+    wall = time.perf_counter() - t
+    memory = mem.finish()
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"grader batch failed ({proc.returncode}):\n{err.decode()[-3000:]}")
+    return wall, memory
+
+
+def run_naive(subs: list[Path], jobs: int) -> float:
+    env = {"PYTHONPATH": str(ROOT / "bench"), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
+
+    def one(sub: Path) -> None:
+        subprocess.run([sys.executable, "-m", "pytest", *SUITES, "-q", "-p", "no:cacheprovider",
+                        "-c", "grader/suite.ini", "--rootdir", ".", "--import-mode=importlib",
+                        "--noconftest", "-p", "naive_plugin"],
+                       cwd=ROOT, env={**env, "NAIVE_SUBMISSION": str(sub)},
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+    t = time.perf_counter()
+    with ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(one, subs))
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-n", type=int, default=200, help="submissions to generate")
+    ap.add_argument("--jobs", default="1,2", help="comma-separated -j values for grader batch")
+    ap.add_argument("--naive-sample", type=int, default=20, help="submissions the naive design grades")
+    ap.add_argument("--keep", action="store_true", help="keep the generated folder and outputs")
+    args = ap.parse_args()
+    jobs = [int(j) for j in args.jobs.split(",")]
+    work = Path(tempfile.mkdtemp(prefix="grader-bench-"))
+    try:
+        gen = work / "submissions"
+        gen.mkdir()
+        subs = generate(gen, args.n)
+        torch_s = time_import_torch()
+        print(f"submissions: {len(subs)} generated from examples/ and tests/fixtures/ (cycle of "
+              f"{len({s.name.split('-', 1)[1] for s in subs})} kinds)")
+        print(f"bare `python -c 'import torch'`: {torch_s:.3f} s (median of 3)")
+        results = {}
+        for j in jobs:
+            wall, mem = run_batch(gen, work / f"out-j{j}", j)
+            per = wall / len(subs)
+            results[j] = per
+            print(f"grader batch -j {j}: {wall:.1f} s total, {len(subs) / wall:.1f} subs/s, "
+                  f"{1000 * per:.0f} ms per submission = {100 * per / torch_s:.1f}% of import torch; "
+                  f"peak memory (tree PSS) {mem['peak']:.0f} MiB "
+                  f"(first half {mem['first_half']:.0f}, second half {mem['second_half']:.0f})")
+        rows = list((work / f"out-j{jobs[-1]}" / "gradebook.csv").read_text().splitlines())
+        print(f"gradebook rows: {len(rows) - 1}")
+        if len(jobs) > 1:
+            a = (work / f"out-j{jobs[0]}" / "gradebook.csv").read_text().splitlines()
+            strip = lambda r: ",".join(r.split(",")[:-1])  # noqa: E731 - graded_at differs
+            print(f"-j {jobs[0]} and -j {jobs[-1]} gradebooks agree (scores, mistakes, errors): "
+                  f"{[strip(r) for r in a] == [strip(r) for r in rows]}")
+        sample = subs[:: max(1, len(subs) // args.naive_sample)][: args.naive_sample]
+        jn = jobs[-1]
+        naive_wall = run_naive(sample, jn)
+        naive_per = naive_wall / len(sample)
+        print(f"naive pytest per submission (-P {jn}, {len(sample)} of them): {naive_wall:.1f} s, "
+              f"{1000 * naive_per:.0f} ms per submission = {100 * naive_per / torch_s:.0f}% of import torch")
+        print(f"ratio naive / grader batch -j {jn}: {naive_per / results[jn]:.1f}x")
+        maxrss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"largest single child process (RUSAGE_CHILDREN maxrss): {maxrss:.0f} MiB")
+        if args.keep:
+            print(f"kept: {work}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Class summary: statistics, plots, bilingual Markdown and self-contained HTML."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
+from grader.rubric import load_rubric
+from grader.summary import class_stats, write_summary
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _report(name: str, score: float, statuses: list[Status], mistakes: list[str]) -> GradeReport:
+    tests = [CaseOutcome(id=f"hidden/test_x.py::test_{i}", part="scaling", status=s, max_score=1.0,
+                         score=1.0 if s is Status.PASSED else 0.0) for i, s in enumerate(statuses)]
+    return GradeReport(
+        assignment="chapter07", submission=name, score=score, max_score=4.0, tests=tests,
+        parts=[PartScore("scaling", score, 4.0, {"en": "Scaling", "ja": "スケーリング"})],
+        mistakes=[Mistake(id=m, part="scaling", message={"en": m, "ja": m}) for m in mistakes],
+        sandbox={}, errors=[], seed=1, graded_at="2026-01-01T00:00:00+00:00", passed=score >= 2.4,
+    )
+
+
+REPORTS = [
+    _report("a", 4.0, [Status.PASSED] * 4, []),
+    _report("b", 2.0, [Status.PASSED, Status.PASSED, Status.FAILED, Status.FAILED], ["sqrt-d-model"]),
+    _report("c", 1.0, [Status.PASSED, Status.FAILED, Status.TIMEOUT, Status.ERROR], ["sqrt-d-model", "softmax-overflow"]),
+]
+
+
+def test_class_stats_count_passes_and_mistakes():
+    """Pass rates per test, mistakes per submission, and the score statistics are computed once."""
+    stats = class_stats(REPORTS, [("notes.txt", "not a submission")])
+    assert 3 == stats.n
+    assert 1 == stats.passed
+    assert [("sqrt-d-model", 2), ("softmax-overflow", 1)] == stats.mistakes
+    assert {"hidden/test_x.py::test_0": 1.0, "hidden/test_x.py::test_3": 1 / 3} == {
+        t: r for t, r, _ in stats.tests if t.endswith(("_0", "_3"))}
+    assert 1 == stats.with_timeouts
+    assert 7 / 3 == stats.mean
+
+
+def test_summary_pages_are_bilingual_and_self_contained(tmp_path):
+    """Markdown and HTML in ja and en; the HTML embeds its plots and loads nothing from outside."""
+    rubric = load_rubric(ROOT / "rubrics/chapter07.yaml")
+    written = write_summary(REPORTS, tmp_path, rubric, unrecognised=[("notes.txt", "not a submission")])
+    assert {p.name for p in written} >= {"summary.ja.md", "summary.en.md", "summary.ja.html", "summary.en.html",
+                                         "score_histogram.png", "test_pass_rate.png", "mistakes.png"}
+    for lang, word in (("ja", "クラス全体のまとめ"), ("en", "Class summary")):
+        html = (tmp_path / f"summary.{lang}.html").read_text(encoding="utf-8")
+        assert word in html
+        assert f'<html lang="{lang}">' in html
+        assert 3 == html.count('src="data:image/png;base64,')
+        assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+        assert "sqrt-d-model" in html and "notes.txt" in html
+        md = (tmp_path / f"summary.{lang}.md").read_text(encoding="utf-8")
+        assert word in md and "summary/score_histogram.png" in md
+    assert (tmp_path / "summary" / "mistakes.png").read_bytes().startswith(b"\x89PNG")
