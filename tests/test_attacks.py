@@ -68,6 +68,14 @@ def _attacks_for(level: str) -> list[str]:
     return [name for name in ALL_ATTACKS if level in _meta(name)["levels"]]
 
 
+def _batch_for(level: str) -> list[str]:
+    """The attacks in grading order; one with ``repeat: 2`` comes twice."""
+    out = []
+    for name in _attacks_for(level):
+        out += [name] * int(_meta(name).get("repeat", 1))
+    return out
+
+
 def _namespaces_or_skip() -> None:
     ok, why = backends.namespaces_available()
     if not ok:
@@ -189,13 +197,17 @@ class Run:
     restarts: int = 0
     seconds: float = 0.0
 
+    def _index(self, name: str) -> int:
+        """Position of the attack's LAST report (an attack graded twice sees its own traces)."""
+        return 2 * (len(self.names) - 1 - self.names[::-1].index(name)) + 1
+
     def triplet(self, name: str) -> tuple[GradeReport, GradeReport, GradeReport]:
-        i = 2 * self.names.index(name) + 1
+        i = self._index(name)
         return self.reports[i - 1], self.reports[i], self.reports[i + 1]
 
     def leftovers_of(self, name: str) -> list[int]:
-        i = 2 * self.names.index(name) + 1
-        return self.leftovers[i] + self.leftovers[i + 1]
+        return [pid for i, name_i in enumerate(self.names) if name_i == name
+                for pid in self.leftovers[2 * i + 1] + self.leftovers[2 * i + 2]]
 
 
 @pytest.fixture(scope="module")
@@ -293,7 +305,7 @@ def runs(attack_rubric, environment_with_secret, markers_before):
             if level in ("namespaces", "noseccomp"):
                 _namespaces_or_skip()
             alone = _grade_run(level, attack_rubric, [])
-            run = _grade_run(level, attack_rubric, _attacks_for(level))
+            run = _grade_run(level, attack_rubric, _batch_for(level))
             cache[level] = (run, alone.reports[0])
         return cache[level]
 

@@ -144,7 +144,9 @@ def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = 
     ]
     if SECCOMP.exists():
         argv += ["--ro-bind", str(SECCOMP), f"{INSIDE}/seccomp_noproc.py"]
-    argv += ["--chdir", "/tmp"]
+    # The root bwrap builds is a tmpfs, and so is /dev: both would be writable, unlimited in
+    # size and shared by every child of the zygote. Only /tmp and /dev/shm stay writable.
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
     return argv
 
 
