@@ -334,7 +334,9 @@ def build_report(
     pass_mark = float(rubric.report.pass_mark)
     passed = max_score > 0 and score * 100.0 >= pass_mark * max_score
     limits = LimitsView.of(rubric.limits).to_dict()
-    sandbox = {"level": level, "limits": limits}
+    sandbox = {"level": level, "limits": limits, "isolation": backends.describe(level)}
+    if session is not None and getattr(session, "enforced", None):
+        sandbox["enforced"] = dict(session.enforced)  # what the worker actually applied
     if warning:
         sandbox["warning"] = warning
     return GradeReport(
