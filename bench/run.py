@@ -182,6 +182,8 @@ def main() -> None:
             strip = lambda r: ",".join(r.split(",")[:-1])  # noqa: E731 - graded_at differs
             print(f"-j {jobs[0]} and -j {jobs[-1]} gradebooks agree (scores, mistakes, errors): "
                   f"{[strip(r) for r in a] == [strip(r) for r in rows]}")
+        if args.naive_sample <= 0:
+            return
         sample = subs[:: max(1, len(subs) // args.naive_sample)][: args.naive_sample]
         jn = jobs[-1]
         naive_wall = run_naive(sample, jn)
