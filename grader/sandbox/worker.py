@@ -172,6 +172,9 @@ class Worker:
     # -- life cycle ----------------------------------------------------------------------
     def start(self) -> "Worker":
         """Start the zygote; returns when it has imported torch and said it is ready."""
+        if self.proc is not None:  # an earlier zygote (dead or alive): clear it away first
+            self.stop()
+            self.restarts += 1
         t0 = time.monotonic()
         launch = backends.launch(self.level, self.limits.scratch_mb, hide=self.hide)
         self._launch = launch
@@ -329,14 +332,22 @@ class Worker:
             self._output.take()  # whatever an earlier child printed is not this one's
         message = {"op": "open", "kind": kind, "modules": modules, "limits": limits.to_dict(),
                    "skip": list(skip or [])}
-        self._generation += 1
-        if not self._ctl_send(message):
-            self.restart()
-            self._generation += 1
-            self._ctl_send(message)
-        self.loading = None
         step = limits.per_call_s + LOAD_GRACE_S
-        return self._receive(None, step, step=step, deadline=deadline)
+        for attempt in (1, 2):
+            self._generation += 1
+            self.loading = None
+            if not self._ctl_send(message):
+                self.restart()
+                continue
+            try:
+                return self._receive(None, step, step=step, deadline=deadline)
+            except WorkerCrashed:
+                # Before the first "loading" frame no student code has run: a zygote that
+                # died then was not killed by this submission. Start afresh, once.
+                if attempt == 2 or self.loading is not None or self.alive():
+                    raise
+                self.restart()
+        raise WorkerCrashed("the worker could not be started again")
 
     def _receive(
         self, want_id: int | None, timeout: float, step: float | None = None,
