@@ -31,6 +31,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from collections import deque
@@ -390,7 +391,7 @@ def run_batch(
     from grader.runner import choose_level, rubric_fingerprint
 
     started = time.monotonic()
-    console = console or Console(stderr=True, highlight=False)
+    console = console or Console(stderr=True, highlight=False, soft_wrap=True)
     outdir = Path(out)
     level, warning = choose_level(allow_weak=allow_weak)
     if warning:
@@ -438,6 +439,9 @@ def run_batch(
 
     interrupted = False
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+    if summary and todo:
+        # The parent mostly waits on its workers: load the plotting library meanwhile.
+        threading.Thread(target=_preload_plotting, daemon=True).start()
     if todo:
         try:
             _drive(todo, found, jobs, rubric, level, warning, seed, write, console, progress)
@@ -461,6 +465,13 @@ def run_batch(
             f"{outdir}; finish with: grader batch {source} --out {out} --resume", markup=True)
     return BatchResult(reports, graded, resumed, found.unrecognised, interrupted, outdir,
                        time.monotonic() - started)
+
+
+def _preload_plotting() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
 
 
 def _counts(report: GradeReport) -> tuple[bool, bool, bool]:

@@ -190,7 +190,7 @@ def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int |
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not recognised, in {result.elapsed_s:.1f} s; "
-                  f"gradebook: {Path(out) / 'gradebook.csv'}")
+                  f"gradebook: {Path(out) / 'gradebook.csv'}", soft_wrap=True)
         if result.interrupted:
             return 130
         return int(exit_code_for(result.reports, rubric))
