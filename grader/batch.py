@@ -442,11 +442,14 @@ def run_batch(
     if summary and todo:
         # The parent mostly waits on its workers: load the plotting library meanwhile.
         threading.Thread(target=_preload_plotting, daemon=True).start()
+    failure: GraderError | None = None
     if todo:
         try:
             _drive(todo, found, jobs, rubric, level, warning, seed, write, console, progress)
         except KeyboardInterrupt:
             interrupted = True
+        except GraderError as exc:  # the suites or the sandbox broke: keep what finished
+            failure, interrupted = exc, True
     rows = [(f, f.student_id, finished.get(i), "" if i in finished else "not graded (interrupted)")
             for i, f in enumerate(found.found)]
     if interrupted:
@@ -454,6 +457,9 @@ def run_batch(
     rows += [(None, student_id_of(entry), None, f"not a submission: {why}") for entry, why in found.unrecognised]
     write_gradebook(outdir / "gradebook.csv", gradebook_rows(rows, rubric), rubric)
     reports = [finished[i] for i in sorted(finished)]
+    if failure is not None:
+        raise GraderError(f"{failure} ({len(finished)} finished reports kept in {outdir}; "
+                          "fix the cause, then run again with --resume)")
     if summary and reports:
         from grader import summary as class_summary
 
