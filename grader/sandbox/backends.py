@@ -93,6 +93,16 @@ def default_hidden() -> list[str]:
     return [str(project / name) for name in ("suites", "solutions", "rubrics", "tests") if (project / name).exists()]
 
 
+@functools.lru_cache(maxsize=4)
+def bwrap_options(bwrap: str) -> frozenset[str]:
+    """The options this bubblewrap knows (older ones lack ``--disable-userns`` and ``--size``)."""
+    try:
+        text = subprocess.run([bwrap, "--help"], capture_output=True, timeout=10, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    return frozenset(w for w in text.decode("utf-8", "replace").split() if w.startswith("--"))
+
+
 def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) -> list[str]:
     """The bubblewrap command line (without the program to run).
 
@@ -103,7 +113,7 @@ def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = 
         bwrap,
         "--unshare-all",  # user, mount, pid, net, ipc, uts, cgroup
         "--unshare-user",
-        "--disable-userns",  # no nested user namespaces
+        "--disable-userns",  # no nested user namespaces (bwrap >= 0.8; else seccomp refuses them)
         "--cap-drop", "ALL",
         "--die-with-parent",
         "--new-session",
@@ -147,6 +157,13 @@ def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = 
     # The root bwrap builds is a tmpfs, and so is /dev: both would be writable, unlimited in
     # size and shared by every child of the zygote. Only /tmp and /dev/shm stay writable.
     argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
+    known = bwrap_options(bwrap) if os.path.isabs(bwrap) else frozenset()
+    if known and "--disable-userns" not in known:
+        argv.remove("--disable-userns")
+    if known and "--size" not in known:  # the tmpfs is then limited by RLIMIT_FSIZE per file only
+        while "--size" in argv:
+            i = argv.index("--size")
+            del argv[i:i + 2]
     return argv
 
 

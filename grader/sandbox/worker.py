@@ -172,6 +172,11 @@ class Worker:
     # -- life cycle ----------------------------------------------------------------------
     def start(self) -> "Worker":
         """Start the zygote; returns when it has imported torch and said it is ready."""
+        if os.name != "posix":
+            raise SandboxError(
+                "the grading worker needs POSIX pipes and fork, which Windows does not have; "
+                "run the grader inside WSL (Windows Subsystem for Linux)"
+            )
         if self.proc is not None:  # an earlier zygote (dead or alive): clear it away first
             self.stop()
             self.restarts += 1
