@@ -401,7 +401,6 @@ def run_batch(
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {entry}: {why}", markup=True)
     fingerprint = rubric_fingerprint(rubric, ("public", "hidden"))
-    seed = secrets.randbelow(2**31) if seed is None else int(seed)
 
     finished: dict[int, GradeReport] = {}
     todo: list[int] = []
@@ -412,6 +411,10 @@ def run_batch(
             finished[i] = old
         else:
             todo.append(i)
+    if seed is None:
+        # A resumed batch keeps the seed it started with, so the whole class is graded alike.
+        seed = next((r.seed for r in finished.values()), None)
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
     resumed = len(finished)
     if resume and resumed:
         console.print(f"resume: {resumed} submission(s) already graded with this rubric; skipped")
