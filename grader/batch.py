@@ -303,12 +303,15 @@ def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any) -> Path
 class _Proc:
     """One trusted worker process and its JSON-lines pipe."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "grader._batchworker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True,  # Ctrl-C reaches the parent only; it decides
-        )
+    def __init__(self, config: dict[str, Any], log: Path) -> None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("ab") as err:  # the worker's own diagnostics; student output never goes here
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "grader._batchworker"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                start_new_session=True,  # Ctrl-C reaches the parent only; it decides
+            )
+        self.log = log
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin = self.proc.stdin
         self.stdout = self.proc.stdout
@@ -448,7 +451,8 @@ def run_batch(
     failure: GraderError | None = None
     if todo:
         try:
-            _drive(todo, found, jobs, rubric, level, warning, seed, write, console, progress)
+            _drive(todo, found, jobs, rubric, level, warning, seed, write, console, progress,
+                   outdir / ".logs")
         except KeyboardInterrupt:
             interrupted = True
         except GraderError as exc:  # the suites or the sandbox broke: keep what finished
@@ -489,7 +493,7 @@ def _counts(report: GradeReport) -> tuple[bool, bool, bool]:
 
 
 def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str, warning: str,
-           seed: int, write: Any, console: Console, progress: bool | None) -> None:
+           seed: int, write: Any, console: Console, progress: bool | None, logs: Path) -> None:
     """Hand chunks of ``todo`` to ``jobs`` workers; write each report as it comes back."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
@@ -500,6 +504,7 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
     procs: list[_Proc] = []
     sel = selectors.DefaultSelector()
     tally = {"below pass": 0, "errors": 0, "timeouts": 0}
+    spawned = [0]
 
     def stats() -> str:
         return (f"below pass {tally['below pass']}  errors {tally['errors']}  "
@@ -511,7 +516,8 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
     task = bar.add_task("grading", total=len(todo), stats=stats())
 
     def spawn() -> None:
-        proc = _Proc(config)
+        proc = _Proc(config, logs / f"worker-{spawned[0]}.log")
+        spawned[0] += 1
         procs.append(proc)
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
 
@@ -552,7 +558,8 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                             proc.busy = []
                             hand_out(proc)
                         elif op == "fatal":
-                            raise GraderError(f"a grading worker stopped: {msg.get('message')}")
+                            raise GraderError(f"a grading worker stopped: {msg.get('message')} "
+                                              f"(its log: {proc.log})")
                     if messages is None:  # the worker process ended
                         sel.unregister(proc.stdout)
                         proc.stop()
@@ -564,9 +571,11 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                                 if retries[i] > 2:
                                     raise GraderError(
                                         f"{found.found[i].submission.name}: a grading worker died "
-                                        "three times on this batch; see the sandbox logs")
+                                        f"three times on this batch; see {proc.log}")
                             queue.extendleft(reversed(lost))
                         if queue and len(procs) < jobs:
+                            if spawned[0] >= 2 * jobs + 5:
+                                raise GraderError(f"grading workers keep stopping; see {proc.log}")
                             spawn()
     finally:
         for proc in procs:
