@@ -254,6 +254,12 @@ class _Child:
             del exc
             return wire.dumps({"id": call_id, "ok": False, "kind": "raised", "error": error})
         try:
+            size = int(getattr(value, "nbytes", 0) or 0) if type(value).__module__ == "numpy" else 0
+            if type(value).__module__.startswith("torch") and hasattr(value, "element_size"):
+                size = int(value.nelement()) * int(value.element_size())
+            if size * 4 // 3 > self.max_reply:  # refuse before base64 copies it three times
+                raise ValueError(f"the value holds {size // (1024 * 1024)} MiB; "
+                                 f"at most {self.max_reply // (1024 * 1024)} MiB can be returned")
             frame = wire.dumps({"id": call_id, "ok": True, "value": wire.encode(value)})
             if len(frame) > self.max_reply:
                 raise ValueError(
@@ -561,6 +567,7 @@ def _serve_in_process(cfg: dict, msg: dict) -> None:
 
 def main() -> None:
     cfg = json.loads(sys.argv[1])
+    sys.dont_write_bytecode = True  # -I ignores PYTHONDONTWRITEBYTECODE
     for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2"):
         sig = getattr(signal, name, None)
         if sig is not None:
