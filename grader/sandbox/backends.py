@@ -103,12 +103,25 @@ def bwrap_options(bwrap: str) -> frozenset[str]:
     return frozenset(w for w in text.decode("utf-8", "replace").split() if w.startswith("--"))
 
 
+def sandbox_scratch() -> str:
+    """Where the scratch tmpfs goes inside the sandbox: /tmp, unless Python itself lives there.
+
+    A tmpfs mounted over a folder that holds the interpreter or the virtualenv (a checkout
+    under /tmp, as some CI systems make) would hide them, and binding them inside the scratch
+    space would leave mount points the zygote cannot wipe.
+    """
+    if any(r == "/tmp" or r.startswith("/tmp/") for r in _python_roots()):
+        return "/scratch"
+    return "/tmp"
+
+
 def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) -> list[str]:
     """The bubblewrap command line (without the program to run).
 
     ``hide``: host paths to cover with an empty tmpfs (or /dev/null for a file) when they
     happen to lie inside a folder that is bound (e.g. suites kept inside the virtualenv).
     """
+    scratch = sandbox_scratch()
     argv = [
         bwrap,
         "--unshare-all",  # user, mount, pid, net, ipc, uts, cgroup
@@ -120,8 +133,8 @@ def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = 
         "--as-pid-1",
         "--clearenv",
         "--setenv", "PATH", "/usr/bin:/bin",
-        "--setenv", "HOME", "/tmp",
-        "--setenv", "TMPDIR", "/tmp",
+        "--setenv", "HOME", scratch,
+        "--setenv", "TMPDIR", scratch,
         "--setenv", "LANG", "C.UTF-8",
         "--setenv", "OMP_NUM_THREADS", "1",
         "--setenv", "MKL_NUM_THREADS", "1",
@@ -147,7 +160,7 @@ def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = 
     argv += [
         "--proc", "/proc",
         "--dev", "/dev",
-        "--size", str(scratch_mb * 1024 * 1024), "--tmpfs", "/tmp",
+        "--size", str(scratch_mb * 1024 * 1024), "--tmpfs", scratch,
         "--size", str(8 * 1024 * 1024), "--tmpfs", "/dev/shm",
         "--ro-bind", str(ZYGOTE), f"{INSIDE}/zygote.py",
         "--ro-bind", str(WIRE), f"{INSIDE}/wire.py",
@@ -156,7 +169,7 @@ def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = 
         argv += ["--ro-bind", str(SECCOMP), f"{INSIDE}/seccomp_noproc.py"]
     # The root bwrap builds is a tmpfs, and so is /dev: both would be writable, unlimited in
     # size and shared by every child of the zygote. Only /tmp and /dev/shm stay writable.
-    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", scratch]
     known = bwrap_options(bwrap) if os.path.isabs(bwrap) else frozenset()
     if known and "--disable-userns" not in known:
         argv.remove("--disable-userns")
@@ -216,7 +229,7 @@ def launch(level: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) 
         if bwrap is None:
             raise SandboxError("bubblewrap (bwrap) is not installed; install the 'bubblewrap' package")
         argv = [*bwrap_argv(bwrap, scratch_mb, hide), sys.executable, "-I", f"{INSIDE}/zygote.py"]
-        return Launch(argv=argv, env={}, level=level, scratch="/tmp", pid1=True)
+        return Launch(argv=argv, env={}, level=level, scratch=sandbox_scratch(), pid1=True)
     scratch = tempfile.mkdtemp(prefix="grader-scratch-")
     env = {
         "PATH": "/usr/bin:/bin",
