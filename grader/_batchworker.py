@@ -25,7 +25,6 @@ import json
 import os
 import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -69,18 +68,14 @@ def main() -> int:
     from grader.rubric import load_rubric
 
     rubric = load_rubric(config["rubric"])
+    # Started from this (the main) thread: bubblewrap's --die-with-parent ends the sandbox
+    # when the thread that launched it exits. The zygote imports torch while we do.
     zygote = Worker(level=config["level"], limits=rubric.limits)
-    started: list[BaseException | None] = []
-
-    def start() -> None:
-        try:
-            zygote.start()
-            started.append(None)
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            started.append(exc)
-
-    starter = threading.Thread(target=start, daemon=True)
-    starter.start()
+    try:
+        zygote.start(wait=False)
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent
+        _send(out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
+        return 1
     try:
         import torch
 
@@ -89,9 +84,10 @@ def main() -> int:
         from grader.errors import GraderError
         from grader.runner import grade
 
-        starter.join()
-        if started and started[0] is not None:
-            _send(out, {"op": "fatal", "message": f"the sandbox did not start: {started[0]}"})
+        try:
+            zygote.wait_ready()
+        except GraderError as exc:
+            _send(out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
             return 1
         # Everything imported so far lives as long as the process: keep it out of the
         # collector's sight, and collect rarely (pytest's own gc.collect calls still run).

@@ -116,17 +116,27 @@ def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: b
 
 def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang: str | None,
                fmt: str | None, out: str | None, seed: int | None, allow_weak: bool, verbose: bool) -> int:
-    from grader.report.files import write_atomic
-    from grader.report.terminal import show
-    from grader.runner import grade
+    from grader.sandbox.level import choose_level
+    from grader.sandbox.worker import Worker
     from grader.submission import load_submission
 
     rubric = _load(rubric_path)
     language = _lang(lang, rubric)
     sub = load_submission(submission)
     fmt = _format_for(out, fmt)
-    [report] = grade(rubric, [sub], suites=suites, seed=seed, allow_weak=allow_weak,
-                     want_plots=fmt == "html")
+    # Start the sandboxed worker (it imports torch) while this process imports torch and
+    # pytest for the trusted side: on two cores the two imports overlap.
+    level, _ = choose_level(allow_weak=allow_weak)
+    worker = Worker(level=level, limits=rubric.limits).start(wait=False)
+    try:
+        from grader.report.files import write_atomic
+        from grader.report.terminal import show
+        from grader.runner import grade
+
+        [report] = grade(rubric, [sub], suites=suites, seed=seed, allow_weak=allow_weak,
+                         want_plots=fmt == "html", worker=worker)
+    finally:
+        worker.stop()
     _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out))
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))

@@ -146,38 +146,50 @@ class StudentProxy:
 
 
 @pytest.fixture
-def grader_submission() -> int:
-    """Index of the submission under test (parametrized by the plugin)."""
-    return 0
+def grader_submission(request: pytest.FixtureRequest) -> int:
+    """Index of the submission under test (parametrized indirectly by the plugin).
+
+    Indirect parametrization keeps pytest from building a pseudo-fixture per test item,
+    which is most of its per-item set-up cost when a batch multiplies the items.
+    """
+    return int(getattr(request, "param", 0))
+
+
+def _state() -> GradingState:
+    # Fixtures read the state from here rather than through ``request``: pytest builds a new
+    # FixtureDef for ``request`` on every use, a cost batches pay per test and submission.
+    state = _STATE_HOLDER[0]
+    assert state is not None, "the grader plugin is not configured"
+    return state
 
 
 @pytest.fixture
-def student(request: pytest.FixtureRequest, grader_submission: int) -> StudentProxy:
+def student(grader_submission: int) -> StudentProxy:
     """The student's functions, called by name in the sandbox."""
-    state = request.config.stash[STATE]
+    state = _state()
     state.run_for(grader_submission)
     return StudentProxy(state, grader_submission)
 
 
 @pytest.fixture
-def ref(request: pytest.FixtureRequest) -> Any:
+def ref() -> Any:
     """The reference solution (trusted; hidden suites only)."""
-    reference = request.config.stash[STATE].reference
+    reference = _state().reference
     if reference is None:
         pytest.fail("this test needs the reference solution, which is not available here")
     return reference
 
 
 @pytest.fixture
-def grading_seed(request: pytest.FixtureRequest) -> int:
+def grading_seed() -> int:
     """This grading run's seed (recorded in the report)."""
-    return int(request.config.stash[STATE].seed)
+    return int(_state().seed)
 
 
 @pytest.fixture
 def rng(request: pytest.FixtureRequest) -> np.random.Generator:
     """A generator seeded from the grading seed and the test's own id."""
-    state = request.config.stash[STATE]
+    state = _state()
     test_id = request.node.stash.get(_OUTCOME, None)
     name = test_id.id if test_id is not None else request.node.name
     digest = hashlib.sha256(f"{state.seed}:{name}".encode()).digest()
@@ -185,10 +197,9 @@ def rng(request: pytest.FixtureRequest) -> np.random.Generator:
 
 
 @pytest.fixture
-def answers(request: pytest.FixtureRequest, grader_submission: int) -> dict[str, Any]:
+def answers(grader_submission: int) -> dict[str, Any]:
     """The student's quiz answers as plain data ({} when there are none)."""
-    state = request.config.stash[STATE]
-    return state.run_for(grader_submission).answers
+    return _state().run_for(grader_submission).answers
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,7 +211,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     state = metafunc.config.stash[STATE]
     if SUB_PARAM in metafunc.fixturenames:
         n = len(state.submissions)
-        metafunc.parametrize(SUB_PARAM, range(n), ids=[f"__sub{i}__" for i in range(n)])
+        metafunc.parametrize(SUB_PARAM, range(n), ids=[f"__sub{i}__" for i in range(n)], indirect=True)
 
 
 def _test_id(item: pytest.Item, state: GradingState) -> tuple[str, str]:

@@ -32,6 +32,7 @@ from grader import plugin as _plugin
 from grader.errors import GraderError, UsageError
 from grader.report.model import CaseOutcome, GradeReport, PartScore, Status
 from grader.sandbox import backends
+from grader.sandbox.level import choose_level, weak_warning
 from grader.sandbox.worker import LimitsView, Worker
 
 SUITE_INI = Path(__file__).with_name("suite.ini")
@@ -41,29 +42,6 @@ PARTS_WITH_CODE = ("scaling", "softmax", "variance")
 
 
 # --------------------------------------------------------------------------- sandbox level
-
-
-def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple[str, str]:
-    """Pick the strongest sandbox this machine offers.
-
-    Returns:
-        ``(level, warning)``; ``warning`` is empty at full strength.
-
-    Raises:
-        UsageError: namespaces are unavailable and ``allow_weak`` is false.
-    """
-    if prefer == "rlimits":
-        return "rlimits", "sandbox weakened on request: rlimits only, no namespaces"
-    ok, why = backends.namespaces_available()
-    if ok:
-        return "namespaces", ""
-    if prefer == "namespaces" or not allow_weak:
-        raise UsageError(
-            f"cannot build the namespace sandbox: {why}. Fix that, or pass "
-            "--allow-weak-sandbox to grade with rlimits only (student code could then read "
-            "files and reach the network)."
-        )
-    return "rlimits", f"weak sandbox (rlimits only): {why}"
 
 
 # --------------------------------------------------------------------------- reference
@@ -186,11 +164,12 @@ def grade(
     if not submissions:
         return []
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
-    warning = ""
     own_worker = worker is None
     if worker is None:
         chosen, warning = choose_level(allow_weak=allow_weak, prefer=level)
         worker = Worker(level=chosen, limits=rubric.limits)
+    else:
+        warning = weak_warning(worker.level)
     suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
     reference = load_reference(rubric.reference) if "hidden" in suites and rubric.reference else None
     answers, answer_problems = [], []

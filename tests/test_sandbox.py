@@ -121,7 +121,7 @@ def test_bwrap_command_isolates_everything():
                  "--die-with-parent", "--new-session", "--as-pid-1", "--clearenv",
                  "--remount-ro / ", "--remount-ro /dev"):
         assert flag in text + " ", flag
-    assert argv[argv.index("--tmpfs", argv.index("--size")) + 1] == "/tmp"
+    assert argv[argv.index("--tmpfs", argv.index("--size")) + 1] == backends.sandbox_scratch()
     assert argv[argv.index("--size") + 1] == str(64 * 1024 * 1024)
     for secret in ("suites", "solutions", "rubrics"):
         assert str(ROOT / secret) not in argv  # never bound
@@ -272,7 +272,8 @@ def test_only_the_scratch_space_is_writable(ns_worker):
             return sorted(ok)
     """
     writable = call(ns_worker, code)
-    assert all(p == "/tmp" or p.startswith("/tmp/") or p == "/dev/shm" for p in writable), writable
+    scratch = backends.sandbox_scratch()
+    assert all(p == scratch or p.startswith(scratch + "/") or p == "/dev/shm" for p in writable), writable
 
 
 def test_the_environment_is_cleared(worker):
@@ -580,3 +581,14 @@ def test_stale_requests_never_reach_the_next_child(worker):
     again = worker.open(sub(a=code))
     assert again.call("a", "g", [], {}) == 2
     again.close()
+
+
+def test_scratch_moves_when_python_lives_under_tmp(monkeypatch):
+    """A checkout under /tmp must not be hidden by the scratch tmpfs mounted over /tmp."""
+    monkeypatch.setattr(backends, "_python_roots", lambda: ["/usr/local", "/tmp/ci/checkout/.venv"])
+    assert backends.sandbox_scratch() == "/scratch"
+    argv = backends.bwrap_argv("bwrap", 8)
+    assert argv[argv.index("--tmpfs", argv.index("--size")) + 1] == "/scratch"
+    assert argv[argv.index("HOME") + 1] == "/scratch"
+    monkeypatch.setattr(backends, "_python_roots", lambda: ["/usr/local", "/opt/venv"])
+    assert backends.sandbox_scratch() == "/tmp"

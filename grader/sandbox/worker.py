@@ -170,8 +170,15 @@ class Worker:
         self.started_s = 0.0  # seconds the last start took
 
     # -- life cycle ----------------------------------------------------------------------
-    def start(self) -> "Worker":
-        """Start the zygote; returns when it has imported torch and said it is ready."""
+    def start(self, wait: bool = True) -> "Worker":
+        """Start the zygote; returns when it has imported torch and said it is ready.
+
+        Args:
+            wait: False returns as soon as the process exists; :meth:`wait_ready` (called by
+                :meth:`open` if need be) finishes the start. Call this from the thread that
+                will outlive the worker: bubblewrap's ``--die-with-parent`` ends the sandbox
+                when the thread that started it exits.
+        """
         if os.name != "posix":
             raise SandboxError(
                 "the grading worker needs POSIX pipes and fork, which Windows does not have; "
@@ -214,6 +221,17 @@ class Worker:
         self._ctl_reader.reset()
         self._reader.reset()
         self._output = _Output(out_r, self.limits.output_kb * 1024, self._on_flood)
+        self._t0 = t0
+        self.info = {}
+        if wait:
+            self.wait_ready()
+        return self
+
+    def wait_ready(self) -> "Worker":
+        """Wait until a zygote started with ``start(wait=False)`` has said it is ready."""
+        if self.info:
+            return self
+        t0 = getattr(self, "_t0", time.monotonic())
         ready = self._ctl_wait(READY_TIMEOUT_S)
         if ready is None or ready.get("op") != "ready":
             text = self._output.take() if self._output else ""
@@ -332,6 +350,7 @@ class Worker:
     ) -> dict[str, Any]:
         if not self.alive() or self._needs_restart:
             self.restart()
+        self.wait_ready()
         self._reader.reset()
         if self._output is not None:
             self._output.take()  # whatever an earlier child printed is not this one's

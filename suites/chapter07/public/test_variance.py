@@ -15,7 +15,7 @@ from grader.testing import assert_dict, assert_float, assert_list, require
 
 pytestmark = pytest.mark.part("variance")
 
-N_SAMPLES = 2000
+N_SAMPLES = 1000
 Z = 5.0
 
 
