@@ -30,6 +30,9 @@ SUB_PARAM = "grader_submission"
 STATE = pytest.StashKey["GradingState"]()
 _OUTCOME = pytest.StashKey[CaseOutcome]()
 _INDEX = pytest.StashKey[int]()
+_FAST = pytest.StashKey["tuple[tuple[str, str], ...] | None"]()
+#: The plugin's own fixtures, which the fast path computes without pytest's machinery.
+_OWN = frozenset({"student", "ref", "rng", "answers", "grading_seed", SUB_PARAM})
 _STATE_HOLDER: list["GradingState | None"] = [None]  # for hooks that get no config
 
 
@@ -145,7 +148,7 @@ class StudentProxy:
         return _Part(self._state, self._index, part)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def grader_submission(request: pytest.FixtureRequest) -> int:
     """Index of the submission under test (parametrized indirectly by the plugin).
 
@@ -186,14 +189,16 @@ def grading_seed() -> int:
     return int(_state().seed)
 
 
+def _rng_for(seed: int, test_id: str) -> np.random.Generator:
+    digest = hashlib.sha256(f"{seed}:{test_id}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
 @pytest.fixture
 def rng(request: pytest.FixtureRequest) -> np.random.Generator:
     """A generator seeded from the grading seed and the test's own id."""
-    state = _state()
     test_id = request.node.stash.get(_OUTCOME, None)
-    name = test_id.id if test_id is not None else request.node.name
-    digest = hashlib.sha256(f"{state.seed}:{name}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    return _rng_for(_state().seed, test_id.id if test_id is not None else request.node.name)
 
 
 @pytest.fixture
@@ -278,6 +283,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             suite=suite,
             title=_titles(item),
         )
+        item.stash[_FAST] = _fast_plan(item)
         keyed.append((index, pos, item))
     keyed.sort(key=lambda t: (t[0], t[1]))
     items[:] = [item for _, _, item in keyed]
@@ -403,6 +409,96 @@ def _judge(case: CaseOutcome, exc: BaseException | None, run: SubmissionRun, *, 
             "ja": f"結果を確認できませんでした ({name}: {str(exc)[:300]})。",
         }
         run.errors.append(f"{case.id}: the test itself raised {name}: {str(exc)[:300]}")
+
+
+def _fast_plan(item: pytest.Item) -> tuple[tuple[str, str], ...] | None:
+    """How to call ``item`` without pytest's per-test protocol, or None to use pytest's.
+
+    A plan is possible when every fixture the test needs is either a direct parameter or one
+    of the plugin's own (``student``, ``ref``, ``rng``, ``answers``, ``grading_seed``) and it
+    carries no skip/xfail/usefixtures mark. Pytest's set-up, call and teardown with their
+    reports and hooks cost about 0.3 ms per test, which a batch pays per test and per
+    submission; the fast path calls the test function directly and judges its exception
+    with the same ``_judge`` as the hooks do.
+    """
+    if not isinstance(item, pytest.Function) or type(item) is not pytest.Function:
+        return None
+    if any(True for m in item.iter_markers() if m.name in ("skip", "skipif", "xfail", "usefixtures")):
+        return None
+    info = item._fixtureinfo
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    for name in info.names_closure:
+        if name in _OWN or name == "request":
+            continue
+        defs = info.name2fixturedefs.get(name) or ()
+        if name in params and all(type(d).__name__ == "DirectParamFixtureDef" for d in defs):
+            continue
+        return None  # a fixture of the suite's own: let pytest run it
+    plan = []
+    for name in info.argnames:
+        plan.append((name, "own" if name in _OWN else "param"))
+    return tuple(plan)
+
+
+def _fill(plan: tuple[tuple[str, str], ...], params: dict[str, Any], state: GradingState,
+          run: SubmissionRun, index: int, case: CaseOutcome) -> dict[str, Any]:
+    """The fast path's fixture values, as the fixtures above would give them."""
+    kwargs: dict[str, Any] = {}
+    for name, kind in plan:
+        if kind == "param":
+            kwargs[name] = params[name]
+        elif name == "student":
+            kwargs[name] = StudentProxy(state, index)
+        elif name == "ref":
+            if state.reference is None:
+                pytest.fail("this test needs the reference solution, which is not available here")
+            kwargs[name] = state.reference
+        elif name == "rng":
+            kwargs[name] = _rng_for(state.seed, case.id)
+        elif name == "answers":
+            kwargs[name] = run.answers
+        elif name == "grading_seed":
+            kwargs[name] = int(state.seed)
+        else:
+            kwargs[name] = index
+    return kwargs
+
+
+def _run_fast(item: pytest.Item, plan: tuple[tuple[str, str], ...], state: GradingState) -> None:
+    index = item.stash[_INDEX]
+    case = item.stash[_OUTCOME]
+    run = state.run_for(index)
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    start = time.perf_counter()
+    try:
+        kwargs = _fill(plan, params, state, run, index, case)
+    except pytest.fail.Exception as exc:  # a fixture that cannot be built: not the student's fault
+        _judge(case, exc, run, setup=True)
+        run.outcomes.append(case)
+        return
+    try:
+        item.obj(**kwargs)  # type: ignore[attr-defined]
+    except (KeyboardInterrupt, pytest.exit.Exception):
+        raise
+    except pytest.skip.Exception as exc:
+        case.status = Status.SKIPPED
+        case.feedback = {"en": str(exc) or "skipped", "ja": "スキップされました"}
+    except BaseException as exc:  # noqa: BLE001 - whatever the test raised is judged
+        _judge(case, exc, run, setup=False)
+    else:
+        case.status = Status.PASSED
+        case.score = case.max_score
+    case.duration_s = round(time.perf_counter() - start, 4)
+    run.outcomes.append(case)
+
+
+@pytest.hookimpl(tryfirst=True, specname="pytest_runtest_protocol")
+def pytest_runtest_protocol_fast(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    plan = item.stash.get(_FAST, None)
+    if plan is None:
+        return None
+    _run_fast(item, plan, item.config.stash[STATE])
+    return True
 
 
 @pytest.hookimpl(hookwrapper=True)
