@@ -175,6 +175,12 @@ def main() -> None:
                   f"{1000 * per:.0f} ms per submission = {100 * per / torch_s:.1f}% of import torch; "
                   f"peak memory (tree PSS) {mem['peak']:.0f} MiB "
                   f"(first half {mem['first_half']:.0f}, second half {mem['second_half']:.0f})")
+            stamps = sorted(f.stat().st_mtime for f in (work / f"out-j{j}" / "reports").glob("*.yaml"))
+            if len(stamps) > 1:
+                steady = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
+                print(f"    steady state (first to last report): {1000 * steady:.0f} ms per submission = "
+                      f"{100 * steady / torch_s:.1f}% of import torch; start-up and summary "
+                      f"{wall - (stamps[-1] - stamps[0]):.1f} s in all")
         rows = list((work / f"out-j{jobs[-1]}" / "gradebook.csv").read_text().splitlines())
         print(f"gradebook rows: {len(rows) - 1}")
         if len(jobs) > 1:

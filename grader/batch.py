@@ -391,7 +391,8 @@ def run_batch(
         GraderError: the suites could not run (a fault of the assignment, not of a student).
     """
     from grader.report import render
-    from grader.runner import choose_level, rubric_fingerprint
+    from grader.rubric import rubric_fingerprint
+    from grader.sandbox.level import choose_level
 
     started = time.monotonic()
     console = console or Console(stderr=True, highlight=False, soft_wrap=True)

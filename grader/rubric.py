@@ -20,12 +20,14 @@ Example::
 from __future__ import annotations
 
 import difflib
+import hashlib
 import math
 import os
 import re
 from dataclasses import dataclass, field
 from enum import Enum
 from fnmatch import fnmatchcase
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ __all__ = [
     "Text",
     "Visibility",
     "load_rubric",
+    "rubric_fingerprint",
 ]
 
 #: Report formats a rubric may ask for, in the order the docs list them.
@@ -862,3 +865,18 @@ def _show(path: Path) -> str:
         return path.relative_to(Path.cwd().resolve()).as_posix() or "."
     except ValueError:
         return path.as_posix()
+
+
+def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
+    """Hash of everything that decides a score besides the submission itself."""
+    h = hashlib.sha256()
+    files = [Path(rubric.file)]
+    for name in suites:
+        files += sorted(Path(rubric.suite(name).path).rglob("*"))
+    if "hidden" in suites and rubric.reference is not None:
+        files += sorted(Path(rubric.reference).rglob("*"))
+    for f in files:
+        if f.is_file() and "__pycache__" not in f.parts:
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]

@@ -32,6 +32,7 @@ from grader import plugin as _plugin
 from grader.errors import GraderError, UsageError
 from grader.report.model import CaseOutcome, GradeReport, PartScore, Status
 from grader.sandbox import backends
+from grader.rubric import rubric_fingerprint
 from grader.sandbox.level import choose_level, weak_warning
 from grader.sandbox.worker import LimitsView, Worker
 
@@ -118,21 +119,6 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
 
 
 # --------------------------------------------------------------------------- grading
-
-
-def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
-    """Hash of everything that decides a score besides the submission itself."""
-    h = hashlib.sha256()
-    files = [Path(rubric.file)]
-    for name in suites:
-        files += sorted(Path(rubric.suite(name).path).rglob("*"))
-    if "hidden" in suites and rubric.reference is not None:
-        files += sorted(Path(rubric.reference).rglob("*"))
-    for f in files:
-        if f.is_file() and "__pycache__" not in f.parts:
-            h.update(f.name.encode())
-            h.update(f.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def _now() -> str:
