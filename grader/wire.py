@@ -215,6 +215,18 @@ def read_frame(fd: int) -> dict[str, Any]:
     return parse_body(read_exact(fd, size))
 
 
+def drain(fd: int) -> None:
+    """Read and drop whatever is waiting in a pipe (its writers are known to be dead)."""
+    os.set_blocking(fd, False)
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+    except BlockingIOError:
+        pass
+    finally:
+        os.set_blocking(fd, True)
+
+
 class FrameReader:
     """Incremental frame parser for non-blocking reads on the trusted side."""
 

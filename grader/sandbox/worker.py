@@ -447,15 +447,7 @@ class Worker:
 
     def _after_close(self, closed: dict[str, Any] | None = None) -> None:
         """All writers of the response pipe are dead now: drop whatever they left in it."""
-        fd = self._fds["resp"]
-        os.set_blocking(fd, False)
-        try:
-            while os.read(fd, 1 << 16):
-                pass
-        except BlockingIOError:
-            pass
-        finally:
-            os.set_blocking(fd, True)
+        wire.drain(self._fds["resp"])
         self._reader.reset()
         if closed is not None and not closed.get("clean", True):
             self._needs_restart = True  # e.g. scratch could not be emptied: start afresh

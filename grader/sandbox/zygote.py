@@ -406,17 +406,6 @@ def _filtered(pid: int) -> bool:
     return False
 
 
-def _drain(fd: int) -> None:
-    os.set_blocking(fd, False)
-    try:
-        while os.read(fd, 1 << 16):
-            pass
-    except BlockingIOError:
-        pass
-    finally:
-        os.set_blocking(fd, True)
-
-
 def _wipe(path: str) -> None:
     """Empty ``path`` without recursion, following no link, undoing any chmod on the way."""
     stack = [(e.path, False) for e in _scan(path)]
@@ -529,7 +518,7 @@ def _supervise(cfg: dict, pid: int, generation: int, watch: bool) -> dict:
     if pidfd is not None:
         os.close(pidfd)
     _sweep(cfg, pid)
-    _drain(cfg["req"])
+    wire.drain(cfg["req"])
     for path in cfg["wipe"]:
         if os.path.isdir(path):
             _wipe(path)
@@ -669,7 +658,7 @@ def main() -> None:
         if op != "open":
             continue  # e.g. a kill that arrived after its child had already ended
         generation += 1
-        _drain(cfg["req"])  # anything written for an earlier child is not for this one
+        wire.drain(cfg["req"])  # anything written for an earlier child is not for this one
         limits = msg.get("limits") or {}
         if not can_fork:
             _serve_in_process(cfg, msg)
