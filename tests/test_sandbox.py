@@ -585,7 +585,8 @@ def test_stale_requests_never_reach_the_next_child(worker):
 
 def test_scratch_moves_when_python_lives_under_tmp(monkeypatch):
     """A checkout under /tmp must not be hidden by the scratch tmpfs mounted over /tmp."""
-    monkeypatch.setattr(backends, "_python_roots", lambda: ["/usr/local", "/tmp/ci/checkout/.venv"])
+    under_tmp = os.path.join("/tmp", "checkout", ".venv")  # a virtualenv in a checkout under /tmp
+    monkeypatch.setattr(backends, "_python_roots", lambda: ["/usr/local", under_tmp])
     assert backends.sandbox_scratch() == "/scratch"
     argv = backends.bwrap_argv("bwrap", 8)
     assert argv[argv.index("--tmpfs", argv.index("--size")) + 1] == "/scratch"
