@@ -78,6 +78,10 @@ lang_option = click.option("--lang", type=click.Choice(LANGS), default=None,
                            help="Language of the feedback (default: the rubric's first; or $GRADER_LANG).")
 format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
                              help="Write the report in this format instead of the terminal view.")
+out_dir_option = click.option(
+    "--out-dir", "out_dir", type=click.Path(file_okay=False), default=None,
+    help="Also write the report in all six formats into this folder (report.yaml, report.json, "
+         "report.results.json, report.junit.xml, report.md, report.html) from this one run.")
 out_option = click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
                           help="Write the report to this file (format from --format, else from the extension).")
 
@@ -115,7 +119,8 @@ def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: b
 
 
 def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang: str | None,
-               fmt: str | None, out: str | None, seed: int | None, allow_weak: bool, verbose: bool) -> int:
+               fmt: str | None, out: str | None, seed: int | None, allow_weak: bool, verbose: bool,
+               out_dir: str | None = None) -> int:
     from grader.sandbox.level import choose_level
     from grader.sandbox.worker import Worker
     from grader.submission import load_submission
@@ -134,13 +139,19 @@ def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang:
         from grader.runner import grade
 
         [report] = grade(rubric, [sub], suites=suites, seed=seed, allow_weak=allow_weak,
-                         want_plots=fmt == "html", worker=worker)
+                         want_plots=fmt == "html" or out_dir is not None, worker=worker)
     finally:
         worker.stop()
     _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out))
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
         err.print(f"report written to {out}")
+    if out_dir:
+        from grader.report import SUFFIXES
+
+        for each, suffix in SUFFIXES.items():
+            write_atomic(Path(out_dir) / f"report{suffix}", render(report, each, rubric, language))
+        err.print(f"reports in {len(SUFFIXES)} formats written to {out_dir}")
     if fmt and not out:
         click.echo(render(report, fmt, rubric, language), nl=False)
     else:
@@ -154,10 +165,13 @@ def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang:
 @lang_option
 @format_option
 @out_option
+@out_dir_option
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what your code printed.")
-def check(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None, verbose: bool) -> None:
+def check(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None,
+          out_dir: str | None, verbose: bool) -> None:
     """Run the public tests on SUBMISSION (default: exercises/chapter07)."""
-    sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public",), lang, fmt, out, None, True, verbose)))
+    sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public",), lang, fmt, out, None, True,
+                                       verbose, out_dir)))
 
 
 @main.command(name="grade")
@@ -166,15 +180,16 @@ def check(submission: str, rubric_path: str, lang: str | None, fmt: str | None, 
 @lang_option
 @format_option
 @out_option
+@out_dir_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: a fresh random one, recorded in the report).")
 @click.option("--allow-weak-sandbox/--no-weak-sandbox", default=True, show_default=True,
               help="Grade with rlimits only where namespaces are unavailable.")
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what the code printed.")
 def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None,
-              seed: int | None, allow_weak_sandbox: bool, verbose: bool) -> None:
+              out_dir: str | None, seed: int | None, allow_weak_sandbox: bool, verbose: bool) -> None:
     """Grade SUBMISSION with the public and hidden tests; write the report."""
     sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public", "hidden"), lang, fmt, out,
-                                       seed, allow_weak_sandbox, verbose)))
+                                       seed, allow_weak_sandbox, verbose, out_dir)))
 
 
 @main.command()

@@ -76,3 +76,24 @@ def test_below_pass_mark_exits_1_when_the_rubric_asks(root, tmp_path):
     assert proc.returncode == 1, proc.stderr
     proc = run(root, "check", "examples/submissions/correct", "--rubric", str(rubric))
     assert proc.returncode == 0, proc.stderr
+
+
+def test_one_grade_call_writes_six_formats_that_agree(root, tmp_path, rubric):
+    """`grader grade --out-dir` renders every format from the same graded report."""
+    from test_report_writers import scores_of
+
+    out = tmp_path / "all"
+    proc = run(root, "grade", "examples/submissions/sqrt-d-model", "--out-dir", str(out), "--seed", "5",
+               "--format", "yaml")
+    assert proc.returncode == 0, proc.stderr
+    from grader.report import SUFFIXES
+
+    texts = {fmt: (out / f"report{suffix}").read_text(encoding="utf-8") for fmt, suffix in SUFFIXES.items()}
+    assert len(texts) == 6
+    seen = {fmt: scores_of(fmt, text) for fmt, text in texts.items()}
+    reference = seen["yaml"]
+    assert reference["total"][0] < reference["total"][1]  # the mistake costs points
+    for fmt, scores in seen.items():
+        assert scores["total"] == reference["total"], fmt
+        assert scores["parts"] == reference["parts"], fmt
+    assert "data:image/png;base64," in texts["html"]  # the plots came from the same run
