@@ -1,6 +1,6 @@
 """The adversarial suite: every applicable row of the attack catalogue, as a submission.
 
-Each attack in ``tests/fixtures/attacks/<name>/`` is a correct submission with one hostile
+Each attack (written from ``tests/fixtures/attacks/make_fixtures.py`` into a temporary folder) is a correct submission with one hostile
 part (see ``attack.yaml`` there and ``docs/security.md``). All attacks of one configuration
 are graded in ONE ``grade()`` call on ONE worker, each between two copies of a clean
 submission: ``[clean, attack1, clean, attack2, clean, ...]``. For every attack the tests check:
@@ -21,8 +21,11 @@ seccomp filter off, so the zygote's own watch and sweep are what stop processes)
 
 from __future__ import annotations
 
+import atexit
+import importlib.util
 import os
 import secrets
+import shutil
 import sys
 import tempfile
 import time
@@ -42,8 +45,21 @@ from grader.submission import load_submission
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
+
+def _generated_attacks() -> Path:
+    """Write every attack submission (reference code plus one hostile block) into a temp dir."""
+    source = Path(__file__).resolve().parent / "fixtures" / "attacks" / "make_fixtures.py"
+    spec = importlib.util.spec_from_file_location("attack_fixtures", source)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    target = Path(tempfile.mkdtemp(prefix="grader-attacks-"))
+    atexit.register(shutil.rmtree, target, ignore_errors=True)
+    return module.write_fixtures(target)
+
+
 ROOT = Path(__file__).resolve().parent.parent
-ATTACKS_DIR = ROOT / "tests" / "fixtures" / "attacks"
+ATTACKS_DIR = _generated_attacks()
 SEED = 424242
 TOKEN = "ghp_" + secrets.token_hex(18)
 #: lines that exist only in the hidden suites, the reference and the rubric
