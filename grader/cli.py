@@ -24,6 +24,7 @@ from rich.console import Console
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
 
 DEFAULT_RUBRIC = "rubrics/chapter07.yaml"
+TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
 FORMATS = ("yaml", "json", "gradescope", "junit", "markdown", "html")
 
@@ -204,8 +205,10 @@ def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | No
 @click.option("--resume", is_flag=True,
               help="Skip submissions whose report in OUT matches their content and this rubric.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
+@click.option("--table/--no-table", default=None,
+              help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
 def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
-          jobs: int | None, resume: bool, no_progress: bool) -> None:
+          jobs: int | None, resume: bool, no_progress: bool, table: bool | None) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
@@ -216,6 +219,11 @@ def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int |
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not recognised, in {result.elapsed_s:.1f} s; "
                   f"gradebook: {Path(out) / 'gradebook.csv'}", soft_wrap=True)
+        if table or (table is None and 0 < len(result.reports) <= TABLE_ROWS):
+            from grader.report.terminal import show_many
+
+            wide = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+            show_many(sorted(result.reports, key=lambda r: r.submission), wide, _lang(lang, rubric))
         if result.interrupted:
             return 130
         return int(exit_code_for(result.reports, rubric))

@@ -97,3 +97,14 @@ def test_one_grade_call_writes_six_formats_that_agree(root, tmp_path, rubric):
         assert scores["total"] == reference["total"], fmt
         assert scores["parts"] == reference["parts"], fmt
     assert "data:image/png;base64," in texts["html"]  # the plots came from the same run
+
+
+def test_batch_prints_the_class_table(root, tmp_path):
+    proc = run(root, "batch", "examples/submissions", "--out", str(tmp_path / "out"), "--lang", "en",
+               "--no-progress", "-j", "1")
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.startswith("│")}
+    assert {"correct", "sqrt-d-model", "untouched-stub"} <= set(rows)
+    assert "sqrt-d-model" in rows["sqrt-d-model"].split("│")[-2]  # its mistake id, in the last column
+    assert "not-implemented" in rows["untouched-stub"]
+    assert (tmp_path / "out" / "gradebook.csv").exists()

@@ -24,11 +24,13 @@ WORDS = {
         "score": "Score", "part": "Part", "mistakes": "What went wrong", "errors": "Problems while grading",
         "sandbox": "Sandbox", "weak": "Warning", "passed": "passed", "below": "below the pass mark",
         "notes": "Notes", "output": "Your code printed", "tests": "tests",
+        "submission": "submission", "mistake_ids": "mistakes",
     },
     "ja": {
         "score": "得点", "part": "課題", "mistakes": "見つかった間違い", "errors": "採点中の問題",
         "sandbox": "サンドボックス", "weak": "警告", "passed": "合格", "below": "合格点未満",
         "notes": "補足", "output": "コードの出力", "tests": "テスト",
+        "submission": "提出物", "mistake_ids": "間違い",
     },
 }
 
@@ -92,12 +94,12 @@ def show_many(reports: Sequence[GradeReport], console: Console, lang: str = "en"
     if not reports:
         return
     table = Table(show_header=True, header_style="bold")
-    table.add_column("submission")
+    table.add_column(WORDS[lang]["submission"], no_wrap=True)
     for p in reports[0].parts:
         if p.max_score:
             table.add_column(p.id, justify="right")
     table.add_column(WORDS[lang]["score"], justify="right")
-    table.add_column("mistakes")
+    table.add_column(WORDS[lang]["mistake_ids"], min_width=16)
     for r in reports:
         cells = [r.submission]
         cells += [f"{_fmt(p.score)}/{_fmt(p.max_score)}" for p in r.parts if p.max_score]
