@@ -34,7 +34,7 @@ from grader.sandbox import backends  # noqa: E402
 from grader.sandbox.worker import Worker  # noqa: E402
 from grader.submission import load_submission  # noqa: E402
 
-SUBMISSION = ROOT / "tests" / "fixtures" / "attacks" / "clean"
+SUBMISSION = ROOT / "examples" / "submissions" / "correct"
 TRIVIAL = {"kind": "folder", "modules": [{"name": "scaling", "filename": "scaling.py", "chunks": [
     {"code": "def head_dim(d_model, n_heads):\n    return d_model // n_heads\n",
      "label": "scaling.py", "first_line": 1}]}]}

@@ -102,7 +102,7 @@ def test_a_weak_report_says_so_and_states_its_limits(tmp_path):
     from grader.submission import load_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
-    [report] = grade(rubric, [load_submission(ROOT / "tests" / "fixtures" / "attacks" / "clean")],
+    [report] = grade(rubric, [load_submission(ROOT / "examples" / "submissions" / "correct")],
                      suites=("public",), seed=3, level="rlimits")
     assert report.sandbox["level"] == "rlimits"
     assert "weak" in report.sandbox["warning"] or "rlimits" in report.sandbox["warning"]
@@ -513,7 +513,7 @@ def test_a_killed_zygote_is_replaced_and_the_next_submission_graded_as_alone():
     from grader.submission import load_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
-    clean = load_submission(ROOT / "tests" / "fixtures" / "attacks" / "clean")
+    clean = load_submission(ROOT / "examples" / "submissions" / "correct")
     [alone] = grade(rubric, [clean], suites=("hidden",), seed=11)
     worker = Worker(level="namespaces", limits=rubric.limits)
     zygotes: list[int] = []
