@@ -15,13 +15,15 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-# bubblewrap gives the Linux sandbox; chromium renders the HTML reports in the browser tests.
+# bubblewrap gives the Linux sandbox; chromium renders the HTML reports in the browser tests,
+# with a Japanese font so their screenshots show the Japanese feedback, not empty boxes.
 # Installed only when missing and only when we may (root with apt); otherwise the grader says
 # what is missing and falls back where it safely can.
 system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	fc-list :lang=ja 2>/dev/null | grep -q . || missing="$$missing fonts-ipafont-gothic"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing:$$missing"; \
