@@ -28,10 +28,6 @@ OTHERS = [
     "exercises/chapter07/chapter07.ipynb",
     "tests/fixtures/submissions/broken-softmax",
     "tests/fixtures/submissions/import-error",
-    "tests/fixtures/trust/eq-everything",
-    "tests/fixtures/trust/torch-function",
-    "tests/fixtures/trust/nan",
-    "tests/fixtures/trust/monkeypatch",
 ]
 
 pytestmark = pytest.mark.slow
@@ -110,37 +106,8 @@ def test_hidden_tests_run_alongside_public_ones(reports):
 
 
 # --- trust boundary (grader contract, "Trust boundary") ---------------------------------------
-
-
-def _failed_ids(report: GradeReport, *needles: str) -> list[str]:
-    return [t.id for t in report.tests if any(n in t.id for n in needles)]
-
-
-def test_values_claiming_equality_with_everything_earn_nothing(reports):
-    report = reports["tests/fixtures/trust/eq-everything"]
-    attacked = [t for t in report.tests if "head_dim" in t.id or "scaling_factor" in t.id]
-    assert attacked and all(t.status != Status.PASSED for t in attacked if "rejects" not in t.id and "invalid" not in t.id)
-    assert all(_full(report, p) for p in ("softmax", "variance"))
-
-
-def test_a_tensor_subclass_overriding_torch_function_earns_nothing(reports):
-    report = reports["tests/fixtures/trust/torch-function"]
-    attacked = [t for t in report.tests if "::test_scale_scores" in t.id or "::test_attention_scores" in t.id]
-    assert attacked and all(t.status == Status.FAILED for t in attacked)
-    assert all(_full(report, p) for p in ("softmax", "variance"))
-
-
-def test_nan_outputs_earn_nothing(reports):
-    report = reports["tests/fixtures/trust/nan"]
-    attacked = [t for t in report.tests if t.part == "softmax" and ("::test_softmax" in t.id or "::test_attention" in t.id)]
-    assert attacked and all(t.status == Status.FAILED for t in attacked)
-    assert all(_full(report, p) for p in ("scaling", "variance"))
-
-
-def test_monkeypatching_comparisons_in_the_students_module_earns_nothing(reports):
-    report = reports["tests/fixtures/trust/monkeypatch"]
-    assert _part(report, "variance").score == 0
-    assert all(_full(report, p) for p in ("scaling", "softmax"))
+# Values equal to everything, __torch_function__ subclasses, NaN and monkeypatched comparisons
+# are graded as submissions, between clean neighbours, in tests/test_attacks.py.
 
 
 def test_student_code_runs_in_another_process(root):
