@@ -10,8 +10,8 @@ Three claims are checked by grading, with the hidden and public suites, in one `
 3. for every id of the mistake catalogue, at least one mutant of the reference loses points
    and is named with exactly that id.
 
-A mutant is a case file under ``tests/mutants/<id>/`` holding one whole file of the
-reference with one mistake in it, under a header::
+A mutant is a case file under ``tests/mutants/<id>/`` holding the definitions of one
+reference file that it changes (appended to that file when graded), under a header::
 
     # mistake: sqrt-d-model
     # file: scaling.py
@@ -48,7 +48,7 @@ NOT_IMPLEMENTED = "not-implemented"
 
 @dataclass(frozen=True, slots=True)
 class Mutant:
-    """One case file: the reference with ``file`` replaced by this file's text."""
+    """One case file: the definitions that differ from the reference's ``file``."""
 
     id: str = field(metadata={"help": "the mistake id it must be named with"})
     file: str = field(metadata={"help": "which reference file it replaces, e.g. scaling.py"})
@@ -58,6 +58,15 @@ class Mutant:
     @property
     def name(self) -> str:
         return f"{self.id}/{self.path.stem}"
+
+    def source(self, reference: Path) -> str:
+        """The mutated file: the reference's ``file`` with this case's definitions appended.
+
+        A later ``def`` replaces the earlier one when the module runs, so a case file holds
+        only the functions (or constants) it changes.
+        """
+        original = (reference / self.file).read_text(encoding="utf-8").rstrip()
+        return f"{original}\n\n\n# --- mutant {self.name} ---\n{self.path.read_text(encoding='utf-8')}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +190,7 @@ def validate(
         subs += [load_submission(nb) for nb in notebooks]
         for i, m in enumerate(mutant_list):
             folder = _reference_copy(root / f"mutant-{i:02d}-{m.id}", reference_dir, answers)
-            (folder / m.file).write_text(m.path.read_text(encoding="utf-8"), encoding="utf-8")
+            (folder / m.file).write_text(m.source(reference_dir), encoding="utf-8")
             subs.append(load_submission(folder))
         reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak)
         rows = [_judge(subject, kind, expected, mutant, report)

@@ -29,10 +29,12 @@ def test_every_catalogue_id_has_a_mutant():
 
 
 def test_mutants_differ_from_the_reference_in_one_file():
-    """a mutant replaces exactly one reference file and changes it"""
+    """a mutant is appended to exactly one reference file and still compiles with it"""
     for m in load_mutants(MUTANTS):
-        body = "\n".join(line for line in m.path.read_text(encoding="utf-8").splitlines() if not line.startswith("# "))
-        assert body.strip() != (REFERENCE / m.file).read_text(encoding="utf-8").strip(), m.name
+        mutated = m.source(REFERENCE)
+        assert mutated.startswith((REFERENCE / m.file).read_text(encoding="utf-8").rstrip()), m.name
+        compile(mutated, m.name, "exec")  # the overlay fits the file it is appended to
+        assert "def " in m.path.read_text(encoding="utf-8"), m.name  # it replaces a function
 
 
 @pytest.mark.parametrize("mutant", load_mutants(MUTANTS), ids=lambda m: m.name)
@@ -42,7 +44,7 @@ def test_mutant_is_named_with_exactly_its_id_in_process(mutant):
 
     reference = load_reference(REFERENCE)
     part = mutant.file.removesuffix(".py")
-    session = InProcessSession.from_folder(REFERENCE, **{part: mutant.path.read_text(encoding="utf-8")})
+    session = InProcessSession.from_folder(REFERENCE, **{part: mutant.source(REFERENCE)})
     run = Run()
     found = diagnosis.diagnose(run, session, reference, None, parts=diagnosis.PART_FUNCTIONS)
     assert sorted({m.id for m in found}) == [mutant.id]
@@ -112,7 +114,7 @@ def test_validate_reports_a_mutant_the_suites_miss(rubric, tmp_path):
     folder = tmp_path / "softmax-overflow"
     folder.mkdir()
     (folder / "unchanged.py").write_text("# mistake: softmax-overflow\n# file: softmax.py\n"
-                                         + (REFERENCE / "softmax.py").read_text(encoding="utf-8"))
+                                         "UNCHANGED = True  # appended, it changes no behaviour\n")
     result = validate(rubric, seed=3, mutants=folder.parent)
     assert not result.ok
     row = next(r for r in result.rows if r.subject == "mutant softmax-overflow/unchanged")
