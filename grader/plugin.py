@@ -11,6 +11,7 @@ Outcomes come from hooks (``pytest_runtest_makereport``), never from pytest's te
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from grader.sandbox.worker import StudentTimeout, StudentUnavailable, Submission
 from grader.testing import ANSWER_KEY, Mismatch, StudentRaised
 
 SUB_PARAM = "grader_submission"
+_EXCEPTION_GROUPS = getattr(builtins, "BaseExceptionGroup", ())  # Python 3.11+
 STATE = pytest.StashKey["GradingState"]()
 _OUTCOME = pytest.StashKey[CaseOutcome]()
 _INDEX = pytest.StashKey[int]()
@@ -313,7 +315,7 @@ def pytest_runtest_makereport_short(item: pytest.Item, call: pytest.CallInfo[Non
     excinfo = call.excinfo
     if excinfo is None or call.when == "collect" or isinstance(excinfo.value, pytest.skip.Exception):
         return None
-    if isinstance(excinfo.value, BaseExceptionGroup):
+    if isinstance(excinfo.value, _EXCEPTION_GROUPS):
         return None
     text = f"{excinfo.typename}: {str(excinfo.value)[:500]}"
     return pytest.TestReport(

@@ -15,7 +15,6 @@ Example::
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import importlib.util
 import secrets
 import sys
@@ -29,8 +28,8 @@ import pytest
 import yaml
 
 from grader import plugin as _plugin
-from grader.errors import GraderError, UsageError
-from grader.report.model import CaseOutcome, GradeReport, PartScore, Status
+from grader.errors import GraderError
+from grader.report.model import CaseOutcome, GradeReport, PartScore
 from grader.sandbox import backends
 from grader.rubric import rubric_fingerprint
 from grader.sandbox.level import choose_level, weak_warning
@@ -171,7 +170,6 @@ def grade(
     fingerprint = rubric_fingerprint(rubric, suites)
     limits = LimitsView.of(rubric.limits)
     reports: list[GradeReport | None] = [None] * len(submissions)
-    started: dict[int, float] = {}
 
     def open_session(sub: Any) -> Any:
         if not worker.alive():
@@ -341,10 +339,3 @@ def _load_error_text(module: str, err: dict[str, Any]) -> str:
     if module == "notebook":
         return f"{where}: {what} (the cell's later lines did not run)"
     return f"{where}: {what} — the tests that need {module}.py could not run"
-
-
-def summary_counts(tests: Sequence[CaseOutcome]) -> dict[str, int]:
-    counts = {s.value: 0 for s in Status}
-    for t in tests:
-        counts[t.status.value] += 1
-    return counts

@@ -175,7 +175,7 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     pct = lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"  # noqa: E731
     lines = [
         f"# {t['title']}: {title}", "",
-        f"| | |", "| --- | --- |",
+        "| | |", "| --- | --- |",
         f"| {t['graded']} | {stats.n} |",
         f"| {t['not_graded']} | {len(stats.unrecognised)} |",
         f"| {t['mean']} | {stats.mean:.2f} / {stats.max_score:g} |",
