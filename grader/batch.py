@@ -239,9 +239,14 @@ _FastDumper.add_representer(
 _FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def report_yaml(report: GradeReport) -> str:
-    """The batch's own record of a report (what ``grader.report.yaml_json`` writes)."""
-    return yaml.dump(report.to_dict(), Dumper=_FastDumper, allow_unicode=True, sort_keys=False, width=100)
+def report_yaml(report: GradeReport | dict[str, Any]) -> str:
+    """The batch's own record of a report (what ``grader.report.yaml_json`` writes).
+
+    Takes the report or its ``to_dict()`` form; the batch passes the dict the worker sent,
+    which saves rebuilding it from dataclasses for every submission.
+    """
+    data = report if isinstance(report, dict) else report.to_dict()
+    return yaml.dump(data, Dumper=_FastDumper, allow_unicode=True, sort_keys=False, width=100)
 
 
 def report_path(outdir: Path, name: str, fmt: str = "yaml") -> Path:
@@ -429,7 +434,7 @@ def run_batch(
         report = GradeReport.from_dict(data)
         name = found.found[index].submission.name
         # The yaml file is the batch's own record (resume reads it back): complete, unredacted.
-        write_atomic(report_path(outdir, name, "yaml"), report_yaml(report))
+        write_atomic(report_path(outdir, name, "yaml"), report_yaml(data))
         for fmt in rubric.report.formats:
             if fmt == "yaml":
                 continue
