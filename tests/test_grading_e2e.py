@@ -132,3 +132,10 @@ def test_same_seed_same_verdicts(root, rubric, reports):
     twice = grade(rubric, [load_submission(root / "examples/submissions/sqrt-d-model")], seed=SEED)[0]
     assert [(t.id, t.status, t.score) for t in again.tests] == [(t.id, t.status, t.score) for t in twice.tests]
     assert again.score == twice.score
+
+
+def test_the_bundled_untouched_stub_is_the_handed_out_stub(root):
+    """examples/submissions/untouched-stub is a student who changed nothing: it must not drift."""
+    example, stubs = root / "examples/submissions/untouched-stub", root / "exercises/chapter07"
+    for name in ("scaling.py", "softmax.py", "variance.py", "answers.yaml"):
+        assert (example / name).read_bytes() == (stubs / name).read_bytes(), name

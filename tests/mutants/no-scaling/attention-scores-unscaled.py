@@ -4,18 +4,6 @@
 # (only what differs from the reference; it is appended to the reference's file)
 
 def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """Return q k^T / sqrt(d_k), reading d_k from the last axis.
-
-    Args:
-        q: queries, shape (..., n_q, d_k).
-        k: keys, shape (..., n_k, d_k); leading axes broadcast against q's.
-
-    Returns:
-        scores of shape (..., n_q, n_k).
-
-    Raises:
-        ValueError: q and k disagree on d_k.
-    """
     d_k = q.size(-1)
     if k.size(-1) != d_k:
         msg = f"q has d_k={d_k} but k has d_k={k.size(-1)}"

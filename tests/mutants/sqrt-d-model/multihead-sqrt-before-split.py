@@ -4,25 +4,6 @@
 # (only what differs from the reference; it is appended to the reference's file)
 
 def multihead_attention_scores(q: torch.Tensor, k: torch.Tensor, n_heads: int) -> torch.Tensor:
-    """Split q and k into heads GPT-2 style and return each head's scaled scores.
-
-    Args:
-        q: queries, shape (batch, seq, d_model).
-        k: keys, shape (batch, seq, d_model).
-        n_heads: number of heads; d_k = d_model / n_heads.
-
-    Returns:
-        scores of shape (batch, n_heads, seq, seq), divided by sqrt(d_k), not sqrt(d_model).
-
-    Raises:
-        ValueError: q or k is not 3-D, their d_model differ, or head_dim rejects the sizes.
-
-    Example::
-
-        >>> q = torch.zeros(2, 5, 768)
-        >>> multihead_attention_scores(q, q, 12).shape
-        torch.Size([2, 12, 5, 5])
-    """
     if q.dim() != 3 or k.dim() != 3:
         msg = f"q and k must be (batch, seq, d_model); got {tuple(q.shape)} and {tuple(k.shape)}"
         raise ValueError(msg)
