@@ -8,7 +8,8 @@ parent → worker                             worker → parent
 ==========================================  =================================================
 ``{"op": "config", "rubric", "seed", ...}``  ``{"op": "ready", "pid", "level"}``
 ``{"op": "grade", "items": [...]}``          ``{"op": "report", "index", "report"}`` per item,
-                                            then ``{"op": "chunk_done"}``
+                                            then ``{"op": "chunk_done"}`` (sent when the
+                                            worker asks for its next chunk)
 ``{"op": "stop"}`` (or EOF, or SIGTERM)      ``{"op": "fatal", "message"}`` on a grader fault
 ==========================================  =================================================
 
@@ -95,27 +96,37 @@ def main() -> int:
         gc.freeze()
         gc.set_threshold(50_000, 50, 100)
         _send(out, {"op": "ready", "pid": os.getpid(), "level": zygote.level})
-        for line in sys.stdin:
-            msg = json.loads(line)
+        # One pytest session for the worker's whole life: the suites are collected once, and
+        # each further chunk arrives through ``more`` when the previous one is done.
+        index_of: dict[str, int] = {}
+        first = [True]
+
+        def next_chunk() -> list[Any] | None:
+            if not first[0]:
+                gc.collect()
+                _send(out, {"op": "chunk_done"})
+            first[0] = False
+            line = sys.stdin.readline()
+            msg = json.loads(line) if line.strip() else {}
             if msg.get("op") != "grade":
-                break
-            items = msg["items"]
-            subs = [_submission(item["submission"]) for item in items]
-            by_name = {s.name: item["index"] for s, item in zip(subs, items)}
+                return None
+            subs = [_submission(item["submission"]) for item in msg["items"]]
+            index_of.update((s.name, item["index"]) for s, item in zip(subs, msg["items"]))
+            return subs
 
-            def on_report(report: Any) -> None:
-                data = report.to_dict()
-                if config.get("warning"):
-                    data["sandbox"]["warning"] = config["warning"]
-                _send(out, {"op": "report", "index": by_name[report.submission], "report": data})
+        def on_report(report: Any) -> None:
+            data = report.to_dict()
+            if config.get("warning"):
+                data["sandbox"]["warning"] = config["warning"]
+            _send(out, {"op": "report", "index": index_of.pop(report.submission), "report": data})
 
+        chunk = next_chunk()
+        if chunk:
             try:
-                grade(rubric, subs, seed=config["seed"], worker=zygote, on_report=on_report)
+                grade(rubric, chunk, seed=config["seed"], worker=zygote, on_report=on_report, more=next_chunk)
             except GraderError as exc:
                 _send(out, {"op": "fatal", "message": str(exc)})
                 return 1
-            gc.collect()
-            _send(out, {"op": "chunk_done"})
         return 0
     except KeyboardInterrupt:
         return 130

@@ -371,8 +371,8 @@ class BatchResult:
 
 
 def chunk_size(remaining: int, jobs: int) -> int:
-    """Submissions per pytest session: large enough to spread session start-up, small enough to balance."""
-    return max(1, min(32, math.ceil(remaining / (jobs * 3))))
+    """Submissions per hand-out: a worker keeps one pytest session, so small chunks cost little and balance well."""
+    return max(1, min(8, math.ceil(remaining / (jobs * 4))))
 
 
 def run_batch(

@@ -1,10 +1,12 @@
 """The pytest plugin that turns suites into graded outcomes, for one or many submissions.
 
-One pytest session grades a list of submissions: every test is parametrized over the
-submissions (ids ``__sub0__``, ``__sub1__`` …, stripped again from report ids), and items
-are ordered submission by submission. When a submission's last test has run, its session
-is diagnosed, closed, and handed to ``GradingState.on_done``. Collection, assertion rewriting
-and plugin set-up are therefore paid once per batch, not once per submission.
+One pytest session grades any number of submissions: the suites are collected once, and the
+plugin's own run loop (``pytest_runtestloop``) runs every collected test for the first
+submission, then again for the next, and so on; ``GradingState.more`` may hand it further
+submissions while it runs, so a batch worker keeps one session for its whole life. When a
+submission's last test has run, its session is diagnosed, closed, and handed to
+``GradingState.on_done``. Collection, assertion rewriting and plugin set-up are therefore
+paid once per worker, not once per submission.
 
 Outcomes come from hooks (``pytest_runtest_makereport``), never from pytest's text output.
 """
@@ -12,6 +14,7 @@ Outcomes come from hooks (``pytest_runtest_makereport``), never from pytest's te
 from __future__ import annotations
 
 import builtins
+import copy
 import hashlib
 import time
 from collections.abc import Callable
@@ -30,7 +33,8 @@ from grader.testing import ANSWER_KEY, Mismatch, StudentRaised
 SUB_PARAM = "grader_submission"
 _EXCEPTION_GROUPS = getattr(builtins, "BaseExceptionGroup", ())  # Python 3.11+
 STATE = pytest.StashKey["GradingState"]()
-_OUTCOME = pytest.StashKey[CaseOutcome]()
+_OUTCOME = pytest.StashKey[CaseOutcome]()  # this submission's verdict on the item
+_TEMPLATE = pytest.StashKey[CaseOutcome]()  # the item's verdict before it has run
 _INDEX = pytest.StashKey[int]()
 _FAST = pytest.StashKey["tuple[tuple[str, str], ...] | None"]()
 #: The plugin's own fixtures, which the fast path computes without pytest's machinery.
@@ -64,7 +68,10 @@ class GradingState:
         reference: namespace with ``scaling``, ``softmax``, ``variance`` and ``answers_key``,
             or None when grading without the reference (``grader check``).
         seed: this grading run's seed.
+        answers: ``index -> quiz answers`` (plain data) of the submission at that index.
         on_done: called with each finished ``SubmissionRun`` (diagnose, report, write).
+        more: called when every submission so far is graded; returns further submissions
+            (appended to ``submissions``) or None/empty to end the session.
     """
 
     rubric: Any
@@ -73,11 +80,11 @@ class GradingState:
     suite_dirs: dict[str, Path]
     reference: Any
     seed: int
-    answers: list[dict[str, Any]]
+    answers: Callable[[int], dict[str, Any]]
     on_done: Callable[[SubmissionRun], None]
     answer_key: dict[str, Any] | None = None
+    more: Callable[[], "list[Any] | None"] | None = None
     runs: dict[int, SubmissionRun] = field(default_factory=dict)
-    last_item: dict[int, str] = field(default_factory=dict)
     current: int | None = None
     interrupted: bool = False
     collect_errors: list[str] = field(default_factory=list)
@@ -92,7 +99,7 @@ class GradingState:
     def run_for(self, index: int) -> SubmissionRun:
         run = self.runs.get(index)
         if run is None:
-            run = SubmissionRun(index, self.submissions[index], self.answers[index])
+            run = SubmissionRun(index, self.submissions[index], self.answers(index))
             self.runs[index] = run
         if self.current is not None and self.current != index:
             self.finish(self.current)
@@ -112,7 +119,22 @@ class GradingState:
         run.done = True
         if self.current == index:
             self.current = None
-        self.on_done(run)
+        try:
+            self.on_done(run)
+        finally:
+            # A long batch session must not hold on to what it has finished with.
+            del self.runs[index]
+            self.submissions[index] = None
+
+    def fetch_more(self) -> bool:
+        """Ask ``more`` for further submissions; False when there are none."""
+        if self.more is None:
+            return False
+        extra = self.more()
+        if not extra:
+            return False
+        self.submissions.extend(extra)
+        return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -151,13 +173,10 @@ class StudentProxy:
 
 
 @pytest.fixture(autouse=True)
-def grader_submission(request: pytest.FixtureRequest) -> int:
-    """Index of the submission under test (parametrized indirectly by the plugin).
-
-    Indirect parametrization keeps pytest from building a pseudo-fixture per test item,
-    which is most of its per-item set-up cost when a batch multiplies the items.
-    """
-    return int(getattr(request, "param", 0))
+def grader_submission() -> int:
+    """Index of the submission under test (the run loop sets it before each test)."""
+    current = _state().current
+    return 0 if current is None else int(current)
 
 
 def _state() -> GradingState:
@@ -213,14 +232,6 @@ def answers(grader_submission: int) -> dict[str, Any]:
 # Collection
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    state = metafunc.config.stash[STATE]
-    if SUB_PARAM in metafunc.fixturenames:
-        n = len(state.submissions)
-        metafunc.parametrize(SUB_PARAM, range(n), ids=[f"__sub{i}__" for i in range(n)], indirect=True)
-
-
 def _test_id(item: pytest.Item, state: GradingState) -> tuple[str, str]:
     path = Path(str(item.path))
     suite_name, rel = "", path.name
@@ -233,13 +244,7 @@ def _test_id(item: pytest.Item, state: GradingState) -> tuple[str, str]:
             continue
     name = getattr(item, "originalname", item.name)
     callspec = getattr(item, "callspec", None)
-    params = ""
-    if callspec is not None:
-        index = callspec.params.get(SUB_PARAM)
-        params = callspec.id
-        if index is not None:
-            tag = f"__sub{index}__"
-            params = params.replace(f"-{tag}", "").replace(tag, "")
+    params = callspec.id if callspec is not None else ""
     test_id = f"{suite_name}/{rel}::{name}" + (f"[{params}]" if params else "")
     return suite_name, test_id
 
@@ -269,14 +274,10 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     state = config.stash[STATE]
-    keyed = []
-    for pos, item in enumerate(items):
-        callspec = getattr(item, "callspec", None)
-        index = int(callspec.params.get(SUB_PARAM, 0)) if callspec is not None else 0
-        item.stash[_INDEX] = index
+    for item in items:
         suite, test_id = _test_id(item, state)
         part = _part_of(item)
-        item.stash[_OUTCOME] = CaseOutcome(
+        item.stash[_TEMPLATE] = CaseOutcome(
             id=test_id,
             part=part,
             status=Status.SKIPPED,
@@ -286,11 +287,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             title=_titles(item),
         )
         item.stash[_FAST] = _fast_plan(item)
-        keyed.append((index, pos, item))
-    keyed.sort(key=lambda t: (t[0], t[1]))
-    items[:] = [item for _, _, item in keyed]
-    for item in items:
-        state.last_item[item.stash[_INDEX]] = item.nodeid
 
 
 def _visibility(rubric: Any, suite: str) -> str:
@@ -503,13 +499,51 @@ def pytest_runtest_protocol_fast(item: pytest.Item, nextitem: pytest.Item | None
     return True
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201
-    yield
-    state = item.config.stash[STATE]
-    index = item.stash.get(_INDEX, None)
-    if index is not None and (nextitem is None or nextitem.stash.get(_INDEX, None) != index):
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    """Run every collected test for each submission in turn, asking for more at the end.
+
+    Tests with a fast plan are called directly; the others go through pytest's own
+    protocol, torn down completely after each submission so that no fixture value (of any
+    scope) carries one submission's results into the next.
+    """
+    state = session.config.stash.get(STATE, None)
+    if state is None:
+        return None
+    if session.testsfailed and not session.config.option.continue_on_collection_errors:
+        raise session.Interrupted(f"{session.testsfailed} error(s) during collection")
+    if session.config.option.collectonly:
+        return True
+    items = list(session.items)
+    # For pytest's protocol, the next item is the next one that also goes through it.
+    slow_next: list[pytest.Item | None] = [None] * len(items)
+    following: pytest.Item | None = None
+    for pos in range(len(items) - 1, -1, -1):
+        slow_next[pos] = following
+        if items[pos].stash.get(_FAST, None) is None:
+            following = items[pos]
+    ran_slow: set[int] = set()
+    index = 0
+    while index < len(state.submissions) or state.fetch_more():
+        state.run_for(index)
+        for pos, item in enumerate(items):
+            item.stash[_INDEX] = index
+            item.stash[_OUTCOME] = copy.copy(item.stash[_TEMPLATE])
+            plan = item.stash.get(_FAST, None)
+            if plan is not None:
+                _run_fast(item, plan, state)
+                continue
+            if pos in ran_slow:
+                item._initrequest()  # type: ignore[attr-defined]  # fresh fixture values
+            ran_slow.add(pos)
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=slow_next[pos])
+            if session.shouldfail:
+                raise session.Failed(session.shouldfail)
+            if session.shouldstop:
+                raise session.Interrupted(session.shouldstop)
         state.finish(index)
+        index += 1
+    return True
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
