@@ -144,3 +144,82 @@ def test_scores_sum_and_pass_mark(tiny):
     assert good.max_score == 5 + 1 + 1 + 1 + 1
     assert good.score == good.max_score - 1  # test_missing
     assert good.passed
+
+
+FIXTURE_SUITE = '''
+import pytest
+
+pytestmark = pytest.mark.part("scaling")
+
+
+@pytest.fixture(scope="module")
+def seen():
+    return []  # torn down after each submission: never holds another submission's value
+
+
+@pytest.fixture
+def heads(student):
+    return student.scaling.head_dim(768, 12)
+
+
+def test_through_a_suite_fixture(heads, seen):
+    """a suite fixture that calls the student"""
+    seen.append(heads)
+    assert seen == [64]
+
+
+def test_direct(student):
+    """a test the plugin calls directly"""
+    assert student.scaling.head_dim(512, 8) == 64
+'''
+
+WRONG = '''
+def head_dim(d_model, n_heads):
+    return d_model // n_heads + 1
+'''
+
+
+def _fixture_suite(base):
+    (base / "suite").mkdir()
+    (base / "ex").mkdir()
+    (base / "suite" / "test_fixtures.py").write_text(FIXTURE_SUITE, encoding="utf-8")
+    (base / "rubric.yaml").write_text(RUBRIC, encoding="utf-8")
+    from grader.submission import load_submission
+
+    subs = {}
+    for name, code in (("good", GOOD), ("wrong", WRONG), ("good2", GOOD)):
+        (base / name).mkdir()
+        (base / name / "scaling.py").write_text(code, encoding="utf-8")
+        subs[name] = load_submission(base / name)
+    return load_rubric(base / "rubric.yaml"), subs
+
+
+def _verdicts(report):
+    return {t.id.split("::")[1]: t.status for t in report.tests}
+
+
+def test_one_session_takes_more_submissions_as_it_runs(tmp_path):
+    """A batch worker's session: later submissions arrive through ``more``, and suite
+    fixtures (pytest's own protocol) start afresh for each of them."""
+    rubric, subs = _fixture_suite(tmp_path)
+    chunks = [[subs["wrong"]], [subs["good2"]]]
+    asked = []
+
+    def more():
+        asked.append(len(chunks))
+        return chunks.pop(0) if chunks else None
+
+    got = []
+    kept = grade(rubric, [subs["good"]], suites=("public",), seed=3, diagnose=False,
+                 on_report=got.append, more=more)
+    assert kept == []  # with ``more``, reports go to on_report only
+    assert asked == [2, 1, 0]
+    assert [r.submission for r in got] == ["good", "wrong", "good2"]
+    alone = [grade(rubric, [subs[name]], suites=("public",), seed=3, diagnose=False)[0]
+             for name in ("good", "wrong", "good2")]
+    for together, single in zip(got, alone):
+        assert _verdicts(together) == _verdicts(single)
+        assert together.score == single.score
+    assert set(_verdicts(got[0]).values()) == {Status.PASSED}
+    assert set(_verdicts(got[1]).values()) == {Status.FAILED}
+    assert set(_verdicts(got[2]).values()) == {Status.PASSED}  # nothing of "wrong" left over
