@@ -583,6 +583,9 @@ def _warm_up(torch) -> None:  # noqa: ANN001
         torch.diag(q[0]) - torch.outer(q[0], q[0]), torch.diag_embed(q[:2]), x.permute(0, 2, 1).numpy()
         torch.from_numpy(np.ones((2, 2))), torch.tensor([1.0, 2.0], dtype=dtype).tolist(), s.max().item()
         torch.allclose(q, q), torch.isfinite(s).all(), torch.zeros_like(s), torch.full_like(s, 1.0)
+    # broadcast_shapes (and the shape checks of expand-heavy code) imports sympy on first
+    # use: ~0.25 s that every child calling it would otherwise pay again.
+    torch.broadcast_shapes((2, 1, 3), (4, 3))
     torch.manual_seed(0)
     torch.randn(8, 8)
     rng = np.random.default_rng(0)
