@@ -108,7 +108,7 @@ def class_stats(reports: list[GradeReport], unrecognised: list[tuple[str, str]] 
 
 def _figure_png(fig: Any) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=100)  # the figures lay themselves out (one draw, not two)
     import matplotlib.pyplot as plt
 
     plt.close(fig)
@@ -123,7 +123,7 @@ def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
     import matplotlib.pyplot as plt
 
     out: dict[str, bytes] = {}
-    fig, ax = plt.subplots(figsize=(7, 3.5))
+    fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
     top = stats.max_score or 1.0
     ax.hist(stats.scores, bins=min(20, max(5, len(set(stats.scores)))), range=(0, top), color="#4472c4",
             edgecolor="white")
@@ -133,7 +133,7 @@ def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
     out["score_histogram"] = _figure_png(fig)
 
     shown = stats.tests[:hardest]
-    fig, ax = plt.subplots(figsize=(8, 0.28 * max(4, len(shown)) + 1))
+    fig, ax = plt.subplots(figsize=(8, 0.28 * max(4, len(shown)) + 1), layout="constrained")
     labels = [_short(t[0]) for t in shown]
     ax.barh(range(len(shown)), [100 * t[1] for t in shown], color="#70ad47")
     ax.set_yticks(range(len(shown)), labels, fontsize=7)
@@ -143,7 +143,7 @@ def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
     ax.set_title(f"Pass rate per test (lowest {len(shown)} of {len(stats.tests)})")
     out["test_pass_rate"] = _figure_png(fig)
 
-    fig, ax = plt.subplots(figsize=(7, 0.4 * max(3, len(stats.mistakes)) + 1))
+    fig, ax = plt.subplots(figsize=(7, 0.4 * max(3, len(stats.mistakes)) + 1), layout="constrained")
     if stats.mistakes:
         ax.barh(range(len(stats.mistakes)), [m[1] for m in stats.mistakes], color="#ed7d31")
         ax.set_yticks(range(len(stats.mistakes)), [_ascii(m[0]) for m in stats.mistakes], fontsize=8)
