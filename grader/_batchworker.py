@@ -62,6 +62,11 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _on_term)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     config = json.loads(sys.stdin.readline())
+    if config.get("cpu") is not None:
+        try:  # before the zygote starts: it and its children inherit the CPU
+            os.sched_setaffinity(0, {int(config["cpu"])})
+        except (AttributeError, OSError, ValueError):
+            pass
 
     from grader.sandbox.worker import Worker
 

@@ -493,6 +493,20 @@ def _preload_plotting() -> None:
     import matplotlib.pyplot  # noqa: F401
 
 
+def _cpus_for(jobs: int) -> list[int]:
+    """One CPU per worker when there are enough, else none (the scheduler places them).
+
+    A worker and its sandboxed child take turns (the worker waits while the student's
+    function runs, and the other way round), so a pair never needs two CPUs at once;
+    keeping each pair on its own CPU spares every call a wake-up on another CPU.
+    """
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return []
+    return allowed[:jobs] if 1 < jobs <= len(allowed) else []
+
+
 def _counts(report: GradeReport) -> tuple[bool, bool, bool]:
     statuses = {t.status for t in report.tests}
     return (not report.passed, Status.ERROR in statuses or bool(report.errors), Status.TIMEOUT in statuses)
@@ -521,8 +535,11 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                    console=console, disable=progress is False, transient=False)
     task = bar.add_task("grading", total=len(todo), stats=stats())
 
+    cpus = _cpus_for(jobs)
+
     def spawn() -> None:
-        proc = _Proc(config, logs / f"worker-{spawned[0]}.log")
+        slot = spawned[0] % jobs
+        proc = _Proc({**config, "cpu": cpus[slot] if cpus else None}, logs / f"worker-{spawned[0]}.log")
         spawned[0] += 1
         procs.append(proc)
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
