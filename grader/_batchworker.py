@@ -6,8 +6,8 @@ JSON lines from the file descriptor named in the first message:
 ==========================================  =================================================
 parent → worker                             worker → parent
 ==========================================  =================================================
-``{"op": "config", "rubric", "seed", ...}``  ``{"op": "ready", "pid", "level"}``
-``{"op": "grade", "items": [...]}``          ``{"op": "report", "index", "report"}`` per item,
+``{"op": "config", "rubric", "level", ...}``  ``{"op": "ready", "pid", "level"}``
+``{"op": "grade", "items", "seed"}``         ``{"op": "report", "index", "report"}`` per item,
                                             then ``{"op": "chunk_done"}`` (sent when the
                                             worker asks for its next chunk)
 ``{"op": "stop"}`` (or EOF, or SIGTERM)      ``{"op": "fatal", "message"}`` on a grader fault
@@ -115,6 +115,8 @@ def main() -> int:
             msg = json.loads(line) if line.strip() else {}
             if msg.get("op") != "grade":
                 return None
+            if msg.get("seed") is not None:
+                config.setdefault("seed", msg["seed"])  # workers started early learn it here
             subs = [_submission(item["submission"]) for item in msg["items"]]
             index_of.update((s.name, item["index"]) for s, item in zip(subs, msg["items"]))
             return subs

@@ -395,8 +395,6 @@ def run_batch(
         UsageError: bad source, or no namespace sandbox and ``allow_weak`` is false.
         GraderError: the suites could not run (a fault of the assignment, not of a student).
     """
-    from grader.report import render
-    from grader.rubric import rubric_fingerprint
     from grader.sandbox.level import choose_level
 
     started = time.monotonic()
@@ -406,6 +404,30 @@ def run_batch(
     if warning:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     outdir.mkdir(parents=True, exist_ok=True)
+    # Workers (each importing torch and starting its sandbox, ~1 s) start now, while this
+    # process finds and hashes the submissions; they learn the seed with their first chunk.
+    early: list[_Proc] = []
+    if jobs != 0:
+        wanted = max(1, jobs or os.cpu_count() or 1)
+        cpus = _cpus_for(wanted)
+        base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning}
+        early = [_Proc({**base, "cpu": cpus[k] if cpus else None}, outdir / ".logs" / f"worker-{k}.log")
+                 for k in range(wanted)]
+    try:
+        return _run_batch(source, out, outdir, rubric, early, jobs=jobs, resume=resume, seed=seed, lang=lang,
+                          console=console, progress=progress, summary=summary, level=level,
+                          warning=warning, started=started)
+    finally:
+        for proc in early:
+            proc.stop()
+
+
+def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_Proc"], *, jobs: int | None,
+               resume: bool, seed: int | None, lang: str, console: Console, progress: bool | None,
+               summary: bool, level: str, warning: str, started: float) -> BatchResult:
+    from grader.report import render
+    from grader.rubric import rubric_fingerprint
+
     found = find_submissions(source, outdir / ".sources")
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {entry}: {why}", markup=True)
@@ -451,6 +473,8 @@ def run_batch(
 
     interrupted = False
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+    while len(early) > jobs:  # fewer submissions to grade than workers started
+        early.pop().stop()
     if summary and todo:
         # The parent mostly waits on its workers: load the plotting library meanwhile.
         threading.Thread(target=_preload_plotting, daemon=True).start()
@@ -458,7 +482,7 @@ def run_batch(
     if todo:
         try:
             _drive(todo, found, jobs, rubric, level, warning, seed, write, console, progress,
-                   outdir / ".logs")
+                   outdir / ".logs", early)
         except KeyboardInterrupt:
             interrupted = True
         except GraderError as exc:  # the suites or the sandbox broke: keep what finished
@@ -513,7 +537,8 @@ def _counts(report: GradeReport) -> tuple[bool, bool, bool]:
 
 
 def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str, warning: str,
-           seed: int, write: Any, console: Console, progress: bool | None, logs: Path) -> None:
+           seed: int, write: Any, console: Console, progress: bool | None, logs: Path,
+           early: list[_Proc] | None = None) -> None:
     """Hand chunks of ``todo`` to ``jobs`` workers; write each report as it comes back."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
@@ -539,7 +564,10 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
 
     def spawn() -> None:
         slot = spawned[0] % jobs
-        proc = _Proc({**config, "cpu": cpus[slot] if cpus else None}, logs / f"worker-{spawned[0]}.log")
+        if early:
+            proc = early.pop(0)  # started before the submissions were found; now ours to stop
+        else:
+            proc = _Proc({**config, "cpu": cpus[slot] if cpus else None}, logs / f"worker-{spawned[0]}.log")
         spawned[0] += 1
         procs.append(proc)
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
@@ -551,7 +579,7 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
         n = chunk_size(len(queue), jobs)
         items = [queue.popleft() for _ in range(min(n, len(queue)))]
         proc.busy = items
-        proc.send({"op": "grade", "items": [
+        proc.send({"op": "grade", "seed": seed, "items": [
             {"index": i, "submission": _wire_submission(found.found[i].submission)} for i in items]})
 
     try:

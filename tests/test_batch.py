@@ -226,3 +226,24 @@ def test_weak_sandbox_is_refused_without_the_flag(tmp_path, monkeypatch):
     with pytest.raises(UsageError, match="allow-weak-sandbox"):
         run_batch(str(src), str(tmp_path / "out"), load_rubric(ROOT / "rubrics/chapter07.yaml"))
     assert not os.path.exists(tmp_path / "out" / "gradebook.csv")
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out += [int(p) for p in (task / "children").read_text().split()]
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_workers_started_early_are_stopped_when_the_source_is_bad(tmp_path):
+    """Workers start before the submissions are found; a bad source leaves none running."""
+    from grader.batch import run_batch
+    from grader.errors import UsageError
+    from grader.rubric import load_rubric
+
+    before = set(_children(os.getpid()))
+    with pytest.raises(UsageError):
+        run_batch(str(tmp_path / "no-such-folder"), str(tmp_path / "out"),
+                  load_rubric(ROOT / "rubrics/chapter07.yaml"), jobs=2, allow_weak=True, progress=False)
+    assert set(_children(os.getpid())) - before == set()
