@@ -133,6 +133,32 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
+_PREPARED: dict = {}
+
+
+def prepare() -> dict:
+    """Build the program and load libc once (the zygote calls this, so each child only installs).
+
+    Returns ``{"arch", "libc", "buf", "fprog"}``, or ``{"reason": ...}`` where no filter can be had.
+    """
+    if _PREPARED:
+        return _PREPARED
+    arch = machine()
+    if arch not in NR:
+        return {"reason": f"no process filter for the {arch} architecture"}
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError as exc:
+        return {"reason": f"libc not available: {exc}"}
+    prog = build_filter(arch)
+    raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+    fprog = _SockFprog(len(prog), ctypes.cast(buf, ctypes.c_void_p))
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    _PREPARED.update(arch=arch, libc=libc, buf=buf, fprog=fprog)
+    return _PREPARED
+
+
 def install() -> dict:
     """Install the filter on the calling thread (call it before starting any thread).
 
@@ -140,18 +166,10 @@ def install() -> dict:
         ``{"installed": True, "arch": ...}``, or ``{"installed": False, "reason": ...}`` when
         this platform cannot have it (the caller then relies on its own fallback).
     """
-    arch = machine()
-    if arch not in NR:
-        return {"installed": False, "reason": f"no process filter for the {arch} architecture"}
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-    except OSError as exc:
-        return {"installed": False, "reason": f"libc not available: {exc}"}
-    prog = build_filter(arch)
-    raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
-    buf = ctypes.create_string_buffer(raw, len(raw))
-    fprog = _SockFprog(len(prog), ctypes.cast(buf, ctypes.c_void_p))
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    ready = prepare()
+    if "reason" in ready:
+        return {"installed": False, "reason": ready["reason"]}
+    arch, libc, fprog = ready["arch"], ready["libc"], ready["fprog"]
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return {"installed": False, "reason": f"PR_SET_NO_NEW_PRIVS failed: {errno.errorcode.get(ctypes.get_errno(), '?')}"}
     if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) != 0:

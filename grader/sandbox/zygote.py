@@ -633,6 +633,13 @@ def main() -> None:
         torch.set_num_threads(threads)
     except ImportError:
         pass
+    if cfg.get("seccomp"):
+        try:  # import and build the process filter once; each child then only installs it
+            import seccomp_noproc  # sibling file, Linux only
+
+            seccomp_noproc.prepare()
+        except Exception:  # noqa: BLE001 - the child reports why when it tries
+            pass
     gc.collect()
     gc.freeze()
     cfg["vmsize_kb"] = _vmsize_kb()
