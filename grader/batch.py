@@ -323,6 +323,8 @@ class _Proc:
         self.buffer = b""
         self.ready = False
         self.busy: list[int] = []  # indices handed out and not reported yet
+        self.chunks: list[list[int]] = []  # chunks handed out and not finished, oldest first
+        self.stopping = False
         self.send(config)
 
     def send(self, message: dict[str, Any]) -> bool:
@@ -573,14 +575,18 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
 
     def hand_out(proc: _Proc) -> None:
-        if not queue:
-            proc.send({"op": "stop"})
-            return
-        n = chunk_size(len(queue), jobs)
-        items = [queue.popleft() for _ in range(min(n, len(queue)))]
-        proc.busy = items
-        proc.send({"op": "grade", "seed": seed, "items": [
-            {"index": i, "submission": _wire_submission(found.found[i].submission)} for i in items]})
+        """Keep two chunks ahead of each worker: it never waits for us between chunks."""
+        while len(proc.chunks) < 2 and not proc.stopping:
+            if not queue:
+                proc.stopping = True  # read after the chunks already in its pipe
+                proc.send({"op": "stop"})
+                return
+            n = chunk_size(len(queue), jobs)
+            items = [queue.popleft() for _ in range(min(n, len(queue)))]
+            proc.chunks.append(items)
+            proc.busy += items
+            proc.send({"op": "grade", "seed": seed, "items": [
+                {"index": i, "submission": _wire_submission(found.found[i].submission)} for i in items]})
 
     try:
         with bar:
@@ -605,8 +611,10 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                             tally["timeouts"] += tout
                             bar.update(task, advance=1, stats=stats())
                         elif op == "chunk_done":
-                            queue.extendleft(reversed(proc.busy))  # should be empty
-                            proc.busy = []
+                            done = proc.chunks.pop(0) if proc.chunks else []
+                            missed = [i for i in done if i in proc.busy]  # should be none
+                            proc.busy = [i for i in proc.busy if i not in missed]
+                            queue.extendleft(reversed(missed))
                             hand_out(proc)
                         elif op == "fatal":
                             raise GraderError(f"a grading worker stopped: {msg.get('message')} "
