@@ -263,14 +263,13 @@ def launch(level: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) 
         "PATH": "/usr/bin:/bin",
         "HOME": scratch,
         "TMPDIR": scratch,
-        "TEMP": scratch,
-        "TMP": scratch,
         "LANG": "C.UTF-8",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    if os.name == "nt":  # Windows needs these to start Python at all
+    if os.name == "nt":  # Windows needs these to start Python at all, and names its temp folder so
         env.update({k: v for k, v in os.environ.items() if k.upper() in ("SYSTEMROOT", "PATH")})
+        env.update({"TEMP": scratch, "TMP": scratch, "USERPROFILE": scratch})
     argv = [sys.executable, "-I", str(ZYGOTE)]
     return Launch(argv=argv, env=env, level=level, scratch=scratch, cleanup=[scratch])

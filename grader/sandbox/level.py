@@ -41,6 +41,12 @@ def _refuse(level: str, why: str) -> UsageError:
     )
 
 
+def _weak(level: str, why: str, allow_weak: bool) -> tuple[str, str]:
+    if not allow_weak:
+        raise _refuse(level, why)
+    return level, f"{why}: {_WEAK[level]}"
+
+
 def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple[str, str]:
     """Pick the strongest sandbox this machine offers (or ``prefer``, or ``$GRADER_SANDBOX``).
 
@@ -55,20 +61,14 @@ def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple
         prefer = os.environ.get("GRADER_SANDBOX", "").strip().lower() or None
     if prefer is not None and prefer not in LEVELS:
         raise UsageError(f"unknown sandbox level {prefer!r} (GRADER_SANDBOX): use one of {', '.join(LEVELS)}")
-    if prefer == "subprocess" or (prefer == "rlimits" and not can_fork()) or (prefer is None and not can_fork()):
-        if prefer == "subprocess":
-            why = "sandbox weakened on request"
-        elif prefer == "rlimits":
-            why = f"the rlimits sandbox needs fork and {_no_fork_reason()}"
-        else:
-            why = f"weak sandbox: {_no_fork_reason()}"
-        if not allow_weak:
-            raise _refuse("subprocess", why)
-        return "subprocess", f"{why}: {_WEAK['subprocess']}"
-    if prefer == "rlimits":
-        if not allow_weak:
-            raise _refuse("rlimits", "sandbox weakened on request")
-        return "rlimits", f"sandbox weakened on request: {_WEAK['rlimits']}"
+    if not can_fork() and prefer != "subprocess":
+        if prefer == "namespaces":
+            raise UsageError(f"cannot build the namespace sandbox: {_no_fork_reason()}")
+        why = (f"the rlimits sandbox needs fork and {_no_fork_reason()}" if prefer == "rlimits"
+               else f"weak sandbox: {_no_fork_reason()}")
+        return _weak("subprocess", why, allow_weak)
+    if prefer in ("subprocess", "rlimits"):
+        return _weak(prefer, "sandbox weakened on request", allow_weak)
     ok, why = backends.namespaces_available()
     if ok:
         return "namespaces", ""
