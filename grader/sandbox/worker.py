@@ -828,13 +828,15 @@ class SpawnWorker(Worker):
 
     Made by ``Worker(level="subprocess")``. Each submission (and each fresh start after a
     timeout or crash inside one) gets a new Python process that imports torch itself, so that
-    cost is paid per submission; while one submission is graded the next process is already
-    starting (``prespawn``). Time limits are kept by killing the process, output is capped as
+    cost is paid per submission. Once a worker has served one process, it starts the next
+    while the current one is graded (``prespawn``); a single ``grader check`` never pays for a
+    process it does not use. Time limits are kept by killing the process, output is capped as
     at the other levels; fork, inherited pipes, select on pipes, /proc, rlimits and seccomp are
     all unneeded, which is what makes it the level for Windows.
     """
 
-    #: start the next submission's process while this one is graded (hides torch's import)
+    #: from the second process on, start the next one while the current one is graded
+    #: (hides part of torch's import where a core is free)
     prespawn = True
 
     def __post_init__(self) -> None:
@@ -842,6 +844,7 @@ class SpawnWorker(Worker):
         self._child: _Spawned | None = None
         self._spare: _Spawned | None = None
         self._running = False
+        self._taken = 0  # processes handed to children so far
 
     # -- life cycle ----------------------------------------------------------------------
     def start(self, wait: bool = True) -> "SpawnWorker":
@@ -901,7 +904,8 @@ class SpawnWorker(Worker):
     def _send_open(self, message: dict[str, Any]) -> bool:
         self._finish_child()
         child = self._ready_spare()
-        self._spare = _Spawned(self) if self.prespawn else None
+        self._spare = _Spawned(self) if self.prespawn and self._taken else None
+        self._taken += 1
         self._child, self.proc, self._output = child, child.proc, child.output
         child.output.take()  # what it printed while starting is no submission's
         try:
