@@ -259,3 +259,21 @@ def test_batch_refuses_the_level_without_the_flag_and_reports_it_with_it(root, t
     assert report["sandbox"]["level"] == "subprocess"
     assert "weakened on request" in report["sandbox"]["warning"]
     assert report["score"] == report["max_score"] > 0
+
+
+def test_a_process_that_cannot_start_fails_the_submission_with_its_reason(monkeypatch, tmp_path):
+    broken = tmp_path / "zygote.py"
+    broken.write_text("import sys\nsys.stderr.write('no torch on this machine\\n')\nsys.exit(1)\n")
+    monkeypatch.setattr(backends, "ZYGOTE", broken)
+    before = _children()
+    worker = Worker(level="subprocess", limits=LIMITS)
+    with pytest.raises(WorkerCrashed, match="no torch on this machine"):
+        worker.start()
+    session = worker.open(sub(a="def f():\n    return 1\n"))
+    assert session.load_error("a")["type"] == "crash"
+    assert "no torch on this machine" in session.events[-1]
+    with pytest.raises(Exception, match="no torch on this machine"):
+        session.call("a", "f", [], {})
+    session.close()
+    worker.stop()
+    assert _children() - before == set()

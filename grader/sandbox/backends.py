@@ -268,7 +268,7 @@ def launch(level: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) 
         "MKL_NUM_THREADS": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    if os.name == "nt":  # Windows needs these to start Python at all, and names its temp folder so
+    if os.name == "nt":  # Windows needs these to start Python at all; its temp folder is named so
         env.update({k: v for k, v in os.environ.items() if k.upper() in ("SYSTEMROOT", "PATH")})
         env.update({"TEMP": scratch, "TMP": scratch, "USERPROFILE": scratch})
     argv = [sys.executable, "-I", str(ZYGOTE)]

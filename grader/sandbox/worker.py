@@ -853,7 +853,7 @@ class SpawnWorker(Worker):
             self.restarts += 1
         self._running = True
         self.info = {}
-        self._spare = _Spawned(self)
+        self._spare = self._new_process()
         if wait:
             self.wait_ready()
         return self
@@ -870,7 +870,7 @@ class SpawnWorker(Worker):
         if not self._running:
             self.start(wait=False)
         if self._spare is None:
-            self._spare = _Spawned(self)
+            self._spare = self._new_process()
         spare = self._spare
         if not spare.wait_ready(READY_TIMEOUT_S):
             self._spare = None
@@ -878,6 +878,12 @@ class SpawnWorker(Worker):
             spare.finish("start")
             raise WorkerCrashed(f"the subprocess worker did not start: {text.strip()[-2000:]}")
         return spare
+
+    def _new_process(self) -> _Spawned:
+        try:
+            return _Spawned(self)
+        except OSError as exc:
+            raise WorkerCrashed(f"the subprocess worker could not be started: {exc}") from None
 
     def alive(self) -> bool:
         return self._running
@@ -894,7 +900,10 @@ class SpawnWorker(Worker):
         self.proc = None
 
     def open(self, submission: Any, limits: Any = None) -> "SubmissionSession":
-        self._ready_spare()  # importing torch is not the submission's time
+        try:
+            self._ready_spare()  # importing torch is not the submission's time
+        except WorkerCrashed:
+            pass  # the session tries once more and reports why it could not load
         return super().open(submission, limits)
 
     # -- one process per child ---------------------------------------------------------------
@@ -904,8 +913,13 @@ class SpawnWorker(Worker):
     def _send_open(self, message: dict[str, Any]) -> bool:
         self._finish_child()
         child = self._ready_spare()
-        self._spare = _Spawned(self) if self.prespawn and self._taken else None
         self._taken += 1
+        self._spare = None
+        if self.prespawn and self._taken > 1:
+            try:
+                self._spare = self._new_process()
+            except WorkerCrashed:
+                pass  # the next submission starts its own, or says why it cannot
         self._child, self.proc, self._output = child, child.proc, child.output
         child.output.take()  # what it printed while starting is no submission's
         try:
