@@ -2,7 +2,7 @@
 
 Not a timed test: run it by hand and read the numbers.
 
-    python bench/sandbox_overhead.py [-n 20] [--rounds 2] [--opens 50]
+    python bench/sandbox_overhead.py [-n 20] [--rounds 2] [--opens 50] [--subprocess]
 
 For each level, in alternating rounds (namespaces, rlimits, namespaces, ...), on one machine:
 
@@ -12,7 +12,9 @@ For each level, in alternating rounds (namespaces, rlimits, namespaces, ...), on
 * bare fork cost: opening a one-line submission, one call, closing it (``--opens`` times).
 
 The rlimits worker runs the same zygote without namespaces (and so stands for the
-unsandboxed worker); the ratio namespaces / rlimits is the sandbox's overhead.
+unsandboxed worker); the ratio namespaces / rlimits is the sandbox's overhead. With
+``--subprocess`` the subprocess level (no zygote: a fresh interpreter, and so an import of
+torch, per submission and per open) is measured too, against namespaces.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=20, help="submissions per grade() call")
     parser.add_argument("--rounds", type=int, default=2, help="rounds per level, alternating")
     parser.add_argument("--opens", type=int, default=50, help="bare open/call/close cycles per round")
+    parser.add_argument("--subprocess", action="store_true",
+                        help="also measure the subprocess level (the Windows fallback)")
     args = parser.parse_args()
 
     ok, why = backends.namespaces_available()
@@ -77,7 +81,7 @@ def main() -> None:
     subs = [load_submission(SUBMISSION)] * args.n
     grade(rubric, subs[:1], suites=("hidden",), seed=7, level="rlimits")  # warm imports and caches
 
-    levels = ("namespaces", "rlimits")
+    levels = ("namespaces", "rlimits", "subprocess") if args.subprocess else ("namespaces", "rlimits")
     data = {lv: {"start": [], "per_sub": [], "wall_per_sub": [], "fork": []} for lv in levels}
     for r in range(args.rounds):
         for level in levels if r % 2 == 0 else levels[::-1]:
@@ -99,6 +103,12 @@ def main() -> None:
                        ("wall_per_sub", "wall per submission"), ("fork", "open+call+close")):
         a, b = statistics.median(ns[key]), statistics.median(rl[key])
         print(f"ratio namespaces/rlimits, {label:<20} {a / b:5.2f}  ({1000 * (a - b):+.1f} ms)")
+    if args.subprocess:
+        sp = data["subprocess"]
+        for key, label in (("per_sub", "per submission"), ("wall_per_sub", "wall per submission"),
+                           ("fork", "open+call+close")):
+            a, b = statistics.median(sp[key]), statistics.median(ns[key])
+            print(f"ratio subprocess/namespaces, {label:<17} {a / b:5.2f}  ({1000 * (a - b):+.1f} ms)")
 
 
 if __name__ == "__main__":

@@ -184,7 +184,8 @@ def check(submission: str, rubric_path: str, lang: str | None, fmt: str | None, 
 @out_dir_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: a fresh random one, recorded in the report).")
 @click.option("--allow-weak-sandbox/--no-weak-sandbox", default=True, show_default=True,
-              help="Grade with rlimits only where namespaces are unavailable.")
+              help="Grade in a weak sandbox where namespaces are unavailable (rlimits; one "
+                   "process per submission where there is no fork, e.g. Windows).")
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what the code printed.")
 def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None,
               out_dir: str | None, seed: int | None, allow_weak_sandbox: bool, verbose: bool) -> None:
@@ -199,7 +200,9 @@ def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | No
 @rubric_option
 @lang_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: fresh, recorded in every report).")
-@click.option("--allow-weak-sandbox", is_flag=True, help="Grade even where Linux namespaces are unavailable (rlimits only).")
+@click.option("--allow-weak-sandbox", is_flag=True,
+              help="Grade even where Linux namespaces are unavailable (rlimits; one process per "
+                   "submission where there is no fork, e.g. Windows), or in the level $GRADER_SANDBOX names.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Grading processes, each with one warm sandbox (default: the number of CPUs).")
 @click.option("--resume", is_flag=True,

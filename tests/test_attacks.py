@@ -15,8 +15,10 @@ submission: ``[clean, attack1, clean, attack2, clean, ...]``. For every attack t
 * and, for the whole run, no file appeared outside the scratch space and no process outlived it.
 
 Configurations: ``namespaces`` (bubblewrap + seccomp), ``noseccomp`` (namespaces with the
-seccomp filter off, so the zygote's own watch and sweep are what stop processes) and
-``rlimits`` (the weak fallback; only the attacks that do not depend on isolation).
+seccomp filter off, so the zygote's own watch and sweep are what stop processes),
+``rlimits`` (the weak fallback; only the attacks that do not depend on isolation) and
+``subprocess`` (the Windows fallback, one fresh process per submission; the crash, time,
+output and channel attacks).
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ SECRET_TEXT = [
     (ROOT / "solutions" / "chapter07" / "scaling.py", "Reference for scaling.py"),
     (ROOT / "rubrics" / "chapter07.yaml", "Rubric for chapter 7"),
 ]
+#: in the environment of every process of the subprocess level (its HOME is its own scratch)
+SPAWN_MARKER = "HOME=" + os.path.join(tempfile.gettempdir(), "grader-spawn-")
 #: the same limits as the chapter's rubric, but short enough for a test
 LIMITS = {"per_call_s": 2, "per_submission_s": 90, "memory_mb": 1024, "cpu_s": 20,
           "file_size_mb": 16, "scratch_mb": 64, "output_kb": 64, "processes": 1}
@@ -274,6 +278,11 @@ def _grade_run(level: str, rubric: Any, names: list[str], **worker_args: Any) ->
     before = set(_descendants(os.getpid()))
 
     def on_report(report: GradeReport) -> None:
+        if worker.level == "subprocess":  # the submission's own process is gone; only the spare may live
+            spare = {worker._spare.proc.pid} if worker._spare is not None else set()
+            alive = (set(_descendants(os.getpid())) - before) | set(_with_env_marker(SPAWN_MARKER))
+            run.leftovers.append(sorted(p for p in alive - spare if _describe(p)))
+            return
         zygote = _zygote_pid(worker)
         if worker.level == "namespaces":  # the sandbox's own pid namespace
             namespaces.add(_ns_of(zygote))
@@ -291,6 +300,8 @@ def _grade_run(level: str, rubric: Any, names: list[str], **worker_args: Any) ->
     run.seconds = time.monotonic() - t0
     time.sleep(0.2)
     namespaces.discard("")
+    if worker.level == "subprocess":
+        markers.add(SPAWN_MARKER)
     stray = set(_descendants(os.getpid())) - before
     stray.update(_in_namespaces(namespaces))
     for marker in markers:
@@ -395,7 +406,13 @@ def test_attack_in_rlimits_fallback(runs, name):
     _check(run, clean, name)
 
 
-@pytest.mark.parametrize("level", ["namespaces", "noseccomp", "rlimits"])
+@pytest.mark.parametrize("name", _attacks_for("subprocess"))
+def test_attack_in_subprocess_fallback(runs, name):
+    run, clean = runs("subprocess")
+    _check(run, clean, name)
+
+
+@pytest.mark.parametrize("level", ["namespaces", "noseccomp", "rlimits", "subprocess"])
 def test_nothing_outlives_the_run_and_the_zygote_never_needed_a_restart(runs, level):
     run, _ = runs(level)
     assert run.after_run == []

@@ -1,4 +1,5 @@
-"""How a worker process is started: inside Linux namespaces, or with rlimits only.
+"""How a worker process is started: inside Linux namespaces, with rlimits only, or as one
+plain interpreter per submission.
 
 ==============  ==========================================================================
 level           what it means
@@ -9,6 +10,10 @@ namespaces      bubblewrap: own user, mount, pid, net, ipc, uts namespaces; no c
 rlimits         a plain child process in its own session with rlimits, a cleared
                 environment and a private temporary folder. Student code could read files
                 the grader's user can read and reach the network. Reported as weak.
+subprocess      no zygote: one fresh interpreter per submission, talking over its own
+                stdin/stdout (no fork, no inherited pipes, no select on pipes), a cleared
+                environment and a private temporary folder; rlimits only where the
+                platform has them. The only level on Windows. Reported as weak.
 ==============  ==========================================================================
 
 bubblewrap was chosen over hand-written ``unshare`` calls because it sets up the mount tree
@@ -19,6 +24,7 @@ binary, and adds ``--die-with-parent`` and ``--as-pid-1`` that a zygote needs.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -34,6 +40,8 @@ ZYGOTE = HERE / "zygote.py"
 WIRE = HERE.parent / "wire.py"
 SECCOMP = HERE / "seccomp_noproc.py"
 INSIDE = "/opt/grader"  # where the worker's own files appear inside the sandbox
+#: whether this platform has rlimits (the subprocess level applies them only where it does)
+HAS_RLIMITS = importlib.util.find_spec("resource") is not None
 
 
 @dataclass
@@ -212,6 +220,20 @@ def describe(level: str) -> dict[str, str]:
             "environment": "cleared",
             "processes": "everything the submission starts is killed when its grading ends",
         }
+    if level == "subprocess":
+        limits = ("rlimits (memory, CPU, file size) applied" if HAS_RLIMITS
+                  else "NOT enforced on this platform: memory, CPU time, file size")
+        return {
+            "namespaces": "none: one fresh Python process per submission, no zygote",
+            "capabilities": "dropped when run as root" if os.name == "posix" else "those of the grader's user",
+            "network": "NOT isolated: the host network is reachable",
+            "filesystem": "NOT isolated: student code can read and write what the grader's user can",
+            "environment": "cleared; the process starts in a private temporary folder, removed afterwards",
+            "limits": f"wall clock and output enforced by the grader (the process is killed); {limits}",
+            "processes": ("not limited; the process group is killed when the submission ends"
+                          if os.name == "posix" else
+                          "not limited; processes the submission starts are NOT killed with it"),
+        }
     return {
         "namespaces": "none",
         "capabilities": "dropped when run as root",
@@ -223,14 +245,20 @@ def describe(level: str) -> dict[str, str]:
 
 
 def launch(level: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) -> Launch:
-    """Build the command for a worker at ``level`` ("namespaces" or "rlimits")."""
+    """Build the command for a worker at ``level`` ("namespaces", "rlimits" or "subprocess").
+
+    Outside namespaces every call makes a fresh private temporary folder (the scratch space,
+    the process's cwd, HOME and TMPDIR), listed in ``cleanup``.
+    """
     if level == "namespaces":
         bwrap = find_bwrap()
         if bwrap is None:
             raise SandboxError("bubblewrap (bwrap) is not installed; install the 'bubblewrap' package")
         argv = [*bwrap_argv(bwrap, scratch_mb, hide), sys.executable, "-I", f"{INSIDE}/zygote.py"]
         return Launch(argv=argv, env={}, level=level, scratch=sandbox_scratch(), pid1=True)
-    scratch = tempfile.mkdtemp(prefix="grader-scratch-")
+    if level not in ("rlimits", "subprocess"):
+        raise SandboxError(f"unknown sandbox level {level!r}")
+    scratch = tempfile.mkdtemp(prefix=f"grader-{'spawn' if level == 'subprocess' else 'scratch'}-")
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": scratch,
@@ -240,7 +268,8 @@ def launch(level: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) 
         "MKL_NUM_THREADS": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    if os.name == "nt":  # Windows needs these to start Python at all
+    if os.name == "nt":  # Windows needs these to start Python at all; its temp folder is named so
         env.update({k: v for k, v in os.environ.items() if k.upper() in ("SYSTEMROOT", "PATH")})
+        env.update({"TEMP": scratch, "TMP": scratch, "USERPROFILE": scratch})
     argv = [sys.executable, "-I", str(ZYGOTE)]
-    return Launch(argv=argv, env=env, level="rlimits", scratch=scratch, cleanup=[scratch])
+    return Launch(argv=argv, env=env, level=level, scratch=scratch, cleanup=[scratch])

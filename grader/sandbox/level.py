@@ -1,23 +1,74 @@
 """Which sandbox to use here: light enough to import before torch, so the CLI can start the
-worker while the trusted side is still importing."""
+worker while the trusted side is still importing.
+
+Levels, strongest first: ``namespaces`` (bubblewrap), ``rlimits`` (a forking zygote with
+rlimits), ``subprocess`` (one fresh interpreter per submission; the only one on Windows or
+wherever ``os.fork`` is missing). ``$GRADER_SANDBOX`` names a level to use instead of the
+strongest one (e.g. ``GRADER_SANDBOX=subprocess`` to try the Windows mode on Linux); a weak
+level chosen that way is still refused where weak levels are (``grader batch`` without
+``--allow-weak-sandbox``).
+"""
 
 from __future__ import annotations
+
+import os
 
 from grader.errors import UsageError
 from grader.sandbox import backends
 
+LEVELS = ("namespaces", "rlimits", "subprocess")
+#: what a report's warning says each weak level gives up
+_WEAK = {
+    "rlimits": "rlimits only, no namespaces",
+    "subprocess": ("one plain process per submission: time and output limits, a cleared "
+                   "environment, no filesystem or network isolation"),
+}
+
+
+def can_fork() -> bool:
+    """Whether the forking levels (namespaces, rlimits) can run here at all."""
+    return os.name == "posix" and hasattr(os, "fork")
+
+
+def _no_fork_reason() -> str:
+    return "this platform has no fork (Windows)" if os.name == "nt" else "os.fork is not available here"
+
+
+def _refuse(level: str, why: str) -> UsageError:
+    return UsageError(
+        f"{why}; only the weak '{level}' sandbox could run. Pass --allow-weak-sandbox to grade "
+        f"with it ({_WEAK[level]}; student code could read files and reach the network)."
+    )
+
+
+def _weak(level: str, why: str, allow_weak: bool) -> tuple[str, str]:
+    if not allow_weak:
+        raise _refuse(level, why)
+    return level, f"{why}: {_WEAK[level]}"
+
 
 def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple[str, str]:
-    """Pick the strongest sandbox this machine offers.
+    """Pick the strongest sandbox this machine offers (or ``prefer``, or ``$GRADER_SANDBOX``).
 
     Returns:
         ``(level, warning)``; ``warning`` is empty at full strength.
 
     Raises:
-        UsageError: namespaces are unavailable and ``allow_weak`` is false.
+        UsageError: a weak level would be used and ``allow_weak`` is false; an unknown level
+            was asked for; namespaces were asked for and cannot be built.
     """
-    if prefer == "rlimits":
-        return "rlimits", "sandbox weakened on request: rlimits only, no namespaces"
+    if prefer is None:
+        prefer = os.environ.get("GRADER_SANDBOX", "").strip().lower() or None
+    if prefer is not None and prefer not in LEVELS:
+        raise UsageError(f"unknown sandbox level {prefer!r} (GRADER_SANDBOX): use one of {', '.join(LEVELS)}")
+    if not can_fork() and prefer != "subprocess":
+        if prefer == "namespaces":
+            raise UsageError(f"cannot build the namespace sandbox: {_no_fork_reason()}")
+        why = (f"the rlimits sandbox needs fork and {_no_fork_reason()}" if prefer == "rlimits"
+               else f"weak sandbox: {_no_fork_reason()}")
+        return _weak("subprocess", why, allow_weak)
+    if prefer in ("subprocess", "rlimits"):
+        return _weak(prefer, "sandbox weakened on request", allow_weak)
     ok, why = backends.namespaces_available()
     if ok:
         return "namespaces", ""
@@ -34,5 +85,8 @@ def weak_warning(level: str) -> str:
     """The warning a report carries for a worker already running at ``level``."""
     if level == "namespaces":
         return ""
+    if level == "subprocess":
+        why = "sandbox weakened on request" if can_fork() else f"weak sandbox: {_no_fork_reason()}"
+        return f"{why}: {_WEAK['subprocess']}"
     ok, why = backends.namespaces_available()
     return f"weak sandbox (rlimits only): {why}" if not ok else "sandbox weakened on request: rlimits only"

@@ -11,12 +11,17 @@ Every value that comes back is plain data decoded by :mod:`grader.wire`; a stude
 never reaches this process. A call over its time limit, or a child that dies, raises
 :class:`StudentTimeout` / :class:`WorkerCrashed`; the session then reopens a fresh child on
 the next call, so one hang costs only the tests it hit.
+
+``Worker(level="subprocess")`` is a :class:`SpawnWorker`: no zygote, one fresh interpreter per
+submission, talking over its stdin/stdout, read by a thread; it needs no fork, no inherited
+pipes and no select on pipes, so it also runs on Windows.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import select
 import shutil
 import signal
@@ -134,7 +139,8 @@ class Worker:
     """One warm zygote process (sandboxed according to ``level``).
 
     Args:
-        level: "namespaces" (bubblewrap) or "rlimits".
+        level: "namespaces" (bubblewrap), "rlimits", or "subprocess" (which makes the
+            instance a :class:`SpawnWorker`).
         limits: the rubric's limits (anything :meth:`LimitsView.of` accepts).
         threads: torch threads in each child (set in the zygote before any op).
         seccomp: install the no-process filter in each child; None = wherever it works
@@ -149,6 +155,12 @@ class Worker:
     seccomp: bool | None = None
     hide: tuple[str, ...] = ()
     info: dict[str, Any] = field(default_factory=dict)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Worker":
+        level = kwargs.get("level", args[0] if args else "namespaces")
+        if cls is Worker and level == "subprocess":
+            cls = SpawnWorker
+        return super().__new__(cls)
 
     def __post_init__(self) -> None:
         self.limits = LimitsView.of(self.limits)
@@ -181,8 +193,8 @@ class Worker:
         """
         if os.name != "posix":
             raise SandboxError(
-                "the grading worker needs POSIX pipes and fork, which Windows does not have; "
-                "run the grader inside WSL (Windows Subsystem for Linux)"
+                f"the {self.level} worker needs POSIX pipes and fork, which this platform does not "
+                "have; use the subprocess level (chosen automatically where fork is missing)"
             )
         if self.proc is not None:  # an earlier zygote (dead or alive): clear it away first
             self.stop()
@@ -348,30 +360,44 @@ class Worker:
         self, kind: str, modules: list[dict[str, Any]], limits: LimitsView,
         skip: list[str] | None = None, deadline: float | None = None,
     ) -> dict[str, Any]:
-        if not self.alive() or self._needs_restart:
-            self.restart()
-        self.wait_ready()
-        self._reader.reset()
-        if self._output is not None:
-            self._output.take()  # whatever an earlier child printed is not this one's
+        self._prepare_child()
         message = {"op": "open", "kind": kind, "modules": modules, "limits": limits.to_dict(),
                    "skip": list(skip or [])}
         step = limits.per_call_s + LOAD_GRACE_S
         for attempt in (1, 2):
             self._generation += 1
             self.loading = None
-            if not self._ctl_send(message):
-                self.restart()
+            if not self._send_open(message):
+                self._retry_open()
                 continue
             try:
                 return self._receive(None, step, step=step, deadline=deadline)
             except WorkerCrashed:
                 # Before the first "loading" frame no student code has run: a zygote that
                 # died then was not killed by this submission. Start afresh, once.
-                if attempt == 2 or self.loading is not None or self.alive():
+                if attempt == 2 or self.loading is not None or self._host_alive():
                     raise
-                self.restart()
+                self._retry_open()
         raise WorkerCrashed("the worker could not be started again")
+
+    # The steps of opening a child that the subprocess level does its own way.
+    def _prepare_child(self) -> None:
+        if not self.alive() or self._needs_restart:
+            self.restart()
+        self.wait_ready()
+        self._reader.reset()
+        if self._output is not None:
+            self._output.take()  # whatever an earlier child printed is not this one's
+
+    def _send_open(self, message: dict[str, Any]) -> bool:
+        return self._ctl_send(message)
+
+    def _retry_open(self) -> None:
+        self.restart()
+
+    def _host_alive(self) -> bool:
+        """Whether the process that starts children survived a child's death (the zygote)."""
+        return self.alive()
 
     def _receive(
         self, want_id: int | None, timeout: float, step: float | None = None,
@@ -385,7 +411,6 @@ class Worker:
         limit = time.monotonic() + timeout
         if deadline is not None:
             limit = min(limit, deadline)
-        resp, ctl = self._fds["resp"], self._fds["ctl_out"]
         pending: list[dict[str, Any]] = []
         while True:
             pending += self._reader.feed(b"")
@@ -406,24 +431,29 @@ class Worker:
             if left <= 0:
                 self._kill_child("timeout")
                 raise StudentTimeout(f"no answer within {timeout:.3g} s")
-            ready, _, _ = select.select([resp, ctl], [], [], left)
-            if resp in ready:
-                data = os.read(resp, 1 << 20)
-                if data:
-                    try:
-                        pending += self._reader.feed(data)
-                    except wire.WireError as exc:
-                        self._kill_child("protocol")
-                        raise WorkerCrashed(f"the worker sent an invalid frame: {exc}") from None
-                    continue
-            if ctl in ready:
-                closed = self._ctl_wait(0.0)
-                if closed is None and self._dead:
-                    self.stop()
-                    raise WorkerCrashed("the worker process died")
-                if closed is not None and closed.get("op") == "closed":
-                    self._after_close(closed)
-                    raise WorkerCrashed(self._closed_message(closed))
+            pending += self._wait_frames(left)
+
+    def _wait_frames(self, left: float) -> list[dict[str, Any]]:
+        """Frames that arrive within ``left`` seconds (maybe none); WorkerCrashed if the child ends."""
+        resp, ctl = self._fds["resp"], self._fds["ctl_out"]
+        ready, _, _ = select.select([resp, ctl], [], [], left)
+        if resp in ready:
+            data = os.read(resp, 1 << 20)
+            if data:
+                try:
+                    return self._reader.feed(data)
+                except wire.WireError as exc:
+                    self._kill_child("protocol")
+                    raise WorkerCrashed(f"the worker sent an invalid frame: {exc}") from None
+        if ctl in ready:
+            closed = self._ctl_wait(0.0)
+            if closed is None and self._dead:
+                self.stop()
+                raise WorkerCrashed("the worker process died")
+            if closed is not None and closed.get("op") == "closed":
+                self._after_close(closed)
+                raise WorkerCrashed(self._closed_message(closed))
+        return []
 
     def _closed_message(self, closed: dict[str, Any]) -> str:
         reason = closed.get("reason")
@@ -468,10 +498,13 @@ class Worker:
         self._next_id += 1
         message["id"] = self._next_id
         try:
-            wire.write_frame(self._fds["req"], message)
+            self._send_request(message)
         except OSError:
             raise WorkerCrashed("the worker's channel is closed") from None
         return self._receive(self._next_id, timeout)
+
+    def _send_request(self, message: dict[str, Any]) -> None:
+        wire.write_frame(self._fds["req"], message)
 
 
 def _describe_exit(closed: dict[str, Any]) -> str:
@@ -656,3 +689,289 @@ def _where(error: dict[str, Any]) -> str:
     if file and line:
         return f"{file}, line {line}"
     return str(file or "")
+
+
+# --------------------------------------------------------------------------- subprocess level
+
+
+class _Spawned:
+    """One interpreter of the subprocess level: started fresh, it serves at most one submission.
+
+    It runs ``zygote.py`` with ``"spawned": true``: frames travel on its stdin and stdout, what
+    it prints comes on stderr (capped by :class:`_Output`), and a thread turns its stdout into
+    frames on a queue, so the trusted side needs no ``select`` on pipes. Its scratch folder
+    (cwd, HOME, TMPDIR) is removed by :meth:`finish`.
+    """
+
+    def __init__(self, worker: "SpawnWorker") -> None:
+        self.launch = backends.launch("subprocess", worker.limits.scratch_mb)
+        cfg = {"spawned": True, "scratch": self.launch.scratch, "threads": worker.threads,
+               "seccomp": False, "pid1": False}
+        posix = os.name == "posix"
+        try:
+            self.proc = subprocess.Popen(
+                [*self.launch.argv, json.dumps(cfg)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=self.launch.env, cwd=self.launch.scratch, close_fds=True,
+                start_new_session=posix,  # so that a kill of the group reaches what it starts
+                creationflags=0 if posix else getattr(subprocess, "CREATE_NO_WINDOW", 0),
+            )
+        except OSError:
+            shutil.rmtree(self.launch.scratch, ignore_errors=True)
+            raise
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self.started = time.monotonic()
+        self.ready: dict[str, Any] | None = None
+        self.killed: str | None = None
+        self.closed: dict[str, Any] | None = None
+        self.frames: queue.Queue[Any] = queue.Queue()
+        self.output = _Output(self.proc.stderr.fileno(), worker.limits.output_kb * 1024,
+                              lambda: self.kill("output"))
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        """Frames from stdout onto the queue; then None (end of file) or the WireError."""
+        reader = wire.FrameReader()
+        fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        while True:
+            try:
+                data = os.read(fd, 1 << 20)
+            except OSError:
+                data = b""
+            if not data:
+                self.frames.put(None)
+                return
+            try:
+                frames = reader.feed(data)
+            except wire.WireError as exc:
+                self.frames.put(exc)
+                return
+            for frame in frames:
+                self.frames.put(frame)
+
+    def wait_ready(self, timeout: float) -> bool:
+        if self.ready is None:
+            try:
+                frame = self.frames.get(timeout=timeout)
+            except queue.Empty:
+                return False
+            if not isinstance(frame, dict) or frame.get("op") != "ready":
+                return False
+            self.ready = frame
+        return True
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one frame to its stdin (OSError once it has gone)."""
+        wire.write_frame(self.proc.stdin.fileno(), message)  # type: ignore[union-attr]
+
+    def kill(self, reason: str | None) -> None:
+        """SIGKILL it (and, on POSIX, its process group); safe from any thread.
+
+        ``reason`` is recorded if it was still running (None: just sweep what is left).
+        """
+        if reason is not None and self.killed is None and self.proc.poll() is None:
+            self.killed = reason
+        if os.name == "posix":
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+
+    def finish(self, reason: str | None = None) -> dict[str, Any]:
+        """Make sure it is dead, collect its output, remove its scratch folder.
+
+        Returns a ``closed`` message like the zygote's (exit status or signal, and why it was
+        killed, if it was).
+        """
+        if self.closed is not None:
+            return self.closed
+        if reason is None:  # it ended by itself, or is about to: let its exit status arrive
+            try:
+                self.proc.wait(timeout=CLOSE_TIMEOUT_S / 5)
+            except subprocess.TimeoutExpired:
+                reason = "channel"  # it closed its stdout but runs on
+        self.kill(reason)  # and whatever it left in its process group goes too
+        status = None
+        try:
+            status = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.reader.join(timeout=2)
+        self.output.thread.join(timeout=2)
+        for pipe, thread in ((self.proc.stdin, None), (self.proc.stdout, self.reader),
+                             (self.proc.stderr, self.output.thread)):
+            if pipe is not None and (thread is None or not thread.is_alive()):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+        for path in self.launch.cleanup:
+            shutil.rmtree(path, ignore_errors=True)
+        closed: dict[str, Any] = {"op": "closed", "killed": self.killed is not None}
+        if self.killed is not None:
+            closed["reason"] = self.killed
+        if status is not None and status < 0:
+            closed["signal"] = -status
+        else:
+            closed["exit"] = status
+        self.closed = closed
+        return closed
+
+
+class SpawnWorker(Worker):
+    """The ``subprocess`` level: a fresh interpreter per submission instead of a forking zygote.
+
+    Made by ``Worker(level="subprocess")``. Each submission (and each fresh start after a
+    timeout or crash inside one) gets a new Python process that imports torch itself, so that
+    cost is paid per submission. Once a worker has served one process, it starts the next
+    while the current one is graded (``prespawn``); a single ``grader check`` never pays for a
+    process it does not use. Time limits are kept by killing the process, output is capped as
+    at the other levels; fork, inherited pipes, select on pipes, /proc, rlimits and seccomp are
+    all unneeded, which is what makes it the level for Windows.
+    """
+
+    #: from the second process on, start the next one while the current one is graded
+    #: (hides part of torch's import where a core is free)
+    prespawn = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._child: _Spawned | None = None
+        self._spare: _Spawned | None = None
+        self._running = False
+        self._taken = 0  # processes handed to children so far
+
+    # -- life cycle ----------------------------------------------------------------------
+    def start(self, wait: bool = True) -> "SpawnWorker":
+        if self._running:
+            self.stop()
+            self.restarts += 1
+        self._running = True
+        self.info = {}
+        self._spare = self._new_process()
+        if wait:
+            self.wait_ready()
+        return self
+
+    def wait_ready(self) -> "SpawnWorker":
+        if not self.info:
+            spare = self._ready_spare()
+            self.info = dict(spare.ready or {})
+            self.started_s = time.monotonic() - spare.started
+        return self
+
+    def _ready_spare(self) -> _Spawned:
+        """The process the next submission will get, once it has imported torch."""
+        if not self._running:
+            self.start(wait=False)
+        if self._spare is None:
+            self._spare = self._new_process()
+        spare = self._spare
+        if not spare.wait_ready(READY_TIMEOUT_S):
+            self._spare = None
+            text = spare.output.take()
+            spare.finish("start")
+            raise WorkerCrashed(f"the subprocess worker did not start: {text.strip()[-2000:]}")
+        return spare
+
+    def _new_process(self) -> _Spawned:
+        try:
+            return _Spawned(self)
+        except OSError as exc:
+            raise WorkerCrashed(f"the subprocess worker could not be started: {exc}") from None
+
+    def alive(self) -> bool:
+        return self._running
+
+    def healthy(self) -> bool:
+        return self._running  # nothing is ever reused, so nothing can be left over
+
+    def stop(self) -> None:
+        self._running = False
+        for each in (self._child, self._spare):
+            if each is not None:
+                each.finish("stop")
+        self._child = self._spare = None
+        self.proc = None
+
+    def open(self, submission: Any, limits: Any = None) -> "SubmissionSession":
+        try:
+            self._ready_spare()  # importing torch is not the submission's time
+        except WorkerCrashed:
+            pass  # the session tries once more and reports why it could not load
+        return super().open(submission, limits)
+
+    # -- one process per child ---------------------------------------------------------------
+    def _prepare_child(self) -> None:
+        pass
+
+    def _send_open(self, message: dict[str, Any]) -> bool:
+        self._finish_child()
+        child = self._ready_spare()
+        self._taken += 1
+        self._spare = None
+        if self.prespawn and self._taken > 1:
+            try:
+                self._spare = self._new_process()
+            except WorkerCrashed:
+                pass  # the next submission starts its own, or says why it cannot
+        self._child, self.proc, self._output = child, child.proc, child.output
+        child.output.take()  # what it printed while starting is no submission's
+        try:
+            child.send(message)
+        except OSError:
+            self._finish_child()
+            return False
+        return True
+
+    def _retry_open(self) -> None:
+        pass  # the next _send_open takes a fresh process anyway
+
+    def _host_alive(self) -> bool:
+        return False  # the process that died was the submission's own
+
+    def _finish_child(self, reason: str | None = None) -> dict[str, Any]:
+        child, self._child = self._child, None
+        if child is None:
+            return {}
+        self.proc = None
+        return child.finish(reason)
+
+    def _wait_frames(self, left: float) -> list[dict[str, Any]]:
+        child = self._child
+        if child is None:
+            raise WorkerCrashed("the worker process is gone")
+        try:
+            item = child.frames.get(timeout=max(left, 0.0))
+        except queue.Empty:
+            return []
+        if isinstance(item, dict):
+            return [item]
+        if item is None:  # end of its stdout: the process ended (or closed it)
+            raise WorkerCrashed(self._closed_message(self._finish_child()))
+        self._finish_child("protocol")
+        raise WorkerCrashed(f"the worker sent an invalid frame: {item}")
+
+    def _send_request(self, message: dict[str, Any]) -> None:
+        if self._child is None:
+            raise OSError("no process is open")
+        self._child.send(message)
+
+    def _kill_child(self, reason: str = "kill") -> None:
+        self._finish_child(reason)
+
+    def _end_child(self) -> dict[str, Any] | None:
+        child = self._child
+        if child is None:
+            return None
+        try:
+            child.send({"op": "end"})
+            child.proc.wait(timeout=CLOSE_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired):
+            return self._finish_child("end")
+        return self._finish_child()

@@ -15,6 +15,12 @@ Where no seccomp filter keeps the child from starting processes, the zygote watc
 them and kills the child when one appears. Where there is no ``fork`` (Windows), the zygote
 serves one submission in its own process and then exits; the trusted side starts another.
 
+The ``subprocess`` level (``"spawned"`` in the config) is that last case on purpose, on any
+platform: the process is started fresh for one submission, its frames travel on the stdin
+and stdout it was given (kept as private copies; fd 0 becomes the null device and fd 1 goes
+to stderr, so nothing the student prints can corrupt a frame), and the trusted side ends it
+with a kill. It needs no fork, no inherited pipes, no select on pipes, no /proc and no rlimits.
+
 As PID 1 of its own PID namespace (bubblewrap ``--as-pid-1``) the zygote cannot be signalled
 by the processes it forks, and ``kill(-1, SIGKILL)`` reaches every one of them. It is also
 marked non-dumpable, so its children cannot ptrace it or read its memory.
@@ -58,6 +64,8 @@ MAX_MESSAGE = 2000
 
 
 def _prctl(option: int, value: int) -> None:
+    if not sys.platform.startswith("linux"):
+        return
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(option, value, 0, 0, 0)
@@ -103,7 +111,7 @@ class _Child:
 
         def cap(name: str, which: str, soft: int, hard: int | None = None) -> None:
             if resource is None:
-                in_force[name] = "not available on this platform"
+                in_force[name] = "not enforced: this platform has no rlimits"
                 return
             try:
                 which = getattr(resource, which)
@@ -116,7 +124,8 @@ class _Child:
             cap("address_space_bytes", "RLIMIT_AS",
                 self.cfg["vmsize_kb"] * 1024 + int(lim["memory_mb"]) * mb)
         if lim.get("cpu_s"):
-            soft = max(1, int(math.ceil(float(lim["cpu_s"]))))
+            # A spawned process has already spent CPU importing torch: that is not the student's.
+            soft = max(1, int(math.ceil(float(lim["cpu_s"]) + float(self.cfg.get("cpu_spent_s", 0)))))
             cap("cpu_s", "RLIMIT_CPU", soft, soft + 1)
         if lim.get("file_size_mb"):
             cap("file_size_bytes", "RLIMIT_FSIZE", int(lim["file_size_mb"]) * mb)
@@ -125,7 +134,13 @@ class _Child:
         if not self.cfg.get("pid1") and hasattr(os, "geteuid") and os.geteuid() == 0:
             in_force["capabilities"] = _drop_capabilities()
         processes = int(lim.get("processes") or 0)
-        if processes == 1:
+        if self.cfg.get("spawned"):
+            in_force["processes"] = (
+                f"{processes or 'any'} (not counted at the subprocess level; "
+                + ("the process group is killed when the submission ends)" if os.name == "posix"
+                   else "processes the submission starts are not killed with it)")
+            )
+        elif processes == 1:
             status = {"installed": False, "reason": "disabled for this worker"}
             if self.cfg.get("seccomp"):
                 try:
@@ -538,6 +553,28 @@ def _supervise(cfg: dict, pid: int, generation: int, watch: bool) -> dict:
     return result
 
 
+def _own_stdio(cfg: dict) -> None:
+    """Subprocess level: keep private copies of stdin/stdout for the frames.
+
+    Afterwards fd 0 reads the null device and fd 1 (and so ``print``) writes to stderr, which
+    the trusted side captures and caps; ``os.dup``/``os.dup2`` work the same on Windows.
+    """
+    cfg["req"] = cfg["ctl_in"] = os.dup(0)
+    cfg["resp"] = cfg["ctl_out"] = os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+
+
+def _cpu_seconds() -> float:
+    try:
+        times = os.times()
+        return float(times.user + times.system)
+    except (AttributeError, OSError):
+        return 0.0
+
+
 def _serve_in_process(cfg: dict, msg: dict) -> None:
     """Where there is no fork (Windows): serve one submission here, then exit for good."""
     code = 0
@@ -598,6 +635,9 @@ def _warm_up(torch) -> None:  # noqa: ANN001
 def main() -> None:
     cfg = json.loads(sys.argv[1])
     sys.dont_write_bytecode = True  # -I ignores PYTHONDONTWRITEBYTECODE
+    spawned = bool(cfg.get("spawned"))
+    if spawned:
+        _own_stdio(cfg)
     for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2"):
         sig = getattr(signal, name, None)
         if sig is not None:
@@ -627,7 +667,8 @@ def main() -> None:
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            _warm_up(torch)
+            if not spawned:  # nothing is forked from a spawned process: no one to share it with
+                _warm_up(torch)
         except Exception:  # noqa: BLE001 - a warm-up that fails costs speed, never a grade
             pass
         torch.set_num_threads(threads)
@@ -643,7 +684,8 @@ def main() -> None:
     gc.collect()
     gc.freeze()
     cfg["vmsize_kb"] = _vmsize_kb()
-    can_fork = hasattr(os, "fork")
+    cfg["cpu_spent_s"] = _cpu_seconds() if spawned else 0.0
+    can_fork = hasattr(os, "fork") and not spawned
     wire.write_frame(cfg["ctl_out"], {
         "op": "ready",
         "vmsize_kb": cfg["vmsize_kb"],
@@ -668,7 +710,8 @@ def main() -> None:
         if op != "open":
             continue  # e.g. a kill that arrived after its child had already ended
         generation += 1
-        wire.drain(cfg["req"])  # anything written for an earlier child is not for this one
+        if not spawned:  # (a spawned process serves one submission: nothing came before it)
+            wire.drain(cfg["req"])  # anything written for an earlier child is not for this one
         limits = msg.get("limits") or {}
         if not can_fork:
             _serve_in_process(cfg, msg)
