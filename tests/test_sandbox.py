@@ -593,3 +593,18 @@ def test_scratch_moves_when_python_lives_under_tmp(monkeypatch):
     assert argv[argv.index("HOME") + 1] == "/scratch"
     monkeypatch.setattr(backends, "_python_roots", lambda: ["/usr/local", "/opt/venv"])
     assert backends.sandbox_scratch() == "/tmp"
+
+
+def test_restarting_a_worker_leaks_no_file_descriptor():
+    """Each restart gives the old sandbox's pipes back (a long batch restarts after crashes)."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc/self/fd")
+    namespaces()
+    with Worker(level="namespaces", limits=LIMITS) as worker:
+        before = len(os.listdir("/proc/self/fd"))
+        for _ in range(3):
+            worker.restart()
+        deadline = time.monotonic() + 5
+        while len(os.listdir("/proc/self/fd")) > before and time.monotonic() < deadline:
+            time.sleep(0.05)  # the output thread closes its end once the old sandbox is gone
+        assert len(os.listdir("/proc/self/fd")) == before

@@ -90,8 +90,9 @@ class _Output:
     called once, and the worker kills the child (a flood still costs CPU to read).
     """
 
-    def __init__(self, fd: int, cap: int, on_flood: Any = None) -> None:
+    def __init__(self, fd: int, cap: int, on_flood: Any = None, owns_fd: bool = True) -> None:
         self.fd = fd
+        self.owns_fd = owns_fd  # close ``fd`` at end of file (False: its file object does)
         self.cap = cap
         self.buf = bytearray()
         self.dropped = 0
@@ -102,6 +103,16 @@ class _Output:
         self.thread.start()
 
     def _run(self) -> None:
+        try:
+            self._drain()
+        finally:
+            if self.owns_fd:  # every writer is gone (the sandbox ended): the pipe is ours to close
+                try:
+                    os.close(self.fd)
+                except OSError:
+                    pass
+
+    def _drain(self) -> None:
         while True:
             try:
                 data = os.read(self.fd, 1 << 16)
@@ -726,7 +737,7 @@ class _Spawned:
         self.closed: dict[str, Any] | None = None
         self.frames: queue.Queue[Any] = queue.Queue()
         self.output = _Output(self.proc.stderr.fileno(), worker.limits.output_kb * 1024,
-                              lambda: self.kill("output"))
+                              lambda: self.kill("output"), owns_fd=False)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
