@@ -147,7 +147,7 @@ def grade(
         submissions: :class:`grader.submission.Submission` objects.
         suites: which suites to run ("public" for ``grader check``).
         seed: the grading seed; a fresh random one when None (recorded in each report).
-        level: "namespaces" or "rlimits"; the strongest available when None.
+        level: "namespaces", "rlimits" or "subprocess"; the strongest available when None.
         allow_weak: whether falling back to rlimits is acceptable.
         worker: a running worker to reuse (its level wins over ``level``).
         on_report: called with each report as soon as it is complete.
