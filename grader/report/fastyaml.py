@@ -3,8 +3,10 @@
 ``dump(data)`` writes block-style YAML the way the reports have always looked with PyYAML
 (``sort_keys=False``, ``allow_unicode=True``, multi-line strings as literal blocks): mapping keys
 in insertion order, ``- `` items at their parent key's indentation, ``{}`` / ``[]`` for empty
-containers, Japanese text as is. It skips PyYAML's representer and serializer, which cost more
-than grading's bookkeeping for a report of ~2,800 nodes.
+containers, Japanese text as is; the text PyYAML writes with no line width, long strings being
+left on one line rather than folded at 100 columns. It skips PyYAML's representer and serializer,
+which run in Python even with libyaml's emitter and cost several milliseconds for a report of
+~2,800 nodes (``bench/yaml_speed.py``).
 
 Every scalar is written in a style that reads back as the same value under YAML 1.1 (PyYAML's
 ``SafeLoader`` and libyaml's ``CSafeLoader``):
@@ -133,7 +135,7 @@ def _scalar(v: Any) -> str:
         return str(v)
     if t is float:
         return _float(v)
-    # Subclasses (enums with a str/int/float value, numpy scalars are not accepted).
+    # Subclasses: str/int enums and the like, written as their base value.
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
@@ -222,8 +224,9 @@ def _item(v: Any, lead: str, ind: str, out: list[str]) -> None:
 def dump(data: Any) -> str:
     """``data`` as a YAML document (block style, keys in insertion order, UTF-8 text as is).
 
-    Raises TypeError for anything but dict (any key that is a str, int, float, bool or None),
-    list, tuple-free plain scalars: str, int, float, bool, None.
+    Takes dicts (keys: str, int, float, bool or None), lists, str, int, float, bool and None,
+    subclasses included (written as their base value); raises TypeError for anything else,
+    tuples included. Shared or repeated objects are written out in full each time: no anchors.
     """
     out: list[str] = []
     if isinstance(data, (dict, list)) and data:
