@@ -120,6 +120,8 @@ ADVERSARIAL_STRINGS = [
     ":", ":x", "a:", "a: b", "a:b", "a #b", "a#b", "#", "# c", "&a", "*a", "!a", "!!str", "|", "|-", "|x",
     ">", "> x", "'", "'a'", "it's", '"', '"a"', "%", "%YAML 1.1", "@", "`", "{", "}", "[", "]", ",",
     "{a: 1}", "[1, 2]", "a, b", "a,b", "\\", "\\n", "a\\u00e9",
+    "a[b]", "a{b}", "a]", "a}", "a!b", "a&b", "a*b", "a|b", "a>b", "a%b", "a@b", "a`b", "a'b", 'a"b', "a-b",
+    "a?b", "a? b", "a- b", "a -b", "a ,b", "a, ", "a ]", "a:\\b", "http://x.org/a#b", "C:\\dir",
     # whitespace and control characters
     "\t", "a\tb", "\ta", "a\t", "\r", "a\rb", "a\r\nb", "\x00", "a\x00b", "\x01\x07\x08\x0b\x0c\x1b\x1f",
     "\x7f", "\x80", "\x85", "a\x85b", "\x9f", "\xa0", "\xa0a\xa0", "a  b", "\u2028", "a\u2028b", "\u2029",
@@ -230,6 +232,8 @@ def test_long_keys_use_explicit_key_syntax():
     assert text.startswith(f"? {key}\n: - 1\n")
     for loader in LOADERS:
         round_trips(data, loader)
+        for k in ("日" * 1000, "😀" * 1000, "a" * 1000, "'" * 499, "\x00" * 200, "a" * 1001, "日" * 1100):
+            round_trips({k: {k: [k]}}, loader)
 
 
 def test_lone_surrogates_are_escaped_and_only_the_python_loader_reads_them():
@@ -280,11 +284,13 @@ texts = st.one_of(
 )
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), texts)
 keys = st.one_of(texts, st.integers(), st.booleans(), st.none())
-plain_data = st.recursive(
-    scalars,
-    lambda children: st.one_of(st.lists(children, max_size=5), st.dictionaries(keys, children, max_size=5)),
-    max_leaves=30,
-)
+
+
+def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(st.lists(children, max_size=5), st.dictionaries(keys, children, max_size=5))
+
+
+plain_data = st.recursive(scalars, _containers, max_leaves=30)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
