@@ -44,9 +44,9 @@ _BAD = "\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff\\ufeff\\ufffe\\uffff
 # Plain scalar: no indicator first, no space or ':' last, no document-end marker first. ": " and
 # " #" are checked separately.
 _PLAIN = re.compile(f"(?!\\.\\.\\.)[^{_BAD} \\-?:,\\[\\]{{}}#&*!|>'\"%@`](?:[^{_BAD}]*[^{_BAD} :])?")
-# Literal block: any character but those above (a tab included); line feeds allowed.
+# Literal block: none of those characters (tab included) but the line feed.
 _LITERAL_BAD = re.compile("[" + _BAD.replace("\\x00-\\x1f", "\\x00-\\x09\\x0b-\\x1f") + "]")
-# Single-quoted: any character but those above and line feeds; no escapes, '' for '.
+# Single-quoted: none of those characters (line feed and tab included); no escapes, '' for '.
 _SINGLE_BAD = re.compile(f"[{_BAD}]")
 # Characters json.dumps(ensure_ascii=False) leaves raw that must be escaped in YAML.
 _JSON_RAW = re.compile("[\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff\\ufeff\\ufffe\\uffff]")
