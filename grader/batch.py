@@ -43,6 +43,7 @@ import yaml
 from rich.console import Console
 
 from grader.errors import GraderError, SubmissionError, UsageError
+from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 from grader.submission import load_submission
@@ -227,15 +228,6 @@ def _wire_submission(sub: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- reports on disk
 
 
-class _FastDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """libyaml's emitter with the report writer's style: 4× faster, byte-identical output."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-_FastDumper.add_representer(
-    str, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style="|" if "\n" in v else None))
 _FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -245,8 +237,7 @@ def report_yaml(report: GradeReport | dict[str, Any]) -> str:
     Takes the report or its ``to_dict()`` form; the batch passes the dict the worker sent,
     which saves rebuilding it from dataclasses for every submission.
     """
-    data = report if isinstance(report, dict) else report.to_dict()
-    return yaml.dump(data, Dumper=_FastDumper, allow_unicode=True, sort_keys=False, width=100)
+    return fastyaml.dump(report if isinstance(report, dict) else report.to_dict())
 
 
 def report_path(outdir: Path, name: str, fmt: str = "yaml") -> Path:
