@@ -63,6 +63,7 @@ _HEADER = struct.Struct(">I")  # size (and each buffer length in the table)
 _BODY = struct.Struct(">II")  # json_len, count
 _HEAD = struct.Struct(">III")  # size, json_len, count
 _DTYPES = {name: np.dtype(name) for name in ALLOWED_DTYPES}
+_MAX_DIM = 2**63  # no numpy axis is longer; also keeps math.prod of a forged shape cheap
 
 
 class WireError(ValueError):
@@ -96,22 +97,24 @@ def _array_to_wire(arr: np.ndarray) -> dict[str, Any]:
 
 
 def _array_from_wire(spec: Any) -> np.ndarray:
-    if type(spec) is not dict or len(spec) != 3 or not ("dtype" in spec and "shape" in spec and "buf" in spec):
+    if type(spec) is not dict or len(spec) != 3 or "dtype" not in spec or "shape" not in spec or "buf" not in spec:
         raise WireError("array spec must have exactly dtype, shape and buf")
     dtype, shape, buf = spec["dtype"], spec["shape"], spec["buf"]
     dt = _DTYPES.get(dtype) if type(dtype) is str else None
     if dt is None:
         what = repr(dtype[:20]) if type(dtype) is str else f"of type {type(dtype).__name__}"
         raise WireError(f"dtype {what} is not allowed on the wire")
-    if type(shape) is not list or len(shape) > MAX_DEPTH or not all(type(n) is int and n >= 0 for n in shape):
-        raise WireError("array shape must be a list of at most MAX_DEPTH non-negative ints")
+    if type(shape) is not list or len(shape) > MAX_DEPTH:
+        raise WireError("array shape must be a list of at most MAX_DEPTH ints")
+    if not all(type(n) is int and 0 <= n < _MAX_DIM for n in shape):
+        raise WireError("array dimensions must be ints from 0 to 2**63 - 1")
     if type(buf) is not _Raw:
         raise WireError("array bytes must be a buffer of the frame")
     if math.prod(shape) * dt.itemsize != len(buf.data):
         raise WireError("array byte count does not match its dtype and shape")
     try:
         arr = np.empty(shape, dt)  # no larger than the bytes just counted
-    except (ValueError, OverflowError):  # e.g. shape [0, 10**30]: no bytes, and no such array
+    except (ValueError, OverflowError):  # e.g. shape [0, 2**62, 2**62]: no bytes, and no such array
         raise WireError("array shape is out of range") from None
     if arr.size:  # (cast refuses a 0 in the shape)
         memoryview(arr).cast("B")[:] = buf.data  # the one copy: never a view of the frame
