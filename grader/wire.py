@@ -14,13 +14,23 @@ finite float            itself
 nan / inf / -inf        ``{"$f": "nan"}`` / ``{"$f": "inf"}`` / ``{"$f": "-inf"}``
 list, tuple             ``[...]`` (a tuple comes back as a list)
 dict (str keys)         ``{"$d": [[key, value], ...]}``
-numpy array             ``{"$a": {"dtype": "<f4", "shape": [2, 3], "b64": "..."}}``
+numpy array             ``{"$a": {"dtype": "<f4", "shape": [2, 3], "buf": {"$raw": 0}}}``
 torch tensor            ``{"$t": {...same as $a...}}`` (decoded as a tensor where torch is loaded)
 anything else           ``{"$o": "<type name>"}`` (never an object: just its name)
 ======================  =========================================================
 
-Frames are a 4-byte big-endian length followed by that many bytes of UTF-8 JSON. Nothing is
-ever pickled, and decoding checks dtype, shape and byte count before building an array.
+An array's bytes do not go into the JSON: ``{"$raw": i}`` stands for the frame's raw buffer
+``i`` (C order, little-endian), and it may appear nowhere but as the ``buf`` of an array.
+
+A frame (all integers unsigned 32-bit big-endian)::
+
+    size | json_len | count | len_0 ... len_{count-1} | JSON (UTF-8) | buffer_0 ... buffer_{count-1}
+
+where ``size`` counts every byte after itself (at most :data:`MAX_FRAME`). The lengths must
+add up to ``size`` exactly, buffer ``i`` must be referenced exactly once and the references
+must appear in the JSON in the order 0, 1, 2, ... so buffers never overlap and none is left
+over. Nothing is ever pickled, and decoding checks dtype, shape and byte count before
+building an array (always a fresh copy, never a view of the frame).
 
 Example::
 
@@ -30,12 +40,12 @@ Example::
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 import os
 import struct
 import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -49,72 +59,101 @@ MAX_FRAME = 256 * 1024 * 1024
 #: how deep nested lists/dicts may go before the value is refused.
 MAX_DEPTH = 32
 
-_HEADER = struct.Struct(">I")
+_HEADER = struct.Struct(">I")  # size (and each buffer length in the table)
+_BODY = struct.Struct(">II")  # json_len, count
+_HEAD = struct.Struct(">III")  # size, json_len, count
+_DTYPES = {name: np.dtype(name) for name in ALLOWED_DTYPES}
+_MAX_DIM = 2**63  # no numpy axis is longer; also keeps math.prod of a forged shape cheap
 
 
 class WireError(ValueError):
     """A frame or value that does not follow the protocol."""
 
 
+class _Raw:
+    """The bytes of one array, carried beside the JSON of a frame.
+
+    Only :func:`encode` (from an array) and :func:`parse_body` (from a frame's buffer table)
+    make these; JSON alone never does.
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: memoryview) -> None:
+        self.data = data  # one-dimensional, format "B": len() is the byte count
+
+
 def _array_to_wire(arr: np.ndarray) -> dict[str, Any]:
-    arr = np.array(arr, order="C", copy=True)  # keeps 0-d arrays 0-d, unlike ascontiguousarray
     if arr.dtype.byteorder == ">":
-        arr = arr.astype(arr.dtype.newbyteorder("<"))
+        arr = arr.astype(arr.dtype.newbyteorder("<"), order="C")
     dtype = arr.dtype.str
     if dtype not in ALLOWED_DTYPES:
         raise WireError(f"arrays of dtype {arr.dtype} cannot cross the boundary")
-    return {
-        "dtype": dtype,
-        "shape": [int(n) for n in arr.shape],
-        "b64": base64.b64encode(arr.tobytes()).decode("ascii"),
-    }
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")  # keeps 0-d arrays 0-d, unlike ascontiguousarray
+    # No copy here: the view keeps the array alive (and unresizable) until the frame is built.
+    data = memoryview(arr).cast("B") if arr.size else memoryview(b"")  # (cast refuses 0 in shape)
+    return {"dtype": dtype, "shape": list(arr.shape), "buf": _Raw(data)}
 
 
 def _array_from_wire(spec: Any) -> np.ndarray:
-    if not isinstance(spec, dict) or set(spec) != {"dtype", "shape", "b64"}:
-        raise WireError("array spec must have exactly dtype, shape and b64")
-    dtype, shape, b64 = spec["dtype"], spec["shape"], spec["b64"]
-    if dtype not in ALLOWED_DTYPES:
-        raise WireError(f"dtype {dtype!r} is not allowed on the wire")
-    if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
-        raise WireError("array shape must be a list of non-negative ints")
-    if len(shape) > MAX_DEPTH or not isinstance(b64, str):
-        raise WireError("array spec is malformed")
-    raw = base64.b64decode(b64.encode("ascii"), validate=True)
-    dt = np.dtype(dtype)
-    if math.prod(shape) * dt.itemsize != len(raw):
+    if type(spec) is not dict or len(spec) != 3 or "dtype" not in spec or "shape" not in spec or "buf" not in spec:
+        raise WireError("array spec must have exactly dtype, shape and buf")
+    dtype, shape, buf = spec["dtype"], spec["shape"], spec["buf"]
+    dt = _DTYPES.get(dtype) if type(dtype) is str else None
+    if dt is None:
+        what = repr(dtype[:20]) if type(dtype) is str else f"of type {type(dtype).__name__}"
+        raise WireError(f"dtype {what} is not allowed on the wire")
+    if type(shape) is not list or len(shape) > MAX_DEPTH:
+        raise WireError("array shape must be a list of at most MAX_DEPTH ints")
+    if not all(type(n) is int and 0 <= n < _MAX_DIM for n in shape):
+        raise WireError("array dimensions must be ints from 0 to 2**63 - 1")
+    if type(buf) is not _Raw:
+        raise WireError("array bytes must be a buffer of the frame")
+    if math.prod(shape) * dt.itemsize != len(buf.data):
         raise WireError("array byte count does not match its dtype and shape")
-    return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+    try:
+        arr = np.empty(shape, dt)  # no larger than the bytes just counted
+    except (ValueError, OverflowError):  # e.g. shape [0, 2**62, 2**62]: no bytes, and no such array
+        raise WireError("array shape is out of range") from None
+    if arr.size:  # (cast refuses a 0 in the shape)
+        memoryview(arr).cast("B")[:] = buf.data  # the one copy: never a view of the frame
+    return arr
 
 
 def encode(value: Any, _depth: int = 0) -> Any:
-    """Turn a value into JSON-able plain data (see the module table)."""
+    """Turn a value into plain data for :func:`dumps` (see the module table).
+
+    Arrays and tensors are not copied: the result refers to their memory until it is
+    written with :func:`dumps` or :func:`write_frame` (or read back with :func:`decode`).
+    """
     if _depth > MAX_DEPTH:
         raise WireError("value is nested too deeply")
-    if value is None or type(value) in (bool, int, str):
+    t = type(value)
+    if value is None or t is bool or t is int or t is str:
         return value
-    if type(value) is float:
+    if t is float:
         if math.isfinite(value):
             return value
         return {"$f": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
-    if isinstance(value, np.ndarray) and type(value) is np.ndarray:
-        return {"$a": _array_to_wire(value)}
-    if isinstance(value, np.generic) and type(value).__module__ == "numpy":
-        return encode(value.item(), _depth)
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(value, torch.Tensor):
-        arr = torch.Tensor.numpy(torch.Tensor.contiguous(torch.Tensor.cpu(torch.Tensor.detach(value))))
-        return {"$t": _array_to_wire(np.array(arr, copy=True))}
-    if type(value) in (list, tuple):
+    if t is list or t is tuple:
         return [encode(v, _depth + 1) for v in value]
-    if type(value) is dict:
+    if t is dict:
         items = []
         for k, v in value.items():
             if type(k) is not str:
                 raise WireError("only str keys may cross the boundary")
             items.append([k, encode(v, _depth + 1)])
         return {"$d": items}
-    return {"$o": type(value).__name__[:80]}
+    if t is np.ndarray:
+        return {"$a": _array_to_wire(value)}
+    if isinstance(value, np.generic) and t.__module__ == "numpy":
+        return encode(value.item(), _depth)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        arr = torch.Tensor.numpy(torch.Tensor.contiguous(torch.Tensor.cpu(torch.Tensor.detach(value))))
+        return {"$t": _array_to_wire(arr)}
+    return {"$o": t.__name__[:80]}
 
 
 class Opaque:
@@ -133,29 +172,21 @@ def decode(data: Any, *, tensors: bool = False, _depth: int = 0) -> Any:
     """Inverse of :func:`encode`, strict about every field.
 
     Args:
-        data: parsed JSON.
+        data: a value from :func:`parse_body` (or from :func:`encode`).
         tensors: build ``torch.Tensor`` for ``$t`` values (the worker side); otherwise every
             array comes back as a ``numpy.ndarray`` (the trusted side).
     """
     if _depth > MAX_DEPTH:
         raise WireError("value is nested too deeply")
-    if data is None or type(data) in (bool, int, str, float):
+    t = type(data)
+    if data is None or t is bool or t is int or t is str or t is float:
         return data
-    if type(data) is list:
+    if t is list:
         return [decode(v, tensors=tensors, _depth=_depth + 1) for v in data]
-    if type(data) is dict and len(data) == 1:
+    if t is dict and len(data) == 1:
         ((tag, body),) = data.items()
-        if tag == "$f" and body in ("nan", "inf", "-inf"):
-            return float(body)
         if tag == "$a":
             return _array_from_wire(body)
-        if tag == "$t":
-            arr = _array_from_wire(body)
-            if tensors:
-                import torch
-
-                return torch.from_numpy(arr)
-            return arr
         if tag == "$d" and type(body) is list:
             out: dict[str, Any] = {}
             for pair in body:
@@ -163,17 +194,64 @@ def decode(data: Any, *, tensors: bool = False, _depth: int = 0) -> Any:
                     raise WireError("dict entries must be [str, value] pairs")
                 out[pair[0]] = decode(pair[1], tensors=tensors, _depth=_depth + 1)
             return out
+        if tag == "$t":
+            arr = _array_from_wire(body)
+            if tensors:
+                import torch
+
+                return torch.from_numpy(arr)
+            return arr
+        if tag == "$f" and type(body) is str and body in ("nan", "inf", "-inf"):
+            return float(body)
         if tag == "$o" and type(body) is str:
             return Opaque(body)
     raise WireError("unknown value on the wire")
 
 
+class _Pending(threading.local):
+    buffers: list[memoryview] | None = None  # the raw buffers of the frame being built
+
+
+_pending = _Pending()
+
+
+def _raw_ref(obj: Any) -> Any:
+    """``default`` of the JSON encoder: a buffer goes beside the JSON, anything else is refused."""
+    buffers = _pending.buffers
+    if type(obj) is _Raw and buffers is not None:
+        buffers.append(obj.data)
+        return {"$raw": len(buffers) - 1}
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, default=_raw_ref)
+
+
+def _frame_parts(message: dict[str, Any]) -> list[Any]:
+    """The pieces of one frame, in order: headers, JSON, then the raw buffers."""
+    outer = _pending.buffers
+    buffers: list[memoryview] = []
+    _pending.buffers = buffers
+    try:
+        text = _ENCODER.encode(message).encode("utf-8")
+    finally:
+        _pending.buffers = outer
+    count = len(buffers)
+    if not count:
+        size = _BODY.size + len(text)
+        if size > MAX_FRAME:
+            raise WireError(f"frame of {size} bytes exceeds the {MAX_FRAME}-byte limit")
+        return [_HEAD.pack(size, len(text), 0), text]
+    lengths = [len(b) for b in buffers]
+    size = _BODY.size + 4 * count + len(text) + sum(lengths)
+    if size > MAX_FRAME:
+        raise WireError(f"frame of {size} bytes exceeds the {MAX_FRAME}-byte limit")
+    return [struct.pack(f">III{count}I", size, len(text), count, *lengths), text, *buffers]
+
+
 def dumps(message: dict[str, Any]) -> bytes:
-    """One frame: length header plus JSON (``message`` must already be plain data)."""
-    body = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    if len(body) > MAX_FRAME:
-        raise WireError(f"frame of {len(body)} bytes exceeds the {MAX_FRAME}-byte limit")
-    return _HEADER.pack(len(body)) + body
+    """One frame: headers, JSON and raw buffers (``message`` must already be plain data)."""
+    return b"".join(_frame_parts(message))
 
 
 def write_frame(fd: int, message: dict[str, Any]) -> None:
@@ -184,15 +262,90 @@ def write_frame(fd: int, message: dict[str, Any]) -> None:
         view = view[n:]
 
 
-def parse_body(body: bytes) -> dict[str, Any]:
-    """Parse a frame body; the top level must be an object."""
+class _Refs(threading.local):
+    """The frame whose JSON this thread is parsing, and how far its buffers have been taken."""
+
+    view = memoryview(b"")
+    count = 0  # buffers in the frame's table
+    taken = 0  # references seen so far; they must come in order 0, 1, 2, ...
+    offset = 0  # where the next buffer starts
+    placed = 0  # references found where they belong: the "buf" of an array spec
+
+
+_refs = _Refs()
+
+
+def _object_hook(obj: dict[str, Any]) -> Any:
+    """Swap an exact ``{"$raw": i}`` for buffer ``i``; count those inside array specs."""
+    if "$raw" in obj:
+        index = obj["$raw"]
+        refs = _refs
+        if len(obj) != 1 or type(index) is not int or index != refs.taken or index >= refs.count:
+            raise WireError("invalid or out-of-order buffer reference")
+        (n,) = _HEADER.unpack_from(refs.view, _BODY.size + 4 * index)
+        start = refs.offset
+        if start + n > len(refs.view):
+            raise WireError("buffer runs past the end of the frame")
+        refs.taken, refs.offset = index + 1, start + n
+        return _Raw(refs.view[start : start + n])
+    if len(obj) == 1 and ("$a" in obj or "$t" in obj):
+        spec = obj.get("$a", obj.get("$t"))
+        if type(spec) is dict and type(spec.get("buf")) is _Raw:
+            _refs.placed += 1
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise WireError(f"{name} is not JSON")  # non-finite floats travel as {"$f": ...}
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+_RAW_DECODER = json.JSONDecoder(object_hook=_object_hook, parse_constant=_no_constant)
+
+
+def _parse(view: memoryview) -> dict[str, Any]:
+    """Parse a frame body held in memory that nobody else will change.
+
+    Buffers are looked up only as the JSON references them, so a forged table costs no
+    more than the JSON it comes with.
+    """
+    total = len(view)
+    if total < _BODY.size:
+        raise WireError("frame is too short for its header")
+    json_len, count = _BODY.unpack_from(view)
+    start = _BODY.size + 4 * count
+    end = start + json_len
+    if end > total or (not count and end != total):
+        raise WireError("frame's lengths do not add up to its size")
     try:
-        message = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WireError(f"frame is not JSON: {exc}") from None
-    if type(message) is not dict:
-        raise WireError("frame must hold a JSON object")
+        text = str(view[start:end], "utf-8")
+        if count or "$raw" in text or "\\u" in text:  # (a \u escape could spell "$raw")
+            refs = _refs
+            outer = refs.view, refs.count, refs.taken, refs.offset, refs.placed
+            refs.view, refs.count, refs.taken, refs.offset, refs.placed = view, count, 0, end, 0
+            try:
+                message, stop = _RAW_DECODER.raw_decode(text)
+                if refs.taken != count or refs.placed != count or refs.offset != total:
+                    raise WireError("a buffer is unreferenced, referenced outside an array, or "
+                                    "the buffers do not fill the frame")
+            finally:
+                refs.view, refs.count, refs.taken, refs.offset, refs.placed = outer
+        else:
+            message, stop = _DECODER.raw_decode(text)
+    except WireError:
+        raise
+    except (ValueError, RecursionError) as exc:  # bad UTF-8 or JSON, a 5000-digit int, [[[[...
+        raise WireError(f"frame is not JSON: {str(exc)[:200]}") from None
+    if type(message) is not dict or stop != len(text):
+        raise WireError("frame must hold one JSON object and nothing else")
     return message
+
+
+def parse_body(body: bytes) -> dict[str, Any]:
+    """Parse a frame body (everything after the size); the top level must be an object."""
+    if type(body) is not bytes:
+        body = bytes(body)  # a private copy: the buffers are views of it
+    return _parse(memoryview(body))
 
 
 def read_exact(fd: int, n: int) -> bytes:
@@ -240,11 +393,15 @@ class FrameReader:
             (size,) = _HEADER.unpack_from(self._buf)
             if size > MAX_FRAME:
                 raise WireError(f"frame of {size} bytes exceeds the limit")
-            if len(self._buf) < _HEADER.size + size:
+            end = _HEADER.size + size
+            if len(self._buf) < end:
                 break
-            body = bytes(self._buf[_HEADER.size : _HEADER.size + size])
-            del self._buf[: _HEADER.size + size]
-            out.append(parse_body(body))
+            if len(self._buf) == end:  # the usual case: take the buffer, copy nothing
+                frame, self._buf = self._buf, bytearray()
+            else:
+                frame = self._buf[:end]
+                del self._buf[:end]
+            out.append(_parse(memoryview(frame)[_HEADER.size :]))  # a bytearray that is ours alone
         return out
 
     def reset(self) -> None:

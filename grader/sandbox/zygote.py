@@ -272,7 +272,7 @@ class _Child:
             size = int(getattr(value, "nbytes", 0) or 0) if type(value).__module__ == "numpy" else 0
             if type(value).__module__.startswith("torch") and hasattr(value, "element_size"):
                 size = int(value.nelement()) * int(value.element_size())
-            if size * 4 // 3 > self.max_reply:  # refuse before base64 copies it three times
+            if size > self.max_reply:  # refuse before the frame copies it
                 raise ValueError(f"the value holds {size // (1024 * 1024)} MiB; "
                                  f"at most {self.max_reply // (1024 * 1024)} MiB can be returned")
             frame = wire.dumps({"id": call_id, "ok": True, "value": wire.encode(value)})
