@@ -24,8 +24,10 @@ from __future__ import annotations
 import gc
 import json
 import os
+import queue
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -105,13 +107,23 @@ def main() -> int:
         # each further chunk arrives through ``more`` when the previous one is done.
         index_of: dict[str, int] = {}
         first = [True]
+        # The parent queues chunks ahead of need; a thread takes them off our stdin as they
+        # come, so its writes never wait on us while we wait on it to read our reports.
+        inbox: queue.Queue[str] = queue.Queue()
+
+        def pump() -> None:
+            for text in sys.stdin:
+                inbox.put(text)
+            inbox.put("")
+
+        threading.Thread(target=pump, daemon=True).start()
 
         def next_chunk() -> list[Any] | None:
             if not first[0]:
                 gc.collect()
                 _send(out, {"op": "chunk_done"})
             first[0] = False
-            line = sys.stdin.readline()
+            line = inbox.get()
             msg = json.loads(line) if line.strip() else {}
             if msg.get("op") != "grade":
                 return None

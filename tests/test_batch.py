@@ -247,3 +247,23 @@ def test_workers_started_early_are_stopped_when_the_source_is_bad(tmp_path):
         run_batch(str(tmp_path / "no-such-folder"), str(tmp_path / "out"),
                   load_rubric(ROOT / "rubrics/chapter07.yaml"), jobs=2, allow_weak=True, progress=False)
     assert set(_children(os.getpid())) - before == set()
+
+
+@pytest.mark.slow
+def test_large_submissions_do_not_stall_the_pipes(tmp_path):
+    """Chunks queued ahead of a worker (each far over a pipe's 64 KiB) while its reports flow
+    back: neither side may block on a full pipe that the other is not reading."""
+    src = tmp_path / "src"
+    src.mkdir()
+    padding = "# " + "x" * 98 + "\n"
+    for i in range(6):
+        dest = src / f"big{i}"
+        shutil.copytree(EXAMPLES / "correct", dest)
+        with (dest / "scaling.py").open("a", encoding="utf-8") as fh:
+            fh.write(padding * 1500)  # ~150 KB of comment per submission
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "grader", "batch", str(src), "--out", str(out), "-j", "1",
+                           "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    rows = _gradebook(out)
+    assert len(rows) == 6 and {r["score"] for r in rows} == {"119.0"}
