@@ -170,26 +170,9 @@ def _map(d: dict, lead: str, ind: str, out: list[str]) -> None:
         key = _str(k) if type(k) is str else _scalar(k)
         if len(key) > _MAX_KEY:
             out.append(f"{lead}? {key}\n")
-            _item(v, f"{ind}: ", child, out)
-        else:
-            t = type(v)
-            if t is str:
-                if "\n" in v and (header := _literal(v)):
-                    out.append(f"{lead}{key}: {header}\n")
-                    _lines(v, child, out)
-                else:
-                    out.append(f"{lead}{key}: {_str(v)}\n")
-            elif t is dict or t is list or isinstance(v, (dict, list)):
-                if not v:
-                    out.append(f"{lead}{key}: {{}}\n" if isinstance(v, dict) else f"{lead}{key}: []\n")
-                elif isinstance(v, dict):
-                    out.append(f"{lead}{key}:\n")
-                    _map(v, child, child, out)
-                else:
-                    out.append(f"{lead}{key}:\n")
-                    _seq(v, ind, ind, out)
-            else:
-                out.append(f"{lead}{key}: {_scalar(v)}\n")
+            _value(v, f"{ind}: ", child, out)
+        else:  # a nested mapping indents under its key; a sequence's "- " stays at the key's column
+            _value(v, f"{lead}{key}: ", child, out, dict_at=child, list_at=ind)
         lead = ind
 
 
@@ -197,28 +180,38 @@ def _seq(items: list, lead: str, ind: str, out: list[str]) -> None:
     """A non-empty sequence; ``lead`` starts its first line, ``ind`` the others."""
     child = ind + "  "
     for v in items:
-        _item(v, lead + "- ", child, out)
+        _value(v, lead + "- ", child, out)
         lead = ind
 
 
-def _item(v: Any, lead: str, ind: str, out: list[str]) -> None:
-    """A node after ``- `` or ``: `` (``lead``), compact: a mapping's first key on that line."""
+def _value(v: Any, prefix: str, ind: str, out: list[str],
+           dict_at: str | None = None, list_at: str | None = None) -> None:
+    """A node after ``prefix`` (``key: ``, ``- `` or ``: ``); ``ind`` indents what follows.
+
+    A non-empty container starts on the prefix's own line (compact, as after ``- ``) unless
+    ``dict_at`` / ``list_at`` say where its lines begin instead (after ``key:``).
+    """
     t = type(v)
     if t is str:
         if "\n" in v and (header := _literal(v)):
-            out.append(f"{lead}{header}\n")
+            out.append(f"{prefix}{header}\n")
             _lines(v, ind, out)
         else:
-            out.append(f"{lead}{_str(v)}\n")
+            out.append(f"{prefix}{_str(v)}\n")
     elif t is dict or t is list or isinstance(v, (dict, list)):
+        is_dict = isinstance(v, dict)
         if not v:
-            out.append(f"{lead}{{}}\n" if isinstance(v, dict) else f"{lead}[]\n")
-        elif isinstance(v, dict):
-            _map(v, lead, ind, out)
+            out.append(f"{prefix}{{}}\n" if is_dict else f"{prefix}[]\n")
+        elif dict_at is None or list_at is None:
+            (_map if is_dict else _seq)(v, prefix, ind, out)
         else:
-            _seq(v, lead, ind, out)
+            out.append(f"{prefix[:-1]}\n")
+            if is_dict:
+                _map(v, dict_at, dict_at, out)
+            else:
+                _seq(v, list_at, list_at, out)
     else:
-        out.append(f"{lead}{_scalar(v)}\n")
+        out.append(f"{prefix}{_scalar(v)}\n")
 
 
 def dump(data: Any) -> str:
@@ -235,5 +228,5 @@ def dump(data: Any) -> str:
         else:
             _seq(data, "", "", out)
     else:
-        _item(data, "", "  ", out)
+        _value(data, "", "  ", out)
     return "".join(out)
