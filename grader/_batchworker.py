@@ -64,11 +64,16 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _on_term)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     config = json.loads(sys.stdin.readline())
-    if config.get("cpu") is not None:
-        try:  # before the zygote starts: it and its children inherit the CPU
-            os.sched_setaffinity(0, {int(config["cpu"])})
-        except (AttributeError, OSError, ValueError):
-            pass
+    return _serve(config, out, sys.stdin, config.pop("siblings", None) or [])
+
+
+def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, int]]) -> int:
+    """Be one worker: start a zygote, then grade what arrives on ``inp`` until told to stop.
+
+    ``siblings`` are the channels of further workers for this process to fork once its
+    imports are done, so that ``-j N`` pays for importing torch and pytest here once, not N
+    times (each sibling still starts its own sandboxed zygote).
+    """
 
     from grader.sandbox.worker import Worker
 
@@ -92,11 +97,16 @@ def main() -> int:
         from grader.errors import GraderError
         from grader.runner import grade
 
+        for sibling in siblings:
+            _fork_sibling(sibling, config, [zygote, out, inp, siblings])
         try:
             zygote.wait_ready()
         except GraderError as exc:
             _send(out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
             return 1
+        if config.get("cpu") is not None:
+            # Only now: while importing, this process and its zygote use whatever CPU is free.
+            zygote.pin({int(config["cpu"])}, also=os.getpid())
         # Everything imported so far lives as long as the process: keep it out of the
         # collector's sight, and collect rarely (pytest's own gc.collect calls still run).
         gc.collect()
@@ -112,7 +122,7 @@ def main() -> int:
         inbox: queue.Queue[str] = queue.Queue()
 
         def pump() -> None:
-            for text in sys.stdin:
+            for text in inp:
                 inbox.put(text)
             inbox.put("")
 
@@ -151,6 +161,44 @@ def main() -> int:
         return 130
     finally:
         zygote.stop()
+
+
+def _fork_sibling(sibling: dict[str, int], config: dict[str, Any], mine: list[Any]) -> None:
+    """Start another worker as a copy of this process (imports done, no zygote of its own yet).
+
+    Forked twice, so the sibling is nobody's child here and never waits as a zombie. The copy
+    drops every channel of this worker (its zygote, its pipes to the parent, the other
+    siblings') before it serves its own ``sibling["in"]`` / ``sibling["out"]``.
+    """
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        for key in ("in", "out"):
+            os.close(sibling[key])  # the sibling has its own copy
+        sibling["in"] = sibling["out"] = -1
+        return
+    code = 70
+    try:
+        if os.fork():
+            os._exit(0)
+        zygote, out, inp, siblings = mine
+        for fd in [*zygote.owned_fds(), *(s[k] for s in siblings if s is not sibling for k in ("in", "out"))]:
+            try:
+                if fd >= 0:
+                    os.close(fd)
+            except OSError:
+                pass
+        for stream in (out, inp):  # the file objects, so nothing flushes into them later
+            try:
+                stream.close()
+            except OSError:
+                pass
+        own_out = os.fdopen(sibling["out"], "w", encoding="utf-8")
+        own_in = os.fdopen(sibling["in"], "r", encoding="utf-8")
+        code = _serve({**config, "cpu": sibling.get("cpu")}, own_out, own_in, [])
+        own_out.flush()
+    finally:
+        os._exit(code)
 
 
 if __name__ == "__main__":

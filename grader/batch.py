@@ -26,6 +26,7 @@ import math
 import os
 import re
 import secrets
+import select
 import selectors
 import shutil
 import signal
@@ -299,24 +300,62 @@ def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any) -> Path
 class _Proc:
     """One trusted worker process and its JSON-lines pipe."""
 
-    def __init__(self, config: dict[str, Any], log: Path) -> None:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("ab") as err:  # the worker's own diagnostics; student output never goes here
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "grader._batchworker"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
-                start_new_session=True,  # Ctrl-C reaches the parent only; it decides
-            )
+    def __init__(self, config: dict[str, Any] | None, log: Path, pass_fds: tuple[int, ...] = (),
+                 adopt: tuple[int, int] | None = None) -> None:
+        """Start ``python -m grader._batchworker`` and send it ``config``; or, with ``adopt``
+        (our ends of its pipes), stand for a worker that another worker forks."""
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.pid: int | None = None  # an adopted worker's, from its "ready" message
+        if adopt is None:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("ab") as err:  # the worker's own diagnostics; student output never goes here
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", "grader._batchworker"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, pass_fds=pass_fds,
+                    start_new_session=True,  # Ctrl-C reaches the parent only; it decides
+                )
+            assert self.proc.stdin is not None and self.proc.stdout is not None
+            self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
+            self.pid = self.proc.pid
+        else:
+            self.stdin, self.stdout = os.fdopen(adopt[0], "wb"), os.fdopen(adopt[1], "rb")
         self.log = log
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.stdin = self.proc.stdin
-        self.stdout = self.proc.stdout
         self.buffer = b""
         self.ready = False
         self.busy: list[int] = []  # indices handed out and not reported yet
         self.chunks: list[list[int]] = []  # chunks handed out and not finished, oldest first
         self.stopping = False
-        self.send(config)
+        if config is not None:
+            self.send(config)
+
+    @classmethod
+    def start_group(cls, config: dict[str, Any], cpus: list[int], n: int, logs: Path) -> list["_Proc"]:
+        """``n`` workers for the price of one import: the first forks the others.
+
+        Where ``fork`` exists, the first worker gets the pipes of the others and forks one
+        copy per pipe pair once it has imported torch, pytest and the suites' helpers.
+        """
+        cpu = lambda k: cpus[k] if cpus else None  # noqa: E731
+        if n < 2 or not hasattr(os, "fork") or config.get("level") not in ("namespaces", "rlimits"):
+            return [cls({**config, "cpu": cpu(k)}, logs / f"worker-{k}.log") for k in range(n)]
+        ours, theirs, siblings = [], [], []
+        for k in range(1, n):
+            to_r, to_w = os.pipe()
+            from_r, from_w = os.pipe()
+            ours.append((to_w, from_r))
+            theirs += [to_r, from_w]
+            siblings.append({"in": to_r, "out": from_w, "cpu": cpu(k)})
+        try:
+            first = cls({**config, "cpu": cpu(0), "siblings": siblings}, logs / "worker-0.log",
+                        pass_fds=tuple(theirs))
+        except BaseException:
+            for fd in [*theirs, *(fd for pair in ours for fd in pair)]:
+                os.close(fd)
+            raise
+        for fd in theirs:
+            os.close(fd)
+        # The forked workers write their diagnostics into the first one's log.
+        return [first] + [cls(None, logs / "worker-0.log", adopt=pair) for pair in ours]
 
     def send(self, message: dict[str, Any]) -> bool:
         try:
@@ -336,17 +375,44 @@ class _Proc:
         return [json.loads(line) for line in lines if line.strip()]
 
     def stop(self, grace: float = 5.0) -> None:
-        if self.proc.poll() is None:
-            try:
-                self.proc.send_signal(signal.SIGTERM)
-                self.proc.wait(timeout=grace)
-            except (subprocess.TimeoutExpired, ProcessLookupError):
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                try:
+                    self.proc.send_signal(signal.SIGTERM)
+                    self.proc.wait(timeout=grace)
+                except (subprocess.TimeoutExpired, ProcessLookupError):
+                    self.proc.kill()
+                    self.proc.wait()
+        else:
+            self._stop_adopted(grace)
         for stream in (self.stdin, self.stdout):
             try:
                 stream.close()
             except OSError:
+                pass
+
+    def _stop_adopted(self, grace: float) -> None:
+        """Not our child: signal it by pid (or, before it said ready, close its input) and
+        wait for the end of its output, which comes when it and its sandbox are gone."""
+        try:
+            self.stdin.close()  # a worker that has not started grading sees the end of its input
+        except OSError:
+            pass
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+        deadline = time.monotonic() + grace
+        fd = self.stdout.fileno()
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready and not os.read(fd, 1 << 16):
+                return
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
                 pass
 
 
@@ -404,18 +470,19 @@ def run_batch(
         wanted = max(1, jobs or os.cpu_count() or 1)
         cpus = _cpus_for(wanted)
         base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning}
-        early = [_Proc({**base, "cpu": cpus[k] if cpus else None}, outdir / ".logs" / f"worker-{k}.log")
-                 for k in range(wanted)]
+        early = _Proc.start_group(base, cpus, wanted, outdir / ".logs")
+    retired: list[_Proc] = []
     try:
-        return _run_batch(source, out, outdir, rubric, early, jobs=jobs, resume=resume, seed=seed, lang=lang,
-                          console=console, progress=progress, summary=summary, level=level,
+        return _run_batch(source, out, outdir, rubric, early, retired, jobs=jobs, resume=resume, seed=seed,
+                          lang=lang, console=console, progress=progress, summary=summary, level=level,
                           warning=warning, started=started)
     finally:
-        for proc in early:
+        for proc in early + retired:
             proc.stop()
 
 
-def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_Proc"], *, jobs: int | None,
+def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_Proc"], retired: list["_Proc"],
+               *, jobs: int | None,
                resume: bool, seed: int | None, lang: str, console: Console, progress: bool | None,
                summary: bool, level: str, warning: str, started: float) -> BatchResult:
     from grader.report import render
@@ -467,7 +534,9 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
     interrupted = False
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     while len(early) > jobs:  # fewer submissions to grade than workers started
-        early.pop().stop()
+        spare = early.pop()
+        spare.send({"op": "stop"})
+        retired.append(spare)  # stopped at the very end: no waiting for it here
     if summary and todo:
         # The parent mostly waits on its workers: load the plotting library meanwhile.
         threading.Thread(target=_preload_plotting, daemon=True).start()
@@ -591,6 +660,7 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                         op = msg.get("op")
                         if op == "ready":
                             proc.ready = True
+                            proc.pid = proc.pid or msg.get("pid")
                             hand_out(proc)
                         elif op == "report":
                             report = write(msg["index"], msg["report"])

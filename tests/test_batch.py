@@ -228,11 +228,18 @@ def test_weak_sandbox_is_refused_without_the_flag(tmp_path, monkeypatch):
     assert not os.path.exists(tmp_path / "out" / "gradebook.csv")
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        out += [int(p) for p in (task / "children").read_text().split()]
-    return out
+def _batch_workers() -> set[int]:
+    """Every running batch worker on this machine (forked ones are nobody's child here)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"grader._batchworker" in cmdline:
+                found.add(int(entry.name))
+    return found
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
@@ -242,11 +249,34 @@ def test_workers_started_early_are_stopped_when_the_source_is_bad(tmp_path):
     from grader.errors import UsageError
     from grader.rubric import load_rubric
 
-    before = set(_children(os.getpid()))
+    before = _batch_workers()
     with pytest.raises(UsageError):
         run_batch(str(tmp_path / "no-such-folder"), str(tmp_path / "out"),
                   load_rubric(ROOT / "rubrics/chapter07.yaml"), jobs=2, allow_weak=True, progress=False)
-    assert set(_children(os.getpid())) - before == set()
+    deadline = time.monotonic() + 10
+    while _batch_workers() - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _batch_workers() - before == set()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_forked_workers_grade_and_leave_nothing_running(tmp_path):
+    """With -j 2 the first worker forks the second: both grade, and both are gone at the end,
+    also when there are fewer submissions than workers."""
+    before = _batch_workers()
+    src = _make_source(tmp_path / "src", 6)
+    _batch(str(src), "--out", str(tmp_path / "out"), "-j", "2")
+    rows = _gradebook(tmp_path / "out")
+    assert len(rows) == 6
+    logs = (tmp_path / "out" / ".logs" / "worker-0.log")
+    assert logs.exists()
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copytree(EXAMPLES / "correct", one / "only")
+    _batch(str(one), "--out", str(tmp_path / "out1"), "-j", "2")
+    assert [r["score"] for r in _gradebook(tmp_path / "out1")] == ["119.0"]
+    assert _batch_workers() - before == set()
 
 
 @pytest.mark.slow

@@ -267,6 +267,33 @@ class Worker:
     def alive(self) -> bool:
         return not self._dead and self.proc is not None and self.proc.poll() is None
 
+    def pin(self, cpus: set[int], also: int | None = None) -> None:
+        """Keep the sandbox (and ``also``, e.g. the caller) on ``cpus`` from now on.
+
+        Applied to every process of the sandbox as it stands; the zygote's later children
+        inherit it. Best effort: where affinity cannot be set, nothing changes.
+        """
+        pids = [also] if also else []
+        if self.proc is not None:
+            pids.append(self.proc.pid)
+            todo = [self.proc.pid]
+            while todo:
+                kids = _children(todo.pop())
+                pids += kids
+                todo += kids
+        for pid in pids:
+            try:
+                os.sched_setaffinity(pid, cpus)
+            except (AttributeError, OSError, ValueError):
+                pass
+
+    def owned_fds(self) -> list[int]:
+        """The descriptors of this worker's channel (for a forked copy of its owner to drop)."""
+        fds = list(self._fds.values())
+        if self._output is not None:
+            fds.append(self._output.fd)
+        return fds
+
     def stop(self) -> None:
         """Kill the zygote and everything in its sandbox."""
         proc = self.proc
@@ -516,6 +543,18 @@ class Worker:
 
     def _send_request(self, message: dict[str, Any]) -> None:
         wire.write_frame(self._fds["req"], message)
+
+
+def _children(pid: int) -> list[int]:
+    """The children of ``pid`` (Linux /proc; empty elsewhere)."""
+    out: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                out += [int(p) for p in fh.read().split()]
+    except OSError:
+        pass
+    return out
 
 
 def _describe_exit(closed: dict[str, Any]) -> str:
