@@ -5,7 +5,8 @@
 1. Generates N submissions (a cycle over examples/submissions/* and
    tests/fixtures/submissions/*: correct, mistaken and broken; folders, notebooks, zips);
    each folder copy gets a distinct comment so content hashes differ.
-2. Times a bare ``python -c "import torch"`` (median of 3).
+2. Times a bare ``python -c "import torch"`` (median of 5) right before each measured run,
+   so every ratio is to a reference taken next to it (the machine's speed drifts).
 3. Runs ``grader batch GEN --out OUT -j J`` for each J; samples the process tree's
    memory (PSS, shared pages counted once) from /proc every 0.1 s.
 4. Runs the naive design (bench/naive_plugin.py: student files imported into a fresh
@@ -110,7 +111,7 @@ class TreeMemory:
                 "second_half": peak([s for s in self.samples if s[0] > mid])}
 
 
-def time_import_torch(repeat: int = 3) -> float:
+def time_import_torch(repeat: int = 5) -> float:
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
@@ -162,12 +163,12 @@ def main() -> None:
         gen = work / "submissions"
         gen.mkdir()
         subs = generate(gen, args.n)
-        torch_s = time_import_torch()
         print(f"submissions: {len(subs)} generated from examples/ and tests/fixtures/ (cycle of "
               f"{len({s.name.split('-', 1)[1] for s in subs})} kinds)")
-        print(f"bare `python -c 'import torch'`: {torch_s:.3f} s (median of 3)")
         results = {}
         for j in jobs:
+            torch_s = time_import_torch()
+            print(f"bare `python -c 'import torch'`: {torch_s:.3f} s (median of 5, just before)")
             wall, mem = run_batch(gen, work / f"out-j{j}", j)
             per = wall / len(subs)
             results[j] = per
@@ -192,6 +193,8 @@ def main() -> None:
             return
         sample = subs[:: max(1, len(subs) // args.naive_sample)][: args.naive_sample]
         jn = jobs[-1]
+        torch_s = time_import_torch()
+        print(f"bare `python -c 'import torch'`: {torch_s:.3f} s (median of 5, just before)")
         naive_wall = run_naive(sample, jn)
         naive_per = naive_wall / len(sample)
         print(f"naive pytest per submission (-P {jn}, {len(sample)} of them): {naive_wall:.1f} s, "
