@@ -83,7 +83,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
     rubric = load_rubric(config["rubric"])
     # Started from this (the main) thread: bubblewrap's --die-with-parent ends the sandbox
     # when the thread that launched it exits. The zygote imports torch while we do.
-    zygote = Worker(level=config["level"], limits=rubric.limits)
+    zygote = Worker(level=config["level"], limits=rubric.limits, warm_more=True)
     try:
         zygote.start(wait=False)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent

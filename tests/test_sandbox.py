@@ -608,3 +608,14 @@ def test_restarting_a_worker_leaks_no_file_descriptor():
         while len(os.listdir("/proc/self/fd")) > before and time.monotonic() < deadline:
             time.sleep(0.05)  # the output thread closes its end once the old sandbox is gone
         assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_batch_zygote_warms_what_a_single_check_does_not():
+    """``warm_more`` (batch workers) imports what ``torch.broadcast_shapes`` needs before
+    forking; a plain worker (``grader check``) starts without it."""
+    namespaces()
+    probe = "import sys\ndef f():\n    return 'sympy' in sys.modules\n"
+    with Worker(level="namespaces", limits=LIMITS, warm_more=True) as batch:
+        assert call(batch, probe) is True
+    with Worker(level="namespaces", limits=LIMITS) as single:
+        assert call(single, probe) is False

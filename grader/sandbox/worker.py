@@ -166,6 +166,9 @@ class Worker:
     seccomp: bool | None = None
     hide: tuple[str, ...] = ()
     info: dict[str, Any] = field(default_factory=dict)
+    #: also warm what only some students use and costs the zygote's start-up (e.g. the sympy
+    #: import behind ``torch.broadcast_shapes``): worth it for a batch, not for one check
+    warm_more: bool = False
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Worker":
         level = kwargs.get("level", args[0] if args else "namespaces")
@@ -224,7 +227,7 @@ class Worker:
         cfg = {
             "req": req_r, "resp": resp_w, "ctl_in": ci_r, "ctl_out": co_w,
             "scratch": launch.scratch, "pid1": launch.pid1, "threads": self.threads,
-            "seccomp": bool(seccomp),
+            "seccomp": bool(seccomp), "warm_more": self.warm_more,
         }
         inside = (req_r, resp_w, ci_r, co_w)
         try:

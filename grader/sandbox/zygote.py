@@ -591,7 +591,7 @@ def _serve_in_process(cfg: dict, msg: dict) -> None:
         os._exit(0)
 
 
-def _warm_up(torch) -> None:  # noqa: ANN001
+def _warm_up(torch, more: bool = False) -> None:  # noqa: ANN001
     """Run once, here, the operations students' code typically uses.
 
     torch and numpy initialise kernels, dispatch tables and caches lazily on first use; done
@@ -620,9 +620,10 @@ def _warm_up(torch) -> None:  # noqa: ANN001
         torch.diag(q[0]) - torch.outer(q[0], q[0]), torch.diag_embed(q[:2]), x.permute(0, 2, 1).numpy()
         torch.from_numpy(np.ones((2, 2))), torch.tensor([1.0, 2.0], dtype=dtype).tolist(), s.max().item()
         torch.allclose(q, q), torch.isfinite(s).all(), torch.zeros_like(s), torch.full_like(s, 1.0)
-    # broadcast_shapes (and the shape checks of expand-heavy code) imports sympy on first
-    # use: ~0.25 s that every child calling it would otherwise pay again.
-    torch.broadcast_shapes((2, 1, 3), (4, 3))
+    if more:
+        # broadcast_shapes imports sympy on first use: ~0.25 s that every child calling it
+        # would otherwise pay again (a batch asks for this; one check would only wait longer).
+        torch.broadcast_shapes((2, 1, 3), (4, 3))
     torch.manual_seed(0)
     torch.randn(8, 8)
     rng = np.random.default_rng(0)
@@ -668,7 +669,7 @@ def main() -> None:
         torch.set_num_threads(1)
         try:
             if not spawned:  # nothing is forked from a spawned process: no one to share it with
-                _warm_up(torch)
+                _warm_up(torch, more=bool(cfg.get("warm_more")))
         except Exception:  # noqa: BLE001 - a warm-up that fails costs speed, never a grade
             pass
         torch.set_num_threads(threads)
