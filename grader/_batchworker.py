@@ -1,17 +1,22 @@
 """One trusted grading process of ``grader batch`` (started as ``python -m grader._batchworker``).
 
 The parent (:mod:`grader.batch`) writes one JSON object per line to our stdin and reads
-JSON lines from the file descriptor named in the first message:
+JSON lines from our stdout (a private copy of it: whatever else this process prints goes to
+stderr, the worker's log):
 
-==========================================  =================================================
-parent → worker                             worker → parent
-==========================================  =================================================
-``{"op": "config", "rubric", "level", ...}``  ``{"op": "ready", "pid", "level"}``
-``{"op": "grade", "items", "seed"}``         ``{"op": "report", "index", "report"}`` per item,
-                                            then ``{"op": "chunk_done"}`` (sent when the
-                                            worker asks for its next chunk)
-``{"op": "stop"}`` (or EOF, or SIGTERM)      ``{"op": "fatal", "message"}`` on a grader fault
-==========================================  =================================================
+==============================================  ==============================================
+parent → worker                                 worker → parent
+==============================================  ==============================================
+``{"op": "config", "rubric", "level", ...}``    ``{"op": "hello", "pid"}`` (a forked worker,
+                                                at once); ``{"op": "ready", "pid", "level"}``
+``{"op": "grade", "items", "seed"}``            ``{"op": "report", "index", "report"}`` per
+                                                item, then ``{"op": "chunk_done"}`` (when the
+                                                worker asks for its next chunk)
+``{"op": "stop"}`` (or EOF, or SIGTERM)         ``{"op": "fatal", "message"}`` on a grader fault
+==============================================  ==============================================
+
+A worker started with ``"siblings"`` in its config forks one more worker per entry once its
+imports are done; each copy talks over its own pipe pair, exactly as above.
 
 Items carry a submission as plain data (modules as ``Module.to_dict()``); reports come
 back as ``GradeReport.to_dict()``. No student object is ever in this process: the student's
@@ -195,6 +200,7 @@ def _fork_sibling(sibling: dict[str, int], config: dict[str, Any], mine: list[An
                 pass
         own_out = os.fdopen(sibling["out"], "w", encoding="utf-8")
         own_in = os.fdopen(sibling["in"], "r", encoding="utf-8")
+        _send(own_out, {"op": "hello", "pid": os.getpid()})  # so the parent can stop us early
         code = _serve({**config, "cpu": sibling.get("cpu")}, own_out, own_in, [])
         own_out.flush()
     finally:

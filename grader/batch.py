@@ -407,8 +407,17 @@ class _Proc:
         fd = self.stdout.fileno()
         while (left := deadline - time.monotonic()) > 0:
             ready, _, _ = select.select([fd], [], [], left)
-            if ready and not os.read(fd, 1 << 16):
+            if not ready:
+                continue
+            data = os.read(fd, 1 << 16)
+            if not data:
                 return
+            if self.pid is None and b'"hello"' in data:  # it says its pid as soon as it exists
+                try:
+                    self.pid = int(json.loads(data.split(b"\n", 1)[0])["pid"])
+                    os.kill(self.pid, signal.SIGTERM)
+                except (ValueError, KeyError, TypeError, ProcessLookupError, PermissionError):
+                    pass
         if self.pid is not None:
             try:
                 os.kill(self.pid, signal.SIGKILL)
@@ -658,7 +667,9 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                     messages = proc.read_lines()
                     for msg in messages or []:
                         op = msg.get("op")
-                        if op == "ready":
+                        if op == "hello":  # a forked worker's first word: its pid
+                            proc.pid = proc.pid or msg.get("pid")
+                        elif op == "ready":
                             proc.ready = True
                             proc.pid = proc.pid or msg.get("pid")
                             hand_out(proc)
