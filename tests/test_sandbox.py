@@ -140,7 +140,8 @@ def test_the_rlimits_environment_is_built_from_scratch(monkeypatch):
     try:
         assert "GITHUB_TOKEN" not in launch.env
         assert set(launch.env) <= {"PATH", "HOME", "TMPDIR", "LANG", "OMP_NUM_THREADS",
-                                   "MKL_NUM_THREADS", "PYTHONDONTWRITEBYTECODE", "SYSTEMROOT"}
+                                   "MKL_NUM_THREADS", "PYTHONDONTWRITEBYTECODE", "SYSTEMROOT",
+                                   "GLIBC_TUNABLES"}
     finally:
         for path in launch.cleanup:
             os.rmdir(path)
@@ -292,7 +293,7 @@ def test_the_environment_is_cleared(worker):
     if worker.level == "namespaces":  # pid 1 is the zygote: non-dumpable, its environ unreadable
         assert init == "PermissionError"
     assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                        "OPENBLAS_NUM_THREADS", "PYTHONDONTWRITEBYTECODE", "PWD"}
+                        "OPENBLAS_NUM_THREADS", "PYTHONDONTWRITEBYTECODE", "PWD", "GLIBC_TUNABLES"}
 
 
 def test_a_token_in_the_graders_environment_never_reaches_a_fresh_worker(monkeypatch):
@@ -619,3 +620,17 @@ def test_a_batch_zygote_warms_what_a_single_check_does_not():
         assert call(batch, probe) is True
     with Worker(level="namespaces", limits=LIMITS) as single:
         assert call(single, probe) is False
+
+
+def test_the_zygote_heap_lies_in_huge_pages_where_the_kernel_offers_them():
+    """glibc is asked for transparent huge pages and can see whether the kernel has them."""
+    from grader.sandbox.worker import _children
+
+    namespaces()
+    offered = "[never]" not in (Path(backends.THP_SYSFS) / "enabled").read_text()
+    with Worker(level="namespaces", limits=LIMITS) as worker:
+        huge = [int(line.split()[1]) for p in _children(worker.proc.pid)
+                for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines()
+                if line.startswith("AnonHugePages:")]
+        assert huge, "the zygote was not found"
+        assert (max(huge) > 0) == offered

@@ -40,6 +40,9 @@ ZYGOTE = HERE / "zygote.py"
 WIRE = HERE.parent / "wire.py"
 SECCOMP = HERE / "seccomp_noproc.py"
 INSIDE = "/opt/grader"  # where the worker's own files appear inside the sandbox
+#: glibc tunable for the zygote: its malloc heap in transparent huge pages (ignored where unknown)
+GLIBC_TUNABLES = "glibc.malloc.hugetlb=1"
+THP_SYSFS = "/sys/kernel/mm/transparent_hugepage"
 #: whether this platform has rlimits (the subprocess level applies them only where it does)
 HAS_RLIMITS = importlib.util.find_spec("resource") is not None
 
@@ -148,6 +151,11 @@ def bwrap_argv(bwrap: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = 
         "--setenv", "MKL_NUM_THREADS", "1",
         "--setenv", "OPENBLAS_NUM_THREADS", "1",
         "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+        # glibc backs its heap with transparent huge pages (where the kernel offers them on
+        # request): the zygote's ~180 MB then forks and exits in ~5 ms instead of ~8 ms per child.
+        "--setenv", "GLIBC_TUNABLES", GLIBC_TUNABLES,
+        # glibc reads the kernel's huge-page mode here before asking for them; nothing else of /sys
+        "--ro-bind-try", THP_SYSFS, THP_SYSFS,
         "--ro-bind", "/usr", "/usr",
     ]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -268,6 +276,8 @@ def launch(level: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) 
         "MKL_NUM_THREADS": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    if sys.platform.startswith("linux") and level == "rlimits":
+        env["GLIBC_TUNABLES"] = GLIBC_TUNABLES  # as in the namespace sandbox: cheaper forks
     if os.name == "nt":  # Windows needs these to start Python at all; its temp folder is named so
         env.update({k: v for k, v in os.environ.items() if k.upper() in ("SYSTEMROOT", "PATH")})
         env.update({"TEMP": scratch, "TMP": scratch, "USERPROFILE": scratch})
