@@ -64,6 +64,12 @@ def _on_term(signum: int, frame: Any) -> None:
 def main() -> int:
     # Results go to a private copy of stdout; anything printed by a library from here on
     # lands on stderr and can never corrupt a frame.
+    # Imports (torch, pytest, the suites' helpers) make many objects and little garbage: no
+    # collector passes over them; it comes back on, with rare passes, once they are frozen.
+    gc.disable()
+    # One BLAS thread: numpy's pool would otherwise spin on the other CPU, which belongs to
+    # the next worker (set before numpy is first imported).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     signal.signal(signal.SIGTERM, _on_term)
@@ -117,6 +123,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 50, 100)
+        gc.enable()
         _send(out, {"op": "ready", "pid": os.getpid(), "level": zygote.level})
         # One pytest session for the worker's whole life: the suites are collected once, and
         # each further chunk arrives through ``more`` when the previous one is done.

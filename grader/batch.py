@@ -466,6 +466,9 @@ def run_batch(
     from grader.sandbox.level import choose_level
 
     started = time.monotonic()
+    # This process and its workers keep both CPUs busy on their own: an idle BLAS pool
+    # (numpy's, loaded with the plots) would only spin on them. Read when numpy loads.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     console = console or Console(stderr=True, highlight=False, soft_wrap=True)
     outdir = Path(out)
     level, warning = choose_level(allow_weak=allow_weak)
