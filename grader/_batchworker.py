@@ -120,8 +120,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
             zygote.pin({int(config["cpu"])}, also=os.getpid())
         # Everything imported so far lives as long as the process: keep it out of the
         # collector's sight, and collect rarely (pytest's own gc.collect calls still run).
-        gc.collect()
-        gc.freeze()
+        gc.freeze()  # (no full pass first: imports leave next to no garbage)
         gc.set_threshold(50_000, 50, 100)
         gc.enable()
         _send(out, {"op": "ready", "pid": os.getpid(), "level": zygote.level})

@@ -482,6 +482,11 @@ def _read_notebook(
     # Deferred: nbformat pulls in jsonschema, which grading a folder never needs.
     import nbformat  # noqa: PLC0415
 
+    # nbformat's compiled validator (it ships with nbformat): ~0.2 ms a notebook instead of
+    # ~3.5 ms, which a batch of hundreds notices; on an error nbformat still words the
+    # message as jsonschema does. An explicit choice in the environment is kept.
+    os.environ.setdefault("NBFORMAT_VALIDATOR", "fastjsonschema")
+
     text = _decode_text(data, filename, notes)
     try:
         with warnings.catch_warnings():

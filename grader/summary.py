@@ -12,8 +12,11 @@ Plot labels stay ASCII (a Japanese font may be missing); the bilingual text is t
 from __future__ import annotations
 
 import base64
+import functools
 import io
+import os
 import statistics
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,14 +118,7 @@ def _figure_png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
-    """PNG bytes of the three plots (ASCII labels only)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out: dict[str, bytes] = {}
+def _score_histogram(plt: Any, stats: ClassStats, hardest: int) -> Any:
     fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
     top = stats.max_score or 1.0
     ax.hist(stats.scores, bins=min(20, max(5, len(set(stats.scores)))), range=(0, top), color="#4472c4",
@@ -130,8 +126,10 @@ def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
     ax.set_xlabel(f"score (max {top:g})")
     ax.set_ylabel("submissions")
     ax.set_title("Score distribution")
-    out["score_histogram"] = _figure_png(fig)
+    return fig
 
+
+def _test_pass_rate(plt: Any, stats: ClassStats, hardest: int) -> Any:
     shown = stats.tests[:hardest]
     fig, ax = plt.subplots(figsize=(8, 0.28 * max(4, len(shown)) + 1), layout="constrained")
     labels = [_short(t[0]) for t in shown]
@@ -141,8 +139,10 @@ def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
     ax.set_xlim(0, 100)
     ax.set_xlabel("% of submissions passing")
     ax.set_title(f"Pass rate per test (lowest {len(shown)} of {len(stats.tests)})")
-    out["test_pass_rate"] = _figure_png(fig)
+    return fig
 
+
+def _mistake_counts(plt: Any, stats: ClassStats, hardest: int) -> Any:
     fig, ax = plt.subplots(figsize=(7, 0.4 * max(3, len(stats.mistakes)) + 1), layout="constrained")
     if stats.mistakes:
         ax.barh(range(len(stats.mistakes)), [m[1] for m in stats.mistakes], color="#ed7d31")
@@ -153,7 +153,68 @@ def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
         ax.set_yticks([])
     ax.set_xlabel("submissions")
     ax.set_title("How often each mistake id occurred")
-    out["mistakes"] = _figure_png(fig)
+    return fig
+
+
+_PLOTS = {"score_histogram": _score_histogram, "test_pass_rate": _test_pass_rate, "mistakes": _mistake_counts}
+
+
+def _drawn_elsewhere(make: Any) -> tuple[int, int] | None:
+    """Draw one plot in a forked copy of this process; returns (pid, read end) or None.
+
+    The class summary is the last thing a batch does, and the workers' CPUs are free by
+    then: each plot takes ~0.1 s to lay out and rasterise, so they are drawn side by side.
+    Only from a single-threaded process (a fork copies no other thread, nor the locks they
+    might hold) and where ``fork`` exists; otherwise the caller draws the plot itself.
+    """
+    if not hasattr(os, "fork") or threading.active_count() > 1 or (os.cpu_count() or 1) < 2:
+        return None
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the copy: draw, send the PNG bytes, and leave without any clean-up
+        code = 1
+        try:
+            os.close(read)
+            data = make()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write, view):]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def _collect(pid: int, read: int) -> bytes | None:
+    chunks = []
+    with os.fdopen(read, "rb") as fh:
+        chunks.append(fh.read())
+    _, status = os.waitpid(pid, 0)
+    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 and chunks[0] else None
+
+
+def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
+    """PNG bytes of the three plots (ASCII labels only)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    makers = {name: functools.partial(lambda f: _figure_png(f(plt, stats, hardest)), f)
+              for name, f in _PLOTS.items()}
+    names = list(makers)
+    elsewhere = {name: _drawn_elsewhere(makers[name]) for name in names[1:]}
+    out = {names[0]: makers[names[0]]()}
+    for name in names[1:]:
+        forked = elsewhere[name]
+        data = _collect(*forked) if forked else None
+        out[name] = data if data is not None else makers[name]()  # drawn here if the copy failed
     return out
 
 
@@ -205,14 +266,20 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     return "\n".join(lines) + "\n"
 
 
-def render_html(stats: ClassStats, rubric: Any, lang: str, pngs: dict[str, bytes]) -> str:
+@functools.lru_cache(maxsize=1)
+def _templates() -> Any:
+    """The template environment, made once: each page then reuses the compiled template."""
     import jinja2
 
-    env = jinja2.Environment(
+    return jinja2.Environment(
         loader=jinja2.PackageLoader("grader", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         trim_blocks=True, lstrip_blocks=True,
     )
+
+
+def render_html(stats: ClassStats, rubric: Any, lang: str, pngs: dict[str, bytes]) -> str:
+    env = _templates()
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     images = {k: "data:image/png;base64," + base64.b64encode(v).decode() for k, v in pngs.items()}
     return env.get_template("summary.html.j2").render(

@@ -58,3 +58,37 @@ def test_summary_pages_are_bilingual_and_self_contained(tmp_path):
         md = (tmp_path / f"summary.{lang}.md").read_text(encoding="utf-8")
         assert word in md and "summary/score_histogram.png" in md
     assert (tmp_path / "summary" / "mistakes.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_plots_drawn_side_by_side_equal_plots_drawn_in_turn(monkeypatch):
+    """Two of the three plots are drawn in forked copies; each PNG is byte for byte the one
+    this process draws itself, which is also what happens when a copy fails or is not made."""
+    import threading
+
+    from grader import summary
+
+    stats = class_stats(REPORTS)
+    forked = summary.plots(stats)
+    made = []
+    real = summary._drawn_elsewhere
+    monkeypatch.setattr(summary, "_drawn_elsewhere", lambda make: made.append(real(make)) or made[-1])
+    summary.plots(stats)
+    assert len(made) == 2 and all(m is not None for m in made)  # the copies were really made
+
+    hold = threading.Event()
+    other = threading.Thread(target=hold.wait)  # another thread: no fork, all drawn here
+    other.start()
+    try:
+        made.clear()
+        in_turn = summary.plots(stats)
+        assert made == [None, None]
+    finally:
+        hold.set()
+        other.join()
+    assert set(forked) == set(in_turn) == {"score_histogram", "test_pass_rate", "mistakes"}
+    for name in forked:
+        assert forked[name].startswith(b"\x89PNG") and forked[name] == in_turn[name], name
+
+    real_collect = summary._collect
+    monkeypatch.setattr(summary, "_collect", lambda pid, read: real_collect(pid, read) and None)
+    assert summary.plots(stats) == in_turn  # copies whose PNG is lost: drawn here instead
