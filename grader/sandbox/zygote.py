@@ -633,47 +633,6 @@ def _warm_up(torch, more: bool = False) -> None:  # noqa: ANN001
     np.random.randn(4)
 
 
-MADV_HUGEPAGE = 14
-MADV_COLLAPSE = 25  # Linux 6.1+
-_HUGE = 2 * 1024 * 1024
-
-
-def _huge_pages() -> int:
-    """Back the zygote's anonymous memory with 2 MiB pages; returns how many were made.
-
-    Each fork copies the page table entries of every anonymous page (~20,000 for the 80 MiB
-    that importing torch leaves outside glibc's heap) and each child's exit tears its copy
-    down again; one entry per 2 MiB instead makes both cheap. Only regions mostly in memory
-    are collapsed, so little memory is added. Linux only; anything refused is left as it is.
-    """
-    if not sys.platform.startswith("linux"):
-        return 0
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        madvise = libc.madvise
-        madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-        regions: list[list] = []
-        with open("/proc/self/smaps") as fh:
-            for line in fh:
-                head = line.split()
-                if not head[0].endswith(":"):
-                    name = head[5] if len(head) > 5 else ""
-                    lo, hi = (int(x, 16) for x in head[0].split("-"))
-                    regions.append([lo, hi, head[1] == "rw-p" and name in ("", "[heap]"), 0])
-                elif head[0] == "Rss:" and regions:
-                    regions[-1][3] = int(head[1]) * 1024
-    except (OSError, AttributeError, ValueError):
-        return 0
-    made = 0
-    for lo, hi, anon, rss in regions:
-        start, end = -(-lo // _HUGE) * _HUGE, hi // _HUGE * _HUGE
-        if not anon or end <= start or rss * 2 < hi - lo:
-            continue
-        if madvise(start, end - start, MADV_HUGEPAGE) == 0 and madvise(start, end - start, MADV_COLLAPSE) == 0:
-            made += (end - start) // _HUGE
-    return made
-
-
 def main() -> None:
     cfg = json.loads(sys.argv[1])
     sys.dont_write_bytecode = True  # -I ignores PYTHONDONTWRITEBYTECODE
@@ -730,8 +689,6 @@ def main() -> None:
     # almost nothing (imports leave next to no garbage). Frozen objects are never traversed.
     gc.freeze()
     gc.enable()  # (the children inherit it on: a student's cycles are collected as usual)
-    if not spawned:  # (nothing is forked from a spawned process)
-        _huge_pages()
     cfg["vmsize_kb"] = _vmsize_kb()
     cfg["cpu_spent_s"] = _cpu_seconds() if spawned else 0.0
     can_fork = hasattr(os, "fork") and not spawned
