@@ -5,8 +5,9 @@
 1. Generates N submissions (a cycle over examples/submissions/* and
    tests/fixtures/submissions/*: correct, mistaken and broken; folders, notebooks, zips);
    each folder copy gets a distinct comment so content hashes differ.
-2. Times a bare ``python -c "import torch"`` (median of 5) right before each measured run,
-   so every ratio is to a reference taken next to it (the machine's speed drifts).
+2. Times a bare ``python -c "import torch"`` five times right before and five times right
+   after each measured run, and takes the median of the ten, so every ratio is to a
+   reference taken next to it (on a shared 2-core machine the reference moved by ±15 % within minutes).
 3. Runs ``grader batch GEN --out OUT -j J`` for each J and times it; then runs it once more
    while sampling the process tree's memory (PSS, shared pages counted once) from /proc every
    0.1 s. The sampler costs CPU the batch would otherwise have, so it never runs during the
@@ -113,13 +114,13 @@ class TreeMemory:
                 "second_half": peak([s for s in self.samples if s[0] > mid])}
 
 
-def time_import_torch(repeat: int = 5) -> float:
+def time_import_torch(repeat: int = 5) -> list[float]:
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
         subprocess.run([sys.executable, "-c", "import torch"], check=True)
         times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return times
 
 
 def run_batch(gen: Path, out: Path, jobs: int, memory: bool = False) -> tuple[float, dict[str, float]]:
@@ -176,9 +177,12 @@ def main() -> None:
               f"{len({s.name.split('-', 1)[1] for s in subs})} kinds)")
         results = {}
         for j in jobs:
-            torch_s = time_import_torch()
-            print(f"bare `python -c 'import torch'`: {torch_s:.3f} s (median of 5, just before)")
+            before = time_import_torch()
             wall, _ = run_batch(gen, work / f"out-j{j}", j)
+            after = time_import_torch()
+            torch_s = statistics.median(before + after)
+            print(f"bare `python -c 'import torch'`: {torch_s:.3f} s (median of 5 runs just before and 5 just "
+                  f"after; medians {statistics.median(before):.3f} and {statistics.median(after):.3f})")
             per = wall / len(subs)
             results[j] = per
             print(f"grader batch -j {j}: {wall:.1f} s total, {len(subs) / wall:.1f} subs/s, "
@@ -205,7 +209,7 @@ def main() -> None:
             return
         sample = subs[:: max(1, len(subs) // args.naive_sample)][: args.naive_sample]
         jn = jobs[-1]
-        torch_s = time_import_torch()
+        torch_s = statistics.median(time_import_torch())
         print(f"bare `python -c 'import torch'`: {torch_s:.3f} s (median of 5, just before)")
         naive_wall = run_naive(sample, jn)
         naive_per = naive_wall / len(sample)
