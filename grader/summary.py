@@ -192,11 +192,11 @@ def _drawn_elsewhere(make: Any) -> tuple[int, int] | None:
 
 
 def _collect(pid: int, read: int) -> bytes | None:
-    chunks = []
+    """The PNG bytes a forked copy sent, once it has exited; None if it failed."""
     with os.fdopen(read, "rb") as fh:
-        chunks.append(fh.read())
+        data = fh.read()
     _, status = os.waitpid(pid, 0)
-    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 and chunks[0] else None
+    return data if os.waitstatus_to_exitcode(status) == 0 and data else None
 
 
 def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
@@ -208,13 +208,14 @@ def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
 
     makers = {name: functools.partial(lambda f: _figure_png(f(plt, stats, hardest)), f)
               for name, f in _PLOTS.items()}
-    names = list(makers)
-    elsewhere = {name: _drawn_elsewhere(makers[name]) for name in names[1:]}
-    out = {names[0]: makers[names[0]]()}
-    for name in names[1:]:
-        forked = elsewhere[name]
-        data = _collect(*forked) if forked else None
-        out[name] = data if data is not None else makers[name]()  # drawn here if the copy failed
+    first, *others = list(makers)
+    elsewhere = {name: _drawn_elsewhere(makers[name]) for name in others}
+    try:
+        out = {first: makers[first]()}
+    finally:  # (reap the copies whatever happened here)
+        sent = {name: _collect(*forked) if forked else None for name, forked in elsewhere.items()}
+    for name in others:
+        out[name] = sent[name] if sent[name] is not None else makers[name]()  # a copy failed: draw it here
     return out
 
 
