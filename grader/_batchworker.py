@@ -128,6 +128,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         # each further chunk arrives through ``more`` when the previous one is done.
         index_of: dict[str, int] = {}
         first = [True]
+        frozen: list[bool] = []
         # The parent queues chunks ahead of need; a thread takes them off our stdin as they
         # come, so its writes never wait on us while we wait on it to read our reports.
         inbox: queue.Queue[str] = queue.Queue()
@@ -141,7 +142,12 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
 
         def next_chunk() -> list[Any] | None:
             if not first[0]:
-                gc.collect()
+                gc.collect()  # a chunk's garbage goes with it: memory stays flat over a batch
+                if not frozen:
+                    # The session itself (collected tests, fixtures, the reference) lives as
+                    # long as we do: frozen now, each later collection skips its ~10^5 objects.
+                    gc.freeze()
+                    frozen.append(True)
                 _send(out, {"op": "chunk_done"})
             first[0] = False
             line = inbox.get()
