@@ -487,7 +487,7 @@ def run_batch(
     retired: list[_Proc] = []
     # Hundreds of reports of ~2,000 objects each pass through this process: the default
     # collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack.
-    thresholds = gc.get_threshold()
+    thresholds, froze = gc.get_threshold(), gc.get_freeze_count() == 0
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
     try:
@@ -498,7 +498,8 @@ def run_batch(
         for proc in early + retired:
             proc.stop()
         gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        if froze:  # (a caller that had frozen objects itself keeps them frozen)
+            gc.unfreeze()
 
 
 def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_Proc"], retired: list["_Proc"],
