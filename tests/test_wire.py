@@ -385,3 +385,20 @@ def test_frames_parse_correctly_in_several_threads_at_once():
     finally:
         sys.setswitchinterval(interval)
     assert errors == []
+
+
+def test_frame_reader_asks_for_what_the_frame_still_lacks_within_bounds():
+    """Reads are sized to the frame being received: small replies never make ``os.read``
+    allocate a megabyte, and large ones still come in megabyte steps."""
+    reader = wire.FrameReader()
+    assert reader.wanted() == wire.READ_MIN  # nothing yet
+    small = wire.dumps({"id": 1, "ok": True, "value": 64})
+    assert reader.feed(small[:2]) == [] and reader.wanted() == wire.READ_MIN  # half a header
+    assert [f["value"] for f in reader.feed(small[2:])] == [64]
+    big = wire.dumps({"v": wire.encode(np.zeros(3 * 1024 * 1024, dtype=np.uint8))})
+    assert reader.feed(big[:1000]) == []
+    assert reader.wanted() == wire.READ_MAX  # 3 MiB still missing: one megabyte at a time
+    assert reader.feed(big[1000:-100]) == []
+    assert reader.wanted() == wire.READ_MIN  # 100 bytes missing: never less than the minimum
+    (frame,) = reader.feed(big[-100:])
+    assert wire.decode(frame["v"]).nbytes == 3 * 1024 * 1024

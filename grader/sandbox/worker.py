@@ -479,7 +479,7 @@ class Worker:
         resp, ctl = self._fds["resp"], self._fds["ctl_out"]
         ready, _, _ = select.select([resp, ctl], [], [], left)
         if resp in ready:
-            data = os.read(resp, 1 << 20)
+            data = os.read(resp, self._reader.wanted())
             if data:
                 try:
                     return self._reader.feed(data)
@@ -789,7 +789,7 @@ class _Spawned:
         fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
         while True:
             try:
-                data = os.read(fd, 1 << 20)
+                data = os.read(fd, reader.wanted())
             except OSError:
                 data = b""
             if not data:
