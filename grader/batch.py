@@ -402,10 +402,7 @@ class _Proc:
         except OSError:
             pass
         if self.pid is not None:
-            try:
-                os.kill(self.pid, signal.SIGTERM)
-            except (ProcessLookupError, PermissionError):
-                pass
+            _signal(self.pid, signal.SIGTERM)
         deadline = time.monotonic() + grace
         fd = self.stdout.fileno()
         while (left := deadline - time.monotonic()) > 0:
@@ -418,14 +415,19 @@ class _Proc:
             if self.pid is None and b'"hello"' in data:  # it says its pid as soon as it exists
                 try:
                     self.pid = int(json.loads(data.split(b"\n", 1)[0])["pid"])
-                    os.kill(self.pid, signal.SIGTERM)
-                except (ValueError, KeyError, TypeError, ProcessLookupError, PermissionError):
-                    pass
+                except (ValueError, KeyError, TypeError):
+                    continue
+                _signal(self.pid, signal.SIGTERM)
         if self.pid is not None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            _signal(self.pid, signal.SIGKILL)
+
+
+def _signal(pid: int, sig: int) -> None:
+    """Send ``sig`` to a worker that may already be gone."""
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 @dataclass
