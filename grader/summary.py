@@ -206,8 +206,10 @@ def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    makers = {name: functools.partial(lambda f: _figure_png(f(plt, stats, hardest)), f)
-              for name, f in _PLOTS.items()}
+    def png(plot: Any) -> bytes:
+        return _figure_png(plot(plt, stats, hardest))
+
+    makers = {name: functools.partial(png, plot) for name, plot in _PLOTS.items()}
     first, *others = list(makers)
     elsewhere = {name: _drawn_elsewhere(makers[name]) for name in others}
     try:
