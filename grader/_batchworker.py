@@ -67,9 +67,6 @@ def main() -> int:
     # Imports (torch, pytest, the suites' helpers) make many objects and little garbage: no
     # collector passes over them; it comes back on, with rare passes, once they are frozen.
     gc.disable()
-    # One BLAS thread: numpy's pool would otherwise spin on the other CPU, which belongs to
-    # the next worker (set before numpy is first imported).
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     signal.signal(signal.SIGTERM, _on_term)

@@ -472,7 +472,7 @@ def run_batch(
 
     started = time.monotonic()
     # This process and its workers keep both CPUs busy on their own: an idle BLAS pool
-    # (numpy's, loaded with the plots) would only spin on them. Read when numpy loads.
+    # (numpy's) would only spin on them. Read when numpy loads; the workers inherit it.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     console = console or Console(stderr=True, highlight=False, soft_wrap=True)
     outdir = Path(out)
