@@ -867,14 +867,39 @@ def _show(path: Path) -> str:
         return path.as_posix()
 
 
+#: Modules of the grader whose code decides what a report says about a submission beyond the
+#: rubric and the suites: the recognisers that name mistakes. Found without importing them.
+KNOWLEDGE_MODULES = ("grader.diagnosis",)
+
+
+def knowledge_files() -> list[Path]:
+    """The mistake catalogue and the diagnosis code: a change to either changes the fingerprint."""
+    from importlib.util import find_spec
+
+    from grader.catalogue import CATALOGUE_FILE
+
+    files = [CATALOGUE_FILE]
+    for name in KNOWLEDGE_MODULES:
+        spec = find_spec(name)
+        if spec is not None and spec.origin:
+            files.append(Path(spec.origin))
+    return files
+
+
 def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
-    """Hash of everything that decides a score besides the submission itself."""
+    """Hash of everything that decides a score or a named mistake besides the submission itself.
+
+    The rubric file, the suites' files, the reference (with the hidden suite), and the grader's
+    knowledge of mistakes (:func:`knowledge_files`), so ``batch --resume`` regrades a class
+    after the catalogue or the diagnosis changed.
+    """
     h = hashlib.sha256()
     files = [Path(rubric.file)]
     for name in suites:
         files += sorted(Path(rubric.suite(name).path).rglob("*"))
     if "hidden" in suites and rubric.reference is not None:
         files += sorted(Path(rubric.reference).rglob("*"))
+    files += knowledge_files()
     for f in files:
         if f.is_file() and "__pycache__" not in f.parts:
             h.update(f.name.encode())
