@@ -63,7 +63,11 @@ def _load(rubric_path: str) -> Any:
             f"{rubric_path}: no such rubric. Run the command from the course repository's top "
             "folder, or pass --rubric PATH."
         )
-    return load_rubric(rubric_path)
+    from grader.catalogue import check_rubric
+
+    rubric = load_rubric(rubric_path)
+    check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
+    return rubric
 
 
 def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
@@ -244,7 +248,10 @@ def validate(rubric_path: str, seed: int | None) -> None:
     def body() -> int:
         rubric = _load(rubric_path)
         result = validation.validate(rubric, seed=seed)
-        Console(highlight=False).print(validation.render_table(result))
+        if sys.stdout.isatty():
+            Console(highlight=False).print(validation.render_table(result))
+        else:  # a CI log or a file: plain lines, nothing cut to fit a width
+            sys.stdout.write(validation.render_lines(result))
         return 0 if result.ok else 1
 
     sys.exit(_guard(body))
@@ -286,10 +293,11 @@ def _guard(fn: Any) -> int:
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        # soft_wrap: a path or key in the message is never broken to fit a log's 80 columns
+        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False, soft_wrap=True)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        err.print(f"[red]grader error:[/red] {exc}", markup=True, highlight=False)
+        err.print(f"[red]grader error:[/red] {exc}", markup=True, highlight=False, soft_wrap=True)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted")
