@@ -225,10 +225,25 @@ def load_submission(
     given = Path(path)
     try:
         return _load(given, limits, handout)
+    except SubmissionError:
+        raise
     except OSError as exc:  # permissions, a file removed while we read, a broken disk
         raise SubmissionError(
             f"{given}: cannot read it ({exc.strerror or exc}); check that the path is readable"
         ) from None
+    except Exception as exc:  # noqa: BLE001 - the containment rule: whatever a file's bytes
+        # make a decoder or parser raise (corrupt compressed data, exotic codecs, a broken
+        # notebook, a recursion limit) fails this submission only, with a plain reason.
+        raise SubmissionError(
+            f"{given}: cannot read it ({type(exc).__name__}: {_reason(exc)}); save or"
+            " create it again as ordinary files, a .ipynb notebook or a plain .zip"
+        ) from None
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception's message, short and on one line (it may quote the student's bytes)."""
+    text = " ".join(str(exc).split()) or "no details"
+    return text if len(text) <= 200 else text[:200] + "…"
 
 
 def _load(given: Path, limits: ReadLimits, handout: Handout | None = None) -> Submission:
@@ -728,9 +743,18 @@ def _decode_source(data: bytes, label: str, notes: list[str]) -> str:
     except (SyntaxError, LookupError):  # a cookie naming no usable codec
         return _decode_text(data, label, notes)
     except UnicodeDecodeError:
-        text = data.decode(encoding, errors="replace")
+        try:
+            text = data.decode(encoding, errors="replace")
+        except Exception:  # noqa: BLE001 - a codec with no "replace" (punycode, idna...)
+            notes.append(f"{label} declares the encoding {encoding!r}, which cannot read it;"
+                         " it was read as UTF-8 (save it as UTF-8)")
+            return _decode_text(data, label, notes)
         shown = "UTF-8" if encoding.startswith("utf-8") else encoding
         notes.append(f"{label} is not valid {shown}; unreadable bytes were replaced by \ufffd")
+    except Exception:  # noqa: BLE001 - a codec that fails in its own way (punycode: IndexError...)
+        notes.append(f"{label} declares the encoding {encoding!r}, which cannot read it;"
+                     " it was read as UTF-8 (save it as UTF-8)")
+        return _decode_text(data, label, notes)
     return _normalise_newlines(text)
 
 
@@ -1015,6 +1039,12 @@ class _ZipTree(_Tree):
             if info.is_dir() or not parts:
                 continue
             rel = "/".join(parts)
+            if rel in self.members:
+                # Which copy counts would be a guess (unzip asks, Python takes the last).
+                raise SubmissionError(
+                    f"{path}: the zip holds two entries named {rel!r}; create the zip again"
+                    " with one copy of each file"
+                )
             mode = info.external_attr >> 16
             problem = _SYMLINK if stat.S_ISLNK(mode) else ""
             self.members[rel] = (info, _Entry(parts[-1], rel, info.file_size, problem))
