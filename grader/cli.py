@@ -81,6 +81,12 @@ def _default_submission(rubric: Any) -> str:
         return str(exercises)
 
 
+def _tr(text: str, lang: str) -> str:
+    from grader.messages import translate
+
+    return translate(text, lang)
+
+
 def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
     """One report in one format (audience: the student; hidden tests redacted per rubric)."""
     from grader import report as writers
@@ -185,13 +191,14 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
             sub=sub)
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
-        err.print(f"report written to {out}")
+        err.print(_tr(f"report written to {out}", language), markup=False, highlight=False)
     if out_dir:
         from grader.report import SUFFIXES
 
         for each, suffix in SUFFIXES.items():
             write_atomic(Path(out_dir) / f"report{suffix}", render(report, each, rubric, language))
-        err.print(f"reports in {len(SUFFIXES)} formats written to {out_dir}")
+        err.print(_tr(f"reports in {len(SUFFIXES)} formats written to {out_dir}", language), markup=False,
+                  highlight=False)
     if fmt and not out:
         click.echo(render(report, fmt, rubric, language), nl=False)
     else:
@@ -323,15 +330,28 @@ def gradescope(outdir: str, rubric_path: str | None) -> None:
     sys.exit(_guard(body))
 
 
+def _say_error(label: dict[str, str], exc: Exception) -> None:
+    """An error in the language asked for (--lang, $GRADER_LANG); in both when none was."""
+    from grader.messages import translate
+
+    ctx = click.get_current_context(silent=True)
+    lang = (ctx.params.get("lang") if ctx is not None else None) or os.environ.get("GRADER_LANG")
+    text = str(exc)
+    langs = [lang] if lang in LANGS else (["en", "ja"] if translate(text, "ja") != text else ["en"])
+    for x in langs:
+        err.print(f"[red]{label[x]}:[/red] ", markup=True, highlight=False, end="")
+        err.print(translate(text, x), markup=False, highlight=False, soft_wrap=True)
+
+
 def _guard(fn: Any) -> int:
     """Run a command body; turn the grader's own errors into a message and exit 2."""
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        _say_error({"en": "error", "ja": "エラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        err.print(f"[red]grader error:[/red] {exc}", markup=True, highlight=False)
+        _say_error({"en": "grader error", "ja": "採点システムのエラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted")

@@ -53,7 +53,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
             out.append(f"- **`{m.id}`** " + " / ".join(_text.each(m.message, langs)))
     if report.errors:
         out += ["", f"### {L('errors')}", ""]
-        out += [f"- {_cell(e)}" for e in report.errors]
+        out += [f"- {_cell(_text.sentence(e, langs))}" for e in report.errors]
     out += ["", f"### {L('tests')}", "", f"| | {L('test')} | {L('points')} |", "| --- | --- | ---: |"]
     for t in report.tests:
         out.append(f"| {_text.STATUS_MARKS[t.status]} | {_cell(_text.title_of(t, langs))} | "
@@ -68,7 +68,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
                 out.append(f"  - {_cell(line)}")
         out += ["", "</details>"]
     if report.notes:
-        out += ["", f"### {L('notes')}", ""] + [f"- {_cell(n)}" for n in report.notes]
+        out += ["", f"### {L('notes')}", ""] + [f"- {_cell(_text.sentence(n, langs))}" for n in report.notes]
     out += ["", f"<sub>{L('sandbox')}: {report.sandbox.get('level', '?')} · {L('seed')} {report.seed}</sub>", ""]
     return "\n".join(out)
 
