@@ -153,7 +153,7 @@ def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: b
             # annotate the notebook file itself.
             where = Path(submission) / sub.modules[0].filename if Path(submission).is_dir() else Path(submission)
             shown_nb = where.as_posix()
-            locate = lambda part, function, line=None: (shown_nb, None)  # noqa: E731
+            locate = lambda part, function, line=None, said="": (shown_nb, None)  # noqa: E731
         elif Path(submission).is_dir():
             locate = markdown.source_locator({p.id: p.file for p in rubric.parts}, submission)
         shown = redact(report, rubric.report, "student")

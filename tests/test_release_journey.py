@@ -176,3 +176,89 @@ def test_d_the_notebook_in_the_same_three_states(student: Student, state: str) -
     else:
         assert status == 0 and _all_public_passed(report) and report["score"] == report["max_score"]
         assert any(note.startswith("graded chapter07.ipynb") for note in report["notes"])
+
+
+# --- the shipped GitHub workflow, its steps run here as the runner runs them ---------------
+
+
+@pytest.fixture(scope="module")
+def workflow(student: Student) -> list[dict]:
+    """The workflow's steps; its install step is run once here, in the journey's venv."""
+    data = yaml.safe_load((student.repo / ".github" / "workflows" / "autograde.yml").read_text(encoding="utf-8"))
+    steps = data["jobs"]["check"]["steps"]
+    setup = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python"))
+    assert setup["with"]["cache"] == "pip"  # pip's cache is kept between runs
+    [install] = [s for s in steps if s.get("name") == "Install the grader"]
+    assert f"pip install {TORCH} --index-url {TORCH_CPU_INDEX}" in install["run"]
+    # PyTorch's CPU index cannot be reached from here: the local wheel of the same pin stands in.
+    script = install["run"].replace(f" --index-url {TORCH_CPU_INDEX}", "")
+    done = _step(student, script, student.repo / "step-outputs-install")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return steps
+
+
+def _step(student: Student, script: str, files: Path) -> subprocess.CompletedProcess[str]:
+    """One `run:` step as GitHub's runner runs it: bash -e, with the runner's variables."""
+    files.mkdir(parents=True, exist_ok=True)
+    env = dict(student.env, GITHUB_ACTIONS="true", CI="true",
+               GITHUB_STEP_SUMMARY=str(files / "summary.md"), GITHUB_OUTPUT=str(files / "output"),
+               GITHUB_WORKSPACE=str(student.repo))
+    return subprocess.run(["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script],
+                          cwd=student.repo, env=env, capture_output=True, text=True, timeout=900)
+
+
+def _outputs(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines() if "=" in line)
+
+
+@pytest.mark.parametrize("form, state", [("py", "sqrt-d-model"), ("notebook", "correct"), ("py", "untouched")])
+def test_the_shipped_workflow_tells_the_truth(student: Student, workflow: list[dict], tmp_path: Path,
+                                              form: str, state: str) -> None:
+    folder = student.repo / "exercises" / "chapter07"
+    _reset(folder)
+    if state != "untouched":
+        source = EXAMPLES / state
+        if form == "py":
+            for name in CODE:
+                shutil.copyfile(source / name, folder / name)
+        else:
+            nbformat.write(build(source, source / "answers.yaml"), str(folder / "chapter07.ipynb"))
+    (student.repo / "grader-junit.xml").unlink(missing_ok=True)
+    [check] = [s for s in workflow if s.get("id") == "check"]
+    files = tmp_path / "runner"
+    done = _step(student, check["run"], files)
+    outputs = _outputs(files / "output")
+    summary = (files / "summary.md").read_text(encoding="utf-8")
+    errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
+    notices = [line for line in done.stdout.splitlines() if line.startswith("::notice ")]
+
+    # the job is red exactly when the score is below the pass mark, and the summary says which
+    assert outputs["graded"] == ("notebook" if form == "notebook" else "folder")
+    assert float(outputs["max-score"]) > 0
+    passed = outputs["passed"] == "true"
+    assert done.returncode == (0 if passed else 1), done.stderr[-3000:]
+    assert ("The check ran and passed" in summary) == passed
+    assert ("The check ran, but did not pass" in summary) == (not passed)
+    assert len(summary.encode("utf-8")) < 1024 * 1024
+    assert (student.repo / "grader-junit.xml").is_file()  # what the upload step sends
+
+    # annotations: at most 10 errors, one per function, at its def line
+    assert len(errors) <= 10
+    titles = [re.search(r"title=([^:]*)::", line).group(1).split("%3A")[0] for line in errors]
+    assert len(titles) == len(set(titles)), titles
+    if state == "correct":
+        assert passed and float(outputs["score"]) == float(outputs["max-score"]) and errors == []
+    elif state == "sqrt-d-model":
+        assert not passed or float(outputs["score"]) < float(outputs["max-score"])
+        [line] = [e for e in errors if "[sqrt-d-model]" in e]
+        source = (folder / "scaling.py").read_text(encoding="utf-8").splitlines()
+        where = re.search(r"file=([^,]+),line=(\d+)", line)
+        assert where and where.group(1) == "exercises/chapter07/scaling.py"
+        assert source[int(where.group(2)) - 1].startswith("def scaling_factor(")
+    else:  # the stubs: every function fails; 10 errors, ranked, and a notice for the rest
+        assert not passed and len(errors) == 10 and len(notices) == 1
+        for line in errors:
+            where = re.search(r"file=([^,]+)(?:,line=(\d+))?", line)
+            if where.group(2):
+                text = (student.repo / where.group(1)).read_text(encoding="utf-8").splitlines()
+                assert text[int(where.group(2)) - 1].startswith("def "), line
