@@ -178,11 +178,14 @@ def _group_canvas_files(root: Path, staging: Path) -> tuple[list[Path], set[str]
     return folders, used
 
 
-def find_submissions(source: str | os.PathLike[str], staging: Path | None = None) -> Discovery:
+def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
+                     handout: Any = None) -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
         source: the folder or export.
+        handout: the handed-out stubs (:func:`grader.submission.load_handout`): a folder with
+            both the .py files and the notebook is graded as what the student changed.
         staging: where to unpack an export and regroup Canvas files (default: a folder next to
             nothing: ``OUTDIR/.sources`` is passed by :func:`run_batch`).
     """
@@ -224,7 +227,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             result.unrecognised.append((entry_name, "not a folder, notebook or zip"))
             continue
         try:
-            sub = load_submission(path)
+            sub = load_submission(path, handout=handout)
         except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
             why = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
             why = why.replace(str(path), entry_name)  # the entry as the LMS named it, not our path
@@ -548,7 +551,9 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
     from grader.rubric import rubric_fingerprint
     from grader.runner import error_report
 
-    found = find_submissions(source, outdir / ".sources")
+    from grader.submission import load_handout
+
+    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric))
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}", markup=True)
     for _name, _id, entry, why in found.failed:
