@@ -278,7 +278,7 @@ def test_forked_workers_grade_and_leave_nothing_running(tmp_path):
     one.mkdir()
     shutil.copytree(EXAMPLES / "correct", one / "only")
     _batch(str(one), "--out", str(tmp_path / "out1"), "-j", "2")
-    assert [r["score"] for r in _gradebook(tmp_path / "out1")] == ["119.0"]
+    assert [(r["score"] == r["max_score"]) for r in _gradebook(tmp_path / "out1")] == [True]
     assert _batch_workers() - before == set()
 
 
@@ -299,4 +299,4 @@ def test_large_submissions_do_not_stall_the_pipes(tmp_path):
                            "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     rows = _gradebook(out)
-    assert len(rows) == 6 and {r["score"] for r in rows} == {"119.0"}
+    assert len(rows) == 6 and all(r["score"] == r["max_score"] for r in rows)
