@@ -22,6 +22,7 @@ import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
+from grader.sinks import terminal_markup
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -328,10 +329,10 @@ def _guard(fn: Any) -> int:
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {terminal_markup(exc)}", markup=True, highlight=False)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        err.print(f"[red]grader error:[/red] {exc}", markup=True, highlight=False)
+        err.print(f"[red]grader error:[/red] {terminal_markup(exc)}", markup=True, highlight=False)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted")
