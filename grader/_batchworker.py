@@ -203,8 +203,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
             if views:
                 if config.get("warning"):
                     report.sandbox["warning"] = config["warning"]
-                message["views"] = warm.render_views(report, rubric, hidden=hidden,
-                                                     **view_of.pop(index, {}))
+                message["views"] = warm.render_views(report, rubric, view_of.pop(index, {}), hidden=hidden)
                 message["zygote_pid"] = zygote.proc.pid if zygote.proc else None
             _send(out, message)
 

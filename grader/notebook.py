@@ -90,10 +90,9 @@ def _answers(path: Path | None) -> str | None:
         return None
 
 
-def _rubric(start: Path, rubric: str | os.PathLike[str] | None) -> Any:
-    from grader.rubric import find_rubric, load_rubric
+def _rubric(path: Path) -> Any:
+    from grader.rubric import load_rubric
 
-    path = Path(rubric) if rubric is not None else find_rubric(cwd=start)
     if not path.is_file():
         raise UsageError(f"{path}: no such rubric; pass rubric= with the path of the rubric YAML file")
     key = os.path.abspath(path)  # noqa: PTH100
@@ -116,15 +115,17 @@ def _language(lang: str | None, rubric: Any) -> str:
     return str(languages[0])
 
 
-def _checker(rubric: Any, level: str | None) -> Any:
+def _checker(rubric_file: Path, level: str | None) -> Any:
     from grader.warm import WarmChecker
 
-    key = os.path.abspath(rubric.file)  # noqa: PTH100
+    if not rubric_file.is_file():
+        raise UsageError(f"{rubric_file}: no such rubric; pass rubric= with the path of the rubric YAML file")
+    key = os.path.abspath(rubric_file)  # noqa: PTH100
     checker = _CHECKER.get(key)
     if checker is None or (level is not None and checker.prefer != level):
         if checker is not None:
             checker.stop()
-        checker = _CHECKER[key] = WarmChecker(rubric.file, level=level)
+        checker = _CHECKER[key] = WarmChecker(rubric_file, level=level)
     return checker
 
 
@@ -147,9 +148,15 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
     """
     from grader.submission import notebook_submission
 
+    from grader.rubric import find_rubric
+
     shell = _shell()
     folder = Path(os.getcwd())
-    loaded = _rubric(folder, rubric)
+    rubric_file = Path(rubric) if rubric is not None else find_rubric(cwd=folder)
+    # Start the checker first: it imports torch and pytest and starts its sandbox while this
+    # kernel reads the rubric and the notebook.
+    checker = _checker(rubric_file, level).start()
+    loaded = _rubric(rubric_file)
     parts = [p.id for p in loaded.parts]
     if part is not None and part not in parts:
         raise UsageError(f"check({part!r}): no such part; the parts are {', '.join(parts)}")
@@ -159,7 +166,6 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
     name = nb_file.stem if nb_file is not None else "notebook"
     sub = notebook_submission(name, cells, answers=_answers(nb_file), path=folder,
                               filename=nb_file.name if nb_file is not None else "notebook")
-    checker = _checker(loaded, level)
     result = checker.check(sub, lang=language, part=part, cells=len(sub.modules[0].chunks),
                            plots=plots)
     if not display:

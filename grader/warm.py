@@ -149,6 +149,7 @@ class WarmChecker:
     # -- checks --------------------------------------------------------------------------
     def check(self, submission: Any, *, lang: str | None = None, part: str | None = None,
               cells: int | None = None, plots: bool = False,
+              views: Sequence[str] = ("html", "text"),
               timeout: float | None = None) -> CheckResult:
         """Run the public tests on ``submission``; the report and its views.
 
@@ -159,6 +160,8 @@ class WarmChecker:
             cells: how many kernel cells were graded, for the view's last line.
             plots: also run the student's functions for the plots and draw them (about a
                 second more: the variance experiment samples millions of values).
+            views: which renderings of the result to make ("html", "text"; none for
+                watch mode, which prints its own).
             timeout: seconds to wait for the answer (default: generous, from the limits).
 
         Raises:
@@ -172,7 +175,7 @@ class WarmChecker:
         self.wait_ready()
         self._index += 1
         index = self._index
-        view = {"lang": lang, "part": part, "cells": cells, "plots": plots}
+        view = {"lang": lang, "part": part, "cells": cells, "plots": plots, "formats": list(views)}
         self._send({"op": "grade", "seed": self.seed,
                     "items": [{"index": index, "submission": submission.to_dict(), "view": view}]})
         msg = self._receive(lambda m: m.get("op") == "report" and m.get("index") == index,
@@ -284,10 +287,20 @@ def hidden_counts(rubric: Any, suites: Sequence[str]) -> dict[str, int] | None:
     return counts
 
 
-def render_views(report: Any, rubric: Any, *, hidden: Mapping[str, int] | None = None,
-                 lang: str | None = None, part: str | None = None, cells: int | None = None,
-                 plots: bool = False) -> dict[str, str]:
-    """The student's views of one check (in the checker; see :mod:`grader.report.cell`)."""
+def render_views(report: Any, rubric: Any, view: Mapping[str, Any], *,
+                 hidden: Mapping[str, int] | None = None) -> dict[str, str]:
+    """The student's views of one check, as ``view`` (from :meth:`WarmChecker.check`) asks.
+
+    In the checker; see :mod:`grader.report.cell`. Unknown keys and values of the wrong type
+    are ignored.
+    """
+    formats = [f for f in (view.get("formats") or ()) if f in ("html", "text")] \
+        if isinstance(view.get("formats", ()), list) else ["html", "text"]
+    if not formats:
+        return {}
     from grader.report.cell import render_views as render
 
-    return render(report, rubric, lang=lang, part=part, hidden=hidden, cells=cells)
+    lang, part, cells = view.get("lang"), view.get("part"), view.get("cells")
+    return render(report, rubric, lang=lang if isinstance(lang, str) else None,
+                  part=part if isinstance(part, str) else None, hidden=hidden,
+                  cells=cells if isinstance(cells, int) else None, formats=tuple(formats))
