@@ -46,7 +46,14 @@ from typing import Any
 
 
 def _send(out: Any, message: dict[str, Any]) -> None:
-    out.write(json.dumps(message, ensure_ascii=False) + "\n")
+    line = json.dumps(message, ensure_ascii=False) + "\n"
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate the report's own cleaning missed
+        from grader.sinks import clean
+
+        line = json.dumps(clean(message), ensure_ascii=False) + "\n"
+    out.write(line)
     out.flush()
 
 
@@ -195,17 +202,23 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         view_of: dict[int, dict[str, Any]] = {}
 
         def on_report(report: Any) -> None:
-            data = report.to_dict()
-            if config.get("warning"):
-                data["sandbox"]["warning"] = config["warning"]
             index = index_of.pop(report.submission)
-            message = {"op": "report", "index": index, "report": data}
-            if views:
+            try:
+                data = report.to_dict()
                 if config.get("warning"):
-                    report.sandbox["warning"] = config["warning"]
-                message["views"] = warm.render_views(report, rubric, view_of.pop(index, {}), hidden=hidden)
-                message["zygote_pid"] = zygote.proc.pid if zygote.proc else None
-            _send(out, message)
+                    data["sandbox"]["warning"] = config["warning"]
+                message = {"op": "report", "index": index, "report": data}
+                if views:
+                    if config.get("warning"):
+                        report.sandbox["warning"] = config["warning"]
+                    message["views"] = warm.render_views(report, rubric, view_of.pop(index, {}), hidden=hidden)
+                    message["zygote_pid"] = zygote.proc.pid if zygote.proc else None
+                _send(out, message)
+            except (BrokenPipeError, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # noqa: BLE001 - this submission gets an error report
+                _send(out, {"op": "report", "index": index, "report": None,
+                            "error": f"its report could not be sent ({type(exc).__name__}: {exc})"[:500]})
 
         def wants_plots(sub: Any) -> bool:
             return views and bool(view_of.get(index_of.get(sub.name, -1), {}).get("plots"))

@@ -141,13 +141,13 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
                out_dir: str | None = None) -> int:
     from grader.sandbox.level import choose_level
     from grader.sandbox.worker import Worker
-    from grader.submission import load_submission
+    from grader.submission import load_handout, load_submission
 
     rubric = _load(rubric_path, submission)
     language = _lang(lang, rubric)
     if submission is None:
         submission = _default_submission(rubric)
-    sub = load_submission(submission)
+    sub = load_submission(submission, handout=load_handout(rubric))
     fmt = _format_for(out, fmt)
     # Start the sandboxed worker (it imports torch) while this process imports torch and
     # pytest for the trusted side: on two cores the two imports overlap.

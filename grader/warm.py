@@ -181,6 +181,8 @@ class WarmChecker:
         msg = self._receive(lambda m: m.get("op") == "report" and m.get("index") == index,
                             timeout if timeout is not None else READY_TIMEOUT_S)
         self.checks += 1
+        if msg.get("report") is None:
+            raise GraderError(f"the check gave no report: {msg.get('error') or 'no reason given'}")
         return CheckResult(
             report=GradeReport.from_dict(msg["report"]),
             views=dict(msg.get("views") or {}),
