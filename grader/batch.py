@@ -251,9 +251,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
 
 
 def _wire_submission(sub: Any) -> dict[str, Any]:
-    return {"name": sub.name, "path": str(sub.path), "origin": sub.origin, "kind": sub.kind,
-            "modules": [m.to_dict() for m in sub.modules], "answers": sub.answers,
-            "content_hash": sub.content_hash, "notes": list(sub.notes)}
+    return sub.to_dict()
 
 
 # --------------------------------------------------------------------------- reports on disk

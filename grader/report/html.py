@@ -115,9 +115,8 @@ def variance_figure(data: dict[str, Any]) -> str | None:
     return _png(fig)
 
 
-def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
-    """The report as one self-contained HTML page."""
-    langs = _text.order(lang, _text.languages_of(report, opts))
+def figures(report: GradeReport, langs: list[str]) -> list[tuple[str, list[str], str]]:
+    """The report's plots as ``(base64 PNG, caption lines, name)``, in page order."""
     plots = report.plots or {}
     images = []
     if plots.get("softmax"):
@@ -128,6 +127,13 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
         png = variance_figure(plots["variance"])
         if png:
             images.append((png, _text.each(_text.LABELS["variance_plot"], langs), "variance"))
+    return images
+
+
+def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
+    """The report as one self-contained HTML page."""
+    langs = _text.order(lang, _text.languages_of(report, opts))
+    images = figures(report, langs)
     template = _ENV.get_template("report.html.j2")
     return template.render(
         r=report,
