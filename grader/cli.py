@@ -22,6 +22,7 @@ import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
+from grader.sinks import terminal
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -214,14 +215,32 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
 @out_option
 @out_dir_option
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what your code printed.")
+@click.option("--watch", is_flag=True,
+              help="Check again on every save of a submission file, with the same warm sandbox, "
+                   "printing only what changed; Ctrl-C stops.")
 def check(submission: str | None, rubric_path: str | None, lang: str | None, fmt: str | None, out: str | None,
-          out_dir: str | None, verbose: bool) -> None:
+          out_dir: str | None, verbose: bool, watch: bool) -> None:
     """Run the public tests on SUBMISSION.
 
     SUBMISSION defaults to the exercises folder you are in (e.g. from a notebook cell), else the
     rubric's exercises folder."""
+    if watch:
+        sys.exit(_guard(lambda: _watch(submission, rubric_path, lang, fmt or out or out_dir)))
     sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public",), lang, fmt, out, None, True,
                                        verbose, out_dir)))
+
+
+def _watch(submission: str | None, rubric_path: str | None, lang: str | None, report_option: Any) -> int:
+    from grader.watch import watch
+
+    if report_option:
+        raise UsageError("--watch prints to the terminal; it cannot be combined with --format, --out or --out-dir")
+    rubric = _load(rubric_path, submission)
+    if submission is None:
+        submission = _default_submission(rubric)
+    if not Path(submission).exists():
+        raise UsageError(f"{submission}: no such file or folder; name your submission folder or notebook")
+    return watch(submission, rubric, lang=_lang(lang, rubric))
 
 
 @main.command(name="grade")
@@ -340,7 +359,7 @@ def _say_error(label: dict[str, str], exc: Exception) -> None:
     langs = [lang] if lang in LANGS else (["en", "ja"] if translate(text, "ja") != text else ["en"])
     for x in langs:
         err.print(f"[red]{label[x]}:[/red] ", markup=True, highlight=False, end="")
-        err.print(translate(text, x), markup=False, highlight=False, soft_wrap=True)
+        err.print(terminal(translate(text, x)), markup=False, highlight=False, soft_wrap=True)
 
 
 def _guard(fn: Any) -> int:

@@ -152,7 +152,7 @@ def grade(
     worker: Worker | None = None,
     on_report: Callable[[GradeReport], None] | None = None,
     diagnose: bool = True,
-    want_plots: bool = False,
+    want_plots: bool | Callable[[Any], bool] = False,
     more: Callable[[], Sequence[Any] | None] | None = None,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against ``rubric``'s ``suites``; one report each, in order.
@@ -167,7 +167,8 @@ def grade(
         worker: a running worker to reuse (its level wins over ``level``).
         on_report: called with each report as soon as it is complete.
         diagnose: run the mistake diagnosis (needs the reference for most mistakes).
-        want_plots: gather the student's values for the HTML report's plots.
+        want_plots: gather the student's values for the HTML report's plots (or a function
+            of the submission saying whether to, e.g. per check of a long-lived session).
         more: called once every submission so far is graded; returns further submissions
             for the same session, or None/empty to end it (``grader batch`` workers). With
             ``more``, reports are handed to ``on_report`` only and not kept: the return
@@ -220,7 +221,7 @@ def grade(
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
                 run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
         plots: dict[str, Any] = {}
-        if want_plots:
+        if want_plots if isinstance(want_plots, bool) else want_plots(run.submission):
             try:
                 from grader.report.plotdata import collect_plot_data
 

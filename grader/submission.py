@@ -59,6 +59,7 @@ __all__ = [
     "Submission",
     "load_handout",
     "load_submission",
+    "notebook_submission",
 ]
 
 PART_FILES = {"scaling": "scaling.py", "softmax": "softmax.py", "variance": "variance.py"}
@@ -186,6 +187,12 @@ class Submission:
     answers: str | None
     content_hash: str
     notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a trusted worker's pipe (str, int, list and dict only)."""
+        return {"name": self.name, "path": str(self.path), "origin": self.origin, "kind": self.kind,
+                "modules": [m.to_dict() for m in self.modules], "answers": self.answers,
+                "content_hash": self.content_hash, "notes": list(self.notes)}
 
     def part_module(self, part: str) -> Module | None:
         """The module to load for a code part (``scaling``, ``softmax``, ``variance``).
@@ -810,18 +817,62 @@ def _read_notebook(
             code, removed = _neutralise_ipython(source)
             skipped.extend(f"cell {number}: {what}" for what in removed)
             chunks.append(Chunk(code=code, label=f"{filename}, cell {number}"))
+    _note_skipped(filename, skipped, notes)
+    return Module(name=NOTEBOOK_MODULE, filename=filename, chunks=tuple(chunks)), answers
+
+
+def _note_skipped(filename: str, skipped: list[str], notes: list[str]) -> None:
     if skipped:
         more = f"; and {len(skipped) - 5} more" if len(skipped) > 5 else ""
         notes.append(
             f"{filename}: IPython magics and shell commands are not run when grading:"
             f" {'; '.join(skipped[:5])}{more}"
         )
-    return Module(name=NOTEBOOK_MODULE, filename=filename, chunks=tuple(chunks)), answers
+
+
+def notebook_submission(
+    name: str,
+    cells: list[tuple[str, str]],
+    *,
+    answers: str | None = None,
+    path: str | os.PathLike[str] = ".",
+    filename: str = "notebook",
+) -> Submission:
+    """Cells as a kernel ran them -> a notebook ``Submission``, read as a saved notebook's are.
+
+    Args:
+        name: the submission's name (made a safe file name).
+        cells: ``(label, source)`` in the order they ran; the label is what students see in
+            messages, e.g. ``In [4]``.
+        answers: the quiz answers (the text of the notebook's answers cell), if known.
+        path: where the work lives (for the report), e.g. the notebook's folder.
+        filename: how messages name the whole, e.g. the notebook's file name.
+    """
+    notes: list[str] = []
+    chunks: list[Chunk] = []
+    skipped: list[str] = []
+    for label, source in cells:
+        source = _normalise_newlines(str(source))
+        if not source.strip():
+            continue
+        code, removed = _neutralise_ipython(source)
+        skipped.extend(f"{label}: {what}" for what in removed)
+        chunks.append(Chunk(code=code, label=str(label)))
+    _note_skipped(filename, skipped, notes)
+    module = Module(name=NOTEBOOK_MODULE, filename=filename, chunks=tuple(chunks))
+    return _build(name, Path(path), "notebook", kind="notebook", modules=(module,), answers=answers,
+                  notes=notes)
 
 
 _ASSIGN_MAGIC = re.compile(r"[\w.\[\]'\"]+(?:\s*,\s*[\w.\[\]'\"]+)*\s*=\s*[!%]")
 _GET_IPYTHON = re.compile(r"(?:[\w.\[\]'\"]+\s*=\s*)?get_ipython\s*\(")
 _HELP = re.compile(r"\?{1,2}[\w.*]+|[\w.*\[\]()]+\?{1,2}")
+# The check cell (``from grader import notebook; notebook.check()``) grades the notebook from
+# inside it; graded itself it would only try to import the grader in the sandbox.
+_CHECK_CALL = re.compile(
+    r"(?:from\s+grader(?:\.notebook)?\s+import\b|import\s+grader(?:\.notebook)?\b"
+    r"|(?:grader\.)?notebook\.check\s*\()"
+)
 
 
 def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
@@ -861,7 +912,7 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
             i += 1
             continue
         last = i
-        if kind == "python":  # get_ipython(...) may span lines like any call
+        if kind in ("python", "check"):  # get_ipython(...) may span lines like any call
             inner = _Scanner()
             inner.feed(lines[last])
             while not inner.at_statement_start and last + 1 < len(lines):
@@ -872,7 +923,8 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
                 last += 1
         pad = line[: len(line) - len(line.lstrip())]
         out.extend(pad + "pass" for _ in range(i, last + 1))
-        removed.append(f"line {i + 1}: {_shorten(line.strip())}")
+        if kind != "check":  # the check cell is part of every handed-out notebook: no note
+            removed.append(f"line {i + 1}: {_shorten(line.strip())}")
         i = last + 1
     return "\n".join(out), removed
 
@@ -886,6 +938,8 @@ def _ipython_kind(stripped: str) -> str | None:
         return "magic"
     if _GET_IPYTHON.match(stripped):
         return "python"
+    if _CHECK_CALL.match(stripped):
+        return "check"
     return None
 
 

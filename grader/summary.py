@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader import sinks
 from grader.messages import translate
 from grader.report._text import plot_style, plot_word
 from grader.report.files import write_atomic
@@ -268,7 +269,8 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     lines += [f"| `{tid}` | {100 * rate:.0f}% |" for tid, rate, _ in stats.tests if rate < 1.0]
     if stats.unrecognised:
         lines += ["", f"## {t['unrecognised']}", "", f"| {t['entry']} | {t['why']} |", "| --- | --- |"]
-        lines += [f"| `{e}` | {translate(why, lang).replace('|', '/')} |" for e, why in stats.unrecognised]
+        lines += [f"| {sinks.markdown(e)} | {sinks.markdown(translate(why, lang))} |"
+                  for e, why in stats.unrecognised]
     return "\n".join(lines) + "\n"
 
 
@@ -280,7 +282,7 @@ def _templates() -> Any:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("grader", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
-        trim_blocks=True, lstrip_blocks=True,
+        trim_blocks=True, lstrip_blocks=True, finalize=sinks.jinja_finalize,
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 
+from grader import sinks
 from grader.report import _text
 from grader.report.model import GradeReport
 
@@ -24,6 +25,7 @@ _ENV = jinja2.Environment(
     autoescape=jinja2.select_autoescape(["html", "j2"]),
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=sinks.jinja_finalize,  # then autoescaped: sinks.html, done by Jinja
 )
 
 
@@ -129,9 +131,8 @@ def _variance_figure(data: dict[str, Any], dims: list[float], lang: str) -> str:
     return _png(fig)
 
 
-def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
-    """The report as one self-contained HTML page."""
-    langs = _text.order(lang, _text.languages_of(report, opts))
+def figures(report: GradeReport, langs: list[str]) -> list[tuple[str, list[str], str]]:
+    """The report's plots as ``(base64 PNG, caption lines, name)``, in page order."""
     plots = report.plots or {}
     images = []
     if plots.get("softmax"):
@@ -142,6 +143,13 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
         png = variance_figure(plots["variance"], langs[0])
         if png:
             images.append((png, _text.each(_text.LABELS["variance_plot"], langs), "variance"))
+    return images
+
+
+def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
+    """The report as one self-contained HTML page."""
+    langs = _text.order(lang, _text.languages_of(report, opts))
+    images = figures(report, langs)
     template = _ENV.get_template("report.html.j2")
     return template.render(
         r=report,

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from grader import sinks
 from grader.report import _text
 from grader.report.model import GradeReport, Status
 
@@ -27,7 +28,8 @@ Locator = Callable[[str, "str | None", "int | None", str], "tuple[Any, ...] | No
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Any text of the report as inline Markdown (student text included): see grader.sinks."""
+    return sinks.markdown(text)
 
 
 def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
@@ -35,7 +37,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
     langs = _text.order(lang, _text.languages_of(report, opts))
     L = lambda key: _text.label(key, langs)  # noqa: E731 - a local shorthand
     out = [
-        f"## {L('report')}: {report.assignment} — {report.submission}",
+        f"## {L('report')}: {_cell(report.assignment)} — {_cell(report.submission)}",
         "",
         f"**{L('score')}: {_text.num(report.score)} / {_text.num(report.max_score)}** "
         f"({_text.verdict(report, langs)}; {L('pass_mark')} {_text.num(report.pass_mark)}%)",
@@ -50,7 +52,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
     if report.mistakes:
         out += ["", f"### {L('mistakes')}", ""]
         for m in report.mistakes:
-            out.append(f"- **`{m.id}`** " + " / ".join(_text.each(m.message, langs)))
+            out.append(f"- **{_cell(m.id)}** " + " / ".join(_cell(x) for x in _text.each(m.message, langs)))
     if report.errors:
         out += ["", f"### {L('errors')}", ""]
         out += [f"- {_cell(_text.sentence(e, langs))}" for e in report.errors]
@@ -69,7 +71,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
         out += ["", "</details>"]
     if report.notes:
         out += ["", f"### {L('notes')}", ""] + [f"- {_cell(_text.sentence(n, langs))}" for n in report.notes]
-    out += ["", f"<sub>{L('sandbox')}: {report.sandbox.get('level', '?')} · {L('seed')} {report.seed}</sub>", ""]
+    out += ["", f"<sub>{L('sandbox')}: {_cell(report.sandbox.get('level', '?'))} · {L('seed')} {report.seed}</sub>", ""]
     return "\n".join(out)
 
 
@@ -124,6 +126,7 @@ def fit(text: str, limit: int, lang: str = "en") -> str:
 
 
 def _data(text: str) -> str:
+    text = sinks.visible(text)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
