@@ -259,3 +259,63 @@ def test_student_globals_and_monkeypatches_do_not_reach_the_tests(tmp_path: Path
         patched = _Page(_display(_run(client, nb, "notebook.check()"))["text/html"])
     score = lambda page: [a for a in page.having("data-score") if a["<tag>"] == "div"][0]  # noqa: E731
     assert score(patched)["data-score"] == score(clean)["data-score"] == score(clean)["data-max-score"]
+
+
+def _chromium() -> str | None:
+    import shutil
+
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")
+def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
+    """The executed notebook, exported to HTML by nbconvert, shows the check cell's result
+    (Japanese, the mistake with 27.71) when chromium paints it; the screenshot is kept."""
+    import copy
+
+    import numpy as np
+    from matplotlib import image
+    from nbconvert import HTMLExporter
+
+    exercises = _release(tmp_path)
+    nb = _state(EXAMPLES / "sqrt-d-model")
+    _save(nb, exercises)
+    client = _client(nb, exercises)
+    with client.setup_kernel():
+        _run_all(client, nb)
+    # The check cell and its heading, as the notebook renders them.
+    shown = copy.deepcopy(nb)
+    shown.cells = nb.cells[-2:]
+    body, _ = HTMLExporter().from_notebook_node(shown)
+    page = tmp_path / "check-cell.ja.html"
+    page.write_text(body, encoding="utf-8")
+    shot = tmp_path / "check-cell.ja.png"
+    browser = _chromium()
+    assert browser is not None
+    run = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1100,1400",
+         "--hide-scrollbars", page.as_uri()],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert shot.exists(), run.stderr[-2000:]
+    pixels = np.asarray(image.imread(str(shot)))
+    assert float(pixels[..., :3].std()) > 0.02
+    # The mistake's red bar (#c92a2a) is painted.
+    red = ((np.abs(pixels[..., 0] - 0xC9 / 255) < 0.05) & (np.abs(pixels[..., 1] - 0x2A / 255) < 0.05)
+           & (np.abs(pixels[..., 2] - 0x2A / 255) < 0.05))
+    assert red.sum() > 100
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile2'}", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120, check=False,
+    ).stdout
+    parsed = _Page(dom)
+    assert "sqrt-d-model" in {a["data-mistake"] for a in parsed.having("data-mistake")}
+    assert "27.71" in parsed.all_text and "見つかった間違い" in parsed.all_text
