@@ -232,8 +232,14 @@ def test_finished_notebook_passes_every_public_test_in_english(tmp_path: Path) -
         with client.setup_kernel():
             _run_all(client, nb)
             data = _display(nb.cells[-1])
+            plotted = _Page(_display(_run(client, nb, "notebook.check('variance', plots=True)"))["text/html"])
     finally:
         os.environ.pop("GRADER_LANG", None)
+    # Asked for, the plots of the part shown are drawn (inline PNG, nothing fetched).
+    [figure] = [a for a in plotted.having("id") if a["id"].startswith("gc-plot-")]
+    assert figure["id"] == "gc-plot-variance"
+    images = [a for a in plotted.attrs if a["<tag>"] == "img"]
+    assert images and all(a["src"].startswith("data:image/png;base64,") for a in images)
     page = _Page(data["text/html"])
     [root] = [a for a in page.having("data-score") if a["<tag>"] == "div"]
     assert float(root["data-score"]) == float(root["data-max-score"]) > 0
