@@ -200,12 +200,12 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     result = Discovery()
     canvas_folders, grouped = _group_canvas_files(root, staging / "canvas")
     candidates: list[tuple[str, Path, str]] = [(f.name, f, f.name.rpartition("_")[2]) for f in canvas_folders]
+    symlinks: list[str] = []
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
             continue
         if entry.is_symlink():  # it could point at anything the instructor can read
-            result.unrecognised.append((entry.name, "a symbolic link; not followed (put the files"
-                                                    " themselves in the folder)"))
+            symlinks.append(entry.name)
             continue
         if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
             continue  # our own output folder inside the source
@@ -243,6 +243,10 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             sub = replace(sub, notes=(*sub.notes, f"another entry of the batch is also named {sub.name!r};"
                                                   f" this one's reports are named {name!r}"))
         result.found.append(Found(replace(sub, name=name), student_id, entry_name))
+    for entry_name in symlinks:
+        result.failed.append((unique(_safe_name(entry_name)), student_id_of(entry_name), entry_name,
+                              f"{entry_name}: a symbolic link; not followed (put the files themselves"
+                              " in the folder)"))
     return result
 
 
@@ -555,7 +559,7 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}", markup=True)
     for _name, _id, entry, why in found.failed:
-        console.print(f"[yellow]cannot read:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}"
+        console.print(f"[yellow]cannot read:[/yellow] {terminal_markup(why)}"
                       " (an error report is written)", markup=True)
     fingerprint = rubric_fingerprint(rubric, ("public", "hidden"))
 

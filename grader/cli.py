@@ -22,6 +22,7 @@ import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
+from grader.sinks import terminal_markup
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -120,17 +121,36 @@ def _format_for(out: str | None, fmt: str | None) -> str | None:
             "html": "html", "htm": "html"}.get(ext, "yaml")
 
 
-def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool) -> None:
-    """In GitHub Actions: the job summary, and (``grader check``) annotations on stdout."""
+#: GitHub refuses a step's job summary over 1 MiB; ours stays well under it.
+SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
+
+
+def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
+            sub: Any = None) -> None:
+    """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
     from grader.report import markdown, redact
 
+    kind = getattr(sub, "kind", "folder")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
+        text = markdown.fit(render(report, "markdown", rubric, lang), SUMMARY_LIMIT, lang)
         with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(render(report, "markdown", rubric, lang))
+            fh.write(text)
+    outputs = os.environ.get("GITHUB_OUTPUT")
+    if outputs:
+        with open(outputs, "a", encoding="utf-8") as fh:
+            fh.write(f"score={report.score:g}\nmax-score={report.max_score:g}\n"
+                     f"passed={'true' if report.passed else 'false'}\ngraded={kind}\n")
     if annotate and os.environ.get("GITHUB_ACTIONS") == "true":
-        parts = {p.id: p.file for p in rubric.parts}
-        locate = markdown.source_locator(parts, submission) if Path(submission).is_dir() else None
+        locate = None
+        if kind == "notebook" and sub.modules:
+            # Every function lives in the notebook, whose lines are not the cells' lines:
+            # annotate the notebook file itself.
+            where = Path(submission) / sub.modules[0].filename if Path(submission).is_dir() else Path(submission)
+            shown_nb = where.as_posix()
+            locate = lambda part, function, line=None: (shown_nb, None)  # noqa: E731
+        elif Path(submission).is_dir():
+            locate = markdown.source_locator({p.id: p.file for p in rubric.parts}, submission)
         shown = redact(report, rubric.report, "student")
         for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
@@ -162,7 +182,8 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
                          want_plots=fmt == "html" or out_dir is not None, worker=worker)
     finally:
         worker.stop()
-    _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out))
+    _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out),
+            sub=sub)
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
         err.print(f"report written to {out}")
@@ -326,10 +347,10 @@ def _guard(fn: Any) -> int:
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {terminal_markup(exc)}", markup=True, highlight=False)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        err.print(f"[red]grader error:[/red] {exc}", markup=True, highlight=False)
+        err.print(f"[red]grader error:[/red] {terminal_markup(exc)}", markup=True, highlight=False)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted")

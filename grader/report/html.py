@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 
+from grader import sinks
 from grader.report import _text
 from grader.report.model import GradeReport
 
@@ -24,6 +25,7 @@ _ENV = jinja2.Environment(
     autoescape=jinja2.select_autoescape(["html", "j2"]),
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=sinks.jinja_finalize,  # then autoescaped: sinks.html, done by Jinja
 )
 
 
