@@ -304,3 +304,17 @@ def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
     parsed = _Page(dom)
     assert "sqrt-d-model" in {a["data-mistake"] for a in parsed.having("data-mistake")}
     assert "27.71" in parsed.all_text and "見つかった間違い" in parsed.all_text
+
+
+def test_no_rubric_or_unknown_part_is_a_message_in_the_cell(tmp_path: Path) -> None:
+    """Outside a course folder, or with a part the rubric lacks: a clear message, no traceback."""
+    exercises = _release(tmp_path)
+    lone = tmp_path / "elsewhere"
+    lone.mkdir()
+    nb = nbformat.v4.new_notebook()
+    client = _client(nb, lone)
+    with client.setup_kernel():
+        data = _display(_run(client, nb, "from grader import notebook\nnotebook.check()"))
+        assert "rubric" in data["text/plain"] and "採点を完了できませんでした" in data["text/plain"]
+        data = _display(_run(client, nb, f"import os\nos.chdir({str(exercises)!r})\nnotebook.check('nope')"))
+        assert "nope" in data["text/plain"] and "scaling" in data["text/plain"]
