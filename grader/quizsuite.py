@@ -73,8 +73,14 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
 
 
 def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
-    """Fail unless the answer to ``question_id`` matches the answer key's entry."""
+    """Fail unless the answer to ``question_id`` matches the answer key's entry.
+
+    Raises:
+        RuntimeError: the key has no such question (the grader loaded no answer key).
+    """
     __tracebackhide__ = True
+    if question_id not in (key or {}):
+        raise RuntimeError(f"the answer key has no question {question_id!r}")
     spec = key[question_id]
     given = _student_answer(answers, question_id)
     require(

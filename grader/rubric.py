@@ -41,6 +41,7 @@ __all__ = [
     "Limits",
     "MistakeOptions",
     "Part",
+    "Plugin",
     "PointRule",
     "ReportOptions",
     "Rubric",
@@ -105,6 +106,31 @@ class Part:
     id: str = field(metadata=_help("short name used in test ids, reports and `student.<id>`"))
     file: str = field(metadata=_help("the submission file this part grades, e.g. scaling.py"))
     title: Text = field(metadata=_help("the part's title shown in reports, in en and ja"))
+    functions: tuple[str, ...] = field(
+        default=(), metadata=_help("the functions a code part defines, in the order they are probed")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin:
+    """Where an assignment's own pieces live, outside the grader package (see docs/architecture.md).
+
+    Every path is absolute; ``None`` where the rubric declares nothing.
+    """
+
+    hooks: Path | None = field(
+        default=None, metadata=_help("Python file: the probes, oracle, plots and expected values")
+    )
+    catalogue: Path | None = field(default=None, metadata=_help("YAML file: the mistake catalogue"))
+    mutants: Path | None = field(default=None, metadata=_help("folder of mutant case files, <id>/<name>.py"))
+    fixtures: Path | None = field(
+        default=None, metadata=_help("folder of correct submissions written in other styles")
+    )
+    notebook: str | None = field(default=None, metadata=_help("the notebook's file name in exercises/"))
+    readme: Path | None = field(default=None, metadata=_help("Markdown file: the student README's text"))
+    expected: Path | None = field(
+        default=None, metadata=_help("JSON file of the public suite's expected values")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +242,7 @@ class Rubric:
     mistakes: tuple[MistakeOptions, ...] = field(
         default=(), metadata=_help("per-mistake options; unlisted ids get the defaults")
     )
+    plugin: Plugin = field(default=Plugin(), metadata=_help("the assignment's own pieces"))
 
     def points_for(self, test_id: str) -> float:
         """Points for one test: the first rule whose ``match`` fits ``test_id``, else the default.
@@ -351,7 +378,16 @@ _TOP_KEYS = (
     "limits",
     "report",
     "mistakes",
+    "plugin",
 )
+_PLUGIN_PATHS = {
+    "hooks": ("file", "hooks: ../suites/chapter07/plugin/hooks.py"),
+    "catalogue": ("file", "catalogue: ../suites/chapter07/plugin/mistakes.yaml"),
+    "mutants": ("folder", "mutants: ../suites/chapter07/mutants"),
+    "fixtures": ("folder", "fixtures: ../suites/chapter07/correct"),
+    "readme": ("file", "readme: ../suites/chapter07/plugin/README.md"),
+    "expected": ("file", "expected: ../suites/chapter07/public/expected.json"),
+}
 _REQUIRED_EXAMPLES = {
     "assignment": "assignment: chapter07",
     "exercises": "exercises: ../exercises/chapter07 (relative to the rubric's folder)",
@@ -547,7 +583,28 @@ class _Reader:
             limits=self.limits(_section(data, "limits")),
             report=self.report(_section(data, "report")),
             mistakes=self.mistakes(_section(data, "mistakes")),
+            plugin=self.plugin(_section(data, "plugin")),
         )
+
+    def plugin(self, value: Any) -> Plugin:
+        data = self.mapping(value, "plugin", (*_PLUGIN_PATHS, "notebook"), "plugin: {hooks: ..., catalogue: ...}")
+        found: dict[str, Any] = {}
+        for key, (kind, example) in _PLUGIN_PATHS.items():
+            if key not in data:
+                continue
+            path = f"plugin.{key}"
+            if kind == "folder":
+                found[key] = self.folder(data[key], path, example.split(": ", 1)[1], "for this assignment")
+                continue
+            raw = self.string(data[key], path, example.split(": ", 1)[1])
+            resolved = (self.base / raw).resolve()
+            if not resolved.is_file() and key != "expected":  # the expected values are written by a tool
+                raise self.fail(path, f"file not found: {_show(resolved)} ({raw!r} from the rubric's folder)",
+                                f"create it, or correct the path ({example})")
+            found[key] = resolved
+        if "notebook" in data:
+            found["notebook"] = self.string(data["notebook"], "plugin.notebook", "chapter07.ipynb")
+        return Plugin(**found)
 
     def suites(self, value: Any) -> tuple[Suite, ...]:
         data = self.mapping(value, "suites", _SUITE_NAMES, _REQUIRED_EXAMPLES["suites"])
@@ -595,7 +652,7 @@ class _Reader:
             entry = self.mapping(
                 entry,
                 path,
-                ("id", "file", "title"),
+                ("id", "file", "title", "functions"),
                 "{id: scaling, file: scaling.py, title: {en: ..., ja: ...}}",
             )
             part_id = self.string(
@@ -628,7 +685,16 @@ class _Reader:
                 if "title" in entry
                 else Text(en=part_id, ja=part_id)
             )
-            parts.append(Part(id=part_id, file=file, title=title))
+            functions = entry.get("functions") or []
+            if not isinstance(functions, list) or not all(
+                isinstance(f, str) and f.isidentifier() for f in functions
+            ):
+                raise self.fail(
+                    f"{path}.functions",
+                    f"must be a list of function names (got {_describe(functions)})",
+                    "write functions: [head_dim, scaling_factor]",
+                )
+            parts.append(Part(id=part_id, file=file, title=title, functions=tuple(functions)))
         return tuple(parts)
 
     def points(self, value: Any, suites: tuple[Suite, ...]) -> tuple[float, tuple[PointRule, ...]]:
@@ -875,6 +941,8 @@ def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
         files += sorted(Path(rubric.suite(name).path).rglob("*"))
     if "hidden" in suites and rubric.reference is not None:
         files += sorted(Path(rubric.reference).rglob("*"))
+    plugin = getattr(rubric, "plugin", None)
+    files += [p for p in (getattr(plugin, "hooks", None), getattr(plugin, "catalogue", None)) if p]
     for f in files:
         if f.is_file() and "__pycache__" not in f.parts:
             h.update(f.name.encode())

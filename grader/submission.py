@@ -37,6 +37,7 @@ import tokenize
 import warnings
 import zipfile
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -178,6 +179,7 @@ class Submission:
     answers: str | None
     content_hash: str
     notes: tuple[str, ...] = ()
+    code_parts: tuple[str, ...] = tuple(PART_FILES)
 
     def part_module(self, part: str) -> Module | None:
         """The module to load for a code part (``scaling``, ``softmax``, ``variance``).
@@ -185,20 +187,25 @@ class Submission:
         A notebook defines every part, so its single module answers for each of them.
         Returns ``None`` for a missing file or a part that is not a code part.
         """
-        if part not in PART_FILES:
+        if part not in self.code_parts:
             return None
         wanted = NOTEBOOK_MODULE if self.kind == "notebook" else part
         return next((module for module in self.modules if module.name == wanted), None)
 
 
 def load_submission(
-    path: str | os.PathLike[str], *, limits: ReadLimits | None = None
+    path: str | os.PathLike[str],
+    *,
+    limits: ReadLimits | None = None,
+    parts: Mapping[str, str] | None = None,
 ) -> Submission:
     """Read a folder, notebook or zip into a ``Submission`` without running any of it.
 
     Args:
         path: the submission as the user named it.
         limits: size caps; the defaults suit one student's work.
+        parts: code part id -> file name, as the assignment declares them
+            (``Assignment.part_files``); chapter 7's by default.
 
     Returns:
         The submission; files it could not use are explained in ``notes``.
@@ -210,17 +217,17 @@ def load_submission(
     limits = limits or ReadLimits()
     given = Path(path)
     try:
-        return _load(given, limits)
+        return _load(given, limits, dict(parts) if parts else PART_FILES)
     except OSError as exc:  # permissions, a file removed while we read, a broken disk
         raise SubmissionError(
             f"{given}: cannot read it ({exc.strerror or exc}); check that the path is readable"
         ) from None
 
 
-def _load(given: Path, limits: ReadLimits) -> Submission:
+def _load(given: Path, limits: ReadLimits, parts: dict[str, str]) -> Submission:
     if given.is_dir():
         tree: _Tree = _FolderTree(given)
-        return _from_tree(tree, _safe_name(_display_name(given)), given, "folder", limits)
+        return _from_tree(tree, _safe_name(_display_name(given)), given, "folder", limits, parts)
     suffix = given.suffix.lower()
     if given.is_file() and suffix == ".ipynb":
         size = given.stat().st_size
@@ -240,11 +247,12 @@ def _load(given: Path, limits: ReadLimits) -> Submission:
             modules=(module,),
             answers=answers,
             notes=notes,
+            code_parts=tuple(parts),
         )
     if given.is_file() and suffix == ".zip":
         with _open_zip(given, limits) as archive:
             return _from_tree(
-                _ZipTree(archive, given, limits), _safe_name(given.stem), given, "zip", limits
+                _ZipTree(archive, given, limits), _safe_name(given.stem), given, "zip", limits, parts
             )
     hint = " (to grade this file, pass the folder that holds it)" if suffix == ".py" else ""
     raise SubmissionError(f"{given}: {_NOT_A_SUBMISSION}{hint}")
@@ -262,6 +270,7 @@ def _build(
     modules: tuple[Module, ...],
     answers: str | None,
     notes: list[str],
+    code_parts: tuple[str, ...],
 ) -> Submission:
     return Submission(
         name=_safe_name(name),
@@ -272,6 +281,7 @@ def _build(
         answers=answers,
         content_hash=_content_hash(kind, modules, answers),
         notes=tuple(notes),
+        code_parts=code_parts,
     )
 
 
@@ -300,7 +310,9 @@ def _safe_name(name: str) -> str:
     return safe or "submission"
 
 
-def _from_tree(tree: _Tree, name: str, path: Path, origin: str, limits: ReadLimits) -> Submission:
+def _from_tree(
+    tree: _Tree, name: str, path: Path, origin: str, limits: ReadLimits, part_files: dict[str, str]
+) -> Submission:
     notes: list[str] = list(tree.notes)
     rel = ""
     files, dirs = tree.listdir(rel)
@@ -317,7 +329,7 @@ def _from_tree(tree: _Tree, name: str, path: Path, origin: str, limits: ReadLimi
             notes.append(f"skipped {filename}: {files[filename].problem}")
         else:
             notebooks.append(filename)
-    present = [part for part, filename in PART_FILES.items() if filename in files]
+    present = [part for part, filename in part_files.items() if filename in files]
     answers_file = files.get(ANSWERS_FILE)
     answers = _read_answers(tree, answers_file, limits, notes) if answers_file else None
 
@@ -341,11 +353,12 @@ def _from_tree(tree: _Tree, name: str, path: Path, origin: str, limits: ReadLimi
             modules=(module,),
             answers=nb_answers or answers,
             notes=notes,
+            code_parts=tuple(part_files),
         )
 
     modules: list[Module] = []
     for part in present:
-        py_module = _read_py(tree, part, files[PART_FILES[part]], limits, notes)
+        py_module = _read_py(tree, part, part_files[part], files[part_files[part]], limits, notes)
         if py_module is not None:
             modules.append(py_module)
     if notebooks:
@@ -353,7 +366,7 @@ def _from_tree(tree: _Tree, name: str, path: Path, origin: str, limits: ReadLimi
             f"ignored {', '.join(notebooks)}: the .py files were graded"
             " (to grade the notebook, submit it on its own)"
         )
-    naming = _naming_note(present, [n for n in files if n.lower().endswith(".py")])
+    naming = _naming_note(present, [n for n in files if n.lower().endswith(".py")], part_files)
     if naming:
         notes.append(naming)
     if not modules and answers is None and tree.inner_zips:
@@ -362,7 +375,8 @@ def _from_tree(tree: _Tree, name: str, path: Path, origin: str, limits: ReadLimi
             " zip your folder or notebook directly, not a zip of a zip"
         )
     return _build(
-        name, path, origin, kind="folder", modules=tuple(modules), answers=answers, notes=notes
+        name, path, origin, kind="folder", modules=tuple(modules), answers=answers, notes=notes,
+        code_parts=tuple(part_files),
     )
 
 
@@ -371,15 +385,16 @@ def _choose_notebook(names: list[str], files: dict[str, _Entry]) -> str:
     return max(named, key=lambda n: (files[n].size, n))
 
 
-def _naming_note(present: list[str], py_files: list[str]) -> str | None:
-    missing = [filename for part, filename in PART_FILES.items() if part not in present]
-    stray = sorted(n for n in py_files if n not in PART_FILES.values())
+def _naming_note(present: list[str], py_files: list[str], part_files: dict[str, str]) -> str | None:
+    missing = [filename for part, filename in part_files.items() if part not in present]
+    stray = sorted(n for n in py_files if n not in part_files.values())
     if not missing or (present and not stray):
         return None
+    expected = ", ".join(part_files.values())
     if not stray:
-        return "found none of scaling.py, softmax.py, variance.py, and no other .py files"
+        return f"found none of {expected}, and no other .py files"
     head = (
-        "found none of scaling.py, softmax.py, variance.py"
+        f"found none of {expected}"
         if not present
         else f"found no {' or '.join(missing)}"
     )
@@ -413,9 +428,8 @@ def _too_big_notebook(where: str, size: int, limits: ReadLimits) -> str:
 
 
 def _read_py(
-    tree: _Tree, part: str, entry: _Entry, limits: ReadLimits, notes: list[str]
+    tree: _Tree, part: str, filename: str, entry: _Entry, limits: ReadLimits, notes: list[str]
 ) -> Module | None:
-    filename = PART_FILES[part]
     data = _read_small(tree, entry, limits, notes)
     if data is None:
         return None

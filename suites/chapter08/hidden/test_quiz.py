@@ -12,7 +12,7 @@ pytestmark = pytest.mark.part("quiz")
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "question_id" in metafunc.fixturenames:
-        ids = quiz_question_ids(metafunc.config)
+        ids = quiz_question_ids(metafunc.config) or ["no-answer-key"]  # fails: the key is missing
         metafunc.parametrize("question_id", ids, ids=ids)
 
 
