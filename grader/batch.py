@@ -48,7 +48,7 @@ from grader.errors import GraderError, SubmissionError, UsageError
 from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
-from grader.submission import load_submission
+from grader.submission import PART_FILES, load_submission
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
@@ -174,7 +174,8 @@ def _group_canvas_files(root: Path, staging: Path) -> tuple[list[Path], set[str]
     return folders, used
 
 
-def find_submissions(source: str | os.PathLike[str], staging: Path | None = None) -> Discovery:
+def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
+                     parts: dict[str, str] | None = None) -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
@@ -205,13 +206,13 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             result.unrecognised.append((entry_name, "not a folder, notebook or zip"))
             continue
         try:
-            sub = load_submission(path)
+            sub = load_submission(path, parts=parts)
         except SubmissionError as exc:
             result.unrecognised.append((entry_name, str(exc)))
             continue
         if path.is_dir() and not sub.modules and sub.answers is None:
-            result.unrecognised.append((entry_name, "holds no scaling.py, softmax.py, variance.py, "
-                                                    "answers.yaml or notebook"))
+            files = ", ".join((parts or PART_FILES).values())
+            result.unrecognised.append((entry_name, f"holds no {files}, answers.yaml or notebook"))
             continue
         name, n = sub.name, 2
         while name.lower() in names:
@@ -224,6 +225,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
 def _wire_submission(sub: Any) -> dict[str, Any]:
     return {"name": sub.name, "path": str(sub.path), "origin": sub.origin, "kind": sub.kind,
             "modules": [m.to_dict() for m in sub.modules], "answers": sub.answers,
+            "code_parts": list(sub.code_parts),
             "content_hash": sub.content_hash, "notes": list(sub.notes)}
 
 
@@ -513,7 +515,9 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
     from grader.report import render
     from grader.rubric import rubric_fingerprint
 
-    found = find_submissions(source, outdir / ".sources")
+    from grader.assignment import assignment_of
+
+    found = find_submissions(source, outdir / ".sources", assignment_of(rubric).part_files)
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {entry}: {why}", markup=True)
     fingerprint = rubric_fingerprint(rubric, ("public", "hidden"))

@@ -128,7 +128,9 @@ def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang:
 
     rubric = _load(rubric_path)
     language = _lang(lang, rubric)
-    sub = load_submission(submission)
+    from grader.assignment import assignment_of
+
+    sub = load_submission(submission, parts=assignment_of(rubric).part_files)
     fmt = _format_for(out, fmt)
     # Start the sandboxed worker (it imports torch) while this process imports torch and
     # pytest for the trusted side: on two cores the two imports overlap.
