@@ -79,6 +79,11 @@ def render(report: GradeReport, fmt: str, *, rubric: Any = None, lang: str = "en
     """
     writer = _writer(fmt)
     options = getattr(rubric, "report", None)
+    if fmt == "html" and getattr(getattr(rubric, "plugin", None), "hooks", None) is not None:
+        from grader.assignment import assignment_of
+
+        return writer(redact(report, options, audience), options, lang,
+                      figures=assignment_of(rubric).hooks.figures)
     return writer(redact(report, options, audience), options, lang)
 
 

@@ -113,12 +113,18 @@ def variance_figure(data: dict[str, Any]) -> str | None:
     return _png(fig)
 
 
-def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
-    """The report as one self-contained HTML page."""
+def render(report: GradeReport, opts: Any = None, lang: str = "en", *, figures: Any = None) -> str:
+    """The report as one self-contained HTML page.
+
+    ``figures(plots, langs)`` is the assignment's hook drawing its figures
+    (:class:`grader.hooks.Figure` each); without it the built-in figures are drawn.
+    """
     langs = _text.order(lang, _text.languages_of(report, opts))
     plots = report.plots or {}
     images = []
-    if plots.get("softmax"):
+    if figures is not None:
+        images = [(f.png, _text.each(dict(f.caption), langs), f.name) for f in figures(plots, langs) if f.png]
+    elif plots.get("softmax"):
         png = softmax_figure(plots["softmax"])
         if png:
             images.append((png, _text.each(_text.LABELS["softmax_plot"], langs), "softmax"))

@@ -378,8 +378,11 @@ def figures(plots: dict[str, Any], languages: Any) -> list[Figure]:
 
     ref = np.asarray(data["reference"], dtype=float)
     mine = np.asarray(data["student"], dtype=float) if data.get("student") is not None else None
-    fig, axes = plt.subplots(1, 2, figsize=(8, 4), dpi=80)
-    for ax, values, title in ((axes[0], mine, "yours"), (axes[1], ref, "reference")):
+    fig, axes = plt.subplots(1, 2, figsize=(8.6, 4), dpi=80)
+    leak = _leak(mine) if mine is not None and mine.shape == ref.shape else None
+    mine_title = "yours" if leak is None else f"yours: future weight up to {leak:.3f} a row"
+    image = None
+    for ax, values, title in ((axes[0], mine, mine_title), (axes[1], ref, "reference (causal)")):
         ax.set_title(title)
         ax.set_xlabel("key position j")
         ax.set_ylabel("query position i")
@@ -390,13 +393,15 @@ def figures(plots: dict[str, Any], languages: Any) -> list[Figure]:
             ax.set_yticks([])
             continue
         shown = np.nan_to_num(values, nan=0.0)
-        ax.imshow(shown, vmin=0.0, vmax=1.0, cmap="viridis")
+        image = ax.imshow(shown, vmin=0.0, vmax=1.0, cmap="viridis")
         n = shown.shape[-1]
         for i, j in np.argwhere(_future(n) & (np.abs(shown) > 1e-6)):
             ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2))
         for i, j in np.argwhere(np.isnan(values)):
             ax.text(j, i, "NaN", ha="center", va="center", color="white", fontsize=7)
     fig.tight_layout()
+    if image is not None:
+        fig.colorbar(image, ax=list(axes), shrink=0.8, label="attention weight")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
     plt.close(fig)
