@@ -24,10 +24,12 @@ from typing import Any
 
 import yaml
 
-__all__ = ["CATALOGUE_FILE", "Entry", "catalogue", "mistake_ids"]
+__all__ = ["CATALOGUE_FILE", "FRAMEWORK_FILE", "Entry", "catalogue", "mistake_ids"]
 
 #: The data file, shipped inside the package.
 CATALOGUE_FILE = Path(__file__).with_name("mistakes.yaml")
+#: What the grader itself names for any assignment (``not-implemented``, ``unrecognised``).
+FRAMEWORK_FILE = Path(__file__).with_name("framework.yaml")
 _LANGS = ("en", "ja")
 # A folded YAML scalar turns each line break into a space; Japanese has no spaces between
 # words, so a space between two Japanese characters (kana, kanji, full-width punctuation) is
@@ -117,9 +119,9 @@ def _entry(mid: str, data: dict[str, Any], name: str = CATALOGUE_FILE.name) -> E
 def catalogue(file: Path | None = None) -> dict[str, Entry]:
     """All entries of a catalogue file (``mistakes.yaml`` by default), in file order, loaded once.
 
-    An assignment's catalogue need not repeat the framework's notes (``unrecognised``, the
-    mistake-free cases): entries of the default file marked ``note: true`` are added after its
-    own when it lacks them.
+    An assignment's catalogue need not repeat what the framework names itself
+    (``grader/framework.yaml``: ``not-implemented``, ``unrecognised``): those entries are added
+    after its own unless it words them itself.
 
     Raises:
         ValueError: the file is not a ``mistakes:`` mapping of complete entries (names the file
@@ -130,10 +132,9 @@ def catalogue(file: Path | None = None) -> dict[str, Entry]:
     if not isinstance(data, dict) or not isinstance(data.get("mistakes"), dict):
         raise ValueError(f"{path.name}: the top level must be 'mistakes:' mapping ids to entries")
     entries = {str(mid): _entry(str(mid), body, path.name) for mid, body in data["mistakes"].items()}
-    if path != CATALOGUE_FILE:
-        for mid, entry in catalogue().items():
-            if entry.note:
-                entries.setdefault(mid, entry)
+    if path not in (CATALOGUE_FILE, FRAMEWORK_FILE):
+        for mid, entry in catalogue(FRAMEWORK_FILE).items():
+            entries.setdefault(mid, entry)
     return entries
 
 

@@ -239,15 +239,47 @@ def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int |
 @main.command()
 @rubric_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: fresh).")
-def validate(rubric_path: str, seed: int | None) -> None:
+@click.option("--all", "every", is_flag=True,
+              help="Validate every rubric in the rubric's folder (rubrics/*.yaml), one table each.")
+def validate(rubric_path: str, seed: int | None, every: bool) -> None:
     """Prove the assignment: reference full marks, stubs zero, every mistake's mutant named."""
     from grader import validate as validation
 
     def body() -> int:
-        rubric = _load(rubric_path)
-        result = validation.validate(rubric, seed=seed)
-        Console(highlight=False).print(validation.render_table(result))
-        return 0 if result.ok else 1
+        paths = sorted(Path(rubric_path).parent.glob("*.yaml")) if every else [Path(rubric_path)]
+        if not paths:
+            raise UsageError(f"{Path(rubric_path).parent}: no rubric (*.yaml) to validate")
+        failed = []
+        for path in paths:
+            rubric = _load(str(path))
+            result = validation.validate(rubric, seed=seed)
+            table = validation.render_table(result)
+            if every:
+                table.title = f"{path.name}: {table.title}"
+            Console(highlight=False).print(table)
+            if not result.ok:
+                failed.append(path.name)
+        if every:
+            err.print(f"{len(paths) - len(failed)} of {len(paths)} rubrics hold"
+                      + (f"; failing: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="new")
+@click.argument("name")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,
+              help="The course folder (holding rubrics/, exercises/, solutions/, suites/).")
+def new_cmd(name: str, root: str) -> None:
+    """Scaffold assignment NAME: rubric, stub, reference, one public and one hidden test, plug-in."""
+    from grader.scaffold import scaffold
+
+    def body() -> int:
+        written = scaffold(Path(root), name)
+        err.print(f"{len(written)} files written; next: grader validate --rubric "
+                  f"{Path(root) / 'rubrics' / (name + '.yaml')}")
+        return 0
 
     sys.exit(_guard(body))
 

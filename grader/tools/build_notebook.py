@@ -83,12 +83,12 @@ def _docstring_to_markdown(doc: str) -> str:
     return f"## {title_ja}\n### {title_en}\n\n{text}\n"
 
 
-def build(folder: Path, answers: Path, parts: tuple[str, ...] = PARTS, intro: str = _INTRO) -> NotebookNode:
+def build(folder: Path, answers: Path | None, parts: tuple[str, ...] = PARTS, intro: str = _INTRO) -> NotebookNode:
     """Build the notebook for the exercise files in ``folder`` and the quiz in ``answers``.
 
     Args:
         folder: holds scaling.py, softmax.py and variance.py.
-        answers: the quiz file whose text goes into the raw cell.
+        answers: the quiz file whose text goes into the raw cell (None or missing: no quiz).
         parts: the code parts, ``<part>.py`` each, in notebook order.
         intro: the first markdown cell (an assignment's hooks give it as ``NOTEBOOK_INTRO``).
 
@@ -112,9 +112,10 @@ def build(folder: Path, answers: Path, parts: tuple[str, ...] = PARTS, intro: st
     for part, doc, code in read:
         cells.append(nbformat.v4.new_markdown_cell(_docstring_to_markdown(doc), id=f"{part}-md"))
         cells.append(nbformat.v4.new_code_cell(code.rstrip("\n"), id=f"{part}-code"))
-    cells.append(nbformat.v4.new_markdown_cell(_QUIZ, id="quiz-md"))
-    quiz = answers.read_text(encoding="utf-8").rstrip("\n")
-    cells.append(nbformat.v4.new_raw_cell(f"{ANSWERS_MARKER}\n{quiz}", id="answers"))
+    if answers is not None and answers.exists():  # an assignment without a quiz has no answers cell
+        cells.append(nbformat.v4.new_markdown_cell(_QUIZ, id="quiz-md"))
+        quiz = answers.read_text(encoding="utf-8").rstrip("\n")
+        cells.append(nbformat.v4.new_raw_cell(f"{ANSWERS_MARKER}\n{quiz}", id="answers"))
     nb.cells = cells
     nbformat.validate(nb)
     return nb
