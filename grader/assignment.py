@@ -9,10 +9,10 @@ functions to probe, which catalogue to word the findings with.
 
 Example::
 
-    a = assignment_of(load_rubric("rubrics/chapter08.yaml"))
-    a.part_files          # {"masking": "masking.py"}
-    a.functions("masking")  # ("causal_mask", "apply_causal_mask", ...)
-    a.catalogue()["mask-after-softmax"].title["en"]
+    a = assignment_of(load_rubric("rubrics/chapter09.yaml"))   # as `grader new chapter09` wrote it
+    a.part_files            # {"part1": "part1.py"}
+    a.functions("part1")    # ("double",)
+    a.catalogue()["not-implemented"].title["en"]   # "Stub left in place"
 """
 
 from __future__ import annotations

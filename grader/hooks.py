@@ -28,8 +28,8 @@ answer the hidden tests or the quiz key keep secret: expected values come from t
 
 Example::
 
-    hooks = load_hooks(Path("suites/chapter08/plugin/hooks.py"))
-    hooks.recognisers["masked_softmax"](probe)   # [Finding("mask-after-softmax", ...)]
+    hooks = load_hooks(Path("suites/chapter09/plugin/hooks.py"))   # as `grader new chapter09` wrote it
+    hooks.recognisers["double"](probe)   # [] when the student's double() is right
 """
 
 from __future__ import annotations

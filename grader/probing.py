@@ -1,9 +1,9 @@
 """What an assignment's probes are written with: calling the student, findings, evidence helpers.
 
 A recogniser (see :mod:`grader.hooks`) gets a :class:`Probe` bound to one part of one
-submission. ``probe("masked_softmax", x)`` calls the student's function in the sandbox and
-returns plain data (ndarrays, floats, lists, dicts); ``probe.expect("masking",
-"masked_softmax", x)`` gives the right answer (the reference's when loaded, else the hooks'
+submission. ``probe("double", x)`` calls the student's function in the sandbox and returns
+plain data (ndarrays, floats, lists, dicts); ``probe.expect("part1", "double", x)`` gives the
+right answer (the reference's when loaded, else the hooks'
 ``ORACLE``). It returns :class:`Finding` records: a catalogue id, the function, and the
 evidence (the student's own numbers) the catalogue's message templates are filled with.
 
@@ -18,12 +18,14 @@ Helpers: :func:`arr` / :func:`num` (a returned value as float64 array / number, 
 
 Example::
 
-    def _masked_softmax(p: Probe) -> list[Finding]:
+    def _double(p: Probe) -> list[Finding]:       # part1.double(x) should return 2 x
         x = randn(7, 4, 4)
-        got = arr(p("masked_softmax", x))
-        if close(got, p.expect("masking", "masked_softmax", x)):
+        got = arr(p("double", x))
+        if close(got, p.expect("part1", "double", x)):
             return []
-        return unrecognised("masked_softmax", call=describe_call("masked_softmax", x))
+        if close(got, x.double().numpy()):
+            return [Finding("returns-input", "double", {"call": describe_call("double", x)})]
+        return unrecognised("double", call=describe_call("double", x))
 """
 
 from __future__ import annotations
