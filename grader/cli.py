@@ -267,6 +267,23 @@ def validate(rubric_path: str, seed: int | None, every: bool) -> None:
     sys.exit(_guard(body))
 
 
+@main.command(name="gradebook")
+@click.argument("outputs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The course gradebook to write (CSV).")
+def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
+    """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
+    from grader.course import merge, write_course_gradebook
+
+    def body() -> int:
+        rows, assignments = merge([Path(o) for o in outputs])
+        write_course_gradebook(Path(out), rows, assignments)
+        err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
+        return 0
+
+    sys.exit(_guard(body))
+
+
 @main.command(name="new")
 @click.argument("name")
 @click.option("--root", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,

@@ -137,9 +137,9 @@ def test_new_assignment_validates_without_an_edit(tmp_path):
     assert 0 == proc.returncode, proc.stdout + proc.stderr
     assert "all checks hold" in proc.stdout
     again = _grader("new", "chapter09", cwd=tmp_path)
-    assert 2 == again.returncode and "exists already" in again.stderr
+    assert 2 == again.returncode and "exists already" in " ".join(again.stderr.split())
     bad = _grader("new", "Chapter 9", cwd=tmp_path)
-    assert 2 == bad.returncode and "lower-case" in bad.stderr
+    assert 2 == bad.returncode and "lower-case" in " ".join(bad.stderr.split())
 
 
 def test_the_rubric_declares_the_assignment():
@@ -207,3 +207,38 @@ def test_no_chapter8_knowledge_in_the_grader_package():
             text = path.read_text(encoding="utf-8")
             hits += [f"{path.relative_to(ROOT)}: {w}" for w in words if re.search(rf"\b{re.escape(w)}\b", text)]
     assert [] == hits
+
+
+@pytest.mark.slow
+def test_course_gradebook_merges_two_batches(tmp_path):
+    """Chapter 7 and chapter 8 graded by grader batch, merged by grader gradebook: a column each."""
+    ch7, ch8 = tmp_path / "ch7", tmp_path / "ch8"
+    ch7.mkdir()
+    ch8.mkdir()
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct", ch7 / "Taro Yamada_101_assignsubmission_file_")
+    shutil.copytree(ROOT / "exercises" / "chapter07", ch7 / "=cmd()_102_assignsubmission_file_")
+    done = ch8 / "Taro Yamada_101_assignsubmission_file_"
+    done.mkdir()
+    shutil.copyfile(ROOT / "solutions" / "chapter08" / "masking.py", done / "masking.py")
+    (done / "answers.yaml").write_text(_answers(), encoding="utf-8")
+    shutil.copytree(ROOT / "exercises" / "chapter08", ch8 / "Hanako Sato_103_assignsubmission_file_")
+    for src, rubric in ((ch7, "rubrics/chapter07.yaml"), (ch8, "rubrics/chapter08.yaml")):
+        proc = _grader("batch", str(src), "--out", str(src) + "-out", "--rubric", rubric, "-j", "2", "--no-progress")
+        assert proc.returncode in (0, 1), proc.stderr
+    course = tmp_path / "course.csv"
+    proc = _grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch7-out"), "--out", str(course))
+    assert 0 == proc.returncode, proc.stderr
+    with course.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = {r["student"]: r for r in reader}
+    assert ["student", "chapter08", "chapter08:max", "chapter07", "chapter07:max", "total", "total:max"] == reader.fieldnames
+    assert {"101", "102", "103"} == set(rows)
+    taro = rows["101"]
+    assert float(taro["chapter08"]) == float(taro["chapter08:max"]) == 70
+    assert float(taro["chapter07"]) == float(taro["chapter07:max"]) > 0
+    assert float(taro["total"]) == float(taro["chapter07"]) + 70
+    assert "" == rows["102"]["chapter08"] and 0 == float(rows["102"]["chapter07"])
+    assert "" == rows["103"]["chapter07"] and rows["103"]["chapter07:max"] == taro["chapter07:max"]
+    assert taro["total:max"] == rows["103"]["total:max"]
+    again = _grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch8-out"), "--out", str(course))
+    assert 2 == again.returncode and "a second gradebook for chapter08" in " ".join(again.stderr.split())
