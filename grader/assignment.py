@@ -25,7 +25,7 @@ from typing import Any
 from grader.catalogue import Entry, catalogue
 from grader.hooks import NO_HOOKS, Hooks, load_hooks
 
-__all__ = ["Assignment", "assignment_of"]
+__all__ = ["Assignment", "assignment_of", "figures_hook"]
 
 CODE_SUFFIX = ".py"
 QUIZ_SUFFIXES = (".yaml", ".yml")
@@ -96,6 +96,13 @@ class Assignment:
             return str(self.rubric.plugin.notebook)
         found = sorted(Path(self.rubric.exercises).glob("*.ipynb"))
         return found[0].name if len(found) == 1 else None
+
+
+def figures_hook(rubric: Any) -> Any:
+    """The assignment's figure-drawing hook (``Hooks.figures``), or None without a plug-in."""
+    if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
+        return None
+    return assignment_of(rubric).hooks.figures
 
 
 @functools.cache

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader import sinks
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 
@@ -265,7 +266,7 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     lines += [f"| `{tid}` | {100 * rate:.0f}% |" for tid, rate, _ in stats.tests if rate < 1.0]
     if stats.unrecognised:
         lines += ["", f"## {t['unrecognised']}", "", f"| {t['entry']} | {t['why']} |", "| --- | --- |"]
-        lines += [f"| `{e}` | {why.replace('|', '/')} |" for e, why in stats.unrecognised]
+        lines += [f"| {sinks.markdown(e)} | {sinks.markdown(why)} |" for e, why in stats.unrecognised]
     return "\n".join(lines) + "\n"
 
 
@@ -277,7 +278,7 @@ def _templates() -> Any:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("grader", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
-        trim_blocks=True, lstrip_blocks=True,
+        trim_blocks=True, lstrip_blocks=True, finalize=sinks.jinja_finalize,
     )
 
 

@@ -38,6 +38,26 @@ LABELS: dict[str, dict[str, str]] = {
     "sandbox": {"en": "Sandbox", "ja": "サンドボックス"},
     "seed": {"en": "seed", "ja": "シード"},
     "grading_failed": {"en": "Grading did not finish", "ja": "採点を完了できませんでした"},
+    # the notebook's check cell and `grader check --watch` (grader/report/cell.py)
+    "check": {"en": "Check (public tests)", "ja": "チェック（公開テスト）"},
+    "failing": {"en": "Tests not passed", "ja": "合格していないテスト"},
+    "all_passed": {"en": "All {n} public tests passed.", "ja": "公開テスト {n} 件すべてに合格しました。"},
+    "some_passed": {"en": "{n} of {total} public tests passed.", "ja": "公開テスト {total} 件中 {n} 件に合格しました。"},
+    "hidden_more": {"en": "{n} more tests at grading.", "ja": "採点時には、さらに {n} 件のテストを実行します。"},
+    "hidden_some": {"en": "More tests at grading.", "ja": "採点時には、さらにテストを実行します。"},
+    "graded_cells": {"en": "Graded: the cells run in this kernel ({n}).",
+                     "ja": "採点対象: このカーネルで実行したセル（{n} 個）。"},
+    "level_strong": {"en": "namespaces (the strongest level)", "ja": "namespaces（最も強いレベル）"},
+    "now_passing": {"en": "now passes", "ja": "合格になりました"},
+    "now_failing": {"en": "no longer passes", "ja": "不合格になりました"},
+    "found": {"en": "mistake found", "ja": "間違いを検出"},
+    "fixed": {"en": "mistake fixed", "ja": "間違いが直りました"},
+    "score_word": {"en": "score", "ja": "得点"},
+    "unchanged": {"en": "no change", "ja": "変化なし"},
+    "watching": {"en": "Watching {what} (Ctrl-C to stop); checked in {s:.2f} s.",
+                 "ja": "{what} を監視しています（Ctrl-C で終了）。チェック {s:.2f} 秒。"},
+    "rechecked": {"en": "{file} saved: checked again in {s:.2f} s.",
+                  "ja": "{file} が保存されました: {s:.2f} 秒で再チェックしました。"},
 }
 
 STATUS_WORDS: dict[Status, dict[str, str]] = {

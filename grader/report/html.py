@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 
+from grader import sinks
 from grader.report import _text
 from grader.report.model import GradeReport
 
@@ -24,6 +25,7 @@ _ENV = jinja2.Environment(
     autoescape=jinja2.select_autoescape(["html", "j2"]),
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=sinks.jinja_finalize,  # then autoescaped: sinks.html, done by Jinja
 )
 
 
@@ -113,18 +115,17 @@ def variance_figure(data: dict[str, Any]) -> str | None:
     return _png(fig)
 
 
-def render(report: GradeReport, opts: Any = None, lang: str = "en", *, figures: Any = None) -> str:
-    """The report as one self-contained HTML page.
+def figures(report: GradeReport, langs: list[str], draw: Any = None) -> list[tuple[str, list[str], str]]:
+    """The report's plots as ``(base64 PNG, caption lines, name)``, in page order.
 
-    ``figures(plots, langs)`` is the assignment's hook drawing its figures
+    ``draw(plots, langs)`` is the assignment's hook drawing its figures
     (:class:`grader.hooks.Figure` each); without it the built-in figures are drawn.
     """
-    langs = _text.order(lang, _text.languages_of(report, opts))
     plots = report.plots or {}
     images = []
-    if figures is not None:
-        images = [(f.png, _text.each(dict(f.caption), langs), f.name) for f in figures(plots, langs) if f.png]
-    elif plots.get("softmax"):
+    if draw is not None:
+        return [(f.png, _text.each(dict(f.caption), langs), f.name) for f in draw(plots, langs) if f.png]
+    if plots.get("softmax"):
         png = softmax_figure(plots["softmax"])
         if png:
             images.append((png, _text.each(_text.LABELS["softmax_plot"], langs), "softmax"))
@@ -132,6 +133,13 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en", *, figures: 
         png = variance_figure(plots["variance"])
         if png:
             images.append((png, _text.each(_text.LABELS["variance_plot"], langs), "variance"))
+    return images
+
+
+def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any = None) -> str:
+    """The report as one self-contained HTML page (``draw``: the assignment's figures hook)."""
+    langs = _text.order(lang, _text.languages_of(report, opts))
+    images = figures(report, langs, draw)
     template = _ENV.get_template("report.html.j2")
     return template.render(
         r=report,

@@ -295,6 +295,9 @@ class _Child:
 
     def run(self) -> None:
         in_force = self.apply_limits()
+        # What is in force, said before any student code runs (a later "limits" frame, which
+        # student code could write, is ignored by the trusted side).
+        _write_all(self.resp, wire.dumps({"op": "limits", "in_force": in_force}))
         self.write_files()
         loaded = self.load()
         _write_all(self.resp, wire.dumps({"op": "loaded", "modules": loaded, "in_force": in_force}))

@@ -3,7 +3,8 @@
 The notebook gets one markdown cell per exercise file (its module docstring), one code cell
 per exercise file (its functions), a single imports cell, and a raw cell holding the quiz.
 The raw cell's first line is ``# answers.yaml``; that line is how a notebook submission
-carries its quiz answers.
+carries its quiz answers. The last cell is the check cell (:mod:`grader.notebook`): it runs
+the public tests on the cells run so far; grading the notebook leaves it out.
 
 Usage::
 
@@ -55,6 +56,20 @@ a から d の記号一つです。1行目の `# answers.yaml` は消さない�
 Write each answer after `answer:` in the raw cell below: a number for numeric questions,
 one letter a to d for multiple choice. Keep its first line, `# answers.yaml`, as it is.
 """
+
+_CHECK_MD = """\
+## チェック / Check
+
+次のセルを実行すると、このカーネルで実行したセルを公開テストで確かめ、結果をここに表示します
+（部分だけなら `notebook.check("softmax")`、または `%grader softmax`）。関数を直したら、その
+セルを実行してから、もう一度チェックしてください。最終的な採点では非公開テストも実行されます。
+
+Run the next cell to check the cells you have run in this kernel with the public tests; the
+result appears below it (one part: `notebook.check("softmax")`, or `%grader softmax`). After
+changing a function, run its cell, then check again. Grading also runs hidden tests.
+"""
+
+CHECK_CELL = "from grader import notebook\nnotebook.check()"
 
 
 def _split_module(source: str, filename: str) -> tuple[str, list[str], str]:
@@ -116,6 +131,8 @@ def build(folder: Path, answers: Path | None, parts: tuple[str, ...] = PARTS, in
         cells.append(nbformat.v4.new_markdown_cell(_QUIZ, id="quiz-md"))
         quiz = answers.read_text(encoding="utf-8").rstrip("\n")
         cells.append(nbformat.v4.new_raw_cell(f"{ANSWERS_MARKER}\n{quiz}", id="answers"))
+    cells.append(nbformat.v4.new_markdown_cell(_CHECK_MD, id="check-md"))
+    cells.append(nbformat.v4.new_code_cell(CHECK_CELL, id="check"))
     nb.cells = cells
     nbformat.validate(nb)
     return nb
