@@ -123,7 +123,7 @@ def _format_for(out: str | None, fmt: str | None) -> str | None:
 
 def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool) -> None:
     """In GitHub Actions: the job summary, and (``grader check``) annotations on stdout."""
-    from grader.report import markdown, redact
+    from grader.report import markdown, quiz_parts, redact
 
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
@@ -132,7 +132,7 @@ def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: b
     if annotate and os.environ.get("GITHUB_ACTIONS") == "true":
         parts = {p.id: p.file for p in rubric.parts}
         locate = markdown.source_locator(parts, submission) if Path(submission).is_dir() else None
-        shown = redact(report, rubric.report, "student")
+        shown = redact(report, rubric.report, "student", quiz_parts=quiz_parts(rubric))
         for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
 
