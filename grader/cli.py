@@ -137,7 +137,7 @@ SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
 def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
             sub: Any = None) -> None:
     """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
-    from grader.report import markdown, redact
+    from grader.report import markdown, quiz_parts, redact
 
     kind = getattr(sub, "kind", "folder")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -160,7 +160,7 @@ def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: b
             locate = lambda part, function, line=None, said="": (shown_nb, None)  # noqa: E731
         elif Path(submission).is_dir():
             locate = markdown.source_locator({p.id: p.file for p in rubric.parts}, submission)
-        shown = redact(report, rubric.report, "student")
+        shown = redact(report, rubric.report, "student", quiz_parts=quiz_parts(rubric))
         for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
 

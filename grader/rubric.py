@@ -38,6 +38,7 @@ from grader.errors import RubricError
 __all__ = [
     "FORMATS",
     "HiddenDetail",
+    "QuizAnswers",
     "Limits",
     "MistakeOptions",
     "Part",
@@ -74,6 +75,14 @@ class HiddenDetail(str, Enum):
     NONE = "none"  #: only the total score those tests contributed
     PASS_FAIL = "pass-fail"  #: each test's name and status, without feedback
     FULL = "full"  #: name, status and feedback, like a visible test
+
+
+class QuizAnswers(str, Enum):
+    """When a student's report may show the right answer of a quiz question they got wrong."""
+
+    NEVER = "never"  #: never (the key stays with the instructor)
+    AFTER_DUE_DATE = "after_due_date"  #: only in reports of quiz tests released after the due date
+    ALWAYS = "always"  #: in every report (e.g. a practice quiz)
 
 
 def _help(text: str) -> dict[str, str]:
@@ -207,6 +216,12 @@ class ReportOptions:
     pass_mark: float = field(default=60.0, metadata=_help("pass mark, percent of the max score"))
     fail_below_pass_mark: bool = field(
         default=False, metadata=_help("exit with status 1 when the score is below the pass mark")
+    )
+    quiz_answers: QuizAnswers = field(
+        default=QuizAnswers.AFTER_DUE_DATE,
+        metadata=_help("when a student sees the right answer of a quiz question answered wrongly:"
+                       " never | after_due_date (only where the quiz tests' visibility is"
+                       " after_due_date; never in grader check) | always"),
     )
 
 
@@ -946,6 +961,7 @@ class _Reader:
             "rounding",
             "pass_mark",
             "fail_below_pass_mark",
+            "quiz_answers",
         )
         data = self.mapping(value, "report", keys, "report: {formats: [yaml], language: both}")
         defaults = ReportOptions()
@@ -985,6 +1001,10 @@ class _Reader:
         if "fail_below_pass_mark" in data:
             got["fail_below_pass_mark"] = self.boolean(
                 data["fail_below_pass_mark"], "report.fail_below_pass_mark"
+            )
+        if "quiz_answers" in data:
+            got["quiz_answers"] = QuizAnswers(
+                self.choice(data["quiz_answers"], "report.quiz_answers", tuple(q.value for q in QuizAnswers))
             )
         return ReportOptions(**got)
 
