@@ -48,7 +48,8 @@ from grader.errors import GraderError, SubmissionError, UsageError
 from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
-from grader.submission import load_submission
+from grader.sinks import csv_cell, terminal_markup
+from grader.submission import PART_FILES, _safe_name, load_submission
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
@@ -78,6 +79,9 @@ class Found:
 class Discovery:
     found: list[Found] = field(default_factory=list)
     unrecognised: list[tuple[str, str]] = field(default_factory=list)  # (entry, why)
+    #: entries shaped like a submission that could not be read: (report name, student id,
+    #: entry, why); each gets an error report
+    failed: list[tuple[str, str, str, str]] = field(default_factory=list)
 
 
 def student_id_of(entry: str) -> str:
@@ -158,7 +162,7 @@ def _group_canvas_files(root: Path, staging: Path) -> tuple[list[Path], set[str]
     groups: dict[str, list[tuple[Path, str]]] = {}
     for entry in root.iterdir():
         match = _CANVAS.match(entry.name)
-        if entry.is_file() and match and entry.suffix.lower() in (".py", ".yaml", ".yml"):
+        if not entry.is_symlink() and entry.is_file() and match and entry.suffix.lower() in (".py", ".yaml", ".yml"):
             rest = re.sub(r"-\d+(?=\.[A-Za-z]+$)", "", match.group("rest"))  # Canvas re-upload suffix
             groups.setdefault(f"{match.group('name')}_{match.group('id')}", []).append((entry, rest))
     folders, used = [], set()
@@ -174,11 +178,14 @@ def _group_canvas_files(root: Path, staging: Path) -> tuple[list[Path], set[str]
     return folders, used
 
 
-def find_submissions(source: str | os.PathLike[str], staging: Path | None = None) -> Discovery:
+def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
+                     handout: Any = None, parts: dict[str, str] | None = None) -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
         source: the folder or export.
+        handout: the handed-out stubs (:func:`grader.submission.load_handout`): a folder with
+            both the .py files and the notebook is graded as what the student changed.
         staging: where to unpack an export and regroup Canvas files (default: a folder next to
             nothing: ``OUTDIR/.sources`` is passed by :func:`run_batch`).
     """
@@ -193,38 +200,58 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     result = Discovery()
     canvas_folders, grouped = _group_canvas_files(root, staging / "canvas")
     candidates: list[tuple[str, Path, str]] = [(f.name, f, f.name.rpartition("_")[2]) for f in canvas_folders]
+    symlinks: list[str] = []
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
+            continue
+        if entry.is_symlink():  # it could point at anything the instructor can read
+            symlinks.append(entry.name)
             continue
         if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
             continue  # our own output folder inside the source
         candidates.append((entry.name, entry, student_id_of(entry.name)))
     names: set[str] = set()
+
+    def unique(wanted: str) -> str:
+        """A report name no other entry has, case aside (``x.gradescope`` would share the
+        file ``x.gradescope.json`` with the Gradescope report of ``x``)."""
+        name, n = wanted, 2
+        while name.lower() in names:
+            name, n = f"{wanted}-{n}", n + 1
+        low = name.lower()
+        names.update({low, f"{low}.gradescope", low.removesuffix(".gradescope")})
+        return name
+
     for entry_name, path, student_id in sorted(candidates, key=lambda c: c[0]):
         if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
             result.unrecognised.append((entry_name, "not a folder, notebook or zip"))
             continue
         try:
-            sub = load_submission(path)
-        except SubmissionError as exc:
-            result.unrecognised.append((entry_name, str(exc)))
+            sub = load_submission(path, handout=handout, parts=parts)
+        except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
+            why = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
+            why = why.replace(str(path), entry_name)  # the entry as the LMS named it, not our path
+            result.failed.append((unique(_safe_name(Path(entry_name).stem if path.is_file() else entry_name)),
+                                  student_id, entry_name, why))
             continue
         if path.is_dir() and not sub.modules and sub.answers is None:
-            result.unrecognised.append((entry_name, "holds no scaling.py, softmax.py, variance.py, "
-                                                    "answers.yaml or notebook"))
+            files = ", ".join((parts or PART_FILES).values())
+            result.unrecognised.append((entry_name, f"holds no {files}, answers.yaml or notebook"))
             continue
-        name, n = sub.name, 2
-        while name.lower() in names:
-            name, n = f"{sub.name}-{n}", n + 1
-        names.add(name.lower())
+        name = unique(sub.name)
+        if name != sub.name:
+            sub = replace(sub, notes=(*sub.notes, f"another entry of the batch is also named {sub.name!r};"
+                                                  f" this one's reports are named {name!r}"))
         result.found.append(Found(replace(sub, name=name), student_id, entry_name))
+    for entry_name in symlinks:
+        result.failed.append((unique(_safe_name(entry_name)), student_id_of(entry_name), entry_name,
+                              f"{entry_name}: a symbolic link; not followed (put the files themselves"
+                              " in the folder)"))
     return result
 
 
 def _wire_submission(sub: Any) -> dict[str, Any]:
-    return {"name": sub.name, "path": str(sub.path), "origin": sub.origin, "kind": sub.kind,
-            "modules": [m.to_dict() for m in sub.modules], "answers": sub.answers,
-            "content_hash": sub.content_hash, "notes": list(sub.notes)}
+    return sub.to_dict()
 
 
 # --------------------------------------------------------------------------- reports on disk
@@ -291,7 +318,7 @@ def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any) -> Path
     writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({c: row.get(c, "") for c in columns})
+        writer.writerow({c: csv_cell(row.get(c, "")) for c in columns})
     return write_atomic(path, buf.getvalue())
 
 
@@ -321,7 +348,7 @@ class _Proc:
         else:
             self.stdin, self.stdout = os.fdopen(adopt[0], "wb"), os.fdopen(adopt[1], "rb")
         self.log = log
-        self.buffer = b""
+        self.pending: list[bytes] = []  # the start of a message not yet ended by a newline
         self.ready = False
         self.busy: list[int] = []  # indices handed out and not reported yet
         self.chunks: list[list[int]] = []  # chunks handed out and not finished, oldest first
@@ -373,9 +400,21 @@ class _Proc:
         data = os.read(self.stdout.fileno(), 1 << 16)
         if not data:
             return None
-        self.buffer += data
-        *lines, self.buffer = self.buffer.split(b"\n")
-        return [json.loads(line) for line in lines if line.strip()]
+        if b"\n" not in data:  # part of a long message: kept, joined once when it ends
+            self.pending.append(data)
+            return []
+        head, _, rest = data.rpartition(b"\n")
+        if self.pending:
+            head = b"".join([*self.pending, head])
+        self.pending = [rest] if rest else []
+        messages = []
+        for line in head.split(b"\n"):
+            if line.strip():
+                try:
+                    messages.append(json.loads(line))
+                except ValueError:  # (the submission it was for is graded again, then failed)
+                    pass
+        return messages
 
     def stop(self, grace: float = 5.0) -> None:
         if self.proc is not None:
@@ -512,10 +551,18 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
                summary: bool, level: str, warning: str, started: float) -> BatchResult:
     from grader.report import render
     from grader.rubric import rubric_fingerprint
+    from grader.runner import error_report
 
-    found = find_submissions(source, outdir / ".sources")
+    from grader.assignment import assignment_of
+    from grader.submission import load_handout
+
+    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric),
+                             parts=assignment_of(rubric).part_files)
     for entry, why in found.unrecognised:
-        console.print(f"[yellow]not graded:[/yellow] {entry}: {why}", markup=True)
+        console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}", markup=True)
+    for _name, _id, entry, why in found.failed:
+        console.print(f"[yellow]cannot read:[/yellow] {terminal_markup(why)}"
+                      " (an error report is written)", markup=True)
     fingerprint = rubric_fingerprint(rubric, ("public", "hidden"))
 
     finished: dict[int, GradeReport] = {}
@@ -537,9 +584,26 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
 
     warned: set[str] = set()
 
-    def write(index: int, data: dict[str, Any]) -> GradeReport:
-        report = GradeReport.from_dict(data)
-        name = found.found[index].submission.name
+    def write(index: int, data: dict[str, Any] | None, reason: str = "") -> GradeReport:
+        """Write the report a worker sent, or (``data`` None, or it cannot be written) an
+        error report saying ``reason``: every submission ends with a report."""
+        sub = found.found[index].submission
+        report = None
+        if data is not None:
+            try:
+                report = GradeReport.from_dict(data)
+                save(sub.name, report, data)
+            except Exception as exc:  # noqa: BLE001 - this submission fails, the batch goes on
+                report = None
+                reason = f"its report could not be written ({type(exc).__name__}: {exc})"
+        if report is None:
+            report = error_report(rubric, sub.name, reason, like=next(iter(finished.values()), None),
+                                  origin=sub.origin, seed=seed)
+            save(sub.name, report, report.to_dict())
+        finished[index] = report
+        return report
+
+    def save(name: str, report: GradeReport, data: dict[str, Any]) -> None:
         # The yaml file is the batch's own record (resume reads it back): complete, unredacted.
         write_atomic(report_path(outdir, name, "yaml"), report_yaml(data))
         for fmt in rubric.report.formats:
@@ -553,8 +617,6 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
                     console.print(f"[yellow]warning:[/yellow] {exc}; {fmt} reports skipped")
                 continue
             write_atomic(report_path(outdir, name, fmt), text)
-        finished[index] = report
-        return report
 
     interrupted = False
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
@@ -578,9 +640,16 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
             for i, f in enumerate(found.found)]
     if interrupted:
         rows = [r for r in rows if r[2] is not None]
+    like = next(iter(finished.values()), None)
+    failed_reports = []
+    for name, student_id, entry, why in found.failed:  # entries that could not be read at all
+        report = error_report(rubric, name, why, like=like, origin="", seed=seed)
+        save(name, report, report.to_dict())
+        failed_reports.append(report)
+        rows.append((None, student_id, report, ""))
     rows += [(None, student_id_of(entry), None, f"not a submission: {why}") for entry, why in found.unrecognised]
     write_gradebook(outdir / "gradebook.csv", gradebook_rows(rows, rubric), rubric)
-    reports = [finished[i] for i in sorted(finished)]
+    reports = [finished[i] for i in sorted(finished)] + failed_reports
     if failure is not None:
         raise GraderError(f"{failure} ({len(finished)} finished reports kept in {outdir}; "
                           "fix the cause, then run again with --resume)")
@@ -690,7 +759,7 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                             proc.pid = proc.pid or msg.get("pid")
                             hand_out(proc)
                         elif op == "report":
-                            report = write(msg["index"], msg["report"])
+                            report = write(msg["index"], msg.get("report"), str(msg.get("error") or ""))
                             if msg["index"] in proc.busy:
                                 proc.busy.remove(msg["index"])
                             below, err, tout = _counts(report)
@@ -702,7 +771,13 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                             done = proc.chunks.pop(0) if proc.chunks else []
                             missed = [i for i in done if i in proc.busy]  # should be none
                             proc.busy = [i for i in proc.busy if i not in missed]
-                            queue.extendleft(reversed(missed))
+                            for i in missed:
+                                retries[i] = retries.get(i, 0) + 1
+                                if retries[i] > 2:
+                                    write(i, None, "its report did not arrive from the grading worker"
+                                                   " three times; it was not graded")
+                                    bar.update(task, advance=1, stats=stats())
+                            queue.extendleft(reversed([i for i in missed if retries[i] <= 2]))
                             hand_out(proc)
                         elif op == "fatal":
                             raise GraderError(f"a grading worker stopped: {msg.get('message')} "
@@ -715,11 +790,12 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                         if lost:
                             for i in lost:
                                 retries[i] = retries.get(i, 0) + 1
-                                if retries[i] > 2:
-                                    raise GraderError(
-                                        f"{found.found[i].submission.name}: a grading worker died "
-                                        f"three times on this batch; see {proc.log}")
-                            queue.extendleft(reversed(lost))
+                            failed = [i for i in lost if retries[i] > 2]
+                            for i in failed:  # this submission alone is given up on
+                                write(i, None, "its grading worker stopped three times while grading"
+                                               " it; it was not graded (the batch log has details)")
+                                bar.update(task, advance=1, stats=stats())
+                            queue.extendleft(reversed([i for i in lost if retries[i] <= 2]))
                         if queue and len(procs) < jobs:
                             if spawned[0] >= 2 * jobs + 5:
                                 raise GraderError(f"grading workers keep stopping; see {proc.log}")

@@ -22,8 +22,8 @@ import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
+from grader.sinks import terminal
 
-DEFAULT_RUBRIC = "rubrics/chapter07.yaml"
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
 FORMATS = ("yaml", "json", "gradescope", "junit", "markdown", "html")
@@ -55,19 +55,47 @@ def _lang(lang: str | None, rubric: Any) -> str:
     return str(rubric.report.languages[0]) if rubric.report.languages else "en"
 
 
-def _load(rubric_path: str) -> Any:
-    from grader.rubric import load_rubric
+def _load(rubric_path: str | None, submission: str | None = None) -> Any:
+    """The rubric named by --rubric, else the one :func:`grader.rubric.find_rubric` finds."""
+    from grader.rubric import find_rubric, load_rubric
 
+    if rubric_path is None:
+        if submission is not None and not Path(submission).exists():
+            raise UsageError(f"{submission}: no such file or folder; name your submission's folder,"
+                             " notebook or zip")
+        return _checked(load_rubric(find_rubric(submission=submission)))
     if not Path(rubric_path).exists():
         raise UsageError(
-            f"{rubric_path}: no such rubric. Run the command from the course repository's top "
-            "folder, or pass --rubric PATH."
+            f"{rubric_path}: no such rubric. Pass --rubric with the path of a rubric YAML file,"
+            " or leave --rubric out to use the rubrics/ folder of the course or release you are in."
         )
+    return _checked(load_rubric(rubric_path))
+
+
+def _checked(rubric: Any) -> Any:
     from grader.catalogue import check_rubric
 
-    rubric = load_rubric(rubric_path)
     check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
     return rubric
+
+
+def _default_submission(rubric: Any) -> str:
+    """What ``grader check`` grades when no folder is named: the exercises folder you are in
+    (a notebook cell runs in it), else the rubric's exercises folder."""
+    here = Path(os.path.abspath(Path.cwd()))  # noqa: PTH100
+    exercises = Path(rubric.exercises)
+    if here == exercises or exercises in here.parents:
+        return "."
+    try:
+        return exercises.relative_to(here).as_posix()
+    except ValueError:
+        return str(exercises)
+
+
+def _tr(text: str, lang: str) -> str:
+    from grader.messages import translate
+
+    return translate(text, lang)
 
 
 def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
@@ -77,8 +105,10 @@ def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
     return writers.render(report, fmt, rubric=rubric, lang=lang)
 
 
-rubric_option = click.option("--rubric", "rubric_path", default=DEFAULT_RUBRIC, show_default=True,
-                             help="The rubric YAML.")
+rubric_option = click.option(
+    "--rubric", "rubric_path", default=None,
+    help="The rubric YAML (default: rubrics/*.yaml in the folder you are in or the nearest folder "
+         "above it; then the same from the submission).")
 lang_option = click.option("--lang", type=click.Choice(LANGS), default=None,
                            help="Language of the feedback (default: the rubric's first; or $GRADER_LANG).")
 format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
@@ -107,32 +137,55 @@ def _format_for(out: str | None, fmt: str | None) -> str | None:
             "html": "html", "htm": "html"}.get(ext, "yaml")
 
 
-def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool) -> None:
-    """In GitHub Actions: the job summary, and (``grader check``) annotations on stdout."""
-    from grader.report import markdown, redact
+#: GitHub refuses a step's job summary over 1 MiB; ours stays well under it.
+SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
 
+
+def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
+            sub: Any = None) -> None:
+    """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
+    from grader.report import markdown, quiz_parts, redact
+
+    kind = getattr(sub, "kind", "folder")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
+        text = markdown.fit(render(report, "markdown", rubric, lang), SUMMARY_LIMIT, lang)
         with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(render(report, "markdown", rubric, lang))
+            fh.write(text)
+    outputs = os.environ.get("GITHUB_OUTPUT")
+    if outputs:
+        with open(outputs, "a", encoding="utf-8") as fh:
+            fh.write(f"score={report.score:g}\nmax-score={report.max_score:g}\n"
+                     f"passed={'true' if report.passed else 'false'}\ngraded={kind}\n")
     if annotate and os.environ.get("GITHUB_ACTIONS") == "true":
-        parts = {p.id: p.file for p in rubric.parts}
-        locate = markdown.source_locator(parts, submission) if Path(submission).is_dir() else None
-        shown = redact(report, rubric.report, "student")
+        locate = None
+        if kind == "notebook" and sub.modules:
+            # Every function lives in the notebook, whose lines are not the cells' lines:
+            # annotate the notebook file itself.
+            where = Path(submission) / sub.modules[0].filename if Path(submission).is_dir() else Path(submission)
+            shown_nb = where.as_posix()
+            locate = lambda part, function, line=None, said="": (shown_nb, None)  # noqa: E731
+        elif Path(submission).is_dir():
+            locate = markdown.source_locator({p.id: p.file for p in rubric.parts}, submission)
+        shown = redact(report, rubric.report, "student", quiz_parts=quiz_parts(rubric))
         for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
 
 
-def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang: str | None,
+def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[str, ...], lang: str | None,
                fmt: str | None, out: str | None, seed: int | None, allow_weak: bool, verbose: bool,
                out_dir: str | None = None) -> int:
     from grader.sandbox.level import choose_level
     from grader.sandbox.worker import Worker
-    from grader.submission import load_submission
+    from grader.submission import load_handout, load_submission
 
-    rubric = _load(rubric_path)
+    rubric = _load(rubric_path, submission)
     language = _lang(lang, rubric)
-    sub = load_submission(submission)
+    from grader.assignment import assignment_of
+
+    if submission is None:
+        submission = _default_submission(rubric)
+    sub = load_submission(submission, handout=load_handout(rubric), parts=assignment_of(rubric).part_files)
     fmt = _format_for(out, fmt)
     # Start the sandboxed worker (it imports torch) while this process imports torch and
     # pytest for the trusted side: on two cores the two imports overlap.
@@ -147,16 +200,18 @@ def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang:
                          want_plots=fmt == "html" or out_dir is not None, worker=worker)
     finally:
         worker.stop()
-    _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out))
+    _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out),
+            sub=sub)
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
-        err.print(f"report written to {out}")
+        err.print(_tr(f"report written to {out}", language), markup=False, highlight=False)
     if out_dir:
         from grader.report import SUFFIXES
 
         for each, suffix in SUFFIXES.items():
             write_atomic(Path(out_dir) / f"report{suffix}", render(report, each, rubric, language))
-        err.print(f"reports in {len(SUFFIXES)} formats written to {out_dir}")
+        err.print(_tr(f"reports in {len(SUFFIXES)} formats written to {out_dir}", language), markup=False,
+                  highlight=False)
     if fmt and not out:
         click.echo(render(report, fmt, rubric, language), nl=False)
     else:
@@ -165,18 +220,39 @@ def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang:
 
 
 @main.command()
-@click.argument("submission", required=False, default="exercises/chapter07")
+@click.argument("submission", required=False, default=None)
 @rubric_option
 @lang_option
 @format_option
 @out_option
 @out_dir_option
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what your code printed.")
-def check(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None,
-          out_dir: str | None, verbose: bool) -> None:
-    """Run the public tests on SUBMISSION (default: exercises/chapter07)."""
+@click.option("--watch", is_flag=True,
+              help="Check again on every save of a submission file, with the same warm sandbox, "
+                   "printing only what changed; Ctrl-C stops.")
+def check(submission: str | None, rubric_path: str | None, lang: str | None, fmt: str | None, out: str | None,
+          out_dir: str | None, verbose: bool, watch: bool) -> None:
+    """Run the public tests on SUBMISSION.
+
+    SUBMISSION defaults to the exercises folder you are in (e.g. from a notebook cell), else the
+    rubric's exercises folder."""
+    if watch:
+        sys.exit(_guard(lambda: _watch(submission, rubric_path, lang, fmt or out or out_dir)))
     sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public",), lang, fmt, out, None, True,
                                        verbose, out_dir)))
+
+
+def _watch(submission: str | None, rubric_path: str | None, lang: str | None, report_option: Any) -> int:
+    from grader.watch import watch
+
+    if report_option:
+        raise UsageError("--watch prints to the terminal; it cannot be combined with --format, --out or --out-dir")
+    rubric = _load(rubric_path, submission)
+    if submission is None:
+        submission = _default_submission(rubric)
+    if not Path(submission).exists():
+        raise UsageError(f"{submission}: no such file or folder; name your submission folder or notebook")
+    return watch(submission, rubric, lang=_lang(lang, rubric))
 
 
 @main.command(name="grade")
@@ -191,7 +267,7 @@ def check(submission: str, rubric_path: str, lang: str | None, fmt: str | None, 
               help="Grade in a weak sandbox where namespaces are unavailable (rlimits; one "
                    "process per submission where there is no fork, e.g. Windows).")
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what the code printed.")
-def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None,
+def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: str | None, out: str | None,
               out_dir: str | None, seed: int | None, allow_weak_sandbox: bool, verbose: bool) -> None:
     """Grade SUBMISSION with the public and hidden tests; write the report."""
     sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public", "hidden"), lang, fmt, out,
@@ -214,13 +290,13 @@ def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | No
 @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
 @click.option("--table/--no-table", default=None,
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
-def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
+def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
           jobs: int | None, resume: bool, no_progress: bool, table: bool | None) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
     def body() -> int:
-        rubric = _load(rubric_path)
+        rubric = _load(rubric_path, source)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
@@ -241,18 +317,70 @@ def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int |
 @main.command()
 @rubric_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: fresh).")
-def validate(rubric_path: str, seed: int | None) -> None:
+@click.option("--all", "every", is_flag=True,
+              help="Validate every rubric in the rubric's folder (rubrics/*.yaml), one table each.")
+def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
     """Prove the assignment: reference full marks, stubs zero, every mistake's mutant named."""
     from grader import validate as validation
 
     def body() -> int:
-        rubric = _load(rubric_path)
-        result = validation.validate(rubric, seed=seed)
-        if sys.stdout.isatty():
-            Console(highlight=False).print(validation.render_table(result))
-        else:  # a CI log or a file: plain lines, nothing cut to fit a width
-            sys.stdout.write(validation.render_lines(result))
-        return 0 if result.ok else 1
+        if every:
+            from grader.rubric import find_rubrics
+
+            paths = sorted(Path(rubric_path).parent.glob("*.yaml")) if rubric_path else find_rubrics()
+        else:
+            paths = [Path(_load(rubric_path).file)]
+        failed = []
+        for path in paths:
+            rubric = _load(str(path))
+            result = validation.validate(rubric, seed=seed)
+            if sys.stdout.isatty():
+                table = validation.render_table(result)
+                if every:
+                    table.title = f"{path.name}: {table.title}"
+                Console(highlight=False).print(table)
+            else:  # a CI log or a file: plain lines, nothing cut to fit a width
+                sys.stdout.write((f"{path.name}: " if every else "") + validation.render_lines(result))
+            if not result.ok:
+                failed.append(path.name)
+        if every:
+            err.print(f"{len(paths) - len(failed)} of {len(paths)} rubrics hold"
+                      + (f"; failing: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="gradebook")
+@click.argument("outputs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The course gradebook to write (CSV).")
+def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
+    """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
+    from grader.course import merge, write_course_gradebook
+
+    def body() -> int:
+        rows, assignments = merge([Path(o) for o in outputs])
+        write_course_gradebook(Path(out), rows, assignments)
+        err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="new")
+@click.argument("name")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,
+              help="The course folder (holding rubrics/, exercises/, solutions/, suites/).")
+def new_cmd(name: str, root: str) -> None:
+    """Scaffold assignment NAME: rubric, stub, reference, one public and one hidden test, plug-in."""
+    from grader.scaffold import scaffold
+
+    def body() -> int:
+        written = scaffold(Path(root), name)
+        err.print(f"{len(written)} files written; next: grader validate --rubric "
+                  f"{Path(root) / 'rubrics' / (name + '.yaml')}")
+        return 0
 
     sys.exit(_guard(body))
 
@@ -261,7 +389,7 @@ def validate(rubric_path: str, seed: int | None) -> None:
 @click.argument("outdir", type=click.Path(file_okay=False))
 @rubric_option
 @click.option("--force", is_flag=True, help="Replace OUTDIR if it is not empty.")
-def release(outdir: str, rubric_path: str, force: bool) -> None:
+def release(outdir: str, rubric_path: str | None, force: bool) -> None:
     """Build the student repository in OUTDIR: stubs, public tests, grader, CI; no solutions."""
     from grader.release import build_release
 
@@ -276,7 +404,7 @@ def release(outdir: str, rubric_path: str, force: bool) -> None:
 @main.command()
 @click.argument("outdir", type=click.Path(file_okay=False))
 @rubric_option
-def gradescope(outdir: str, rubric_path: str) -> None:
+def gradescope(outdir: str, rubric_path: str | None) -> None:
     """Build OUTDIR/autograder.zip for Gradescope (setup.sh, run_autograder, the course files)."""
     from grader.gradescope import build_autograder
 
@@ -288,16 +416,28 @@ def gradescope(outdir: str, rubric_path: str) -> None:
     sys.exit(_guard(body))
 
 
+def _say_error(label: dict[str, str], exc: Exception) -> None:
+    """An error in the language asked for (--lang, $GRADER_LANG); in both when none was."""
+    from grader.messages import translate
+
+    ctx = click.get_current_context(silent=True)
+    lang = (ctx.params.get("lang") if ctx is not None else None) or os.environ.get("GRADER_LANG")
+    text = str(exc)
+    langs = [lang] if lang in LANGS else (["en", "ja"] if translate(text, "ja") != text else ["en"])
+    for x in langs:
+        err.print(f"[red]{label[x]}:[/red] ", markup=True, highlight=False, end="")
+        err.print(terminal(translate(text, x)), markup=False, highlight=False, soft_wrap=True)
+
+
 def _guard(fn: Any) -> int:
     """Run a command body; turn the grader's own errors into a message and exit 2."""
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        # soft_wrap: a path or key in the message is never broken to fit a log's 80 columns
-        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False, soft_wrap=True)
+        _say_error({"en": "error", "ja": "エラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        err.print(f"[red]grader error:[/red] {exc}", markup=True, highlight=False, soft_wrap=True)
+        _say_error({"en": "grader error", "ja": "採点システムのエラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted")

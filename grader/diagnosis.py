@@ -84,7 +84,8 @@ def diagnose(run: Any, session: Any, reference: Any, rubric: Any, *,
     """
     outcomes = list(getattr(run, "outcomes", []) or [])
     failing = _failing_parts(outcomes)
-    wanted = list(parts) if parts is not None else [p for p in PART_FUNCTIONS if p in failing]
+    kit = _Kit.of(rubric)
+    wanted = list(parts) if parts is not None else [p for p in kit.functions if p in failing]
     mistakes: list[Mistake] = []
     threads = torch.get_num_threads()
     # The expected values are tiny tensors: on a busy machine, torch's thread pool makes each
@@ -92,19 +93,45 @@ def diagnose(run: Any, session: Any, reference: Any, rubric: Any, *,
     torch.set_num_threads(1)
     try:
         for part in wanted:
-            if part not in PART_FUNCTIONS:
+            if part not in kit.functions:
                 continue
             if parts is None and any(t.part == part and t.status == Status.TIMEOUT for t in outcomes):
                 continue
-            findings = probe_part(session, part, reference, errors=getattr(run, "errors", None))
-            mistakes += _merge(part, findings, _filename(session, part), rubric,
-                               failed=failing.get(part, False))
+            findings = probe_part(session, part, reference, errors=getattr(run, "errors", None), kit=kit)
+            mistakes += _merge(part, findings, _filename(session, part, kit.files), rubric,
+                               failed=failing.get(part, False), entries=kit.entries)
     finally:
         torch.set_num_threads(threads)
-    if "quiz" in failing:
-        quiz = _quiz_findings(getattr(run, "answers", None) or {})
-        mistakes += _merge("quiz", quiz, "answers.yaml", rubric, failed=False)
+    if kit.quiz_part in failing:
+        quiz = kit.quiz_findings(getattr(run, "answers", None) or {})
+        mistakes += _merge(kit.quiz_part, quiz, kit.files.get(kit.quiz_part, kit.quiz_part), rubric,
+                           failed=False, entries=kit.entries)
     return mistakes
+
+
+@dataclass(frozen=True)
+class _Kit:
+    """What diagnosing one assignment needs: its functions, recognisers, oracle and catalogue."""
+
+    functions: dict[str, tuple[str, ...]]
+    recognisers: Any
+    oracle: Any
+    entries: Any
+    quiz_findings: Callable[[dict[str, Any]], list[Finding]]
+    files: dict[str, str]
+    quiz_part: str | None
+
+    @classmethod
+    def of(cls, rubric: Any) -> _Kit:
+        """The rubric's plug-in when it declares one, else this module's own recognisers."""
+        if getattr(getattr(rubric, "plugin", None), "hooks", None) is not None:
+            from grader.assignment import assignment_of
+
+            a = assignment_of(rubric)
+            hooks = a.hooks
+            return cls(a.all_functions, hooks.recognisers, hooks.oracle, a.catalogue(), hooks.quiz_findings,
+                       {p.id: p.file for p in rubric.parts}, a.quiz_part)
+        return cls(PART_FUNCTIONS, _RECOGNISERS, _ORACLE, catalogue(), _quiz_findings, _FILES, "quiz")
 
 
 def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
@@ -116,27 +143,33 @@ def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
     return out
 
 
-def _filename(session: Any, part: str) -> str:
+def _filename(session: Any, part: str, files: dict[str, str]) -> str:
     try:
         module = session.module_for(part)
         if module and session.kind == "notebook":
             return str(module["filename"])
     except Exception:  # noqa: BLE001 - a fake session without module_for
         pass
-    return _FILES.get(part, part)
+    return files.get(part, part)
 
 
-def probe_part(session: Any, part: str, reference: Any, *, errors: list[str] | None = None) -> list[Finding]:
+def probe_part(session: Any, part: str, reference: Any, *, errors: list[str] | None = None,
+               kit: _Kit | None = None) -> list[Finding]:
     """Probe every function of ``part``; one or more findings per function that is wrong."""
-    probe = _Probe(session, part, reference)
+    kit = kit or _Kit.of(None)
+    probe = _Probe(session, part, reference, oracle=kit.oracle)
     findings: list[Finding] = []
-    for func in PART_FUNCTIONS[part]:
+    for func in kit.functions[part]:
+        recognise = kit.recognisers.get(func)
+        if recognise is None:
+            continue
         try:
-            findings += _RECOGNISERS[func](probe)
+            findings += recognise(probe)
         except _NotImplemented:
             findings.append(Finding("not-implemented", func))
         except _Raised as exc:
-            findings.append(Finding(UNRECOGNISED, func, {"raised": exc.type_name}))
+            findings.append(Finding(UNRECOGNISED, func, {"raised": exc.type_name,
+                                                         "raised_message": exc.message[:200]}))
         except _Unavailable:
             continue  # missing function or file that did not load: the report says so already
         except _Stop:
@@ -147,7 +180,8 @@ def probe_part(session: Any, part: str, reference: Any, *, errors: list[str] | N
     return findings
 
 
-def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed: bool) -> list[Mistake]:
+def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed: bool,
+           entries: Any = None) -> list[Mistake]:
     """One Mistake per id: the first function's evidence, the others listed."""
     if not findings and failed:
         findings = [Finding(UNRECOGNISED, "", {})]
@@ -156,7 +190,7 @@ def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed
         groups.setdefault(f.id, []).append(f)
     named = [mid for mid in groups if mid != UNRECOGNISED]
     credit_id = named[0] if len(named) == 1 and UNRECOGNISED not in groups else None
-    entries = catalogue()
+    entries = entries if entries is not None else catalogue()
     mistakes = []
     for mid, group in groups.items():
         funcs = list(dict.fromkeys(f.function for f in group if f.function))
@@ -166,6 +200,13 @@ def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed
                  "function": group[0].function or file}
         if mid == UNRECOGNISED:
             slots["variant"] = "functions" if funcs else "default"
+            raised = str(evidence.get("raised") or "")
+            if raised == "MemoryError":  # its message is usually empty: say what the limit was
+                slots["variant"] = "memory"
+                slots["limit"] = getattr(getattr(rubric, "limits", None), "memory_mb", "?")
+            elif raised:
+                slots["variant"] = "raised"
+                slots["raised_message"] = str(evidence.get("raised_message") or "").strip() or "-"
         message = entries[mid].render(slots)
         others = funcs[1:]
         if others and mid not in ("not-implemented", UNRECOGNISED):
@@ -206,18 +247,26 @@ class _Raised(Exception):
 class _Probe:
     """Calls into the student's part, and computes expected values on the trusted side."""
 
-    def __init__(self, session: Any, part: str, reference: Any) -> None:
+    def __init__(self, session: Any, part: str, reference: Any, oracle: Any = None) -> None:
         self.session = session
         self.part = part
         self.reference = reference
+        self.oracle = _ORACLE if oracle is None else oracle
         self.calls = 0
 
     def __call__(self, func: str, *args: Any, **kwargs: Any) -> Any:
+        return self._call(func, list(args), dict(kwargs))
+
+    def args_after(self, func: str, *args: Any) -> tuple[Any, list[Any] | None]:
+        """Like calling, but also returns the positional arguments as the call left them."""
+        return self._call(func, list(args), {}, echo_args=True)
+
+    def _call(self, func: str, args: list[Any], kwargs: dict[str, Any], **echo: bool) -> Any:
         from grader.sandbox.worker import StudentTimeout, StudentUnavailable
 
         self.calls += 1
         try:
-            return self.session.call(self.part, func, list(args), dict(kwargs))
+            return self.session.call(self.part, func, args, kwargs, **echo)
         except StudentRaised as exc:
             if exc.type_name == "NotImplementedError" or "NotImplementedError" in exc.bases:
                 raise _NotImplemented from None
@@ -232,7 +281,7 @@ class _Probe:
         module = getattr(self.reference, part, None) if self.reference is not None else None
         if module is not None and hasattr(module, func):
             return _plain(getattr(module, func)(*args))
-        return _plain(_ORACLE[func](*args))
+        return _plain(self.oracle[func](*args))
 
 
 # --------------------------------------------------------------------------- plain values

@@ -20,14 +20,17 @@ import secrets
 import sys
 import time
 import types
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+
 import yaml
 
 from grader import plugin as _plugin
+from grader import sinks
 from grader.errors import GraderError
 from grader.report.model import CaseOutcome, GradeReport, PartScore
 from grader.sandbox import backends
@@ -54,15 +57,19 @@ PARTS_WITH_CODE = ("scaling", "softmax", "variance")
 # --------------------------------------------------------------------------- reference
 
 
-def load_reference(folder: Path | None) -> types.SimpleNamespace | None:
-    """Import the reference solution here, in the trusted process, under private names."""
+def load_reference(folder: Path | None, parts: Sequence[str] = PARTS_WITH_CODE,
+                   quiz_file: str | None = "answers.yaml") -> types.SimpleNamespace | None:
+    """Import the reference solution here, in the trusted process, under private names.
+
+    ``parts`` are the code parts (``<part>.py`` each); ``quiz_file`` holds the answer key.
+    """
     if folder is None:
         return None
     ns = types.SimpleNamespace()
     saved = list(sys.path)
     sys.path.insert(0, str(folder))
     try:
-        for part in PARTS_WITH_CODE:
+        for part in parts:
             path = folder / f"{part}.py"
             if not path.exists():
                 raise GraderError(f"{path}: the reference has no {part}.py")
@@ -75,16 +82,40 @@ def load_reference(folder: Path | None) -> types.SimpleNamespace | None:
             setattr(ns, part, module)
     finally:
         sys.path[:] = saved
-    key_file = folder / "answers.yaml"
-    ns.answers_key = yaml.safe_load(key_file.read_text(encoding="utf-8")) if key_file.exists() else {}
+    key_file = folder / quiz_file if quiz_file else None
+    ns.answers_key = yaml.safe_load(key_file.read_text(encoding="utf-8")) if key_file and key_file.exists() else {}
     return ns
+
+
+def reference_for(rubric: Any) -> types.SimpleNamespace | None:
+    """The rubric's reference, loaded with the parts its assignment declares."""
+    if getattr(rubric.plugin, "hooks", None) is None:
+        return load_reference(rubric.reference)
+    from grader.assignment import assignment_of
+
+    a = assignment_of(rubric)
+    return load_reference(rubric.reference, [p.id for p in a.code_parts], a.quiz_file)
+
+
+def plot_data(rubric: Any, session: Any, reference: Any) -> dict[str, Any]:
+    """The student's values for the report's figures, from the assignment's ``plot_data`` hook."""
+    if getattr(rubric.plugin, "hooks", None) is None:
+        from grader.report.plotdata import collect_plot_data
+
+        return collect_plot_data(session)
+    from grader.assignment import assignment_of
+
+    return assignment_of(rubric).hooks.plot_data(session, reference)
 
 
 # --------------------------------------------------------------------------- quiz answers
 
 
 def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
-    """Student quiz YAML → plain dict, or ``({}, problem)``. Data only: never code."""
+    """Student quiz YAML → plain dict, or ``({}, problem)``. Data only: never code.
+
+    Keys and string answers are NFKC-normalised: ``ｂ`` is ``b``, ``１２８`` is ``128``.
+    """
     if not text:
         return {}, None
     if len(text.encode("utf-8")) > MAX_ANSWERS_BYTES:
@@ -95,6 +126,12 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         return {}, f"answers.yaml is not valid YAML{where}: {getattr(exc, 'problem', exc)}"
+    except Exception as exc:  # noqa: BLE001 - a constructor's own error (an impossible date,
+        # an int over Python's digit limit, !!float abc, deep nesting): the file is the
+        # student's, so only the quiz is lost, with the reason.
+        text = " ".join(str(exc).split())[:200] or type(exc).__name__
+        return {}, (f"answers.yaml could not be read ({type(exc).__name__}: {text}); write each"
+                    " answer as a plain number or quoted text")
     if data is None:
         return {}, None
     if not isinstance(data, dict):
@@ -105,17 +142,20 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         budget[0] -= 1
         if budget[0] < 0 or depth > 6:
             raise ValueError("too large")
-        if value is None or type(value) in (bool, int, float, str):
+        if type(value) is str:
+            # As people type: full-width letters and digits, ideographic spaces (an IME).
+            return unicodedata.normalize("NFKC", value)
+        if value is None or type(value) in (bool, int, float):
             return value
         if isinstance(value, dict):
-            return {str(k): plain(v, depth + 1) for k, v in value.items()}
+            return {unicodedata.normalize("NFKC", str(k)): plain(v, depth + 1) for k, v in value.items()}
         if isinstance(value, list):
             return [plain(v, depth + 1) for v in value]
         return str(value)
 
     try:
         return plain(data), None
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}, "answers.yaml is too deeply nested or too large; it was not read"
 
 
@@ -137,7 +177,7 @@ def grade(
     worker: Worker | None = None,
     on_report: Callable[[GradeReport], None] | None = None,
     diagnose: bool = True,
-    want_plots: bool = False,
+    want_plots: bool | Callable[[Any], bool] = False,
     more: Callable[[], Sequence[Any] | None] | None = None,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against ``rubric``'s ``suites``; one report each, in order.
@@ -152,7 +192,8 @@ def grade(
         worker: a running worker to reuse (its level wins over ``level``).
         on_report: called with each report as soon as it is complete.
         diagnose: run the mistake diagnosis (needs the reference for most mistakes).
-        want_plots: gather the student's values for the HTML report's plots.
+        want_plots: gather the student's values for the HTML report's plots (or a function
+            of the submission saying whether to, e.g. per check of a long-lived session).
         more: called once every submission so far is graded; returns further submissions
             for the same session, or None/empty to end it (``grader batch`` workers). With
             ``more``, reports are handed to ``on_report`` only and not kept: the return
@@ -168,11 +209,18 @@ def grade(
     else:
         warning = weak_warning(worker.level)
     suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
-    reference = load_reference(rubric.reference) if "hidden" in suites and rubric.reference else None
+    reference = reference_for(rubric) if "hidden" in suites and rubric.reference else None
     answer_problems: dict[int, str | None] = {}
 
     def answers_of(index: int) -> dict[str, Any]:
         parsed, answer_problems[index] = parse_answers(state.submissions[index].answers)
+        if answer_problems[index]:
+            # Every quiz test then says the file cannot be read, not "no answer yet".
+            from grader.messages import translate
+            from grader.testing import UnreadableAnswers
+
+            problem = answer_problems[index] or ""
+            return UnreadableAnswers(problem, translate(problem, "ja"))
         return parsed
 
     fingerprint = rubric_fingerprint(rubric, suites)
@@ -198,13 +246,11 @@ def grade(
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
                 run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
         plots: dict[str, Any] = {}
-        if want_plots:
+        if want_plots if isinstance(want_plots, bool) else want_plots(run.submission):
             try:
-                from grader.report.plotdata import collect_plot_data
-
                 if session is None:
                     session = run.session = open_session(run.submission)
-                plots = collect_plot_data(session)
+                plots = plot_data(rubric, session, reference)
             except Exception as exc:  # noqa: BLE001 - a missing plot must never lose a grade
                 run.errors.append(f"plot data not collected: {type(exc).__name__}: {exc}")
         output = session.close() if session is not None else ""
@@ -319,7 +365,7 @@ def build_report(
         sandbox["enforced"] = dict(session.enforced)  # what the worker actually applied
     if warning:
         sandbox["warning"] = warning
-    return GradeReport(
+    return contain(GradeReport(
         assignment=rubric.assignment,
         submission=sub.name,
         score=score,
@@ -341,7 +387,82 @@ def build_report(
         output=output,
         languages=list(rubric.report.languages),
         duration_s=time.monotonic() - run.started,
-    )
+    ), output_max=int(limits["output_kb"]) * 1024 if "output_kb" in limits else None)
+
+
+#: At most this many errors or notes per report; the rest are counted in the last line.
+MAX_LINES = 50
+
+
+def _lines(items: list[str]) -> list[str]:
+    out = [sinks.cap(sinks.unicode(str(x))) for x in items[:MAX_LINES]]
+    if len(items) > MAX_LINES:
+        out.append(f"… and {len(items) - MAX_LINES} more")
+    return out
+
+
+def contain(report: GradeReport, output_max: int | None = None) -> GradeReport:
+    """The trust boundary for text: every field a submission can reach made valid Unicode and
+    capped (:data:`grader.sinks.VALUE_MAX` per value), in place; returns ``report``.
+
+    Student text reaches a report through exception messages, printed output, returned values
+    (``expected``/``actual``, a mistake's evidence), file names and notes. After this step
+    every writer can encode the report, and no value can make a report unbounded; each sink
+    still escapes for its own syntax (:mod:`grader.sinks`).
+    """
+    u, cap = sinks.unicode, sinks.cap
+    for t in report.tests:
+        if t.feedback:
+            t.feedback = {k: cap(u(v)) for k, v in t.feedback.items()}
+        if t.expected is not None:
+            t.expected = cap(u(str(t.expected)))
+        if t.actual is not None:
+            t.actual = cap(u(str(t.actual)))
+        if t.file is not None:
+            t.file = cap(u(str(t.file)), 1024)
+        if t.function is not None:
+            t.function = cap(u(str(t.function)), 256)
+        if t.line is not None and type(t.line) is not int:
+            t.line = None
+    for m in report.mistakes:
+        m.message = {k: cap(u(v)) for k, v in m.message.items()}
+        m.evidence = sinks.cap_data(sinks.clean(m.evidence), 1024)
+        if m.file is not None:
+            m.file = cap(u(str(m.file)), 1024)
+    report.errors = _lines(report.errors)
+    report.notes = _lines(report.notes)
+    report.submission = cap(u(report.submission), 256)
+    report.output = cap(u(report.output), output_max or 1 << 20)
+    if report.sandbox:
+        report.sandbox = sinks.cap_data(sinks.clean(report.sandbox), 2048)
+    if report.plots:
+        report.plots = sinks.clean(report.plots)
+    return report
+
+
+def error_report(rubric: Any, name: str, reason: str, *, like: GradeReport | None = None,
+                 content_hash: str = "", origin: str = "", seed: int = 0,
+                 suites: Sequence[str] = ("public", "hidden")) -> GradeReport:
+    """The report of a submission that could not be graded at all: zero points, the reason
+    in ``errors``. ``grader batch`` writes one for an entry it cannot read, or whose grading
+    worker could not report it, so every entry has a report and a gradebook row.
+
+    ``like``: a report graded with the same rubric, whose parts give the maximum scores
+    (they depend on the tests collected); without it the maxima are 0.
+    """
+    if like is not None:
+        parts = [PartScore(p.id, 0.0, p.max_score, dict(p.title)) for p in like.parts]
+    else:
+        parts = [PartScore(p.id, 0.0, 0.0, {"en": p.title.en, "ja": p.title.ja}) for p in rubric.parts]
+    rounding = int(rubric.report.rounding)
+    return contain(GradeReport(
+        assignment=rubric.assignment, submission=name, score=0.0,
+        max_score=round(sum(p.max_score for p in parts), rounding), tests=[], parts=parts,
+        mistakes=[], sandbox={}, errors=[reason], seed=seed, graded_at=_now(),
+        content_hash=content_hash, rubric_hash=rubric_fingerprint(rubric, suites), origin=origin,
+        pass_mark=float(rubric.report.pass_mark), passed=False, suites=list(suites),
+        languages=list(rubric.report.languages),
+    ))
 
 
 def _load_error_text(module: str, err: dict[str, Any]) -> str:

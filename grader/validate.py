@@ -111,7 +111,7 @@ class ValidationResult:
 # --------------------------------------------------------------------------- mutants
 
 
-def load_mutants(folder: Path) -> list[Mutant]:
+def load_mutants(folder: Path, code_files: Sequence[str] = CODE_FILES) -> list[Mutant]:
     """Read every ``<id>/<name>.py`` case file under ``folder``, sorted by id then name.
 
     Raises:
@@ -129,15 +129,26 @@ def load_mutants(folder: Path) -> list[Mutant]:
                 header[key.strip()] = value.strip()
         if "mistake" not in header or "file" not in header:
             raise GraderError(f"{path}: a mutant starts with '# mistake: <id>' and '# file: <name>.py'")
-        if header["file"] not in CODE_FILES:
-            raise GraderError(f"{path}: '# file: {header['file']}' must be one of {', '.join(CODE_FILES)}")
+        if header["file"] not in code_files:
+            raise GraderError(f"{path}: '# file: {header['file']}' must be one of {', '.join(code_files)}")
         mutants.append(Mutant(header["mistake"], header["file"], path, header.get("mutant", "")))
     return mutants
 
 
 def default_mutants(rubric: Any) -> Path:
-    """``tests/mutants`` next to the rubric's folder (``rubrics/../tests/mutants``)."""
-    return Path(rubric.file).resolve().parent.parent / "tests" / "mutants"
+    """The rubric's ``plugin.mutants``, else ``tests/mutants`` next to the rubric's folder."""
+    declared = getattr(getattr(rubric, "plugin", None), "mutants", None)
+    return declared or Path(rubric.file).resolve().parent.parent / "tests" / "mutants"
+
+
+def _declared(rubric: Any) -> tuple[tuple[str, ...], list[str], set[str], Path | None]:
+    """Code files, mistake ids, known ids and correct-style fixtures the rubric declares."""
+    if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
+        return CODE_FILES, mistake_ids(), set(catalogue()), default_corpus(rubric)
+    from grader.assignment import assignment_of
+
+    a = assignment_of(rubric)
+    return tuple(a.part_files.values()), a.mistake_ids(), set(a.catalogue()), a.fixtures
 
 
 def default_corpus(rubric: Any) -> Path:
@@ -145,12 +156,15 @@ def default_corpus(rubric: Any) -> Path:
     return Path(rubric.file).resolve().parent.parent / "tests" / "fixtures" / "correct-styles"
 
 
+#: corpus entries graded as they are, not laid over a copy of the reference
+WHOLE_SUBMISSIONS = (".ipynb", ".zip")
+
+
 def load_corpus(folder: Path) -> list[Path]:
-    """The correct submissions in ``folder``: its subfolders, notebooks and zips, sorted by name."""
+    """The correct submissions in ``folder`` (subfolders, notebooks, zips, files), sorted by name."""
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir()
-                  if not p.name.startswith(".") and (p.is_dir() or p.suffix in (".ipynb", ".zip")))
+    return sorted(p for p in folder.iterdir() if not p.name.startswith((".", "_")))
 
 
 def student_answers(key: dict[str, Any]) -> str:
@@ -185,19 +199,27 @@ def validate(
         GraderError: the rubric has no reference, names a mistake the catalogue lacks, or a
             mutant file is malformed.
     """
+    from grader.assignment import assignment_of
     from grader.catalogue import check_rubric
-    from grader.runner import grade, load_reference
-    from grader.submission import load_submission
+    from grader.runner import grade, reference_for
+    from grader.submission import load_submission as _load_submission
 
     if rubric.reference is None:
         raise GraderError(f"{rubric.file}: validate needs `reference:` in the rubric")
     check_rubric(rubric)
     started = time.monotonic()
     reference_dir = Path(rubric.reference)
-    mutant_list = load_mutants(mutants or default_mutants(rubric))
-    corpus_dir = corpus or default_corpus(rubric)
-    correct = load_corpus(corpus_dir)
-    reference = load_reference(reference_dir)
+    code_files, ids_declared, known, fixtures_dir = _declared(rubric)
+    parts = assignment_of(rubric).part_files
+
+    def load_submission(path: Path) -> Any:
+        return _load_submission(path, parts=parts)
+
+    mutant_list = load_mutants(mutants or default_mutants(rubric), code_files)
+    if corpus is not None:
+        fixtures_dir = corpus
+    fixtures = load_corpus(fixtures_dir) if fixtures_dir is not None else []
+    reference = reference_for(rubric)
     assert reference is not None
     answers = student_answers(reference.answers_key or {})
     exercises = Path(rubric.exercises)
@@ -207,31 +229,39 @@ def validate(
         (f"stub {exercises.name}/", "stub", f"0; {NOT_IMPLEMENTED}", None),
         *[(f"stub {nb.name}", "stub", f"0; {NOT_IMPLEMENTED}", None) for nb in notebooks],
         *[(f"mutant {m.name}", "mutant", f"loses points; {m.id}", m) for m in mutant_list],
-        *[(f"correct {p.name}", "correct", "full marks; nothing named", None) for p in correct],
+        *[(f"correct {f.name}", "correct", "full marks; nothing named", None) for f in fixtures],
     ]
     with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
         root = Path(tmp)
-        subs = [load_submission(_reference_copy(root / "reference", reference_dir, answers))]
+        subs = [load_submission(_reference_copy(root / "reference", reference_dir, answers, code_files))]
         subs.append(load_submission(exercises))
         subs += [load_submission(nb) for nb in notebooks]
         for i, m in enumerate(mutant_list):
-            folder = _reference_copy(root / f"mutant-{i:02d}-{m.id}", reference_dir, answers)
+            folder = _reference_copy(root / f"mutant-{i:02d}-{m.id}", reference_dir, answers, code_files)
             (folder / m.file).write_text(m.source(reference_dir), encoding="utf-8")
             subs.append(load_submission(folder))
-        subs += [load_submission(p) for p in correct]
+        for i, fixture in enumerate(fixtures):
+            if fixture.is_file() and fixture.suffix in WHOLE_SUBMISSIONS:
+                subs.append(load_submission(fixture))  # a notebook or a zip is graded as it is
+                continue
+            # A folder (or one file) over a copy of the reference: a fixture may hold only the
+            # files in a given style; a whole submission replaces every file.
+            folder = _reference_copy(root / f"correct-{i:02d}", reference_dir, answers, code_files)
+            for f in ([fixture] if fixture.is_file() else sorted(fixture.iterdir())):
+                shutil.copyfile(f, folder / f.name)
+            subs.append(load_submission(folder))
         reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak)
         rows = [_judge(subject, kind, expected, mutant, report)
                 for (subject, kind, expected, mutant), report in zip(expectations, reports)]
         rows.append(_probe_everything(rubric, subs[0], reference, level, allow_weak))
-    if not correct:
+    if fixtures_dir is not None and not fixtures:
         rows.append(Row("correct styles", "correct", "a corpus of correct submissions", None, None, (), False,
-                        f"no correct submissions found in {corpus_dir}"))
-    ids = tuple(mistake_ids())
+                        f"no correct submissions found in {fixtures_dir}"))
+    ids = tuple(ids_declared)
     for mid in ids:
         if not any(r.kind == "mutant" and r.ok and r.named == (mid,) for r in rows):
             rows.append(Row(f"catalogue {mid}", "catalogue", f"a mutant named {mid}", None, None, (), False,
                             "no mutant proves this id"))
-    known = set(catalogue())
     for m in mutant_list:
         if m.id not in known:
             rows.append(Row(f"mutant {m.name}", "catalogue", "a catalogue id", None, None, (), False,
@@ -240,9 +270,9 @@ def validate(
     return ValidationResult(tuple(rows), reports_seed, time.monotonic() - started, ids)
 
 
-def _reference_copy(folder: Path, reference: Path, answers: str) -> Path:
+def _reference_copy(folder: Path, reference: Path, answers: str, code_files: Sequence[str]) -> Path:
     folder.mkdir(parents=True)
-    for name in CODE_FILES:
+    for name in code_files:
         shutil.copyfile(reference / name, folder / name)
     (folder / "answers.yaml").write_text(answers, encoding="utf-8")
     return folder
@@ -285,6 +315,7 @@ def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report
 def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
     """Run every probe of the diagnosis on the reference, failing parts or not."""
     from grader import diagnosis
+    from grader.assignment import assignment_of
     from grader.runner import choose_level
     from grader.sandbox.worker import LimitsView, Worker
 
@@ -294,7 +325,8 @@ def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, 
         session = worker.open(sub, LimitsView.of(rubric.limits))
         try:
             run = _Run(errors=errors)
-            found = diagnosis.diagnose(run, session, reference, rubric, parts=diagnosis.PART_FUNCTIONS)
+            found = diagnosis.diagnose(run, session, reference, rubric,
+                                       parts=[p.id for p in assignment_of(rubric).code_parts])
         finally:
             session.close()
     named = tuple(sorted({m.id for m in found}))

@@ -64,7 +64,10 @@ def test_folder_discovery_finds_folders_notebooks_zips_and_lists_the_rest(tmp_pa
     assert ["alice", "bob", "carol"] == [f.submission.name for f in found.found]
     assert ["folder", "notebook", "zip"] == [f.submission.origin for f in found.found]
     listed = sorted(entry for entry, _ in found.unrecognised)
-    assert ["bad.zip", "empty", "notes.txt"] == listed
+    assert ["empty", "notes.txt"] == listed
+    # a zip that cannot be read is a submission that failed: it gets an error report
+    assert [("bad", "bad", "bad.zip")] == [f[:3] for f in found.failed]
+    assert "not a readable zip file" in found.failed[0][3]
 
 
 def test_moodle_export_zip_takes_ids_from_the_names(tmp_path):

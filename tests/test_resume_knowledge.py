@@ -35,7 +35,7 @@ def test_the_fingerprint_changes_with_the_knowledge(tmp_path, monkeypatch):
         copy = tmp_path / f.name
         shutil.copyfile(f, copy)
         copies.append(copy)
-    monkeypatch.setattr(rubric_module, "knowledge_files", lambda: list(copies))
+    monkeypatch.setattr(rubric_module, "knowledge_files", lambda rubric=None: list(copies))
     before = rubric_fingerprint(rubric, ("public", "hidden"))
     assert rubric_fingerprint(rubric, ("public", "hidden")) == before
     for copy in copies:

@@ -412,6 +412,7 @@ class Worker:
         for attempt in (1, 2):
             self._generation += 1
             self.loading = None
+            self._limits_seen = False
             if not self._send_open(message):
                 self._retry_open()
                 continue
@@ -468,9 +469,16 @@ class Worker:
                         if deadline is not None:
                             limit = min(limit, deadline)
                     continue
+                if frame.get("op") == "limits":
+                    # Sent before any student code runs; a later copy can only be forged.
+                    if not getattr(self, "_limits_seen", True) and type(frame.get("in_force")) is dict:
+                        self.in_force = _plain_limits(frame["in_force"])
+                        self._limits_seen = True
+                    continue
                 if want_id is None or frame.get("id") == want_id:
-                    if frame.get("op") == "loaded" and type(frame.get("in_force")) is dict:
-                        self.in_force = frame["in_force"]
+                    if (frame.get("op") == "loaded" and type(frame.get("in_force")) is dict
+                            and not getattr(self, "_limits_seen", False)):
+                        self.in_force = _plain_limits(frame["in_force"])
                     return frame
             left = limit - time.monotonic()
             if left <= 0:
@@ -669,8 +677,12 @@ class SubmissionSession:
             return err if isinstance(err, dict) else {"type": "Error", "message": "failed to load"}
         return None
 
-    def call(self, part: str, func: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    def call(self, part: str, func: str, args: list[Any], kwargs: dict[str, Any], *,
+             echo_args: bool = False) -> Any:
         """Call ``part.func(*args, **kwargs)`` in the child and return plain data.
+
+        With ``echo_args`` the result is ``(value, args_after)``: the positional arguments as
+        the call left them, so a test can tell whether the function changed its input.
 
         Raises:
             StudentUnavailable: no such function, or its file failed to load.
@@ -710,7 +722,8 @@ class SubmissionSession:
         try:
             reply = self.worker._request(
                 {"op": "call", "part": part, "func": func,
-                 "args": wire.encode(list(args)), "kwargs": wire.encode(dict(kwargs))},
+                 "args": wire.encode(list(args)), "kwargs": wire.encode(dict(kwargs)),
+                 **({"echo": True} if echo_args else {})},
                 timeout,
             )
         except StudentTimeout:
@@ -736,9 +749,14 @@ class SubmissionSession:
             raise WorkerCrashed(msg) from None
         if reply.get("ok") is True:
             try:
-                return wire.decode(reply.get("value"))
+                value = wire.decode(reply.get("value"))
             except wire.WireError as exc:
                 raise WorkerCrashed(f"{func}() returned something that could not be read: {exc}") from None
+            if not echo_args:
+                return value
+            if not (isinstance(value, dict) and isinstance(value.get("args"), list)):
+                return value, None  # an unsendable value: no arguments came back with it
+            return value.get("value"), value["args"]
         if reply.get("kind") == "missing":
             raise StudentUnavailable(f"{mod['filename']} defines no function {func}()", mod["filename"], 0)
         error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
@@ -1059,3 +1077,15 @@ class SpawnWorker(Worker):
         except (OSError, subprocess.TimeoutExpired):
             return self._finish_child("end")
         return self._finish_child()
+
+
+def _plain_limits(in_force: dict[str, Any]) -> dict[str, Any]:
+    """What a child reported as applied, as short plain values (it crosses into the report)."""
+    from grader import sinks
+
+    out: dict[str, Any] = {}
+    for key, value in list(in_force.items())[:20]:
+        if type(value) not in (int, float, bool):
+            value = sinks.cap(sinks.visible(str(value)), 300)
+        out[sinks.cap(sinks.visible(str(key)), 60)] = value
+    return out

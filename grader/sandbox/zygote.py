@@ -261,6 +261,8 @@ class _Child:
             args = wire.decode(msg["args"], tensors=True)
             kwargs = wire.decode(msg["kwargs"], tensors=True)
             value = fn(*args, **kwargs)
+            if msg.get("echo") is True:  # the caller also wants the arguments as the call left them
+                value = {"value": value, "args": args}
         except BaseException as exc:  # noqa: BLE001
             try:
                 error = self.describe(exc, exc.__traceback__)
@@ -293,6 +295,9 @@ class _Child:
 
     def run(self) -> None:
         in_force = self.apply_limits()
+        # What is in force, said before any student code runs (a later "limits" frame, which
+        # student code could write, is ignored by the trusted side).
+        _write_all(self.resp, wire.dumps({"op": "limits", "in_force": in_force}))
         self.write_files()
         loaded = self.load()
         _write_all(self.resp, wire.dumps({"op": "loaded", "modules": loaded, "in_force": in_force}))
