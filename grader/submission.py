@@ -822,6 +822,9 @@ def _read_notebook(
 _ASSIGN_MAGIC = re.compile(r"[\w.\[\]'\"]+(?:\s*,\s*[\w.\[\]'\"]+)*\s*=\s*[!%]")
 _GET_IPYTHON = re.compile(r"(?:[\w.\[\]'\"]+\s*=\s*)?get_ipython\s*\(")
 _HELP = re.compile(r"\?{1,2}[\w.*]+|[\w.*\[\]()]+\?{1,2}")
+# A line _ipython_kind could call IPython's: it starts with % or !, holds "= %", "= !" or
+# get_ipython, or ends with "?" (a superset: the scanner and _ipython_kind decide).
+_CANDIDATE = re.compile(r"^[^\S\n]*[%!?]|^.*(?:=[^\S\n]*[%!]|get_ipython)|^.*\?[^\S\n]*$", re.M)
 
 
 def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
@@ -852,7 +855,14 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
     out = lines[:start]
     scanner = _Scanner()
     i = start
-    while i < len(lines):
+    # Only lines that could be IPython syntax need the scanner's verdict; past the last of
+    # them the cell is plain Python and is kept as it is (a 12 MB cell costs one search).
+    rest = "\n".join(lines[start:])
+    last_candidate = None
+    for last_candidate in _CANDIDATE.finditer(rest):
+        pass
+    end = start + (rest.count("\n", 0, last_candidate.start()) + 1 if last_candidate else 0)
+    while i < end:
         line = lines[i]
         kind = _ipython_kind(line.lstrip()) if scanner.at_statement_start else None
         if kind is None:
@@ -874,6 +884,7 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
         out.extend(pad + "pass" for _ in range(i, last + 1))
         removed.append(f"line {i + 1}: {_shorten(line.strip())}")
         i = last + 1
+    out.extend(lines[i:])
     return "\n".join(out), removed
 
 
@@ -893,6 +904,10 @@ def _shorten(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
+_PLAIN_RUN = re.compile(r"[^\"'#()\[\]{}\\]*")
+_QUOTED_RUN = {q: re.compile(f"[^\\\\{q}]*") for q in "\"'"}
+
+
 class _Scanner:
     """Tracks strings, brackets and backslashes so we know where a statement may start."""
 
@@ -909,9 +924,18 @@ class _Scanner:
 
     def feed(self, line: str) -> None:
         i, n, comment = 0, len(line), False
+        skip = _PLAIN_RUN.match
         while i < n:
+            if not self.quote:
+                i = skip(line, i).end()  # ordinary characters, in one step
+                if i >= n:
+                    break
             char = line[i]
             if self.quote:
+                i = _QUOTED_RUN[self.quote[0]].match(line, i).end()
+                if i >= n:
+                    break
+                char = line[i]
                 if char == "\\":
                     i += 2
                     continue
