@@ -106,7 +106,7 @@ class ValidationResult:
 # --------------------------------------------------------------------------- mutants
 
 
-def load_mutants(folder: Path) -> list[Mutant]:
+def load_mutants(folder: Path, code_files: Sequence[str] = CODE_FILES) -> list[Mutant]:
     """Read every ``<id>/<name>.py`` case file under ``folder``, sorted by id then name.
 
     Raises:
@@ -124,15 +124,26 @@ def load_mutants(folder: Path) -> list[Mutant]:
                 header[key.strip()] = value.strip()
         if "mistake" not in header or "file" not in header:
             raise GraderError(f"{path}: a mutant starts with '# mistake: <id>' and '# file: <name>.py'")
-        if header["file"] not in CODE_FILES:
-            raise GraderError(f"{path}: '# file: {header['file']}' must be one of {', '.join(CODE_FILES)}")
+        if header["file"] not in code_files:
+            raise GraderError(f"{path}: '# file: {header['file']}' must be one of {', '.join(code_files)}")
         mutants.append(Mutant(header["mistake"], header["file"], path, header.get("mutant", "")))
     return mutants
 
 
 def default_mutants(rubric: Any) -> Path:
-    """``tests/mutants`` next to the rubric's folder (``rubrics/../tests/mutants``)."""
-    return Path(rubric.file).resolve().parent.parent / "tests" / "mutants"
+    """The rubric's ``plugin.mutants``, else ``tests/mutants`` next to the rubric's folder."""
+    declared = getattr(getattr(rubric, "plugin", None), "mutants", None)
+    return declared or Path(rubric.file).resolve().parent.parent / "tests" / "mutants"
+
+
+def _declared(rubric: Any) -> tuple[tuple[str, ...], list[str], set[str], Path | None]:
+    """Code files, mistake ids, known ids and correct-style fixtures the rubric declares."""
+    if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
+        return CODE_FILES, mistake_ids(), set(catalogue()), None
+    from grader.assignment import assignment_of
+
+    a = assignment_of(rubric)
+    return tuple(a.part_files.values()), a.mistake_ids(), set(a.catalogue()), a.fixtures
 
 
 def student_answers(key: dict[str, Any]) -> str:
@@ -164,16 +175,24 @@ def validate(
     Raises:
         GraderError: the rubric has no reference, or a mutant file is malformed.
     """
-    from grader.runner import grade, load_reference
-    from grader.submission import load_submission
+    from grader.assignment import assignment_of
+    from grader.runner import grade, reference_for
+    from grader.submission import load_submission as _load_submission
 
     if rubric.reference is None:
         raise GraderError(f"{rubric.file}: validate needs `reference:` in the rubric")
     started = time.monotonic()
     reference_dir = Path(rubric.reference)
-    mutant_list = load_mutants(mutants or default_mutants(rubric))
-    reference = load_reference(reference_dir)
+    code_files, ids_declared, known, fixtures_dir = _declared(rubric)
+    parts = assignment_of(rubric).part_files
+
+    def load_submission(path: Path) -> Any:
+        return _load_submission(path, parts=parts)
+
+    mutant_list = load_mutants(mutants or default_mutants(rubric), code_files)
+    reference = reference_for(rubric)
     assert reference is not None
+    fixtures = sorted(p for p in fixtures_dir.iterdir() if not p.name.startswith((".", "_"))) if fixtures_dir else []
     answers = student_answers(reference.answers_key or {})
     exercises = Path(rubric.exercises)
     notebooks = sorted(exercises.glob("*.ipynb"))
@@ -182,26 +201,31 @@ def validate(
         (f"stub {exercises.name}/", "stub", f"0; {NOT_IMPLEMENTED}", None),
         *[(f"stub {nb.name}", "stub", f"0; {NOT_IMPLEMENTED}", None) for nb in notebooks],
         *[(f"mutant {m.name}", "mutant", f"loses points; {m.id}", m) for m in mutant_list],
+        *[(f"correct {f.name}", "reference", "full marks; nothing named", None) for f in fixtures],
     ]
     with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
         root = Path(tmp)
-        subs = [load_submission(_reference_copy(root / "reference", reference_dir, answers))]
+        subs = [load_submission(_reference_copy(root / "reference", reference_dir, answers, code_files))]
         subs.append(load_submission(exercises))
         subs += [load_submission(nb) for nb in notebooks]
         for i, m in enumerate(mutant_list):
-            folder = _reference_copy(root / f"mutant-{i:02d}-{m.id}", reference_dir, answers)
+            folder = _reference_copy(root / f"mutant-{i:02d}-{m.id}", reference_dir, answers, code_files)
             (folder / m.file).write_text(m.source(reference_dir), encoding="utf-8")
+            subs.append(load_submission(folder))
+        for i, fixture in enumerate(fixtures):
+            folder = _reference_copy(root / f"correct-{i:02d}", reference_dir, answers, code_files)
+            for f in ([fixture] if fixture.is_file() else sorted(fixture.iterdir())):
+                shutil.copyfile(f, folder / f.name)
             subs.append(load_submission(folder))
         reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak)
         rows = [_judge(subject, kind, expected, mutant, report)
                 for (subject, kind, expected, mutant), report in zip(expectations, reports)]
         rows.append(_probe_everything(rubric, subs[0], reference, level, allow_weak))
-    ids = tuple(mistake_ids())
+    ids = tuple(ids_declared)
     for mid in ids:
         if not any(r.kind == "mutant" and r.ok and r.named == (mid,) for r in rows):
             rows.append(Row(f"catalogue {mid}", "catalogue", f"a mutant named {mid}", None, None, (), False,
                             "no mutant proves this id"))
-    known = set(catalogue())
     for m in mutant_list:
         if m.id not in known:
             rows.append(Row(f"mutant {m.name}", "catalogue", "a catalogue id", None, None, (), False,
@@ -210,9 +234,9 @@ def validate(
     return ValidationResult(tuple(rows), reports_seed, time.monotonic() - started, ids)
 
 
-def _reference_copy(folder: Path, reference: Path, answers: str) -> Path:
+def _reference_copy(folder: Path, reference: Path, answers: str, code_files: Sequence[str]) -> Path:
     folder.mkdir(parents=True)
-    for name in CODE_FILES:
+    for name in code_files:
         shutil.copyfile(reference / name, folder / name)
     (folder / "answers.yaml").write_text(answers, encoding="utf-8")
     return folder
@@ -251,6 +275,7 @@ def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report
 def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
     """Run every probe of the diagnosis on the reference, failing parts or not."""
     from grader import diagnosis
+    from grader.assignment import assignment_of
     from grader.runner import choose_level
     from grader.sandbox.worker import LimitsView, Worker
 
@@ -260,7 +285,8 @@ def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, 
         session = worker.open(sub, LimitsView.of(rubric.limits))
         try:
             run = _Run(errors=errors)
-            found = diagnosis.diagnose(run, session, reference, rubric, parts=diagnosis.PART_FUNCTIONS)
+            found = diagnosis.diagnose(run, session, reference, rubric,
+                                       parts=[p.id for p in assignment_of(rubric).code_parts])
         finally:
             session.close()
     named = tuple(sorted({m.id for m in found}))

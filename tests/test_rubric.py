@@ -562,7 +562,7 @@ def test_missing_required_keys(write: Write, key: str) -> None:
             changed("parts.0.name", "x"),
             "parts[0]",
             "unknown key 'name'",
-            "valid keys are: id, file, title",
+            "valid keys are: id, file, title, functions",
         ),
         (changed("title.jp", "x"), "title", "unknown key 'jp'", "did you mean 'ja'?"),
         (

@@ -79,6 +79,10 @@ def render(report: GradeReport, fmt: str, *, rubric: Any = None, lang: str = "en
     """
     writer = _writer(fmt)
     options = getattr(rubric, "report", None)
+    if fmt == "html":
+        from grader.assignment import figures_hook
+
+        return writer(redact(report, options, audience, quiz_parts=quiz_parts(rubric)), options, lang, draw=figures_hook(rubric))
     return writer(redact(report, options, audience, quiz_parts=quiz_parts(rubric)), options, lang)
 
 
