@@ -364,6 +364,8 @@ def _check(run: Run, clean: GradeReport, name: str) -> None:
 
     if expect == "same":
         assert _key(attacked) == _key(clean), why
+    if meta.get("enforced_same"):  # what the report says was in force is what was in force
+        assert attacked.sandbox.get("enforced") == clean.sandbox.get("enforced"), why
     else:
         patterns = meta["attacked"]
         hit = [t for t in attacked.tests if any(p in t.id for p in patterns)]
