@@ -7,7 +7,7 @@ def test_all_lists_every_public_name():
     public = {n for n in dir(grader) if not n.startswith("_")} - {"annotations", "TYPE_CHECKING", "Any"}
     public -= {"errors", "report", "rubric", "submission", "runner", "wire", "sandbox", "testing", "plugin", "cli",
                "diagnosis", "batch", "summary", "validate", "release", "gradescope", "tools", "catalogue",
-               "install", "messages", "package_data"}
+               "install", "messages", "package_data", "sinks", "notebook"}
     assert sorted(grader.__all__) == sorted(public | {"grade"})
 
 
