@@ -60,13 +60,23 @@ def _load(rubric_path: str | None, submission: str | None = None) -> Any:
     from grader.rubric import find_rubric, load_rubric
 
     if rubric_path is None:
-        return load_rubric(find_rubric(submission=submission))
+        if submission is not None and not Path(submission).exists():
+            raise UsageError(f"{submission}: no such file or folder; name your submission's folder,"
+                             " notebook or zip")
+        return _checked(load_rubric(find_rubric(submission=submission)))
     if not Path(rubric_path).exists():
         raise UsageError(
             f"{rubric_path}: no such rubric. Pass --rubric with the path of a rubric YAML file,"
             " or leave --rubric out to use the rubrics/ folder of the course or release you are in."
         )
-    return load_rubric(rubric_path)
+    return _checked(load_rubric(rubric_path))
+
+
+def _checked(rubric: Any) -> Any:
+    from grader.catalogue import check_rubric
+
+    check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
+    return rubric
 
 
 def _default_submission(rubric: Any) -> str:
@@ -134,7 +144,7 @@ SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
 def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
             sub: Any = None) -> None:
     """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
-    from grader.report import markdown, redact
+    from grader.report import markdown, quiz_parts, redact
 
     kind = getattr(sub, "kind", "folder")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -157,7 +167,7 @@ def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: b
             locate = lambda part, function, line=None, said="": (shown_nb, None)  # noqa: E731
         elif Path(submission).is_dir():
             locate = markdown.source_locator({p.id: p.file for p in rubric.parts}, submission)
-        shown = redact(report, rubric.report, "student")
+        shown = redact(report, rubric.report, "student", quiz_parts=quiz_parts(rubric))
         for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
 
@@ -171,9 +181,11 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
 
     rubric = _load(rubric_path, submission)
     language = _lang(lang, rubric)
+    from grader.assignment import assignment_of
+
     if submission is None:
         submission = _default_submission(rubric)
-    sub = load_submission(submission, handout=load_handout(rubric))
+    sub = load_submission(submission, handout=load_handout(rubric), parts=assignment_of(rubric).part_files)
     fmt = _format_for(out, fmt)
     # Start the sandboxed worker (it imports torch) while this process imports torch and
     # pytest for the trusted side: on two cores the two imports overlap.
@@ -305,15 +317,70 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
 @main.command()
 @rubric_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: fresh).")
-def validate(rubric_path: str | None, seed: int | None) -> None:
+@click.option("--all", "every", is_flag=True,
+              help="Validate every rubric in the rubric's folder (rubrics/*.yaml), one table each.")
+def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
     """Prove the assignment: reference full marks, stubs zero, every mistake's mutant named."""
     from grader import validate as validation
 
     def body() -> int:
-        rubric = _load(rubric_path)
-        result = validation.validate(rubric, seed=seed)
-        Console(highlight=False).print(validation.render_table(result))
-        return 0 if result.ok else 1
+        if every:
+            from grader.rubric import find_rubrics
+
+            paths = sorted(Path(rubric_path).parent.glob("*.yaml")) if rubric_path else find_rubrics()
+        else:
+            paths = [Path(_load(rubric_path).file)]
+        failed = []
+        for path in paths:
+            rubric = _load(str(path))
+            result = validation.validate(rubric, seed=seed)
+            if sys.stdout.isatty():
+                table = validation.render_table(result)
+                if every:
+                    table.title = f"{path.name}: {table.title}"
+                Console(highlight=False).print(table)
+            else:  # a CI log or a file: plain lines, nothing cut to fit a width
+                sys.stdout.write((f"{path.name}: " if every else "") + validation.render_lines(result))
+            if not result.ok:
+                failed.append(path.name)
+        if every:
+            err.print(f"{len(paths) - len(failed)} of {len(paths)} rubrics hold"
+                      + (f"; failing: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="gradebook")
+@click.argument("outputs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The course gradebook to write (CSV).")
+def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
+    """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
+    from grader.course import merge, write_course_gradebook
+
+    def body() -> int:
+        rows, assignments = merge([Path(o) for o in outputs])
+        write_course_gradebook(Path(out), rows, assignments)
+        err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="new")
+@click.argument("name")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,
+              help="The course folder (holding rubrics/, exercises/, solutions/, suites/).")
+def new_cmd(name: str, root: str) -> None:
+    """Scaffold assignment NAME: rubric, stub, reference, one public and one hidden test, plug-in."""
+    from grader.scaffold import scaffold
+
+    def body() -> int:
+        written = scaffold(Path(root), name)
+        err.print(f"{len(written)} files written; next: grader validate --rubric "
+                  f"{Path(root) / 'rubrics' / (name + '.yaml')}")
+        return 0
 
     sys.exit(_guard(body))
 

@@ -156,7 +156,13 @@ class _Part:
             __tracebackhide__ = True
             return state.session_for(index).call(part, func, list(args), kwargs)
 
+        def args_after(*args: Any, **kwargs: Any) -> tuple[Any, list[Any] | None]:
+            """``(value, arguments as the call left them)``: did the function change its input?"""
+            __tracebackhide__ = True
+            return state.session_for(index).call(part, func, list(args), kwargs, echo_args=True)
+
         call.__name__ = func
+        call.args_after = args_after  # type: ignore[attr-defined]
         return call
 
 

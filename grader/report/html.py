@@ -131,10 +131,16 @@ def _variance_figure(data: dict[str, Any], dims: list[float], lang: str) -> str:
     return _png(fig)
 
 
-def figures(report: GradeReport, langs: list[str]) -> list[tuple[str, list[str], str]]:
-    """The report's plots as ``(base64 PNG, caption lines, name)``, in page order."""
+def figures(report: GradeReport, langs: list[str], draw: Any = None) -> list[tuple[str, list[str], str]]:
+    """The report's plots as ``(base64 PNG, caption lines, name)``, in page order.
+
+    ``draw(plots, langs)`` is the assignment's hook drawing its figures
+    (:class:`grader.hooks.Figure` each); without it the built-in figures are drawn.
+    """
     plots = report.plots or {}
     images = []
+    if draw is not None:
+        return [(f.png, _text.each(dict(f.caption), langs), f.name) for f in draw(plots, langs) if f.png]
     if plots.get("softmax"):
         png = softmax_figure(plots["softmax"], langs[0])
         if png:
@@ -146,10 +152,10 @@ def figures(report: GradeReport, langs: list[str]) -> list[tuple[str, list[str],
     return images
 
 
-def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
-    """The report as one self-contained HTML page."""
+def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any = None) -> str:
+    """The report as one self-contained HTML page (``draw``: the assignment's figures hook)."""
     langs = _text.order(lang, _text.languages_of(report, opts))
-    images = figures(report, langs)
+    images = figures(report, langs, draw)
     template = _ENV.get_template("report.html.j2")
     return template.render(
         r=report,
