@@ -403,8 +403,8 @@ def find_rubric(
                 listed = ", ".join(_show_from(c, here) for c in candidates)
                 ambiguous = ambiguous or (
                     f"{_show_from(folder / RUBRICS_FOLDER, here)} holds {len(candidates)} rubrics"
-                    f" ({listed}) and none has the submission in its exercises folder;"
-                    " pass --rubric PATH to choose one"
+                    f" ({listed}) and neither the working folder nor the submission lies in"
+                    " one's exercises folder; pass --rubric PATH to choose one"
                 )
                 break
             return Path(_show_from(chosen, Path(os.path.abspath(Path.cwd()))))  # noqa: PTH100
