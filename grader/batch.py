@@ -19,9 +19,7 @@ Example::
 
 from __future__ import annotations
 
-import csv
 import gc
-import io
 import json
 import math
 import os
@@ -58,9 +56,6 @@ EXTENSIONS = {"yaml": "yaml", "json": "json", "gradescope": "gradescope.json", "
 EXPORT_MAX_BYTES = 2 * 1024**3
 EXPORT_MAX_MEMBERS = 50_000
 
-_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?")
-_CANVAS = re.compile(r"^(?P<name>[^_]+)_(?:late_)?(?P<id>\d+)_(?P<sub>\d+)_(?P<rest>.+)$", re.IGNORECASE)
-
 
 # --------------------------------------------------------------------------- discovery
 
@@ -72,16 +67,41 @@ class Found:
     submission: Any  # grader.submission.Submission (name made unique within the batch)
     student_id: str
     entry: str  # the name as found in the folder or export
+    name: str = ""  # the student's name as the LMS wrote it (NFC); "" when it gives none
+    late: bool = False  # the LMS flagged the upload as late (Canvas)
+    lms: str = ""  # moodle | canvas | blackboard | "" (a plain folder)
+    #: plain reasons for the gradebook's errors column: (key of grader.lms.REASONS, slots)
+    flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+
+
+@dataclass
+class Skipped:
+    """One entry of the source that could not be graded, and why."""
+
+    entry: str
+    why: str  # in English, as the summary lists it
+    student_id: str
+    name: str = ""
+    late: bool = False
+    lms: str = ""
+    flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
 
 
 @dataclass
 class Discovery:
     found: list[Found] = field(default_factory=list)
-    unrecognised: list[tuple[str, str]] = field(default_factory=list)  # (entry, why)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    @property
+    def unrecognised(self) -> list[tuple[str, str]]:
+        """(entry, why) of every entry that is not graded."""
+        return [(s.entry, s.why) for s in self.skipped]
 
 
-def student_id_of(entry: str) -> str:
+def student_id_of(entry: str, *, is_dir: bool | None = None) -> str:
     """The student id an LMS export encodes in an entry's name, else the name's stem.
+
+    Only the part of the name the LMS pattern fixes is read (see :mod:`grader.lms`).
 
     >>> student_id_of("Taro Yamada_12345_assignsubmission_file_")
     '12345'
@@ -90,11 +110,13 @@ def student_id_of(entry: str) -> str:
     >>> student_id_of("alice.zip")
     'alice'
     """
-    for pattern in (_MOODLE, _CANVAS):
-        match = pattern.match(entry)
-        if match:
-            return match.group("id")
-    stem = entry
+    from grader.lms import lms_name, nfc
+
+    folder = entry.endswith("_") if is_dir is None else is_dir
+    parsed = lms_name(entry, is_dir=folder) or (None if folder else lms_name(entry, is_dir=True))
+    if parsed is not None:
+        return parsed.student_id
+    stem = nfc(entry)
     for suffix in (".zip", ".ipynb"):
         if stem.lower().endswith(suffix):
             stem = stem[: -len(suffix)]
@@ -143,35 +165,66 @@ def unpack_export(archive: Path, dest: Path) -> Path:
 
 def _unwrap(root: Path) -> Path:
     """Step into a lone wrapper folder (``Assignment 7-1234/``) that is not itself a submission."""
+    from grader.lms import lms_name
+
     while True:
         entries = [e for e in root.iterdir() if not _is_junk(e.name)]
         if len(entries) != 1 or not entries[0].is_dir():
             return root
         inner = entries[0]
-        if any(f.suffix in (".py", ".ipynb") or f.name == "answers.yaml" for f in inner.iterdir()):
+        if lms_name(inner.name, is_dir=True) is not None:
+            return root  # one student's Moodle folder
+        if any(f.suffix in (".py", ".ipynb", ".zip") or f.name == "answers.yaml" for f in inner.iterdir()):
             return root
         root = inner
 
 
-def _group_canvas_files(root: Path, staging: Path) -> tuple[list[Path], set[str]]:
-    """Canvas flattens each student's files to ``name_id_attachment_file.py``: regroup them."""
-    groups: dict[str, list[tuple[Path, str]]] = {}
-    for entry in root.iterdir():
-        match = _CANVAS.match(entry.name)
-        if entry.is_file() and match and entry.suffix.lower() in (".py", ".yaml", ".yml"):
-            rest = re.sub(r"-\d+(?=\.[A-Za-z]+$)", "", match.group("rest"))  # Canvas re-upload suffix
-            groups.setdefault(f"{match.group('name')}_{match.group('id')}", []).append((entry, rest))
-    folders, used = [], set()
-    for key, files in sorted(groups.items()):
-        folder = staging / key
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        for path, original in files:
-            shutil.copyfile(path, folder / original)
-            used.add(path.name)
-        folders.append(folder)
-    return folders, used
+_WORK = (".py", ".ipynb")
+
+
+def _work_in(folder: Path) -> tuple[Path, list[str]]:
+    """What to load for a student's folder: the folder, or the one zip it holds.
+
+    A Moodle student who uploaded ``chapter07.zip`` (or a notebook) has a folder holding
+    only that: the zip is the submission. Returns the path and the files set aside.
+    """
+    files = [f for f in sorted(folder.iterdir()) if not _is_junk(f.name)]
+    plain = [f for f in files if f.is_file() and not f.is_symlink()]
+    if any(f.suffix.lower() in _WORK or f.name == "answers.yaml" for f in plain):
+        return folder, []
+    if any(f.is_dir() for f in files):
+        return folder, []  # one level down is read by load_submission
+    zips = [f for f in plain if f.suffix.lower() == ".zip"]
+    if not zips:
+        return folder, []
+    named = [z for z in zips if "chapter07" in z.name.lower()] or zips
+    chosen = max(named, key=lambda z: (z.stat().st_mtime, z.stat().st_size, z.name))
+    return chosen, [z.name for z in zips if z != chosen]
+
+
+def _is_empty(path: Path) -> bool:
+    """No files at all: an empty folder, an empty zip, a zero-byte upload."""
+    try:
+        if path.is_dir():
+            return not any(f.is_file() and f.stat().st_size > 0 for f in path.rglob("*")
+                           if not _is_junk(f.name))
+        if path.stat().st_size == 0:
+            return True
+        if path.suffix.lower() == ".zip" and zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                return not any(i.file_size > 0 and not i.is_dir() for i in zf.infolist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+    return False
+
+
+def _missing_files(sub: Any) -> list[str]:
+    from grader.submission import ANSWERS_FILE, PART_FILES
+
+    if sub.kind != "folder":
+        return [] if sub.answers is not None else []
+    missing = [f for part, f in PART_FILES.items() if sub.part_module(part) is None]
+    return missing + ([] if sub.answers is not None else [ANSWERS_FILE])
 
 
 def find_submissions(source: str | os.PathLike[str], staging: Path | None = None) -> Discovery:
@@ -179,9 +232,11 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
 
     Args:
         source: the folder or export.
-        staging: where to unpack an export and regroup Canvas files (default: a folder next to
-            nothing: ``OUTDIR/.sources`` is passed by :func:`run_batch`).
+        staging: where to unpack an export and regroup the loose files of a flat export
+            (``OUTDIR/.sources`` is passed by :func:`run_batch`).
     """
+    from grader import lms as lmsnames
+
     src = Path(source)
     staging = staging or Path(".grader-sources")
     if src.is_file() and src.suffix.lower() == ".zip":
@@ -191,34 +246,86 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     else:
         raise UsageError(f"{src}: not a folder of submissions nor an LMS export zip")
     result = Discovery()
-    canvas_folders, grouped = _group_canvas_files(root, staging / "canvas")
-    candidates: list[tuple[str, Path, str]] = [(f.name, f, f.name.rpartition("_")[2]) for f in canvas_folders]
+    kind = lmsnames.detect(root)
+    students, grouped = lmsnames.group_flat_files(root, staging / "lms", kind)
+    # (entry, path to read or None, identity, files set aside)
+    candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str]]] = []
+    for st in students:
+        ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late)
+        candidates.append((st.entries[0], st.folder, ident, list(st.set_aside)))
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
             continue
         if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
             continue  # our own output folder inside the source
-        candidates.append((entry.name, entry, student_id_of(entry.name)))
+        ident = lmsnames.lms_name(entry.name, is_dir=entry.is_dir(), lms=kind) if kind else None
+        candidates.append((lmsnames.nfc(entry.name), entry, ident, []))
     names: set[str] = set()
-    for entry_name, path, student_id in sorted(candidates, key=lambda c: c[0]):
+    for entry_name, path, ident, set_aside in sorted(candidates, key=lambda c: c[0]):
+        student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
+        who = {"student_id": student_id, "name": ident.name if ident else "",
+               "late": ident.late if ident else False, "lms": ident.lms if ident else ""}
+
+        def skip(said: str, key: str, **slots: str) -> None:
+            if set_aside:
+                said += "; set aside: " + "; ".join(set_aside)
+            result.skipped.append(Skipped(entry_name, said, flags=[(key, slots)], **who))
+
+        if ident is not None and ident.plugin == "onlinetext":
+            skip("online text, not files", "online_text")
+            continue
+        if path is None:
+            skip("holds no scaling.py, softmax.py, variance.py, answers.yaml, notebook or zip", "no_work")
+            continue
         if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
-            result.unrecognised.append((entry_name, "not a folder, notebook or zip"))
+            skip("not a folder, notebook or zip", "not_a_submission")
+            continue
+        target, extra = _work_in(path) if path.is_dir() else (path, [])
+        set_aside += [f"{name} (another zip in the same upload)" for name in extra]
+        if _is_empty(target):
+            skip("the upload is empty", "empty")
             continue
         try:
-            sub = load_submission(path)
+            sub = load_submission(target)
         except SubmissionError as exc:
-            result.unrecognised.append((entry_name, str(exc)))
+            skip(str(exc), "unreadable", why=str(exc))
             continue
-        if path.is_dir() and not sub.modules and sub.answers is None:
-            result.unrecognised.append((entry_name, "holds no scaling.py, softmax.py, variance.py, "
-                                                    "answers.yaml or notebook"))
+        if not sub.modules and sub.answers is None:
+            skip("holds no scaling.py, softmax.py, variance.py, answers.yaml or notebook", "no_work")
             continue
-        name, n = sub.name, 2
-        while name.lower() in names:
-            name, n = f"{sub.name}-{n}", n + 1
-        names.add(name.lower())
-        result.found.append(Found(replace(sub, name=name), student_id, entry_name))
+        stem = entry_name
+        for suffix in (".zip", ".ipynb"):
+            if stem.lower().endswith(suffix) and not (path.is_dir()):
+                stem = stem[: -len(suffix)]
+        base = lmsnames.disk_name(ident.name, student_id) if ident else lmsnames.disk_name(stem, "")
+        name, n = base, 2
+        while name.casefold() in names:
+            name, n = f"{base}-{n}", n + 1
+        names.add(name.casefold())
+        notes = list(sub.notes)
+        flags: list[tuple[str, dict[str, str]]] = []
+        if set_aside:  # the student's report says which of their uploads were not graded
+            notes.append("set aside (not graded): " + "; ".join(set_aside))
+        missing = _missing_files(sub)
+        if missing:
+            flags.append(("missing", {"files": ", ".join(missing)}))
+        sub = replace(sub, name=name, notes=tuple(notes))
+        result.found.append(Found(sub, entry=entry_name, flags=flags, **who))
+    _flag_shared_ids(result)
     return result
+
+
+def _flag_shared_ids(result: Discovery) -> None:
+    """Two entries that claim one student id: both are flagged, neither is trusted."""
+    claims: dict[str, list[Any]] = {}
+    for item in [*result.found, *result.skipped]:
+        if item.lms:
+            claims.setdefault(item.student_id, []).append(item)
+    for student_id, items in claims.items():
+        if len(items) > 1:
+            entries = ", ".join(i.entry for i in items)
+            for item in items:
+                item.flags.insert(0, ("duplicate_id", {"id": student_id, "entries": entries}))
 
 
 def _wire_submission(sub: Any) -> dict[str, Any]:
@@ -261,38 +368,138 @@ def is_current(report: GradeReport | None, content_hash: str, rubric_hash: str) 
 
 # --------------------------------------------------------------------------- gradebook
 
-GRADEBOOK_FIXED = ["submission", "student_id", "score", "max_score", "passed"]
-GRADEBOOK_TAIL = ["mistakes", "errors", "content_hash", "graded_at"]
+GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "max_score", "passed"]
+GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
 
 
-def gradebook_rows(rows: list[tuple[Found | None, str, GradeReport | None, str]], rubric: Any) -> list[dict[str, Any]]:
-    """Rows of the gradebook: graded submissions, then entries that could not be graded."""
+def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]:
+    """Add who submitted it (from the LMS naming) to a report, and apply the late policy.
+
+    The late policy (rubric ``late:``) takes its points off the total of a submission the
+    LMS flagged as late; the report keeps the score before it and says why, in its notes.
+    """
+    if found.lms or found.name or found.late:
+        data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
+                           "entry": found.entry, "late": found.late}
+    policy = getattr(rubric, "late", None)
+    if found.late and policy is not None:
+        before, top = float(data["score"]), float(data["max_score"])
+        after = round(policy.apply(before, top), int(rubric.report.rounding))
+        rule = {lang: policy.describe(lang) for lang in ("en", "ja")}
+        data["late"] = {"score_before": before, "score": after, "penalty": round(before - after, 6), "rule": rule}
+        data["score"] = after
+        data["passed"] = top > 0 and after * 100.0 >= float(data.get("pass_mark", rubric.report.pass_mark)) * top
+        said = {"en": f"late: {before:g} → {after:g} ({rule['en']})",
+                "ja": f"提出期限後: {before:g} → {after:g}（{rule['ja']}）"}
+        data["notes"] = [*data.get("notes", []),
+                         " / ".join(said[lang] for lang in rubric.report.languages if lang in said)]
+    return data
+
+
+def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:
+    from grader.lms import reason
+
+    return [reason(key, langs, **slots) for key, slots in flags]
+
+
+def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]],
+                   rubric: Any) -> list[dict[str, Any]]:
+    """Rows of the gradebook: graded submissions, then entries that could not be graded.
+
+    Each row is ``(Found or Skipped, report or None, extra flags)``; the errors column holds
+    the report's errors and a plain reason for every flag, in the rubric's languages.
+    """
     parts = [p.id for p in rubric.parts]
+    langs = tuple(rubric.report.languages)
     out = []
-    for _found, student_id, report, error in rows:
-        row: dict[str, Any] = {"student_id": student_id}
+    for item, report, extra in rows:
+        row: dict[str, Any] = {"student_id": item.student_id, "name": item.name, "lms": item.lms,
+                               "late": "yes" if item.late else "no", "entry": item.entry}
+        errors = _reasons([*item.flags, *extra], langs)
         if report is not None:
             scores = {p.id: p.score for p in report.parts}
             row.update(submission=report.submission, score=report.score, max_score=report.max_score,
                        passed="yes" if report.passed else "no",
+                       late_penalty=report.late.get("penalty", "") if report.late else "",
                        mistakes=";".join(dict.fromkeys(m.id for m in report.mistakes)),
-                       errors=" | ".join(e.replace("\n", " ") for e in report.errors),
-                       content_hash=report.content_hash, graded_at=report.graded_at)
+                       errors=" | ".join([*(e.replace("\n", " ") for e in report.errors), *errors]),
+                       content_hash=report.content_hash, graded_at=report.graded_at, report=report)
             row.update({f"part:{p}": scores.get(p, "") for p in parts})
         else:
-            row.update(submission=_found.submission.name if _found else student_id, errors=error)
+            name = item.submission.name if isinstance(item, Found) else item.entry
+            row.update(submission=name, errors=" | ".join(errors))
         out.append(row)
     return out
 
 
-def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any) -> Path:
+def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any, *, bom: bool = False) -> Path:
+    """``gradebook.csv``: every cell through :func:`grader.gradebook.cell` (no formulas)."""
+    from grader.gradebook import csv_text
+
     columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + GRADEBOOK_TAIL
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({c: row.get(c, "") for c in columns})
-    return write_atomic(path, buf.getvalue())
+    return write_atomic(path, csv_text(columns, [[row.get(c, "") for c in columns] for row in rows], bom=bom))
+
+
+def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Any, formats: tuple[str, ...],
+                         *, bom: bool = False, lang: str = "en", assignment: str | None = None) -> list[Path]:
+    """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
+    from grader import gradebook
+    from grader.report import render
+
+    top = max((float(r["max_score"]) for r in rows if r.get("max_score") not in (None, "")), default=0.0)
+    written = []
+    if "canvas" in formats:
+        written.append(gradebook.write_canvas(outdir / "gradebook.canvas.csv", rows,
+                                              assignment or rubric.assignment, top, bom=bom))
+    if "moodle" in formats:
+        for row in rows:
+            row["feedback"] = _feedback_comment(row, rubric, lang)
+        written.append(gradebook.write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom))
+        files = [(row["name"], row["student_id"], f"report.{lang}.html",
+                  render(row["report"], "html", rubric=rubric, lang=lang))
+                 for row in rows if row.get("lms") == "moodle" and row.get("report") is not None
+                 and str(row["student_id"]).isdigit()]
+        written.append(gradebook.write_moodle_feedback(outdir / "moodle-feedback-files.zip", files))
+    return written
+
+
+def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bom: bool = False,
+                      lang: str = "en") -> list[Path]:
+    """``grader export``: the LMS gradebooks again, from the reports a batch left in ``outdir``."""
+    paths = sorted((outdir / "reports").glob("*.yaml"))
+    reports = [r for r in (read_report(p) for p in paths) if r is not None]
+    if not reports:
+        raise UsageError(f"{outdir}: no reports in {outdir / 'reports'}; run grader batch with --out {outdir} first")
+    rows = []
+    for report in reports:
+        who = report.student or {}
+        item = Found(None, str(who.get("id") or report.submission), str(who.get("entry") or report.submission),
+                     name=str(who.get("name") or ""), late=bool(who.get("late")), lms=str(who.get("lms") or ""))
+        rows.append((item, report, []))
+    book = gradebook_rows(rows, rubric)
+    written = []
+    if "csv" in formats:
+        written.append(write_gradebook(outdir / "gradebook.csv", book, rubric, bom=bom))
+    return written + write_lms_gradebooks(outdir, book, rubric, formats, bom=bom, lang=lang)
+
+
+def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
+    """A short plain comment for the LMS's feedback column (HTML-escaped: Moodle shows HTML)."""
+    import html
+
+    report = row.get("report")
+    if report is None:
+        return html.escape(row.get("errors", ""))
+    ja = lang == "ja"
+    text = (f"得点 {report.score:g} / {report.max_score:g}" if ja else f"Score {report.score:g} / {report.max_score:g}")
+    if report.late:
+        text += (f"（期限後: {report.late['score_before']:g} から）" if ja
+                 else f" (late: from {report.late['score_before']:g})")
+    if report.mistakes:
+        ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
+        text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"
+    text += "。詳しくはフィードバックファイルを見てください。" if ja else ". See the feedback file for details."
+    return html.escape(text)
 
 
 # --------------------------------------------------------------------------- workers
@@ -461,6 +668,8 @@ def run_batch(
     console: Console | None = None,
     progress: bool | None = None,
     summary: bool = True,
+    gradebooks: tuple[str, ...] = (),
+    bom: bool = False,
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
@@ -497,7 +706,7 @@ def run_batch(
     try:
         return _run_batch(source, out, outdir, rubric, early, retired, jobs=jobs, resume=resume, seed=seed,
                           lang=lang, console=console, progress=progress, summary=summary, level=level,
-                          warning=warning, started=started)
+                          warning=warning, started=started, gradebooks=gradebooks, bom=bom)
     finally:
         for proc in early + retired:
             proc.stop()
@@ -509,13 +718,20 @@ def run_batch(
 def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_Proc"], retired: list["_Proc"],
                *, jobs: int | None,
                resume: bool, seed: int | None, lang: str, console: Console, progress: bool | None,
-               summary: bool, level: str, warning: str, started: float) -> BatchResult:
+               summary: bool, level: str, warning: str, started: float,
+               gradebooks: tuple[str, ...] = (), bom: bool = False) -> BatchResult:
     from grader.report import render
     from grader.rubric import rubric_fingerprint
 
     found = find_submissions(source, outdir / ".sources")
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {entry}: {why}", markup=True)
+    if not found.found:
+        seen = len(found.skipped)
+        raise UsageError(
+            f"{source}: no submission found ({seen} entr{'y' if seen == 1 else 'ies'} looked at, none "
+            "holds scaling.py, softmax.py, variance.py, answers.yaml, a notebook or a zip of them); "
+            "pass the folder or the LMS's download zip that holds the students' uploads")
     fingerprint = rubric_fingerprint(rubric, ("public", "hidden"))
 
     finished: dict[int, GradeReport] = {}
@@ -538,6 +754,7 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
     warned: set[str] = set()
 
     def write(index: int, data: dict[str, Any]) -> GradeReport:
+        data = apply_lms(data, found.found[index], rubric)
         report = GradeReport.from_dict(data)
         name = found.found[index].submission.name
         # The yaml file is the batch's own record (resume reads it back): complete, unredacted.
@@ -574,12 +791,15 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
             interrupted = True
         except GraderError as exc:  # the suites or the sandbox broke: keep what finished
             failure, interrupted = exc, True
-    rows = [(f, f.student_id, finished.get(i), "" if i in finished else "not graded (interrupted)")
-            for i, f in enumerate(found.found)]
+    rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]] = [
+        (f, finished.get(i), [] if i in finished else [("interrupted", {})]) for i, f in enumerate(found.found)]
     if interrupted:
-        rows = [r for r in rows if r[2] is not None]
-    rows += [(None, student_id_of(entry), None, f"not a submission: {why}") for entry, why in found.unrecognised]
-    write_gradebook(outdir / "gradebook.csv", gradebook_rows(rows, rubric), rubric)
+        rows = [r for r in rows if r[1] is not None]
+    rows += [(s, None, []) for s in found.skipped]
+    book = gradebook_rows(rows, rubric)
+    write_gradebook(outdir / "gradebook.csv", book, rubric, bom=bom)
+    if gradebooks:
+        write_lms_gradebooks(outdir, book, rubric, gradebooks, bom=bom, lang=lang)
     reports = [finished[i] for i in sorted(finished)]
     if failure is not None:
         raise GraderError(f"{failure} ({len(finished)} finished reports kept in {outdir}; "
