@@ -251,7 +251,8 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     # (entry, path to read or None, identity, files set aside)
     candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str]]] = []
     for st in students:
-        ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late)
+        ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
+                                 other_ids=tuple(sorted(st.other_ids)))
         candidates.append((st.entries[0], st.folder, ident, list(st.set_aside)))
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
@@ -266,10 +267,14 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         who = {"student_id": student_id, "name": ident.name if ident else "",
                "late": ident.late if ident else False, "lms": ident.lms if ident else ""}
 
+        shifted: list[tuple[str, dict[str, str]]] = []
+        if ident is not None and ident.other_ids:
+            shifted.append(("ambiguous_id", {"id": student_id, "others": ", ".join(ident.other_ids)}))
+
         def skip(said: str, key: str, **slots: str) -> None:
             if set_aside:
                 said += "; set aside: " + "; ".join(set_aside)
-            result.skipped.append(Skipped(entry_name, said, flags=[(key, slots)], **who))
+            result.skipped.append(Skipped(entry_name, said, flags=[*shifted, (key, slots)], **who))
 
         if ident is not None and ident.plugin == "onlinetext":
             skip("online text, not files", "online_text")
@@ -303,7 +308,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             name, n = f"{base}-{n}", n + 1
         names.add(name.casefold())
         notes = list(sub.notes)
-        flags: list[tuple[str, dict[str, str]]] = []
+        flags: list[tuple[str, dict[str, str]]] = list(shifted)
         if set_aside:  # the student's report says which of their uploads were not graded
             notes.append("set aside (not graded): " + "; ".join(set_aside))
         missing = _missing_files(sub)
@@ -311,6 +316,10 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             flags.append(("missing", {"files": ", ".join(missing)}))
         sub = replace(sub, name=name, notes=tuple(notes))
         result.found.append(Found(sub, entry=entry_name, flags=flags, **who))
+    # Online text beside uploaded files (Moodle keeps one folder per plugin) is no second entry.
+    graded = {(f.lms, f.student_id) for f in result.found}
+    result.skipped = [s for s in result.skipped if not (
+        (s.lms, s.student_id) in graded and any(key == "online_text" for key, _ in s.flags))]
     _flag_shared_ids(result)
     return result
 
@@ -319,7 +328,7 @@ def _flag_shared_ids(result: Discovery) -> None:
     """Two entries that claim one student id: both are flagged, neither is trusted."""
     claims: dict[str, list[Any]] = {}
     for item in [*result.found, *result.skipped]:
-        if item.lms:
+        if item.lms and not any(key == "online_text" for key, _ in item.flags):
             claims.setdefault(item.student_id, []).append(item)
     for student_id, items in claims.items():
         if len(items) > 1:
@@ -380,7 +389,8 @@ def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]
     """
     if found.lms or found.name or found.late:
         data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
-                           "entry": found.entry, "late": found.late}
+                           "entry": found.entry, "late": found.late,
+                           "flags": [[key, dict(slots)] for key, slots in found.flags]}
     policy = getattr(rubric, "late", None)
     if found.late and policy is not None:
         before, top = float(data["score"]), float(data["max_score"])
@@ -414,7 +424,9 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
     out = []
     for item, report, extra in rows:
         row: dict[str, Any] = {"student_id": item.student_id, "name": item.name, "lms": item.lms,
-                               "late": "yes" if item.late else "no", "entry": item.entry}
+                               "late": "yes" if item.late else "no", "entry": item.entry,
+                               # whose it is is in doubt: never sent back to the LMS automatically
+                               "flagged": any(k in ("duplicate_id", "ambiguous_id") for k, _ in item.flags)}
         errors = _reasons([*item.flags, *extra], langs)
         if report is not None:
             scores = {p.id: p.score for p in report.parts}
@@ -426,7 +438,7 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
                        content_hash=report.content_hash, graded_at=report.graded_at, report=report)
             row.update({f"part:{p}": scores.get(p, "") for p in parts})
         else:
-            name = item.submission.name if isinstance(item, Found) else item.entry
+            name = item.submission.name if isinstance(item, Found) and item.submission else item.entry
             row.update(submission=name, errors=" | ".join(errors))
         out.append(row)
     return out
@@ -458,9 +470,12 @@ def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Any, 
         files = [(row["name"], row["student_id"], f"report.{lang}.html",
                   render(row["report"], "html", rubric=rubric, lang=lang))
                  for row in rows if row.get("lms") == "moodle" and row.get("report") is not None
-                 and str(row["student_id"]).isdigit()]
+                 and not row.get("flagged") and str(row["student_id"]).isdigit()]
         written.append(gradebook.write_moodle_feedback(outdir / "moodle-feedback-files.zip", files))
     return written
+
+
+_REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing")
 
 
 def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bom: bool = False,
@@ -473,8 +488,11 @@ def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bo
     rows = []
     for report in reports:
         who = report.student or {}
+        flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []
+                 if isinstance(f, (list, tuple)) and len(f) == 2 and str(f[0]) in _REASON_KEYS]
         item = Found(None, str(who.get("id") or report.submission), str(who.get("entry") or report.submission),
-                     name=str(who.get("name") or ""), late=bool(who.get("late")), lms=str(who.get("lms") or ""))
+                     name=str(who.get("name") or ""), late=bool(who.get("late")), lms=str(who.get("lms") or ""),
+                     flags=flags)
         rows.append((item, report, []))
     book = gradebook_rows(rows, rubric)
     written = []

@@ -87,7 +87,8 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
     header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", canvas_column(assignment)]
     body: list[list[Any]] = [["Points Possible", "", "", "", "", _grade(max_score)]]
     for row in rows:
-        if row.get("lms") != "canvas" or row.get("score") in (None, ""):
+        if (row.get("lms") != "canvas" or row.get("score") in (None, "") or row.get("flagged")
+                or not str(row["student_id"]).isdigit()):
             continue
         body.append([row.get("name") or row["student_id"], row["student_id"], "", "", "",
                      _grade(row["score"])])
@@ -119,12 +120,11 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
     """Moodle's offline grading worksheet for the students whose participant ids are known."""
     body: list[list[Any]] = []
     for row in rows:
-        if row.get("lms") != "moodle" or not str(row.get("student_id", "")).isdigit():
-            continue
-        graded = row.get("score") not in (None, "")
-        body.append([f"Participant {row['student_id']}", row.get("name", ""),
-                     "Graded" if graded else "Not graded",
-                     _grade(row["score"]) if graded else "", _grade(max_score), "Yes",
+        if (row.get("lms") != "moodle" or row.get("flagged") or row.get("score") in (None, "")
+                or not str(row.get("student_id", "")).isdigit()):
+            continue  # (an empty grade would clear one given by hand)
+        body.append([f"Participant {row['student_id']}", row.get("name", ""), "Graded",
+                     _grade(row["score"]), _grade(max_score), "Yes",
                      moodle_time(str(row.get("graded_at") or "")), row.get("feedback", "")])
     return write_atomic(path, csv_text(MOODLE_HEADER, body, bom=bom))
 

@@ -38,8 +38,10 @@ _MOODLE_FOLDER = re.compile(r"^(?P<name>.*)_(?P<id>\d+)_assignsubmission_(?P<plu
 _MOODLE_FLAT = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.+)$", re.S)
 _MOODLE_MARK = re.compile(r"_\d+_assignsubmission_[a-z]+_")
 _CANVAS = re.compile(
-    r"^(?P<name>.*?)(?:_(?P<late>LATE))?_(?P<id>\d+|anon_[A-Za-z0-9]+)_(?P<att>\d+)_(?P<file>.+)$", re.S
+    r"^(?:(?P<name>.*?)_)??(?:(?P<late>LATE)_)?(?P<id>\d+|anon_[A-Za-z0-9]+)_(?P<att>\d+)_(?P<file>.+)$", re.S
 )
+_CANVAS_TEXT = re.compile(r"^(?:(?P<name>.*?)_)??(?:(?P<late>LATE)_)?(?P<id>\d+|anon_[A-Za-z0-9]+)_(?P<kind>text|link)\.html$",
+                          re.S)
 _BLACKBOARD = re.compile(
     r"^(?P<assignment>.+?)_(?P<id>[^_]+)_attempt_(?P<when>\d{4}(?:-\d{2}){5})(?:_(?P<file>.+)|(?P<txt>\.txt))$",
     re.S,
@@ -67,6 +69,9 @@ class LmsName:
     file: str = ""  # flat exports: the file's own name after the LMS prefix
     order: tuple[int | str, ...] = ()  # larger = uploaded later (attachment id, attempt time)
     plugin: str = "file"  # Moodle: file | onlinetext | …
+    #: other ids the same name could be read as (Canvas: a name ending in _<digits> and a file
+    #: name starting <digits>_ shift the split); such an entry is flagged, never exported
+    other_ids: tuple[str, ...] = ()
 
 
 LMS = ("moodle", "canvas", "blackboard")
@@ -93,8 +98,12 @@ def lms_name(entry: str, *, is_dir: bool, lms: str | None = None) -> LmsName | N
                        plugin="metadata" if m["txt"] else "file")
     m = _CANVAS.match(entry) if lms in (None, "canvas") else None
     if m:
-        return LmsName("canvas", m["id"], m["name"], late=bool(m["late"]), file=m["file"],
-                       order=(int(m["att"]),))
+        shifted = (m["att"],) if re.match(r"\d+_.", m["file"]) else ()
+        return LmsName("canvas", m["id"], m["name"] or "", late=bool(m["late"]), file=m["file"],
+                       order=(int(m["att"]),), other_ids=shifted)
+    m = _CANVAS_TEXT.match(entry) if lms in (None, "canvas") else None
+    if m:  # a text entry or a URL, not files
+        return LmsName("canvas", m["id"], m["name"] or "", late=bool(m["late"]), plugin="onlinetext")
     return None
 
 
@@ -132,6 +141,7 @@ class Student:
     student_id: str
     name: str
     late: bool = False
+    other_ids: set[str] = field(default_factory=set)
     folder: Path | None = None
     entries: list[str] = field(default_factory=list)  # export entries used
     set_aside: list[str] = field(default_factory=list)  # older uploads of the same file, etc.
@@ -163,19 +173,23 @@ def group_flat_files(root: Path, staging: Path, lms: str | None) -> tuple[list[S
     attachment id, then the largest ``-N``; Blackboard: the latest attempt); the others are
     listed in ``set_aside``. Returns the students and the export entries they account for.
     """
-    candidates: dict[tuple[str, str], list[tuple[LmsName, Path]]] = {}
+    # Keyed by the name too: two people whose names claim one id stay two entries (and are
+    # flagged), never one folder mixing their files.
+    candidates: dict[tuple[str, str, str], list[tuple[LmsName, Path]]] = {}
     for entry in sorted(root.iterdir()):
         if not entry.is_file() or entry.is_symlink():
             continue
         parsed = lms_name(entry.name, is_dir=False, lms=lms) if lms else None
-        if parsed is None:
+        if parsed is None or parsed.plugin == "onlinetext":
             continue
-        candidates.setdefault((parsed.lms, parsed.student_id), []).append((parsed, entry))
+        candidates.setdefault((parsed.lms, parsed.student_id, parsed.name), []).append((parsed, entry))
     students: list[Student] = []
     used: set[str] = set()
-    for (lms, student_id), items in sorted(candidates.items()):
+    staged: set[str] = set()
+    for (lms, student_id, _), items in sorted(candidates.items()):
         student = Student(lms, student_id, "")
         names: dict[str, str] = {}
+        used.update(path.name for _, path in items)
         if lms == "blackboard":
             items = _latest_attempt(items, student)
             for parsed, path in items:
@@ -196,6 +210,7 @@ def group_flat_files(root: Path, staging: Path, lms: str | None) -> tuple[list[S
                 student.set_aside.append(f"{path.name} (not a file the grader reads)")
                 continue
             student.late = student.late or parsed.late
+            student.other_ids.update(parsed.other_ids)
             if lms == "canvas" and parsed.name:
                 student.name = parsed.name
             elif lms == "moodle" and parsed.name:
@@ -211,6 +226,9 @@ def group_flat_files(root: Path, staging: Path, lms: str | None) -> tuple[list[S
             students.append(student)
             continue
         folder = staging / disk_name(student.name, f"{lms}-{student_id}")
+        while folder.exists() and folder.name in staged:
+            folder = folder.with_name(folder.name + "+")
+        staged.add(folder.name)
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
@@ -245,7 +263,8 @@ REASONS: dict[str, dict[str, str]] = {
                     "ja": "採点していません（一括採点が中断されました）"},
     "duplicate_id": {"en": "two entries claim student id {id} ({entries}); check by hand which is theirs",
                      "ja": "学生 ID {id} を名乗る項目が二つあります（{entries}）。どちらが本人のものか確認してください"},
-    "late": {"en": "late: {rule}", "ja": "提出期限後: {rule}"},
+    "ambiguous_id": {"en": "the LMS name can be read as student {id} or {others}; check by hand whose it is",
+                     "ja": "LMS の名前は学生 {id} とも {others} とも読めます。誰の提出か確認してください"},
     "not_a_submission": {"en": "not a folder, notebook or zip", "ja": "フォルダ・ノートブック・zip のいずれでもありません"},
     "online_text": {"en": "online text, not files", "ja": "オンラインテキストの提出で、ファイルではありません"},
 }
