@@ -293,7 +293,8 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         try:
             sub = load_submission(target)
         except SubmissionError as exc:
-            skip(str(exc), "unreadable", why=str(exc))
+            said = str(exc).replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")  # as in the export
+            skip(said, "unreadable", why=said)
             continue
         if not sub.modules and sub.answers is None:
             skip("holds no scaling.py, softmax.py, variance.py, answers.yaml or notebook", "no_work")

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import shutil
 import subprocess
 import sys
 import unicodedata
@@ -172,6 +174,44 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
     assert {"123458", "123462", "123463", "123464", "123465", "123470", "123473", "123474"} <= set(sheet)
     # feedback files, as Moodle's zip importer maps them to participants
     assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") >= {123458, 123462, 123473}
+
+    # the class summary's first screen, in the browser
+    _summary_first_screen(out, tmp_path)
+
+
+def _chromium() -> str | None:
+    return next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
+                None)
+
+
+def _summary_first_screen(out: Path, tmp_path: Path) -> None:
+    """What the instructor sees first: passed despite sqrt-d-model, common mistakes, errors."""
+    page = (out / "summary.en.html").read_text(encoding="utf-8")
+    first = page[page.index('id="first-screen"'):page.index('id="overview"')]
+    assert "Passed despite the central mistake" in first and "1 of 1 submissions with sqrt-d-model" in first
+    assert "Jiro Suzuki (123464)" in first  # the example of sqrt-d-model names the student
+    assert "Empty Zip" in first and "Broken Zip" in first  # the entries that went wrong
+    ja = (out / "summary.ja.md").read_text(encoding="utf-8")
+    assert "核心の誤りがあっても合格した提出物" in ja.split("| | |")[0]
+    browser = _chromium()
+    if browser is None:
+        pytest.fail("the summary must be seen in a browser: install chromium (make system-deps)")
+    shot = tmp_path / "summary-first-screen.png"
+    run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                          f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
+                          "--window-size=1200,900", (out / "summary.en.html").as_uri()],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert shot.exists(), run.stderr[-2000:]
+    import numpy as np
+    from matplotlib import image
+
+    pixels = np.asarray(image.imread(str(shot)))
+    assert pixels.shape[0] >= 800 and float(pixels[..., :3].std()) > 0.02
+    keep = os.environ.get("GRADER_KEEP_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, Path(keep) / shot.name)
 
 
 def _moodle_worksheet(path: Path) -> dict[str, dict]:
