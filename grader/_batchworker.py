@@ -38,7 +38,14 @@ from typing import Any
 
 
 def _send(out: Any, message: dict[str, Any]) -> None:
-    out.write(json.dumps(message, ensure_ascii=False) + "\n")
+    line = json.dumps(message, ensure_ascii=False) + "\n"
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate the report's own cleaning missed
+        from grader.sinks import clean
+
+        line = json.dumps(clean(message), ensure_ascii=False) + "\n"
+    out.write(line)
     out.flush()
 
 
@@ -158,10 +165,17 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
             return subs
 
         def on_report(report: Any) -> None:
-            data = report.to_dict()
-            if config.get("warning"):
-                data["sandbox"]["warning"] = config["warning"]
-            _send(out, {"op": "report", "index": index_of.pop(report.submission), "report": data})
+            index = index_of.pop(report.submission)
+            try:
+                data = report.to_dict()
+                if config.get("warning"):
+                    data["sandbox"]["warning"] = config["warning"]
+                _send(out, {"op": "report", "index": index, "report": data})
+            except (BrokenPipeError, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # noqa: BLE001 - this submission gets an error report
+                _send(out, {"op": "report", "index": index, "report": None,
+                            "error": f"its report could not be sent ({type(exc).__name__}: {exc})"[:500]})
 
         chunk = next_chunk()
         if chunk:

@@ -37,7 +37,7 @@ import zipfile
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from rich.console import Console
@@ -46,6 +46,7 @@ from grader.errors import GraderError, SubmissionError, UsageError
 from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
+from grader.sinks import terminal_markup
 from grader.submission import load_submission
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
@@ -87,10 +88,21 @@ class Skipped:
     flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
 
 
+class Failed(NamedTuple):
+    """An entry shaped like a submission that could not be read: it gets an error report."""
+
+    name: str  # its report's name
+    student_id: str
+    entry: str
+    why: str
+    who: Skipped  # who it is, and the plain reason for the gradebook
+
+
 @dataclass
 class Discovery:
     found: list[Found] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    failed: list[Failed] = field(default_factory=list)
 
     @property
     def unrecognised(self) -> list[tuple[str, str]]:
@@ -227,11 +239,14 @@ def _missing_files(sub: Any) -> list[str]:
     return missing + ([] if sub.answers is not None else [ANSWERS_FILE])
 
 
-def find_submissions(source: str | os.PathLike[str], staging: Path | None = None) -> Discovery:
+def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
+                     handout: Any = None) -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
         source: the folder or export.
+        handout: the handed-out stubs (:func:`grader.submission.load_handout`): a folder with
+            both the .py files and the notebook is graded as what the student changed.
         staging: where to unpack an export and regroup the loose files of a flat export
             (``OUTDIR/.sources`` is passed by :func:`run_batch`).
     """
@@ -257,11 +272,27 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
             continue
+        if entry.is_symlink():  # it could point at anything the instructor can read
+            result.skipped.append(Skipped(lmsnames.nfc(entry.name), "a symbolic link; not followed (put the files"
+                                          " themselves in the folder)", student_id_of(entry.name),
+                                          flags=[("symlink", {})]))
+            continue
         if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
             continue  # our own output folder inside the source
         ident = lmsnames.lms_name(entry.name, is_dir=entry.is_dir(), lms=kind) if kind else None
         candidates.append((lmsnames.nfc(entry.name), entry, ident, []))
     names: set[str] = set()
+
+    def unique(wanted: str) -> str:
+        """A report name no other entry has, case aside (``x.gradescope`` would share the
+        file ``x.gradescope.json`` with the Gradescope report of ``x``)."""
+        name, n = wanted, 2
+        while name.casefold() in names:
+            name, n = f"{wanted}-{n}", n + 1
+        low = name.casefold()
+        names.update({low, f"{low}.gradescope", low.removesuffix(".gradescope")})
+        return name
+
     for entry_name, path, ident, set_aside in sorted(candidates, key=lambda c: c[0]):
         student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
         who = {"student_id": student_id, "name": ident.name if ident else "",
@@ -290,25 +321,27 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         if _is_empty(target):
             skip("the upload is empty", "empty")
             continue
+        stem = entry_name
+        for suffix in (".zip", ".ipynb"):
+            if stem.lower().endswith(suffix) and not path.is_dir():
+                stem = stem[: -len(suffix)]
+        base = lmsnames.disk_name(ident.name, student_id) if ident else lmsnames.disk_name(stem, "")
         try:
-            sub = load_submission(target)
-        except SubmissionError as exc:
-            said = str(exc).replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")  # as in the export
-            skip(said, "unreadable", why=said)
+            sub = load_submission(target, handout=handout)
+        except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
+            said = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
+            said = said.replace(str(target), entry_name if target == path else f"{entry_name}/{target.name}")
+            said = said.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")  # as in the export
+            who_failed = Skipped(entry_name, said, flags=[*shifted, ("unreadable", {"why": said})], **who)
+            result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
             continue
         if not sub.modules and sub.answers is None:
             skip("holds no scaling.py, softmax.py, variance.py, answers.yaml or notebook", "no_work")
             continue
-        stem = entry_name
-        for suffix in (".zip", ".ipynb"):
-            if stem.lower().endswith(suffix) and not (path.is_dir()):
-                stem = stem[: -len(suffix)]
-        base = lmsnames.disk_name(ident.name, student_id) if ident else lmsnames.disk_name(stem, "")
-        name, n = base, 2
-        while name.casefold() in names:
-            name, n = f"{base}-{n}", n + 1
-        names.add(name.casefold())
+        name = unique(base)
         notes = list(sub.notes)
+        if name != base:
+            notes.append(f"another entry of the batch is also named {base!r}; this one's reports are named {name!r}")
         flags: list[tuple[str, dict[str, str]]] = list(shifted)
         if set_aside:  # the student's report says which of their uploads were not graded
             notes.append("set aside (not graded): " + "; ".join(set_aside))
@@ -328,7 +361,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
 def _flag_shared_ids(result: Discovery) -> None:
     """Two entries that claim one student id: both are flagged, neither is trusted."""
     claims: dict[str, list[Any]] = {}
-    for item in [*result.found, *result.skipped]:
+    for item in [*result.found, *result.skipped, *(f.who for f in result.failed)]:
         if item.lms and not any(key == "online_text" for key, _ in item.flags):
             claims.setdefault(item.student_id, []).append(item)
     for student_id, items in claims.items():
@@ -435,9 +468,12 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
                        passed="yes" if report.passed else "no",
                        late_penalty=report.late.get("penalty", "") if report.late else "",
                        mistakes=";".join(dict.fromkeys(m.id for m in report.mistakes)),
-                       errors=" | ".join([*(e.replace("\n", " ") for e in report.errors), *errors]),
+                       errors=" | ".join(errors if isinstance(item, Skipped) else
+                                         [*(e.replace("\n", " ") for e in report.errors), *errors]),
                        content_hash=report.content_hash, graded_at=report.graded_at, report=report)
             row.update({f"part:{p}": scores.get(p, "") for p in parts})
+            if isinstance(item, Skipped):  # an upload that could not be read: its 0 is no grade for the LMS
+                row["flagged"] = True
         else:
             name = item.submission.name if isinstance(item, Found) and item.submission else item.entry
             row.update(submission=name, errors=" | ".join(errors))
@@ -547,7 +583,7 @@ class _Proc:
         else:
             self.stdin, self.stdout = os.fdopen(adopt[0], "wb"), os.fdopen(adopt[1], "rb")
         self.log = log
-        self.buffer = b""
+        self.pending: list[bytes] = []  # the start of a message not yet ended by a newline
         self.ready = False
         self.busy: list[int] = []  # indices handed out and not reported yet
         self.chunks: list[list[int]] = []  # chunks handed out and not finished, oldest first
@@ -599,9 +635,21 @@ class _Proc:
         data = os.read(self.stdout.fileno(), 1 << 16)
         if not data:
             return None
-        self.buffer += data
-        *lines, self.buffer = self.buffer.split(b"\n")
-        return [json.loads(line) for line in lines if line.strip()]
+        if b"\n" not in data:  # part of a long message: kept, joined once when it ends
+            self.pending.append(data)
+            return []
+        head, _, rest = data.rpartition(b"\n")
+        if self.pending:
+            head = b"".join([*self.pending, head])
+        self.pending = [rest] if rest else []
+        messages = []
+        for line in head.split(b"\n"):
+            if line.strip():
+                try:
+                    messages.append(json.loads(line))
+                except ValueError:  # (the submission it was for is graded again, then failed)
+                    pass
+        return messages
 
     def stop(self, grace: float = 5.0) -> None:
         if self.proc is not None:
@@ -741,11 +789,16 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
                gradebooks: tuple[str, ...] = (), bom: bool = False) -> BatchResult:
     from grader.report import render
     from grader.rubric import rubric_fingerprint
+    from grader.runner import error_report
+    from grader.submission import load_handout
 
-    found = find_submissions(source, outdir / ".sources")
+    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric))
     for entry, why in found.unrecognised:
-        console.print(f"[yellow]not graded:[/yellow] {entry}: {why}", markup=True)
-    if not found.found:
+        console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}", markup=True)
+    for failed in found.failed:
+        console.print(f"[yellow]cannot read:[/yellow] {terminal_markup(failed.entry)}: {terminal_markup(failed.why)}"
+                      " (an error report is written)", markup=True)
+    if not found.found and not found.failed:
         seen = len(found.skipped)
         raise UsageError(
             f"{source}: no submission found ({seen} entr{'y' if seen == 1 else 'ies'} looked at, none "
@@ -772,10 +825,27 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
 
     warned: set[str] = set()
 
-    def write(index: int, data: dict[str, Any]) -> GradeReport:
-        data = apply_lms(data, found.found[index], rubric)
-        report = GradeReport.from_dict(data)
-        name = found.found[index].submission.name
+    def write(index: int, data: dict[str, Any] | None, reason: str = "") -> GradeReport:
+        """Write the report a worker sent, or (``data`` None, or it cannot be written) an
+        error report saying ``reason``: every submission ends with a report."""
+        sub = found.found[index].submission
+        report = None
+        if data is not None:
+            try:
+                data = apply_lms(data, found.found[index], rubric)
+                report = GradeReport.from_dict(data)
+                save(sub.name, report, data)
+            except Exception as exc:  # noqa: BLE001 - this submission fails, the batch goes on
+                report = None
+                reason = f"its report could not be written ({type(exc).__name__}: {exc})"
+        if report is None:
+            report = error_report(rubric, sub.name, reason, like=next(iter(finished.values()), None),
+                                  origin=sub.origin, seed=seed)
+            save(sub.name, report, report.to_dict())
+        finished[index] = report
+        return report
+
+    def save(name: str, report: GradeReport, data: dict[str, Any]) -> None:
         # The yaml file is the batch's own record (resume reads it back): complete, unredacted.
         write_atomic(report_path(outdir, name, "yaml"), report_yaml(data))
         for fmt in rubric.report.formats:
@@ -789,8 +859,6 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
                     console.print(f"[yellow]warning:[/yellow] {exc}; {fmt} reports skipped")
                 continue
             write_atomic(report_path(outdir, name, fmt), text)
-        finished[index] = report
-        return report
 
     interrupted = False
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
@@ -814,12 +882,25 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
         (f, finished.get(i), [] if i in finished else [("interrupted", {})]) for i, f in enumerate(found.found)]
     if interrupted:
         rows = [r for r in rows if r[1] is not None]
+    like = next(iter(finished.values()), None)
+    failed_reports = []
+    for failed in found.failed:  # entries that could not be read at all
+        report = error_report(rubric, failed.name, failed.why, like=like, origin="", seed=seed)
+        who = failed.who
+        data = report.to_dict()
+        if who.lms or who.name:
+            data["student"] = {"id": who.student_id, "name": who.name, "lms": who.lms, "entry": who.entry,
+                               "late": who.late, "flags": [[k, dict(v)] for k, v in who.flags]}
+            report = GradeReport.from_dict(data)
+        save(failed.name, report, data)
+        failed_reports.append(report)
+        rows.append((who, report, []))
     rows += [(s, None, []) for s in found.skipped]
     book = gradebook_rows(rows, rubric)
     write_gradebook(outdir / "gradebook.csv", book, rubric, bom=bom)
     if gradebooks:
         write_lms_gradebooks(outdir, book, rubric, gradebooks, bom=bom, lang=lang)
-    reports = [finished[i] for i in sorted(finished)]
+    reports = [finished[i] for i in sorted(finished)] + failed_reports
     if failure is not None:
         raise GraderError(f"{failure} ({len(finished)} finished reports kept in {outdir}; "
                           "fix the cause, then run again with --resume)")
@@ -929,7 +1010,7 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                             proc.pid = proc.pid or msg.get("pid")
                             hand_out(proc)
                         elif op == "report":
-                            report = write(msg["index"], msg["report"])
+                            report = write(msg["index"], msg.get("report"), str(msg.get("error") or ""))
                             if msg["index"] in proc.busy:
                                 proc.busy.remove(msg["index"])
                             below, err, tout = _counts(report)
@@ -941,7 +1022,13 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                             done = proc.chunks.pop(0) if proc.chunks else []
                             missed = [i for i in done if i in proc.busy]  # should be none
                             proc.busy = [i for i in proc.busy if i not in missed]
-                            queue.extendleft(reversed(missed))
+                            for i in missed:
+                                retries[i] = retries.get(i, 0) + 1
+                                if retries[i] > 2:
+                                    write(i, None, "its report did not arrive from the grading worker"
+                                                   " three times; it was not graded")
+                                    bar.update(task, advance=1, stats=stats())
+                            queue.extendleft(reversed([i for i in missed if retries[i] <= 2]))
                             hand_out(proc)
                         elif op == "fatal":
                             raise GraderError(f"a grading worker stopped: {msg.get('message')} "
@@ -954,11 +1041,12 @@ def _drive(todo: list[int], found: Discovery, jobs: int, rubric: Any, level: str
                         if lost:
                             for i in lost:
                                 retries[i] = retries.get(i, 0) + 1
-                                if retries[i] > 2:
-                                    raise GraderError(
-                                        f"{found.found[i].submission.name}: a grading worker died "
-                                        f"three times on this batch; see {proc.log}")
-                            queue.extendleft(reversed(lost))
+                            failed = [i for i in lost if retries[i] > 2]
+                            for i in failed:  # this submission alone is given up on
+                                write(i, None, "its grading worker stopped three times while grading"
+                                               " it; it was not graded (the batch log has details)")
+                                bar.update(task, advance=1, stats=stats())
+                            queue.extendleft(reversed([i for i in lost if retries[i] <= 2]))
                         if queue and len(procs) < jobs:
                             if spawned[0] >= 2 * jobs + 5:
                                 raise GraderError(f"grading workers keep stopping; see {proc.log}")

@@ -23,7 +23,6 @@ from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
 
-DEFAULT_RUBRIC = "rubrics/chapter07.yaml"
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
 FORMATS = ("yaml", "json", "gradescope", "junit", "markdown", "html")
@@ -55,15 +54,31 @@ def _lang(lang: str | None, rubric: Any) -> str:
     return str(rubric.report.languages[0]) if rubric.report.languages else "en"
 
 
-def _load(rubric_path: str) -> Any:
-    from grader.rubric import load_rubric
+def _load(rubric_path: str | None, submission: str | None = None) -> Any:
+    """The rubric named by --rubric, else the one :func:`grader.rubric.find_rubric` finds."""
+    from grader.rubric import find_rubric, load_rubric
 
+    if rubric_path is None:
+        return load_rubric(find_rubric(submission=submission))
     if not Path(rubric_path).exists():
         raise UsageError(
-            f"{rubric_path}: no such rubric. Run the command from the course repository's top "
-            "folder, or pass --rubric PATH."
+            f"{rubric_path}: no such rubric. Pass --rubric with the path of a rubric YAML file,"
+            " or leave --rubric out to use the rubrics/ folder of the course or release you are in."
         )
     return load_rubric(rubric_path)
+
+
+def _default_submission(rubric: Any) -> str:
+    """What ``grader check`` grades when no folder is named: the exercises folder you are in
+    (a notebook cell runs in it), else the rubric's exercises folder."""
+    here = Path(os.path.abspath(Path.cwd()))  # noqa: PTH100
+    exercises = Path(rubric.exercises)
+    if here == exercises or exercises in here.parents:
+        return "."
+    try:
+        return exercises.relative_to(here).as_posix()
+    except ValueError:
+        return str(exercises)
 
 
 def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
@@ -73,8 +88,10 @@ def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
     return writers.render(report, fmt, rubric=rubric, lang=lang)
 
 
-rubric_option = click.option("--rubric", "rubric_path", default=DEFAULT_RUBRIC, show_default=True,
-                             help="The rubric YAML.")
+rubric_option = click.option(
+    "--rubric", "rubric_path", default=None,
+    help="The rubric YAML (default: rubrics/*.yaml in the folder you are in or the nearest folder "
+         "above it; then the same from the submission).")
 lang_option = click.option("--lang", type=click.Choice(LANGS), default=None,
                            help="Language of the feedback (default: the rubric's first; or $GRADER_LANG).")
 format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
@@ -128,16 +145,18 @@ def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: b
             click.echo(line)
 
 
-def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang: str | None,
+def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[str, ...], lang: str | None,
                fmt: str | None, out: str | None, seed: int | None, allow_weak: bool, verbose: bool,
                out_dir: str | None = None) -> int:
     from grader.sandbox.level import choose_level
     from grader.sandbox.worker import Worker
-    from grader.submission import load_submission
+    from grader.submission import load_handout, load_submission
 
-    rubric = _load(rubric_path)
+    rubric = _load(rubric_path, submission)
     language = _lang(lang, rubric)
-    sub = load_submission(submission)
+    if submission is None:
+        submission = _default_submission(rubric)
+    sub = load_submission(submission, handout=load_handout(rubric))
     fmt = _format_for(out, fmt)
     # Start the sandboxed worker (it imports torch) while this process imports torch and
     # pytest for the trusted side: on two cores the two imports overlap.
@@ -170,16 +189,19 @@ def _grade_one(submission: str, rubric_path: str, suites: tuple[str, ...], lang:
 
 
 @main.command()
-@click.argument("submission", required=False, default="exercises/chapter07")
+@click.argument("submission", required=False, default=None)
 @rubric_option
 @lang_option
 @format_option
 @out_option
 @out_dir_option
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what your code printed.")
-def check(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None,
+def check(submission: str | None, rubric_path: str | None, lang: str | None, fmt: str | None, out: str | None,
           out_dir: str | None, verbose: bool) -> None:
-    """Run the public tests on SUBMISSION (default: exercises/chapter07)."""
+    """Run the public tests on SUBMISSION.
+
+    SUBMISSION defaults to the exercises folder you are in (e.g. from a notebook cell), else the
+    rubric's exercises folder."""
     sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public",), lang, fmt, out, None, True,
                                        verbose, out_dir)))
 
@@ -196,7 +218,7 @@ def check(submission: str, rubric_path: str, lang: str | None, fmt: str | None, 
               help="Grade in a weak sandbox where namespaces are unavailable (rlimits; one "
                    "process per submission where there is no fork, e.g. Windows).")
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what the code printed.")
-def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | None, out: str | None,
+def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: str | None, out: str | None,
               out_dir: str | None, seed: int | None, allow_weak_sandbox: bool, verbose: bool) -> None:
     """Grade SUBMISSION with the public and hidden tests; write the report."""
     sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public", "hidden"), lang, fmt, out,
@@ -221,14 +243,14 @@ def grade_cmd(submission: str, rubric_path: str, lang: str | None, fmt: str | No
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
 @gradebook_option
 @bom_option
-def batch(source: str, out: str, rubric_path: str, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
+def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
           jobs: int | None, resume: bool, no_progress: bool, table: bool | None, gradebook: tuple[str, ...],
           bom: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
     def body() -> int:
-        rubric = _load(rubric_path)
+        rubric = _load(rubric_path, source)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
                            gradebooks=tuple(gradebook), bom=bom)
@@ -271,7 +293,7 @@ def export_cmd(outdir: str, rubric_path: str, lang: str | None, gradebook: tuple
 @main.command()
 @rubric_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: fresh).")
-def validate(rubric_path: str, seed: int | None) -> None:
+def validate(rubric_path: str | None, seed: int | None) -> None:
     """Prove the assignment: reference full marks, stubs zero, every mistake's mutant named."""
     from grader import validate as validation
 
@@ -288,7 +310,7 @@ def validate(rubric_path: str, seed: int | None) -> None:
 @click.argument("outdir", type=click.Path(file_okay=False))
 @rubric_option
 @click.option("--force", is_flag=True, help="Replace OUTDIR if it is not empty.")
-def release(outdir: str, rubric_path: str, force: bool) -> None:
+def release(outdir: str, rubric_path: str | None, force: bool) -> None:
     """Build the student repository in OUTDIR: stubs, public tests, grader, CI; no solutions."""
     from grader.release import build_release
 
@@ -303,13 +325,16 @@ def release(outdir: str, rubric_path: str, force: bool) -> None:
 @main.command()
 @click.argument("outdir", type=click.Path(file_okay=False))
 @rubric_option
-def gradescope(outdir: str, rubric_path: str) -> None:
+def gradescope(outdir: str, rubric_path: str | None) -> None:
     """Build OUTDIR/autograder.zip for Gradescope (setup.sh, run_autograder, the course files)."""
     from grader.gradescope import build_autograder
 
     def body() -> int:
         zip_path = build_autograder(_load(rubric_path), outdir)
         err.print(f"autograder written to {zip_path}")
+        from grader.gradescope import sandbox_note
+
+        err.print(sandbox_note(), markup=False, soft_wrap=True)
         return 0
 
     sys.exit(_guard(body))

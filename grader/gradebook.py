@@ -16,7 +16,8 @@ the batch's own ``gradebook.csv``:
 =================================  ================================================================
 
 Every cell that can hold text a student chose (a name, an error message) goes through
-:func:`cell`, which keeps a spreadsheet from reading it as a formula.
+:func:`cell`, i.e. :func:`grader.sinks.csv_cell`, which keeps a spreadsheet from reading it as
+a formula.
 """
 
 from __future__ import annotations
@@ -30,32 +31,24 @@ from pathlib import Path
 from typing import Any
 
 from grader.report.files import write_atomic
+from grader.sinks import csv_cell
 
 __all__ = ["FORMATS", "cell", "write_canvas", "write_moodle", "write_moodle_feedback", "csv_text"]
 
 FORMATS = ("csv", "canvas", "moodle")
 BOM = "\ufeff"
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 def cell(value: Any) -> str:
-    """One CSV cell, safe to open in a spreadsheet.
-
-    Text starting with a character that makes Excel, LibreOffice or Google Sheets evaluate
-    it (``= + - @``, tab, carriage return, their full-width forms) is prefixed with ``'``, as
-    OWASP's CSV-injection advice says; plain numbers stay numbers.
-    """
+    """One CSV cell, safe to open in a spreadsheet: text through :func:`grader.sinks.csv_cell`
+    (a formula-leading cell gets a ``'``), numbers written plainly, booleans as yes/no."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, (int, float)):
-        return f"{value:g}" if isinstance(value, float) else str(value)
-    text = str(value)
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
-        return "'" + text
-    return text
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(csv_cell(value))
 
 
 def csv_text(header: list[str], rows: list[list[Any]], *, bom: bool = False) -> str:

@@ -266,6 +266,7 @@ REASONS: dict[str, dict[str, str]] = {
     "ambiguous_id": {"en": "the LMS name can be read as student {id} or {others}; check by hand whose it is",
                      "ja": "LMS の名前は学生 {id} とも {others} とも読めます。誰の提出か確認してください"},
     "not_a_submission": {"en": "not a folder, notebook or zip", "ja": "フォルダ・ノートブック・zip のいずれでもありません"},
+    "symlink": {"en": "a symbolic link; not followed", "ja": "シンボリックリンクなので辿りません"},
     "online_text": {"en": "online text, not files", "ja": "オンラインテキストの提出で、ファイルではありません"},
 }
 

@@ -6,6 +6,8 @@
 exercises/<chapter>/            the stubs and the notebook, as handed out
 suites/<chapter>/public/        the public tests and their expected values
 rubrics/<chapter>.yaml          the rubric without ``reference`` and without the hidden suite
+rubrics/<chapter>.handout.json  fingerprints of the stubs as handed out (what the student changed
+                                is what ``grader check`` grades)
 grader/                         the grader package (without the instructor-only tools)
 pyproject.toml                  so that ``pip install .`` gives a working ``grader check``
 README.md                       the student's two commands, in Japanese and English
@@ -22,6 +24,7 @@ Example::
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -29,6 +32,7 @@ from typing import Any
 
 import grader
 from grader.errors import UsageError
+from grader.submission import HANDOUT_SUFFIX, Handout
 
 TORCH = "torch==2.13.0"
 #: package folders students do not get (they read the solutions)
@@ -114,6 +118,9 @@ def build_release(rubric: Any, outdir: str | Path, *, force: bool = False) -> li
     (out / rubric_rel).parent.mkdir(parents=True, exist_ok=True)
     (out / rubric_rel).write_text(student_rubric(rubric_file.read_text(encoding="utf-8")), encoding="utf-8")
     load_rubric(out / rubric_rel)  # the student's rubric must load on its own
+    handout = out / rubric_rel.with_name(rubric_rel.stem + HANDOUT_SUFFIX)
+    handout.write_text(json.dumps(Handout.of_folder(root / exercises).to_dict(), indent=1) + "\n",
+                       encoding="utf-8")
 
     context = {
         "assignment": rubric.assignment,

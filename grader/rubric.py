@@ -48,6 +48,7 @@ __all__ = [
     "Suite",
     "Text",
     "Visibility",
+    "find_rubric",
     "load_rubric",
     "rubric_fingerprint",
 ]
@@ -340,6 +341,94 @@ def load_rubric(path: str | os.PathLike[str]) -> Rubric:
     except yaml.YAMLError as exc:
         raise RubricError(shown, "", f"invalid YAML: {exc}", "fix the YAML syntax") from None
     return _Reader(shown, Path(path).absolute().parent).rubric(data, Path(path))
+
+
+#: Where a course or release keeps its rubrics, relative to its top folder.
+RUBRICS_FOLDER = "rubrics"
+
+
+def find_rubric(
+    cwd: str | os.PathLike[str] | None = None, submission: str | os.PathLike[str] | None = None
+) -> Path:
+    """The rubric of the course or release folder that ``cwd`` or ``submission`` lies in.
+
+    Walks up from the working folder, then from the submission, looking in each folder for
+    ``rubrics/*.yaml``, as git looks for ``.git``: ``grader check`` in a notebook cell (whose
+    working folder is ``exercises/chapter07``) and ``grader batch`` run on a download folder
+    from inside the course both find the course's rubric.
+
+    When a ``rubrics/`` folder holds several rubrics, the one whose ``exercises`` folder holds
+    the submission (or the working folder) is chosen; a folder with one rubric needs no choice.
+
+    Args:
+        cwd: the working folder (default: the process's).
+        submission: the submission as the user named it, if the command has one.
+
+    Returns:
+        The rubric file: relative to the process's working folder when it lies inside it
+        (so messages stay short), else absolute.
+
+    Raises:
+        UsageError: no rubric found (the message lists where it looked), or several rubrics
+            fit equally (it names them).
+    """
+    from grader.errors import UsageError
+
+    here = Path(os.path.abspath(cwd if cwd is not None else Path.cwd()))  # noqa: PTH100
+    starts = [here]
+    if submission is not None:
+        sub = Path(os.path.abspath(here / submission))  # noqa: PTH100
+        start = sub if sub.is_dir() else sub.parent
+        if start not in starts:
+            starts.append(start)
+    inside = [here] + ([Path(os.path.abspath(here / submission))] if submission else [])  # noqa: PTH100
+    seen: set[Path] = set()
+    for start in starts:
+        for folder in (start, *start.parents):
+            if folder in seen:
+                break  # the rest of this walk was already looked at
+            seen.add(folder)
+            candidates = sorted((folder / RUBRICS_FOLDER).glob("*.yaml"))
+            if not candidates:
+                continue
+            chosen = _choose_rubric(candidates, inside)
+            if chosen is None:
+                listed = ", ".join(_show_from(c, here) for c in candidates)
+                raise UsageError(
+                    f"{_show_from(folder / RUBRICS_FOLDER, here)} holds {len(candidates)} rubrics"
+                    f" ({listed}) and none has the submission in its exercises folder;"
+                    " pass --rubric PATH to choose one"
+                )
+            return Path(_show_from(chosen, Path(os.path.abspath(Path.cwd()))))  # noqa: PTH100
+    walks = "; ".join(f"from {start.as_posix()} up to {start.anchor}" for start in starts)
+    raise UsageError(
+        f"no rubric found: looked for {RUBRICS_FOLDER}/*.yaml in every folder {walks}."
+        " Run the command inside the course or release folder (or any folder in it),"
+        " or pass --rubric PATH"
+    )
+
+
+def _choose_rubric(candidates: list[Path], inside: list[Path]) -> Path | None:
+    """The candidate whose ``exercises`` folder holds one of ``inside``; the only one; or None."""
+    if len(candidates) == 1:
+        return candidates[0]
+    for path in inside:
+        for candidate in candidates:
+            try:
+                data = yaml.safe_load(candidate.read_text(encoding="utf-8-sig"))
+                exercises = Path(os.path.abspath(candidate.parent / data["exercises"]))  # noqa: PTH100
+            except Exception:  # noqa: BLE001 -- an unreadable rubric simply does not match
+                continue
+            if path == exercises or exercises in path.parents:
+                return candidate
+    return None
+
+
+def _show_from(path: Path, base: Path) -> str:
+    try:
+        return path.relative_to(base).as_posix() or "."
+    except ValueError:
+        return path.as_posix()
 
 
 # --- YAML loading ------------------------------------------------------------------------

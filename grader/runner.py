@@ -28,6 +28,7 @@ import pytest
 import yaml
 
 from grader import plugin as _plugin
+from grader import sinks
 from grader.errors import GraderError
 from grader.report.model import CaseOutcome, GradeReport, PartScore
 from grader.sandbox import backends
@@ -95,6 +96,12 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         return {}, f"answers.yaml is not valid YAML{where}: {getattr(exc, 'problem', exc)}"
+    except Exception as exc:  # noqa: BLE001 - a constructor's own error (an impossible date,
+        # an int over Python's digit limit, !!float abc, deep nesting): the file is the
+        # student's, so only the quiz is lost, with the reason.
+        text = " ".join(str(exc).split())[:200] or type(exc).__name__
+        return {}, (f"answers.yaml could not be read ({type(exc).__name__}: {text}); write each"
+                    " answer as a plain number or quoted text")
     if data is None:
         return {}, None
     if not isinstance(data, dict):
@@ -115,7 +122,7 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
 
     try:
         return plain(data), None
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}, "answers.yaml is too deeply nested or too large; it was not read"
 
 
@@ -319,7 +326,7 @@ def build_report(
         sandbox["enforced"] = dict(session.enforced)  # what the worker actually applied
     if warning:
         sandbox["warning"] = warning
-    return GradeReport(
+    return contain(GradeReport(
         assignment=rubric.assignment,
         submission=sub.name,
         score=score,
@@ -341,7 +348,82 @@ def build_report(
         output=output,
         languages=list(rubric.report.languages),
         duration_s=time.monotonic() - run.started,
-    )
+    ), output_max=int(limits["output_kb"]) * 1024 if "output_kb" in limits else None)
+
+
+#: At most this many errors or notes per report; the rest are counted in the last line.
+MAX_LINES = 50
+
+
+def _lines(items: list[str]) -> list[str]:
+    out = [sinks.cap(sinks.unicode(str(x))) for x in items[:MAX_LINES]]
+    if len(items) > MAX_LINES:
+        out.append(f"… and {len(items) - MAX_LINES} more")
+    return out
+
+
+def contain(report: GradeReport, output_max: int | None = None) -> GradeReport:
+    """The trust boundary for text: every field a submission can reach made valid Unicode and
+    capped (:data:`grader.sinks.VALUE_MAX` per value), in place; returns ``report``.
+
+    Student text reaches a report through exception messages, printed output, returned values
+    (``expected``/``actual``, a mistake's evidence), file names and notes. After this step
+    every writer can encode the report, and no value can make a report unbounded; each sink
+    still escapes for its own syntax (:mod:`grader.sinks`).
+    """
+    u, cap = sinks.unicode, sinks.cap
+    for t in report.tests:
+        if t.feedback:
+            t.feedback = {k: cap(u(v)) for k, v in t.feedback.items()}
+        if t.expected is not None:
+            t.expected = cap(u(str(t.expected)))
+        if t.actual is not None:
+            t.actual = cap(u(str(t.actual)))
+        if t.file is not None:
+            t.file = cap(u(str(t.file)), 1024)
+        if t.function is not None:
+            t.function = cap(u(str(t.function)), 256)
+        if t.line is not None and type(t.line) is not int:
+            t.line = None
+    for m in report.mistakes:
+        m.message = {k: cap(u(v)) for k, v in m.message.items()}
+        m.evidence = sinks.cap_data(sinks.clean(m.evidence), 1024)
+        if m.file is not None:
+            m.file = cap(u(str(m.file)), 1024)
+    report.errors = _lines(report.errors)
+    report.notes = _lines(report.notes)
+    report.submission = cap(u(report.submission), 256)
+    report.output = cap(u(report.output), output_max or 1 << 20)
+    if report.sandbox:
+        report.sandbox = sinks.cap_data(sinks.clean(report.sandbox), 2048)
+    if report.plots:
+        report.plots = sinks.clean(report.plots)
+    return report
+
+
+def error_report(rubric: Any, name: str, reason: str, *, like: GradeReport | None = None,
+                 content_hash: str = "", origin: str = "", seed: int = 0,
+                 suites: Sequence[str] = ("public", "hidden")) -> GradeReport:
+    """The report of a submission that could not be graded at all: zero points, the reason
+    in ``errors``. ``grader batch`` writes one for an entry it cannot read, or whose grading
+    worker could not report it, so every entry has a report and a gradebook row.
+
+    ``like``: a report graded with the same rubric, whose parts give the maximum scores
+    (they depend on the tests collected); without it the maxima are 0.
+    """
+    if like is not None:
+        parts = [PartScore(p.id, 0.0, p.max_score, dict(p.title)) for p in like.parts]
+    else:
+        parts = [PartScore(p.id, 0.0, 0.0, {"en": p.title.en, "ja": p.title.ja}) for p in rubric.parts]
+    rounding = int(rubric.report.rounding)
+    return contain(GradeReport(
+        assignment=rubric.assignment, submission=name, score=0.0,
+        max_score=round(sum(p.max_score for p in parts), rounding), tests=[], parts=parts,
+        mistakes=[], sandbox={}, errors=[reason], seed=seed, graded_at=_now(),
+        content_hash=content_hash, rubric_hash=rubric_fingerprint(rubric, suites), origin=origin,
+        pass_mark=float(rubric.report.pass_mark), passed=False, suites=list(suites),
+        languages=list(rubric.report.languages),
+    ))
 
 
 def _load_error_text(module: str, err: dict[str, Any]) -> str:

@@ -17,6 +17,9 @@ folder                 ``scaling.py`` ``softmax.py`` ``variance.py`` ``answers.y
                        missing; also one level down when the folder only wraps one
                        subfolder (LMS exports). A folder with no ``.py`` but a notebook is
                        graded as that notebook.
+both                   a folder with the ``.py`` files and a notebook is graded as what the
+                       student changed from the handed-out stubs (:func:`choose_work`):
+                       the notebook when only it changed, else the ``.py`` files.
 ``.ipynb``             nbformat 4; code cells in order, IPython magics and shell lines
                        neutralised to ``pass``; a raw cell starting ``# answers.yaml`` is the quiz.
 ``.zip``               either of the above, read in memory; unsafe names and zips inside the
@@ -45,11 +48,16 @@ from grader.errors import SubmissionError
 
 __all__ = [
     "ANSWERS_FILE",
+    "HANDOUT_SUFFIX",
     "PART_FILES",
     "Chunk",
+    "Handout",
+    "WorkChoice",
+    "choose_work",
     "Module",
     "ReadLimits",
     "Submission",
+    "load_handout",
     "load_submission",
 ]
 
@@ -192,13 +200,19 @@ class Submission:
 
 
 def load_submission(
-    path: str | os.PathLike[str], *, limits: ReadLimits | None = None
+    path: str | os.PathLike[str],
+    *,
+    limits: ReadLimits | None = None,
+    handout: Handout | None = None,
 ) -> Submission:
     """Read a folder, notebook or zip into a ``Submission`` without running any of it.
 
     Args:
         path: the submission as the user named it.
         limits: size caps; the defaults suit one student's work.
+        handout: what was handed out (:func:`load_handout`); with it, a folder holding both
+            the ``.py`` files and the notebook is graded as :func:`choose_work` decides.
+            Without it, the ``.py`` files are graded.
 
     Returns:
         The submission; files it could not use are explained in ``notes``.
@@ -210,17 +224,34 @@ def load_submission(
     limits = limits or ReadLimits()
     given = Path(path)
     try:
-        return _load(given, limits)
+        return _load(given, limits, handout)
+    except SubmissionError:
+        raise
     except OSError as exc:  # permissions, a file removed while we read, a broken disk
         raise SubmissionError(
             f"{given}: cannot read it ({exc.strerror or exc}); check that the path is readable"
         ) from None
+    except Exception as exc:  # noqa: BLE001 - the containment rule: whatever a file's bytes
+        # make a decoder or parser raise (corrupt compressed data, exotic codecs, a broken
+        # notebook, a recursion limit) fails this submission only, with a plain reason.
+        raise SubmissionError(
+            f"{given}: cannot read it ({type(exc).__name__}: {_reason(exc)}); save or"
+            " create it again as ordinary files, a .ipynb notebook or a plain .zip"
+        ) from None
 
 
-def _load(given: Path, limits: ReadLimits) -> Submission:
+def _reason(exc: BaseException) -> str:
+    """An exception's message, short and on one line (it may quote the student's bytes)."""
+    text = " ".join(str(exc).split()) or "no details"
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
+def _load(given: Path, limits: ReadLimits, handout: Handout | None = None) -> Submission:
     if given.is_dir():
         tree: _Tree = _FolderTree(given)
-        return _from_tree(tree, _safe_name(_display_name(given)), given, "folder", limits)
+        return _from_tree(
+            tree, _safe_name(_display_name(given)), given, "folder", limits, handout
+        )
     suffix = given.suffix.lower()
     if given.is_file() and suffix == ".ipynb":
         size = given.stat().st_size
@@ -244,7 +275,12 @@ def _load(given: Path, limits: ReadLimits) -> Submission:
     if given.is_file() and suffix == ".zip":
         with _open_zip(given, limits) as archive:
             return _from_tree(
-                _ZipTree(archive, given, limits), _safe_name(given.stem), given, "zip", limits
+                _ZipTree(archive, given, limits),
+                _safe_name(given.stem),
+                given,
+                "zip",
+                limits,
+                handout,
             )
     hint = " (to grade this file, pass the folder that holds it)" if suffix == ".py" else ""
     raise SubmissionError(f"{given}: {_NOT_A_SUBMISSION}{hint}")
@@ -300,7 +336,83 @@ def _safe_name(name: str) -> str:
     return safe or "submission"
 
 
-def _from_tree(tree: _Tree, name: str, path: Path, origin: str, limits: ReadLimits) -> Submission:
+def _from_tree(
+    tree: _Tree,
+    name: str,
+    path: Path,
+    origin: str,
+    limits: ReadLimits,
+    handout: Handout | None = None,
+) -> Submission:
+    work = _read_work(tree, origin, limits)
+    notes = work.notes
+    choice = _decide(work, handout)
+    if choice.note:
+        notes.append(choice.note)
+
+    if choice.graded == "notebook":
+        assert work.notebook is not None  # noqa: S101 -- _decide only chooses a notebook read
+        chosen, module, nb_answers = work.notebook
+        if work.several:
+            notes.append(work.several)
+        answers = work.answers
+        if nb_answers is not None and answers is not None:
+            if handout is not None and _answers_changed(answers, handout.answers) and not (
+                _answers_changed(nb_answers, handout.notebook_answers)
+            ):
+                nb_answers = None
+                notes.append(f"used {ANSWERS_FILE}; the answers cell of {chosen} is as handed out")
+            else:
+                notes.append(f"used the answers cell of {chosen}; ignored {ANSWERS_FILE}")
+        return _build(
+            name,
+            path,
+            origin,
+            kind="notebook",
+            modules=(module,),
+            answers=nb_answers or answers,
+            notes=notes,
+        )
+
+    answers = work.answers
+    if (
+        handout is not None
+        and work.notebook is not None
+        and work.notebook[2] is not None
+        and not _answers_changed(answers, handout.answers)
+        and _answers_changed(work.notebook[2], handout.notebook_answers)
+    ):
+        answers = work.notebook[2]
+        notes.append(
+            f"used the answers cell of {work.notebook[0]}: {ANSWERS_FILE} is as handed out"
+        )
+    naming = _naming_note(work.present, work.py_names)
+    if naming:
+        notes.append(naming)
+    modules = tuple(work.py[part] for part in work.present if part in work.py)
+    if not modules and answers is None and tree.inner_zips:
+        raise SubmissionError(
+            f"{path}: holds another zip ({', '.join(tree.inner_zips[:3])}) instead of the files;"
+            " zip your folder or notebook directly, not a zip of a zip"
+        )
+    return _build(name, path, origin, kind="folder", modules=modules, answers=answers, notes=notes)
+
+
+@dataclass
+class _Work:
+    """Everything a folder or zip holds that could be graded, read but not yet chosen."""
+
+    notes: list[str]
+    present: list[str]  # code parts whose file exists
+    py: dict[str, Module]  # code parts whose file could be read
+    py_names: list[str]  # every .py file name at the level read
+    answers: str | None  # answers.yaml
+    notebook: tuple[str, Module, str | None] | None  # file name, module, its answers cell
+    notebooks: list[str]  # every readable notebook at the level read
+    several: str | None = None  # the note to give when there were several and one is graded
+
+
+def _read_work(tree: _Tree, origin: str, limits: ReadLimits) -> _Work:
     notes: list[str] = list(tree.notes)
     rel = ""
     files, dirs = tree.listdir(rel)
@@ -320,50 +432,214 @@ def _from_tree(tree: _Tree, name: str, path: Path, origin: str, limits: ReadLimi
     present = [part for part, filename in PART_FILES.items() if filename in files]
     answers_file = files.get(ANSWERS_FILE)
     answers = _read_answers(tree, answers_file, limits, notes) if answers_file else None
-
-    if notebooks and not present:
-        chosen = _choose_notebook(notebooks, files)
-        if len(notebooks) > 1:
-            listed = ", ".join(notebooks)
-            notes.append(f"{origin} held {len(notebooks)} notebooks ({listed}); graded {chosen}")
-        entry = files[chosen]
-        if entry.size > limits.max_notebook_bytes:
-            raise SubmissionError(_too_big_notebook(tree.describe(entry), entry.size, limits))
-        data = tree.read(entry, limits.max_notebook_bytes)
-        module, nb_answers = _read_notebook(data, chosen, tree.describe(entry), notes)
-        if nb_answers is not None and answers is not None:
-            notes.append(f"used the answers cell of {chosen}; ignored {ANSWERS_FILE}")
-        return _build(
-            name,
-            path,
-            origin,
-            kind="notebook",
-            modules=(module,),
-            answers=nb_answers or answers,
-            notes=notes,
-        )
-
-    modules: list[Module] = []
+    py: dict[str, Module] = {}
     for part in present:
         py_module = _read_py(tree, part, files[PART_FILES[part]], limits, notes)
         if py_module is not None:
-            modules.append(py_module)
+            py[part] = py_module
+
+    notebook = None
+    several = None
     if notebooks:
-        notes.append(
-            f"ignored {', '.join(notebooks)}: the .py files were graded"
-            " (to grade the notebook, submit it on its own)"
+        chosen = _choose_notebook(notebooks, files)
+        if len(notebooks) > 1:
+            listed = ", ".join(notebooks)
+            several = f"{origin} held {len(notebooks)} notebooks ({listed}); graded {chosen}"
+        entry = files[chosen]
+        if entry.size > limits.max_notebook_bytes:
+            if not present:  # the notebook is the only work: it must be readable
+                raise SubmissionError(_too_big_notebook(tree.describe(entry), entry.size, limits))
+            notes.append(_too_big_notebook(chosen, entry.size, limits))
+        else:
+            data = tree.read(entry, limits.max_notebook_bytes)
+            if present:
+                try:
+                    module, nb_answers = _read_notebook(data, chosen, tree.describe(entry), notes)
+                    notebook = (chosen, module, nb_answers)
+                except SubmissionError as exc:  # the .py files can still be graded
+                    notes.append(str(exc))
+            else:
+                module, nb_answers = _read_notebook(data, chosen, tree.describe(entry), notes)
+                notebook = (chosen, module, nb_answers)
+    py_names = [n for n in files if n.lower().endswith(".py")]
+    return _Work(notes, present, py, py_names, answers, notebook, notebooks, several)
+
+
+# --- what the student worked on -----------------------------------------------------------
+
+#: The handed-out stubs' fingerprints, written by ``grader release`` next to the rubric:
+#: ``rubrics/chapter07.yaml`` -> ``rubrics/chapter07.handout.json``.
+HANDOUT_SUFFIX = ".handout.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Handout:
+    """Fingerprints of what students were handed: each stub file and the notebook's cells.
+
+    Fingerprints ignore what editors and Jupyter change by themselves: line endings, trailing
+    spaces and blank lines at the end; a notebook's outputs, execution counts, metadata and
+    Markdown cells. Only the code (and the answers) a student could have written count.
+
+    Args:
+        files: file name (``scaling.py`` ..., ``answers.yaml``) -> fingerprint.
+        notebook: fingerprint of the handed-out notebook's code cells, or None.
+        notebook_answers: fingerprint of its answers cell, or None.
+    """
+
+    files: dict[str, str]
+    notebook: str | None = None
+    notebook_answers: str | None = None
+
+    @property
+    def answers(self) -> str | None:
+        return self.files.get(ANSWERS_FILE)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": 1,
+            "files": dict(sorted(self.files.items())),
+            "notebook": self.notebook,
+            "notebook_answers": self.notebook_answers,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Handout:
+        if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+            raise ValueError("expected a mapping with 'files'")
+        files = {str(k): str(v) for k, v in data["files"].items()}
+        notebook, answers = data.get("notebook"), data.get("notebook_answers")
+        return cls(files, None if notebook is None else str(notebook),
+                   None if answers is None else str(answers))
+
+    @classmethod
+    def of_folder(cls, folder: str | os.PathLike[str]) -> Handout:
+        """Fingerprints of the stubs in ``folder`` (the rubric's ``exercises``)."""
+        work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits())
+        files = {PART_FILES[part]: _fingerprint(m.chunks[0].code) for part, m in work.py.items()}
+        if work.answers is not None:
+            files[ANSWERS_FILE] = _fingerprint(work.answers)
+        if work.notebook is None:
+            return cls(files)
+        _, module, nb_answers = work.notebook
+        return cls(
+            files,
+            _notebook_fingerprint(module),
+            None if nb_answers is None else _fingerprint(nb_answers),
         )
-    naming = _naming_note(present, [n for n in files if n.lower().endswith(".py")])
-    if naming:
-        notes.append(naming)
-    if not modules and answers is None and tree.inner_zips:
+
+
+def load_handout(rubric: Any) -> Handout:
+    """What the students of ``rubric`` were handed.
+
+    A release carries the fingerprints its students started from in
+    ``<rubric>.handout.json`` (the stubs in its exercises folder are the student's own work);
+    a course repository computes them from its exercises folder.
+    """
+    manifest = Path(rubric.file).with_name(Path(rubric.file).stem + HANDOUT_SUFFIX)
+    try:
+        return Handout.from_dict(json.loads(manifest.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return Handout.of_folder(rubric.exercises)
+    except (OSError, ValueError) as exc:
         raise SubmissionError(
-            f"{path}: holds another zip ({', '.join(tree.inner_zips[:3])}) instead of the files;"
-            " zip your folder or notebook directly, not a zip of a zip"
+            f"{manifest}: cannot read it ({exc}); build the release again or delete the file"
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkChoice:
+    """Which of a folder's two forms of the same work is graded, and why.
+
+    Args:
+        graded: ``py`` (the ``.py`` files) or ``notebook``.
+        py_changed: the ``.py`` files that differ from the handout.
+        notebook_changed: whether the notebook's code differs from the handout.
+        notebook: the notebook's file name, if the folder has one.
+        note: what the student should be told, or None when nothing needs saying.
+    """
+
+    graded: str
+    py_changed: tuple[str, ...] = ()
+    notebook_changed: bool = False
+    notebook: str | None = None
+    note: str | None = None
+
+
+def choose_work(folder: str | os.PathLike[str], handout: Handout) -> WorkChoice:
+    """Decide what to grade in a folder that may hold both the ``.py`` files and the notebook.
+
+    The rule (the release README and the CI workflow state it too):
+
+    - only the notebook differs from the handed-out stub: grade the notebook;
+    - a ``.py`` file differs: grade the ``.py`` files (if the notebook differs too, say so);
+    - neither differs: grade the ``.py`` files, which are the untouched stubs
+      (``not-implemented``), and say so;
+    - only one of the two is there: grade that one.
+    """
+    work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits())
+    return _decide(work, handout)
+
+
+def _decide(work: _Work, handout: Handout | None) -> WorkChoice:
+    nb_name = work.notebook[0] if work.notebook else (work.notebooks[0] if work.notebooks else None)
+    if not work.present:
+        return WorkChoice("notebook" if work.notebook else "py", notebook=nb_name)
+    if work.notebook is None:
+        return WorkChoice("py", notebook=nb_name)
+    if handout is None:
+        return WorkChoice(
+            "py",
+            notebook=nb_name,
+            note=f"ignored {nb_name}: the .py files were graded"
+            " (to grade the notebook, submit it on its own)",
         )
-    return _build(
-        name, path, origin, kind="folder", modules=tuple(modules), answers=answers, notes=notes
+    py_changed = tuple(
+        PART_FILES[part]
+        for part, module in work.py.items()
+        if _fingerprint(module.chunks[0].code) != handout.files.get(PART_FILES[part])
     )
+    nb_changed = _notebook_fingerprint(work.notebook[1]) != handout.notebook
+    if nb_changed and not py_changed:
+        return WorkChoice(
+            "notebook",
+            (),
+            True,
+            nb_name,
+            f"graded {nb_name}: it differs from the handed-out notebook and the .py files are"
+            " as handed out",
+        )
+    if py_changed and nb_changed:
+        return WorkChoice(
+            "py",
+            py_changed,
+            True,
+            nb_name,
+            f"both {nb_name} and the .py files ({', '.join(py_changed)}) differ from what was"
+            f" handed out: graded the .py files and not {nb_name}",
+        )
+    if py_changed:
+        return WorkChoice("py", py_changed, False, nb_name)
+    return WorkChoice(
+        "py",
+        (),
+        False,
+        nb_name,
+        f"neither the .py files nor {nb_name} differ from what was handed out:"
+        " graded the .py files as they are",
+    )
+
+
+def _fingerprint(text: str) -> str:
+    lines = [line.rstrip() for line in _normalise_newlines(text).split("\n")]
+    return hashlib.sha256("\n".join(lines).strip("\n").encode("utf-8")).hexdigest()
+
+
+def _notebook_fingerprint(module: Module) -> str:
+    return _fingerprint("\n\x00\n".join(_fingerprint(chunk.code) for chunk in module.chunks))
+
+
+def _answers_changed(answers: str | None, handed_out: str | None) -> bool:
+    return answers is not None and _fingerprint(answers) != handed_out
 
 
 def _choose_notebook(names: list[str], files: dict[str, _Entry]) -> str:
@@ -467,9 +743,18 @@ def _decode_source(data: bytes, label: str, notes: list[str]) -> str:
     except (SyntaxError, LookupError):  # a cookie naming no usable codec
         return _decode_text(data, label, notes)
     except UnicodeDecodeError:
-        text = data.decode(encoding, errors="replace")
+        try:
+            text = data.decode(encoding, errors="replace")
+        except Exception:  # noqa: BLE001 - a codec with no "replace" (punycode, idna...)
+            notes.append(f"{label} declares the encoding {encoding!r}, which cannot read it;"
+                         " it was read as UTF-8 (save it as UTF-8)")
+            return _decode_text(data, label, notes)
         shown = "UTF-8" if encoding.startswith("utf-8") else encoding
         notes.append(f"{label} is not valid {shown}; unreadable bytes were replaced by \ufffd")
+    except Exception:  # noqa: BLE001 - a codec that fails in its own way (punycode: IndexError...)
+        notes.append(f"{label} declares the encoding {encoding!r}, which cannot read it;"
+                     " it was read as UTF-8 (save it as UTF-8)")
+        return _decode_text(data, label, notes)
     return _normalise_newlines(text)
 
 
@@ -754,6 +1039,12 @@ class _ZipTree(_Tree):
             if info.is_dir() or not parts:
                 continue
             rel = "/".join(parts)
+            if rel in self.members:
+                # Which copy counts would be a guess (unzip asks, Python takes the last).
+                raise SubmissionError(
+                    f"{path}: the zip holds two entries named {rel!r}; create the zip again"
+                    " with one copy of each file"
+                )
             mode = info.external_attr >> 16
             problem = _SYMLINK if stat.S_ISLNK(mode) else ""
             self.members[rel] = (info, _Entry(parts[-1], rel, info.file_size, problem))

@@ -64,7 +64,10 @@ def test_folder_discovery_finds_folders_notebooks_zips_and_lists_the_rest(tmp_pa
     assert ["alice", "bob", "carol"] == [f.submission.name for f in found.found]
     assert ["folder", "notebook", "zip"] == [f.submission.origin for f in found.found]
     listed = sorted(entry for entry, _ in found.unrecognised)
-    assert ["bad.zip", "empty", "notes.txt"] == listed
+    assert ["empty", "notes.txt"] == listed
+    # a zip that cannot be read is a submission that failed: it gets an error report
+    assert [("bad", "bad", "bad.zip")] == [f[:3] for f in found.failed]
+    assert "not a readable zip file" in found.failed[0][3]
 
 
 def test_moodle_export_zip_takes_ids_from_the_names(tmp_path):
@@ -276,7 +279,7 @@ def test_forked_workers_grade_and_leave_nothing_running(tmp_path):
     one.mkdir()
     shutil.copytree(EXAMPLES / "correct", one / "only")
     _batch(str(one), "--out", str(tmp_path / "out1"), "-j", "2")
-    assert [r["score"] for r in _gradebook(tmp_path / "out1")] == ["119.0"]
+    assert [(r["score"] == r["max_score"]) for r in _gradebook(tmp_path / "out1")] == [True]
     assert _batch_workers() - before == set()
 
 
@@ -297,4 +300,4 @@ def test_large_submissions_do_not_stall_the_pipes(tmp_path):
                            "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     rows = _gradebook(out)
-    assert len(rows) == 6 and {r["score"] for r in rows} == {"119.0"}
+    assert len(rows) == 6 and all(r["score"] == r["max_score"] for r in rows)

@@ -79,9 +79,9 @@ def test_a_canvas_name_that_can_be_split_two_ways_is_flagged(tmp_path):
 def test_csv_cells_never_start_a_formula(text):
     assert cell(text).startswith("'")
     [row] = list(csv.reader(io.StringIO(csv_text(["a"], [[text]]).split("\r\n", 1)[1])))
-    assert row[0] == "'" + text
+    assert row[0] == cell(text) and row[0].startswith("'")
 
 
-@pytest.mark.parametrize(("value", "shown"), [(-2.5, "-2.5"), ("-2.5", "-2.5"), (119, "119"), ("山田", "山田")])
+@pytest.mark.parametrize(("value", "shown"), [(-2.5, "-2.5"), (119, "119"), (107.1, "107.1"), ("山田 太郎", "山田 太郎")])
 def test_numbers_and_names_are_kept(value, shown):
     assert cell(value) == shown

@@ -162,7 +162,8 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
     assert "missing: softmax.py, variance.py, answers.yaml" in rows["123470"]["errors"]
     assert rows["123471"]["score"] == "" and "the upload is empty" in rows["123471"]["errors"]
     assert "提出物が空です" in rows["123471"]["errors"]
-    assert rows["123472"]["score"] == "" and "could not be read" in rows["123472"]["errors"]
+    assert float(rows["123472"]["score"] or 0) == 0 and "could not be read" in rows["123472"]["errors"]
+    assert "提出物を読み取れませんでした" in rows["123472"]["errors"]
     assert all(r["late"] == "no" for r in rows.values())
     # the online-text folder is not a second claim on 山田's id
     assert "two entries" not in rows["123458"]["errors"]

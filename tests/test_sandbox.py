@@ -368,20 +368,54 @@ def test_wall_clock_per_call_and_per_submission(worker):
         def nap(s):
             time.sleep(s)
             return s
+        def doze(s):
+            time.sleep(s)
+            return s
     """
     limits = LimitsView(per_call_s=1, per_submission_s=3, memory_mb=1024, cpu_s=20, output_kb=16)
     session = worker.open(sub(a=code), limits)
-    t0 = time.monotonic()
-    with pytest.raises(StudentTimeout, match="per-call"):
+    with pytest.raises(StudentTimeout, match="per-call") as hung:
         session.call("a", "nap", [60], {})
-    assert time.monotonic() - t0 < 4
-    assert session.call("a", "nap", [0.1], {}) == 0.1
+    # Once hung, nap fails at once with the same message: no second wait of per_call_s.
+    t0 = time.monotonic()
+    with pytest.raises(StudentTimeout) as again:
+        session.call("a", "nap", [0.1], {})
+    assert time.monotonic() - t0 < limits.per_call_s
+    assert str(again.value) == str(hung.value)
+    # The hang is not charged to the submission: doze still has the whole 3 s budget.
+    assert session.excused_s >= limits.per_call_s
+    assert session.call("a", "doze", [0.1], {}) == 0.1
     with pytest.raises(StudentTimeout):
-        session.call("a", "nap", [0.9], {})
-        session.call("a", "nap", [0.9], {})
-        session.call("a", "nap", [0.9], {})
+        for _ in range(5):  # 0.1 + 4 x 0.9 s > 3 s, however fast the machine
+            session.call("a", "doze", [0.9], {})
     with pytest.raises(StudentTimeout, match="used up"):
-        session.call("a", "nap", [0], {})
+        session.call("a", "doze", [0], {})
+    assert sum("did not return" in e for e in session.events) == 2
+    session.close()
+
+
+def test_a_function_that_keeps_crashing_fails_at_once(worker):
+    code = """
+        import os
+        def boom():
+            os._exit(3)
+        def fine():
+            return 5
+    """
+    session = worker.open(sub(a=code))
+    messages = []
+    for _ in range(2):
+        with pytest.raises(WorkerCrashed) as crashed:
+            session.call("a", "boom", [], {})
+        messages.append(str(crashed.value))
+        assert session.call("a", "fine", [], {}) == 5
+    spawned = session.excused_s
+    with pytest.raises(WorkerCrashed) as third:
+        session.call("a", "boom", [], {})
+    assert str(third.value) == messages[-1]
+    assert session.excused_s == spawned  # no call, no restart: nothing new to excuse
+    assert len(session.events) == 2
+    assert session.call("a", "fine", [], {}) == 5
     session.close()
 
 

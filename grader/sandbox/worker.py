@@ -10,7 +10,9 @@ Usage::
 Every value that comes back is plain data decoded by :mod:`grader.wire`; a student object
 never reaches this process. A call over its time limit, or a child that dies, raises
 :class:`StudentTimeout` / :class:`WorkerCrashed`; the session then reopens a fresh child on
-the next call, so one hang costs only the tests it hit.
+the next call. A function that hung once (or crashed twice) fails its later calls at once with
+the same message, and the time it spent is not charged to the submission's budget, so one
+function's hangs cost only that function's tests.
 
 ``Worker(level="subprocess")`` is a :class:`SpawnWorker`: no zygote, one fresh interpreter per
 submission, talking over its stdin/stdout, read by a thread; it needs no fork, no inherited
@@ -42,6 +44,8 @@ CLOSE_TIMEOUT_S = 5.0
 FLOOD_FACTOR = 64
 #: extra seconds, on top of ``per_call_s``, that loading one module may take
 LOAD_GRACE_S = 5.0
+#: crashes of one function after which its later calls in the same submission fail at once
+CRASHES_PER_FUNCTION = 2
 
 
 class StudentTimeout(WorkerTimeout):
@@ -408,6 +412,7 @@ class Worker:
         for attempt in (1, 2):
             self._generation += 1
             self.loading = None
+            self._limits_seen = False
             if not self._send_open(message):
                 self._retry_open()
                 continue
@@ -464,9 +469,16 @@ class Worker:
                         if deadline is not None:
                             limit = min(limit, deadline)
                     continue
+                if frame.get("op") == "limits":
+                    # Sent before any student code runs; a later copy can only be forged.
+                    if not getattr(self, "_limits_seen", True) and type(frame.get("in_force")) is dict:
+                        self.in_force = _plain_limits(frame["in_force"])
+                        self._limits_seen = True
+                    continue
                 if want_id is None or frame.get("id") == want_id:
-                    if frame.get("op") == "loaded" and type(frame.get("in_force")) is dict:
-                        self.in_force = frame["in_force"]
+                    if (frame.get("op") == "loaded" and type(frame.get("in_force")) is dict
+                            and not getattr(self, "_limits_seen", False)):
+                        self.in_force = _plain_limits(frame["in_force"])
                     return frame
             left = limit - time.monotonic()
             if left <= 0:
@@ -597,6 +609,13 @@ class SubmissionSession:
         self.open_child = False
         self.calls = 0
         self.skipped: dict[str, dict[str, Any]] = {}  # files that killed or hung the child
+        # (part, function) -> the error its later calls raise at once: it hung once, or
+        # crashed CRASHES_PER_FUNCTION times. One function's hangs cost only its own calls.
+        self.stuck: dict[tuple[str, str], SandboxError] = {}
+        self.crashes: dict[tuple[str, str], int] = {}
+        #: seconds spent in calls that hung or crashed and in the restarts after them; the
+        #: per-submission deadline moves on by as much, so they never use up the others' time
+        self.excused_s = 0.0
         self.enforced: dict[str, Any] = {}  # limits the child reported as applied
         self._spawn()
 
@@ -679,15 +698,23 @@ class SubmissionSession:
                 f"{err.get('type')}: {err.get('message')}",
                 str(err.get("file") or mod["filename"]), int(err.get("line") or 0),
             )
+        key = (part, func)
+        stuck = self.stuck.get(key)
+        if stuck is not None:
+            raise type(stuck)(str(stuck))  # the same message, without a second wait
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise StudentTimeout(f"the submission used up its {self.limits.per_submission_s:g} s")
         if not self.open_child:
-            self._spawn()
+            restarted = time.monotonic()
+            self._spawn()  # only after a hang or a crash: not charged to the submission
+            self._excuse(time.monotonic() - restarted)
             if not self.open_child:
                 raise WorkerCrashed(self.events[-1] if self.events else "the worker could not start")
+            left = self.deadline - time.monotonic()
         timeout = min(self.limits.per_call_s, left)
         self.calls += 1
+        began = time.monotonic()
         try:
             reply = self.worker._request(
                 {"op": "call", "part": part, "func": func,
@@ -697,15 +724,23 @@ class SubmissionSession:
         except StudentTimeout:
             self.open_child = False
             self._collect_output()
-            what = "per-call" if timeout >= self.limits.per_call_s else "per-submission"
+            per_call = timeout >= self.limits.per_call_s
+            what = "per-call" if per_call else "per-submission"
             msg = f"{func}() did not return within the {what} limit of {timeout:.3g} s; it was stopped"
             self.events.append(msg)
+            if per_call:  # it hung by itself, not because the submission's time ran out
+                self.stuck[key] = StudentTimeout(msg)
+                self._excuse(time.monotonic() - began)
             raise StudentTimeout(msg) from None
         except WorkerCrashed as exc:
             self.open_child = False
             self._collect_output()
             msg = f"during {func}(): {exc}"
             self.events.append(msg)
+            self._excuse(time.monotonic() - began)
+            self.crashes[key] = self.crashes.get(key, 0) + 1
+            if self.crashes[key] >= CRASHES_PER_FUNCTION:
+                self.stuck[key] = WorkerCrashed(msg)
             raise WorkerCrashed(msg) from None
         if reply.get("ok") is True:
             try:
@@ -721,6 +756,10 @@ class SubmissionSession:
             _where(error),
             [str(b) for b in error.get("bases", []) if isinstance(b, str)],
         )
+
+    def _excuse(self, seconds: float) -> None:
+        self.excused_s += seconds
+        self.deadline += seconds
 
     def _collect_output(self) -> None:
         if self.worker._output is not None:
@@ -1028,3 +1067,15 @@ class SpawnWorker(Worker):
         except (OSError, subprocess.TimeoutExpired):
             return self._finish_child("end")
         return self._finish_child()
+
+
+def _plain_limits(in_force: dict[str, Any]) -> dict[str, Any]:
+    """What a child reported as applied, as short plain values (it crosses into the report)."""
+    from grader import sinks
+
+    out: dict[str, Any] = {}
+    for key, value in list(in_force.items())[:20]:
+        if type(value) not in (int, float, bool):
+            value = sinks.cap(sinks.visible(str(value)), 300)
+        out[sinks.cap(sinks.visible(str(key)), 60)] = value
+    return out

@@ -132,6 +132,11 @@ class _Child:
         cap("core_bytes", "RLIMIT_CORE", 0)
         cap("open_files", "RLIMIT_NOFILE", int(lim.get("open_files", 256)))
         if not self.cfg.get("pid1") and hasattr(os, "geteuid") and os.geteuid() == 0:
+            # Root's files (the reference, the hidden suites, the rubric, results) are closed
+            # to an ordinary user; dropping capabilities alone would still leave the owner's
+            # rights. So student code runs as the unprivileged user the zygote chose (first:
+            # switching users needs the capability that is dropped next).
+            in_force["user"] = _become(self.cfg.get("run_as"))
             in_force["capabilities"] = _drop_capabilities()
         processes = int(lim.get("processes") or 0)
         if self.cfg.get("spawned"):
@@ -293,6 +298,9 @@ class _Child:
 
     def run(self) -> None:
         in_force = self.apply_limits()
+        # What is in force, said before any student code runs (a later "limits" frame, which
+        # student code could write, is ignored by the trusted side).
+        _write_all(self.resp, wire.dumps({"op": "limits", "in_force": in_force}))
         self.write_files()
         loaded = self.load()
         _write_all(self.resp, wire.dumps({"op": "loaded", "modules": loaded, "in_force": in_force}))
@@ -335,6 +343,39 @@ def _child_main(cfg: dict, msg: dict) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _unprivileged(scratch: str) -> list | None:
+    """[uid, gid, name] of the user student code runs as when the zygote is root (and not
+    in namespaces): ``nobody``, or uid/gid 65534 where no such user is listed. The scratch
+    folder is handed to that user, so the submission can still write its files there."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    try:
+        import pwd
+
+        entry = pwd.getpwnam("nobody")
+        uid, gid, name = entry.pw_uid, entry.pw_gid, "nobody"
+    except (ImportError, KeyError):
+        uid, gid, name = 65534, 65534, "uid 65534"
+    for folder in (scratch, os.path.join(scratch, "submission")):
+        os.makedirs(folder, exist_ok=True)
+        os.chown(folder, uid, gid)
+        os.chmod(folder, 0o700)
+    return [uid, gid, name]
+
+
+def _become(run_as: list | None) -> str:
+    """Switch this child to ``run_as`` for good (groups, gid, then uid); what it became."""
+    if not run_as:
+        return "not changed (no unprivileged user found)"
+    uid, gid, name = run_as
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    if os.geteuid() == 0 or os.getegid() == 0:
+        raise OSError("still root after setresuid")
+    return f"{name} (uid {uid}, gid {gid}): root-only files are out of reach"
 
 
 def _drop_capabilities() -> str:
@@ -652,6 +693,8 @@ def main() -> None:
     if cfg.get("pid1") and os.path.isdir("/dev/shm"):
         wipe.append("/dev/shm")  # the sandbox's own small tmpfs
     cfg["wipe"] = cfg.get("wipe") or wipe
+    if not cfg.get("pid1"):
+        cfg["run_as"] = _unprivileged(cfg["scratch"])
     # Importing torch makes ~10^6 objects and almost no garbage: the collector's passes over
     # them cost ~15 % of the import. It is off until everything is imported and frozen.
     gc.disable()

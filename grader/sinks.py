@@ -1,0 +1,173 @@
+"""Student text made safe for each place it is written: one small function per sink.
+
+Everything a submission controls (file and folder names, file contents, exception messages,
+printed output, returned values, notebook metadata) is hostile. Before such text reaches a
+sink it passes the sink's function here; the writers call them, nothing else escapes by hand.
+
+==================  =========================================================================
+``terminal(s)``     a plain ``str`` for a terminal: C0/C1 controls (ESC, so every ANSI/OSC
+                    sequence), DEL, bidi overrides, surrogates and non-characters become
+                    visible escapes such as ``\\x1b``; tab and line feed stay. Print it as
+                    ``rich.text.Text(terminal(s))`` (never as markup).
+``terminal_markup`` ``terminal(s)`` with rich markup escaped, for the rare f-string passed to
+                    ``console.print`` with ``markup=True``.
+``csv_cell(v)``     a gradebook cell: a string whose first non-blank character could start a
+                    formula (``= + - @``, their full-width forms, tab, CR) gets a leading
+                    ``'`` (OWASP's advice for CSV injection); controls become visible escapes.
+                    Numbers, bools and None pass unchanged, so scores stay numbers.
+``markdown(s)``     inline Markdown (GitHub-flavoured, tables included): every ASCII
+                    punctuation character backslash-escaped, line breaks as spaces.
+``html(s)``         HTML text or attribute value: ``& < > " '`` escaped, controls visible.
+``xml(s)``          XML 1.0 text: characters XML 1.0 cannot hold (most C0 controls,
+                    surrogates, U+FFFE/U+FFFF) become visible escapes; ``ElementTree``
+                    escapes the markup characters itself.
+``unicode(s)``      YAML/JSON text: valid Unicode (a lone surrogate, which cannot be encoded
+                    as UTF-8, becomes the visible escape ``\\ud800``).
+``clean(data)``     ``unicode`` applied to every string of a plain-data tree, keys included.
+``cap(s, n)``       at most ``n`` UTF-8 bytes: longer text is cut at a character boundary and
+                    ends with the marker ``… [cut 123 bytes]`` (the marker is inside ``n``).
+``cap_data(d, n)``  ``cap`` applied to every string of a plain-data tree.
+==================  =========================================================================
+
+Sizes where student text enters: :data:`VALUE_MAX` per feedback value, message or note,
+:data:`REPORT_MAX` per report crossing from a worker. ``docs/security.md`` lists every sink.
+
+Example::
+
+    import csv
+    from grader.sinks import csv_cell
+
+    writer = csv.writer(f)
+    writer.writerow([csv_cell(v) for v in (name, student_id, score)])
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+from typing import Any
+
+__all__ = ["VALUE_MAX", "REPORT_MAX", "terminal", "terminal_markup", "csv_cell", "markdown",
+           "html", "xml", "unicode", "clean", "cap", "cap_data", "visible"]
+
+#: Bytes kept of one string that came from a submission (a feedback value, a message, a note).
+VALUE_MAX = 8 * 1024
+#: Bytes of one report as a worker sends it; a larger reply is refused (the submission errs).
+REPORT_MAX = 32 * 1024 * 1024
+
+# Characters never shown raw anywhere: C0 controls but tab and line feed, DEL, C1 controls,
+# bidi embeddings/overrides/isolates (they reorder what a reader sees), line/paragraph
+# separators, surrogates, the BOM and U+FFFE/U+FFFF.
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2028\u2029"
+                        "\u2066-\u2069\ud800-\udfff\ufeff\ufffe\uffff]")
+# What XML 1.0 cannot hold (tab, LF and CR it can), plus what we never show raw.
+_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
+_FORMULA_FIRST = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def visible(s: str) -> str:
+    """``s`` with every control, bidi, surrogate and non-character written as ``\\xNN`` /
+    ``\\uNNNN`` (tab and line feed kept). The common step of the sinks below."""
+    return _INVISIBLE.sub(_escape, s) if _INVISIBLE.search(s) else s
+
+
+def terminal(s: Any) -> str:
+    """``s`` as plain text for a terminal: no escape sequence or control character survives.
+
+    Carriage return is shown too (it would let a line overwrite itself). Print the result as
+    ``Text(...)`` or with ``markup=False``: it is not markup.
+    """
+    return visible(str(s))
+
+
+def terminal_markup(s: Any) -> str:
+    """``terminal(s)`` safe inside a rich markup string (``[`` escaped)."""
+    from rich.markup import escape
+
+    return escape(terminal(s))
+
+
+def csv_cell(value: Any) -> Any:
+    """One gradebook cell: strings neutralised, numbers/bools/None unchanged.
+
+    >>> csv_cell("=HYPERLINK(\\"x\\")")
+    '\\'=HYPERLINK("x")'
+    >>> csv_cell(" @SUM(A1)")
+    "' @SUM(A1)"
+    >>> csv_cell(-3.5)
+    -3.5
+    """
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    s = visible(str(value).replace("\r\n", "\n").replace("\r", "\n"))
+    head = s.lstrip(" \u3000")[:1]
+    if head in _FORMULA_FIRST or s[:1] in _FORMULA_FIRST:
+        return "'" + s
+    return s
+
+
+def markdown(s: Any) -> str:
+    """``s`` as inline Markdown text: shown verbatim, never a link, tag, table cell break or
+    heading."""
+    s = visible(str(s)).replace("\r", " ").replace("\n", " ")
+    return _MD_PUNCT.sub(r"\\\1", s)
+
+
+def html(s: Any) -> str:
+    """``s`` as HTML text or a quoted attribute value."""
+    return _html.escape(visible(str(s)), quote=True)
+
+
+def xml(s: Any) -> str:
+    """``s`` holding only characters XML 1.0 allows (markup characters left to the writer)."""
+    s = str(s)
+    return _XML_BAD.sub(_escape, s) if _XML_BAD.search(s) else s
+
+
+def unicode(s: Any) -> str:
+    """``s`` as valid Unicode: a lone surrogate becomes the visible escape ``\\udXXX``."""
+    s = str(s)
+    return _SURROGATE.sub(_escape, s) if _SURROGATE.search(s) else s
+
+
+def clean(data: Any) -> Any:
+    """:func:`unicode` applied to every string in ``data`` (dicts, lists, tuples), keys too."""
+    if isinstance(data, str):
+        return unicode(data)
+    if isinstance(data, dict):
+        return {clean(k): clean(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [clean(v) for v in data]
+    return data
+
+
+def cap(s: str, limit: int = VALUE_MAX) -> str:
+    """``s`` cut to at most ``limit`` UTF-8 bytes, ending ``… [cut N bytes]`` when cut."""
+    if len(s) * 4 <= limit:  # (no UTF-8 character takes more than 4 bytes)
+        return s
+    data = s.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return s
+    marker = f"… [cut {len(data):d} bytes]"  # as long as the final marker can be
+    keep = max(0, limit - len(marker.encode()))
+    head = data[:keep].decode("utf-8", "ignore")  # a character cut in two is dropped whole
+    kept = len(head.encode("utf-8", "surrogatepass"))
+    return f"{head}… [cut {len(data) - kept} bytes]"
+
+
+def cap_data(data: Any, limit: int = VALUE_MAX) -> Any:
+    """:func:`cap` applied to every string in ``data`` (dicts, lists, tuples), keys too."""
+    if isinstance(data, str):
+        return cap(data, limit)
+    if isinstance(data, dict):
+        return {cap_data(k, limit): cap_data(v, limit) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [cap_data(v, limit) for v in data]
+    return data

@@ -1,0 +1,105 @@
+"""Rubric discovery: every command finds the course's or release's rubric from inside it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader.cli import main
+from grader.errors import UsageError
+from grader.rubric import find_rubric, load_rubric
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _course(tmp_path: Path, *rubrics: str) -> Path:
+    """A course folder with rubrics/<name>.yaml files, each with its own exercises folder."""
+    course = tmp_path / "course"
+    (course / "rubrics").mkdir(parents=True)
+    for name in rubrics:
+        (course / "exercises" / name).mkdir(parents=True)
+        (course / "rubrics" / f"{name}.yaml").write_text(
+            f"exercises: ../exercises/{name}\n", encoding="utf-8")
+    return course
+
+
+def test_found_from_the_top_folder_and_from_deep_inside(tmp_path: Path) -> None:
+    course = _course(tmp_path, "chapter07")
+    want = (course / "rubrics" / "chapter07.yaml").resolve()
+    assert find_rubric(course).resolve() == want
+    assert find_rubric(course / "exercises" / "chapter07").resolve() == want
+    assert find_rubric(course / "rubrics").resolve() == want
+
+
+def test_found_from_the_submission_when_the_working_folder_is_elsewhere(tmp_path: Path) -> None:
+    course = _course(tmp_path, "chapter07")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sub = course / "exercises" / "chapter07"
+    assert find_rubric(elsewhere, sub).resolve() == (course / "rubrics" / "chapter07.yaml").resolve()
+    # a submission named as a file (notebook, zip) walks up from its folder
+    (sub / "work.ipynb").write_text("{}", encoding="utf-8")
+    assert find_rubric(elsewhere, sub / "work.ipynb").name == "chapter07.yaml"
+
+
+def test_several_rubrics_choose_the_one_whose_exercises_hold_the_submission(tmp_path: Path) -> None:
+    course = _course(tmp_path, "chapter07", "chapter08")
+    assert find_rubric(course / "exercises" / "chapter08").name == "chapter08.yaml"
+    assert find_rubric(course, "exercises/chapter07").name == "chapter07.yaml"
+    with pytest.raises(UsageError) as info:
+        find_rubric(course)
+    message = str(info.value)
+    assert "chapter07.yaml" in message and "chapter08.yaml" in message and "--rubric" in message
+
+
+def test_the_error_says_where_it_looked(tmp_path: Path) -> None:
+    lonely = tmp_path / "a" / "b"
+    lonely.mkdir(parents=True)
+    other = tmp_path / "c"
+    other.mkdir()
+    with pytest.raises(UsageError) as info:
+        find_rubric(lonely, other)
+    message = str(info.value)
+    assert f"from {lonely.as_posix()} up to /" in message
+    assert f"from {other.as_posix()} up to /" in message
+    assert "rubrics/*.yaml" in message and "--rubric" in message
+
+
+def test_the_real_course_is_found_from_its_exercises_folder() -> None:
+    got = find_rubric(ROOT / "exercises" / "chapter07")
+    assert load_rubric(got).assignment == "chapter07"
+
+
+@pytest.mark.slow
+def test_check_from_a_notebook_cells_folder_grades_that_folder(tmp_path: Path) -> None:
+    """Jupyter runs `!grader check` in exercises/chapter07: no --rubric, no folder named."""
+    course = tmp_path / "course"
+    for name in ("rubrics", "exercises", "suites", "solutions"):
+        shutil.copytree(ROOT / name, course / name)
+    here = Path.cwd()
+    os.chdir(course / "exercises" / "chapter07")
+    try:
+        result = CliRunner().invoke(main, ["check", "--format", "yaml", "--lang", "en"])
+    finally:
+        os.chdir(here)
+    assert result.exit_code == 0, result.output
+    import yaml
+
+    report = yaml.safe_load(result.stdout)
+    assert report["suites"] == ["public"] and report["score"] == 0
+    assert "not-implemented" in [m["id"] for m in report["mistakes"]]
+
+
+def test_a_command_outside_any_course_says_where_it_looked(tmp_path: Path) -> None:
+    here = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        result = CliRunner().invoke(main, ["validate"])
+    finally:
+        os.chdir(here)
+    assert result.exit_code == 2
+    assert "no rubric found" in result.output and tmp_path.as_posix() in result.output.replace("\n", "")

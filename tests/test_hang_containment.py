@@ -1,0 +1,121 @@
+"""A hang costs only its own function, in ``grader grade`` and in ``grader batch``.
+
+The submission is the reference with ``softmax`` replaced by an endless loop. Its softmax
+tests must be ``timeout``; scaling and variance keep full marks; each hanging function waits
+its per-call limit once (later calls fail at once with the same message), so the whole
+submission finishes well inside its per-submission budget, which the old behaviour (every
+call waiting the full per-call limit) would have used up.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+PER_CALL_S = 3
+PER_SUBMISSION_S = 60
+HANGS = '''
+
+def softmax(x, dim=-1):
+    while True:
+        pass
+'''
+
+
+def _rubric(tmp_path: Path) -> Path:
+    """The shipped rubric with its paths made absolute and short per-call limits."""
+    src = ROOT / "rubrics" / "chapter07.yaml"
+    data = yaml.safe_load(src.read_text(encoding="utf-8"))
+    for key in ("exercises", "reference"):
+        data[key] = str((src.parent / data[key]).resolve())
+    for suite in data["suites"].values():
+        suite["path"] = str((src.parent / suite["path"]).resolve())
+    # cpu_s above the per-call limit: the loop must end by the wall clock (a timeout), not by
+    # the CPU limit (a crash).
+    data["limits"].update(per_call_s=PER_CALL_S, per_submission_s=PER_SUBMISSION_S, cpu_s=120)
+    data["report"]["formats"] = ["json"]
+    path = tmp_path / "rubric.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _hanging_submission(folder: Path) -> Path:
+    shutil.copytree(ROOT / "solutions" / "chapter07", folder)
+    with (folder / "softmax.py").open("a", encoding="utf-8") as fh:
+        fh.write(HANGS)
+    return folder
+
+
+def _grader(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _check(report: dict) -> None:
+    parts = {p["id"]: p for p in report["parts"]}
+    for part in ("scaling", "variance"):
+        assert parts[part]["score"] == parts[part]["max_score"] > 0, part
+    softmax_tests = [t for t in report["tests"] if t["part"] == "softmax"]
+    timed_out = [t for t in softmax_tests if t["status"] == "timeout"]
+    # Only the tests of functions that call the endless softmax time out; the rest pass
+    # (softmax_jacobian, and the temperature checks that raise before computing anything).
+    assert timed_out and all(t["status"] in ("timeout", "passed") for t in softmax_tests)
+    assert all(t["status"] != "timeout" for t in report["tests"] if t["part"] != "softmax")
+    # Without containment every one of these tests would have waited the per-call limit:
+    # more than the whole submission's budget.
+    assert len(timed_out) * PER_CALL_S > PER_SUBMISSION_S, len(timed_out)
+    # With it, each hanging function waited once: softmax itself and the three that call it.
+    waits = [e for e in report["errors"] if "did not return" in e]
+    assert len(waits) == 4, waits
+    messages = {t["feedback"]["en"] for t in timed_out}
+    assert len(messages) == 4, messages  # the same message for every call of one function
+
+
+def test_grade_a_hanging_softmax_costs_only_softmax(tmp_path):
+    rubric = _rubric(tmp_path)
+    sub = _hanging_submission(tmp_path / "hangs")
+    out = tmp_path / "report.json"
+    started = time.monotonic()
+    proc = _grader("grade", str(sub), "--rubric", str(rubric), "--format", "json", "--out", str(out),
+                   timeout=PER_SUBMISSION_S * 3)
+    elapsed = time.monotonic() - started
+    assert out.exists(), proc.stderr
+    _check(json.loads(out.read_text(encoding="utf-8")))
+    # Four waits of the per-call limit plus ordinary grading; the budget is never reached.
+    assert elapsed < PER_SUBMISSION_S, elapsed
+    print(f"grade: {elapsed:.1f} s for a submission whose softmax hangs "
+          f"(per-call {PER_CALL_S} s, per-submission {PER_SUBMISSION_S} s)")
+
+
+def test_batch_a_hanging_softmax_costs_only_softmax(tmp_path):
+    rubric = _rubric(tmp_path)
+    src = tmp_path / "src"
+    src.mkdir()
+    _hanging_submission(src / "hangs")
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct", src / "correct")
+    out = tmp_path / "out"
+    started = time.monotonic()
+    proc = _grader("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
+                   timeout=PER_SUBMISSION_S * 3)
+    elapsed = time.monotonic() - started
+    assert proc.returncode in (0, 1), proc.stderr
+    with (out / "gradebook.csv").open(encoding="utf-8") as fh:
+        rows = {r["submission"]: r for r in csv.DictReader(fh)}
+    assert rows["correct"]["score"] == rows["correct"]["max_score"]
+    reports = {p.stem.split(".")[0]: p for p in out.rglob("*.json") if "hangs" in p.name}
+    assert reports, sorted(p.name for p in out.rglob("*"))
+    report = json.loads(next(iter(reports.values())).read_text(encoding="utf-8"))
+    _check(report)
+    assert elapsed < PER_SUBMISSION_S, elapsed
+    print(f"batch: {elapsed:.1f} s for the hanging submission and a correct one")
