@@ -540,11 +540,11 @@ def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bo
 
 def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
     """A short plain comment for the LMS's feedback column (HTML-escaped: Moodle shows HTML)."""
-    import html
+    from grader.sinks import html
 
     report = row.get("report")
     if report is None:
-        return html.escape(row.get("errors", ""))
+        return html(row.get("errors", ""))
     ja = lang == "ja"
     text = (f"得点 {report.score:g} / {report.max_score:g}" if ja else f"Score {report.score:g} / {report.max_score:g}")
     if report.late:
@@ -554,7 +554,7 @@ def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
         ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
         text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"
     text += "。詳しくはフィードバックファイルを見てください。" if ja else ". See the feedback file for details."
-    return html.escape(text)
+    return html(text)
 
 
 # --------------------------------------------------------------------------- workers

@@ -160,7 +160,8 @@ def sandbox_note() -> str:
         f"sandbox on this machine: {here}.\n"
         "On Gradescope run_autograder runs as root: student code runs in namespaces (bubblewrap) where "
         "the image allows them, otherwise at the rlimits level as user 'nobody', with source/ "
-        "(reference, hidden suites, rubric) and results/ readable by root only.\n"
+        "(reference, hidden suites, rubric) and results/ readable by root only (Python itself must "
+        "be readable by every user, as the image's system Python is).\n"
         "To check: grade a test submission and read its results.json, extra_data.sandbox "
         "(level and user); or in the image run: GRADER_SANDBOX=rlimits bash /autograder/run_autograder."
     )

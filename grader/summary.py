@@ -334,14 +334,15 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     lines += [f"| `{tid}` | {100 * rate:.0f}% |" for tid, rate, _ in stats.tests if rate < 1.0]
     if stats.unrecognised:
         lines += ["", f"## {t['unrecognised']}", "", f"| {t['entry']} | {t['why']} |", "| --- | --- |"]
-        lines += [f"| `{e}` | {why.replace('|', '/')} |" for e, why in stats.unrecognised]
+        lines += [f"| {_md(e)} | {_md(why)} |" for e, why in stats.unrecognised]
     return "\n".join(lines) + "\n"
 
 
 def _md(text: str) -> str:
-    """Text inside a Markdown table cell: no pipes, no line breaks, no markup."""
-    flat = " ".join(str(text).split())
-    return "".join("\\" + c if c in "\\`*_[]<>|#" else c for c in flat)
+    """Student text inside a Markdown table cell (:func:`grader.sinks.markdown`)."""
+    from grader.sinks import markdown
+
+    return markdown(text)
 
 
 @functools.lru_cache(maxsize=1)

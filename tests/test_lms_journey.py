@@ -103,6 +103,16 @@ def _gradebook(out: Path) -> dict[str, dict[str, str]]:
         return {row["student_id"]: row for row in csv.DictReader(fh)}
 
 
+def _keep(out: Path, lms: str, *names: str) -> None:
+    """With GRADER_KEEP_SCREENSHOTS=DIR, copy what the instructor would upload to DIR/<lms>/."""
+    keep = os.environ.get("GRADER_KEEP_SCREENSHOTS")
+    if keep:
+        dest = Path(keep) / lms
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            shutil.copyfile(out / name, dest / name)
+
+
 def _max(rows: dict[str, dict[str, str]]) -> float:
     return max(float(r["max_score"]) for r in rows.values() if r["max_score"])
 
@@ -166,7 +176,7 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
     assert "提出物を読み取れませんでした" in rows["123472"]["errors"]
     assert all(r["late"] == "no" for r in rows.values())
     # the online-text folder is not a second claim on 山田's id
-    assert "two entries" not in rows["123458"]["errors"]
+    assert "claims student id" not in rows["123458"]["errors"]
 
     # the worksheet, read as Moodle's offline-grading importer reads it
     sheet = _moodle_worksheet(out / "gradebook.moodle.csv")
@@ -176,6 +186,7 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
     # feedback files, as Moodle's zip importer maps them to participants
     assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") >= {123458, 123462, 123473}
 
+    _keep(out, "moodle", "gradebook.csv", "gradebook.moodle.csv", "moodle-feedback-files.zip", "summary.en.html")
     # the class summary's first screen, in the browser
     _summary_first_screen(out, tmp_path)
 
@@ -315,6 +326,14 @@ def test_canvas_export_newest_uploads_late_flags_and_the_import_file(tmp_path):
     assert grades["by_id"]["98765"] == top and grades["by_id"]["11111"] == float(late["score"])
     assert "anon_Xy7Q2" not in grades["by_id"] and "33333" not in grades["by_id"]
     assert set(grades["by_id"]) == {"98765", "11111", "22222", "44444", "55555", "66666", "77777"}
+    _keep(out, "canvas", "gradebook.csv", "gradebook.canvas.csv")
+
+    # grader export: the same import file again from the reports alone, here with a BOM
+    again = subprocess.run([sys.executable, "-m", "grader", "export", str(out), "--gradebook", "canvas", "--bom"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert (out / "gradebook.canvas.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    assert _canvas_import(out / "gradebook.canvas.csv") == grades
 
 
 def _canvas_import(path: Path) -> dict:

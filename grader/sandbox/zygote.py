@@ -345,12 +345,47 @@ def _child_main(cfg: dict, msg: dict) -> None:
             os._exit(code)
 
 
-def _unprivileged(scratch: str) -> list | None:
+def _public(path: str) -> bool:
+    """Whether any user can read ``path`` (a folder): it and every folder above it."""
+    path = os.path.realpath(path)
+    try:
+        if not os.stat(path).st_mode & stat.S_IROTH:
+            return False
+        while True:
+            if not os.stat(path).st_mode & stat.S_IXOTH:
+                return False
+            parent = os.path.dirname(path)
+            if parent == path:
+                return True
+            path = parent
+    except OSError:
+        return False
+
+
+def _python_folders() -> list[str]:
+    """Where student code may import from: the standard library and the preloaded packages."""
+    folders = [os.path.dirname(os.__file__)]
+    for name in ("numpy", "torch"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None):
+            folders.append(os.path.dirname(os.path.dirname(module.__file__)))
+    return folders
+
+
+def _unprivileged(scratch: str) -> list | str | None:
     """[uid, gid, name] of the user student code runs as when the zygote is root (and not
     in namespaces): ``nobody``, or uid/gid 65534 where no such user is listed. The scratch
-    folder is handed to that user, so the submission can still write its files there."""
+    folder is handed to that user, so the submission can still write its files there.
+
+    Returns why not (a str) when that user could not import Python itself (an interpreter
+    inside a root-only folder): a correct submission must not fail on ``import fractions``.
+    """
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None
+    closed = [f for f in _python_folders() if not _public(f)]
+    if closed:
+        return ("not changed: an unprivileged user could not read Python's own files in "
+                f"{closed[0]} (install Python where every user can read it)")
     try:
         import pwd
 
@@ -367,6 +402,8 @@ def _unprivileged(scratch: str) -> list | None:
 
 def _become(run_as: list | None) -> str:
     """Switch this child to ``run_as`` for good (groups, gid, then uid); what it became."""
+    if isinstance(run_as, str):
+        return run_as
     if not run_as:
         return "not changed (no unprivileged user found)"
     uid, gid, name = run_as
@@ -693,8 +730,6 @@ def main() -> None:
     if cfg.get("pid1") and os.path.isdir("/dev/shm"):
         wipe.append("/dev/shm")  # the sandbox's own small tmpfs
     cfg["wipe"] = cfg.get("wipe") or wipe
-    if not cfg.get("pid1"):
-        cfg["run_as"] = _unprivileged(cfg["scratch"])
     # Importing torch makes ~10^6 objects and almost no garbage: the collector's passes over
     # them cost ~15 % of the import. It is off until everything is imported and frozen.
     gc.disable()
@@ -732,6 +767,8 @@ def main() -> None:
     # almost nothing (imports leave next to no garbage). Frozen objects are never traversed.
     gc.freeze()
     gc.enable()  # (the children inherit it on: a student's cycles are collected as usual)
+    if not cfg.get("pid1"):  # (after the imports: it checks their folders)
+        cfg["run_as"] = _unprivileged(cfg["scratch"])
     cfg["vmsize_kb"] = _vmsize_kb()
     cfg["cpu_spent_s"] = _cpu_seconds() if spawned else 0.0
     can_fork = hasattr(os, "fork") and not spawned
