@@ -233,7 +233,7 @@ def test_weak_sandbox_is_refused_without_the_flag(tmp_path, monkeypatch):
 
 
 def _batch_workers() -> set[int]:
-    """Every running batch worker on this machine (forked ones are nobody's child here)."""
+    """Every running batch worker started from this checkout (forked ones are nobody's child here)."""
     found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -241,7 +241,11 @@ def _batch_workers() -> set[int]:
                 cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if b"grader._batchworker" in cmdline:
+            try:  # this checkout's workers only: other batches may run on the same machine
+                here = os.readlink(entry / "cwd") == str(ROOT)
+            except OSError:
+                continue
+            if b"grader._batchworker" in cmdline and here:
                 found.add(int(entry.name))
     return found
 
