@@ -8,7 +8,7 @@ DEMO_OUT ?= demo-out
 
 .PHONY: demo test system-deps clean bench
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py grader/package_data.py
 	test -x $(PY) || python3 -m venv $(VENV)
 	# torch first, pinned: the project's own range would otherwise let pip pick a CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
@@ -38,7 +38,7 @@ demo: $(STAMP) system-deps
 
 test: $(STAMP) system-deps
 	$(PY) -m pytest -q
-	$(VENV)/bin/grader validate
+	$(VENV)/bin/grader validate --all
 
 bench: $(STAMP) system-deps
 	$(PY) bench/run.py

@@ -18,6 +18,14 @@ parent → worker                                 worker → parent
 A worker started with ``"siblings"`` in its config forks one more worker per entry once its
 imports are done; each copy talks over its own pipe pair, exactly as above.
 
+The same process serves a student's checks (:mod:`grader.warm`: the notebook's check cell and
+``grader check --watch``) when its config says ``"views": true``: it then runs only the suites
+in ``"suites"`` (``["public"]``), gathers the plots, tells in ``ready`` how many tests of the
+other suites wait at grading (``"hidden"``) and its zygote's pid, and each report message also
+carries ``"views"``, the report rendered here for the student (``{"html", "text"}``, in the
+language and for the part each item's ``"view"`` asks). ``"parent"``: a pid to outlive by
+nothing (Linux: the process ends when the one that started it does).
+
 Items carry a submission as plain data (modules as ``Module.to_dict()``); reports come
 back as ``GradeReport.to_dict()``. No student object is ever in this process: the student's
 code runs in the sandboxed zygote this process owns, which imports torch once and forks a
@@ -61,11 +69,25 @@ def _submission(data: dict[str, Any]) -> Any:
         answers=data["answers"],
         content_hash=data["content_hash"],
         notes=tuple(data["notes"]),
+        code_parts=tuple(data.get("code_parts") or ()),
     )
 
 
 def _on_term(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
+
+
+def _die_with(parent: int) -> None:
+    """Get SIGTERM when ``parent`` ends (Linux), and end now if it already has."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        raise SystemExit(0)
 
 
 def main() -> int:
@@ -79,6 +101,8 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _on_term)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     config = json.loads(sys.stdin.readline())
+    if config.get("parent"):
+        _die_with(int(config["parent"]))
     return _serve(config, out, sys.stdin, config.pop("siblings", None) or [])
 
 
@@ -98,7 +122,10 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
     rubric = load_rubric(config["rubric"])
     # Started from this (the main) thread: bubblewrap's --die-with-parent ends the sandbox
     # when the thread that launched it exits. The zygote imports torch while we do.
-    zygote = Worker(level=config["level"], limits=rubric.limits, warm_more=True)
+    views = bool(config.get("views"))
+    suites = tuple(config.get("suites") or ("public", "hidden"))
+    # A batch zygote also warms what only some students use; a check would only wait for it.
+    zygote = Worker(level=config["level"], limits=rubric.limits, warm_more=not views)
     try:
         zygote.start(wait=False)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
@@ -112,6 +139,11 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         from grader.errors import GraderError
         from grader.runner import grade
 
+        hidden: dict[str, int] | None = None
+        if views:
+            from grader import warm
+
+            hidden = warm.hidden_counts(rubric, suites)  # while the zygote imports torch
         for sibling in siblings:
             _fork_sibling(sibling, config, [zygote, out, inp, siblings])
         try:
@@ -127,7 +159,10 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         gc.freeze()  # (no full pass first: imports leave next to no garbage)
         gc.set_threshold(50_000, 50, 100)
         gc.enable()
-        _send(out, {"op": "ready", "pid": os.getpid(), "level": zygote.level})
+        ready = {"op": "ready", "pid": os.getpid(), "level": zygote.level}
+        if views:
+            ready.update(hidden=hidden, zygote_pid=zygote.proc.pid if zygote.proc else None)
+        _send(out, ready)
         # One pytest session for the worker's whole life: the suites are collected once, and
         # each further chunk arrives through ``more`` when the previous one is done.
         index_of: dict[str, int] = {}
@@ -162,7 +197,10 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
                 config.setdefault("seed", msg["seed"])  # workers started early learn it here
             subs = [_submission(item["submission"]) for item in msg["items"]]
             index_of.update((s.name, item["index"]) for s, item in zip(subs, msg["items"]))
+            view_of.update((item["index"], item.get("view") or {}) for item in msg["items"])
             return subs
+
+        view_of: dict[int, dict[str, Any]] = {}
 
         def on_report(report: Any) -> None:
             index = index_of.pop(report.submission)
@@ -170,17 +208,27 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
                 data = report.to_dict()
                 if config.get("warning"):
                     data["sandbox"]["warning"] = config["warning"]
-                _send(out, {"op": "report", "index": index, "report": data})
+                message = {"op": "report", "index": index, "report": data}
+                if views:
+                    if config.get("warning"):
+                        report.sandbox["warning"] = config["warning"]
+                    message["views"] = warm.render_views(report, rubric, view_of.pop(index, {}), hidden=hidden)
+                    message["zygote_pid"] = zygote.proc.pid if zygote.proc else None
+                _send(out, message)
             except (BrokenPipeError, KeyboardInterrupt):
                 raise
             except Exception as exc:  # noqa: BLE001 - this submission gets an error report
                 _send(out, {"op": "report", "index": index, "report": None,
                             "error": f"its report could not be sent ({type(exc).__name__}: {exc})"[:500]})
 
+        def wants_plots(sub: Any) -> bool:
+            return views and bool(view_of.get(index_of.get(sub.name, -1), {}).get("plots"))
+
         chunk = next_chunk()
         if chunk:
             try:
-                grade(rubric, chunk, seed=config["seed"], worker=zygote, on_report=on_report, more=next_chunk)
+                grade(rubric, chunk, seed=config["seed"], worker=zygote, on_report=on_report,
+                      more=next_chunk, suites=suites, want_plots=wants_plots)
             except GraderError as exc:
                 _send(out, {"op": "fatal", "message": str(exc)})
                 return 1

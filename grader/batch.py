@@ -47,7 +47,7 @@ from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 from grader.sinks import terminal_markup
-from grader.submission import load_submission
+from grader.submission import PART_FILES, load_submission
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
@@ -230,17 +230,18 @@ def _is_empty(path: Path) -> bool:
     return False
 
 
-def _missing_files(sub: Any) -> list[str]:
-    from grader.submission import ANSWERS_FILE, PART_FILES
+def _missing_files(sub: Any, parts: dict[str, str] | None = None) -> list[str]:
+    from grader.submission import ANSWERS_FILE
 
     if sub.kind != "folder":
-        return [] if sub.answers is not None else []
-    missing = [f for part, f in PART_FILES.items() if sub.part_module(part) is None]
+        return []
+    missing = [f for part, f in (parts or PART_FILES).items()
+               if not any(m.name == part for m in sub.modules)]
     return missing + ([] if sub.answers is not None else [ANSWERS_FILE])
 
 
 def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
-                     handout: Any = None) -> Discovery:
+                     handout: Any = None, parts: dict[str, str] | None = None) -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
@@ -265,6 +266,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     students, grouped = lmsnames.group_flat_files(root, staging / "lms", kind)
     # (entry, path to read or None, identity, files set aside)
     candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str]]] = []
+    symlinks: list[str] = []
     for st in students:
         ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
                                  other_ids=tuple(sorted(st.other_ids)))
@@ -273,9 +275,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         if _is_junk(entry.name) or entry.name in grouped:
             continue
         if entry.is_symlink():  # it could point at anything the instructor can read
-            result.skipped.append(Skipped(lmsnames.nfc(entry.name), "a symbolic link; not followed (put the files"
-                                          " themselves in the folder)", student_id_of(entry.name),
-                                          flags=[("symlink", {})]))
+            symlinks.append(lmsnames.nfc(entry.name))
             continue
         if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
             continue  # our own output folder inside the source
@@ -327,7 +327,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
                 stem = stem[: -len(suffix)]
         base = lmsnames.disk_name(ident.name, student_id) if ident else lmsnames.disk_name(stem, "")
         try:
-            sub = load_submission(target, handout=handout)
+            sub = load_submission(target, handout=handout, parts=parts)
         except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
             said = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
             said = said.replace(str(target), entry_name if target == path else f"{entry_name}/{target.name}")
@@ -336,7 +336,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
             continue
         if not sub.modules and sub.answers is None:
-            skip("holds no scaling.py, softmax.py, variance.py, answers.yaml or notebook", "no_work")
+            skip(f"holds no {', '.join((parts or PART_FILES).values())}, answers.yaml or notebook", "no_work")
             continue
         name = unique(base)
         notes = list(sub.notes)
@@ -345,11 +345,17 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         flags: list[tuple[str, dict[str, str]]] = list(shifted)
         if set_aside:  # the student's report says which of their uploads were not graded
             notes.append("set aside (not graded): " + "; ".join(set_aside))
-        missing = _missing_files(sub)
+        missing = _missing_files(sub, parts)
         if missing:
             flags.append(("missing", {"files": ", ".join(missing)}))
         sub = replace(sub, name=name, notes=tuple(notes))
         result.found.append(Found(sub, entry=entry_name, flags=flags, **who))
+    for entry_name in symlinks:
+        who_link = Skipped(entry_name, "a symbolic link; not followed", student_id_of(entry_name),
+                           flags=[("symlink", {})])
+        result.failed.append(Failed(unique(lmsnames.disk_name(entry_name, "")), who_link.student_id, entry_name,
+                                    f"{entry_name}: a symbolic link; not followed (put the files themselves"
+                                    " in the folder)", who_link))
     # Online text beside uploaded files (Moodle keeps one folder per plugin) is no second entry.
     graded = {(f.lms, f.student_id) for f in result.found}
     result.skipped = [s for s in result.skipped if not (
@@ -372,9 +378,7 @@ def _flag_shared_ids(result: Discovery) -> None:
 
 
 def _wire_submission(sub: Any) -> dict[str, Any]:
-    return {"name": sub.name, "path": str(sub.path), "origin": sub.origin, "kind": sub.kind,
-            "modules": [m.to_dict() for m in sub.modules], "answers": sub.answers,
-            "content_hash": sub.content_hash, "notes": list(sub.notes)}
+    return sub.to_dict()
 
 
 # --------------------------------------------------------------------------- reports on disk
@@ -792,11 +796,14 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
     from grader.runner import error_report
     from grader.submission import load_handout
 
-    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric))
+    from grader.assignment import assignment_of
+
+    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric),
+                             parts=assignment_of(rubric).part_files)
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}", markup=True)
     for failed in found.failed:
-        console.print(f"[yellow]cannot read:[/yellow] {terminal_markup(failed.entry)}: {terminal_markup(failed.why)}"
+        console.print(f"[yellow]cannot read:[/yellow] {terminal_markup(failed.why)}"
                       " (an error report is written)", markup=True)
     if not found.found and not found.failed:
         seen = len(found.skipped)

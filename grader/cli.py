@@ -22,6 +22,7 @@ import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
+from grader.sinks import terminal
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -59,13 +60,23 @@ def _load(rubric_path: str | None, submission: str | None = None) -> Any:
     from grader.rubric import find_rubric, load_rubric
 
     if rubric_path is None:
-        return load_rubric(find_rubric(submission=submission))
+        if submission is not None and not Path(submission).exists():
+            raise UsageError(f"{submission}: no such file or folder; name your submission's folder,"
+                             " notebook or zip")
+        return _checked(load_rubric(find_rubric(submission=submission)))
     if not Path(rubric_path).exists():
         raise UsageError(
             f"{rubric_path}: no such rubric. Pass --rubric with the path of a rubric YAML file,"
             " or leave --rubric out to use the rubrics/ folder of the course or release you are in."
         )
-    return load_rubric(rubric_path)
+    return _checked(load_rubric(rubric_path))
+
+
+def _checked(rubric: Any) -> Any:
+    from grader.catalogue import check_rubric
+
+    check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
+    return rubric
 
 
 def _default_submission(rubric: Any) -> str:
@@ -79,6 +90,12 @@ def _default_submission(rubric: Any) -> str:
         return exercises.relative_to(here).as_posix()
     except ValueError:
         return str(exercises)
+
+
+def _tr(text: str, lang: str) -> str:
+    from grader.messages import translate
+
+    return translate(text, lang)
 
 
 def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
@@ -129,18 +146,37 @@ def _format_for(out: str | None, fmt: str | None) -> str | None:
             "html": "html", "htm": "html"}.get(ext, "yaml")
 
 
-def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool) -> None:
-    """In GitHub Actions: the job summary, and (``grader check``) annotations on stdout."""
-    from grader.report import markdown, redact
+#: GitHub refuses a step's job summary over 1 MiB; ours stays well under it.
+SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
 
+
+def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
+            sub: Any = None) -> None:
+    """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
+    from grader.report import markdown, quiz_parts, redact
+
+    kind = getattr(sub, "kind", "folder")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
+        text = markdown.fit(render(report, "markdown", rubric, lang), SUMMARY_LIMIT, lang)
         with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(render(report, "markdown", rubric, lang))
+            fh.write(text)
+    outputs = os.environ.get("GITHUB_OUTPUT")
+    if outputs:
+        with open(outputs, "a", encoding="utf-8") as fh:
+            fh.write(f"score={report.score:g}\nmax-score={report.max_score:g}\n"
+                     f"passed={'true' if report.passed else 'false'}\ngraded={kind}\n")
     if annotate and os.environ.get("GITHUB_ACTIONS") == "true":
-        parts = {p.id: p.file for p in rubric.parts}
-        locate = markdown.source_locator(parts, submission) if Path(submission).is_dir() else None
-        shown = redact(report, rubric.report, "student")
+        locate = None
+        if kind == "notebook" and sub.modules:
+            # Every function lives in the notebook, whose lines are not the cells' lines:
+            # annotate the notebook file itself.
+            where = Path(submission) / sub.modules[0].filename if Path(submission).is_dir() else Path(submission)
+            shown_nb = where.as_posix()
+            locate = lambda part, function, line=None, said="": (shown_nb, None)  # noqa: E731
+        elif Path(submission).is_dir():
+            locate = markdown.source_locator({p.id: p.file for p in rubric.parts}, submission)
+        shown = redact(report, rubric.report, "student", quiz_parts=quiz_parts(rubric))
         for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
 
@@ -154,9 +190,11 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
 
     rubric = _load(rubric_path, submission)
     language = _lang(lang, rubric)
+    from grader.assignment import assignment_of
+
     if submission is None:
         submission = _default_submission(rubric)
-    sub = load_submission(submission, handout=load_handout(rubric))
+    sub = load_submission(submission, handout=load_handout(rubric), parts=assignment_of(rubric).part_files)
     fmt = _format_for(out, fmt)
     # Start the sandboxed worker (it imports torch) while this process imports torch and
     # pytest for the trusted side: on two cores the two imports overlap.
@@ -171,16 +209,18 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
                          want_plots=fmt == "html" or out_dir is not None, worker=worker)
     finally:
         worker.stop()
-    _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out))
+    _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out),
+            sub=sub)
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
-        err.print(f"report written to {out}")
+        err.print(_tr(f"report written to {out}", language), markup=False, highlight=False)
     if out_dir:
         from grader.report import SUFFIXES
 
         for each, suffix in SUFFIXES.items():
             write_atomic(Path(out_dir) / f"report{suffix}", render(report, each, rubric, language))
-        err.print(f"reports in {len(SUFFIXES)} formats written to {out_dir}")
+        err.print(_tr(f"reports in {len(SUFFIXES)} formats written to {out_dir}", language), markup=False,
+                  highlight=False)
     if fmt and not out:
         click.echo(render(report, fmt, rubric, language), nl=False)
     else:
@@ -196,14 +236,32 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
 @out_option
 @out_dir_option
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what your code printed.")
+@click.option("--watch", is_flag=True,
+              help="Check again on every save of a submission file, with the same warm sandbox, "
+                   "printing only what changed; Ctrl-C stops.")
 def check(submission: str | None, rubric_path: str | None, lang: str | None, fmt: str | None, out: str | None,
-          out_dir: str | None, verbose: bool) -> None:
+          out_dir: str | None, verbose: bool, watch: bool) -> None:
     """Run the public tests on SUBMISSION.
 
     SUBMISSION defaults to the exercises folder you are in (e.g. from a notebook cell), else the
     rubric's exercises folder."""
+    if watch:
+        sys.exit(_guard(lambda: _watch(submission, rubric_path, lang, fmt or out or out_dir)))
     sys.exit(_guard(lambda: _grade_one(submission, rubric_path, ("public",), lang, fmt, out, None, True,
                                        verbose, out_dir)))
+
+
+def _watch(submission: str | None, rubric_path: str | None, lang: str | None, report_option: Any) -> int:
+    from grader.watch import watch
+
+    if report_option:
+        raise UsageError("--watch prints to the terminal; it cannot be combined with --format, --out or --out-dir")
+    rubric = _load(rubric_path, submission)
+    if submission is None:
+        submission = _default_submission(rubric)
+    if not Path(submission).exists():
+        raise UsageError(f"{submission}: no such file or folder; name your submission folder or notebook")
+    return watch(submission, rubric, lang=_lang(lang, rubric))
 
 
 @main.command(name="grade")
@@ -293,15 +351,70 @@ def export_cmd(outdir: str, rubric_path: str, lang: str | None, gradebook: tuple
 @main.command()
 @rubric_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: fresh).")
-def validate(rubric_path: str | None, seed: int | None) -> None:
+@click.option("--all", "every", is_flag=True,
+              help="Validate every rubric in the rubric's folder (rubrics/*.yaml), one table each.")
+def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
     """Prove the assignment: reference full marks, stubs zero, every mistake's mutant named."""
     from grader import validate as validation
 
     def body() -> int:
-        rubric = _load(rubric_path)
-        result = validation.validate(rubric, seed=seed)
-        Console(highlight=False).print(validation.render_table(result))
-        return 0 if result.ok else 1
+        if every:
+            from grader.rubric import find_rubrics
+
+            paths = sorted(Path(rubric_path).parent.glob("*.yaml")) if rubric_path else find_rubrics()
+        else:
+            paths = [Path(_load(rubric_path).file)]
+        failed = []
+        for path in paths:
+            rubric = _load(str(path))
+            result = validation.validate(rubric, seed=seed)
+            if sys.stdout.isatty():
+                table = validation.render_table(result)
+                if every:
+                    table.title = f"{path.name}: {table.title}"
+                Console(highlight=False).print(table)
+            else:  # a CI log or a file: plain lines, nothing cut to fit a width
+                sys.stdout.write((f"{path.name}: " if every else "") + validation.render_lines(result))
+            if not result.ok:
+                failed.append(path.name)
+        if every:
+            err.print(f"{len(paths) - len(failed)} of {len(paths)} rubrics hold"
+                      + (f"; failing: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="gradebook")
+@click.argument("outputs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The course gradebook to write (CSV).")
+def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
+    """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
+    from grader.course import merge, write_course_gradebook
+
+    def body() -> int:
+        rows, assignments = merge([Path(o) for o in outputs])
+        write_course_gradebook(Path(out), rows, assignments)
+        err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="new")
+@click.argument("name")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,
+              help="The course folder (holding rubrics/, exercises/, solutions/, suites/).")
+def new_cmd(name: str, root: str) -> None:
+    """Scaffold assignment NAME: rubric, stub, reference, one public and one hidden test, plug-in."""
+    from grader.scaffold import scaffold
+
+    def body() -> int:
+        written = scaffold(Path(root), name)
+        err.print(f"{len(written)} files written; next: grader validate --rubric "
+                  f"{Path(root) / 'rubrics' / (name + '.yaml')}")
+        return 0
 
     sys.exit(_guard(body))
 
@@ -340,15 +453,28 @@ def gradescope(outdir: str, rubric_path: str | None) -> None:
     sys.exit(_guard(body))
 
 
+def _say_error(label: dict[str, str], exc: Exception) -> None:
+    """An error in the language asked for (--lang, $GRADER_LANG); in both when none was."""
+    from grader.messages import translate
+
+    ctx = click.get_current_context(silent=True)
+    lang = (ctx.params.get("lang") if ctx is not None else None) or os.environ.get("GRADER_LANG")
+    text = str(exc)
+    langs = [lang] if lang in LANGS else (["en", "ja"] if translate(text, "ja") != text else ["en"])
+    for x in langs:
+        err.print(f"[red]{label[x]}:[/red] ", markup=True, highlight=False, end="")
+        err.print(terminal(translate(text, x)), markup=False, highlight=False, soft_wrap=True)
+
+
 def _guard(fn: Any) -> int:
     """Run a command body; turn the grader's own errors into a message and exit 2."""
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        _say_error({"en": "error", "ja": "エラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        err.print(f"[red]grader error:[/red] {exc}", markup=True, highlight=False)
+        _say_error({"en": "grader error", "ja": "採点システムのエラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted")

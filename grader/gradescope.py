@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import grader
-
-TORCH = "torch==2.13.0"
+from grader.install import TORCH_CPU_INSTALL
 _SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".git", ".venv"}
 
 SETUP_SH = """\
@@ -41,6 +40,7 @@ set -euo pipefail
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pip bubblewrap >/dev/null
 cd /autograder/source
+# The CPU build of torch from PyTorch's CPU index: the default index gives the CUDA build.
 python3 -m pip install --break-system-packages {torch} || python3 -m pip install {torch}
 python3 -m pip install --break-system-packages . || python3 -m pip install .
 """
@@ -107,7 +107,7 @@ def _files(root: Path, rubric: Any) -> list[Path]:
     wanted += [Path(rubric.exercises).resolve()]
     if rubric.reference is not None:
         wanted.append(Path(rubric.reference).resolve())
-    for extra in ("pyproject.toml", "README.md"):
+    for extra in ("pyproject.toml", "setup.py", "README.md"):
         if (root / extra).exists():
             wanted.append(root / extra)
     out: list[Path] = []
@@ -128,7 +128,7 @@ def build_autograder(rubric: Any, outdir: str | Path) -> Path:
     target = out / "autograder.zip"
     first_file = rubric.parts[0].file if rubric.parts else "answers.yaml"
     scripts = {
-        "setup.sh": SETUP_SH.format(torch=TORCH),
+        "setup.sh": SETUP_SH.format(torch=TORCH_CPU_INSTALL),
         "run_autograder": RUN_AUTOGRADER.format(rubric=rubric_file.relative_to(root).as_posix(),
                                                 first_file=first_file),
     }

@@ -32,9 +32,10 @@ from typing import Any
 
 import grader
 from grader.errors import UsageError
+from grader.install import TORCH, TORCH_CPU_INDEX, TORCH_CPU_INSTALL
+from grader.package_data import PATTERNS
 from grader.submission import HANDOUT_SUFFIX, Handout
 
-TORCH = "torch==2.13.0"
 #: package folders students do not get (they read the solutions)
 _INSTRUCTOR_ONLY = ("tools",)
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".DS_Store")
@@ -48,7 +49,9 @@ def _under(path: Path, root: Path, what: str) -> Path:
 
 
 def student_rubric(text: str) -> str:
-    """The rubric's text without ``reference`` and the hidden suite, comments kept.
+    """The rubric's text without ``reference`` and the hidden suite, comments kept; and
+    ``report.fail_below_pass_mark: true``, so the student's CI fails until the pass mark is
+    reached.
 
     A removed key takes the comment block directly above it along.
     """
@@ -74,7 +77,19 @@ def student_rubric(text: str) -> str:
                     if k not in drop and x.strip() and not x.lstrip().startswith("#")]
             if not rest or not rest[0].lstrip().startswith("-"):
                 remove(i)
-    return "\n".join(line for i, line in enumerate(lines) if i not in drop) + "\n"
+    kept = [line for i, line in enumerate(lines) if i not in drop]
+    return _fail_below_pass_mark("\n".join(kept) + "\n")
+
+
+def _fail_below_pass_mark(text: str) -> str:
+    """Set (or add) ``report.fail_below_pass_mark: true`` in a rubric's text."""
+    switch = re.compile(r"^(\s+)fail_below_pass_mark\s*:.*$", re.M)
+    if switch.search(text):
+        return switch.sub(r"\1fail_below_pass_mark: true", text, count=1)
+    section = re.search(r"^report\s*:\s*$", text, re.M)
+    if section:
+        return text[: section.end()] + "\n  fail_below_pass_mark: true" + text[section.end():]
+    return text + "report:\n  fail_below_pass_mark: true\n"
 
 
 def build_release(rubric: Any, outdir: str | Path, *, force: bool = False) -> list[Path]:
@@ -129,7 +144,12 @@ def build_release(rubric: Any, outdir: str | Path, *, force: bool = False) -> li
         "exercises": exercises.as_posix(),
         "rubric": rubric_rel.as_posix(),
         "torch": TORCH,
+        "torch_cpu": TORCH_CPU_INSTALL,
+        "py_files": ", ".join(f"`{p.file}`" for p in rubric.parts if p.file.endswith(".py")),
+        "notebook": next((p.name for p in sorted((root / exercises).glob("*.ipynb"))), "notebook"),
+        "torch_index": TORCH_CPU_INDEX,
         "version": _version(),
+        "package_data": json.dumps(list(PATTERNS)),
     }
     for name, template in _FILES.items():
         target = out / name
@@ -176,43 +196,78 @@ grader = "grader.cli:main"
 include = ["grader*"]
 
 [tool.setuptools.package-data]
-grader = ["*.ini", "templates/*.j2"]
+grader = {package_data}
 """
 
 _README = """\
 # {title_ja}
 
-`{exercises}/` のファイル（`scaling.py`, `softmax.py`, `variance.py`, `answers.yaml`、
-ノートブック）を完成させてください。手元で公開テストを実行して確認できます。
+`{exercises}/` の関数を完成させ、`answers.yaml` に答えを書いてください。`.py` ファイル
+（{py_files}）とノートブック `{notebook}` には同じ関数が入っています。どちらか一方で作業してください。
 
-```
-pip install {torch} && pip install .
+採点されるのは、配布時から書き換えた方です。ノートブックだけを書き換えたならノートブックを、
+`.py` ファイルを書き換えたなら `.py` ファイルを採点します。両方を書き換えた場合は `.py`
+ファイルを採点し、そのことをレポートに書きます。どちらも配布時のままなら、未実装として採点します。
+確認問題の答えは、`answers.yaml` とノートブックの答えのセルのうち、書き込んだ方を使います。
+
+## 手元で確認する
+
+```sh
+python -m venv .venv
+. .venv/bin/activate
+pip install {torch_cpu}
+pip install .
 grader check
 ```
 
-`grader check` は `{exercises}` を公開テストで採点し、どのテストが通らなかったか、
-よくある間違い（例：√d_model で割っている）を日本語と英語で示します。
+Windows では 2 行目を `.venv\\Scripts\\activate` にします。3 行目は PyTorch の CPU 版を
+入れます（GPU 版は数 GB あり、採点には使いません）。Colab など、torch 2.2〜2.13 が
+すでに入っている環境では 1〜3 行目は不要で、`pip install .` は入っている torch をそのまま使います。
+
+`grader check` は公開テストで採点し、どのテストが通らなかったか、よくある間違い
+（例：√d_model で割っている）を、あなたの数値とともに示します。ノートブックのセルで
+`!grader check` と実行しても同じです（このリポジトリの中ならどのフォルダからでも動きます）。
 `grader check --lang ja` で日本語のみ、`grader check -v` で詳しい表示になります。
-push するたびに GitHub Actions（または GitLab CI）が同じチェックを実行し、結果を
-ジョブの概要と、関数の行への注釈として表示します。
+
+push するたびに GitHub Actions（または GitLab CI）が同じチェックを実行します。
+得点が合格点に届かない間はジョブが失敗（赤）と表示されます。結果の表はジョブの概要に、
+通らないテストのある関数には、その `def` の行に注釈が付きます（最大 10 個）。
 最終的な成績は、ここにない非公開テストも含めて採点されます。
 
 # {title_en}
 
-Complete the files in `{exercises}/` (`scaling.py`, `softmax.py`, `variance.py`,
-`answers.yaml`, and the notebook). Check your work locally with the public tests:
+Complete the functions in `{exercises}/` and write your answers in `answers.yaml`. The `.py`
+files ({py_files}) and the notebook `{notebook}` hold the same functions: work in either.
 
-```
-pip install {torch} && pip install .
+What is graded is what you changed from the files as handed out: the notebook if only the
+notebook changed, the `.py` files if they changed. If both changed, the `.py` files are graded
+and the report says so; if neither did, the work is graded as not implemented yet. Quiz answers
+come from whichever of `answers.yaml` and the notebook's answers cell you filled in.
+
+## Check your work locally
+
+```sh
+python -m venv .venv
+. .venv/bin/activate
+pip install {torch_cpu}
+pip install .
 grader check
 ```
 
-`grader check` grades `{exercises}` with the public tests and says which tests failed and
-which common mistake it recognised (e.g. dividing by √d_model), in Japanese and English.
+On Windows the second line is `.venv\\Scripts\\activate`. The third line installs the CPU
+build of PyTorch (the GPU build is gigabytes and grading never uses it). Where torch 2.2 to
+2.13 is already installed (Colab, for example), skip the first three lines: `pip install .`
+keeps the torch you have.
+
+`grader check` grades your work with the public tests and says which tests failed and which
+common mistake it recognised (e.g. dividing by √d_model), with your numbers. `!grader check`
+in a notebook cell does the same (it works from any folder inside this repository).
 `grader check --lang en` shows English only; `grader check -v` shows more detail.
-On every push, GitHub Actions (or GitLab CI) runs the same check and shows the result in the
-job summary and as annotations on your functions. Your final grade also includes hidden tests
-that are not in this repository.
+
+On every push, GitHub Actions (or GitLab CI) runs the same check. The job fails (red) while
+the score is below the pass mark. The job summary holds the full table, and each function with
+failing tests gets an annotation at its `def` line (at most 10). Your final grade also includes
+hidden tests that are not in this repository.
 """
 
 _WORKFLOW = """\
@@ -235,14 +290,19 @@ jobs:
       - uses: actions/setup-python@v5
         with:
           python-version: "3.12"
+          cache: pip
+          cache-dependency-path: pyproject.toml
       - name: Install the grader
         run: |
           python -m pip install --upgrade pip
-          pip install {torch}
+          pip install {torch_cpu}
           pip install .
-      # Prints the result, writes the job summary ($GITHUB_STEP_SUMMARY) and prints
-      # ::error annotations that point at your functions.
+      # Grades what you changed from the handout: the .py files, or the notebook when only it
+      # changed. Writes the job summary ($GITHUB_STEP_SUMMARY), the step outputs score,
+      # max-score, passed and graded ($GITHUB_OUTPUT), and ::error annotations at the def line
+      # of at most 10 functions. Fails the job while the score is below the pass mark.
       - name: grader check
+        id: check
         run: grader check {exercises} --rubric {rubric} --format junit --out grader-junit.xml
       - name: Upload the JUnit report
         if: always()
@@ -255,19 +315,27 @@ jobs:
 _GITLAB = """\
 autograde:
   image: python:3.12
+  variables:
+    PIP_CACHE_DIR: "$CI_PROJECT_DIR/.cache/pip"
+  cache:
+    key:
+      files:
+        - pyproject.toml
+    paths:
+      - .cache/pip
   script:
     - python -m pip install --upgrade pip
-    - pip install {torch}
+    - pip install {torch_cpu}
     - pip install .
-    - grader check {exercises} --rubric {rubric} --format junit --out grader-junit.xml
-    - grader check {exercises} --rubric {rubric} --format markdown --out grader-summary.md
+    # Grades what you changed from the handout, writes the report in every format into
+    # grader-report/ (report.md, report.junit.xml, ...) and fails the job below the pass mark.
+    - grader check {exercises} --rubric {rubric} --out-dir grader-report
   artifacts:
     when: always
     paths:
-      - grader-junit.xml
-      - grader-summary.md
+      - grader-report/
     reports:
-      junit: grader-junit.xml
+      junit: grader-report/report.junit.xml
 """
 
 _GITIGNORE = """\
@@ -276,7 +344,8 @@ __pycache__/
 build/
 .venv/
 grader-junit.xml
-grader-summary.md
+grader-report/
+.cache/
 .ipynb_checkpoints/
 """
 

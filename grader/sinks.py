@@ -48,7 +48,7 @@ import re
 from typing import Any
 
 __all__ = ["VALUE_MAX", "REPORT_MAX", "terminal", "terminal_markup", "csv_cell", "markdown",
-           "html", "xml", "unicode", "clean", "cap", "cap_data", "visible"]
+           "html", "jinja_finalize", "xml", "unicode", "clean", "cap", "cap_data", "visible"]
 
 #: Bytes kept of one string that came from a submission (a feedback value, a message, a note).
 VALUE_MAX = 8 * 1024
@@ -118,6 +118,12 @@ def markdown(s: Any) -> str:
     heading."""
     s = visible(str(s)).replace("\r", " ").replace("\n", " ")
     return _MD_PUNCT.sub(r"\\\1", s)
+
+
+def jinja_finalize(value: Any) -> Any:
+    """Jinja's ``finalize`` hook: strings shown with :func:`visible` escapes; the template's
+    autoescaping then does what :func:`html` does."""
+    return visible(value) if isinstance(value, str) and type(value) is str else value
 
 
 def html(s: Any) -> str:

@@ -89,9 +89,10 @@ def test_release_ci_files(release: Path) -> None:
     assert "grader check" in runs and "--format junit" in runs and "pip install ." in runs
     assert any(s.get("uses", "").startswith("actions/upload-artifact") for s in steps)
     gitlab = yaml.safe_load((release / ".gitlab-ci.yml").read_text(encoding="utf-8"))
-    assert gitlab["autograde"]["artifacts"]["reports"]["junit"] == "grader-junit.xml"
+    assert gitlab["autograde"]["artifacts"]["reports"]["junit"] == "grader-report/report.junit.xml"
+    assert any("--out-dir grader-report" in line for line in gitlab["autograde"]["script"])
     readme = (release / "README.md").read_text(encoding="utf-8")
-    assert "pip install torch==2.13.0 && pip install ." in readme and "grader check" in readme
+    assert "python -m venv .venv" in readme and "pip install ." in readme and "grader check" in readme
     assert "提出" in readme or "完成" in readme
 
 
@@ -109,31 +110,3 @@ def test_release_command_refuses_a_non_empty_folder(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["release", str(tmp_path), "--rubric", str(RUBRIC)])
     assert result.exit_code == 2
     assert (tmp_path / "x").read_text() == "keep me"
-
-
-@pytest.mark.slow
-def test_grader_check_works_in_a_fresh_venv(release: Path, tmp_path: Path) -> None:
-    """pip install torch, then the release, in a new venv; check grades stubs 0 and correct full."""
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
-    pip = [str(bindir / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, "torch==2.13.0"], check=True, timeout=900)
-    subprocess.run([*pip, str(release)], check=True, timeout=900)
-    grader = str(bindir / "grader")
-
-    work = tmp_path / "repo"
-    shutil.copytree(release, work)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY")}
-    stub = subprocess.run([grader, "check", "--format", "json"], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert stub.returncode == 0, stub.stderr[-3000:]
-    report = json.loads(stub.stdout)
-    assert report["score"] == 0 and report["max_score"] > 0 and report["suites"] == ["public"]
-
-    shutil.copytree(ROOT / "examples" / "submissions" / "correct", work / "mine")
-    good = subprocess.run([grader, "check", "mine", "--format", "json"], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert good.returncode == 0, good.stderr[-3000:]
-    report = json.loads(good.stdout)
-    assert report["score"] == report["max_score"] > 0

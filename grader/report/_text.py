@@ -38,6 +38,26 @@ LABELS: dict[str, dict[str, str]] = {
     "sandbox": {"en": "Sandbox", "ja": "サンドボックス"},
     "seed": {"en": "seed", "ja": "シード"},
     "grading_failed": {"en": "Grading did not finish", "ja": "採点を完了できませんでした"},
+    # the notebook's check cell and `grader check --watch` (grader/report/cell.py)
+    "check": {"en": "Check (public tests)", "ja": "チェック（公開テスト）"},
+    "failing": {"en": "Tests not passed", "ja": "合格していないテスト"},
+    "all_passed": {"en": "All {n} public tests passed.", "ja": "公開テスト {n} 件すべてに合格しました。"},
+    "some_passed": {"en": "{n} of {total} public tests passed.", "ja": "公開テスト {total} 件中 {n} 件に合格しました。"},
+    "hidden_more": {"en": "{n} more tests at grading.", "ja": "採点時には、さらに {n} 件のテストを実行します。"},
+    "hidden_some": {"en": "More tests at grading.", "ja": "採点時には、さらにテストを実行します。"},
+    "graded_cells": {"en": "Graded: the cells run in this kernel ({n}).",
+                     "ja": "採点対象: このカーネルで実行したセル（{n} 個）。"},
+    "level_strong": {"en": "namespaces (the strongest level)", "ja": "namespaces（最も強いレベル）"},
+    "now_passing": {"en": "now passes", "ja": "合格になりました"},
+    "now_failing": {"en": "no longer passes", "ja": "不合格になりました"},
+    "found": {"en": "mistake found", "ja": "間違いを検出"},
+    "fixed": {"en": "mistake fixed", "ja": "間違いが直りました"},
+    "score_word": {"en": "score", "ja": "得点"},
+    "unchanged": {"en": "no change", "ja": "変化なし"},
+    "watching": {"en": "Watching {what} (Ctrl-C to stop); checked in {s:.2f} s.",
+                 "ja": "{what} を監視しています（Ctrl-C で終了）。チェック {s:.2f} 秒。"},
+    "rechecked": {"en": "{file} saved: checked again in {s:.2f} s.",
+                  "ja": "{file} が保存されました: {s:.2f} 秒で再チェックしました。"},
 }
 
 STATUS_WORDS: dict[Status, dict[str, str]] = {
@@ -52,6 +72,67 @@ STATUS_MARKS = {
     Status.PASSED: "✅", Status.FAILED: "❌", Status.ERROR: "⚠️", Status.TIMEOUT: "⏱️",
     Status.SKIPPED: "➖",
 }
+
+
+def sentence(text: str, langs: Sequence[str]) -> str:
+    """One of the grader's own sentences (a note, a problem) in every language of ``langs``."""
+    from grader.messages import translate
+
+    return " / ".join(dict.fromkeys(translate(text, x) for x in langs)) or text
+
+
+#: Fonts with Japanese glyphs, in order of preference (Debian's fonts-ipafont-gothic first).
+_JA_FONTS = ("IPAGothic", "IPAPGothic", "IPAexGothic", "Noto Sans CJK JP", "Noto Sans JP",
+             "TakaoGothic", "VL Gothic", "Hiragino Sans", "Yu Gothic", "MS Gothic")
+
+
+def plot_style(lang: str) -> dict[str, Any]:
+    """matplotlib rc settings for plots labelled in ``lang``: a font that has its glyphs."""
+    if lang != "ja":
+        return {}
+    from matplotlib import font_manager
+
+    have = {f.name for f in font_manager.fontManager.ttflist}
+    fonts = [f for f in _JA_FONTS if f in have]
+    return {"font.family": "sans-serif", "font.sans-serif": [*fonts, "DejaVu Sans"]} if fonts else {}
+
+
+#: Words on the plots, per language.
+PLOT_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "softmax_unscaled": "softmax(scores), d_k = {d_k}",
+        "softmax_scaled": "softmax(scores / sqrt(d_k)), sqrt(d_k) = {root}",
+        "reference": "reference", "yours": "yours", "no_values": "your softmax gave no values",
+        "key_position": "key position", "probability": "probability",
+        "ref_unscaled": "reference, unscaled", "ref_scaled": "reference, scaled",
+        "yours_var": "yours: Var(q.k)", "yours_scaled": "yours: Var(q.k / sqrt(d_k))",
+        "measured_variance": "measured variance", "variance_title": "Variance of the dot product q.k",
+        "score_max": "score (max {top})", "submissions": "submissions",
+        "score_distribution": "Score distribution", "passing": "% of submissions passing",
+        "pass_rate": "Pass rate per test (lowest {shown} of {total})",
+        "no_mistake": "no known mistake recognised",
+        "mistake_counts": "How often each mistake id occurred",
+    },
+    "ja": {
+        "softmax_unscaled": "softmax(scores)（d_k = {d_k}、スケーリングなし）",
+        "softmax_scaled": "softmax(scores / sqrt(d_k))（sqrt(d_k) = {root}）",
+        "reference": "模範", "yours": "あなたの結果", "no_values": "あなたの softmax は値を返しませんでした",
+        "key_position": "キーの位置", "probability": "確率",
+        "ref_unscaled": "模範（スケーリングなし）", "ref_scaled": "模範（スケーリングあり）",
+        "yours_var": "あなたの Var(q.k)", "yours_scaled": "あなたの Var(q.k / sqrt(d_k))",
+        "measured_variance": "分散の測定値", "variance_title": "内積 q.k の分散",
+        "score_max": "得点（満点 {top}）", "submissions": "提出物の数",
+        "score_distribution": "得点の分布", "passing": "合格した提出物の割合（%）",
+        "pass_rate": "テストごとの合格率（全 {total} 件のうち低い方から {shown} 件）",
+        "no_mistake": "既知の誤りは見つかりませんでした",
+        "mistake_counts": "誤りの ID ごとの件数",
+    },
+}
+
+
+def plot_word(key: str, lang: str, **slots: Any) -> str:
+    words = PLOT_WORDS.get(lang) or PLOT_WORDS["en"]
+    return words[key].format(**slots)
 
 
 def order(lang: str, languages: Sequence[str]) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from grader import sinks
 from grader.report import _text
 from grader.report.model import CaseOutcome, GradeReport, Status
 
@@ -21,10 +22,11 @@ VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 
 
 def _output(t: CaseOutcome, langs: list[str]) -> str:
+    """A test's Markdown output; every line that can hold student text is escaped."""
     lines = [_text.pick(_text.STATUS_WORDS[t.status], langs)]
-    lines += _text.each(t.feedback, langs)
+    lines += [sinks.markdown(x) for x in _text.each(t.feedback, langs)]
     if t.expected is not None or t.actual is not None:
-        lines.append(f"expected: {t.expected}, actual: {t.actual}")
+        lines.append(f"expected: {sinks.markdown(t.expected)}, actual: {sinks.markdown(t.actual)}")
     return "\n\n".join(lines)
 
 
@@ -51,7 +53,7 @@ def results(report: GradeReport, opts: Any = None, lang: str = "en") -> dict[str
             "score": 0.0,
             "max_score": 0.0,
             "status": "failed",
-            "output": "\n\n".join(report.errors),
+            "output": "\n\n".join(sinks.visible(e) for e in report.errors),
             "output_format": "text",
             "visibility": "visible",
         })
@@ -60,7 +62,7 @@ def results(report: GradeReport, opts: Any = None, lang: str = "en") -> dict[str
         if p.max_score:
             summary.append(f"- {_text.pick(p.title, langs) or p.id}: {_text.num(p.score)} / {_text.num(p.max_score)}")
     for m in report.mistakes:
-        summary.append(f"- **[{m.id}]** " + " / ".join(_text.each(m.message, langs)))
+        summary.append(f"- **\\[{m.id}\\]** " + " / ".join(sinks.markdown(x) for x in _text.each(m.message, langs)))
     return {
         "score": report.score,
         "execution_time": round(report.duration_s, 3),

@@ -12,15 +12,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from grader import sinks
 from grader.report import _text
 from grader.report.model import CaseOutcome, GradeReport, Status
 
-_ILLEGAL = {c: None for c in range(32) if c not in (9, 10, 13)}
-
-
 def _clean(text: str) -> str:
     """XML 1.0 cannot hold most control characters, which student output may contain."""
-    return text.translate(_ILLEGAL)
+    return sinks.xml(text)
 
 
 def _body(t: CaseOutcome, langs: list[str]) -> str:
@@ -35,7 +33,7 @@ def _body(t: CaseOutcome, langs: list[str]) -> str:
 def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
     """The report as a JUnit XML document (a ``<testsuites>`` root)."""
     langs = _text.order(lang, _text.languages_of(report, opts))
-    root = ET.Element("testsuites", name=f"{report.assignment}: {report.submission}")
+    root = ET.Element("testsuites", name=_clean(f"{report.assignment}: {report.submission}"))
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     parts = [p.id for p in report.parts]
     parts += [t.part for t in report.tests if t.part not in parts]

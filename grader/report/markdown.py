@@ -18,16 +18,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from grader import sinks
 from grader.report import _text
 from grader.report.model import GradeReport, Status
 
-#: (part, function or None) -> (file as the repository names it, line[, function found]),
-#: or None if unknown.
-Locator = Callable[[str, "str | None"], "tuple[Any, ...] | None"]
+#: (part, function or None, line recorded or None, failure message) -> (file as the
+#: repository names it, line or None[, function found]), or None if unknown.
+Locator = Callable[[str, "str | None", "int | None", str], "tuple[Any, ...] | None"]
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Any text of the report as inline Markdown (student text included): see grader.sinks."""
+    return sinks.markdown(text)
 
 
 def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
@@ -35,7 +37,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
     langs = _text.order(lang, _text.languages_of(report, opts))
     L = lambda key: _text.label(key, langs)  # noqa: E731 - a local shorthand
     out = [
-        f"## {L('report')}: {report.assignment} — {report.submission}",
+        f"## {L('report')}: {_cell(report.assignment)} — {_cell(report.submission)}",
         "",
         f"**{L('score')}: {_text.num(report.score)} / {_text.num(report.max_score)}** "
         f"({_text.verdict(report, langs)}; {L('pass_mark')} {_text.num(report.pass_mark)}%)",
@@ -46,13 +48,14 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
     for p in report.parts:
         if p.max_score:
             out.append(f"| {_cell(_text.pick(p.title, langs) or p.id)} | {_text.num(p.score)} / {_text.num(p.max_score)} |")
+    out[4:4] = ["> " + " / ".join(dict.fromkeys(_outcome(report, opts, x) for x in langs)), ""]
     if report.mistakes:
         out += ["", f"### {L('mistakes')}", ""]
         for m in report.mistakes:
-            out.append(f"- **`{m.id}`** " + " / ".join(_text.each(m.message, langs)))
+            out.append(f"- **{_cell(m.id)}** " + " / ".join(_cell(x) for x in _text.each(m.message, langs)))
     if report.errors:
         out += ["", f"### {L('errors')}", ""]
-        out += [f"- {_cell(e)}" for e in report.errors]
+        out += [f"- {_cell(_text.sentence(e, langs))}" for e in report.errors]
     out += ["", f"### {L('tests')}", "", f"| | {L('test')} | {L('points')} |", "| --- | --- | ---: |"]
     for t in report.tests:
         out.append(f"| {_text.STATUS_MARKS[t.status]} | {_cell(_text.title_of(t, langs))} | "
@@ -67,12 +70,63 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
                 out.append(f"  - {_cell(line)}")
         out += ["", "</details>"]
     if report.notes:
-        out += ["", f"### {L('notes')}", ""] + [f"- {_cell(n)}" for n in report.notes]
-    out += ["", f"<sub>{L('sandbox')}: {report.sandbox.get('level', '?')} · {L('seed')} {report.seed}</sub>", ""]
+        out += ["", f"### {L('notes')}", ""] + [f"- {_cell(_text.sentence(n, langs))}" for n in report.notes]
+    out += ["", f"<sub>{L('sandbox')}: {_cell(report.sandbox.get('level', '?'))} · {L('seed')} {report.seed}</sub>", ""]
     return "\n".join(out)
 
 
+_RAN = {
+    "en": "The check ran and passed: {score} of {max} points, at or above the pass mark of {mark}%.",
+    "ja": "チェックを実行し、合格しました：{max} 点中 {score} 点で、合格点 {mark}% 以上です。",
+}
+_BELOW = {
+    "en": "The check ran, but did not pass: {score} of {max} points, below the pass mark of {mark}%.",
+    "ja": "チェックは実行しましたが、合格していません：{max} 点中 {score} 点で、合格点 {mark}% 未満です。",
+}
+_JOB_FAILS = {
+    "en": " This job fails until the pass mark is reached.",
+    "ja": "合格点に届くまで、このジョブは失敗と表示されます。",
+}
+
+
+def _outcome(report: GradeReport, opts: Any, lang: str) -> str:
+    """One plain sentence: the check ran; passed or not; whether that fails the job."""
+    words = (_RAN if report.passed else _BELOW).get(lang, _RAN["en"] if report.passed else _BELOW["en"])
+    text = words.format(score=_text.num(report.score), max=_text.num(report.max_score),
+                        mark=_text.num(report.pass_mark))
+    if not report.passed and getattr(opts, "fail_below_pass_mark", False):
+        text += _JOB_FAILS.get(lang, _JOB_FAILS["en"])
+    return text
+
+
+_CUT = {
+    "en": "The summary was cut here to fit the platform's size limit; the full report is in the"
+          " job's artifacts and log.",
+    "ja": "表示できる大きさの上限に合わせて、概要はここで切りました。完全なレポートはジョブの成果物とログにあります。",
+}
+
+
+def fit(text: str, limit: int, lang: str = "en") -> str:
+    """``text`` cut at a line boundary so that its UTF-8 form, with a closing note, fits ``limit``."""
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    note = "\n\n> " + " / ".join(dict.fromkeys(_CUT[x] for x in (lang, "en") if x in _CUT)) + "\n"
+    budget = limit - len(note.encode("utf-8")) - len("\n\n</details>")
+    kept, used = [], 0
+    for line in text.split("\n"):
+        size = len(line.encode("utf-8")) + 1
+        if used + size > budget:
+            break
+        kept.append(line)
+        used += size
+    body = "\n".join(kept)
+    if body.count("<details>") > body.count("</details>"):
+        body += "\n\n</details>"
+    return body + note
+
+
 def _data(text: str) -> str:
+    text = sinks.visible(text)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
@@ -80,62 +134,95 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+#: GitHub keeps at most this many annotations of one severity from one step.
+ANNOTATIONS_PER_STEP = 10
+
+
 def annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
-                locate: Locator | None = None) -> list[str]:
-    """``::error`` workflow commands, one per student function with failing tests.
+                locate: Locator | None = None, limit: int = ANNOTATIONS_PER_STEP) -> list[str]:
+    """``::error`` workflow commands: one per student function with failing tests, at its ``def``.
+
+    Functions are ranked by the points their failing tests lost (ties: file order), and only
+    the first ``limit`` get an ``::error``, since GitHub drops the rest of a step's; when some
+    are left out, one ``::notice`` says how many and that the job summary has them all.
 
     Args:
         report: the redacted report.
         opts: the rubric's report options (languages).
         lang: the language to put first.
-        locate: finds the file and line of a part's function when the test did not record
-            them; without it such failures point at no file.
+        locate: finds a function's file and ``def`` line (:func:`source_locator`); without it
+            annotations carry the file and line the tests recorded.
+        limit: the most ``::error`` lines to print.
     """
     langs = _text.order(lang, _text.languages_of(report, opts))
-    groups: dict[tuple[str | None, int | None], list[str]] = {}
-    names: dict[tuple[str | None, int | None], str] = {}
+    groups: dict[tuple[str, str | None], _Group] = {}
+
+    def group(part: str, function: str | None, file: str | None, line: int | None,
+              said: str = "") -> _Group:
+        found = locate(part, function, line, said) if locate is not None else None
+        if found and len(found) > 2:  # the def that holds the line, or the function named
+            function = found[2]
+        elif locate is not None:
+            function = None  # no def of that name: a test's name is not a function's
+        key = (part, function)
+        if key not in groups:
+            where_file = found[0] if found else file
+            where_line = found[1] if found and len(found) > 1 else line
+            name = function or (Path(where_file).name if where_file else part)
+            groups[key] = _Group(name, where_file, where_line, len(groups))
+        return groups[key]
+
     for t in report.tests:
-        if t.status == Status.PASSED or t.status == Status.SKIPPED:
+        if t.status in (Status.PASSED, Status.SKIPPED):
             continue
-        file, line = t.file, t.line
-        name = t.function or _function_from_id(t.id) or t.part
-        if locate is not None:
-            found = locate(t.part, t.function or _function_from_id(t.id))
-            if found:
-                same = not file or Path(found[0]).name == Path(file).name
-                file, line = (found[0] if same else file), line or found[1]
-                name = found[2] if len(found) > 2 and same else name
-        groups.setdefault((file, line), []).append(
-            _text.pick(t.feedback, langs) or _text.title_of(t, langs))
-        names.setdefault((file, line), name)
+        function = t.function or (None if t.line else _function_from_id(t.id))
+        said = " ".join(t.feedback.values()) if t.feedback else ""
+        g = group(t.part, function, t.file, t.line, said)
+        g.lost += max(0.0, t.max_score - t.score)
+        g.messages.append(_text.pick(t.feedback, langs) or _text.title_of(t, langs))
     for m in report.mistakes:
         # A mistake may name several functions ("scaling_factor, multihead_attention_scores"):
         # the annotation goes on the first.
         function = (m.function or "").split(",")[0].strip() or None
-        file, line = m.file, None
-        if locate is not None:
-            found = locate(m.part, function)
-            if found:
-                same = not file or Path(found[0]).name == Path(file).name
-                file, line = (found[0] if same else file), found[1]
-        groups.setdefault((file, line), []).insert(0, f"[{m.id}] {_text.pick(m.message, langs)}")
-        names.setdefault((file, line), function or m.part)
+        g = group(m.part, function, m.file, None)
+        g.messages.insert(g.mistakes, f"[{m.id}] {_text.pick(m.message, langs)}")
+        g.mistakes += 1
+    ranked = sorted(groups.values(), key=lambda g: (-g.lost, g.order))
     commands = []
-    for (file, line), messages in groups.items():
+    for g in ranked[:limit]:
         where = []
-        if file:
-            where.append(f"file={_prop(file)}")
-            if line:
-                where.append(f"line={line}")
-        title = f"{names.get((file, line), '')}: " + " / ".join(
-            dict.fromkeys(_FAILED[x].format(n=len(messages)) for x in langs if x in _FAILED))
+        if g.file:
+            where.append(f"file={_prop(g.file)}")
+            if g.line:
+                where.append(f"line={g.line}")
+        count = len(dict.fromkeys(g.messages))
+        title = f"{g.name}: " + " / ".join(
+            dict.fromkeys(_FAILED[x].format(n=count) for x in langs if x in _FAILED))
         where.append(f"title={_prop(title)}")
-        body = "\n".join(dict.fromkeys(messages))
-        commands.append(f"::error {','.join(where)}::{_data(body)}")
+        commands.append(f"::error {','.join(where)}::{_data(chr(10).join(dict.fromkeys(g.messages)))}")
+    if len(ranked) > limit:
+        rest = len(ranked) - limit
+        text = " / ".join(dict.fromkeys(_MORE[x].format(n=rest) for x in langs if x in _MORE))
+        commands.append(f"::notice title={_prop(_MORE_TITLE[langs[0]] if langs[0] in _MORE_TITLE else _MORE_TITLE['en'])}::{_data(text)}")
     return commands
 
 
+class _Group:
+    __slots__ = ("file", "line", "lost", "messages", "mistakes", "name", "order")
+
+    def __init__(self, name: str, file: str | None, line: int | None, order: int) -> None:
+        self.name, self.file, self.line, self.order = name, file, line, order
+        self.lost = 0.0
+        self.messages: list[str] = []
+        self.mistakes = 0
+
+
 _FAILED = {"en": "{n} problem(s)", "ja": "{n} 件の問題"}
+_MORE = {
+    "en": "{n} more function(s) with failing tests are not annotated here; the job summary lists every test.",
+    "ja": "テストが通らない関数があと {n} 個ありますが、ここには注釈していません。ジョブの概要にすべてのテストがあります。",
+}
+_MORE_TITLE = {"en": "More failing functions", "ja": "ほかにも通らない関数があります"}
 
 
 def _function_from_id(test_id: str) -> str | None:
@@ -146,6 +233,12 @@ def _function_from_id(test_id: str) -> str | None:
 def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None = None) -> Locator:
     """A :data:`Locator` that reads the student's files as text (never imports them).
 
+    ``locate(part, function, line, said)`` gives ``(file, def line, function)`` for the
+    function whose body holds ``line`` (the line a test recorded), else for the function the
+    test is named after (the longest ``def`` name it starts with), else for the function
+    whose call the failure message ``said`` shows (``name(``); ``(file, line)`` when no
+    ``def`` fits (``line`` may be None); None for a part with no file here.
+
     Args:
         parts: part id -> file name, e.g. ``{"scaling": "scaling.py"}``.
         folder: where the files are.
@@ -153,30 +246,53 @@ def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None 
     """
     base = Path(folder)
     prefix = (shown if shown is not None else str(folder)).replace("\\", "/").rstrip("/")
-    cache: dict[str, list[tuple[str, int]]] = {}
+    cache: dict[str, list[tuple[str, int, int]]] = {}
 
-    def defs(name: str) -> list[tuple[str, int]]:
+    def defs(name: str) -> list[tuple[str, int, int]]:
+        """(function, def line, last line of its body) for each top-level def."""
         if name not in cache:
             try:
                 text = (base / name).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 text = ""
-            cache[name] = [(m.group(1), text.count("\n", 0, m.start()) + 1)
-                           for m in re.finditer(r"^def\s+(\w+)\s*\(", text, re.M)]
+            lines = text.split("\n")
+            starts = [(m.group(1), text.count("\n", 0, m.start()) + 1)
+                      for m in re.finditer(r"^(?:async\s+)?def\s+(\w+)\s*\(", text, re.M)]
+            found = []
+            for i, (fn, line) in enumerate(starts):
+                end = len(lines)
+                for j in range(line, len(lines)):  # the next top-level statement ends the body
+                    row = lines[j]
+                    if row and not row[0].isspace() and not row.startswith("#") and not row.startswith(")"):
+                        end = j
+                        break
+                if i + 1 < len(starts):
+                    end = min(end, starts[i + 1][1] - 1)
+                found.append((fn, line, end))
+            cache[name] = found
         return cache[name]
 
-    def locate(part: str, function: str | None) -> tuple[Any, ...] | None:
+    def locate(part: str, function: str | None, line: int | None = None,
+               said: str = "") -> tuple[Any, ...] | None:
         name = parts.get(part)
         if not name or not base.is_dir():
             return None
         shown_name = f"{prefix}/{name}" if prefix not in ("", ".") else name
+        if line:
+            for fn, start, end in defs(name):
+                if start <= line <= end:
+                    return (shown_name, start, fn)
         best = None
-        for fn, line in defs(name):
+        for fn, start, _ in defs(name):
             # The longest function name the test's name starts with: test_head_dim_rejects_x
             # is about head_dim, test_scaling_factor about scaling_factor.
             if function and (function == fn or function.startswith(fn + "_")):
                 if best is None or len(fn) > len(best[0]):
-                    best = (fn, line)
-        return (shown_name, best[1], best[0]) if best else (shown_name, 1)
+                    best = (fn, start)
+        if best is None and said:
+            for fn, start, _ in defs(name):
+                if re.search(rf"(?<![\w.]){re.escape(fn)}\(", said) and (best is None or len(fn) > len(best[0])):
+                    best = (fn, start)
+        return (shown_name, best[1], best[0]) if best else (shown_name, line)
 
     return locate

@@ -1,4 +1,9 @@
-"""The human view of a report in a terminal (``grader check`` / ``grader grade``)."""
+"""The human view of a report in a terminal (``grader check`` / ``grader grade``).
+
+Every string of the report is shown as plain text (``rich.text.Text``, never markup) after
+:func:`grader.sinks.terminal`: a submission's messages, output and names cannot colour,
+link, hide or move anything, and escape sequences appear as visible escapes.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from grader.messages import translate
 from grader.report.model import GradeReport, Status
+from grader.sinks import terminal as _safe
 
 MARKS = {
     Status.PASSED: ("✓", "green"),
@@ -24,13 +31,13 @@ WORDS = {
         "score": "Score", "part": "Part", "mistakes": "What went wrong", "errors": "Problems while grading",
         "sandbox": "Sandbox", "weak": "Warning", "passed": "passed", "below": "below the pass mark",
         "notes": "Notes", "output": "Your code printed", "tests": "tests",
-        "submission": "submission", "mistake_ids": "mistakes",
+        "submission": "submission", "mistake_ids": "mistakes", "seed": "seed",
     },
     "ja": {
         "score": "得点", "part": "課題", "mistakes": "見つかった間違い", "errors": "採点中の問題",
         "sandbox": "サンドボックス", "weak": "警告", "passed": "合格", "below": "合格点未満",
         "notes": "補足", "output": "コードの出力", "tests": "テスト",
-        "submission": "提出物", "mistake_ids": "間違い",
+        "submission": "提出物", "mistake_ids": "間違い", "seed": "シード",
     },
 }
 
@@ -43,35 +50,37 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
     """Print ``report`` for a person: each test ✓/✗, part scores, mistakes, problems."""
     w = WORDS[lang]
     if report.sandbox.get("warning"):
-        console.print(f"[yellow]{w['weak']}: {report.sandbox['warning']}[/yellow]")
+        console.print(Text(f"{w['weak']}: {_safe(translate(report.sandbox['warning'], lang))}", style="yellow"))
     current = None
     for t in report.tests:
         if t.part != current:
             current = t.part
-            console.print(Text(f"\n{t.part}", style="bold"))
+            console.print(Text(f"\n{_safe(t.part)}", style="bold"))
         mark, colour = MARKS[t.status]
         title = t.title.get(lang) or t.id
         if t.id.endswith("]") and "[" in t.id:
             title += " [" + t.id.rsplit("[", 1)[1]
-        console.print(Text.assemble((f"  {mark} ", colour), title, (f"  ({_fmt(t.score)}/{_fmt(t.max_score)})", "dim")))
+        console.print(Text.assemble((f"  {mark} ", colour), _safe(title), (f"  ({_fmt(t.score)}/{_fmt(t.max_score)})", "dim")))
         if t.status != Status.PASSED and t.feedback.get(lang):
-            console.print(Text("      " + t.feedback[lang], style=colour))
+            console.print(Text("      " + _safe(t.feedback[lang]), style=colour))
         if verbose:
-            console.print(Text(f"      {t.id}", style="dim"))
+            console.print(Text(f"      {_safe(t.id)}", style="dim"))
 
     if report.mistakes:
         body = []
         for m in report.mistakes:
-            body.append(Text.assemble((f"[{m.id}] ", "bold red"), m.message.get(lang, "")))
+            body.append(Text.assemble((f"[{_safe(m.id)}] ", "bold red"), _safe(m.message.get(lang, ""))))
         console.print()
         console.print(Panel(Group(*body), title=w["mistakes"], border_style="red"))
 
     if report.errors:
-        console.print(Panel("\n".join(report.errors), title=w["errors"], border_style="magenta"))
+        console.print(Panel(Text(_safe("\n".join(translate(e, lang) for e in report.errors))), title=w["errors"],
+                            border_style="magenta"))
     if report.notes:
-        console.print(Panel("\n".join(report.notes), title=w["notes"], border_style="blue"))
+        console.print(Panel(Text(_safe("\n".join(translate(n, lang) for n in report.notes))), title=w["notes"],
+                            border_style="blue"))
     if verbose and report.output.strip():
-        console.print(Panel(report.output.strip()[-3000:], title=w["output"], border_style="dim"))
+        console.print(Panel(Text(_safe(report.output.strip()[-3000:])), title=w["output"], border_style="dim"))
 
     table = Table(show_header=True, header_style="bold")
     table.add_column(w["part"])
@@ -80,13 +89,13 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
         if p.max_score == 0:
             continue
         style = "green" if p.score == p.max_score else ("red" if p.score == 0 else "yellow")
-        table.add_row(p.title.get(lang) or p.id, Text(f"{_fmt(p.score)} / {_fmt(p.max_score)}", style=style))
+        table.add_row(Text(_safe(p.title.get(lang) or p.id)), Text(f"{_fmt(p.score)} / {_fmt(p.max_score)}", style=style))
     verdict = w["passed"] if report.passed else w["below"]
     table.add_row(Text(w["score"], style="bold"), Text(f"{_fmt(report.score)} / {_fmt(report.max_score)}  ({verdict})", style="bold"))
     console.print()
     console.print(table)
     level = report.sandbox.get("level", "?")
-    console.print(Text(f"{w['sandbox']}: {level} · seed {report.seed} · {report.duration_s:.2f} s", style="dim"))
+    console.print(Text(f"{w['sandbox']}: {_safe(level)} · {w['seed']} {report.seed} · {report.duration_s:.2f} s", style="dim"))
 
 
 def show_many(reports: Sequence[GradeReport], console: Console, lang: str = "en") -> None:
@@ -101,9 +110,9 @@ def show_many(reports: Sequence[GradeReport], console: Console, lang: str = "en"
     table.add_column(WORDS[lang]["score"], justify="right")
     table.add_column(WORDS[lang]["mistake_ids"], min_width=16)
     for r in reports:
-        cells = [r.submission]
+        cells: list[Text | str] = [Text(_safe(r.submission))]
         cells += [f"{_fmt(p.score)}/{_fmt(p.max_score)}" for p in r.parts if p.max_score]
         cells.append(f"{_fmt(r.score)}/{_fmt(r.max_score)}")
-        cells.append(", ".join(sorted({m.id for m in r.mistakes})) or "-")
+        cells.append(Text(_safe(", ".join(sorted({m.id for m in r.mistakes})) or "-")))
         table.add_row(*cells)
     console.print(table)

@@ -1,0 +1,282 @@
+"""Check from inside the notebook: ``from grader import notebook; notebook.check()``.
+
+The check grades what has been run in this kernel: the source of the cells executed so far,
+in the order they ran (taken from the kernel's history, not from the saved file, which may be
+stale), with the quiz answers from the saved notebook's answers cell when it can be found. It
+finds the assignment's rubric by walking up from the kernel's working folder, runs the public
+tests in the strongest sandbox this machine offers, and shows the result in the cell: the
+score of each part, every test not passed with its feedback, the recognised mistake with your
+numbers, how many more tests run at grading, and the sandbox level used (HTML, and plain text
+for front-ends without HTML).
+
+The first check starts a warm checker (:class:`grader.warm.WarmChecker`): a trusted process
+holding the tests and the score, with its own sandboxed zygote that has imported torch. It
+stays alive, in the background, for the kernel's life, so each later check only forks a fresh
+sandboxed child. Neither the tests nor the score are ever in this kernel: a variable or a
+monkeypatch in the notebook cannot reach them.
+
+Also a magic, loaded with this module (or ``%load_ext grader.notebook``)::
+
+    %grader                 # same as notebook.check()
+    %grader softmax         # one part
+    %grader --lang en --plots
+
+Example::
+
+    from grader import notebook
+    notebook.check()            # every part
+    notebook.check("softmax")   # one part
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from grader.errors import GraderError, UsageError
+
+__all__ = ["check", "load_ipython_extension", "shutdown", "status"]
+
+_CHECKER: dict[str, Any] = {}  # rubric file -> WarmChecker, for the kernel's life
+_RUBRICS: dict[str, tuple[float, Any]] = {}  # rubric file -> (mtime, loaded rubric)
+_LANGS = ("ja", "en")
+#: the session's notebook path, where the front-end says it (Jupyter server, VS Code)
+_SESSION_NAMES = ("__session__", "__vsc_ipynb_file__")
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def _executed_cells(shell: Any) -> list[tuple[str, str]]:
+    """``(label, source)`` of every cell run in this kernel before the one running now."""
+    history = list(getattr(getattr(shell, "history_manager", None), "input_hist_raw", None) or [])
+    cells = [(f"In [{n}]", str(src)) for n, src in enumerate(history) if n > 0]
+    return cells[:-1] if cells else cells  # the last entry is the cell that called check()
+
+
+def _notebook_file(shell: Any, folder: Path) -> Path | None:
+    """The saved notebook of this kernel: as the front-end names it, else the only one here."""
+    ns = getattr(shell, "user_ns", {}) or {}
+    for key in _SESSION_NAMES:
+        value = ns.get(key)
+        if isinstance(value, str) and value.endswith(".ipynb"):
+            path = Path(value) if os.path.isabs(value) else folder / value
+            if path.is_file():
+                return path
+    env = os.environ.get("JPY_SESSION_NAME", "")
+    if env.endswith(".ipynb") and Path(env).is_file():
+        return Path(env)
+    found = sorted(p for p in folder.glob("*.ipynb") if p.is_file())
+    return found[0] if len(found) == 1 else None
+
+
+def _answers(path: Path | None) -> str | None:
+    """The quiz answers cell of the saved notebook (raw cells never run, so never in history)."""
+    if path is None:
+        return None
+    from grader.submission import load_submission
+
+    try:
+        return load_submission(path).answers
+    except GraderError:
+        return None
+
+
+def _rubric(path: Path) -> Any:
+    from grader.rubric import load_rubric
+
+    if not path.is_file():
+        raise UsageError(f"{path}: no such rubric; pass rubric= with the path of the rubric YAML file")
+    key = os.path.abspath(path)  # noqa: PTH100
+    mtime = path.stat().st_mtime
+    cached = _RUBRICS.get(key)
+    if cached is None or cached[0] != mtime:
+        _RUBRICS[key] = (mtime, load_rubric(path))
+    return _RUBRICS[key][1]
+
+
+def _language(lang: str | None, rubric: Any) -> str:
+    if lang:
+        if lang not in _LANGS:
+            raise UsageError(f"lang={lang!r}: use one of {', '.join(_LANGS)}")
+        return lang
+    env = os.environ.get("GRADER_LANG", "")
+    if env in _LANGS:
+        return env
+    languages = list(rubric.report.languages or ["ja"])
+    return str(languages[0])
+
+
+def _checker(rubric_file: Path, level: str | None) -> Any:
+    from grader.warm import WarmChecker
+
+    if not rubric_file.is_file():
+        raise UsageError(f"{rubric_file}: no such rubric; pass rubric= with the path of the rubric YAML file")
+    key = os.path.abspath(rubric_file)  # noqa: PTH100
+    checker = _CHECKER.get(key)
+    if checker is None or (level is not None and checker.prefer != level):
+        if checker is not None:
+            checker.stop()
+        checker = _CHECKER[key] = WarmChecker(rubric_file, level=level)
+    return checker
+
+
+def check(part: str | None = None, *, lang: str | None = None, plots: bool = False,
+          rubric: str | os.PathLike[str] | None = None, level: str | None = None,
+          display: bool = True) -> Any:
+    """Run the public tests on the cells run in this kernel and show the result here.
+
+    Args:
+        part: show only this part (one of the rubric's part ids, e.g. ``"softmax"``).
+        lang: ``"ja"`` or ``"en"`` (default: ``$GRADER_LANG``, else the rubric's first language).
+        plots: also draw the plots of your functions (about a second more per check).
+        rubric: the rubric file (default: found by walking up from the working folder).
+        level: the sandbox level (default: the strongest available; ``$GRADER_SANDBOX``).
+        display: show the result in the cell (False: only return it).
+
+    Returns:
+        The :class:`grader.warm.CheckResult` when ``display`` is False, else None (so the
+        cell shows the result once).
+
+    Raises:
+        GraderError: only with ``display=False``; otherwise the message is shown in the cell
+            (no rubric found, an unknown part, a checker that stopped), without a traceback.
+    """
+    try:
+        result = _check(part, lang=lang, plots=plots, rubric=rubric, level=level)
+    except GraderError as exc:
+        if not display:
+            raise
+        _show_error(exc)
+        return None
+    if not display:
+        return result
+    _show(result)
+    return None
+
+
+def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.PathLike[str] | None,
+           level: str | None) -> Any:
+    from grader.submission import notebook_submission
+
+    from grader.rubric import find_rubric
+
+    shell = _shell()
+    folder = Path(os.getcwd())
+    rubric_file = Path(rubric) if rubric is not None else find_rubric(cwd=folder)
+    # Start the checker first: it imports torch and pytest and starts its sandbox while this
+    # kernel reads the rubric and the notebook.
+    checker = _checker(rubric_file, level).start()
+    loaded = _rubric(rubric_file)
+    parts = [p.id for p in loaded.parts]
+    if part is not None and part not in parts:
+        raise UsageError(f"check({part!r}): no such part; the parts are {', '.join(parts)}")
+    language = _language(lang, loaded)
+    nb_file = _notebook_file(shell, folder)
+    cells = _executed_cells(shell) if shell is not None else []
+    name = nb_file.stem if nb_file is not None else "notebook"
+    sub = notebook_submission(name, cells, answers=_answers(nb_file), path=folder,
+                              filename=nb_file.name if nb_file is not None else "notebook")
+    return checker.check(sub, lang=language, part=part, cells=len(sub.modules[0].chunks), plots=plots)
+
+
+def _show_error(exc: Exception) -> None:
+    from grader.report import _text
+
+    text = f"{_text.label('grading_failed', ['ja', 'en'])}: {exc}"
+    try:
+        from IPython.display import display
+    except ImportError:
+        print(text)
+        return
+    import html
+
+    display({"text/plain": text,
+             "text/html": f'<pre class="grader-check-error" style="color:#c92a2a">{html.escape(text)}</pre>'},
+            raw=True)
+
+
+def _show(result: Any) -> None:
+    try:
+        from IPython.display import display
+    except ImportError:
+        print(result.views.get("text", ""))
+        return
+    bundle = {"text/plain": result.views.get("text", "")}
+    if result.views.get("html"):
+        bundle["text/html"] = result.views["html"]
+    display(bundle, raw=True)
+
+
+def status() -> dict[str, Any]:
+    """The warm checkers of this kernel: pids, sandbox level, checks served, starts."""
+    out = {}
+    for key, checker in _CHECKER.items():
+        info = checker.info or {}
+        out[key] = {
+            "alive": checker.alive(),
+            "checker_pid": checker.proc.pid if checker.proc is not None else None,
+            "zygote_pid": info.get("zygote_pid"),
+            "level": info.get("level"),
+            "checks": checker.checks,
+            "starts": checker.starts,
+        }
+    return out
+
+
+def shutdown() -> None:
+    """Stop every warm checker of this kernel (also done when the kernel exits)."""
+    while _CHECKER:
+        _, checker = _CHECKER.popitem()
+        checker.stop()
+
+
+atexit.register(shutdown)
+
+
+# --------------------------------------------------------------------------- %grader magic
+
+_MAGIC_USAGE = "usage: %grader [PART] [--lang ja|en] [--plots]"
+
+
+def _magic(line: str) -> None:
+    words = line.split()
+    part: str | None = None
+    lang: str | None = None
+    plots = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--plots":
+            plots = True
+        elif word.startswith("--lang"):
+            if "=" in word:
+                lang = word.split("=", 1)[1]
+            elif i + 1 < len(words):
+                i += 1
+                lang = words[i]
+            else:
+                raise UsageError(_MAGIC_USAGE)
+        elif re.fullmatch(r"[A-Za-z0-9_.-]+", word) and part is None:
+            part = word
+        else:
+            raise UsageError(f"{word!r}: {_MAGIC_USAGE}")
+        i += 1
+    check(part, lang=lang, plots=plots)
+
+
+def load_ipython_extension(shell: Any) -> None:
+    """Register ``%grader`` (``%load_ext grader.notebook``; also done on import in a kernel)."""
+    shell.register_magic_function(_magic, magic_kind="line", magic_name="grader")
+
+
+if _shell() is not None:
+    load_ipython_extension(_shell())

@@ -1,0 +1,17 @@
+"""The files besides Python modules that the grader reads at run time: one list.
+
+The project's ``setup.py`` and the release's ``pyproject.toml`` (written by
+:func:`grader.release.build_release`) both install exactly these, so ``pip install .``
+never leaves one out. ``tests/test_package_data.py`` checks that every non-Python file in the
+package matches a pattern here, and that a built wheel of the project and of the release
+holds each of them.
+
+Patterns are setuptools ``package-data`` globs, relative to the ``grader/`` folder. This module
+imports nothing, so ``setup.py`` can read it without importing the package.
+"""
+
+PATTERNS = (
+    "*.ini",  # suite.ini: the pytest configuration of every graded run
+    "*.yaml",  # mistakes.yaml: the mistake catalogue the diagnosis names
+    "templates/*.j2",  # the HTML report and class summary templates
+)

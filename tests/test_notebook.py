@@ -1,0 +1,320 @@
+"""The check cell in a real Jupyter kernel, as a student runs it.
+
+The student release is built into tmp_path (``grader release``), the handed-out notebook in it
+is filled in (or not) and saved where the student's copy lives, and nbclient executes it in a
+real ipykernel whose working folder is the release's exercises folder; the check cell finds the
+rubric by walking up from there. Warmness is asserted structurally (the same checker and zygote
+processes answer the second check, started once), never by timing; timing is in
+bench/notebook_latency.py.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.tools import build_notebook
+from test_report_html import _chromium, _headless
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "submissions"
+
+pytestmark = pytest.mark.slow
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _release(tmp: Path) -> Path:
+    out = tmp / "release"
+    subprocess.run([sys.executable, "-m", "grader", "release", str(out)], cwd=ROOT, check=True,
+                   capture_output=True)
+    return out / "exercises" / "chapter07"
+
+
+def _state(folder: Path) -> nbformat.NotebookNode:
+    """The handed-out notebook with the functions (and quiz answers) of ``folder`` in it."""
+    return build_notebook.build(folder, folder / "answers.yaml")
+
+
+def _save(nb: nbformat.NotebookNode, where: Path) -> Path:
+    path = where / "chapter07.ipynb"
+    path.write_text(build_notebook.render(nb), encoding="utf-8")
+    return path
+
+
+def _client(nb: nbformat.NotebookNode, cwd: Path, env: dict[str, str] | None = None):
+    from nbclient import NotebookClient
+
+    # The kernel inherits this environment: keep the student's default language (ja) unless told.
+    os.environ.pop("GRADER_LANG", None)
+    os.environ.update(env or {})
+    return NotebookClient(nb, timeout=600, kernel_name="python3",
+                          resources={"metadata": {"path": str(cwd)}})
+
+
+def _run_all(client, nb: nbformat.NotebookNode) -> None:
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            client.execute_cell(cell, index)
+
+
+def _run(client, nb: nbformat.NotebookNode, source: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    nb.cells.append(cell)
+    client.execute_cell(cell, len(nb.cells) - 1)
+    return cell
+
+
+def _display(cell: nbformat.NotebookNode) -> dict[str, str]:
+    """The check's one display output: {"text/html": ..., "text/plain": ...}."""
+    shown = [o for o in cell.outputs if o.get("output_type") == "display_data"]
+    errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+    assert not errors, errors
+    assert len(shown) == 1, cell.outputs
+    return dict(shown[0]["data"])
+
+
+def _stdout(cell: nbformat.NotebookNode) -> str:
+    return "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+
+
+class _Page(html.parser.HTMLParser):
+    """What a test needs from the check's HTML: the attributes by element, and the text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.attrs: list[dict[str, str]] = []
+        self.text: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.attrs.append({k: v or "" for k, v in attrs} | {"<tag>": tag})
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def having(self, key: str) -> list[dict[str, str]]:
+        return [a for a in self.attrs if key in a]
+
+    @property
+    def all_text(self) -> str:
+        return "".join(self.text)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie has ended; only its parent has not looked yet
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _executed(tmp: Path, example: str, env: dict[str, str] | None = None):
+    """A release in ``tmp``, its notebook filled with ``example``'s work and saved, a kernel
+    started in its folder and every cell run: ``(client, notebook)``, inside the kernel's life."""
+    exercises = _release(tmp)
+    nb = _state(EXAMPLES / example)
+    _save(nb, exercises)  # the quiz answers come from the saved notebook's answers cell
+    return _client(nb, exercises, env), nb
+
+
+def _status(client, nb) -> dict:
+    cell = _run(client, nb, "from grader import notebook as _nb\nprint(repr(_nb.status()))")
+    import ast
+
+    [value] = ast.literal_eval(_stdout(cell)).values()
+    return value
+
+
+# --------------------------------------------------------------------------- the notebook file
+
+
+def test_handed_out_notebook_is_current_and_ends_with_the_check_cell() -> None:
+    assert build_notebook.main(["--check"]) == 0
+    nb = nbformat.read(ROOT / "exercises" / "chapter07" / "chapter07.ipynb", as_version=4)
+    last = nb.cells[-1]
+    assert last.cell_type == "code"
+    assert "notebook.check()" in last.source and "from grader import notebook" in last.source
+
+
+def test_grading_the_saved_notebook_leaves_the_check_cell_out(tmp_path: Path) -> None:
+    """`grader check chapter07.ipynb` must not run the check cell in the sandbox."""
+    from grader.submission import load_submission
+
+    nb = _state(EXAMPLES / "correct")
+    nb.cells.append(nbformat.v4.new_code_cell("import grader.notebook\ngrader.notebook.check(\n  'softmax')\n"))
+    sub = load_submission(_save(nb, tmp_path))
+    [module] = sub.modules
+    check_chunks = [c for c in module.chunks if "check" in c.label or c.code.strip().startswith("pass")]
+    assert check_chunks, [c.label for c in module.chunks]
+    for chunk in module.chunks:
+        assert "notebook.check" not in chunk.code and "import grader" not in chunk.code
+    assert not any("magics" in note for note in sub.notes), sub.notes
+
+
+# --------------------------------------------------------------------------- real kernels
+
+
+def test_untouched_notebook_reports_not_implemented(tmp_path: Path) -> None:
+    exercises = _release(tmp_path)
+    nb = nbformat.read(exercises / "chapter07.ipynb", as_version=4)
+    client = _client(nb, exercises)
+    with client.setup_kernel():
+        _run_all(client, nb)
+        data = _display(nb.cells[-1])
+    page = _Page(data["text/html"])
+    assert "not-implemented" in {a["data-mistake"] for a in page.having("data-mistake")}
+    [root] = [a for a in page.having("data-score") if a["<tag>"] == "div"]
+    assert float(root["data-score"]) == 0 and float(root["data-max-score"]) > 0
+    # In Japanese (the rubric's first language), the level named, plain text for other front-ends.
+    assert "見つかった間違い" in page.all_text and "サンドボックス" in page.all_text
+    [level] = page.having("data-level")
+    assert level["data-level"] in ("namespaces", "rlimits", "subprocess")
+    assert "not-implemented" in data["text/plain"] and "NotImplementedError" in data["text/plain"]
+    # The release has no hidden tests; the student is told more run at grading, not which.
+    assert "採点時には、さらにテストを実行します" in page.all_text
+    assert "hidden/" not in data["text/html"] and "hidden/" not in data["text/plain"]
+
+
+def test_sqrt_d_model_then_fixed_in_one_warm_kernel_and_nothing_left_after_kill(tmp_path: Path) -> None:
+    """√768 → sqrt-d-model with 27.71; the student edits the function, checks again (warm:
+    the same checker and zygote processes, started once); the kernel is killed: all gone."""
+    client, nb = _executed(tmp_path, "sqrt-d-model")
+    with client.setup_kernel():
+        _run_all(client, nb)
+        first = _display(nb.cells[-1])
+        page = _Page(first["text/html"])
+        assert "sqrt-d-model" in {a["data-mistake"] for a in page.having("data-mistake")}
+        assert "27.71" in page.all_text
+        before = _status(client, nb)
+        assert before["alive"] and before["checks"] == 1 and before["starts"] == 1
+
+        # The student fixes scaling_factor in its cell and runs it again, then checks one part.
+        [scaling] = [c for c in nb.cells if c.get("id") == "scaling-code"]
+        fixed = _state(EXAMPLES / "correct")
+        scaling.source = next(c.source for c in fixed.cells if c.get("id") == "scaling-code")
+        client.execute_cell(scaling, nb.cells.index(scaling))
+        second = _display(_run(client, nb, "%grader scaling"))
+        page2 = _Page(second["text/html"])
+        assert not page2.having("data-mistake")
+        [root] = [a for a in page2.having("data-score") if a["<tag>"] == "div"]
+        assert root["data-part"] == "scaling"
+        assert float(root["data-score"]) == float(root["data-max-score"]) > 0
+        [row] = page2.having("data-part")[1:] or [root]
+        assert row["data-part"] == "scaling"
+
+        after = _status(client, nb)
+        assert after["checks"] == 2 and after["starts"] == 1
+        assert (after["checker_pid"], after["zygote_pid"]) == (before["checker_pid"], before["zygote_pid"])
+        checker, zygote = after["checker_pid"], after["zygote_pid"]
+        assert _alive(checker) and _alive(zygote)
+
+        # Kill the kernel outright, as a crash or "Kill kernel" does.
+        os.kill(client.km.provisioner.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (_alive(checker) or _alive(zygote)):
+            time.sleep(0.2)
+        assert not _alive(checker), "the checker outlived its kernel"
+        assert not _alive(zygote), "the sandbox outlived its kernel"
+
+
+def test_finished_notebook_passes_every_public_test_in_english(tmp_path: Path) -> None:
+    client, nb = _executed(tmp_path, "correct", env={"GRADER_LANG": "en"})
+    try:
+        with client.setup_kernel():
+            _run_all(client, nb)
+            data = _display(nb.cells[-1])
+            plotted = _Page(_display(_run(client, nb, "notebook.check('variance', plots=True)"))["text/html"])
+    finally:
+        os.environ.pop("GRADER_LANG", None)
+    # Asked for, the plots of the part shown are drawn (inline PNG, nothing fetched).
+    [figure] = [a for a in plotted.having("id") if a["id"].startswith("gc-plot-")]
+    assert figure["id"] == "gc-plot-variance"
+    images = [a for a in plotted.attrs if a["<tag>"] == "img"]
+    assert images and all(a["src"].startswith("data:image/png;base64,") for a in images)
+    page = _Page(data["text/html"])
+    [root] = [a for a in page.having("data-score") if a["<tag>"] == "div"]
+    assert float(root["data-score"]) == float(root["data-max-score"]) > 0
+    assert not page.having("data-mistake") and not page.having("data-test")
+    assert "All " in page.all_text and "public tests passed" in page.all_text
+    assert "Sandbox" in page.all_text
+
+
+def test_student_globals_and_monkeypatches_do_not_reach_the_tests(tmp_path: Path) -> None:
+    """A global named like a test helper, and torch patched in the kernel, change nothing."""
+    client, nb = _executed(tmp_path, "correct")
+    with client.setup_kernel():
+        _run_all(client, nb)
+        clean = _Page(_display(nb.cells[-1])["text/html"])
+        # The public tests' oracle is torch.nn.functional.softmax, which this student's own
+        # functions never call: were the tests in this kernel, every softmax test would fail.
+        _run(client, nb, "import torch.nn.functional as F\n"
+                         "assert_close = lambda *a, **k: None\n"
+                         "F.softmax = lambda x, dim=-1: x * 0\n")
+        patched = _Page(_display(_run(client, nb, "notebook.check()"))["text/html"])
+    score = lambda page: [a for a in page.having("data-score") if a["<tag>"] == "div"][0]  # noqa: E731
+    assert score(patched)["data-score"] == score(clean)["data-score"] == score(clean)["data-max-score"]
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")
+def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
+    """The executed notebook, exported to HTML by nbconvert, shows the check cell's result
+    (Japanese, the mistake with 27.71) when chromium paints it; the screenshot is kept."""
+    import copy
+
+    import numpy as np
+    from matplotlib import image
+    from nbconvert import HTMLExporter
+
+    client, nb = _executed(tmp_path, "sqrt-d-model")
+    with client.setup_kernel():
+        _run_all(client, nb)
+    # The check cell and its heading, as the notebook renders them.
+    shown = copy.deepcopy(nb)
+    shown.cells = nb.cells[-2:]
+    body, _ = HTMLExporter().from_notebook_node(shown)
+    page = tmp_path / "check-cell.ja.html"
+    page.write_text(body, encoding="utf-8")
+    shot = tmp_path / "check-cell.ja.png"
+    browser = _chromium()
+    assert browser is not None
+    run = _headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1100,1400",
+                    "--hide-scrollbars", page.as_uri())
+    assert shot.exists(), run.stderr[-2000:]
+    pixels = np.asarray(image.imread(str(shot)))
+    assert float(pixels[..., :3].std()) > 0.02
+    # The mistake's red bar (#c92a2a) is painted.
+    red = ((np.abs(pixels[..., 0] - 0xC9 / 255) < 0.05) & (np.abs(pixels[..., 1] - 0x2A / 255) < 0.05)
+           & (np.abs(pixels[..., 2] - 0x2A / 255) < 0.05))
+    assert red.sum() > 100
+    dom = _headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri()).stdout
+    parsed = _Page(dom)
+    assert "sqrt-d-model" in {a["data-mistake"] for a in parsed.having("data-mistake")}
+    assert "27.71" in parsed.all_text and "見つかった間違い" in parsed.all_text
+
+
+def test_no_rubric_or_unknown_part_is_a_message_in_the_cell(tmp_path: Path) -> None:
+    """Outside a course folder, or with a part the rubric lacks: a clear message, no traceback."""
+    exercises = _release(tmp_path)
+    lone = tmp_path / "elsewhere"
+    lone.mkdir()
+    nb = nbformat.v4.new_notebook()
+    client = _client(nb, lone)
+    with client.setup_kernel():
+        data = _display(_run(client, nb, "from grader import notebook\nnotebook.check()"))
+        assert "rubric" in data["text/plain"] and "採点を完了できませんでした" in data["text/plain"]
+        data = _display(_run(client, nb, f"import os\nos.chdir({str(exercises)!r})\nnotebook.check('nope')"))
+        assert "nope" in data["text/plain"] and "scaling" in data["text/plain"]

@@ -1,0 +1,137 @@
+"""`grader check --watch`, run as a student runs it: a real process, real saves, Ctrl-C.
+
+No timing is asserted (generous deadlines only); bench/notebook_latency.py measures it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "submissions"
+
+pytestmark = pytest.mark.slow
+
+
+def _descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        kids = _children(todo.pop()) - found
+        todo += sorted(kids)
+        found |= kids
+    return found
+
+
+def _children(pid: int) -> set[int]:
+    kids: set[int] = set()
+    for path in Path("/proc").glob(f"{pid}/task/*/children"):
+        try:
+            kids |= {int(x) for x in path.read_text().split()}
+        except OSError:
+            continue
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.split(") ")[1][0] != "Z"
+
+
+class _Output:
+    """The watcher's stdout, read without blocking as it grows."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.text = ""
+        assert proc.stdout is not None
+        os.set_blocking(proc.stdout.fileno(), False)
+
+    def wait_for(self, needle: str, start: int = 0, timeout: float = 300) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc.stdout is not None
+            chunk = self.proc.stdout.read()
+            if chunk:
+                self.text += chunk.decode("utf-8", "replace")
+            at = self.text.find(needle, start)
+            if at >= 0:
+                return at
+            if self.proc.poll() is not None and not chunk:
+                break
+            time.sleep(0.1)
+        raise AssertionError(f"{needle!r} never appeared; output so far:\n{self.text[-3000:]}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from /proc")
+def test_watch_rechecks_on_save_prints_only_changes_and_stops_cleanly(tmp_path: Path) -> None:
+    work = tmp_path / "my_work"
+    shutil.copytree(EXAMPLES / "sqrt-d-model", work)
+    env = {k: v for k, v in os.environ.items() if k != "GRADER_LANG"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader", "check", "--watch", str(work), "--lang", "en",
+         "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=tmp_path,
+    )
+    out = _Output(proc)
+    try:
+        first = out.wait_for("Watching")
+        assert "[sqrt-d-model]" in out.text[:first] and "27.71" in out.text[:first]
+        helpers = _descendants(proc.pid)
+        checker = _children(proc.pid)
+        assert checker, "the watcher keeps a warm checker process"
+
+        # The student fixes scaling.py and saves it.
+        (work / "scaling.py").write_text((EXAMPLES / "correct" / "scaling.py").read_text(encoding="utf-8"),
+                                         encoding="utf-8")
+        at = out.wait_for("scaling.py saved", first)
+        end = out.wait_for("score: 32 → 35 / 35", at)
+        changed = out.text[at:end]
+        assert "mistake fixed [sqrt-d-model]" in changed
+        assert "now passes" in changed
+        # Only what changed: tests that passed before and still pass are not listed again.
+        assert "softmax" not in changed.lower()
+        assert _children(proc.pid) == checker, "the same checker answered (no new start)"
+
+        # A save that breaks a function shows as newly failing.
+        broken = (EXAMPLES / "correct" / "softmax.py").read_text(encoding="utf-8").replace(
+            "def softmax(", "def softmax_renamed(", 1)
+        (work / "softmax.py").write_text(broken, encoding="utf-8")
+        at2 = out.wait_for("softmax.py saved", end)
+        out.wait_for("no longer passes", at2)
+    finally:
+        proc.send_signal(signal.SIGINT)  # Ctrl-C
+        try:
+            code = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    rest = proc.stdout.read() if proc.stdout else b""
+    out.text += (rest or b"").decode("utf-8", "replace")
+    assert code == 0, out.text[-2000:]
+    assert "Traceback" not in out.text
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(_alive(p) for p in helpers):
+        time.sleep(0.2)
+    assert not [p for p in helpers if _alive(p)], "the checker or its sandbox outlived Ctrl-C"
+
+
+def test_watch_refuses_report_files(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "grader", "check", "--watch", str(EXAMPLES / "correct"),
+         "--rubric", str(ROOT / "rubrics" / "chapter07.yaml"), "--out", str(tmp_path / "r.yaml")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 2
+    assert "--watch" in run.stderr and not (tmp_path / "r.yaml").exists()
