@@ -173,13 +173,18 @@ def test_without_namespaces_a_submission_reads_none_of_the_secrets(tmp_path: Pat
         # graded at the weak level, as the unprivileged user
         assert results["extra_data"]["sandbox"]["level"] == "rlimits"
         assert results["extra_data"]["sandbox"]["user"].startswith("nobody"), results["extra_data"]["sandbox"]
-        # the hostile code ran (its message is in the report) and got nothing
-        assert "EXFIL" in text
-        assert "reference=PermissionError" in text and "hidden=PermissionError" in text
-        assert "rubric=PermissionError" in text
-        assert "env=clean" in text and "LEAKED" not in text and "READ:" not in text
-        assert f"uid={pwd.getpwnam('nobody').pw_uid}" in text
-        assert reference.read_text(encoding="utf-8")[:200] not in text
+        # the hostile code ran (its message is in the report, Markdown-escaped) and got nothing
+        seen = "\n".join([results.get("output", ""), *(t.get("output", "") for t in results["tests"])])
+        seen = seen.replace("\\", "")
+        assert "EXFIL" in seen
+        assert "reference=PermissionError" in seen and "hidden=PermissionError" in seen
+        assert "rubric=PermissionError" in seen
+        assert "env=clean" in seen and "LEAKED" not in seen and "READ:" not in seen
+        assert f"uid={pwd.getpwnam('nobody').pw_uid}" in seen
+        assert SECRET not in text
+        for line in reference.read_text(encoding="utf-8").splitlines():
+            if len(line.strip()) > 30:  # no line of the reference shows up anywhere
+                assert line.strip().replace("\\", "") not in seen
         # the rest of the submission is still graded normally
         assert results["extra_data"]["parts"]["softmax"]["score"] == results["extra_data"]["parts"]["softmax"]["max_score"]
         # and after the script, root-only: nobody cannot read the course files or the results

@@ -30,6 +30,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
 FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
+RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -94,7 +95,7 @@ def blackboard_txt(full_name: str, username: str, assignment: str, when: str, fi
 
 def _batch(source: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "grader", "batch", str(source), "--out", str(out), "-j", "2",
-                           "--no-progress", "--seed", "3", *args],
+                           "--no-progress", "--seed", "3", "--rubric", str(RUBRIC), *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
 
 
@@ -146,6 +147,7 @@ def _moodle_export(dest: Path) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
     export = _moodle_export(tmp_path)
     out = tmp_path / "out"
@@ -329,7 +331,8 @@ def test_canvas_export_newest_uploads_late_flags_and_the_import_file(tmp_path):
     _keep(out, "canvas", "gradebook.csv", "gradebook.canvas.csv")
 
     # grader export: the same import file again from the reports alone, here with a BOM
-    again = subprocess.run([sys.executable, "-m", "grader", "export", str(out), "--gradebook", "canvas", "--bom"],
+    again = subprocess.run([sys.executable, "-m", "grader", "export", str(out), "--gradebook", "canvas", "--bom",
+                            "--rubric", str(RUBRIC)],
                            cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert (out / "gradebook.canvas.csv").read_bytes().startswith(b"\xef\xbb\xbf")
