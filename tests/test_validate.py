@@ -176,7 +176,8 @@ def test_validate_proves_the_chapter07_assignment():
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "grader", "validate", "--seed", "3"], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "grader", "validate", "--rubric", "rubrics/chapter07.yaml",
+                           "--seed", "3"], cwd=ROOT,
                           capture_output=True, text=True, timeout=900, env={**os.environ, "COLUMNS": "80"})
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr
