@@ -38,7 +38,7 @@ demo: $(STAMP) system-deps
 
 test: $(STAMP) system-deps
 	$(PY) -m pytest -q
-	$(VENV)/bin/grader validate
+	$(VENV)/bin/grader validate --all
 
 bench: $(STAMP) system-deps
 	$(PY) bench/run.py

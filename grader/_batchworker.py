@@ -69,6 +69,7 @@ def _submission(data: dict[str, Any]) -> Any:
         answers=data["answers"],
         content_hash=data["content_hash"],
         notes=tuple(data["notes"]),
+        code_parts=tuple(data.get("code_parts") or ()),
     )
 
 

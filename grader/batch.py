@@ -49,7 +49,7 @@ from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 from grader.sinks import csv_cell, terminal_markup
-from grader.submission import _safe_name, load_submission
+from grader.submission import PART_FILES, _safe_name, load_submission
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
@@ -179,7 +179,7 @@ def _group_canvas_files(root: Path, staging: Path) -> tuple[list[Path], set[str]
 
 
 def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
-                     handout: Any = None) -> Discovery:
+                     handout: Any = None, parts: dict[str, str] | None = None) -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
@@ -227,7 +227,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             result.unrecognised.append((entry_name, "not a folder, notebook or zip"))
             continue
         try:
-            sub = load_submission(path, handout=handout)
+            sub = load_submission(path, handout=handout, parts=parts)
         except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
             why = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
             why = why.replace(str(path), entry_name)  # the entry as the LMS named it, not our path
@@ -235,8 +235,8 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
                                   student_id, entry_name, why))
             continue
         if path.is_dir() and not sub.modules and sub.answers is None:
-            result.unrecognised.append((entry_name, "holds no scaling.py, softmax.py, variance.py, "
-                                                    "answers.yaml or notebook"))
+            files = ", ".join((parts or PART_FILES).values())
+            result.unrecognised.append((entry_name, f"holds no {files}, answers.yaml or notebook"))
             continue
         name = unique(sub.name)
         if name != sub.name:
@@ -553,9 +553,11 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
     from grader.rubric import rubric_fingerprint
     from grader.runner import error_report
 
+    from grader.assignment import assignment_of
     from grader.submission import load_handout
 
-    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric))
+    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric),
+                             parts=assignment_of(rubric).part_files)
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}", markup=True)
     for _name, _id, entry, why in found.failed:

@@ -15,6 +15,7 @@ Example::
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 import string
@@ -24,10 +25,12 @@ from typing import Any
 
 import yaml
 
-__all__ = ["CATALOGUE_FILE", "Entry", "catalogue", "mistake_ids"]
+__all__ = ["CATALOGUE_FILE", "FRAMEWORK_FILE", "Entry", "catalogue", "mistake_ids"]
 
 #: The data file, shipped inside the package.
 CATALOGUE_FILE = Path(__file__).with_name("mistakes.yaml")
+#: What the grader itself names for any assignment (``not-implemented``, ``unrecognised``).
+FRAMEWORK_FILE = Path(__file__).with_name("framework.yaml")
 _LANGS = ("en", "ja")
 # A folded YAML scalar turns each line break into a space; Japanese has no spaces between
 # words, so a space between two Japanese characters (kana, kanji, full-width punctuation) is
@@ -84,25 +87,27 @@ class _Missing:
         return "?"
 
 
-def _text(value: Any, where: str) -> dict[str, str]:
+def _text(value: Any, where: str, name: str = CATALOGUE_FILE.name) -> dict[str, str]:
     if not isinstance(value, dict) or any(not isinstance(value.get(k), str) for k in _LANGS):
-        raise ValueError(f"{CATALOGUE_FILE.name}: {where}: needs en and ja strings")
+        raise ValueError(f"{name}: {where}: needs en and ja strings")
     return {"en": value["en"].strip(), "ja": _JA_FOLD.sub("", value["ja"].strip())}
 
 
-def _entry(mid: str, data: dict[str, Any]) -> Entry:
+def _entry(mid: str, data: dict[str, Any], name: str = CATALOGUE_FILE.name) -> Entry:
+    if not isinstance(data, dict):
+        raise ValueError(f"{name}: {mid}: needs title, applies_to, recognised_by and message")
     raw = data.get("message")
     if isinstance(raw, dict) and set(raw) >= set(_LANGS) and all(isinstance(raw[k], str) for k in _LANGS):
-        messages = {"default": _text(raw, f"{mid}.message")}
+        messages = {"default": _text(raw, f"{mid}.message", name)}
     elif isinstance(raw, dict) and raw:
-        messages = {str(k): _text(v, f"{mid}.message.{k}") for k, v in raw.items()}
+        messages = {str(k): _text(v, f"{mid}.message.{k}", name) for k, v in raw.items()}
         messages.setdefault("default", next(iter(messages.values())))
     else:
-        raise ValueError(f"{CATALOGUE_FILE.name}: {mid}.message: needs en and ja templates")
+        raise ValueError(f"{name}: {mid}.message: needs en and ja templates")
     evidence = data.get("evidence") or ""
     return Entry(
         id=mid,
-        title=_text(data.get("title"), f"{mid}.title"),
+        title=_text(data.get("title"), f"{mid}.title", name),
         applies_to=tuple(str(f) for f in data.get("applies_to") or ()),
         recognised_by=" ".join(str(data.get("recognised_by", "")).split()),
         messages=messages,
@@ -112,12 +117,51 @@ def _entry(mid: str, data: dict[str, Any]) -> Entry:
 
 
 @functools.cache
-def catalogue() -> dict[str, Entry]:
-    """All entries, in the file's order (loaded once)."""
-    data = yaml.safe_load(CATALOGUE_FILE.read_text(encoding="utf-8"))
-    return {str(mid): _entry(str(mid), body) for mid, body in data["mistakes"].items()}
+def catalogue(file: Path | None = None) -> dict[str, Entry]:
+    """All entries of a catalogue file (``mistakes.yaml`` by default), in file order, loaded once.
+
+    An assignment's catalogue need not repeat what the framework names itself
+    (``grader/framework.yaml``: ``not-implemented``, ``unrecognised``): those entries are added
+    after its own unless it words them itself.
+
+    Raises:
+        ValueError: the file is not a ``mistakes:`` mapping of complete entries (names the file
+            and the entry).
+    """
+    path = Path(file) if file is not None else CATALOGUE_FILE
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("mistakes"), dict):
+        raise ValueError(f"{path.name}: the top level must be 'mistakes:' mapping ids to entries")
+    entries = {str(mid): _entry(str(mid), body, path.name) for mid, body in data["mistakes"].items()}
+    if path not in (CATALOGUE_FILE, FRAMEWORK_FILE):
+        for mid, entry in catalogue(FRAMEWORK_FILE).items():
+            entries.setdefault(mid, entry)
+    return entries
 
 
-def mistake_ids() -> list[str]:
+def mistake_ids(file: Path | None = None) -> list[str]:
     """The ids that name mistakes (notes such as ``unrecognised`` excluded), in file order."""
-    return [mid for mid, entry in catalogue().items() if not entry.note]
+    return [mid for mid, entry in catalogue(file).items() if not entry.note]
+
+
+def check_rubric(rubric: Any) -> None:
+    """Every id under the rubric's ``mistakes:`` must be in its assignment's catalogue.
+
+    Raises:
+        RubricError: naming the rubric file, the key path (``mistakes.<id>``) and the
+            nearest id of the catalogue.
+    """
+    from grader.errors import RubricError
+
+    file = getattr(getattr(rubric, "plugin", None), "catalogue", None)
+    known = mistake_ids(file)
+    for options in getattr(rubric, "mistakes", ()) or ():
+        if options.id in known:
+            continue
+        nearest = difflib.get_close_matches(options.id, known, n=1, cutoff=0.0)
+        raise RubricError(
+            str(rubric.file),
+            f"mistakes.{options.id}",
+            f"{options.id!r} is not an id of the mistake catalogue ({Path(file or CATALOGUE_FILE).name})",
+            f"did you mean {nearest[0]!r}?" if nearest else "the catalogue names no mistake yet",
+        )

@@ -22,7 +22,7 @@ import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
-from grader.sinks import terminal_markup
+from grader.sinks import terminal
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -60,13 +60,23 @@ def _load(rubric_path: str | None, submission: str | None = None) -> Any:
     from grader.rubric import find_rubric, load_rubric
 
     if rubric_path is None:
-        return load_rubric(find_rubric(submission=submission))
+        if submission is not None and not Path(submission).exists():
+            raise UsageError(f"{submission}: no such file or folder; name your submission's folder,"
+                             " notebook or zip")
+        return _checked(load_rubric(find_rubric(submission=submission)))
     if not Path(rubric_path).exists():
         raise UsageError(
             f"{rubric_path}: no such rubric. Pass --rubric with the path of a rubric YAML file,"
             " or leave --rubric out to use the rubrics/ folder of the course or release you are in."
         )
-    return load_rubric(rubric_path)
+    return _checked(load_rubric(rubric_path))
+
+
+def _checked(rubric: Any) -> Any:
+    from grader.catalogue import check_rubric
+
+    check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
+    return rubric
 
 
 def _default_submission(rubric: Any) -> str:
@@ -80,6 +90,12 @@ def _default_submission(rubric: Any) -> str:
         return exercises.relative_to(here).as_posix()
     except ValueError:
         return str(exercises)
+
+
+def _tr(text: str, lang: str) -> str:
+    from grader.messages import translate
+
+    return translate(text, lang)
 
 
 def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
@@ -128,7 +144,7 @@ SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
 def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
             sub: Any = None) -> None:
     """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
-    from grader.report import markdown, redact
+    from grader.report import markdown, quiz_parts, redact
 
     kind = getattr(sub, "kind", "folder")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -148,10 +164,10 @@ def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: b
             # annotate the notebook file itself.
             where = Path(submission) / sub.modules[0].filename if Path(submission).is_dir() else Path(submission)
             shown_nb = where.as_posix()
-            locate = lambda part, function, line=None: (shown_nb, None)  # noqa: E731
+            locate = lambda part, function, line=None, said="": (shown_nb, None)  # noqa: E731
         elif Path(submission).is_dir():
             locate = markdown.source_locator({p.id: p.file for p in rubric.parts}, submission)
-        shown = redact(report, rubric.report, "student")
+        shown = redact(report, rubric.report, "student", quiz_parts=quiz_parts(rubric))
         for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
 
@@ -165,9 +181,11 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
 
     rubric = _load(rubric_path, submission)
     language = _lang(lang, rubric)
+    from grader.assignment import assignment_of
+
     if submission is None:
         submission = _default_submission(rubric)
-    sub = load_submission(submission, handout=load_handout(rubric))
+    sub = load_submission(submission, handout=load_handout(rubric), parts=assignment_of(rubric).part_files)
     fmt = _format_for(out, fmt)
     # Start the sandboxed worker (it imports torch) while this process imports torch and
     # pytest for the trusted side: on two cores the two imports overlap.
@@ -186,13 +204,14 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
             sub=sub)
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
-        err.print(f"report written to {out}")
+        err.print(_tr(f"report written to {out}", language), markup=False, highlight=False)
     if out_dir:
         from grader.report import SUFFIXES
 
         for each, suffix in SUFFIXES.items():
             write_atomic(Path(out_dir) / f"report{suffix}", render(report, each, rubric, language))
-        err.print(f"reports in {len(SUFFIXES)} formats written to {out_dir}")
+        err.print(_tr(f"reports in {len(SUFFIXES)} formats written to {out_dir}", language), markup=False,
+                  highlight=False)
     if fmt and not out:
         click.echo(render(report, fmt, rubric, language), nl=False)
     else:
@@ -298,15 +317,70 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
 @main.command()
 @rubric_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: fresh).")
-def validate(rubric_path: str | None, seed: int | None) -> None:
+@click.option("--all", "every", is_flag=True,
+              help="Validate every rubric in the rubric's folder (rubrics/*.yaml), one table each.")
+def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
     """Prove the assignment: reference full marks, stubs zero, every mistake's mutant named."""
     from grader import validate as validation
 
     def body() -> int:
-        rubric = _load(rubric_path)
-        result = validation.validate(rubric, seed=seed)
-        Console(highlight=False).print(validation.render_table(result))
-        return 0 if result.ok else 1
+        if every:
+            from grader.rubric import find_rubrics
+
+            paths = sorted(Path(rubric_path).parent.glob("*.yaml")) if rubric_path else find_rubrics()
+        else:
+            paths = [Path(_load(rubric_path).file)]
+        failed = []
+        for path in paths:
+            rubric = _load(str(path))
+            result = validation.validate(rubric, seed=seed)
+            if sys.stdout.isatty():
+                table = validation.render_table(result)
+                if every:
+                    table.title = f"{path.name}: {table.title}"
+                Console(highlight=False).print(table)
+            else:  # a CI log or a file: plain lines, nothing cut to fit a width
+                sys.stdout.write((f"{path.name}: " if every else "") + validation.render_lines(result))
+            if not result.ok:
+                failed.append(path.name)
+        if every:
+            err.print(f"{len(paths) - len(failed)} of {len(paths)} rubrics hold"
+                      + (f"; failing: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="gradebook")
+@click.argument("outputs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The course gradebook to write (CSV).")
+def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
+    """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
+    from grader.course import merge, write_course_gradebook
+
+    def body() -> int:
+        rows, assignments = merge([Path(o) for o in outputs])
+        write_course_gradebook(Path(out), rows, assignments)
+        err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="new")
+@click.argument("name")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,
+              help="The course folder (holding rubrics/, exercises/, solutions/, suites/).")
+def new_cmd(name: str, root: str) -> None:
+    """Scaffold assignment NAME: rubric, stub, reference, one public and one hidden test, plug-in."""
+    from grader.scaffold import scaffold
+
+    def body() -> int:
+        written = scaffold(Path(root), name)
+        err.print(f"{len(written)} files written; next: grader validate --rubric "
+                  f"{Path(root) / 'rubrics' / (name + '.yaml')}")
+        return 0
 
     sys.exit(_guard(body))
 
@@ -342,15 +416,28 @@ def gradescope(outdir: str, rubric_path: str | None) -> None:
     sys.exit(_guard(body))
 
 
+def _say_error(label: dict[str, str], exc: Exception) -> None:
+    """An error in the language asked for (--lang, $GRADER_LANG); in both when none was."""
+    from grader.messages import translate
+
+    ctx = click.get_current_context(silent=True)
+    lang = (ctx.params.get("lang") if ctx is not None else None) or os.environ.get("GRADER_LANG")
+    text = str(exc)
+    langs = [lang] if lang in LANGS else (["en", "ja"] if translate(text, "ja") != text else ["en"])
+    for x in langs:
+        err.print(f"[red]{label[x]}:[/red] ", markup=True, highlight=False, end="")
+        err.print(terminal(translate(text, x)), markup=False, highlight=False, soft_wrap=True)
+
+
 def _guard(fn: Any) -> int:
     """Run a command body; turn the grader's own errors into a message and exit 2."""
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        err.print(f"[red]error:[/red] {terminal_markup(exc)}", markup=True, highlight=False)
+        _say_error({"en": "error", "ja": "エラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        err.print(f"[red]grader error:[/red] {terminal_markup(exc)}", markup=True, highlight=False)
+        _say_error({"en": "grader error", "ja": "採点システムのエラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted")

@@ -84,7 +84,8 @@ def diagnose(run: Any, session: Any, reference: Any, rubric: Any, *,
     """
     outcomes = list(getattr(run, "outcomes", []) or [])
     failing = _failing_parts(outcomes)
-    wanted = list(parts) if parts is not None else [p for p in PART_FUNCTIONS if p in failing]
+    kit = _Kit.of(rubric)
+    wanted = list(parts) if parts is not None else [p for p in kit.functions if p in failing]
     mistakes: list[Mistake] = []
     threads = torch.get_num_threads()
     # The expected values are tiny tensors: on a busy machine, torch's thread pool makes each
@@ -92,19 +93,45 @@ def diagnose(run: Any, session: Any, reference: Any, rubric: Any, *,
     torch.set_num_threads(1)
     try:
         for part in wanted:
-            if part not in PART_FUNCTIONS:
+            if part not in kit.functions:
                 continue
             if parts is None and any(t.part == part and t.status == Status.TIMEOUT for t in outcomes):
                 continue
-            findings = probe_part(session, part, reference, errors=getattr(run, "errors", None))
-            mistakes += _merge(part, findings, _filename(session, part), rubric,
-                               failed=failing.get(part, False))
+            findings = probe_part(session, part, reference, errors=getattr(run, "errors", None), kit=kit)
+            mistakes += _merge(part, findings, _filename(session, part, kit.files), rubric,
+                               failed=failing.get(part, False), entries=kit.entries)
     finally:
         torch.set_num_threads(threads)
-    if "quiz" in failing:
-        quiz = _quiz_findings(getattr(run, "answers", None) or {})
-        mistakes += _merge("quiz", quiz, "answers.yaml", rubric, failed=False)
+    if kit.quiz_part in failing:
+        quiz = kit.quiz_findings(getattr(run, "answers", None) or {})
+        mistakes += _merge(kit.quiz_part, quiz, kit.files.get(kit.quiz_part, kit.quiz_part), rubric,
+                           failed=False, entries=kit.entries)
     return mistakes
+
+
+@dataclass(frozen=True)
+class _Kit:
+    """What diagnosing one assignment needs: its functions, recognisers, oracle and catalogue."""
+
+    functions: dict[str, tuple[str, ...]]
+    recognisers: Any
+    oracle: Any
+    entries: Any
+    quiz_findings: Callable[[dict[str, Any]], list[Finding]]
+    files: dict[str, str]
+    quiz_part: str | None
+
+    @classmethod
+    def of(cls, rubric: Any) -> _Kit:
+        """The rubric's plug-in when it declares one, else this module's own recognisers."""
+        if getattr(getattr(rubric, "plugin", None), "hooks", None) is not None:
+            from grader.assignment import assignment_of
+
+            a = assignment_of(rubric)
+            hooks = a.hooks
+            return cls(a.all_functions, hooks.recognisers, hooks.oracle, a.catalogue(), hooks.quiz_findings,
+                       {p.id: p.file for p in rubric.parts}, a.quiz_part)
+        return cls(PART_FUNCTIONS, _RECOGNISERS, _ORACLE, catalogue(), _quiz_findings, _FILES, "quiz")
 
 
 def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
@@ -116,27 +143,33 @@ def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
     return out
 
 
-def _filename(session: Any, part: str) -> str:
+def _filename(session: Any, part: str, files: dict[str, str]) -> str:
     try:
         module = session.module_for(part)
         if module and session.kind == "notebook":
             return str(module["filename"])
     except Exception:  # noqa: BLE001 - a fake session without module_for
         pass
-    return _FILES.get(part, part)
+    return files.get(part, part)
 
 
-def probe_part(session: Any, part: str, reference: Any, *, errors: list[str] | None = None) -> list[Finding]:
+def probe_part(session: Any, part: str, reference: Any, *, errors: list[str] | None = None,
+               kit: _Kit | None = None) -> list[Finding]:
     """Probe every function of ``part``; one or more findings per function that is wrong."""
-    probe = _Probe(session, part, reference)
+    kit = kit or _Kit.of(None)
+    probe = _Probe(session, part, reference, oracle=kit.oracle)
     findings: list[Finding] = []
-    for func in PART_FUNCTIONS[part]:
+    for func in kit.functions[part]:
+        recognise = kit.recognisers.get(func)
+        if recognise is None:
+            continue
         try:
-            findings += _RECOGNISERS[func](probe)
+            findings += recognise(probe)
         except _NotImplemented:
             findings.append(Finding("not-implemented", func))
         except _Raised as exc:
-            findings.append(Finding(UNRECOGNISED, func, {"raised": exc.type_name}))
+            findings.append(Finding(UNRECOGNISED, func, {"raised": exc.type_name,
+                                                         "raised_message": exc.message[:200]}))
         except _Unavailable:
             continue  # missing function or file that did not load: the report says so already
         except _Stop:
@@ -147,7 +180,8 @@ def probe_part(session: Any, part: str, reference: Any, *, errors: list[str] | N
     return findings
 
 
-def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed: bool) -> list[Mistake]:
+def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed: bool,
+           entries: Any = None) -> list[Mistake]:
     """One Mistake per id: the first function's evidence, the others listed."""
     if not findings and failed:
         findings = [Finding(UNRECOGNISED, "", {})]
@@ -156,7 +190,7 @@ def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed
         groups.setdefault(f.id, []).append(f)
     named = [mid for mid in groups if mid != UNRECOGNISED]
     credit_id = named[0] if len(named) == 1 and UNRECOGNISED not in groups else None
-    entries = catalogue()
+    entries = entries if entries is not None else catalogue()
     mistakes = []
     for mid, group in groups.items():
         funcs = list(dict.fromkeys(f.function for f in group if f.function))
@@ -166,6 +200,13 @@ def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed
                  "function": group[0].function or file}
         if mid == UNRECOGNISED:
             slots["variant"] = "functions" if funcs else "default"
+            raised = str(evidence.get("raised") or "")
+            if raised == "MemoryError":  # its message is usually empty: say what the limit was
+                slots["variant"] = "memory"
+                slots["limit"] = getattr(getattr(rubric, "limits", None), "memory_mb", "?")
+            elif raised:
+                slots["variant"] = "raised"
+                slots["raised_message"] = str(evidence.get("raised_message") or "").strip() or "-"
         message = entries[mid].render(slots)
         others = funcs[1:]
         if others and mid not in ("not-implemented", UNRECOGNISED):
@@ -206,18 +247,26 @@ class _Raised(Exception):
 class _Probe:
     """Calls into the student's part, and computes expected values on the trusted side."""
 
-    def __init__(self, session: Any, part: str, reference: Any) -> None:
+    def __init__(self, session: Any, part: str, reference: Any, oracle: Any = None) -> None:
         self.session = session
         self.part = part
         self.reference = reference
+        self.oracle = _ORACLE if oracle is None else oracle
         self.calls = 0
 
     def __call__(self, func: str, *args: Any, **kwargs: Any) -> Any:
+        return self._call(func, list(args), dict(kwargs))
+
+    def args_after(self, func: str, *args: Any) -> tuple[Any, list[Any] | None]:
+        """Like calling, but also returns the positional arguments as the call left them."""
+        return self._call(func, list(args), {}, echo_args=True)
+
+    def _call(self, func: str, args: list[Any], kwargs: dict[str, Any], **echo: bool) -> Any:
         from grader.sandbox.worker import StudentTimeout, StudentUnavailable
 
         self.calls += 1
         try:
-            return self.session.call(self.part, func, list(args), dict(kwargs))
+            return self.session.call(self.part, func, args, kwargs, **echo)
         except StudentRaised as exc:
             if exc.type_name == "NotImplementedError" or "NotImplementedError" in exc.bases:
                 raise _NotImplemented from None
@@ -232,7 +281,7 @@ class _Probe:
         module = getattr(self.reference, part, None) if self.reference is not None else None
         if module is not None and hasattr(module, func):
             return _plain(getattr(module, func)(*args))
-        return _plain(_ORACLE[func](*args))
+        return _plain(self.oracle[func](*args))
 
 
 # --------------------------------------------------------------------------- plain values
@@ -386,6 +435,8 @@ def _split(x: torch.Tensor, n_heads: int, layout: str = "gpt2") -> torch.Tensor:
         return x.reshape(b, s, n_heads, d_k).transpose(1, 2)
     if layout == "no-transpose":
         return x.reshape(b, n_heads, s, d_k)
+    if layout == "transpose-reshape":
+        return x.transpose(1, 2).reshape(b, n_heads, s, d_k)
     return x.reshape(b, s, d_k, n_heads).permute(0, 3, 1, 2)  # "strided"
 
 
@@ -446,8 +497,13 @@ def _head_dim(p: _Probe) -> list[Finding]:
     return []
 
 
+#: (d_model, n_heads) of the scaling_factor probes: d_k = 64, 128, 256, 48, 200; the
+#: non-squares tell √d_k from math.isqrt(d_k) and round(√d_k).
+_SF_CASES = ((768, 12), (4096, 32), (1024, 4), (960, 20), (2400, 12))
+
+
 def _scaling_factor(p: _Probe) -> list[Finding]:
-    cases = [(768, 12), (4096, 32), (1024, 4)]
+    cases = _SF_CASES
     outs = [p("scaling_factor", *c) for c in cases]
     vals = [_num(o) for o in outs]
     if all(v is not None and math.isclose(v, p.expect("scaling", "scaling_factor", *c), rel_tol=1e-6)
@@ -469,6 +525,10 @@ def _scaling_factor(p: _Probe) -> list[Finding]:
 
 
 _SCORES = torch.tensor([[40.0, -24.0, 10.0, 8.0, 6.0], [-3.5, 17.0, -50.0, 2.5, 12.0]])
+#: d_k probed for a divisor: the chapter's 64 and 16 first (their numbers go in the message),
+#: then non-squares where √d_k, math.isqrt(d_k) and round(√d_k) differ (48: 6.93 / 6 / 7;
+#: 128: 11.31 / 11 / 11; 200: 14.14 / 14 / 14), so an integer-rounded divisor shows.
+_DIVISOR_D_K = (64, 16, 48, 128, 200)
 
 
 def _scores_probe(p: _Probe, func: str, probes: list[tuple[tuple[Any, ...], np.ndarray, int, str]],
@@ -493,13 +553,17 @@ def _scores_probe(p: _Probe, func: str, probes: list[tuple[tuple[Any, ...], np.n
 
 def _scale_scores(p: _Probe) -> list[Finding]:
     x = _SCORES
-    probes = [((x, d_k), x.double().numpy(), d_k, describe_call("scale_scores", x, d_k=d_k)) for d_k in (64, 16)]
+    probes = [((x, d_k), x.double().numpy(), d_k, describe_call("scale_scores", x, d_k=d_k)) for d_k in _DIVISOR_D_K]
     return _scores_probe(p, "scale_scores", probes, (x * 0.5 + 1.0, 16))
+
+
+#: (leading axes, n_q, n_k, d_k) of the attention_scores probes: one per d_k of _DIVISOR_D_K
+_AS_CONFIGS = (((2,), 3, 4, 64), ((), 3, 5, 16), ((), 2, 3, 48), ((), 2, 3, 128), ((2,), 2, 2, 200))
 
 
 def _attention_scores(p: _Probe) -> list[Finding]:
     probes = []
-    for seed, (lead, n_q, n_k, d_k) in enumerate([((2,), 3, 4, 64), ((), 3, 5, 16)]):
+    for seed, (lead, n_q, n_k, d_k) in enumerate(_AS_CONFIGS):
         q, k = _randn(10 + seed, *lead, n_q, d_k), _randn(20 + seed, *lead, n_k, d_k)
         raw = (q.double() @ k.double().transpose(-2, -1)).numpy()
         probes.append(((q, k), raw, d_k, describe_call("attention_scores", q, k)))
@@ -512,12 +576,21 @@ _WRONG_SPLITS: tuple[tuple[str, dict[str, str]], ...] = (
                       "ja": "転置なしの x.view(batch, n_heads, seq, d_k)"}),
     ("strided", {"en": "x.view(batch, seq, d_k, n_heads) moved to (batch, n_heads, seq, d_k)",
                  "ja": "(batch, n_heads, seq, d_k) の順に並べ替えた x.view(batch, seq, d_k, n_heads)"}),
+    ("transpose-reshape", {"en": "x.transpose(1, 2).reshape(batch, n_heads, seq, d_k) (transposed before the split)",
+                           "ja": "分割の前に転置した x.transpose(1, 2).reshape(batch, n_heads, seq, d_k)"}),
 )
+
+
+#: (batch, seq, d_model, n_heads) probed: the chapter's model; then √d_k = 4, √d_model = 9.8;
+#: then non-square d_k = 48 and 128 (an integer-rounded divisor) with other d_model / n_heads
+#: pairs. seq > 1 and n_heads > 1 everywhere, so the wrong splits differ from the right one
+#: and from each other.
+_MH_CONFIGS = ((1, 3, 768, 12), (2, 4, 96, 6), (1, 3, 384, 8), (1, 2, 512, 4))
 
 
 def _multihead(p: _Probe) -> list[Finding]:
     func = "multihead_attention_scores"
-    configs = [(1, 3, 768, 12), (2, 4, 96, 6)]  # the chapter's model; then √d_k = 4, √d_model = 9.8
+    configs = _MH_CONFIGS
     outs, inputs = [], []
     for i, (b, s, d, h) in enumerate(configs):
         q, k = _randn(40 + i, b, s, d), _randn(50 + i, b, s, d)
@@ -556,6 +629,12 @@ def _multihead(p: _Probe) -> list[Finding]:
 
 _X = torch.tensor([[1.0, -0.5, 2.0, 0.3, -1.2], [0.7, 1.9, -2.1, 0.0, 0.4], [-0.3, 0.2, 1.1, -1.7, 2.4]])
 _BIG = torch.tensor([[1e4], [-1e4]]) + torch.tensor([[0.0, -1.5, 2.0, 0.5], [1.0, -2.0, 0.0, 3.0]])
+#: Rows of magnitude up to 1e4 whose entries are far apart, with the maximum first, in the
+#: middle and last: exp(x - mean), exp(x - x[0]) and exp(x - global max) all overflow or
+#: underflow here, though they pass on _BIG (whose rows are nearly constant).
+_SPREAD = torch.tensor([[1e4, 9999.0, 9997.5, 0.0, -1e4, 5e3],
+                        [-1e4, -9997.0, 5e3, 4998.0, 0.0, -5e3],
+                        [2.5e3, -7.5e3, 9999.0, 1e4, -2e3, 3e3]])
 
 
 def _distribution_findings(func: str, call: str, out: Any, x: torch.Tensor, dim: int,
@@ -600,6 +679,11 @@ def _softmax(p: _Probe) -> list[Finding]:
     if not bad:
         big = p(func, _BIG, dim=-1)
         if _close(big, p.expect("softmax", func, _BIG, -1), rtol=2e-3):
+            for xs, d in ((_SPREAD, -1), (_SPREAD.T.contiguous(), 0)):
+                out = p(func, xs, dim=d)
+                if not _close(out, p.expect("softmax", func, xs, d), rtol=2e-3):
+                    f = _overflow(func, describe_call(func, xs, dim=d), out)
+                    return [f] if f else _unrecognised(func, call=describe_call(func, xs, dim=d), returned=_show(out))
             x3 = _randn(60, 2, 3, 4)
             out3 = p(func, x3, dim=1)
             if _close(out3, p.expect("softmax", func, x3, 1)):
@@ -624,10 +708,12 @@ def _temperature(p: _Probe) -> list[Finding]:
     outs = [p(func, _X, t, dim=d) for t, d in cases]
     wants = [p.expect("softmax", func, _X, t, d) for t, d in cases]
     if all(_close(o, w) for o, w in zip(outs, wants)):
-        big = p(func, _BIG, 1.0, dim=-1)
-        if not _close(big, p.expect("softmax", func, _BIG, 1.0, -1), rtol=2e-3):
-            f = _overflow(func, describe_call(func, _BIG, 1.0, dim=-1), big)
-            return [f] if f else _unrecognised(func, call=describe_call(func, _BIG, 1.0, dim=-1))
+        # Magnitudes up to 1e4 / 0.5, at temperatures below, at and above 1.
+        for xs, t in ((_BIG, 1.0), (_SPREAD, 0.5), (_SPREAD, 8.0)):
+            big = p(func, xs, t, dim=-1)
+            if not _close(big, p.expect("softmax", func, xs, t, -1), rtol=2e-3):
+                f = _overflow(func, describe_call(func, xs, t, dim=-1), big)
+                return [f] if f else _unrecognised(func, call=describe_call(func, xs, t, dim=-1))
         for t in (0.0, -1.0):
             call = describe_call(func, _X, t)
             reason = {"en": f"the temperature must be > 0 (got {t:g})", "ja": f"温度は 0 より大きくなければなりません（{t:g} が渡されました）"}
@@ -726,19 +812,31 @@ def _compare_saturation(p: _Probe) -> list[Finding]:
     return _pick(found) or _unrecognised(func, call=calls[0])
 
 
+def _jacobian_forms(prob: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
+    """The known wrong Jacobians of a probability vector, as (how it is shown, value)."""
+    pd = prob.double()
+    diag, outer = torch.diag(pd), torch.outer(pd, pd)
+    return [
+        ("diag(p)", diag), ("p pᵀ − diag(p)", outer - diag), ("diag(p) + p pᵀ", diag + outer),
+        ("−p pᵀ", -outer), ("diag(p − p²)", torch.diag(pd - pd * pd)), ("p pᵀ", outer),
+        # p @ p of a 1-D p (also p @ p.T) is the inner product p·p, a number, not p pᵀ.
+        ("diag(p) − p·p (the inner product, a number, instead of the outer product p pᵀ)",
+         diag - pd @ pd),
+        ("diag(p) − p ⊙ p (p² subtracted from every row instead of p pᵀ)", diag - pd * pd),
+    ]
+
+
+_JACOBIAN_P = torch.softmax(torch.tensor([1.0, 0.2, -0.5, 2.0]), 0)
+
+
 def _jacobian(p: _Probe) -> list[Finding]:
     func = "softmax_jacobian"
-    prob = torch.softmax(torch.tensor([1.0, 0.2, -0.5, 2.0]), 0)
+    prob = _JACOBIAN_P
     out = p(func, prob)
     want = p.expect("softmax", func, prob)
     if _close(out, want):
         return []
-    pd = prob.double()
-    diag, outer = torch.diag(pd), torch.outer(pd, pd)
-    forms = [
-        ("diag(p)", diag), ("p pᵀ − diag(p)", outer - diag), ("diag(p) + p pᵀ", diag + outer),
-        ("−p pᵀ", -outer), ("diag(p − p²)", torch.diag(pd - pd * pd)), ("p pᵀ", outer),
-    ]
+    forms = _jacobian_forms(prob)
     o = _arr(out)
     call = describe_call(func, prob)
     for shown, value in forms:

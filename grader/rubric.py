@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from fnmatch import fnmatchcase
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -38,9 +38,11 @@ from grader.errors import RubricError
 __all__ = [
     "FORMATS",
     "HiddenDetail",
+    "QuizAnswers",
     "Limits",
     "MistakeOptions",
     "Part",
+    "Plugin",
     "PointRule",
     "ReportOptions",
     "Rubric",
@@ -75,6 +77,14 @@ class HiddenDetail(str, Enum):
     FULL = "full"  #: name, status and feedback, like a visible test
 
 
+class QuizAnswers(str, Enum):
+    """When a student's report may show the right answer of a quiz question they got wrong."""
+
+    NEVER = "never"  #: never (the key stays with the instructor)
+    AFTER_DUE_DATE = "after_due_date"  #: only in reports of quiz tests released after the due date
+    ALWAYS = "always"  #: in every report (e.g. a practice quiz)
+
+
 def _help(text: str) -> dict[str, str]:
     return {"help": text}
 
@@ -106,6 +116,31 @@ class Part:
     id: str = field(metadata=_help("short name used in test ids, reports and `student.<id>`"))
     file: str = field(metadata=_help("the submission file this part grades, e.g. scaling.py"))
     title: Text = field(metadata=_help("the part's title shown in reports, in en and ja"))
+    functions: tuple[str, ...] = field(
+        default=(), metadata=_help("the functions a code part defines, in the order they are probed")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin:
+    """Where an assignment's own pieces live, outside the grader package (see docs/architecture.md).
+
+    Every path is absolute; ``None`` where the rubric declares nothing.
+    """
+
+    hooks: Path | None = field(
+        default=None, metadata=_help("Python file: the probes, oracle, plots and expected values")
+    )
+    catalogue: Path | None = field(default=None, metadata=_help("YAML file: the mistake catalogue"))
+    mutants: Path | None = field(default=None, metadata=_help("folder of mutant case files, <id>/<name>.py"))
+    fixtures: Path | None = field(
+        default=None, metadata=_help("folder of correct submissions written in other styles")
+    )
+    notebook: str | None = field(default=None, metadata=_help("the notebook's file name in exercises/"))
+    readme: Path | None = field(default=None, metadata=_help("Markdown file: the student README's text"))
+    expected: Path | None = field(
+        default=None, metadata=_help("JSON file of the public suite's expected values")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +217,12 @@ class ReportOptions:
     fail_below_pass_mark: bool = field(
         default=False, metadata=_help("exit with status 1 when the score is below the pass mark")
     )
+    quiz_answers: QuizAnswers = field(
+        default=QuizAnswers.AFTER_DUE_DATE,
+        metadata=_help("when a student sees the right answer of a quiz question answered wrongly:"
+                       " never | after_due_date (only where the quiz tests' visibility is"
+                       " after_due_date; never in grader check) | always"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +258,7 @@ class Rubric:
     mistakes: tuple[MistakeOptions, ...] = field(
         default=(), metadata=_help("per-mistake options; unlisted ids get the defaults")
     )
+    plugin: Plugin = field(default=Plugin(), metadata=_help("the assignment's own pieces"))
 
     def points_for(self, test_id: str) -> float:
         """Points for one test: the first rule whose ``match`` fits ``test_id``, else the default.
@@ -345,6 +387,7 @@ def find_rubric(
             starts.append(start)
     inside = [here] + ([Path(os.path.abspath(here / submission))] if submission else [])  # noqa: PTH100
     seen: set[Path] = set()
+    ambiguous = ""
     for start in starts:
         for folder in (start, *start.parents):
             if folder in seen:
@@ -353,21 +396,43 @@ def find_rubric(
             candidates = sorted((folder / RUBRICS_FOLDER).glob("*.yaml"))
             if not candidates:
                 continue
-            chosen = _choose_rubric(candidates, inside)
+            chosen = _choose_rubric(candidates, inside) or _choose_by_content(candidates, inside[1:])
             if chosen is None:
+                # A course with several assignments: the submission's own walk may still find
+                # the one folder (a release) that is its course.
                 listed = ", ".join(_show_from(c, here) for c in candidates)
-                raise UsageError(
+                ambiguous = ambiguous or (
                     f"{_show_from(folder / RUBRICS_FOLDER, here)} holds {len(candidates)} rubrics"
                     f" ({listed}) and none has the submission in its exercises folder;"
                     " pass --rubric PATH to choose one"
                 )
+                break
             return Path(_show_from(chosen, Path(os.path.abspath(Path.cwd()))))  # noqa: PTH100
+    if ambiguous:
+        raise UsageError(ambiguous)
     walks = "; ".join(f"from {start.as_posix()} up to {start.anchor}" for start in starts)
     raise UsageError(
         f"no rubric found: looked for {RUBRICS_FOLDER}/*.yaml in every folder {walks}."
         " Run the command inside the course or release folder (or any folder in it),"
         " or pass --rubric PATH"
     )
+
+
+def find_rubrics(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Every rubric of the course the working folder lies in (``rubrics/*.yaml``, sorted).
+
+    Raises:
+        UsageError: no ``rubrics/`` folder with a rubric in the working folder or above it.
+    """
+    from grader.errors import UsageError
+
+    here = Path(os.path.abspath(cwd if cwd is not None else Path.cwd()))  # noqa: PTH100
+    for folder in (here, *here.parents):
+        found = sorted((folder / RUBRICS_FOLDER).glob("*.yaml"))
+        if found:
+            return [Path(_show_from(f, here)) for f in found]
+    raise UsageError(f"no rubric found: no {RUBRICS_FOLDER}/*.yaml in {here.as_posix()} or above it;"
+                     " run the command inside the course folder")
 
 
 def _choose_rubric(candidates: list[Path], inside: list[Path]) -> Path | None:
@@ -384,6 +449,61 @@ def _choose_rubric(candidates: list[Path], inside: list[Path]) -> Path | None:
             if path == exercises or exercises in path.parents:
                 return candidate
     return None
+
+
+_DEF = re.compile(r"\bdef\s+([A-Za-z_]\w*)\s*\(")
+_SNIFF_BYTES = 16 * 1024 * 1024
+_SNIFF_NAMES = 5000
+
+
+def _choose_by_content(candidates: list[Path], submissions: list[Path]) -> Path | None:
+    """The one candidate whose part files (or, in a notebook, whose functions) the submission has.
+
+    A course holds several assignments, and a submission outside every exercises folder (a
+    download, an LMS export) still says which one it is: chapter 7's has ``scaling.py``,
+    chapter 8's ``masking.py``. Only names are read (a folder's entries and those one level
+    down, a zip's member names, a notebook's ``def`` lines); None when no single rubric wins.
+    """
+    if not submissions:
+        return None
+    names, defs = _names_in(submissions[0])
+    scores = []
+    for candidate in candidates:
+        try:
+            data = yaml.safe_load(candidate.read_text(encoding="utf-8-sig"))
+            parts = [p for p in data["parts"] if isinstance(p, dict)]
+        except Exception:  # noqa: BLE001 -- an unreadable rubric simply does not match
+            continue
+        files = {str(p.get("file")) for p in parts if str(p.get("file", "")).endswith(".py")}
+        functions = {str(f) for p in parts for f in (p.get("functions") or [])}
+        scores.append((len(files & names) + len(functions & defs), candidate))
+    best = max((score for score, _ in scores), default=0)
+    winners = [c for score, c in scores if score == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None
+
+
+def _names_in(path: Path) -> tuple[set[str], set[str]]:
+    """File names (a folder's, one level down too; a zip's) and a notebook's defined functions."""
+    import zipfile
+
+    names: set[str] = set()
+    defs: set[str] = set()
+    try:
+        if path.is_dir():
+            for entry in list(path.iterdir())[:_SNIFF_NAMES]:
+                names.add(entry.name)
+                if entry.is_dir() and not entry.is_symlink():
+                    names.update(e.name for e in list(entry.iterdir())[:_SNIFF_NAMES])
+        elif path.suffix.lower() == ".zip":
+            with zipfile.ZipFile(path) as zf:
+                names.update(PurePosixPath(n).name for n in zf.namelist()[:_SNIFF_NAMES])
+        elif path.suffix.lower() == ".ipynb":
+            with path.open("rb") as fh:
+                text = fh.read(_SNIFF_BYTES).decode("utf-8", "replace")
+            defs.update(_DEF.findall(text))
+    except (OSError, zipfile.BadZipFile, ValueError):
+        pass
+    return names, defs
 
 
 def _show_from(path: Path, base: Path) -> str:
@@ -440,7 +560,16 @@ _TOP_KEYS = (
     "limits",
     "report",
     "mistakes",
+    "plugin",
 )
+_PLUGIN_PATHS = {
+    "hooks": ("file", "hooks: ../suites/chapter07/plugin/hooks.py"),
+    "catalogue": ("file", "catalogue: ../suites/chapter07/plugin/mistakes.yaml"),
+    "mutants": ("folder", "mutants: ../suites/chapter07/mutants"),
+    "fixtures": ("folder", "fixtures: ../suites/chapter07/correct"),
+    "readme": ("file", "readme: ../suites/chapter07/plugin/README.md"),
+    "expected": ("file", "expected: ../suites/chapter07/public/expected.json"),
+}
 _REQUIRED_EXAMPLES = {
     "assignment": "assignment: chapter07",
     "exercises": "exercises: ../exercises/chapter07 (relative to the rubric's folder)",
@@ -636,7 +765,28 @@ class _Reader:
             limits=self.limits(_section(data, "limits")),
             report=self.report(_section(data, "report")),
             mistakes=self.mistakes(_section(data, "mistakes")),
+            plugin=self.plugin(_section(data, "plugin")),
         )
+
+    def plugin(self, value: Any) -> Plugin:
+        data = self.mapping(value, "plugin", (*_PLUGIN_PATHS, "notebook"), "plugin: {hooks: ..., catalogue: ...}")
+        found: dict[str, Any] = {}
+        for key, (kind, example) in _PLUGIN_PATHS.items():
+            if key not in data:
+                continue
+            path = f"plugin.{key}"
+            if kind == "folder":
+                found[key] = self.folder(data[key], path, example.split(": ", 1)[1], "for this assignment")
+                continue
+            raw = self.string(data[key], path, example.split(": ", 1)[1])
+            resolved = (self.base / raw).resolve()
+            if not resolved.is_file() and key != "expected":  # the expected values are written by a tool
+                raise self.fail(path, f"file not found: {_show(resolved)} ({raw!r} from the rubric's folder)",
+                                f"create it, or correct the path ({example})")
+            found[key] = resolved
+        if "notebook" in data:
+            found["notebook"] = self.string(data["notebook"], "plugin.notebook", "chapter07.ipynb")
+        return Plugin(**found)
 
     def suites(self, value: Any) -> tuple[Suite, ...]:
         data = self.mapping(value, "suites", _SUITE_NAMES, _REQUIRED_EXAMPLES["suites"])
@@ -684,7 +834,7 @@ class _Reader:
             entry = self.mapping(
                 entry,
                 path,
-                ("id", "file", "title"),
+                ("id", "file", "title", "functions"),
                 "{id: scaling, file: scaling.py, title: {en: ..., ja: ...}}",
             )
             part_id = self.string(
@@ -717,7 +867,16 @@ class _Reader:
                 if "title" in entry
                 else Text(en=part_id, ja=part_id)
             )
-            parts.append(Part(id=part_id, file=file, title=title))
+            functions = entry.get("functions") or []
+            if not isinstance(functions, list) or not all(
+                isinstance(f, str) and f.isidentifier() for f in functions
+            ):
+                raise self.fail(
+                    f"{path}.functions",
+                    f"must be a list of function names (got {_describe(functions)})",
+                    "write functions: [head_dim, scaling_factor]",
+                )
+            parts.append(Part(id=part_id, file=file, title=title, functions=tuple(functions)))
         return tuple(parts)
 
     def points(self, value: Any, suites: tuple[Suite, ...]) -> tuple[float, tuple[PointRule, ...]]:
@@ -802,6 +961,7 @@ class _Reader:
             "rounding",
             "pass_mark",
             "fail_below_pass_mark",
+            "quiz_answers",
         )
         data = self.mapping(value, "report", keys, "report: {formats: [yaml], language: both}")
         defaults = ReportOptions()
@@ -841,6 +1001,10 @@ class _Reader:
         if "fail_below_pass_mark" in data:
             got["fail_below_pass_mark"] = self.boolean(
                 data["fail_below_pass_mark"], "report.fail_below_pass_mark"
+            )
+        if "quiz_answers" in data:
+            got["quiz_answers"] = QuizAnswers(
+                self.choice(data["quiz_answers"], "report.quiz_answers", tuple(q.value for q in QuizAnswers))
             )
         return ReportOptions(**got)
 
@@ -956,14 +1120,49 @@ def _show(path: Path) -> str:
         return path.as_posix()
 
 
+#: Modules of the grader whose code decides what a report says about a submission beyond the
+#: rubric and the suites: the diagnosis and what recognisers are written with. Found without
+#: importing them (the batch parent stays light).
+KNOWLEDGE_MODULES = ("grader.diagnosis", "grader.probing")
+
+
+def knowledge_files(rubric: Any = None) -> list[Path]:
+    """The mistake catalogue(s) and the diagnosis code a rubric's reports depend on.
+
+    The assignment's catalogue (the plug-in's, else ``grader/mistakes.yaml``), the framework's
+    own entries, the plug-in's hooks and :data:`KNOWLEDGE_MODULES`. A change to any of them
+    changes :func:`rubric_fingerprint`.
+    """
+    from importlib.util import find_spec
+
+    from grader.catalogue import CATALOGUE_FILE, FRAMEWORK_FILE
+
+    plugin = getattr(rubric, "plugin", None)
+    files = [Path(getattr(plugin, "catalogue", None) or CATALOGUE_FILE), FRAMEWORK_FILE]
+    hooks = getattr(plugin, "hooks", None)
+    if hooks:
+        files.append(Path(hooks))
+    for name in KNOWLEDGE_MODULES:
+        spec = find_spec(name)
+        if spec is not None and spec.origin:
+            files.append(Path(spec.origin))
+    return files
+
+
 def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
-    """Hash of everything that decides a score besides the submission itself."""
+    """Hash of everything that decides a score or a named mistake besides the submission itself.
+
+    The rubric file, the suites' files, the reference (with the hidden suite), and the grader's
+    knowledge of mistakes (:func:`knowledge_files`: the catalogue, the plug-in's hooks, the
+    diagnosis code), so ``batch --resume`` regrades a class after any of them changed.
+    """
     h = hashlib.sha256()
     files = [Path(rubric.file)]
     for name in suites:
         files += sorted(Path(rubric.suite(name).path).rglob("*"))
     if "hidden" in suites and rubric.reference is not None:
         files += sorted(Path(rubric.reference).rglob("*"))
+    files += knowledge_files(rubric)
     for f in files:
         if f.is_file() and "__pycache__" not in f.parts:
             h.update(f.name.encode())

@@ -20,11 +20,13 @@ import secrets
 import sys
 import time
 import types
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+
 import yaml
 
 from grader import plugin as _plugin
@@ -55,15 +57,19 @@ PARTS_WITH_CODE = ("scaling", "softmax", "variance")
 # --------------------------------------------------------------------------- reference
 
 
-def load_reference(folder: Path | None) -> types.SimpleNamespace | None:
-    """Import the reference solution here, in the trusted process, under private names."""
+def load_reference(folder: Path | None, parts: Sequence[str] = PARTS_WITH_CODE,
+                   quiz_file: str | None = "answers.yaml") -> types.SimpleNamespace | None:
+    """Import the reference solution here, in the trusted process, under private names.
+
+    ``parts`` are the code parts (``<part>.py`` each); ``quiz_file`` holds the answer key.
+    """
     if folder is None:
         return None
     ns = types.SimpleNamespace()
     saved = list(sys.path)
     sys.path.insert(0, str(folder))
     try:
-        for part in PARTS_WITH_CODE:
+        for part in parts:
             path = folder / f"{part}.py"
             if not path.exists():
                 raise GraderError(f"{path}: the reference has no {part}.py")
@@ -76,16 +82,40 @@ def load_reference(folder: Path | None) -> types.SimpleNamespace | None:
             setattr(ns, part, module)
     finally:
         sys.path[:] = saved
-    key_file = folder / "answers.yaml"
-    ns.answers_key = yaml.safe_load(key_file.read_text(encoding="utf-8")) if key_file.exists() else {}
+    key_file = folder / quiz_file if quiz_file else None
+    ns.answers_key = yaml.safe_load(key_file.read_text(encoding="utf-8")) if key_file and key_file.exists() else {}
     return ns
+
+
+def reference_for(rubric: Any) -> types.SimpleNamespace | None:
+    """The rubric's reference, loaded with the parts its assignment declares."""
+    if getattr(rubric.plugin, "hooks", None) is None:
+        return load_reference(rubric.reference)
+    from grader.assignment import assignment_of
+
+    a = assignment_of(rubric)
+    return load_reference(rubric.reference, [p.id for p in a.code_parts], a.quiz_file)
+
+
+def plot_data(rubric: Any, session: Any, reference: Any) -> dict[str, Any]:
+    """The student's values for the report's figures, from the assignment's ``plot_data`` hook."""
+    if getattr(rubric.plugin, "hooks", None) is None:
+        from grader.report.plotdata import collect_plot_data
+
+        return collect_plot_data(session)
+    from grader.assignment import assignment_of
+
+    return assignment_of(rubric).hooks.plot_data(session, reference)
 
 
 # --------------------------------------------------------------------------- quiz answers
 
 
 def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
-    """Student quiz YAML → plain dict, or ``({}, problem)``. Data only: never code."""
+    """Student quiz YAML → plain dict, or ``({}, problem)``. Data only: never code.
+
+    Keys and string answers are NFKC-normalised: ``ｂ`` is ``b``, ``１２８`` is ``128``.
+    """
     if not text:
         return {}, None
     if len(text.encode("utf-8")) > MAX_ANSWERS_BYTES:
@@ -112,10 +142,13 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         budget[0] -= 1
         if budget[0] < 0 or depth > 6:
             raise ValueError("too large")
-        if value is None or type(value) in (bool, int, float, str):
+        if type(value) is str:
+            # As people type: full-width letters and digits, ideographic spaces (an IME).
+            return unicodedata.normalize("NFKC", value)
+        if value is None or type(value) in (bool, int, float):
             return value
         if isinstance(value, dict):
-            return {str(k): plain(v, depth + 1) for k, v in value.items()}
+            return {unicodedata.normalize("NFKC", str(k)): plain(v, depth + 1) for k, v in value.items()}
         if isinstance(value, list):
             return [plain(v, depth + 1) for v in value]
         return str(value)
@@ -176,11 +209,18 @@ def grade(
     else:
         warning = weak_warning(worker.level)
     suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
-    reference = load_reference(rubric.reference) if "hidden" in suites and rubric.reference else None
+    reference = reference_for(rubric) if "hidden" in suites and rubric.reference else None
     answer_problems: dict[int, str | None] = {}
 
     def answers_of(index: int) -> dict[str, Any]:
         parsed, answer_problems[index] = parse_answers(state.submissions[index].answers)
+        if answer_problems[index]:
+            # Every quiz test then says the file cannot be read, not "no answer yet".
+            from grader.messages import translate
+            from grader.testing import UnreadableAnswers
+
+            problem = answer_problems[index] or ""
+            return UnreadableAnswers(problem, translate(problem, "ja"))
         return parsed
 
     fingerprint = rubric_fingerprint(rubric, suites)
@@ -208,11 +248,9 @@ def grade(
         plots: dict[str, Any] = {}
         if want_plots if isinstance(want_plots, bool) else want_plots(run.submission):
             try:
-                from grader.report.plotdata import collect_plot_data
-
                 if session is None:
                     session = run.session = open_session(run.submission)
-                plots = collect_plot_data(session)
+                plots = plot_data(rubric, session, reference)
             except Exception as exc:  # noqa: BLE001 - a missing plot must never lose a grade
                 run.errors.append(f"plot data not collected: {type(exc).__name__}: {exc}")
         output = session.close() if session is not None else ""

@@ -40,6 +40,7 @@ import tokenize
 import warnings
 import zipfile
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -187,20 +188,23 @@ class Submission:
     answers: str | None
     content_hash: str
     notes: tuple[str, ...] = ()
+    code_parts: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for a trusted worker's pipe (str, int, list and dict only)."""
         return {"name": self.name, "path": str(self.path), "origin": self.origin, "kind": self.kind,
                 "modules": [m.to_dict() for m in self.modules], "answers": self.answers,
-                "content_hash": self.content_hash, "notes": list(self.notes)}
+                "content_hash": self.content_hash, "notes": list(self.notes),
+                "code_parts": list(self.code_parts)}
 
     def part_module(self, part: str) -> Module | None:
-        """The module to load for a code part (``scaling``, ``softmax``, ``variance``).
+        """The module to load for a code part (an id of the assignment's ``.py`` parts).
 
         A notebook defines every part, so its single module answers for each of them.
-        Returns ``None`` for a missing file or a part that is not a code part.
+        Returns ``None`` for a missing file or a part that is not a code part (of the parts
+        the submission was read with; any part when they are not known).
         """
-        if part not in PART_FILES:
+        if self.code_parts and part not in self.code_parts:
             return None
         wanted = NOTEBOOK_MODULE if self.kind == "notebook" else part
         return next((module for module in self.modules if module.name == wanted), None)
@@ -211,6 +215,7 @@ def load_submission(
     *,
     limits: ReadLimits | None = None,
     handout: Handout | None = None,
+    parts: Mapping[str, str] | None = None,
 ) -> Submission:
     """Read a folder, notebook or zip into a ``Submission`` without running any of it.
 
@@ -220,6 +225,8 @@ def load_submission(
         handout: what was handed out (:func:`load_handout`); with it, a folder holding both
             the ``.py`` files and the notebook is graded as :func:`choose_work` decides.
             Without it, the ``.py`` files are graded.
+        parts: code part id -> file name, as the assignment declares them
+            (``Assignment.part_files``); chapter 7's by default.
 
     Returns:
         The submission; files it could not use are explained in ``notes``.
@@ -231,7 +238,7 @@ def load_submission(
     limits = limits or ReadLimits()
     given = Path(path)
     try:
-        return _load(given, limits, handout)
+        return _load(given, limits, handout, dict(parts) if parts else PART_FILES)
     except SubmissionError:
         raise
     except OSError as exc:  # permissions, a file removed while we read, a broken disk
@@ -253,11 +260,11 @@ def _reason(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:200] + "…"
 
 
-def _load(given: Path, limits: ReadLimits, handout: Handout | None = None) -> Submission:
+def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[str, str]) -> Submission:
     if given.is_dir():
         tree: _Tree = _FolderTree(given)
         return _from_tree(
-            tree, _safe_name(_display_name(given)), given, "folder", limits, handout
+            tree, _safe_name(_display_name(given)), given, "folder", limits, handout, parts
         )
     suffix = given.suffix.lower()
     if given.is_file() and suffix == ".ipynb":
@@ -278,6 +285,7 @@ def _load(given: Path, limits: ReadLimits, handout: Handout | None = None) -> Su
             modules=(module,),
             answers=answers,
             notes=notes,
+            code_parts=tuple(parts),
         )
     if given.is_file() and suffix == ".zip":
         with _open_zip(given, limits) as archive:
@@ -288,6 +296,7 @@ def _load(given: Path, limits: ReadLimits, handout: Handout | None = None) -> Su
                 "zip",
                 limits,
                 handout,
+                parts,
             )
     hint = " (to grade this file, pass the folder that holds it)" if suffix == ".py" else ""
     raise SubmissionError(f"{given}: {_NOT_A_SUBMISSION}{hint}")
@@ -305,6 +314,7 @@ def _build(
     modules: tuple[Module, ...],
     answers: str | None,
     notes: list[str],
+    code_parts: tuple[str, ...] = (),
 ) -> Submission:
     return Submission(
         name=_safe_name(name),
@@ -315,6 +325,7 @@ def _build(
         answers=answers,
         content_hash=_content_hash(kind, modules, answers),
         notes=tuple(notes),
+        code_parts=code_parts,
     )
 
 
@@ -350,8 +361,9 @@ def _from_tree(
     origin: str,
     limits: ReadLimits,
     handout: Handout | None = None,
+    parts: dict[str, str] = PART_FILES,
 ) -> Submission:
-    work = _read_work(tree, origin, limits)
+    work = _read_work(tree, origin, limits, parts)
     notes = work.notes
     choice = _decide(work, handout)
     if choice.note:
@@ -379,6 +391,7 @@ def _from_tree(
             modules=(module,),
             answers=nb_answers or answers,
             notes=notes,
+            code_parts=tuple(parts),
         )
 
     answers = work.answers
@@ -393,7 +406,7 @@ def _from_tree(
         notes.append(
             f"used the answers cell of {work.notebook[0]}: {ANSWERS_FILE} is as handed out"
         )
-    naming = _naming_note(work.present, work.py_names)
+    naming = _naming_note(work.present, work.py_names, parts)
     if naming:
         notes.append(naming)
     modules = tuple(work.py[part] for part in work.present if part in work.py)
@@ -402,7 +415,8 @@ def _from_tree(
             f"{path}: holds another zip ({', '.join(tree.inner_zips[:3])}) instead of the files;"
             " zip your folder or notebook directly, not a zip of a zip"
         )
-    return _build(name, path, origin, kind="folder", modules=modules, answers=answers, notes=notes)
+    return _build(name, path, origin, kind="folder", modules=modules, answers=answers, notes=notes,
+                  code_parts=tuple(parts))
 
 
 @dataclass
@@ -419,7 +433,7 @@ class _Work:
     several: str | None = None  # the note to give when there were several and one is graded
 
 
-def _read_work(tree: _Tree, origin: str, limits: ReadLimits) -> _Work:
+def _read_work(tree: _Tree, origin: str, limits: ReadLimits, parts: dict[str, str]) -> _Work:
     notes: list[str] = list(tree.notes)
     rel = ""
     files, dirs = tree.listdir(rel)
@@ -436,12 +450,12 @@ def _read_work(tree: _Tree, origin: str, limits: ReadLimits) -> _Work:
             notes.append(f"skipped {filename}: {files[filename].problem}")
         else:
             notebooks.append(filename)
-    present = [part for part, filename in PART_FILES.items() if filename in files]
+    present = [part for part, filename in parts.items() if filename in files]
     answers_file = files.get(ANSWERS_FILE)
     answers = _read_answers(tree, answers_file, limits, notes) if answers_file else None
     py: dict[str, Module] = {}
     for part in present:
-        py_module = _read_py(tree, part, files[PART_FILES[part]], limits, notes)
+        py_module = _read_py(tree, part, parts[part], files[parts[part]], limits, notes)
         if py_module is not None:
             py[part] = py_module
 
@@ -519,10 +533,10 @@ class Handout:
                    None if answers is None else str(answers))
 
     @classmethod
-    def of_folder(cls, folder: str | os.PathLike[str]) -> Handout:
+    def of_folder(cls, folder: str | os.PathLike[str], parts: Mapping[str, str] | None = None) -> Handout:
         """Fingerprints of the stubs in ``folder`` (the rubric's ``exercises``)."""
-        work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits())
-        files = {PART_FILES[part]: _fingerprint(m.chunks[0].code) for part, m in work.py.items()}
+        work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits(), dict(parts or PART_FILES))
+        files = {m.filename: _fingerprint(m.chunks[0].code) for m in work.py.values()}
         if work.answers is not None:
             files[ANSWERS_FILE] = _fingerprint(work.answers)
         if work.notebook is None:
@@ -546,7 +560,9 @@ def load_handout(rubric: Any) -> Handout:
     try:
         return Handout.from_dict(json.loads(manifest.read_text(encoding="utf-8")))
     except FileNotFoundError:
-        return Handout.of_folder(rubric.exercises)
+        from grader.assignment import assignment_of
+
+        return Handout.of_folder(rubric.exercises, assignment_of(rubric).part_files)
     except (OSError, ValueError) as exc:
         raise SubmissionError(
             f"{manifest}: cannot read it ({exc}); build the release again or delete the file"
@@ -572,7 +588,8 @@ class WorkChoice:
     note: str | None = None
 
 
-def choose_work(folder: str | os.PathLike[str], handout: Handout) -> WorkChoice:
+def choose_work(folder: str | os.PathLike[str], handout: Handout,
+                parts: Mapping[str, str] | None = None) -> WorkChoice:
     """Decide what to grade in a folder that may hold both the ``.py`` files and the notebook.
 
     The rule (the release README and the CI workflow state it too):
@@ -583,7 +600,7 @@ def choose_work(folder: str | os.PathLike[str], handout: Handout) -> WorkChoice:
       (``not-implemented``), and say so;
     - only one of the two is there: grade that one.
     """
-    work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits())
+    work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits(), dict(parts or PART_FILES))
     return _decide(work, handout)
 
 
@@ -601,9 +618,9 @@ def _decide(work: _Work, handout: Handout | None) -> WorkChoice:
             " (to grade the notebook, submit it on its own)",
         )
     py_changed = tuple(
-        PART_FILES[part]
-        for part, module in work.py.items()
-        if _fingerprint(module.chunks[0].code) != handout.files.get(PART_FILES[part])
+        module.filename
+        for module in work.py.values()
+        if _fingerprint(module.chunks[0].code) != handout.files.get(module.filename)
     )
     nb_changed = _notebook_fingerprint(work.notebook[1]) != handout.notebook
     if nb_changed and not py_changed:
@@ -654,15 +671,16 @@ def _choose_notebook(names: list[str], files: dict[str, _Entry]) -> str:
     return max(named, key=lambda n: (files[n].size, n))
 
 
-def _naming_note(present: list[str], py_files: list[str]) -> str | None:
-    missing = [filename for part, filename in PART_FILES.items() if part not in present]
-    stray = sorted(n for n in py_files if n not in PART_FILES.values())
+def _naming_note(present: list[str], py_files: list[str], parts: dict[str, str]) -> str | None:
+    missing = [filename for part, filename in parts.items() if part not in present]
+    stray = sorted(n for n in py_files if n not in parts.values())
     if not missing or (present and not stray):
         return None
+    expected = ", ".join(parts.values())
     if not stray:
-        return "found none of scaling.py, softmax.py, variance.py, and no other .py files"
+        return f"found none of {expected}, and no other .py files"
     head = (
-        "found none of scaling.py, softmax.py, variance.py"
+        f"found none of {expected}"
         if not present
         else f"found no {' or '.join(missing)}"
     )
@@ -696,9 +714,8 @@ def _too_big_notebook(where: str, size: int, limits: ReadLimits) -> str:
 
 
 def _read_py(
-    tree: _Tree, part: str, entry: _Entry, limits: ReadLimits, notes: list[str]
+    tree: _Tree, part: str, filename: str, entry: _Entry, limits: ReadLimits, notes: list[str]
 ) -> Module | None:
-    filename = PART_FILES[part]
     data = _read_small(tree, entry, limits, notes)
     if data is None:
         return None
@@ -873,6 +890,10 @@ _CHECK_CALL = re.compile(
     r"(?:from\s+grader(?:\.notebook)?\s+import\b|import\s+grader(?:\.notebook)?\b"
     r"|(?:grader\.)?notebook\.check\s*\()"
 )
+# A line _ipython_kind could replace: it starts with % or !, holds "= %", "= !", get_ipython,
+# grader or notebook.check, or ends with "?" (a superset: the scanner and _ipython_kind decide).
+_CANDIDATE = re.compile(r"^[^\S\n]*[%!?]|^.*(?:=[^\S\n]*[%!]|get_ipython|grader|notebook\.check)"
+                        r"|^.*\?[^\S\n]*$", re.M)
 
 
 def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
@@ -903,7 +924,14 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
     out = lines[:start]
     scanner = _Scanner()
     i = start
-    while i < len(lines):
+    # Only lines that could be IPython syntax need the scanner's verdict; past the last of
+    # them the cell is plain Python and is kept as it is (a 12 MB cell costs one search).
+    rest = "\n".join(lines[start:])
+    last_candidate = None
+    for last_candidate in _CANDIDATE.finditer(rest):
+        pass
+    end = start + (rest.count("\n", 0, last_candidate.start()) + 1 if last_candidate else 0)
+    while i < end:
         line = lines[i]
         kind = _ipython_kind(line.lstrip()) if scanner.at_statement_start else None
         if kind is None:
@@ -926,6 +954,7 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
         if kind != "check":  # the check cell is part of every handed-out notebook: no note
             removed.append(f"line {i + 1}: {_shorten(line.strip())}")
         i = last + 1
+    out.extend(lines[i:])
     return "\n".join(out), removed
 
 
@@ -947,6 +976,10 @@ def _shorten(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
+_PLAIN_RUN = re.compile(r"[^\"'#()\[\]{}\\]*")
+_QUOTED_RUN = {q: re.compile(f"[^\\\\{q}]*") for q in "\"'"}
+
+
 class _Scanner:
     """Tracks strings, brackets and backslashes so we know where a statement may start."""
 
@@ -963,9 +996,18 @@ class _Scanner:
 
     def feed(self, line: str) -> None:
         i, n, comment = 0, len(line), False
+        skip = _PLAIN_RUN.match
         while i < n:
+            if not self.quote:
+                i = skip(line, i).end()  # ordinary characters, in one step
+                if i >= n:
+                    break
             char = line[i]
             if self.quote:
+                i = _QUOTED_RUN[self.quote[0]].match(line, i).end()
+                if i >= n:
+                    break
+                char = line[i]
                 if char == "\\":
                     i += 2
                     continue

@@ -388,6 +388,13 @@ def test_the_message_names_file_key_value_type_and_fix(write: Write) -> None:
             "write one of: ja, en",
         ),
         (
+            "report.quiz_answers",
+            "after_due",
+            "report.quiz_answers",
+            "must be one of never, after_due_date, always",
+            "did you mean 'after_due_date'?",
+        ),
+        (
             "report.hidden_tests",
             "pass_fail",
             "report.hidden_tests",
@@ -555,7 +562,7 @@ def test_missing_required_keys(write: Write, key: str) -> None:
             changed("parts.0.name", "x"),
             "parts[0]",
             "unknown key 'name'",
-            "valid keys are: id, file, title",
+            "valid keys are: id, file, title, functions",
         ),
         (changed("title.jp", "x"), "title", "unknown key 'jp'", "did you mean 'ja'?"),
         (

@@ -74,6 +74,67 @@ STATUS_MARKS = {
 }
 
 
+def sentence(text: str, langs: Sequence[str]) -> str:
+    """One of the grader's own sentences (a note, a problem) in every language of ``langs``."""
+    from grader.messages import translate
+
+    return " / ".join(dict.fromkeys(translate(text, x) for x in langs)) or text
+
+
+#: Fonts with Japanese glyphs, in order of preference (Debian's fonts-ipafont-gothic first).
+_JA_FONTS = ("IPAGothic", "IPAPGothic", "IPAexGothic", "Noto Sans CJK JP", "Noto Sans JP",
+             "TakaoGothic", "VL Gothic", "Hiragino Sans", "Yu Gothic", "MS Gothic")
+
+
+def plot_style(lang: str) -> dict[str, Any]:
+    """matplotlib rc settings for plots labelled in ``lang``: a font that has its glyphs."""
+    if lang != "ja":
+        return {}
+    from matplotlib import font_manager
+
+    have = {f.name for f in font_manager.fontManager.ttflist}
+    fonts = [f for f in _JA_FONTS if f in have]
+    return {"font.family": "sans-serif", "font.sans-serif": [*fonts, "DejaVu Sans"]} if fonts else {}
+
+
+#: Words on the plots, per language.
+PLOT_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "softmax_unscaled": "softmax(scores), d_k = {d_k}",
+        "softmax_scaled": "softmax(scores / sqrt(d_k)), sqrt(d_k) = {root}",
+        "reference": "reference", "yours": "yours", "no_values": "your softmax gave no values",
+        "key_position": "key position", "probability": "probability",
+        "ref_unscaled": "reference, unscaled", "ref_scaled": "reference, scaled",
+        "yours_var": "yours: Var(q.k)", "yours_scaled": "yours: Var(q.k / sqrt(d_k))",
+        "measured_variance": "measured variance", "variance_title": "Variance of the dot product q.k",
+        "score_max": "score (max {top})", "submissions": "submissions",
+        "score_distribution": "Score distribution", "passing": "% of submissions passing",
+        "pass_rate": "Pass rate per test (lowest {shown} of {total})",
+        "no_mistake": "no known mistake recognised",
+        "mistake_counts": "How often each mistake id occurred",
+    },
+    "ja": {
+        "softmax_unscaled": "softmax(scores)（d_k = {d_k}、スケーリングなし）",
+        "softmax_scaled": "softmax(scores / sqrt(d_k))（sqrt(d_k) = {root}）",
+        "reference": "模範", "yours": "あなたの結果", "no_values": "あなたの softmax は値を返しませんでした",
+        "key_position": "キーの位置", "probability": "確率",
+        "ref_unscaled": "模範（スケーリングなし）", "ref_scaled": "模範（スケーリングあり）",
+        "yours_var": "あなたの Var(q.k)", "yours_scaled": "あなたの Var(q.k / sqrt(d_k))",
+        "measured_variance": "分散の測定値", "variance_title": "内積 q.k の分散",
+        "score_max": "得点（満点 {top}）", "submissions": "提出物の数",
+        "score_distribution": "得点の分布", "passing": "合格した提出物の割合（%）",
+        "pass_rate": "テストごとの合格率（全 {total} 件のうち低い方から {shown} 件）",
+        "no_mistake": "既知の誤りは見つかりませんでした",
+        "mistake_counts": "誤りの ID ごとの件数",
+    },
+}
+
+
+def plot_word(key: str, lang: str, **slots: Any) -> str:
+    words = PLOT_WORDS.get(lang) or PLOT_WORDS["en"]
+    return words[key].format(**slots)
+
+
 def order(lang: str, languages: Sequence[str]) -> list[str]:
     """The languages to show, ``lang`` first (if the rubric allows it)."""
     langs = [lang] if lang in languages else []

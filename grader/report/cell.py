@@ -69,8 +69,9 @@ def _prepared(report: GradeReport, opts: Any, lang: str, part: str | None) -> tu
 
 
 def render_html(report: GradeReport, opts: Any = None, lang: str = "en", *, part: str | None = None,
-                hidden: Mapping[str, int] | None = None, cells: int | None = None) -> str:
-    """The check as an HTML fragment for a notebook output (no scripts, inline plots)."""
+                hidden: Mapping[str, int] | None = None, cells: int | None = None, draw: Any = None) -> str:
+    """The check as an HTML fragment for a notebook output (no scripts, inline plots; ``draw``:
+    the assignment's figures hook)."""
     from grader.report import html  # jinja2 and the figure helpers, only when HTML is wanted
 
     shown, langs = _prepared(report, opts, lang, part)
@@ -94,7 +95,7 @@ def render_html(report: GradeReport, opts: Any = None, lang: str = "en", *, part
         warning=warning,
         source_line=(_text.pick(_text.LABELS["graded_cells"], langs).format(n=cells)
                      if cells is not None else ""),
-        images=html.figures(shown, langs),
+        images=html.figures(shown, langs, draw),
     )
 
 
@@ -123,12 +124,19 @@ def render_views(report: GradeReport, rubric: Any, *, lang: str | None = None, p
                  hidden: Mapping[str, int] | None = None, cells: int | None = None,
                  formats: tuple[str, ...] = ("html", "text")) -> dict[str, str]:
     """``{"html": ..., "text": ...}`` (those of ``formats``) for one check."""
+    from grader.report import quiz_parts
+
     opts = getattr(rubric, "report", None)
+    # The quiz key is withheld here as in every other student view (redacting again is a no-op).
+    report = redact(report, opts, "student", quiz_parts=quiz_parts(rubric))
     languages = list(getattr(opts, "languages", None) or report.languages or ["en"])
     lang = lang if lang in languages else languages[0]
     out = {}
     if "html" in formats:
-        out["html"] = render_html(report, opts, lang, part=part, hidden=hidden, cells=cells)
+        from grader.assignment import figures_hook
+
+        out["html"] = render_html(report, opts, lang, part=part, hidden=hidden, cells=cells,
+                                  draw=figures_hook(rubric))
     if "text" in formats:
         out["text"] = render_text(report, opts, lang, part=part, hidden=hidden, cells=cells)
     return out

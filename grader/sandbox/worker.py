@@ -677,8 +677,12 @@ class SubmissionSession:
             return err if isinstance(err, dict) else {"type": "Error", "message": "failed to load"}
         return None
 
-    def call(self, part: str, func: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    def call(self, part: str, func: str, args: list[Any], kwargs: dict[str, Any], *,
+             echo_args: bool = False) -> Any:
         """Call ``part.func(*args, **kwargs)`` in the child and return plain data.
+
+        With ``echo_args`` the result is ``(value, args_after)``: the positional arguments as
+        the call left them, so a test can tell whether the function changed its input.
 
         Raises:
             StudentUnavailable: no such function, or its file failed to load.
@@ -718,7 +722,8 @@ class SubmissionSession:
         try:
             reply = self.worker._request(
                 {"op": "call", "part": part, "func": func,
-                 "args": wire.encode(list(args)), "kwargs": wire.encode(dict(kwargs))},
+                 "args": wire.encode(list(args)), "kwargs": wire.encode(dict(kwargs)),
+                 **({"echo": True} if echo_args else {})},
                 timeout,
             )
         except StudentTimeout:
@@ -744,9 +749,14 @@ class SubmissionSession:
             raise WorkerCrashed(msg) from None
         if reply.get("ok") is True:
             try:
-                return wire.decode(reply.get("value"))
+                value = wire.decode(reply.get("value"))
             except wire.WireError as exc:
                 raise WorkerCrashed(f"{func}() returned something that could not be read: {exc}") from None
+            if not echo_args:
+                return value
+            if not (isinstance(value, dict) and isinstance(value.get("args"), list)):
+                return value, None  # an unsendable value: no arguments came back with it
+            return value.get("value"), value["args"]
         if reply.get("kind") == "missing":
             raise StudentUnavailable(f"{mod['filename']} defines no function {func}()", mod["filename"], 0)
         error = reply.get("error") if isinstance(reply.get("error"), dict) else {}

@@ -261,6 +261,8 @@ class _Child:
             args = wire.decode(msg["args"], tensors=True)
             kwargs = wire.decode(msg["kwargs"], tensors=True)
             value = fn(*args, **kwargs)
+            if msg.get("echo") is True:  # the caller also wants the arguments as the call left them
+                value = {"value": value, "args": args}
         except BaseException as exc:  # noqa: BLE001
             try:
                 error = self.describe(exc, exc.__traceback__)

@@ -98,12 +98,14 @@ def _docstring_to_markdown(doc: str) -> str:
     return f"## {title_ja}\n### {title_en}\n\n{text}\n"
 
 
-def build(folder: Path, answers: Path) -> NotebookNode:
+def build(folder: Path, answers: Path | None, parts: tuple[str, ...] = PARTS, intro: str = _INTRO) -> NotebookNode:
     """Build the notebook for the exercise files in ``folder`` and the quiz in ``answers``.
 
     Args:
         folder: holds scaling.py, softmax.py and variance.py.
-        answers: the quiz file whose text goes into the raw cell.
+        answers: the quiz file whose text goes into the raw cell (None or missing: no quiz).
+        parts: the code parts, ``<part>.py`` each, in notebook order.
+        intro: the first markdown cell (an assignment's hooks give it as ``NOTEBOOK_INTRO``).
 
     Returns:
         a validated nbformat 4 notebook.
@@ -113,21 +115,22 @@ def build(folder: Path, answers: Path) -> NotebookNode:
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
     }
-    cells = [nbformat.v4.new_markdown_cell(_INTRO, id="intro")]
+    cells = [nbformat.v4.new_markdown_cell(intro, id="intro")]
     imports: list[str] = []
-    parts: list[tuple[str, str, str]] = []
-    for part in PARTS:
+    read: list[tuple[str, str, str]] = []
+    for part in parts:
         path = folder / f"{part}.py"
         doc, part_imports, code = _split_module(path.read_text(encoding="utf-8"), str(path))
         imports.extend(line for line in part_imports if line not in imports)
-        parts.append((part, doc, code))
+        read.append((part, doc, code))
     cells.append(nbformat.v4.new_code_cell("\n".join(imports), id="imports"))
-    for part, doc, code in parts:
+    for part, doc, code in read:
         cells.append(nbformat.v4.new_markdown_cell(_docstring_to_markdown(doc), id=f"{part}-md"))
         cells.append(nbformat.v4.new_code_cell(code.rstrip("\n"), id=f"{part}-code"))
-    cells.append(nbformat.v4.new_markdown_cell(_QUIZ, id="quiz-md"))
-    quiz = answers.read_text(encoding="utf-8").rstrip("\n")
-    cells.append(nbformat.v4.new_raw_cell(f"{ANSWERS_MARKER}\n{quiz}", id="answers"))
+    if answers is not None and answers.exists():  # an assignment without a quiz has no answers cell
+        cells.append(nbformat.v4.new_markdown_cell(_QUIZ, id="quiz-md"))
+        quiz = answers.read_text(encoding="utf-8").rstrip("\n")
+        cells.append(nbformat.v4.new_raw_cell(f"{ANSWERS_MARKER}\n{quiz}", id="answers"))
     cells.append(nbformat.v4.new_markdown_cell(_CHECK_MD, id="check-md"))
     cells.append(nbformat.v4.new_code_cell(CHECK_CELL, id="check"))
     nb.cells = cells
@@ -146,10 +149,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folder", type=Path, default=ROOT / "exercises" / "chapter07")
     parser.add_argument("--out", type=Path, default=None, help="default: FOLDER/chapter07.ipynb")
     parser.add_argument("--check", action="store_true", help="exit 1 if OUT is out of date")
+    parser.add_argument("--rubric", type=Path, default=None,
+                        help="build the notebook of this rubric's assignment (its exercises, parts, intro)")
     args = parser.parse_args(argv)
     folder: Path = args.folder
     out: Path = args.out or folder / "chapter07.ipynb"
-    text = render(build(folder, folder / "answers.yaml"))
+    parts, intro = PARTS, _INTRO
+    if args.rubric is not None:
+        from grader.assignment import assignment_of
+        from grader.rubric import load_rubric
+
+        a = assignment_of(load_rubric(args.rubric))
+        folder = Path(a.rubric.exercises)
+        out = args.out or folder / (a.notebook or f"{a.id}.ipynb")
+        parts = tuple(p.id for p in a.code_parts)
+        intro = str(getattr(a.hooks.module, "NOTEBOOK_INTRO", "") or f"# {a.rubric.title.ja}\n# {a.rubric.title.en}\n")
+    text = render(build(folder, folder / "answers.yaml", parts, intro))
     if args.check:
         current = out.read_text(encoding="utf-8") if out.exists() else ""
         if current != text:

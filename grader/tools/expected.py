@@ -137,9 +137,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--solutions", type=Path, default=ROOT / DEFAULT_SOLUTIONS, help="reference solution folder")
     parser.add_argument("--out", type=Path, default=ROOT / DEFAULT_OUT, help="file to write or check")
     parser.add_argument("--check", action="store_true", help="do not write; exit 1 if the file is stale")
+    parser.add_argument("--rubric", type=Path, default=None,
+                        help="write the file its assignment declares (plugin.expected), from its hooks")
     args = parser.parse_args(argv)
 
-    text = render(build(args.solutions))
+    if args.rubric is not None:
+        from grader.assignment import assignment_of
+        from grader.rubric import load_rubric
+        from grader.runner import reference_for
+
+        rubric = load_rubric(args.rubric)
+        values = assignment_of(rubric).hooks.expected_values(reference_for(rubric))
+        if values is None or rubric.plugin.expected is None:
+            print(f"{args.rubric}: declares no plugin.expected or its hooks no expected_values", file=sys.stderr)
+            return 1
+        args.out = rubric.plugin.expected
+        text = render(_round(values))
+    else:
+        text = render(build(args.solutions))
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else None
         if current != text:

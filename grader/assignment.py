@@ -1,0 +1,111 @@
+"""One assignment of the course, as its rubric declares it: parts, files, functions, plug-in.
+
+The grader package knows no chapter. Everything particular to an assignment is named by its
+rubric: the parts (``id``, submitted ``file``, ``functions``), and under ``plugin:`` the hooks
+file (probes, oracle, plots, expected values), the mistake catalogue, the mutants, the
+correct-style fixtures, the notebook's name and the student README's text. This module turns
+that declaration into the answers every stage asks: which files make a submission, which
+functions to probe, which catalogue to word the findings with.
+
+Example::
+
+    a = assignment_of(load_rubric("rubrics/chapter09.yaml"))   # as `grader new chapter09` wrote it
+    a.part_files            # {"part1": "part1.py"}
+    a.functions("part1")    # ("double",)
+    a.catalogue()["not-implemented"].title["en"]   # "Stub left in place"
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.catalogue import Entry, catalogue
+from grader.hooks import NO_HOOKS, Hooks, load_hooks
+
+__all__ = ["Assignment", "assignment_of", "figures_hook"]
+
+CODE_SUFFIX = ".py"
+QUIZ_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """The rubric's declaration of one assignment, with the questions stages ask of it."""
+
+    rubric: Any
+
+    @property
+    def id(self) -> str:
+        return str(self.rubric.assignment)
+
+    @property
+    def code_parts(self) -> tuple[Any, ...]:
+        """The parts graded from a ``.py`` file (a notebook defines all of them), in rubric order."""
+        return tuple(p for p in self.rubric.parts if p.file.endswith(CODE_SUFFIX))
+
+    @property
+    def part_files(self) -> dict[str, str]:
+        """Code part id -> the file a folder submission holds it in."""
+        return {p.id: p.file for p in self.code_parts}
+
+    @property
+    def quiz_file(self) -> str | None:
+        """The quiz's file name (``answers.yaml``), or None when the assignment has no quiz."""
+        return next((p.file for p in self.rubric.parts if p.file.endswith(QUIZ_SUFFIXES)), None)
+
+    @property
+    def quiz_part(self) -> str | None:
+        return next((p.id for p in self.rubric.parts if p.file.endswith(QUIZ_SUFFIXES)), None)
+
+    def functions(self, part: str) -> tuple[str, ...]:
+        """The functions of a code part in probe order: the rubric's list, else the hooks' order."""
+        declared = next((p.functions for p in self.code_parts if p.id == part), ())
+        return tuple(declared)
+
+    @property
+    def all_functions(self) -> dict[str, tuple[str, ...]]:
+        return {p.id: self.functions(p.id) for p in self.code_parts}
+
+    @property
+    def hooks(self) -> Hooks:
+        hooks_file = self.rubric.plugin.hooks
+        return load_hooks(hooks_file) if hooks_file is not None else NO_HOOKS
+
+    def catalogue(self) -> dict[str, Entry]:
+        """This assignment's mistake catalogue (the framework's notes included)."""
+        return catalogue(self.rubric.plugin.catalogue)
+
+    def mistake_ids(self) -> list[str]:
+        return [mid for mid, e in self.catalogue().items() if not e.note]
+
+    @property
+    def mutants(self) -> Path | None:
+        return self.rubric.plugin.mutants
+
+    @property
+    def fixtures(self) -> Path | None:
+        return self.rubric.plugin.fixtures
+
+    @property
+    def notebook(self) -> str | None:
+        """The notebook handed out: the rubric's name, else the only ``.ipynb`` in exercises/."""
+        if self.rubric.plugin.notebook:
+            return str(self.rubric.plugin.notebook)
+        found = sorted(Path(self.rubric.exercises).glob("*.ipynb"))
+        return found[0].name if len(found) == 1 else None
+
+
+def figures_hook(rubric: Any) -> Any:
+    """The assignment's figure-drawing hook (``Hooks.figures``), or None without a plug-in."""
+    if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
+        return None
+    return assignment_of(rubric).hooks.figures
+
+
+@functools.cache
+def assignment_of(rubric: Any) -> Assignment:
+    """The :class:`Assignment` a loaded rubric declares (one per rubric object)."""
+    return Assignment(rubric)

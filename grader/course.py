@@ -1,0 +1,111 @@
+"""``grader gradebook``: one course table from the outputs of several ``grader batch`` runs.
+
+Each batch output folder (``grader batch SOURCE --out OUT``) holds ``gradebook.csv`` with one
+row per submission. This merges them: one row per student (the LMS id, else the submission's
+name), one score column per assignment, then the total. The assignment of a folder is the
+``assignment`` its reports name (the rubric's id), so folders may be called anything.
+
+Example::
+
+    rows, assignments = merge([Path("out/ch07"), Path("out/ch08")])
+    write_course_gradebook(Path("course.csv"), rows, assignments)
+
+The CSV is written atomically; cells that a spreadsheet would run as a formula (starting with
+``=``, ``+``, ``-``, ``@``) are quoted with a leading apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grader.errors import UsageError
+from grader.report.files import write_atomic
+
+__all__ = ["merge", "write_course_gradebook"]
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _assignment_of(folder: Path) -> str:
+    """The assignment id the folder's reports name (the first report that says one)."""
+    for report in sorted((folder / "reports").glob("*")):
+        try:
+            if report.suffix in (".yaml", ".yml"):
+                data = yaml.safe_load(report.read_text(encoding="utf-8"))
+            elif report.suffix == ".json" and not report.name.endswith("results.json"):
+                data = json.loads(report.read_text(encoding="utf-8"))
+            else:
+                continue
+        except (OSError, ValueError, yaml.YAMLError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("assignment"), str):
+            return data["assignment"]
+    return folder.name
+
+
+def merge(folders: Sequence[Path]) -> tuple[list[dict[str, str]], list[str]]:
+    """Rows keyed by student, with ``<assignment>`` and ``<assignment>:max`` per folder.
+
+    Raises:
+        UsageError: a folder has no ``gradebook.csv``, or two folders grade the same assignment.
+    """
+    assignments: list[str] = []
+    most: dict[str, float] = {}
+    students: dict[str, dict[str, str]] = {}
+    for folder in folders:
+        book = folder / "gradebook.csv"
+        if not book.is_file():
+            raise UsageError(f"{book}: not found; pass the --out folders of grader batch runs")
+        name = _assignment_of(folder)
+        if name in assignments:
+            raise UsageError(f"{folder}: a second gradebook for {name}; pass one folder per assignment")
+        assignments.append(name)
+        with book.open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh):
+                key = (row.get("student_id") or row.get("submission") or "").strip()
+                if not key:
+                    continue
+                entry = students.setdefault(key, {"student": key})
+                entry[name] = row.get("score", "")
+                try:
+                    most[name] = max(most.get(name, 0.0), float(row.get("max_score") or 0))
+                except ValueError:
+                    pass
+    for entry in students.values():
+        for a in assignments:  # a student with no submission still has the assignment's maximum
+            entry[f"{a}:max"] = f"{most.get(a, 0.0):g}"
+        entry["total"] = _sum([entry.get(a, "") for a in assignments])
+        entry["total:max"] = _sum([entry[f"{a}:max"] for a in assignments])
+    return [students[k] for k in sorted(students)], assignments
+
+
+def _sum(values: list[str]) -> str:
+    total = 0.0
+    for v in values:
+        try:
+            total += float(v)
+        except ValueError:
+            continue
+    return f"{total:g}"
+
+
+def _safe(cell: str) -> str:
+    return f"'{cell}" if cell.startswith(_FORMULA) else cell
+
+
+def write_course_gradebook(path: Path, rows: list[dict[str, str]], assignments: list[str]) -> Path:
+    """Write the merged table: student, one column per assignment (and its maximum), totals."""
+    columns = ["student"] + [c for a in assignments for c in (a, f"{a}:max")] + ["total", "total:max"]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({c: _safe(str(row.get(c, ""))) for c in columns})
+    return write_atomic(path, buf.getvalue())

@@ -1,0 +1,452 @@
+"""Chapter 8's plug-in: recognising the causal-mask mistakes from behaviour, the heat-map figure.
+
+Every recogniser reads weights, not source. The probes are chosen so that each mistake gives a
+different matrix of attention weights W for the same scores S:
+
+====================== ====================================================================
+correct                softmax(S with -inf where j > i): rows sum to 1, W[j > i] == 0
+mask-after-softmax     softmax(S) with W[j > i] set to 0 afterwards: rows sum to less than 1
+mask-zero-not-inf      softmax(S with a finite c where j > i): W[j > i] = e^(c - ...) > 0;
+                       c is read back as S[i, i] + log(W[i, j] / W[i, i])
+mask-transposed        softmax(S with -inf where j < i): the last row is [0, ..., 0, 1]
+mask-excludes-diagonal softmax(S with -inf where j >= i): row 0 is NaN
+mask-not-applied       softmax(S): the future gets weight
+====================== ====================================================================
+
+``causal_attention`` is probed with v = the identity, so its output *is* its weight matrix; the
+divisor it applied to q kᵀ is then read back from the ratios of allowed weights (chapter 7's
+``no-scaling`` and ``sqrt-d-model``). Input modification is seen from the arguments as the call
+left them (``Probe.args_after``).
+
+This file ships with the public suite: it holds no answer the hidden suite or the quiz key keeps
+secret. Expected values come from the reference when it is loaded, else from ``ORACLE`` (torch).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from grader.hooks import Figure
+from grader.probing import Finding, Probe, arr, close, describe_call, hardcoded, num, randn, show, unrecognised
+
+PART = "masking"
+GPT2_D_MODEL, GPT2_HEADS = 768, 12
+D_K = GPT2_D_MODEL // GPT2_HEADS  # 64: the chapter's head width
+N = 5  # probe sequence length: small enough to quote a row, large enough for every pattern
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def _future(n: int) -> np.ndarray:
+    return np.triu(np.ones((n, n), dtype=bool), k=1)
+
+
+def _softmax_rows(s: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", over="ignore"):
+        m = np.max(s, axis=-1, keepdims=True)
+        e = np.exp(s - m)
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+def _masked(s: np.ndarray, where: np.ndarray, fill: float = -np.inf) -> np.ndarray:
+    out = np.array(s, dtype=np.float64, copy=True)
+    out[np.broadcast_to(where, out.shape)] = fill
+    return out
+
+
+def variants(s: np.ndarray) -> dict[str, np.ndarray]:
+    """The weights each mistake gives for scores ``s`` (..., n, n); ``""`` is the right answer."""
+    n = s.shape[-1]
+    fut = _future(n)
+    plain = _softmax_rows(s)
+    return {
+        "": _softmax_rows(_masked(s, fut)),
+        "mask-not-applied": plain,
+        "mask-after-softmax": np.where(np.broadcast_to(fut, s.shape), 0.0, plain),
+        "mask-transposed": _softmax_rows(_masked(s, np.tril(np.ones((n, n), dtype=bool), k=-1))),
+        "mask-excludes-diagonal": _softmax_rows(_masked(s, ~np.tril(np.ones((n, n), dtype=bool), k=-1))),
+    }
+
+
+def _leak(w: np.ndarray) -> float:
+    fut = np.broadcast_to(_future(w.shape[-1]), w.shape)
+    return float(np.nan_to_num(np.where(fut, w, 0.0)).sum(axis=-1).max())
+
+
+def _row(w: np.ndarray, i: int) -> str:
+    row = w.reshape(-1, *w.shape[-2:])[0, i]
+    return "[" + ", ".join("nan" if not math.isfinite(x) else f"{x:.3g}" for x in row) + "]"
+
+
+def _fill_value(s: np.ndarray, w: np.ndarray) -> float | None:
+    """The finite c written into the masked scores, when one c explains every future weight."""
+    n = s.shape[-1]
+    s2, w2 = s.reshape(-1, n, n), w.reshape(-1, n, n)
+    cs = []
+    for b in range(s2.shape[0]):
+        for i in range(n - 1):
+            for j in range(i + 1, n):
+                if not (w2[b, i, j] > 0 and w2[b, i, i] > 0):
+                    return None
+                cs.append(s2[b, i, i] + math.log(w2[b, i, j] / w2[b, i, i]))
+    if not cs:
+        return None
+    c = float(np.median(cs))
+    if max(abs(x - c) for x in cs) > 1e-3 * max(1.0, abs(c)):
+        return None
+    return 0.0 if abs(c) < 1e-4 else c
+
+
+def classify_weights(func: str, call: str, s: np.ndarray, got: Any, **extra: Any) -> Finding | None:
+    """The mistake whose weights for scores ``s`` match ``got``; None when ``got`` is right."""
+    w = arr(got)
+    if w is None or w.shape != s.shape:
+        return None
+    forms = variants(s)
+    if close(w, forms[""], rtol=1e-3, atol=1e-5):
+        return None
+    ev: dict[str, Any] = {"call": call, "n": s.shape[-1], **extra}
+    if np.isnan(w.reshape(-1, *s.shape[-2:])[:, 0]).any():
+        fine = np.isfinite(forms["mask-excludes-diagonal"])
+        if np.allclose(w[fine], forms["mask-excludes-diagonal"][fine], rtol=1e-3, atol=1e-5):
+            return Finding("mask-excludes-diagonal", func, {**ev, "row0": _row(w, 0)})
+    for mid in ("mask-not-applied", "mask-after-softmax", "mask-transposed"):
+        if close(w, forms[mid], rtol=1e-3, atol=1e-5):
+            sums = w.sum(axis=-1).reshape(-1)
+            return Finding(mid, func, {**ev, "leak": round(_leak(w), 4), "row0": _row(w, 0),
+                                       "last_row": _row(w, s.shape[-1] - 1), "row_sum": round(float(sums[0]), 4),
+                                       "min_row_sum": round(float(sums.min()), 4)})
+    fill = _fill_value(s, w)
+    if fill is not None and close(w, _softmax_rows(_masked(s, _future(s.shape[-1]), fill)), rtol=1e-3, atol=1e-5):
+        return Finding("mask-zero-not-inf", func, {**ev, "fill": round(fill, 4), "leak": round(_leak(w), 4)})
+    return None
+
+
+def _overflow(func: str, call: str, got: Any, magnitude: float) -> Finding | None:
+    w = arr(got)
+    if w is None or np.all(np.isfinite(w)):
+        return None
+    return Finding("softmax-overflow", func, {"call": call, "bad": int((~np.isfinite(w)).sum()),
+                                              "size": int(w.size), "magnitude": magnitude})
+
+
+def _changed_input(func: str, call: str, before: torch.Tensor, after: Any) -> Finding | None:
+    if after is None or not after:
+        return None
+    a = arr(after[0])
+    b = before.double().numpy()
+    if a is None or a.shape != b.shape:
+        return None
+    differs = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+    if not differs.any():
+        return None
+    where = tuple(int(v) for v in np.argwhere(differs)[0])
+    return Finding("mask-modifies-input", func, {"call": call, "changed": int(differs.sum()), "size": int(a.size),
+                                                 "where": str(where), "before": f"{b[where]:.4g}",
+                                                 "after": f"{a[where]:.4g}"})
+
+
+# --------------------------------------------------------------------------- recognisers
+
+
+def _causal_mask(p: Probe) -> list[Finding]:
+    got = p("causal_mask", N)
+    call = describe_call("causal_mask", N)
+    m = arr(got)
+    want = ~_future(N)
+    if m is not None and m.shape == (N, N) and np.array_equal(m != 0, want):
+        return []
+    if m is not None and m.shape == (N, N):
+        b = m != 0
+        patterns = {
+            "mask-transposed": np.triu(np.ones((N, N), dtype=bool)),
+            "mask-excludes-diagonal": np.tril(np.ones((N, N), dtype=bool), k=-1),
+            "mask-not-applied": np.ones((N, N), dtype=bool),
+        }
+        inverted = np.triu(np.ones((N, N), dtype=bool), k=1)
+        for mid, pattern in patterns.items():
+            if np.array_equal(b, pattern):
+                return [Finding(mid, "causal_mask", {"call": call, "n": N, "row0": _row(m.astype(float), 0),
+                                                     "last_row": _row(m.astype(float), N - 1)})]
+        if np.array_equal(b, inverted):
+            return [Finding("mask-transposed", "causal_mask", {"call": call, "n": N, "variant": "inverted",
+                                                              "row0": _row(m.astype(float), 0)})]
+    other = p("causal_mask", N + 2)
+    found = hardcoded("causal_mask", call, got, describe_call("causal_mask", N + 2), other)
+    return [found] if found else unrecognised("causal_mask", call=call, got=show(got))
+
+
+def _apply_causal_mask(p: Probe) -> list[Finding]:
+    x = randn(81, 2, N, N, scale=2.0)
+    call = describe_call("apply_causal_mask", x)
+    got, after = p.args_after("apply_causal_mask", x)
+    changed = _changed_input("apply_causal_mask", call, x, after)
+    g = arr(got)
+    s = x.double().numpy()
+    fut = np.broadcast_to(_future(N), s.shape)
+    findings = [changed] if changed else []
+    if g is None or g.shape != s.shape:
+        return findings or unrecognised("apply_causal_mask", call=call, got=show(got))
+    neg = np.isneginf(g)
+    kept_ok = np.allclose(np.where(neg, 0, g)[~neg], s[~neg], rtol=1e-6, atol=1e-6) if (~neg).any() else True
+    if np.array_equal(neg, fut) and kept_ok:
+        return findings
+    ev = {"call": call, "n": N}
+    lower = np.broadcast_to(np.tril(np.ones((N, N), dtype=bool), k=-1), s.shape)
+    if kept_ok and np.array_equal(neg, lower):
+        return findings + [Finding("mask-transposed", "apply_causal_mask", ev)]
+    if kept_ok and np.array_equal(neg, fut | np.broadcast_to(np.eye(N, dtype=bool), s.shape)):
+        return findings + [Finding("mask-excludes-diagonal", "apply_causal_mask", ev)]
+    if not neg.any() and np.allclose(g[~fut], s[~fut], rtol=1e-6, atol=1e-6):
+        fills = np.unique(g[fut])
+        if np.allclose(g, s, rtol=1e-6, atol=1e-6):
+            return findings + [Finding("mask-not-applied", "apply_causal_mask", ev)]
+        if fills.size == 1:
+            fill = float(fills[0])
+            leak = _leak(_softmax_rows(g))
+            return findings + [Finding("mask-zero-not-inf", "apply_causal_mask",
+                                       {**ev, "fill": round(fill, 4), "leak": round(leak, 4)})]
+    other = randn(82, 2, N, N, scale=2.0)
+    found = hardcoded("apply_causal_mask", call, got, describe_call("apply_causal_mask", other),
+                      p("apply_causal_mask", other))
+    return findings + ([found] if found else unrecognised("apply_causal_mask", call=call))
+
+
+def _masked_softmax(p: Probe) -> list[Finding]:
+    x = randn(83, 2, N, N, scale=2.0)
+    call = describe_call("masked_softmax", x)
+    got, after = p.args_after("masked_softmax", x)
+    findings = [f for f in [_changed_input("masked_softmax", call, x, after)] if f]
+    s = x.double().numpy()
+    found = classify_weights("masked_softmax", call, s, got)
+    if found is not None:
+        return findings + [found]
+    if close(got, variants(s)[""], rtol=1e-3, atol=1e-5):
+        big = x * 5e3
+        big_call = describe_call("masked_softmax", big)
+        over = _overflow("masked_softmax", big_call, p("masked_softmax", big), 1e4)
+        return findings + ([over] if over else [])
+    other = randn(84, 2, N, N, scale=2.0)
+    same_out = hardcoded("masked_softmax", call, got, describe_call("masked_softmax", other),
+                         p("masked_softmax", other))
+    return findings + ([same_out] if same_out else unrecognised("masked_softmax", call=call))
+
+
+def _attention_weights(p: Probe, d_k: int, scale: float = 1.0, seed: int = 85) -> tuple[Any, np.ndarray, str]:
+    q, k = randn(seed, 2, N, d_k, scale=scale), randn(seed + 1, 2, N, d_k, scale=scale)
+    v = torch.eye(N).expand(2, N, N).contiguous()
+    call = describe_call("causal_attention", q, k, v)
+    raw = (q.double() @ k.double().transpose(-2, -1)).numpy()
+    return p("causal_attention", q, k, v), raw, call
+
+
+def _divisor(raw: np.ndarray, w: np.ndarray) -> float | None:
+    """The c with W = softmax(mask(raw / c)), read from the allowed weights of rows 1..n-1."""
+    n = raw.shape[-1]
+    r2, w2 = raw.reshape(-1, n, n), w.reshape(-1, n, n)
+    cs = []
+    for b in range(r2.shape[0]):
+        for i in range(1, n):
+            for j in range(1, i + 1):
+                if w2[b, i, j] > 0 and w2[b, i, 0] > 0 and abs(r2[b, i, j] - r2[b, i, 0]) > 1e-3:
+                    lw = math.log(w2[b, i, j] / w2[b, i, 0])
+                    if abs(lw) > 1e-9:
+                        cs.append((r2[b, i, j] - r2[b, i, 0]) / lw)
+    if len(cs) < 3:
+        return None
+    c = float(np.median(cs))
+    return c if c > 0 and np.mean([abs(x / c - 1) < 1e-2 for x in cs]) >= 0.9 else None
+
+
+def _causal_attention(p: Probe) -> list[Finding]:
+    got, raw, call = _attention_weights(p, D_K)
+    w = arr(got)
+    expected = math.sqrt(D_K)
+    found = classify_weights("causal_attention", call, raw / expected, got, d_k=D_K)
+    if found is not None:
+        return [found]
+    if w is not None and close(w, variants(raw / expected)[""], rtol=1e-3, atol=1e-5):
+        big, big_raw, big_call = _attention_weights(p, 16, scale=25.0, seed=87)
+        over = _overflow("causal_attention", big_call, big, float(np.abs(big_raw).max() / 4.0))
+        return [over] if over else []
+    if w is not None and w.shape == raw.shape and np.all(np.isfinite(w)):
+        c = _divisor(raw, w)
+        if c is not None:
+            ev = {"call": call, "divisor": round(c, 4), "expected_divisor": expected, "d_k": D_K,
+                  "d_model": GPT2_D_MODEL, "n_heads": GPT2_HEADS}
+            for target, mid in ((1.0, "no-scaling"), (math.sqrt(GPT2_D_MODEL), "sqrt-d-model")):
+                if abs(c - target) <= 2e-3 * target and close(w, variants(raw / target)[""], rtol=1e-3, atol=1e-5):
+                    return [Finding(mid, "causal_attention", ev)]
+            inner = classify_weights("causal_attention", call, raw / c, got, d_k=D_K)
+            if inner is not None:
+                return [inner]
+            return unrecognised("causal_attention", call=call, divisor=round(c, 4))
+    other, _, other_call = _attention_weights(p, D_K, seed=95)
+    same_out = hardcoded("causal_attention", call, got, other_call, other)
+    return [same_out] if same_out else unrecognised("causal_attention", call=call)
+
+
+def _future_leak(p: Probe) -> list[Finding]:
+    w = torch.softmax(randn(89, 2, N, N, scale=2.0), dim=-1)
+    call = describe_call("future_leak", w)
+    got = num(p("future_leak", w))
+    want = num(p.expect(PART, "future_leak", w))
+    wn = w.double().numpy()
+    if got is not None and want is not None and abs(got - want) <= 1e-5 + 1e-5 * abs(want):
+        return []
+    ev = {"call": call, "got": got if got is None else round(got, 4), "expected": round(want or 0.0, 4)}
+    sums = {
+        "mask-transposed": np.where(np.tril(np.ones((N, N), dtype=bool), k=-1), wn, 0).sum(-1).max(),
+        "mask-excludes-diagonal": np.where(np.triu(np.ones((N, N), dtype=bool)), wn, 0).sum(-1).max(),
+    }
+    for mid, value in sums.items():
+        if got is not None and abs(got - float(value)) <= 1e-5:
+            return [Finding(mid, "future_leak", {**ev, "variant": "leak"})]
+    other = torch.softmax(randn(90, 2, N, N, scale=2.0), dim=-1)
+    found = hardcoded("future_leak", call, p("future_leak", w), describe_call("future_leak", other),
+                      p("future_leak", other))
+    return [found] if found else unrecognised("future_leak", **ev)
+
+
+RECOGNISERS = {
+    "causal_mask": _causal_mask,
+    "apply_causal_mask": _apply_causal_mask,
+    "masked_softmax": _masked_softmax,
+    "causal_attention": _causal_attention,
+    "future_leak": _future_leak,
+}
+
+
+def _t_masked_softmax(x: torch.Tensor) -> torch.Tensor:
+    n = x.shape[-1]
+    return torch.softmax(x.double().masked_fill(torch.from_numpy(_future(n)), float("-inf")), dim=-1)
+
+
+ORACLE = {
+    "causal_mask": lambda n: torch.from_numpy(~_future(n)),
+    "apply_causal_mask": lambda x: x.double().masked_fill(torch.from_numpy(_future(x.shape[-1])), float("-inf")),
+    "masked_softmax": _t_masked_softmax,
+    "causal_attention": lambda q, k, v: F.scaled_dot_product_attention(q.double(), k.double(), v.double(),
+                                                                       is_causal=True),
+    "future_leak": lambda w: float(w.double().masked_fill(~torch.from_numpy(_future(w.shape[-1])), 0.0)
+                                   .sum(-1).max()),
+}
+
+
+# --------------------------------------------------------------------------- plots
+
+PLOT_N = 8
+CAPTION = {
+    "en": "Your attention weights (left) beside the reference's (right) for the same scores; a "
+          "causal row may only use the cells on and below the diagonal. Cells above it that hold "
+          "weight are outlined in red: that weight leaks from the future.",
+    "ja": "同じスコアに対するあなたの注意の重み（左）と模範の重み（右）。因果的な行が使えるのは対角線"
+          "とその下のマスだけです。対角線より上で重みを持つマスは赤枠で示しています。未来から漏れた重みです。",
+}
+
+
+def plot_data(session: Any, reference: Any) -> dict[str, Any]:
+    """The student's masked_softmax of one fixed score matrix, and the right weights."""
+    x = randn(2026, PLOT_N, PLOT_N, scale=1.5)
+    want = _t_masked_softmax(x).numpy()
+    try:
+        got = arr(session.call(PART, "masked_softmax", [x], {}))
+    except Exception:  # noqa: BLE001 - a failing student function just leaves its panel empty
+        got = None
+    student = got.tolist() if got is not None and got.shape == want.shape else None
+    return {"attention": {"scores": x.double().numpy().round(6).tolist(), "student": student,
+                          "reference": want.round(6).tolist()}}
+
+
+def figures(plots: dict[str, Any], languages: Any) -> list[Figure]:
+    data = plots.get("attention") if isinstance(plots, dict) else None
+    if not isinstance(data, dict) or data.get("reference") is None:
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    ref = np.asarray(data["reference"], dtype=float)
+    mine = np.asarray(data["student"], dtype=float) if data.get("student") is not None else None
+    fig, axes = plt.subplots(1, 2, figsize=(8.6, 4), dpi=80)
+    leak = _leak(mine) if mine is not None and mine.shape == ref.shape else None
+    mine_title = "yours" if leak is None else f"yours: future weight up to {leak:.3f} a row"
+    image = None
+    for ax, values, title in ((axes[0], mine, mine_title), (axes[1], ref, "reference (causal)")):
+        ax.set_title(title)
+        ax.set_xlabel("key position j")
+        ax.set_ylabel("query position i")
+        if values is None:
+            ax.text(0.5, 0.5, "your masked_softmax gave no values", ha="center", va="center",
+                    transform=ax.transAxes)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            continue
+        shown = np.nan_to_num(values, nan=0.0)
+        image = ax.imshow(shown, vmin=0.0, vmax=1.0, cmap="viridis")
+        n = shown.shape[-1]
+        for i, j in np.argwhere(_future(n) & (np.abs(shown) > 1e-6)):
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2))
+        for i, j in np.argwhere(np.isnan(values)):
+            ax.text(j, i, "NaN", ha="center", va="center", color="white", fontsize=7)
+    fig.tight_layout()
+    if image is not None:
+        fig.colorbar(image, ax=list(axes), shrink=0.8, label="attention weight")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    caption = {lang: CAPTION[lang] for lang in languages if lang in CAPTION}
+    return [Figure(base64.b64encode(buf.getvalue()).decode("ascii"), caption, "attention")]
+
+
+# --------------------------------------------------------------------------- expected values
+
+
+def expected_values(reference: Any) -> dict[str, Any]:
+    """The public suite's expected.json: only the quiz's question ids and types."""
+    key = getattr(reference, "answers_key", None) or {}
+    return {"quiz": [{"id": str(qid), "type": spec["type"],
+                      **({"choices": ["a", "b", "c", "d"]} if spec["type"] == "choice" else {})}
+                     for qid, spec in key.items()]}
+
+
+def warm_up() -> None:
+    """Operations chapter 8's students use, run once before the sandbox forks."""
+    s = torch.randn(4, 4)
+    torch.ones(4, 4, dtype=torch.bool).tril()
+    s.masked_fill(torch.ones(4, 4, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+    F.scaled_dot_product_attention(s[None], s[None], s[None], is_causal=True)
+
+
+# --------------------------------------------------------------------------- notebook
+
+NOTEBOOK_INTRO = """\
+# 第8章 因果マスク: 未来のトークンを見ない注意
+# Chapter 8 -- The causal mask: attention that cannot see the future
+
+このノートブックには `masking.py` と同じ関数が入っています。各関数の
+`raise NotImplementedError(...)` を自分のコードに置き換え、最後の確認問題のセルに答えを
+書き込んでください。関数名と引数は変えないでください。
+
+This notebook holds the same functions as `masking.py`. Replace each
+`raise NotImplementedError(...)` with your own code, then write your answers in the quiz cell
+at the end. Keep the function names and arguments as they are.
+
+採点では、このノートブックのコードセルが上から順に実行されます。試しに関数を呼ぶセルを
+追加しても構いませんが、時間のかかる処理は避けてください。`future_leak` に自分の
+`masked_softmax` の結果を渡すと、未来への重みが漏れていないか確かめられます。
+
+When graded, the code cells run from top to bottom. You may add cells that try your
+functions out, but keep them quick. Pass your `masked_softmax` output to `future_leak` to see
+whether any weight leaks into the future.
+"""

@@ -1,0 +1,21 @@
+"""Public tests for answers.yaml: every question is answered, as a number or one of its letters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.quizsuite import check_well_formed, questions
+
+pytestmark = pytest.mark.part("quiz")
+
+QUESTIONS = questions(Path(__file__).with_name("expected.json"))
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q["id"])
+def test_answer_is_well_formed(answers, question):
+    """the quiz answer is filled in and has the right form
+    ja: 確認問題の答えが記入されていて、正しい形式になっている
+    """
+    check_well_formed(answers, question)

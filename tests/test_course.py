@@ -1,0 +1,244 @@
+"""The course harness: assignments declared by their rubrics, chapter 8 graded as users grade it.
+
+Journeys run the real ``grader`` command (``python -m grader``) on real files: an LMS-style
+folder of chapter-8 submissions (a folder, a notebook, a zip and one mutant per catalogue id)
+through ``grader batch -j 2``, and ``grader new`` followed by ``grader validate`` in a fresh
+course folder.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.assignment import assignment_of
+from grader.catalogue import catalogue
+from grader.errors import GraderError, RubricError
+from grader.hooks import load_hooks
+from grader.rubric import load_rubric
+from grader.tools import build_notebook
+from grader.validate import load_mutants, student_answers
+
+ROOT = Path(__file__).resolve().parent.parent
+CH8 = ROOT / "rubrics" / "chapter08.yaml"
+MASKING_FUNCTIONS = ("causal_mask", "apply_causal_mask", "masked_softmax", "causal_attention", "future_leak")
+
+
+def _grader(*args: str, cwd: Path = ROOT, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _answers() -> str:
+    key = yaml.safe_load((ROOT / "solutions" / "chapter08" / "answers.yaml").read_text(encoding="utf-8"))
+    return student_answers(key)
+
+
+def _submissions(src: Path) -> dict[str, str]:
+    """An LMS-style folder: name -> the id it must be named with ("" for a correct one)."""
+    src.mkdir()
+    rubric = load_rubric(CH8)
+    reference = ROOT / "solutions" / "chapter08"
+    correct = src / "correct"
+    correct.mkdir()
+    shutil.copyfile(reference / "masking.py", correct / "masking.py")
+    (correct / "answers.yaml").write_text(_answers(), encoding="utf-8")
+    with zipfile.ZipFile(src / "zipped.zip", "w") as zf:  # wrapped in one folder, as LMS exports do
+        for f in correct.iterdir():
+            zf.write(f, f"zipped/{f.name}")
+    answers = src / "_answers.yaml"
+    answers.write_text(_answers(), encoding="utf-8")
+    nb = build_notebook.build(reference, answers, ("masking",), "# chapter 8\n")
+    (src / "notebook.ipynb").write_text(build_notebook.render(nb), encoding="utf-8")
+    answers.unlink()
+    expected = {"correct": "", "zipped": "", "notebook": ""}
+    for m in load_mutants(assignment_of(rubric).mutants, ("masking.py",)):
+        folder = src / f"mutant-{m.id}"
+        folder.mkdir()
+        (folder / "masking.py").write_text(m.source(reference), encoding="utf-8")
+        (folder / "answers.yaml").write_text(_answers(), encoding="utf-8")
+        expected[folder.name] = m.id
+    return expected
+
+
+@pytest.mark.slow
+def test_batch_grades_chapter08_folder_notebook_zip_and_every_mutant(tmp_path):
+    """grader batch -j 2 --rubric rubrics/chapter08.yaml: full marks for the correct forms, each
+    mutant named with exactly its id, in Japanese and English with its own numbers."""
+    expected = _submissions(tmp_path / "src")
+    out = tmp_path / "out"
+    proc = _grader("batch", str(tmp_path / "src"), "--out", str(out), "--rubric", "rubrics/chapter08.yaml",
+                   "-j", "2", "--no-progress", "--seed", "8")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert f"{len(expected)} graded" in proc.stderr
+    with (out / "gradebook.csv").open(encoding="utf-8") as fh:
+        rows = {r["submission"]: r for r in csv.DictReader(fh)}
+    assert set(expected) == set(rows)
+    assert "part:masking" in next(iter(rows.values()))
+    ids = set(catalogue(assignment_of(load_rubric(CH8)).rubric.plugin.catalogue))
+    for name, mid in expected.items():
+        report = yaml.safe_load((out / "reports" / f"{name}.yaml").read_text(encoding="utf-8"))
+        named = sorted({m["id"] for m in report["mistakes"]})
+        if not mid:
+            assert report["score"] == report["max_score"], name
+            assert [] == named, name
+            continue
+        assert report["score"] < report["max_score"], name
+        assert [mid] == named, name
+        assert mid in ids
+        for m in report["mistakes"]:
+            for lang in ("en", "ja"):
+                text = m["message"][lang]
+                assert "?" not in text.replace("?)", ""), (name, lang, text)  # every slot filled
+                assert "{" not in text, (name, lang, text)
+            # Japanese feedback is Japanese, English is not.
+            assert re.search(r"[\u3040-\u30ff]", m["message"]["ja"]), m["message"]["ja"]
+            assert not re.search(r"[\u3040-\u30ff]", m["message"]["en"]), m["message"]["en"]
+
+
+def test_mutant_messages_quote_the_students_numbers(tmp_path):
+    """mask-zero-not-inf gives the value written and the weight that leaked, in both languages."""
+    from grader.runner import grade
+    from grader.submission import load_submission
+
+    rubric = load_rubric(CH8)
+    folder = tmp_path / "zero"
+    folder.mkdir()
+    [m] = [m for m in load_mutants(rubric.plugin.mutants, ("masking.py",)) if m.id == "mask-zero-not-inf"]
+    (folder / "masking.py").write_text(m.source(ROOT / "solutions" / "chapter08"), encoding="utf-8")
+    [report] = grade(rubric, [load_submission(folder, parts=assignment_of(rubric).part_files)], seed=3)
+    [mistake] = report.mistakes
+    assert "mask-zero-not-inf" == mistake.id
+    assert 0.0 == mistake.evidence["fill"]
+    leak = mistake.evidence["leak"]
+    assert 0.0 < leak < 1.0
+    assert f"{leak:.4f}" in mistake.message["en"] and f"{leak:.4f}" in mistake.message["ja"]
+    assert "hold 0 instead of -inf" in mistake.message["en"]
+    assert "-inf ではなく 0 が入っています" in mistake.message["ja"]
+
+
+def test_new_assignment_validates_without_an_edit(tmp_path):
+    """grader new chapter09, then grader validate --rubric rubrics/chapter09.yaml, in a fresh course."""
+    proc = _grader("new", "chapter09", cwd=tmp_path)
+    assert 0 == proc.returncode, proc.stderr
+    for rel in ("rubrics/chapter09.yaml", "exercises/chapter09/part1.py", "exercises/chapter09/chapter09.ipynb",
+                "solutions/chapter09/part1.py", "suites/chapter09/public/test_part1.py",
+                "suites/chapter09/hidden/test_part1.py", "suites/chapter09/plugin/hooks.py"):
+        assert (tmp_path / rel).is_file(), rel
+    proc = _grader("validate", "--rubric", "rubrics/chapter09.yaml", cwd=tmp_path)
+    assert 0 == proc.returncode, proc.stdout + proc.stderr
+    assert "all checks hold" in proc.stdout
+    again = _grader("new", "chapter09", cwd=tmp_path)
+    assert 2 == again.returncode and "exists already" in " ".join(again.stderr.split())
+    bad = _grader("new", "Chapter 9", cwd=tmp_path)
+    assert 2 == bad.returncode and "lower-case" in " ".join(bad.stderr.split())
+
+
+def test_the_rubric_declares_the_assignment():
+    a = assignment_of(load_rubric(CH8))
+    assert {"masking": "masking.py"} == a.part_files
+    assert MASKING_FUNCTIONS == a.functions("masking")
+    assert "answers.yaml" == a.quiz_file and "quiz" == a.quiz_part
+    assert "chapter08.ipynb" == a.notebook
+    assert set(MASKING_FUNCTIONS) == set(a.hooks.recognisers)
+    # Chapter 7's ids where the same mistake shows; the framework's own ids come along.
+    ids = a.mistake_ids()
+    assert {"no-scaling", "sqrt-d-model", "softmax-overflow", "hardcoded-output", "not-implemented"} <= set(ids)
+    assert "unrecognised" in a.catalogue() and "unrecognised" not in ids
+
+
+def test_every_contract_id_has_a_mutant_and_an_entry():
+    """The ids of chapter 8's contract (its table, written out here) each have an entry and a mutant."""
+    ids = {"mask-after-softmax", "mask-zero-not-inf", "mask-transposed", "mask-excludes-diagonal",
+           "mask-not-applied", "mask-modifies-input", "no-scaling", "sqrt-d-model", "softmax-overflow",
+           "hardcoded-output", "not-implemented"}
+    a = assignment_of(load_rubric(CH8))
+    assert ids <= set(a.mistake_ids())
+    assert ids <= {m.id for m in load_mutants(a.mutants, ("masking.py",))}
+
+
+def test_rubric_plugin_paths_are_checked(tmp_path):
+    text = CH8.read_text(encoding="utf-8").replace("plugin/hooks.py", "plugin/nope.py")
+    (tmp_path / "rubrics").mkdir()
+    for top in ("exercises", "solutions", "suites"):
+        (tmp_path / top).symlink_to(ROOT / top)
+    bad = tmp_path / "rubrics" / "chapter08.yaml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(RubricError) as info:
+        load_rubric(bad)
+    assert "plugin.hooks" == info.value.yaml_path
+    assert "nope.py" in info.value.problem
+
+
+def test_hooks_that_do_not_load_name_their_file(tmp_path):
+    broken = tmp_path / "hooks.py"
+    broken.write_text("import nothing_here\n", encoding="utf-8")
+    with pytest.raises(GraderError, match=r"hooks.py: importing the assignment's hooks failed: ModuleNotFoundError"):
+        load_hooks(broken)
+    empty = tmp_path / "empty_hooks.py"
+    empty.write_text("X = 1\n", encoding="utf-8")
+    with pytest.raises(GraderError, match="define RECOGNISERS"):
+        load_hooks(empty)
+
+
+def test_generated_files_are_current():
+    """The chapter-8 notebook and expected values are what the tools build from the sources."""
+    assert 0 == build_notebook.main(["--rubric", str(CH8), "--check"])
+    from grader.tools import expected
+
+    assert 0 == expected.main(["--rubric", str(CH8), "--check"])
+
+
+def test_no_chapter8_knowledge_in_the_grader_package():
+    """grader/ offers the framework; chapter 8's function names and ids live with chapter 8."""
+    words = [*MASKING_FUNCTIONS, "masking", "mask-after-softmax", "mask-zero-not-inf", "mask-transposed",
+             "mask-excludes-diagonal", "mask-not-applied", "mask-modifies-input", "chapter08"]
+    hits = []
+    for path in sorted((ROOT / "grader").rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".yaml", ".j2", ".ini"):
+            text = path.read_text(encoding="utf-8")
+            hits += [f"{path.relative_to(ROOT)}: {w}" for w in words if re.search(rf"\b{re.escape(w)}\b", text)]
+    assert [] == hits
+
+
+@pytest.mark.slow
+def test_course_gradebook_merges_two_batches(tmp_path):
+    """Chapter 7 and chapter 8 graded by grader batch, merged by grader gradebook: a column each."""
+    ch7, ch8 = tmp_path / "ch7", tmp_path / "ch8"
+    ch7.mkdir()
+    ch8.mkdir()
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct", ch7 / "Taro Yamada_101_assignsubmission_file_")
+    shutil.copytree(ROOT / "exercises" / "chapter07", ch7 / "=cmd()_102_assignsubmission_file_")
+    done = ch8 / "Taro Yamada_101_assignsubmission_file_"
+    done.mkdir()
+    shutil.copyfile(ROOT / "solutions" / "chapter08" / "masking.py", done / "masking.py")
+    (done / "answers.yaml").write_text(_answers(), encoding="utf-8")
+    shutil.copytree(ROOT / "exercises" / "chapter08", ch8 / "Hanako Sato_103_assignsubmission_file_")
+    for src, rubric in ((ch7, "rubrics/chapter07.yaml"), (ch8, "rubrics/chapter08.yaml")):
+        proc = _grader("batch", str(src), "--out", str(src) + "-out", "--rubric", rubric, "-j", "2", "--no-progress")
+        assert proc.returncode in (0, 1), proc.stderr
+    course = tmp_path / "course.csv"
+    proc = _grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch7-out"), "--out", str(course))
+    assert 0 == proc.returncode, proc.stderr
+    with course.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = {r["student"]: r for r in reader}
+    assert ["student", "chapter08", "chapter08:max", "chapter07", "chapter07:max", "total", "total:max"] == reader.fieldnames
+    assert {"101", "102", "103"} == set(rows)
+    taro = rows["101"]
+    assert float(taro["chapter08"]) == float(taro["chapter08:max"]) == 70
+    assert float(taro["chapter07"]) == float(taro["chapter07:max"]) > 0
+    assert float(taro["total"]) == float(taro["chapter07"]) + 70
+    assert "" == rows["102"]["chapter08"] and 0 == float(rows["102"]["chapter07"])
+    assert "" == rows["103"]["chapter07"] and rows["103"]["chapter07:max"] == taro["chapter07:max"]
+    assert taro["total:max"] == rows["103"]["total:max"]
+    again = _grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch8-out"), "--out", str(course))
+    assert 2 == again.returncode and "a second gradebook for chapter08" in " ".join(again.stderr.split())
