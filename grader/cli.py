@@ -63,13 +63,20 @@ def _load(rubric_path: str | None, submission: str | None = None) -> Any:
         if submission is not None and not Path(submission).exists():
             raise UsageError(f"{submission}: no such file or folder; name your submission's folder,"
                              " notebook or zip")
-        return load_rubric(find_rubric(submission=submission))
+        return _checked(load_rubric(find_rubric(submission=submission)))
     if not Path(rubric_path).exists():
         raise UsageError(
             f"{rubric_path}: no such rubric. Pass --rubric with the path of a rubric YAML file,"
             " or leave --rubric out to use the rubrics/ folder of the course or release you are in."
         )
-    return load_rubric(rubric_path)
+    return _checked(load_rubric(rubric_path))
+
+
+def _checked(rubric: Any) -> Any:
+    from grader.catalogue import check_rubric
+
+    check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
+    return rubric
 
 
 def _default_submission(rubric: Any) -> str:
@@ -327,10 +334,13 @@ def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
         for path in paths:
             rubric = _load(str(path))
             result = validation.validate(rubric, seed=seed)
-            table = validation.render_table(result)
-            if every:
-                table.title = f"{path.name}: {table.title}"
-            Console(highlight=False).print(table)
+            if sys.stdout.isatty():
+                table = validation.render_table(result)
+                if every:
+                    table.title = f"{path.name}: {table.title}"
+                Console(highlight=False).print(table)
+            else:  # a CI log or a file: plain lines, nothing cut to fit a width
+                sys.stdout.write((f"{path.name}: " if every else "") + validation.render_lines(result))
             if not result.ok:
                 failed.append(path.name)
         if every:

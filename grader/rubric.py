@@ -1120,16 +1120,49 @@ def _show(path: Path) -> str:
         return path.as_posix()
 
 
+#: Modules of the grader whose code decides what a report says about a submission beyond the
+#: rubric and the suites: the diagnosis and what recognisers are written with. Found without
+#: importing them (the batch parent stays light).
+KNOWLEDGE_MODULES = ("grader.diagnosis", "grader.probing")
+
+
+def knowledge_files(rubric: Any = None) -> list[Path]:
+    """The mistake catalogue(s) and the diagnosis code a rubric's reports depend on.
+
+    The assignment's catalogue (the plug-in's, else ``grader/mistakes.yaml``), the framework's
+    own entries, the plug-in's hooks and :data:`KNOWLEDGE_MODULES`. A change to any of them
+    changes :func:`rubric_fingerprint`.
+    """
+    from importlib.util import find_spec
+
+    from grader.catalogue import CATALOGUE_FILE, FRAMEWORK_FILE
+
+    plugin = getattr(rubric, "plugin", None)
+    files = [Path(getattr(plugin, "catalogue", None) or CATALOGUE_FILE), FRAMEWORK_FILE]
+    hooks = getattr(plugin, "hooks", None)
+    if hooks:
+        files.append(Path(hooks))
+    for name in KNOWLEDGE_MODULES:
+        spec = find_spec(name)
+        if spec is not None and spec.origin:
+            files.append(Path(spec.origin))
+    return files
+
+
 def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
-    """Hash of everything that decides a score besides the submission itself."""
+    """Hash of everything that decides a score or a named mistake besides the submission itself.
+
+    The rubric file, the suites' files, the reference (with the hidden suite), and the grader's
+    knowledge of mistakes (:func:`knowledge_files`: the catalogue, the plug-in's hooks, the
+    diagnosis code), so ``batch --resume`` regrades a class after any of them changed.
+    """
     h = hashlib.sha256()
     files = [Path(rubric.file)]
     for name in suites:
         files += sorted(Path(rubric.suite(name).path).rglob("*"))
     if "hidden" in suites and rubric.reference is not None:
         files += sorted(Path(rubric.reference).rglob("*"))
-    plugin = getattr(rubric, "plugin", None)
-    files += [p for p in (getattr(plugin, "hooks", None), getattr(plugin, "catalogue", None)) if p]
+    files += knowledge_files(rubric)
     for f in files:
         if f.is_file() and "__pycache__" not in f.parts:
             h.update(f.name.encode())
