@@ -492,6 +492,7 @@ class BatchResult:
     interrupted: bool
     outdir: Path
     elapsed_s: float = 0.0
+    unreadable: int = 0  #: entries that could not be read; each got an error report
 
 
 def chunk_size(remaining: int, jobs: int) -> int:
@@ -675,7 +676,7 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
             f"[yellow]interrupted:[/yellow] {len(finished)} of {len(found.found)} graded and kept in "
             f"{outdir}; finish with: grader batch {source} --out {out} --resume", markup=True)
     return BatchResult(reports, graded, resumed, found.unrecognised, interrupted, outdir,
-                       time.monotonic() - started)
+                       time.monotonic() - started, unreadable=len(failed_reports))
 
 
 def _preload_plotting() -> None:
