@@ -46,7 +46,7 @@ from grader.errors import GraderError, SubmissionError, UsageError
 from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
-from grader.sinks import terminal_markup
+from grader.sinks import REPORT_MAX, terminal_markup
 from grader.submission import PART_FILES, load_submission
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
@@ -588,6 +588,8 @@ class _Proc:
             self.stdin, self.stdout = os.fdopen(adopt[0], "wb"), os.fdopen(adopt[1], "rb")
         self.log = log
         self.pending: list[bytes] = []  # the start of a message not yet ended by a newline
+        self.pending_size = 0
+        self.overflow = False  # dropping a message longer than sinks.REPORT_MAX
         self.ready = False
         self.busy: list[int] = []  # indices handed out and not reported yet
         self.chunks: list[list[int]] = []  # chunks handed out and not finished, oldest first
@@ -640,12 +642,22 @@ class _Proc:
         if not data:
             return None
         if b"\n" not in data:  # part of a long message: kept, joined once when it ends
-            self.pending.append(data)
+            self.pending_size += len(data)
+            if self.overflow or self.pending_size > REPORT_MAX:
+                # Too long for any report: dropped (its submission is graded again, then
+                # given an error report), so memory stays bounded.
+                self.pending, self.overflow = [], True
+            else:
+                self.pending.append(data)
             return []
         head, _, rest = data.rpartition(b"\n")
-        if self.pending:
+        if self.overflow:
+            head = head.partition(b"\n")[2]  # the end of the message being dropped
+            self.overflow = False
+        elif self.pending:
             head = b"".join([*self.pending, head])
         self.pending = [rest] if rest else []
+        self.pending_size = len(rest)
         messages = []
         for line in head.split(b"\n"):
             if line.strip():
@@ -719,6 +731,7 @@ class BatchResult:
     interrupted: bool
     outdir: Path
     elapsed_s: float = 0.0
+    unreadable: int = 0  #: entries that could not be read; each got an error report
 
 
 def chunk_size(remaining: int, jobs: int) -> int:
@@ -921,7 +934,7 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
             f"[yellow]interrupted:[/yellow] {len(finished)} of {len(found.found)} graded and kept in "
             f"{outdir}; finish with: grader batch {source} --out {out} --resume", markup=True)
     return BatchResult(reports, graded, resumed, found.unrecognised, interrupted, outdir,
-                       time.monotonic() - started)
+                       time.monotonic() - started, unreadable=len(failed_reports))
 
 
 def _preload_plotting() -> None:

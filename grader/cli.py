@@ -313,7 +313,9 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
                            gradebooks=tuple(gradebook), bom=bom)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
-                  f"{len(result.unrecognised)} not recognised, in {result.elapsed_s:.1f} s; "
+                  f"{len(result.unrecognised)} not recognised, "
+                  + (f"{result.unreadable} unreadable (error reports written), " if result.unreadable else "")
+                  + f"in {result.elapsed_s:.1f} s; "
                   f"gradebook: {Path(out) / 'gradebook.csv'}", soft_wrap=True)
         if table or (table is None and 0 < len(result.reports) <= TABLE_ROWS):
             from grader.report.terminal import show_many
