@@ -49,7 +49,7 @@ from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 from grader.sinks import csv_cell, terminal_markup
-from grader.submission import PART_FILES, _safe_name, load_submission
+from grader.submission import _safe_name, load_submission
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
@@ -235,7 +235,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
                                   student_id, entry_name, why))
             continue
         if path.is_dir() and not sub.modules and sub.answers is None:
-            files = ", ".join((parts or PART_FILES).values())
+            files = ", ".join((parts or {}).values()) or ".py files"
             result.unrecognised.append((entry_name, f"holds no {files}, answers.yaml or notebook"))
             continue
         name = unique(sub.name)

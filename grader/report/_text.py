@@ -24,16 +24,6 @@ LABELS: dict[str, dict[str, str]] = {
     "expected": {"en": "expected", "ja": "期待値"},
     "actual": {"en": "got", "ja": "実際の値"},
     "plots": {"en": "Your functions, plotted", "ja": "あなたの関数のグラフ"},
-    "softmax_plot": {
-        "en": "Softmax of the same scores without and with scaling by √d_k, yours beside the reference.",
-        "ja": "同じスコアの softmax（√d_k で割る前と後）。あなたの結果と模範の値を並べています。",
-    },
-    "variance_plot": {
-        "en": "Measured variance of q·k against d_k (log-log). Unscaled it follows the line d_k; "
-              "scaled it stays at 1.",
-        "ja": "q·k の分散の測定値と d_k の関係（両対数）。スケーリングなしでは直線 d_k に沿い、"
-              "スケーリングすると 1 のままです。",
-    },
     "no_plots": {"en": "No plot data in this report.", "ja": "このレポートにはグラフ用のデータがありません。"},
     "sandbox": {"en": "Sandbox", "ja": "サンドボックス"},
     "seed": {"en": "seed", "ja": "シード"},

@@ -1,0 +1,49 @@
+"""Helpers for an assignment's report figures (its hooks' ``figures``, see :mod:`grader.hooks`).
+
+Figures are drawn with matplotlib's Agg canvas (no pyplot state, no display) and embedded in
+the HTML report as base64 PNG. Plot labels are best kept ASCII English: a Japanese font may be
+missing where the report is drawn; captions carry the languages.
+
+Example::
+
+    fig = figure(6, 4)
+    fig.add_subplot(1, 1, 1).plot(series(data.get("student")) or [])
+    return [Figure(png(fig), {"en": "...", "ja": "..."}, "attention")]
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from typing import Any
+
+__all__ = ["figure", "png", "series"]
+
+
+def figure(width: float, height: float) -> Any:
+    """A matplotlib ``Figure`` on the Agg canvas, ``width`` × ``height`` inches."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height))
+
+
+def png(fig: Any) -> str:
+    """The figure as base64 PNG text, cropped to what was drawn."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def series(values: Any) -> list[float] | None:
+    """A list from a report's plot data as floats (unreadable entries NaN); None if nothing to plot."""
+    if not isinstance(values, list) or not values:
+        return None
+    out = []
+    for v in values:
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            x = math.nan
+        out.append(x)
+    return out if any(math.isfinite(x) for x in out) else None
