@@ -42,7 +42,7 @@ _JA_FOLD = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])|(?<=[{_JA_PUNCT}]) | (?=[{_JA
 class Entry:
     """One mistake of the catalogue."""
 
-    id: str = field(metadata={"help": "stable kebab-case id, e.g. sqrt-d-model"})
+    id: str = field(metadata={"help": "stable kebab-case id, e.g. returns-input"})
     title: dict[str, str] = field(metadata={"help": "short name, en and ja"})
     applies_to: tuple[str, ...] = field(metadata={"help": "part.function names that can show it"})
     recognised_by: str = field(metadata={"help": "how diagnosis recognises it, for instructors"})

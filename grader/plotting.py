@@ -8,7 +8,7 @@ Example::
 
     fig = figure(6, 4)
     fig.add_subplot(1, 1, 1).plot(series(data.get("student")) or [])
-    return [Figure(png(fig), {"en": "...", "ja": "..."}, "attention")]
+    return [Figure(png(fig), {"en": "...", "ja": "..."}, "heat-map")]
 """
 
 from __future__ import annotations

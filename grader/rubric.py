@@ -214,7 +214,7 @@ class ReportOptions:
 class MistakeOptions:
     """How the rubric treats one recognised mistake (the catalogue itself lives elsewhere)."""
 
-    id: str = field(metadata=_help("the mistake's stable kebab-case id, e.g. sqrt-d-model"))
+    id: str = field(metadata=_help("the mistake's stable kebab-case id, e.g. returns-input"))
     partial_credit: float = field(
         default=0.0,
         metadata=_help("points given back on the part when exactly this mistake explains it"),
@@ -859,7 +859,7 @@ class _Reader:
                 raise self.fail(
                     f"{path}.functions",
                     f"must be a list of function names (got {_describe(functions)})",
-                    "write functions: [head_dim, scaling_factor]",
+                    "write functions: [double, halve] (the names the part's file defines)",
                 )
             parts.append(Part(id=part_id, file=file, title=title, functions=tuple(functions)))
         return tuple(parts)
@@ -1015,7 +1015,7 @@ class _Reader:
             raise self.fail(
                 "mistakes",
                 f"must be a mapping of mistake id to options (got {_describe(value)})",
-                "write mistakes: {sqrt-d-model: {partial_credit: 0}}",
+                "write mistakes: {returns-input: {partial_credit: 0}}",
             )
         options = []
         for mistake_id, entry in value.items():
@@ -1089,7 +1089,7 @@ def _fmt(number: float) -> str:
 
 def _kebab(name: str) -> str:
     name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name)
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "sqrt-d-model"
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "mistake-id"
 
 
 def _show(path: Path) -> str:

@@ -7,14 +7,14 @@ Example::
 
     sub = load_submission("submissions/alice.zip")
     sub.kind                      # "folder" or "notebook": what the worker loads
-    sub.part_module("softmax")    # Module to execute for that part, or None if missing
+    sub.part_module("part1")      # Module to execute for that part, or None if missing
     [m.to_dict() for m in sub.modules]   # plain data for the wire
 
 What is accepted (see the assignment contract, "What a submission is"):
 
 =====================  ====================================================================
-folder                 ``scaling.py`` ``softmax.py`` ``variance.py`` ``answers.yaml``, any
-                       missing; also one level down when the folder only wraps one
+folder                 the assignment's ``.py`` files (its rubric's parts) and
+                       ``answers.yaml``, any missing; also one level down when the folder only wraps one
                        subfolder (LMS exports). A folder with no ``.py`` but a notebook is
                        graded as that notebook.
 both                   a folder with the ``.py`` files and a notebook is graded as what the
@@ -68,10 +68,10 @@ ANSWERS_MARKER = "# answers.yaml"
 NOTEBOOK_MODULE = "notebook"
 
 MiB = 1024 * 1024
-_NOT_A_SUBMISSION = (
-    "not a submission: expected a folder with scaling.py/softmax.py/variance.py, "
-    "a .ipynb notebook or a .zip of either"
-)
+def _not_a_submission(parts: dict[str, str] | None) -> str:
+    files = "/".join(parts.values()) if parts else "the assignment's .py files"
+    return f"not a submission: expected a folder with {files}, a .ipynb notebook or a .zip of either"
+
 _ZIP_LESS = "zip only your .py files and answers.yaml, or your notebook"
 _SYMLINK = "it is a symbolic link, not a file"
 # Tools add these next to the real files; they are never part of the work.
@@ -115,8 +115,8 @@ class Chunk:
 
     Args:
         code: the source, newlines normalised to ``\\n``.
-        label: where it came from, as shown to students: ``softmax.py`` or
-            ``chapter07.ipynb, cell 4``.
+        label: where it came from, as shown to students: ``part1.py`` or
+            ``chapter09.ipynb, cell 4``.
         first_line: line number of the chunk's first line within its file or cell.
     """
 
@@ -137,8 +137,8 @@ class Module:
     """A module the worker builds by executing its chunks in order.
 
     Args:
-        name: ``scaling`` | ``softmax`` | ``variance`` for folders, ``notebook`` for a notebook.
-        filename: the file it came from, e.g. ``scaling.py`` or ``chapter07.ipynb``.
+        name: the part id (``part1``) for folders, ``notebook`` for a notebook.
+        filename: the file it came from, e.g. ``part1.py`` or ``chapter09.ipynb``.
         chunks: the source pieces; one for a ``.py`` file, one per non-empty code cell.
     """
 
@@ -298,7 +298,7 @@ def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[
                 parts,
             )
     hint = " (to grade this file, pass the folder that holds it)" if suffix == ".py" else ""
-    raise SubmissionError(f"{given}: {_NOT_A_SUBMISSION}{hint}")
+    raise SubmissionError(f"{given}: {_not_a_submission(parts)}{hint}")
 
 
 # --- building the Submission --------------------------------------------------------------

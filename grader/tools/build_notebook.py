@@ -45,11 +45,11 @@ _CHECK_MD = """\
 ## チェック / Check
 
 次のセルを実行すると、このカーネルで実行したセルを公開テストで確かめ、結果をここに表示します
-（部分だけなら `notebook.check("softmax")`、または `%grader softmax`）。関数を直したら、その
+（部分だけなら `notebook.check("{part}")`、または `%grader {part}`）。関数を直したら、その
 セルを実行してから、もう一度チェックしてください。最終的な採点では非公開テストも実行されます。
 
 Run the next cell to check the cells you have run in this kernel with the public tests; the
-result appears below it (one part: `notebook.check("softmax")`, or `%grader softmax`). After
+result appears below it (one part: `notebook.check("{part}")`, or `%grader {part}`). After
 changing a function, run its cell, then check again. Grading also runs hidden tests.
 """
 
@@ -86,7 +86,7 @@ def build(folder: Path, answers: Path | None, parts: tuple[str, ...] | None = No
     """Build the notebook for the exercise files in ``folder`` and the quiz in ``answers``.
 
     Args:
-        folder: holds scaling.py, softmax.py and variance.py.
+        folder: holds the exercise files, ``<part>.py`` each.
         answers: the quiz file whose text goes into the raw cell (None or missing: no quiz).
         parts: the code parts, ``<part>.py`` each, in notebook order (default: the folder's
             ``.py`` files, by name).
@@ -118,7 +118,9 @@ def build(folder: Path, answers: Path | None, parts: tuple[str, ...] | None = No
         cells.append(nbformat.v4.new_markdown_cell(_QUIZ, id="quiz-md"))
         quiz = answers.read_text(encoding="utf-8").rstrip("\n")
         cells.append(nbformat.v4.new_raw_cell(f"{ANSWERS_MARKER}\n{quiz}", id="answers"))
-    cells.append(nbformat.v4.new_markdown_cell(_CHECK_MD, id="check-md"))
+    # The example part of the check cell's text: one from the middle of the list.
+    cells.append(nbformat.v4.new_markdown_cell(_CHECK_MD.format(part=parts[len(parts) // 2] if parts else "part"),
+                                               id="check-md"))
     cells.append(nbformat.v4.new_code_cell(CHECK_CELL, id="check"))
     nb.cells = cells
     nbformat.validate(nb)

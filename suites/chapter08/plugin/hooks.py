@@ -36,7 +36,7 @@ import torch.nn.functional as F
 from grader.hooks import Figure
 from grader.probing import Finding, Probe, arr, close, describe_call, hardcoded, num, randn, show, unrecognised
 
-PART = "masking"
+MASKING = "masking"
 GPT2_D_MODEL, GPT2_HEADS = 768, 12
 D_K = GPT2_D_MODEL // GPT2_HEADS  # 64: the chapter's head width
 N = 5  # probe sequence length: small enough to quote a row, large enough for every pattern
@@ -298,7 +298,7 @@ def _future_leak(p: Probe) -> list[Finding]:
     w = torch.softmax(randn(89, 2, N, N, scale=2.0), dim=-1)
     call = describe_call("future_leak", w)
     got = num(p("future_leak", w))
-    want = num(p.expect(PART, "future_leak", w))
+    want = num(p.expect(MASKING, "future_leak", w))
     wn = w.double().numpy()
     if got is not None and want is not None and abs(got - want) <= 1e-5 + 1e-5 * abs(want):
         return []
@@ -358,7 +358,7 @@ def plot_data(session: Any, reference: Any) -> dict[str, Any]:
     x = randn(2026, PLOT_N, PLOT_N, scale=1.5)
     want = _t_masked_softmax(x).numpy()
     try:
-        got = arr(session.call(PART, "masked_softmax", [x], {}))
+        got = arr(session.call(MASKING, "masked_softmax", [x], {}))
     except Exception:  # noqa: BLE001 - a failing student function just leaves its panel empty
         got = None
     student = got.tolist() if got is not None and got.shape == want.shape else None
