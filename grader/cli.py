@@ -111,7 +111,7 @@ out_option = click.option("--out", "out", type=click.Path(dir_okay=False), defau
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="grader")
 def main() -> None:
-    """Grade the chapter-7 attention-scaling assignment, and name the mistakes made."""
+    """Grade a course's assignments (one rubric each), and name the mistakes made."""
 
 
 def _format_for(out: str | None, fmt: str | None) -> str | None:

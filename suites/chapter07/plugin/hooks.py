@@ -685,6 +685,9 @@ plot_data = plots.plot_data
 figures = plots.figures
 expected_values = expected.build
 
+#: The mistake the student README names as an example of what ``grader check`` recognises.
+README_EXAMPLE = {"en": "dividing by √d_model", "ja": "√d_model で割っている"}
+
 NOTEBOOK_INTRO = """\
 # 第7章 スケーリング: なぜ sqrt(d_k) で割るのか
 # Chapter 7 -- Scaling: why divide by sqrt(d_k)

@@ -428,7 +428,11 @@ def warm_up() -> None:
     F.scaled_dot_product_attention(s[None], s[None], s[None], is_causal=True)
 
 
-# --------------------------------------------------------------------------- notebook
+# --------------------------------------------------------------------------- notebook, README
+
+#: The mistake the student README names as an example of what ``grader check`` recognises.
+README_EXAMPLE = {"en": "writing 0 instead of -inf into the masked scores",
+                  "ja": "マスクするスコアに -inf ではなく 0 を書いている"}
 
 NOTEBOOK_INTRO = """\
 # 第8章 因果マスク: 未来のトークンを見ない注意
