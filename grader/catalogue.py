@@ -16,6 +16,7 @@ Example::
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 import string
@@ -142,3 +143,26 @@ def catalogue(file: Path | None = None) -> dict[str, Entry]:
 def mistake_ids(file: Path | None = None) -> list[str]:
     """The ids that name mistakes (notes such as ``unrecognised`` excluded), in file order."""
     return [mid for mid, entry in catalogue(file).items() if not entry.note]
+
+
+def check_rubric(rubric: Any) -> None:
+    """Every id under the rubric's ``mistakes:`` must be in its assignment's catalogue.
+
+    Raises:
+        RubricError: naming the rubric file, the key path (``mistakes.<id>``) and the
+            nearest id of the catalogue.
+    """
+    from grader.errors import RubricError
+
+    file = getattr(getattr(rubric, "plugin", None), "catalogue", None)
+    known = mistake_ids(file)
+    for options in getattr(rubric, "mistakes", ()) or ():
+        if options.id in known:
+            continue
+        nearest = difflib.get_close_matches(options.id, known, n=1, cutoff=0.0)
+        raise RubricError(
+            str(rubric.file),
+            f"mistakes.{options.id}",
+            f"{options.id!r} is not an id of the mistake catalogue ({Path(file or FRAMEWORK_FILE).name})",
+            f"did you mean {nearest[0]!r}?" if nearest else "the catalogue names no mistake yet",
+        )

@@ -22,7 +22,7 @@ import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
-from grader.sinks import terminal_markup
+from grader.sinks import terminal
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -63,13 +63,20 @@ def _load(rubric_path: str | None, submission: str | None = None) -> Any:
         if submission is not None and not Path(submission).exists():
             raise UsageError(f"{submission}: no such file or folder; name your submission's folder,"
                              " notebook or zip")
-        return load_rubric(find_rubric(submission=submission))
+        return _checked(load_rubric(find_rubric(submission=submission)))
     if not Path(rubric_path).exists():
         raise UsageError(
             f"{rubric_path}: no such rubric. Pass --rubric with the path of a rubric YAML file,"
             " or leave --rubric out to use the rubrics/ folder of the course or release you are in."
         )
-    return load_rubric(rubric_path)
+    return _checked(load_rubric(rubric_path))
+
+
+def _checked(rubric: Any) -> Any:
+    from grader.catalogue import check_rubric
+
+    check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
+    return rubric
 
 
 def _default_submission(rubric: Any) -> str:
@@ -83,6 +90,12 @@ def _default_submission(rubric: Any) -> str:
         return exercises.relative_to(here).as_posix()
     except ValueError:
         return str(exercises)
+
+
+def _tr(text: str, lang: str) -> str:
+    from grader.messages import translate
+
+    return translate(text, lang)
 
 
 def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
@@ -131,7 +144,7 @@ SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
 def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
             sub: Any = None) -> None:
     """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
-    from grader.report import markdown, redact
+    from grader.report import markdown, quiz_parts, redact
 
     kind = getattr(sub, "kind", "folder")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -151,10 +164,10 @@ def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: b
             # annotate the notebook file itself.
             where = Path(submission) / sub.modules[0].filename if Path(submission).is_dir() else Path(submission)
             shown_nb = where.as_posix()
-            locate = lambda part, function, line=None: (shown_nb, None)  # noqa: E731
+            locate = lambda part, function, line=None, said="": (shown_nb, None)  # noqa: E731
         elif Path(submission).is_dir():
             locate = markdown.source_locator({p.id: p.file for p in rubric.parts}, submission)
-        shown = redact(report, rubric.report, "student")
+        shown = redact(report, rubric.report, "student", quiz_parts=quiz_parts(rubric))
         for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
 
@@ -191,13 +204,14 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
             sub=sub)
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
-        err.print(f"report written to {out}")
+        err.print(_tr(f"report written to {out}", language), markup=False, highlight=False)
     if out_dir:
         from grader.report import SUFFIXES
 
         for each, suffix in SUFFIXES.items():
             write_atomic(Path(out_dir) / f"report{suffix}", render(report, each, rubric, language))
-        err.print(f"reports in {len(SUFFIXES)} formats written to {out_dir}")
+        err.print(_tr(f"reports in {len(SUFFIXES)} formats written to {out_dir}", language), markup=False,
+                  highlight=False)
     if fmt and not out:
         click.echo(render(report, fmt, rubric, language), nl=False)
     else:
@@ -320,10 +334,13 @@ def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
         for path in paths:
             rubric = _load(str(path))
             result = validation.validate(rubric, seed=seed)
-            table = validation.render_table(result)
-            if every:
-                table.title = f"{path.name}: {table.title}"
-            Console(highlight=False).print(table)
+            if sys.stdout.isatty():
+                table = validation.render_table(result)
+                if every:
+                    table.title = f"{path.name}: {table.title}"
+                Console(highlight=False).print(table)
+            else:  # a CI log or a file: plain lines, nothing cut to fit a width
+                sys.stdout.write((f"{path.name}: " if every else "") + validation.render_lines(result))
             if not result.ok:
                 failed.append(path.name)
         if every:
@@ -399,15 +416,28 @@ def gradescope(outdir: str, rubric_path: str | None) -> None:
     sys.exit(_guard(body))
 
 
+def _say_error(label: dict[str, str], exc: Exception) -> None:
+    """An error in the language asked for (--lang, $GRADER_LANG); in both when none was."""
+    from grader.messages import translate
+
+    ctx = click.get_current_context(silent=True)
+    lang = (ctx.params.get("lang") if ctx is not None else None) or os.environ.get("GRADER_LANG")
+    text = str(exc)
+    langs = [lang] if lang in LANGS else (["en", "ja"] if translate(text, "ja") != text else ["en"])
+    for x in langs:
+        err.print(f"[red]{label[x]}:[/red] ", markup=True, highlight=False, end="")
+        err.print(terminal(translate(text, x)), markup=False, highlight=False, soft_wrap=True)
+
+
 def _guard(fn: Any) -> int:
     """Run a command body; turn the grader's own errors into a message and exit 2."""
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        err.print(f"[red]error:[/red] {terminal_markup(exc)}", markup=True, highlight=False)
+        _say_error({"en": "error", "ja": "エラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        err.print(f"[red]grader error:[/red] {terminal_markup(exc)}", markup=True, highlight=False)
+        _say_error({"en": "grader error", "ja": "採点システムのエラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted")

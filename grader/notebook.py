@@ -145,7 +145,26 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
     Returns:
         The :class:`grader.warm.CheckResult` when ``display`` is False, else None (so the
         cell shows the result once).
+
+    Raises:
+        GraderError: only with ``display=False``; otherwise the message is shown in the cell
+            (no rubric found, an unknown part, a checker that stopped), without a traceback.
     """
+    try:
+        result = _check(part, lang=lang, plots=plots, rubric=rubric, level=level)
+    except GraderError as exc:
+        if not display:
+            raise
+        _show_error(exc)
+        return None
+    if not display:
+        return result
+    _show(result)
+    return None
+
+
+def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.PathLike[str] | None,
+           level: str | None) -> Any:
     from grader.submission import notebook_submission
 
     from grader.rubric import find_rubric
@@ -166,12 +185,23 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
     name = nb_file.stem if nb_file is not None else "notebook"
     sub = notebook_submission(name, cells, answers=_answers(nb_file), path=folder,
                               filename=nb_file.name if nb_file is not None else "notebook")
-    result = checker.check(sub, lang=language, part=part, cells=len(sub.modules[0].chunks),
-                           plots=plots)
-    if not display:
-        return result
-    _show(result)
-    return None
+    return checker.check(sub, lang=language, part=part, cells=len(sub.modules[0].chunks), plots=plots)
+
+
+def _show_error(exc: Exception) -> None:
+    from grader.report import _text
+
+    text = f"{_text.label('grading_failed', ['ja', 'en'])}: {exc}"
+    try:
+        from IPython.display import display
+    except ImportError:
+        print(text)
+        return
+    import html
+
+    display({"text/plain": text,
+             "text/html": f'<pre class="grader-check-error" style="color:#c92a2a">{html.escape(text)}</pre>'},
+            raw=True)
 
 
 def _show(result: Any) -> None:

@@ -1,8 +1,8 @@
 """Helpers for an assignment's report figures (its hooks' ``figures``, see :mod:`grader.hooks`).
 
 Figures are drawn with matplotlib's Agg canvas (no pyplot state, no display) and embedded in
-the HTML report as base64 PNG. Plot labels are best kept ASCII English: a Japanese font may be
-missing where the report is drawn; captions carry the languages.
+the HTML report as base64 PNG. Labels may be Japanese: :func:`style` picks a font that has
+the glyphs where one is installed; captions carry every language of the report.
 
 Example::
 
@@ -18,7 +18,7 @@ import io
 import math
 from typing import Any
 
-__all__ = ["figure", "png", "series"]
+__all__ = ["figure", "png", "series", "style"]
 
 
 def figure(width: float, height: float) -> Any:
@@ -26,6 +26,16 @@ def figure(width: float, height: float) -> Any:
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height))
+
+
+def style(lang: str) -> dict[str, Any]:
+    """matplotlib rc settings for labels in ``lang`` (a font with Japanese glyphs for ``ja``).
+
+    Use as ``with matplotlib.rc_context(style(lang)): ...`` around the drawing.
+    """
+    from grader.report._text import plot_style
+
+    return plot_style(lang)
 
 
 def png(fig: Any) -> str:

@@ -228,6 +228,14 @@ def rng(request: pytest.FixtureRequest) -> np.random.Generator:
     return _rng_for(_state().seed, test_id.id if test_id is not None else request.node.name)
 
 
+def _memory_limit_mb() -> Any:
+    """The rubric's memory limit per submission, for messages ("?" outside a grading run)."""
+    try:
+        return _state().rubric.limits.memory_mb
+    except Exception:  # noqa: BLE001 - a message must not fail for want of a number
+        return "?"
+
+
 @pytest.fixture
 def answers(grader_submission: int) -> dict[str, Any]:
     """The student's quiz answers as plain data ({} when there are none)."""
@@ -354,26 +362,33 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         run.outcomes.append(case)
 
 
+def _ja(exc: BaseException) -> str:
+    """The grader's own wording of ``exc`` in Japanese (see :mod:`grader.messages`)."""
+    from grader.messages import translate
+
+    return translate(str(exc), "ja")
+
+
 def _judge(case: CaseOutcome, exc: BaseException | None, run: SubmissionRun, *, setup: bool) -> None:
     case.score = 0.0
     if isinstance(exc, StudentTimeout):
         case.status = Status.TIMEOUT
         case.feedback = {
             "en": f"Time limit: {exc}.",
-            "ja": f"制限時間を超えました: {exc}。無限ループや非常に重い計算がないか確認してください。",
+            "ja": f"制限時間を超えました: {_ja(exc)}。無限ループや非常に重い計算がないか確認してください。",
         }
     elif isinstance(exc, StudentUnavailable):
         case.status = Status.ERROR
         case.file, case.line = exc.file or None, exc.line or None
         case.feedback = {
             "en": f"Could not run: {exc}.",
-            "ja": f"実行できませんでした: {exc}。",
+            "ja": f"実行できませんでした: {_ja(exc)}。",
         }
     elif isinstance(exc, WorkerCrashed):
         case.status = Status.ERROR
         case.feedback = {
             "en": f"Your code stopped the grading process: {exc}.",
-            "ja": f"採点用プロセスが停止しました: {exc}。",
+            "ja": f"採点用プロセスが停止しました: {_ja(exc)}。",
         }
     elif isinstance(exc, StudentRaised):
         case.status = Status.FAILED
@@ -386,6 +401,12 @@ def _judge(case: CaseOutcome, exc: BaseException | None, run: SubmissionRun, *, 
             case.feedback = {
                 "en": f"Not implemented yet: the function still raises NotImplementedError{where}.",
                 "ja": f"未実装です: 関数がまだ NotImplementedError を送出しています{where}。",
+            }
+        elif exc.type_name == "MemoryError" or "MemoryError" in exc.bases:
+            limit = _memory_limit_mb()
+            case.feedback = {
+                "en": f"Your function ran out of memory (limit {limit} MiB): it raised MemoryError{where}.",
+                "ja": f"関数の実行中にメモリが足りなくなりました（上限 {limit} MiB、MemoryError）{where}。",
             }
         else:
             case.feedback = {

@@ -171,7 +171,8 @@ def probe_part(session: Any, part: str, reference: Any, rubric: Any, *, errors: 
         except _NotImplemented:
             findings.append(Finding("not-implemented", func))
         except Raised as exc:
-            findings.append(Finding(UNRECOGNISED, func, {"raised": exc.type_name}))
+            findings.append(Finding(UNRECOGNISED, func, {"raised": exc.type_name,
+                                                         "raised_message": exc.message[:200]}))
         except _Unavailable:
             continue  # missing function or file that did not load: the report says so already
         except _Stop:
@@ -201,6 +202,13 @@ def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed
                  "function": group[0].function or file}
         if mid == UNRECOGNISED:
             slots["variant"] = "functions" if funcs else "default"
+            raised = str(evidence.get("raised") or "")
+            if raised == "MemoryError":  # its message is usually empty: say what the limit was
+                slots["variant"] = "memory"
+                slots["limit"] = getattr(getattr(rubric, "limits", None), "memory_mb", "?")
+            elif raised:
+                slots["variant"] = "raised"
+                slots["raised_message"] = str(evidence.get("raised_message") or "").strip() or "-"
         message = entries[mid].render(slots)
         others = funcs[1:]
         if others and mid not in ("not-implemented", UNRECOGNISED):

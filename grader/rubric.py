@@ -38,6 +38,7 @@ from grader.errors import RubricError
 __all__ = [
     "FORMATS",
     "HiddenDetail",
+    "QuizAnswers",
     "Limits",
     "MistakeOptions",
     "Part",
@@ -74,6 +75,14 @@ class HiddenDetail(str, Enum):
     NONE = "none"  #: only the total score those tests contributed
     PASS_FAIL = "pass-fail"  #: each test's name and status, without feedback
     FULL = "full"  #: name, status and feedback, like a visible test
+
+
+class QuizAnswers(str, Enum):
+    """When a student's report may show the right answer of a quiz question they got wrong."""
+
+    NEVER = "never"  #: never (the key stays with the instructor)
+    AFTER_DUE_DATE = "after_due_date"  #: only in reports of quiz tests released after the due date
+    ALWAYS = "always"  #: in every report (e.g. a practice quiz)
 
 
 def _help(text: str) -> dict[str, str]:
@@ -207,6 +216,12 @@ class ReportOptions:
     pass_mark: float = field(default=60.0, metadata=_help("pass mark, percent of the max score"))
     fail_below_pass_mark: bool = field(
         default=False, metadata=_help("exit with status 1 when the score is below the pass mark")
+    )
+    quiz_answers: QuizAnswers = field(
+        default=QuizAnswers.AFTER_DUE_DATE,
+        metadata=_help("when a student sees the right answer of a quiz question answered wrongly:"
+                       " never | after_due_date (only where the quiz tests' visibility is"
+                       " after_due_date; never in grader check) | always"),
     )
 
 
@@ -946,6 +961,7 @@ class _Reader:
             "rounding",
             "pass_mark",
             "fail_below_pass_mark",
+            "quiz_answers",
         )
         data = self.mapping(value, "report", keys, "report: {formats: [yaml], language: both}")
         defaults = ReportOptions()
@@ -985,6 +1001,10 @@ class _Reader:
         if "fail_below_pass_mark" in data:
             got["fail_below_pass_mark"] = self.boolean(
                 data["fail_below_pass_mark"], "report.fail_below_pass_mark"
+            )
+        if "quiz_answers" in data:
+            got["quiz_answers"] = QuizAnswers(
+                self.choice(data["quiz_answers"], "report.quiz_answers", tuple(q.value for q in QuizAnswers))
             )
         return ReportOptions(**got)
 
@@ -1100,16 +1120,50 @@ def _show(path: Path) -> str:
         return path.as_posix()
 
 
+#: Modules of the grader whose code decides what a report says about a submission beyond the
+#: rubric and the suites: the diagnosis and what recognisers are written with. Found without
+#: importing them (the batch parent stays light).
+KNOWLEDGE_MODULES = ("grader.probing",)
+
+
+def knowledge_files(rubric: Any = None) -> list[Path]:
+    """The mistake catalogue(s) and the diagnosis code a rubric's reports depend on.
+
+    The assignment's catalogue, the framework's own entries, the plug-in's Python files (its
+    hooks and their neighbours) and :data:`KNOWLEDGE_MODULES`. A change to any of them changes
+    :func:`rubric_fingerprint`.
+    """
+    from importlib.util import find_spec
+
+    from grader.catalogue import FRAMEWORK_FILE
+
+    plugin = getattr(rubric, "plugin", None)
+    catalogue = getattr(plugin, "catalogue", None)
+    files = ([Path(catalogue)] if catalogue else []) + [FRAMEWORK_FILE]
+    hooks = getattr(plugin, "hooks", None)
+    if hooks:
+        files += sorted(Path(hooks).parent.glob("*.py"))
+    for name in KNOWLEDGE_MODULES:
+        spec = find_spec(name)
+        if spec is not None and spec.origin:
+            files.append(Path(spec.origin))
+    return files
+
+
 def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
-    """Hash of everything that decides a score besides the submission itself."""
+    """Hash of everything that decides a score or a named mistake besides the submission itself.
+
+    The rubric file, the suites' files, the reference (with the hidden suite), and the grader's
+    knowledge of mistakes (:func:`knowledge_files`: the catalogue, the plug-in's hooks, the
+    diagnosis code), so ``batch --resume`` regrades a class after any of them changed.
+    """
     h = hashlib.sha256()
     files = [Path(rubric.file)]
     for name in suites:
         files += sorted(Path(rubric.suite(name).path).rglob("*"))
     if "hidden" in suites and rubric.reference is not None:
         files += sorted(Path(rubric.reference).rglob("*"))
-    plugin = getattr(rubric, "plugin", None)
-    files += [p for p in (getattr(plugin, "hooks", None), getattr(plugin, "catalogue", None)) if p]
+    files += knowledge_files(rubric)
     for f in files:
         if f.is_file() and "__pycache__" not in f.parts:
             h.update(f.name.encode())

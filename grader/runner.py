@@ -20,11 +20,13 @@ import secrets
 import sys
 import time
 import types
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+
 import yaml
 
 from grader import plugin as _plugin
@@ -103,7 +105,10 @@ def plot_data(rubric: Any, session: Any, reference: Any) -> dict[str, Any]:
 
 
 def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
-    """Student quiz YAML → plain dict, or ``({}, problem)``. Data only: never code."""
+    """Student quiz YAML → plain dict, or ``({}, problem)``. Data only: never code.
+
+    Keys and string answers are NFKC-normalised: ``ｂ`` is ``b``, ``１２８`` is ``128``.
+    """
     if not text:
         return {}, None
     if len(text.encode("utf-8")) > MAX_ANSWERS_BYTES:
@@ -130,10 +135,13 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         budget[0] -= 1
         if budget[0] < 0 or depth > 6:
             raise ValueError("too large")
-        if value is None or type(value) in (bool, int, float, str):
+        if type(value) is str:
+            # As people type: full-width letters and digits, ideographic spaces (an IME).
+            return unicodedata.normalize("NFKC", value)
+        if value is None or type(value) in (bool, int, float):
             return value
         if isinstance(value, dict):
-            return {str(k): plain(v, depth + 1) for k, v in value.items()}
+            return {unicodedata.normalize("NFKC", str(k)): plain(v, depth + 1) for k, v in value.items()}
         if isinstance(value, list):
             return [plain(v, depth + 1) for v in value]
         return str(value)
@@ -199,6 +207,13 @@ def grade(
 
     def answers_of(index: int) -> dict[str, Any]:
         parsed, answer_problems[index] = parse_answers(state.submissions[index].answers)
+        if answer_problems[index]:
+            # Every quiz test then says the file cannot be read, not "no answer yet".
+            from grader.messages import translate
+            from grader.testing import UnreadableAnswers
+
+            problem = answer_problems[index] or ""
+            return UnreadableAnswers(problem, translate(problem, "ja"))
         return parsed
 
     fingerprint = rubric_fingerprint(rubric, suites)

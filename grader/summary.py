@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from grader import sinks
+from grader.messages import translate
+from grader.report._text import plot_style, plot_word
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 
@@ -119,18 +121,18 @@ def _figure_png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def _score_histogram(plt: Any, stats: ClassStats, hardest: int) -> Any:
+def _score_histogram(plt: Any, stats: ClassStats, hardest: int, lang: str = "en") -> Any:
     fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
     top = stats.max_score or 1.0
     ax.hist(stats.scores, bins=min(20, max(5, len(set(stats.scores)))), range=(0, top), color="#4472c4",
             edgecolor="white")
-    ax.set_xlabel(f"score (max {top:g})")
-    ax.set_ylabel("submissions")
-    ax.set_title("Score distribution")
+    ax.set_xlabel(plot_word("score_max", lang, top=f"{top:g}"))
+    ax.set_ylabel(plot_word("submissions", lang))
+    ax.set_title(plot_word("score_distribution", lang))
     return fig
 
 
-def _test_pass_rate(plt: Any, stats: ClassStats, hardest: int) -> Any:
+def _test_pass_rate(plt: Any, stats: ClassStats, hardest: int, lang: str = "en") -> Any:
     shown = stats.tests[:hardest]
     fig, ax = plt.subplots(figsize=(8, 0.28 * max(4, len(shown)) + 1), layout="constrained")
     labels = [_short(t[0]) for t in shown]
@@ -138,22 +140,22 @@ def _test_pass_rate(plt: Any, stats: ClassStats, hardest: int) -> Any:
     ax.set_yticks(range(len(shown)), labels, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
-    ax.set_xlabel("% of submissions passing")
-    ax.set_title(f"Pass rate per test (lowest {len(shown)} of {len(stats.tests)})")
+    ax.set_xlabel(plot_word("passing", lang))
+    ax.set_title(plot_word("pass_rate", lang, shown=len(shown), total=len(stats.tests)))
     return fig
 
 
-def _mistake_counts(plt: Any, stats: ClassStats, hardest: int) -> Any:
+def _mistake_counts(plt: Any, stats: ClassStats, hardest: int, lang: str = "en") -> Any:
     fig, ax = plt.subplots(figsize=(7, 0.4 * max(3, len(stats.mistakes)) + 1), layout="constrained")
     if stats.mistakes:
         ax.barh(range(len(stats.mistakes)), [m[1] for m in stats.mistakes], color="#ed7d31")
         ax.set_yticks(range(len(stats.mistakes)), [_ascii(m[0]) for m in stats.mistakes], fontsize=8)
         ax.invert_yaxis()
     else:
-        ax.text(0.5, 0.5, "no known mistake recognised", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, plot_word("no_mistake", lang), ha="center", va="center", transform=ax.transAxes)
         ax.set_yticks([])
-    ax.set_xlabel("submissions")
-    ax.set_title("How often each mistake id occurred")
+    ax.set_xlabel(plot_word("submissions", lang))
+    ax.set_title(plot_word("mistake_counts", lang))
     return fig
 
 
@@ -200,15 +202,16 @@ def _collect(pid: int, read: int) -> bytes | None:
     return data if os.waitstatus_to_exitcode(status) == 0 and data else None
 
 
-def plots(stats: ClassStats, hardest: int = 25) -> dict[str, bytes]:
-    """PNG bytes of the three plots (ASCII labels only)."""
+def plots(stats: ClassStats, hardest: int = 25, lang: str = "en") -> dict[str, bytes]:
+    """PNG bytes of the three plots, titled and labelled in ``lang`` (test and mistake ids as they are)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     def png(plot: Any) -> bytes:
-        return _figure_png(plot(plt, stats, hardest))
+        with matplotlib.rc_context(plot_style(lang)):
+            return _figure_png(plot(plt, stats, hardest, lang))
 
     makers = {name: functools.partial(png, plot) for name, plot in _PLOTS.items()}
     first, *others = list(makers)
@@ -266,7 +269,8 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     lines += [f"| `{tid}` | {100 * rate:.0f}% |" for tid, rate, _ in stats.tests if rate < 1.0]
     if stats.unrecognised:
         lines += ["", f"## {t['unrecognised']}", "", f"| {t['entry']} | {t['why']} |", "| --- | --- |"]
-        lines += [f"| {sinks.markdown(e)} | {sinks.markdown(why)} |" for e, why in stats.unrecognised]
+        lines += [f"| {sinks.markdown(e)} | {sinks.markdown(translate(why, lang))} |"
+                  for e, why in stats.unrecognised]
     return "\n".join(lines) + "\n"
 
 
@@ -289,6 +293,7 @@ def render_html(stats: ClassStats, rubric: Any, lang: str, pngs: dict[str, bytes
     return env.get_template("summary.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, s=stats, images=images,
         pct=(lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"),
+        say=lambda text: translate(text, lang),
     )
 
 
@@ -297,17 +302,20 @@ def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Any,
     """Write the plots and the Markdown and HTML pages in both languages; returns the paths."""
     out = Path(outdir)
     stats = class_stats(reports, unrecognised)
-    pngs = plots(stats)
     written = []
     (out / "summary").mkdir(parents=True, exist_ok=True)
-    for name, data in pngs.items():
-        path = out / "summary" / f"{name}.png"
-        tmp = path.with_suffix(".png.part")
-        tmp.write_bytes(data)
-        tmp.replace(path)
-        written.append(path)
-    links = {name: f"summary/{name}.png" for name in pngs}
     for lang in ("ja", "en"):
+        # Each language's pages get plots titled in that language: summary/<plot>.png in
+        # English, summary/<plot>.ja.png in Japanese.
+        pngs = plots(stats, lang=lang)
+        suffix = ".png" if lang == "en" else f".{lang}.png"
+        for name, data in pngs.items():
+            path = out / "summary" / f"{name}{suffix}"
+            tmp = path.with_name(path.name + ".part")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+            written.append(path)
+        links = {name: f"summary/{name}{suffix}" for name in pngs}
         written.append(write_atomic(out / f"summary.{lang}.md", render_markdown(stats, rubric, lang, links)))
         written.append(write_atomic(out / f"summary.{lang}.html", render_html(stats, rubric, lang, pngs)))
     return written

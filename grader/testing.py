@@ -46,6 +46,10 @@ __all__ = [
     "assert_list",
     "describe_call",
     "describe_value",
+    "UnreadableAnswers",
+    "quiz_answer",
+    "quiz_letter",
+    "quiz_number",
     "quiz_question_ids",
     "randn",
     "raises_student",
@@ -611,3 +615,65 @@ def quiz_question_ids(config: pytest.Config) -> list[str]:
     """The quiz question ids the plugin put on ``config.stash[ANSWER_KEY]`` (empty if none)."""
     key = config.stash.get(ANSWER_KEY, None)
     return [str(k) for k in key] if key else []
+
+
+# ---------------------------------------------------------------------------------------------
+# Quiz answers, as people type them
+
+
+class UnreadableAnswers(dict):  # type: ignore[type-arg]
+    """The ``answers`` of a submission whose answers file could not be read: empty, with why.
+
+    Args:
+        problem: the reason in English, e.g. ``answers.yaml is not valid YAML (line 3, ...)``.
+        problem_ja: the same in Japanese.
+    """
+
+    def __init__(self, problem: str, problem_ja: str = "") -> None:
+        super().__init__()
+        self.problem = problem
+        self.problem_ja = problem_ja or problem
+
+
+def quiz_answer(answers: Any, question_id: str, *, file: str = "answers.yaml") -> Any:
+    """The student's answer to ``question_id``: ``answers[id]["answer"]`` as in the stub, or
+    ``answers[id]``; ``None`` when there is none.
+
+    Strings arrive NFKC-normalised (full-width letters and digits, ideographic spaces), since
+    the grader normalises the whole file when it reads it. When the file could not be read
+    at all, the test fails saying so, in both languages, instead of "no answer yet".
+    """
+    __tracebackhide__ = True
+    if isinstance(answers, UnreadableAnswers):
+        raise _fail(
+            "a readable answers file",
+            "unreadable",
+            f"{question_id}: {file} cannot be read, so no answer was checked: {answers.problem}."
+            f" Fix {file} and run the check again.",
+            f"{question_id}: {file} を読み込めないため、答えを確認できませんでした。"
+            f"{answers.problem_ja} {file} を直してから、もう一度チェックしてください。",
+        )
+    if type(answers) is not dict:
+        return None
+    entry = answers.get(question_id)
+    return entry.get("answer") if type(entry) is dict else entry
+
+
+def quiz_number(value: Any) -> float | None:
+    """A numeric answer as a float (``2.5``, ``"2.5"``, ``" 11.31 "``), else None."""
+    if type(value) in (int, float):
+        return float(value)
+    if type(value) is str:
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def quiz_letter(value: Any) -> str | None:
+    """A multiple-choice answer as one lower-case letter (``b``, ``B``, ``b)``, ``(b)``), else None."""
+    if type(value) is not str:
+        return None
+    text = value.strip().strip("().").strip().lower()
+    return text if len(text) == 1 and text.isalpha() else None

@@ -8,10 +8,10 @@ Three claims are checked by grading, with the hidden and public suites, in one `
 2. every stub (the exercise folder and each notebook in it) earns 0 without crashing and is
    named ``not-implemented``;
 3. for every id of the mistake catalogue, at least one mutant of the reference loses points
-   and is named with exactly that id.
-
-4. every correct submission of the rubric's ``plugin.fixtures`` (other styles of a right
-   answer) earns full marks and is named nothing.
+   and is named with exactly that id;
+4. every correct submission of the rubric's ``plugin.fixtures`` corpus (folders, notebooks
+   and zips written independently, in the styles students use) earns full marks on every
+   part and is named nothing: no style the contract allows costs a point.
 
 A mutant is a case file under the rubric's ``plugin.mutants`` folder, ``<id>/<name>.py``,
 holding the definitions of one reference file that it changes (appended to that file when
@@ -22,7 +22,7 @@ graded), under a header::
 
 Example::
 
-    result = validate(load_rubric("rubrics/chapter09.yaml"))
+    result = validate(load_rubric("rubrics/chapter07.yaml"))
     Console().print(render_table(result))
     sys.exit(0 if result.ok else 1)
 """
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,7 +44,8 @@ from rich.text import Text
 
 from grader.errors import GraderError
 
-__all__ = ["Mutant", "Row", "ValidationResult", "load_mutants", "render_table", "validate"]
+__all__ = ["Mutant", "Row", "ValidationResult", "load_corpus", "load_mutants", "render_lines", "render_table",
+           "validate"]
 
 NOT_IMPLEMENTED = "not-implemented"
 
@@ -76,7 +78,7 @@ class Row:
     """One line of the table: a graded subject, what it must show, and whether it did."""
 
     subject: str
-    kind: str  # reference | stub | mutant | catalogue
+    kind: str  # reference | stub | mutant | correct | catalogue
     expected: str
     score: float | None
     max_score: float | None
@@ -133,11 +135,22 @@ def load_mutants(folder: Path, code_files: Sequence[str]) -> list[Mutant]:
 
 
 def _declared(rubric: Any) -> tuple[tuple[str, ...], list[str], set[str], Path | None, Path | None]:
-    """Code files, mistake ids, known ids, mutants and correct-style fixtures the rubric declares."""
+    """Code files, mistake ids, known ids, mutants and correct-style corpus the rubric declares."""
     from grader.assignment import assignment_of
 
     a = assignment_of(rubric)
     return tuple(a.part_files.values()), a.mistake_ids(), set(a.catalogue()), a.mutants, a.fixtures
+
+
+#: corpus entries graded as they are, not laid over a copy of the reference
+WHOLE_SUBMISSIONS = (".ipynb", ".zip")
+
+
+def load_corpus(folder: Path) -> list[Path]:
+    """The correct submissions in ``folder`` (subfolders, notebooks, zips, files), sorted by name."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if not p.name.startswith((".", "_")))
 
 
 def student_answers(key: dict[str, Any]) -> str:
@@ -154,27 +167,32 @@ def validate(
     *,
     seed: int | None = None,
     mutants: Path | None = None,
+    corpus: Path | None = None,
     level: str | None = None,
     allow_weak: bool = True,
 ) -> ValidationResult:
-    """Grade the reference, the stubs and every mutant; one row each.
+    """Grade the reference, the stubs, every mutant and every correct style; one row each.
 
     Args:
         rubric: the loaded rubric (its ``reference`` and ``exercises`` are used).
         seed: the grading seed (random when None; shown in the table).
         mutants: folder of mutant case files; the rubric's ``plugin.mutants`` by default.
+        corpus: folder of correct submissions; the rubric's ``plugin.fixtures`` by default.
         level: sandbox level, as for :func:`grader.runner.grade`.
         allow_weak: whether an rlimits-only sandbox is acceptable.
 
     Raises:
-        GraderError: the rubric has no reference, or a mutant file is malformed.
+        GraderError: the rubric has no reference, names a mistake the catalogue lacks, or a
+            mutant file is malformed.
     """
     from grader.assignment import assignment_of
+    from grader.catalogue import check_rubric
     from grader.runner import grade, reference_for
     from grader.submission import load_submission as _load_submission
 
     if rubric.reference is None:
         raise GraderError(f"{rubric.file}: validate needs `reference:` in the rubric")
+    check_rubric(rubric)
     started = time.monotonic()
     reference_dir = Path(rubric.reference)
     code_files, ids_declared, known, mutants_dir, fixtures_dir = _declared(rubric)
@@ -183,11 +201,13 @@ def validate(
     def load_submission(path: Path) -> Any:
         return _load_submission(path, parts=parts)
 
-    folder = mutants or mutants_dir
-    mutant_list = load_mutants(folder, code_files) if folder is not None else []
+    mutants = mutants or mutants_dir
+    mutant_list = load_mutants(mutants, code_files) if mutants is not None else []
+    if corpus is not None:
+        fixtures_dir = corpus
+    fixtures = load_corpus(fixtures_dir) if fixtures_dir is not None else []
     reference = reference_for(rubric)
     assert reference is not None
-    fixtures = sorted(p for p in fixtures_dir.iterdir() if not p.name.startswith((".", "_"))) if fixtures_dir else []
     answers = student_answers(reference.answers_key or {})
     exercises = Path(rubric.exercises)
     notebooks = sorted(exercises.glob("*.ipynb"))
@@ -196,7 +216,7 @@ def validate(
         (f"stub {exercises.name}/", "stub", f"0; {NOT_IMPLEMENTED}", None),
         *[(f"stub {nb.name}", "stub", f"0; {NOT_IMPLEMENTED}", None) for nb in notebooks],
         *[(f"mutant {m.name}", "mutant", f"loses points; {m.id}", m) for m in mutant_list],
-        *[(f"correct {f.name}", "reference", "full marks; nothing named", None) for f in fixtures],
+        *[(f"correct {f.name}", "correct", "full marks; nothing named", None) for f in fixtures],
     ]
     with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
         root = Path(tmp)
@@ -208,6 +228,11 @@ def validate(
             (folder / m.file).write_text(m.source(reference_dir), encoding="utf-8")
             subs.append(load_submission(folder))
         for i, fixture in enumerate(fixtures):
+            if fixture.is_file() and fixture.suffix in WHOLE_SUBMISSIONS:
+                subs.append(load_submission(fixture))  # a notebook or a zip is graded as it is
+                continue
+            # A folder (or one file) over a copy of the reference: a fixture may hold only the
+            # files in a given style; a whole submission replaces every file.
             folder = _reference_copy(root / f"correct-{i:02d}", reference_dir, answers, code_files)
             for f in ([fixture] if fixture.is_file() else sorted(fixture.iterdir())):
                 shutil.copyfile(f, folder / f.name)
@@ -216,6 +241,9 @@ def validate(
         rows = [_judge(subject, kind, expected, mutant, report)
                 for (subject, kind, expected, mutant), report in zip(expectations, reports)]
         rows.append(_probe_everything(rubric, subs[0], reference, level, allow_weak))
+    if fixtures_dir is not None and not fixtures:
+        rows.append(Row("correct styles", "correct", "a corpus of correct submissions", None, None, (), False,
+                        f"no correct submissions found in {fixtures_dir}"))
     ids = tuple(ids_declared)
     for mid in ids:
         if not any(r.kind == "mutant" and r.ok and r.named == (mid,) for r in rows):
@@ -243,10 +271,14 @@ def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report
     crashed = [t.id for t in report.tests if t.status.value in ("error", "timeout")]
     if report.errors:
         problems.append("grading problems: " + "; ".join(report.errors)[:300])
-    if kind == "reference":
+    if kind in ("reference", "correct"):
+        if crashed:
+            problems.append(f"{len(crashed)} tests errored or timed out, e.g. {crashed[0]}")
         if report.score != report.max_score:
-            lost = [t.id for t in report.tests if t.score < t.max_score]
-            problems.append(f"lost points in {', '.join(lost[:3])}")
+            lost = [t for t in report.tests if t.score < t.max_score]
+            why = (lost[0].feedback or {}).get("en", "") if lost else ""
+            problems.append(f"lost points in {', '.join(t.id for t in lost[:3])}"
+                            + (f" ({why[:200]})" if why else ""))
         if named:
             problems.append(f"named {', '.join(named)}")
     elif kind == "stub":
@@ -310,16 +342,41 @@ def render_table(result: ValidationResult) -> Table:
         show_header=True,
         header_style="bold",
     )
-    table.add_column("subject")
-    table.add_column("expected")
-    table.add_column("score", justify="right")
-    table.add_column("named")
-    table.add_column("verdict")
+    # "fold": a cell too narrow breaks an id across lines rather than cutting it off with "…".
+    table.add_column("subject", overflow="fold")
+    table.add_column("expected", overflow="fold")
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("named", overflow="fold")
+    table.add_column("verdict", overflow="fold")
     for r in result.rows:
         score = f"{r.score:g}/{r.max_score:g}" if r.score is not None and r.max_score is not None else "-"
         verdict = Text("ok", style="green") if r.ok else Text(f"FAIL: {r.problem}", style="bold red")
         table.add_row(r.subject, r.expected, score, ", ".join(r.named) or "-", verdict)
     return table
+
+
+def render_lines(result: ValidationResult, width: int = 80) -> str:
+    """The result as plain lines for a log (CI, a file): every id, subject and verdict whole.
+
+    One block per row: the verdict and the subject on the first line, then what was expected,
+    the score and the ids named, and for a failing row the problem. Text is wrapped at
+    ``width`` only between words, so an id or a test id is never split or cut; a word longer
+    than the line stays on a line of its own.
+    """
+    def wrap(text: str, indent: str) -> list[str]:
+        return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+                             break_long_words=False, break_on_hyphens=False) or [indent]
+
+    lines = [f"grader validate (seed {result.seed})", ""]
+    for r in result.rows:
+        lines += wrap(f"{'ok  ' if r.ok else 'FAIL'}  {r.subject}", "")
+        lines += wrap(f"expected: {r.expected}", "      ")
+        score = f"{r.score:g}/{r.max_score:g}" if r.score is not None and r.max_score is not None else "-"
+        lines += wrap(f"score: {score}; named: {', '.join(r.named) or '-'}", "      ")
+        if not r.ok:
+            lines += wrap(f"problem: {r.problem}", "      ")
+    lines += ["", *wrap(_caption(result), "")]
+    return "\n".join(lines) + "\n"
 
 
 def _caption(result: ValidationResult) -> str:

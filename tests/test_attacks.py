@@ -72,8 +72,9 @@ SECRET_TEXT = [
 ]
 #: in the environment of every process of the subprocess level (its HOME is its own scratch)
 SPAWN_MARKER = "HOME=" + os.path.join(tempfile.gettempdir(), "grader-spawn-")
-#: the same limits as the chapter's rubric, but short enough for a test
-LIMITS = {"per_call_s": 2, "per_submission_s": 90, "memory_mb": 1024, "cpu_s": 20,
+#: the chapter's rubric's limits, with a per-call limit short enough for the hanging attacks
+#: (each hanging function waits it once) and long enough for a clean call on a busy machine
+LIMITS = {"per_call_s": 5, "per_submission_s": 120, "memory_mb": 1024, "cpu_s": 20,
           "file_size_mb": 16, "scratch_mb": 64, "output_kb": 64, "processes": 1}
 
 
@@ -240,6 +241,9 @@ def attack_rubric(tmp_path_factory: pytest.TempPathFactory):
         data[key] = str((base / data[key]).resolve())
     for suite in data["suites"].values():
         suite["path"] = str((base / suite["path"]).resolve())
+    for key, value in data.get("plugin", {}).items():  # the chapter's plug-in, where it is
+        if key != "notebook":
+            data["plugin"][key] = str((base / value).resolve())
     data["limits"] = dict(LIMITS)
     out = tmp_path_factory.mktemp("rubric") / "chapter07.yaml"
     out.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
@@ -363,6 +367,8 @@ def _check(run: Run, clean: GradeReport, name: str) -> None:
 
     if expect == "same":
         assert _key(attacked) == _key(clean), why
+    if meta.get("enforced_same"):  # what the report says was in force is what was in force
+        assert attacked.sandbox.get("enforced") == clean.sandbox.get("enforced"), why
     else:
         patterns = meta["attacked"]
         hit = [t for t in attacked.tests if any(p in t.id for p in patterns)]

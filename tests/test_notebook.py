@@ -22,6 +22,7 @@ import nbformat
 import pytest
 
 from grader.tools import build_notebook
+from test_report_html import _chromium, _headless
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -120,6 +121,15 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def _executed(tmp: Path, example: str, env: dict[str, str] | None = None):
+    """A release in ``tmp``, its notebook filled with ``example``'s work and saved, a kernel
+    started in its folder and every cell run: ``(client, notebook)``, inside the kernel's life."""
+    exercises = _release(tmp)
+    nb = _state(EXAMPLES / example)
+    _save(nb, exercises)  # the quiz answers come from the saved notebook's answers cell
+    return _client(nb, exercises, env), nb
+
+
 def _status(client, nb) -> dict:
     cell = _run(client, nb, "from grader import notebook as _nb\nprint(repr(_nb.status()))")
     import ast
@@ -181,10 +191,7 @@ def test_untouched_notebook_reports_not_implemented(tmp_path: Path) -> None:
 def test_sqrt_d_model_then_fixed_in_one_warm_kernel_and_nothing_left_after_kill(tmp_path: Path) -> None:
     """√768 → sqrt-d-model with 27.71; the student edits the function, checks again (warm:
     the same checker and zygote processes, started once); the kernel is killed: all gone."""
-    exercises = _release(tmp_path)
-    nb = _state(EXAMPLES / "sqrt-d-model")
-    _save(nb, exercises)
-    client = _client(nb, exercises)
+    client, nb = _executed(tmp_path, "sqrt-d-model")
     with client.setup_kernel():
         _run_all(client, nb)
         first = _display(nb.cells[-1])
@@ -224,16 +231,19 @@ def test_sqrt_d_model_then_fixed_in_one_warm_kernel_and_nothing_left_after_kill(
 
 
 def test_finished_notebook_passes_every_public_test_in_english(tmp_path: Path) -> None:
-    exercises = _release(tmp_path)
-    nb = _state(EXAMPLES / "correct")
-    _save(nb, exercises)  # the quiz answers come from the saved notebook's answers cell
-    client = _client(nb, exercises, env={"GRADER_LANG": "en"})
+    client, nb = _executed(tmp_path, "correct", env={"GRADER_LANG": "en"})
     try:
         with client.setup_kernel():
             _run_all(client, nb)
             data = _display(nb.cells[-1])
+            plotted = _Page(_display(_run(client, nb, "notebook.check('variance', plots=True)"))["text/html"])
     finally:
         os.environ.pop("GRADER_LANG", None)
+    # Asked for, the plots of the part shown are drawn (inline PNG, nothing fetched).
+    [figure] = [a for a in plotted.having("id") if a["id"].startswith("gc-plot-")]
+    assert figure["id"] == "gc-plot-variance"
+    images = [a for a in plotted.attrs if a["<tag>"] == "img"]
+    assert images and all(a["src"].startswith("data:image/png;base64,") for a in images)
     page = _Page(data["text/html"])
     [root] = [a for a in page.having("data-score") if a["<tag>"] == "div"]
     assert float(root["data-score"]) == float(root["data-max-score"]) > 0
@@ -244,10 +254,7 @@ def test_finished_notebook_passes_every_public_test_in_english(tmp_path: Path) -
 
 def test_student_globals_and_monkeypatches_do_not_reach_the_tests(tmp_path: Path) -> None:
     """A global named like a test helper, and torch patched in the kernel, change nothing."""
-    exercises = _release(tmp_path)
-    nb = _state(EXAMPLES / "correct")
-    _save(nb, exercises)
-    client = _client(nb, exercises)
+    client, nb = _executed(tmp_path, "correct")
     with client.setup_kernel():
         _run_all(client, nb)
         clean = _Page(_display(nb.cells[-1])["text/html"])
@@ -259,3 +266,55 @@ def test_student_globals_and_monkeypatches_do_not_reach_the_tests(tmp_path: Path
         patched = _Page(_display(_run(client, nb, "notebook.check()"))["text/html"])
     score = lambda page: [a for a in page.having("data-score") if a["<tag>"] == "div"][0]  # noqa: E731
     assert score(patched)["data-score"] == score(clean)["data-score"] == score(clean)["data-max-score"]
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")
+def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
+    """The executed notebook, exported to HTML by nbconvert, shows the check cell's result
+    (Japanese, the mistake with 27.71) when chromium paints it; the screenshot is kept."""
+    import copy
+
+    import numpy as np
+    from matplotlib import image
+    from nbconvert import HTMLExporter
+
+    client, nb = _executed(tmp_path, "sqrt-d-model")
+    with client.setup_kernel():
+        _run_all(client, nb)
+    # The check cell and its heading, as the notebook renders them.
+    shown = copy.deepcopy(nb)
+    shown.cells = nb.cells[-2:]
+    body, _ = HTMLExporter().from_notebook_node(shown)
+    page = tmp_path / "check-cell.ja.html"
+    page.write_text(body, encoding="utf-8")
+    shot = tmp_path / "check-cell.ja.png"
+    browser = _chromium()
+    assert browser is not None
+    run = _headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1100,1400",
+                    "--hide-scrollbars", page.as_uri())
+    assert shot.exists(), run.stderr[-2000:]
+    pixels = np.asarray(image.imread(str(shot)))
+    assert float(pixels[..., :3].std()) > 0.02
+    # The mistake's red bar (#c92a2a) is painted.
+    red = ((np.abs(pixels[..., 0] - 0xC9 / 255) < 0.05) & (np.abs(pixels[..., 1] - 0x2A / 255) < 0.05)
+           & (np.abs(pixels[..., 2] - 0x2A / 255) < 0.05))
+    assert red.sum() > 100
+    dom = _headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri()).stdout
+    parsed = _Page(dom)
+    assert "sqrt-d-model" in {a["data-mistake"] for a in parsed.having("data-mistake")}
+    assert "27.71" in parsed.all_text and "見つかった間違い" in parsed.all_text
+
+
+def test_no_rubric_or_unknown_part_is_a_message_in_the_cell(tmp_path: Path) -> None:
+    """Outside a course folder, or with a part the rubric lacks: a clear message, no traceback."""
+    exercises = _release(tmp_path)
+    lone = tmp_path / "elsewhere"
+    lone.mkdir()
+    nb = nbformat.v4.new_notebook()
+    client = _client(nb, lone)
+    with client.setup_kernel():
+        data = _display(_run(client, nb, "from grader import notebook\nnotebook.check()"))
+        assert "rubric" in data["text/plain"] and "採点を完了できませんでした" in data["text/plain"]
+        data = _display(_run(client, nb, f"import os\nos.chdir({str(exercises)!r})\nnotebook.check('nope')"))
+        assert "nope" in data["text/plain"] and "scaling" in data["text/plain"]

@@ -388,6 +388,13 @@ def test_the_message_names_file_key_value_type_and_fix(write: Write) -> None:
             "write one of: ja, en",
         ),
         (
+            "report.quiz_answers",
+            "after_due",
+            "report.quiz_answers",
+            "must be one of never, after_due_date, always",
+            "did you mean 'after_due_date'?",
+        ),
+        (
             "report.hidden_tests",
             "pass_fail",
             "report.hidden_tests",

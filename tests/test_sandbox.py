@@ -26,7 +26,9 @@ from grader.testing import StudentRaised
 
 ROOT = Path(__file__).resolve().parent.parent
 LINUX = sys.platform.startswith("linux")
-LIMITS = LimitsView(per_call_s=5, per_submission_s=60, memory_mb=1024, cpu_s=20, file_size_mb=16,
+# Ample wall-clock room: these tests are about isolation, not speed, and must pass on a busy
+# machine. The tests about time limits set their own.
+LIMITS = LimitsView(per_call_s=60, per_submission_s=300, memory_mb=1024, cpu_s=60, file_size_mb=16,
                     scratch_mb=32, output_kb=16, processes=1)
 
 
@@ -217,7 +219,7 @@ def test_without_the_filter_the_zygote_stops_a_child_that_starts_a_process():
             if os.fork() == 0:
                 os.setsid()
                 time.sleep(3600)
-            time.sleep(2)
+            time.sleep(30)  # the watcher ends the child long before this returns
             return 1
         def g():
             return 2
@@ -427,12 +429,11 @@ def test_cpu_limit_ends_a_spinning_child(worker):
             while True:
                 pass
     """
-    limits = LimitsView(per_call_s=20, per_submission_s=30, memory_mb=1024, cpu_s=1, output_kb=16)
+    limits = LimitsView(per_call_s=120, per_submission_s=240, memory_mb=1024, cpu_s=1, output_kb=16)
     session = worker.open(sub(a=code), limits)
-    t0 = time.monotonic()
+    # The CPU limit, not the wall clock, ends it: a crash naming the signal, not a timeout.
     with pytest.raises(WorkerCrashed, match="SIGKILL|SIGXCPU"):
         session.call("a", "spin", [], {})
-    assert time.monotonic() - t0 < 10
     session.close()
 
 
@@ -468,10 +469,9 @@ def test_an_output_flood_is_stopped_and_reported(worker):
             return 1
     """
     session = worker.open(sub(a=code))
-    t0 = time.monotonic()
+    # Stopped for its output (a crash saying so), long before the per-call limit would.
     with pytest.raises(WorkerCrashed, match="printed more than"):
         session.call("a", "flood", [], {})
-    assert time.monotonic() - t0 < 3
     assert session.call("a", "ok", [], {}) == 1
     output = session.close()
     assert len(output) < 2 * LIMITS.output_kb * 1024
@@ -515,9 +515,7 @@ def test_fork_safety_big_matmul_with_two_threads():
     """
     with Worker(level="namespaces", limits=LIMITS, threads=2) as worker:
         for _ in range(2):  # the second child forks from a zygote whose first child ran a pool
-            t0 = time.monotonic()
-            assert call(worker, code) == [2, True]
-            assert time.monotonic() - t0 < 20
+            assert call(worker, code) == [2, True]  # a hang would be a timeout after per_call_s
 
 
 def _zygote_of(worker: Worker) -> int:

@@ -56,7 +56,8 @@ def test_summary_pages_are_bilingual_and_self_contained(tmp_path):
         assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
         assert "sqrt-d-model" in html and "notes.txt" in html
         md = (tmp_path / f"summary.{lang}.md").read_text(encoding="utf-8")
-        assert word in md and "summary/score_histogram.png" in md
+        png = "summary/score_histogram.png" if lang == "en" else f"summary/score_histogram.{lang}.png"
+        assert word in md and png in md
     assert (tmp_path / "summary" / "mistakes.png").read_bytes().startswith(b"\x89PNG")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,12 +16,23 @@ from grader.assignment import assignment_of
 from grader.errors import GraderError
 from grader.rubric import load_rubric
 from grader.runner import reference_for
-from grader.validate import Row, ValidationResult, load_mutants, render_table, student_answers, validate
+from grader.validate import (
+    Row,
+    ValidationResult,
+    load_corpus,
+    load_mutants,
+    render_lines,
+    render_table,
+    student_answers,
+    validate,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RUBRICS = {name: load_rubric(ROOT / "rubrics" / f"{name}.yaml") for name in ("chapter07", "chapter08")}
 CH7 = assignment_of(RUBRICS["chapter07"])
 REFERENCE = ROOT / "solutions" / "chapter07"
+CORPUS = ROOT / "suites" / "chapter07" / "correct"
+MUTANTS = CH7.mutants
 
 
 def _mutants(a):
@@ -111,17 +124,97 @@ def test_render_table_shows_each_row_and_the_problem():
         assert expected in text
 
 
-@pytest.mark.slow
-def test_validate_proves_the_chapter07_assignment(rubric):
-    """grader validate: reference full and unnamed, stubs 0 and not-implemented, every id caught"""
-    result = validate(rubric, seed=3)
-    from grader.validate import rows_as_text
+def test_render_lines_keeps_every_id_whole_in_80_columns():
+    """in a log, long subjects, test ids and mistake ids are printed whole; lines break only between words"""
+    long_test = "hidden/test_softmax.py::test_temperature_large_inputs[0.5]"
+    rows = (
+        Row("reference", "reference", "full marks; nothing named", 124.0, 124.0, (), True),
+        Row("mutant softmax-overflow/temperature-exp-directly", "mutant", "loses points; softmax-overflow",
+            124.0, 124.0, ("missing-value-error", "multiply-by-sqrt-d-k"), False,
+            f"lost points in {long_test}; named missing-value-error, multiply-by-sqrt-d-k"),
+        Row("correct 22-lms-zip.zip", "correct", "full marks; nothing named", 124.0, 124.0, (), True),
+    )
+    text = render_lines(ValidationResult(rows, 7, 1.0, ("softmax-overflow",)))
+    words = text.split()
+    for whole in ("softmax-overflow/temperature-exp-directly", long_test + ";", "missing-value-error,",
+                  "multiply-by-sqrt-d-k", "22-lms-zip.zip", "124/124;"):
+        assert whole in words, whole
+    assert all(len(line) <= 80 or " " not in line.strip() for line in text.splitlines())
+    assert "…" not in text
+    assert "FAIL  mutant softmax-overflow/temperature-exp-directly" in text.splitlines()
 
-    assert result.ok, rows_as_text(result.rows)
-    assert set(result.caught) == set(CH7.mistake_ids())
-    assert len(result.caught) >= 17
-    kinds = [r.kind for r in result.rows]
-    assert kinds.count("stub") >= 2 and kinds.count("reference") == 2
+
+def test_the_corpus_holds_twenty_correct_styles_with_a_notebook_and_a_zip():
+    """suites/chapter07/correct: at least 20 submissions, folders, a notebook and a zip"""
+    corpus = load_corpus(CORPUS)
+    assert len(corpus) >= 20
+    assert {".ipynb", ".zip"} <= {p.suffix for p in corpus}
+    assert sum(p.is_dir() for p in corpus) >= 18
+
+
+def _rubric_copy(tmp_path: Path, **changes) -> Path:
+    """The chapter's rubric with its paths made absolute and ``changes`` applied."""
+    src = ROOT / "rubrics" / "chapter07.yaml"
+    data = yaml.safe_load(src.read_text(encoding="utf-8"))
+    for key in ("exercises", "reference"):
+        data[key] = str((src.parent / data[key]).resolve())
+    for suite in data["suites"].values():
+        suite["path"] = str((src.parent / suite["path"]).resolve())
+    for key, value in data.get("plugin", {}).items():
+        if key != "notebook":
+            data["plugin"][key] = str((src.parent / value).resolve())
+    data.update(changes)
+    path = tmp_path / "course.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_an_unknown_mistakes_key_names_the_file_the_key_and_the_nearest_id(tmp_path):
+    """`mistakes: {sqrt-d-modle: ...}` stops validate (and every command) with file, key path and nearest id"""
+    import subprocess
+    import sys
+
+    rubric = _rubric_copy(tmp_path, mistakes={"sqrt-d-modle": {"partial_credit": 0.5}})
+    for command in (["validate"], ["check", str(ROOT / "exercises" / "chapter07")]):
+        proc = subprocess.run([sys.executable, "-m", "grader", *command, "--rubric", str(rubric)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 2, proc.stderr
+        assert f"{rubric}: mistakes.sqrt-d-modle:" in proc.stderr
+        assert "did you mean 'sqrt-d-model'?" in proc.stderr
+    from grader.catalogue import check_rubric
+    from grader.errors import RubricError
+    from grader.rubric import load_rubric
+
+    with pytest.raises(RubricError) as err:
+        check_rubric(load_rubric(rubric))
+    assert (err.value.file, err.value.yaml_path) == (str(rubric), "mistakes.sqrt-d-modle")
+    check_rubric(load_rubric(ROOT / "rubrics" / "chapter07.yaml"))  # the shipped rubric is fine
+
+
+@pytest.mark.slow
+def test_validate_proves_the_chapter07_assignment():
+    """grader validate, as CI runs it (output to a log): every row holds, printed whole in 80 columns"""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "grader", "validate", "--rubric", "rubrics/chapter07.yaml",
+                           "--seed", "3"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900, env={**os.environ, "COLUMNS": "80"})
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr
+    lines = out.splitlines()
+    assert all(len(line) <= 80 or " " not in line.strip() for line in lines), out
+    assert "…" not in out and "FAIL" not in out
+    verdicts = [line for line in lines if line.startswith(("ok  ", "FAIL"))]
+    subjects = [line[6:] for line in verdicts]
+    assert "reference" in subjects and "reference, every probe" in subjects
+    assert sum(s.startswith("stub ") for s in subjects) >= 2
+    for mutant in load_mutants(MUTANTS, tuple(CH7.part_files.values())):
+        assert f"mutant {mutant.name}" in subjects
+    for sub in load_corpus(CORPUS):
+        assert f"correct {sub.name}" in subjects
+    ids = CH7.mistake_ids()
+    assert f"{len(ids)} of {len(ids)} catalogue ids caught by a mutant; all checks hold;" in out
 
 
 @pytest.mark.slow
@@ -131,9 +224,18 @@ def test_validate_reports_a_mutant_the_suites_miss(rubric, tmp_path):
     folder.mkdir()
     (folder / "unchanged.py").write_text("# mistake: softmax-overflow\n# file: softmax.py\n"
                                          "UNCHANGED = True  # appended, it changes no behaviour\n")
-    result = validate(rubric, seed=3, mutants=folder.parent)
+    # A corpus of one correct style and one that is not quite correct (softmax over all axes).
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS / "01-minimal-checks", corpus / "fine")
+    shutil.copytree(CORPUS / "01-minimal-checks", corpus / "flawed")
+    with (corpus / "flawed" / "softmax.py").open("a", encoding="utf-8") as fh:
+        fh.write("\n\ndef softmax(x, dim=-1):\n    e = torch.exp(x - x.max())\n    return e / e.sum()\n")
+    result = validate(rubric, seed=3, mutants=folder.parent, corpus=corpus)
     assert not result.ok
     row = next(r for r in result.rows if r.subject == "mutant softmax-overflow/unchanged")
     assert not row.ok and "lost no points" in row.problem and "named nothing" in row.problem
     missing = {r.subject for r in result.rows if r.kind == "catalogue"}
     assert "catalogue sqrt-d-model" in missing
+    rows = {r.subject: r for r in result.rows if r.kind == "correct"}
+    assert rows["correct fine"].ok
+    assert not rows["correct flawed"].ok and "lost points in" in rows["correct flawed"].problem

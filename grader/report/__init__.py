@@ -82,8 +82,15 @@ def render(report: GradeReport, fmt: str, *, rubric: Any = None, lang: str = "en
     if fmt == "html":
         from grader.assignment import figures_hook
 
-        return writer(redact(report, options, audience), options, lang, draw=figures_hook(rubric))
-    return writer(redact(report, options, audience), options, lang)
+        return writer(redact(report, options, audience, quiz_parts=quiz_parts(rubric)), options, lang, draw=figures_hook(rubric))
+    return writer(redact(report, options, audience, quiz_parts=quiz_parts(rubric)), options, lang)
 
 
-__all__ = ["SUFFIXES", "redact", "render"]
+def quiz_parts(rubric: Any) -> frozenset[str]:
+    """The parts graded from the answers file: their tests' ``expected`` is the answer key."""
+    from grader.submission import ANSWERS_FILE
+
+    return frozenset(p.id for p in getattr(rubric, "parts", ()) if p.file == ANSWERS_FILE)
+
+
+__all__ = ["SUFFIXES", "quiz_parts", "redact", "render"]

@@ -64,6 +64,54 @@ STATUS_MARKS = {
 }
 
 
+def sentence(text: str, langs: Sequence[str]) -> str:
+    """One of the grader's own sentences (a note, a problem) in every language of ``langs``."""
+    from grader.messages import translate
+
+    return " / ".join(dict.fromkeys(translate(text, x) for x in langs)) or text
+
+
+#: Fonts with Japanese glyphs, in order of preference (Debian's fonts-ipafont-gothic first).
+_JA_FONTS = ("IPAGothic", "IPAPGothic", "IPAexGothic", "Noto Sans CJK JP", "Noto Sans JP",
+             "TakaoGothic", "VL Gothic", "Hiragino Sans", "Yu Gothic", "MS Gothic")
+
+
+def plot_style(lang: str) -> dict[str, Any]:
+    """matplotlib rc settings for plots labelled in ``lang``: a font that has its glyphs."""
+    if lang != "ja":
+        return {}
+    from matplotlib import font_manager
+
+    have = {f.name for f in font_manager.fontManager.ttflist}
+    fonts = [f for f in _JA_FONTS if f in have]
+    return {"font.family": "sans-serif", "font.sans-serif": [*fonts, "DejaVu Sans"]} if fonts else {}
+
+
+#: Words on the grader's own plots (the class summary), per language. An assignment's figures
+#: carry their own words (its hooks).
+PLOT_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "score_max": "score (max {top})", "submissions": "submissions",
+        "score_distribution": "Score distribution", "passing": "% of submissions passing",
+        "pass_rate": "Pass rate per test (lowest {shown} of {total})",
+        "no_mistake": "no known mistake recognised",
+        "mistake_counts": "How often each mistake id occurred",
+    },
+    "ja": {
+        "score_max": "得点（満点 {top}）", "submissions": "提出物の数",
+        "score_distribution": "得点の分布", "passing": "合格した提出物の割合（%）",
+        "pass_rate": "テストごとの合格率（全 {total} 件のうち低い方から {shown} 件）",
+        "no_mistake": "既知の誤りは見つかりませんでした",
+        "mistake_counts": "誤りの ID ごとの件数",
+    },
+}
+
+
+def plot_word(key: str, lang: str, **slots: Any) -> str:
+    words = PLOT_WORDS.get(lang) or PLOT_WORDS["en"]
+    return words[key].format(**slots)
+
+
 def order(lang: str, languages: Sequence[str]) -> list[str]:
     """The languages to show, ``lang`` first (if the rubric allows it)."""
     langs = [lang] if lang in languages else []

@@ -124,7 +124,11 @@ def render_views(report: GradeReport, rubric: Any, *, lang: str | None = None, p
                  hidden: Mapping[str, int] | None = None, cells: int | None = None,
                  formats: tuple[str, ...] = ("html", "text")) -> dict[str, str]:
     """``{"html": ..., "text": ...}`` (those of ``formats``) for one check."""
+    from grader.report import quiz_parts
+
     opts = getattr(rubric, "report", None)
+    # The quiz key is withheld here as in every other student view (redacting again is a no-op).
+    report = redact(report, opts, "student", quiz_parts=quiz_parts(rubric))
     languages = list(getattr(opts, "languages", None) or report.languages or ["en"])
     lang = lang if lang in languages else languages[0]
     out = {}

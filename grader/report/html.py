@@ -49,6 +49,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any
         each=lambda text: _text.each(text, langs),
         title_of=lambda t: _text.title_of(t, langs),
         status_word=lambda s: _text.pick(_text.STATUS_WORDS[s], langs),
+        say=lambda text: _text.sentence(text, langs),
         num=_text.num,
         verdict=_text.verdict(report, langs),
         images=images,

@@ -22,9 +22,9 @@ from grader import sinks
 from grader.report import _text
 from grader.report.model import GradeReport, Status
 
-#: (part, function or None, line recorded or None) -> (file as the repository names it,
-#: line or None[, function found]), or None if unknown.
-Locator = Callable[[str, "str | None", "int | None"], "tuple[Any, ...] | None"]
+#: (part, function or None, line recorded or None, failure message) -> (file as the
+#: repository names it, line or None[, function found]), or None if unknown.
+Locator = Callable[[str, "str | None", "int | None", str], "tuple[Any, ...] | None"]
 
 
 def _cell(text: str) -> str:
@@ -55,7 +55,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
             out.append(f"- **{_cell(m.id)}** " + " / ".join(_cell(x) for x in _text.each(m.message, langs)))
     if report.errors:
         out += ["", f"### {L('errors')}", ""]
-        out += [f"- {_cell(e)}" for e in report.errors]
+        out += [f"- {_cell(_text.sentence(e, langs))}" for e in report.errors]
     out += ["", f"### {L('tests')}", "", f"| | {L('test')} | {L('points')} |", "| --- | --- | ---: |"]
     for t in report.tests:
         out.append(f"| {_text.STATUS_MARKS[t.status]} | {_cell(_text.title_of(t, langs))} | "
@@ -70,7 +70,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
                 out.append(f"  - {_cell(line)}")
         out += ["", "</details>"]
     if report.notes:
-        out += ["", f"### {L('notes')}", ""] + [f"- {_cell(n)}" for n in report.notes]
+        out += ["", f"### {L('notes')}", ""] + [f"- {_cell(_text.sentence(n, langs))}" for n in report.notes]
     out += ["", f"<sub>{L('sandbox')}: {_cell(report.sandbox.get('level', '?'))} · {L('seed')} {report.seed}</sub>", ""]
     return "\n".join(out)
 
@@ -157,22 +157,27 @@ def annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
     langs = _text.order(lang, _text.languages_of(report, opts))
     groups: dict[tuple[str, str | None], _Group] = {}
 
-    def group(part: str, function: str | None, file: str | None, line: int | None) -> _Group:
-        found = locate(part, function, line) if locate is not None else None
+    def group(part: str, function: str | None, file: str | None, line: int | None,
+              said: str = "") -> _Group:
+        found = locate(part, function, line, said) if locate is not None else None
         if found and len(found) > 2:  # the def that holds the line, or the function named
             function = found[2]
+        elif locate is not None:
+            function = None  # no def of that name: a test's name is not a function's
         key = (part, function)
         if key not in groups:
             where_file = found[0] if found else file
             where_line = found[1] if found and len(found) > 1 else line
-            groups[key] = _Group(function or part, where_file, where_line, len(groups))
+            name = function or (Path(where_file).name if where_file else part)
+            groups[key] = _Group(name, where_file, where_line, len(groups))
         return groups[key]
 
     for t in report.tests:
         if t.status in (Status.PASSED, Status.SKIPPED):
             continue
         function = t.function or (None if t.line else _function_from_id(t.id))
-        g = group(t.part, function, t.file, t.line)
+        said = " ".join(t.feedback.values()) if t.feedback else ""
+        g = group(t.part, function, t.file, t.line, said)
         g.lost += max(0.0, t.max_score - t.score)
         g.messages.append(_text.pick(t.feedback, langs) or _text.title_of(t, langs))
     for m in report.mistakes:
@@ -228,9 +233,10 @@ def _function_from_id(test_id: str) -> str | None:
 def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None = None) -> Locator:
     """A :data:`Locator` that reads the student's files as text (never imports them).
 
-    ``locate(part, function, line)`` gives ``(file, def line, function)`` for the function
-    whose body holds ``line`` (the line a test recorded), else for the function the test
-    is named after (the longest ``def`` name it starts with); ``(file, line)`` when no
+    ``locate(part, function, line, said)`` gives ``(file, def line, function)`` for the
+    function whose body holds ``line`` (the line a test recorded), else for the function the
+    test is named after (the longest ``def`` name it starts with), else for the function
+    whose call the failure message ``said`` shows (``name(``); ``(file, line)`` when no
     ``def`` fits (``line`` may be None); None for a part with no file here.
 
     Args:
@@ -266,7 +272,8 @@ def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None 
             cache[name] = found
         return cache[name]
 
-    def locate(part: str, function: str | None, line: int | None = None) -> tuple[Any, ...] | None:
+    def locate(part: str, function: str | None, line: int | None = None,
+               said: str = "") -> tuple[Any, ...] | None:
         name = parts.get(part)
         if not name or not base.is_dir():
             return None
@@ -281,6 +288,10 @@ def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None 
             # is about double_all, test_double about double.
             if function and (function == fn or function.startswith(fn + "_")):
                 if best is None or len(fn) > len(best[0]):
+                    best = (fn, start)
+        if best is None and said:
+            for fn, start, _ in defs(name):
+                if re.search(rf"(?<![\w.]){re.escape(fn)}\(", said) and (best is None or len(fn) > len(best[0])):
                     best = (fn, start)
         return (shown_name, best[1], best[0]) if best else (shown_name, line)
 

@@ -13,6 +13,12 @@ pass-fail         each test's id, title and status; no feedback, values, file or
 full              the test as it is
 ================  ===========================================================================
 
+``quiz_answers`` decides whether the *student* audience sees the answer key of a quiz
+question answered wrongly (a quiz test's ``expected``): ``never``; ``after_due_date`` (the
+default) only when that test's visibility is ``after_due_date``, i.e. in a report released
+after the due date and never in ``grader check``; ``always``. When anything of a hidden test
+is concealed, the plot data goes too (its inputs may be a hidden test's), in every format.
+
 The ``instructor`` audience keeps every test. Both audiences get scores rounded to
 ``rounding`` places and text limited to the rubric's languages.
 
@@ -74,7 +80,8 @@ def _summary(part: str, tests: list[CaseOutcome], rounding: int) -> CaseOutcome:
     )
 
 
-def redact(report: GradeReport, options: Any = None, audience: str = "student") -> GradeReport:
+def redact(report: GradeReport, options: Any = None, audience: str = "student", *,
+           quiz_parts: frozenset[str] | set[str] = frozenset()) -> GradeReport:
     """Return a copy of ``report`` holding only what ``audience`` may see.
 
     Args:
@@ -82,6 +89,8 @@ def redact(report: GradeReport, options: Any = None, audience: str = "student") 
         options: the rubric's :class:`grader.rubric.ReportOptions` (defaults when None).
         audience: ``"student"`` (hidden tests trimmed per ``hidden_tests``) or
             ``"instructor"`` (everything).
+        quiz_parts: the parts whose tests' ``expected`` is the answer key (the rubric's parts
+            graded from ``answers.yaml``; :func:`grader.report.quiz_parts`).
 
     Returns:
         A new report; totals and part scores are unchanged apart from rounding.
@@ -92,6 +101,7 @@ def redact(report: GradeReport, options: Any = None, audience: str = "student") 
     if audience not in AUDIENCES:
         raise ValueError(f"unknown audience {audience!r}; use one of {', '.join(AUDIENCES)}")
     detail = str(_opt(options, "hidden_tests", "full"))
+    key_shown = str(_opt(options, "quiz_answers", "after_due_date"))
     rounding = int(_opt(options, "rounding", 2))
     languages = tuple(_opt(options, "languages", ("ja", "en")))
     out = copy.deepcopy(report)
@@ -104,6 +114,9 @@ def redact(report: GradeReport, options: Any = None, audience: str = "student") 
         t.max_score = round(t.max_score, rounding)
         t.title = _langs(t.title, languages)
         t.feedback = _langs(t.feedback, languages)
+        if (audience == "student" and t.part in quiz_parts and key_shown != "always"
+                and not (key_shown == "after_due_date" and t.visibility == "after_due_date")):
+            t.expected = None  # the answer key
         concealed = audience == "student" and t.visibility != "visible" and detail != "full"
         if not concealed:
             tests.append(t)
@@ -123,8 +136,10 @@ def redact(report: GradeReport, options: Any = None, audience: str = "student") 
         _summary(t.part, held[t.part], rounding) if t.id == f"\0{t.part}" else t for t in tests
     ]
     if trimmed:
-        # What the student's code printed while hidden tests ran could echo their inputs.
+        # What the student's code printed while hidden tests ran could echo their inputs, and
+        # the plots' inputs may be a hidden test's: neither is shown.
         out.output = ""
+        out.plots = {}
     for p in out.parts:
         p.score = round(p.score, rounding)
         p.max_score = round(p.max_score, rounding)

@@ -14,6 +14,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from grader.messages import translate
 from grader.report.model import GradeReport, Status
 from grader.sinks import terminal as _safe
 
@@ -30,13 +31,13 @@ WORDS = {
         "score": "Score", "part": "Part", "mistakes": "What went wrong", "errors": "Problems while grading",
         "sandbox": "Sandbox", "weak": "Warning", "passed": "passed", "below": "below the pass mark",
         "notes": "Notes", "output": "Your code printed", "tests": "tests",
-        "submission": "submission", "mistake_ids": "mistakes",
+        "submission": "submission", "mistake_ids": "mistakes", "seed": "seed",
     },
     "ja": {
         "score": "得点", "part": "課題", "mistakes": "見つかった間違い", "errors": "採点中の問題",
         "sandbox": "サンドボックス", "weak": "警告", "passed": "合格", "below": "合格点未満",
         "notes": "補足", "output": "コードの出力", "tests": "テスト",
-        "submission": "提出物", "mistake_ids": "間違い",
+        "submission": "提出物", "mistake_ids": "間違い", "seed": "シード",
     },
 }
 
@@ -49,7 +50,7 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
     """Print ``report`` for a person: each test ✓/✗, part scores, mistakes, problems."""
     w = WORDS[lang]
     if report.sandbox.get("warning"):
-        console.print(Text(f"{w['weak']}: {_safe(report.sandbox['warning'])}", style="yellow"))
+        console.print(Text(f"{w['weak']}: {_safe(translate(report.sandbox['warning'], lang))}", style="yellow"))
     current = None
     for t in report.tests:
         if t.part != current:
@@ -73,9 +74,11 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
         console.print(Panel(Group(*body), title=w["mistakes"], border_style="red"))
 
     if report.errors:
-        console.print(Panel(Text(_safe("\n".join(report.errors))), title=w["errors"], border_style="magenta"))
+        console.print(Panel(Text(_safe("\n".join(translate(e, lang) for e in report.errors))), title=w["errors"],
+                            border_style="magenta"))
     if report.notes:
-        console.print(Panel(Text(_safe("\n".join(report.notes))), title=w["notes"], border_style="blue"))
+        console.print(Panel(Text(_safe("\n".join(translate(n, lang) for n in report.notes))), title=w["notes"],
+                            border_style="blue"))
     if verbose and report.output.strip():
         console.print(Panel(Text(_safe(report.output.strip()[-3000:])), title=w["output"], border_style="dim"))
 
@@ -92,7 +95,7 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
     console.print()
     console.print(table)
     level = report.sandbox.get("level", "?")
-    console.print(Text(f"{w['sandbox']}: {_safe(level)} · seed {report.seed} · {report.duration_s:.2f} s", style="dim"))
+    console.print(Text(f"{w['sandbox']}: {_safe(level)} · {w['seed']} {report.seed} · {report.duration_s:.2f} s", style="dim"))
 
 
 def show_many(reports: Sequence[GradeReport], console: Console, lang: str = "en") -> None:

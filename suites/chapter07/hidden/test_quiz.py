@@ -9,11 +9,9 @@ Key entries look like ``{"type": "numeric", "answer": 128, "tolerance": 0}`` or
 from __future__ import annotations
 
 import math
-from typing import Any
-
 import pytest
 
-from grader.testing import quiz_question_ids, require
+from grader.testing import quiz_answer, quiz_letter, quiz_number, quiz_question_ids, require
 
 pytestmark = pytest.mark.part("quiz")
 
@@ -26,34 +24,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("question_id", ids, ids=ids)
 
 
-def _student_answer(answers: Any, question_id: str) -> Any:
-    """The student's answer: ``answers[id]["answer"]`` as in the stub, or ``answers[id]``."""
-    if type(answers) is not dict:
-        return None
-    entry = answers.get(question_id)
-    if type(entry) is dict:
-        return entry.get("answer")
-    return entry
-
-
-def _as_number(value: Any) -> float | None:
-    if type(value) in (int, float):
-        return float(value)
-    if type(value) is str:
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
-
-
-def _as_letter(value: Any) -> str | None:
-    if type(value) is not str:
-        return None
-    text = value.strip().lower().rstrip(").")
-    return text if len(text) == 1 and text.isalpha() else None
-
-
 def test_quiz_answer(answers, ref, question_id):
     """the quiz answer is correct
     ja: 確認問題の答えが正しい
@@ -61,7 +31,7 @@ def test_quiz_answer(answers, ref, question_id):
     if question_id == NO_KEY:
         raise RuntimeError("the grader loaded no quiz answer key (config.stash[ANSWER_KEY] is empty)")
     spec = ref.answers_key[question_id]
-    given = _student_answer(answers, question_id)
+    given = quiz_answer(answers, question_id)
     require(
         given is not None and given != "",
         en=f"{question_id}: no answer was given.",
@@ -71,7 +41,7 @@ def test_quiz_answer(answers, ref, question_id):
     )
     shown = repr(given) if type(given) in (str, int, float, bool) else type(given).__name__
     if spec["type"] == "numeric":
-        number = _as_number(given)
+        number = quiz_number(given)
         require(
             number is not None and math.isfinite(number),
             en=f"{question_id}: the answer {shown} is not a number.",
@@ -89,7 +59,7 @@ def test_quiz_answer(answers, ref, question_id):
             actual=shown,
         )
     else:
-        letter = _as_letter(given)
+        letter = quiz_letter(given)
         require(
             letter is not None,
             en=f"{question_id}: the answer {shown} is not one letter such as a, b, c or d.",

@@ -77,6 +77,39 @@ def test_softmax_large_inputs(student, ref, rng):
     assert_close(got, want, rtol=2e-3, atol=1e-6, allow_scalar=True, what=describe_call("softmax", x, dim=-1))
 
 
+def _spread_rows(rng: np.random.Generator, n_rows: int, n: int = 6) -> torch.Tensor:
+    """Rows of magnitude up to 1e4 whose entries lie far apart.
+
+    Each row has its maximum away from the first column, two entries within a few units of it
+    (so the answer is not one-hot) and the rest at least 1000 below it; the rows' maxima lie
+    thousands apart. exp(x - mean), exp(x - x[0]) or exp(x - the global max) overflow or
+    underflow here, where rows of nearly equal entries would hide it.
+    """
+    bands = [(-5e3, -1e3), (0.0, 3e3), (4e3, 7e3), (8e3, 1e4)]
+    rows = []
+    for i in range(n_rows):
+        top = float(rng.uniform(*bands[i % len(bands)]))
+        others = np.concatenate([top - rng.uniform(0.5, 4.0, size=2),
+                                 rng.uniform(-1e4, top - 1e3, size=n - 3)])
+        others = rng.permutation(others)
+        at = 1 + (2 * i) % (n - 1)  # never column 0
+        rows.append(np.insert(others, at, top))
+    return torch.tensor(np.array(rows)[rng.permutation(n_rows)], dtype=torch.float32)
+
+
+@pytest.mark.parametrize("dim", [-1, 0], ids=["last", "dim0"])
+def test_softmax_large_spread(student, ref, rng, dim):
+    """softmax stays finite and right when scores of magnitude 1e4 lie far apart
+    ja: 大きさ 1e4 のスコアが大きく離れていても softmax が有限で正しい値を返す
+    """
+    x = _spread_rows(rng, 4)
+    if dim == 0:
+        x = x.T.contiguous()
+    got = student.softmax.softmax(x, dim=dim)
+    want = ref.softmax.softmax(x, dim=dim)
+    assert_close(got, want, rtol=2e-3, atol=1e-6, allow_scalar=True, what=describe_call("softmax", x, dim=dim))
+
+
 def test_softmax_masked_entries(student, ref, rng):
     """softmax gives exactly 0 to -inf (masked) entries and rows still sum to 1
     ja: softmax は -inf（マスク）の要素をちょうど 0 にし、各行の和は 1 のまま
@@ -117,6 +150,18 @@ def test_temperature_sqrt_d_k_is_scaling(student, ref, rng):
     got = student.softmax.softmax_with_temperature(x, math.sqrt(d_k))
     want = ref.softmax.softmax(ref.scaling.scale_scores(x, d_k))
     assert_close(got, want, **P32, allow_scalar=True, what=describe_call("softmax_with_temperature", x, math.sqrt(d_k)))
+
+
+@pytest.mark.parametrize("temperature", [0.5, 1.0, 8.0])
+def test_temperature_large_inputs(student, ref, rng, temperature):
+    """softmax_with_temperature stays finite and right for scores of magnitude 1e4
+    ja: 大きさ 1e4 のスコアでも softmax_with_temperature が有限で正しい値を返す
+    """
+    x = _spread_rows(rng, 3)
+    got = student.softmax.softmax_with_temperature(x, temperature)
+    want = ref.softmax.softmax_with_temperature(x, temperature)
+    assert_close(got, want, rtol=2e-3, atol=1e-6, allow_scalar=True,
+                 what=describe_call("softmax_with_temperature", x, temperature))
 
 
 @pytest.mark.parametrize("temperature", [0.0, -1.0], ids=["zero", "negative"])
@@ -232,3 +277,18 @@ def test_attention(student, ref, rng, lead, n_q, n_k, d_k, d_v, dtype):
     tol = _tol(want) if dtype == torch.float64 else {"rtol": 1e-4, "atol": 1e-5}
     assert_close(got, want, **tol, dtype=keep, allow_scalar=True, what=what)
     assert_close(got, F.scaled_dot_product_attention(q, k, v), **tol, allow_scalar=True, what=f"{what} vs scaled_dot_product_attention")
+
+
+def test_attention_large_scores(student, ref, rng):
+    """attention stays finite and right when the scaled scores reach thousands
+    ja: スケーリング後のスコアが数千に達しても attention が有限で正しい値を返す
+    """
+    # float64, so that every correct order of operations agrees to the tolerance; exp still
+    # overflows past 709 there, so an unstable softmax shows.
+    q = randn(rng, (2, 4, 16), dtype=torch.float64, scale=50.0)
+    k = randn(rng, (2, 6, 16), dtype=torch.float64, scale=50.0)
+    v = randn(rng, (2, 6, 3), dtype=torch.float64)
+    what = describe_call("attention", q, k, v)
+    got = student.softmax.attention(q, k, v)
+    want = ref.softmax.attention(q, k, v)
+    assert_close(got, want, **_tol(want), allow_scalar=True, what=what)

@@ -77,8 +77,6 @@ def _divisor_finding(func: str, call: str, r: float, d_k: int, *, d_model: int |
     return Finding("wrong-divisor", func, ev)
 
 
-
-
 # --------------------------------------------------------------------------- oracle
 
 
@@ -93,6 +91,8 @@ def _split(x: torch.Tensor, n_heads: int, layout: str = "gpt2") -> torch.Tensor:
         return x.reshape(b, s, n_heads, d_k).transpose(1, 2)
     if layout == "no-transpose":
         return x.reshape(b, n_heads, s, d_k)
+    if layout == "transpose-reshape":
+        return x.transpose(1, 2).reshape(b, n_heads, s, d_k)
     return x.reshape(b, s, d_k, n_heads).permute(0, 3, 1, 2)  # "strided"
 
 
@@ -153,8 +153,13 @@ def _head_dim(p: _Probe) -> list[Finding]:
     return []
 
 
+#: (d_model, n_heads) of the scaling_factor probes: d_k = 64, 128, 256, 48, 200; the
+#: non-squares tell √d_k from math.isqrt(d_k) and round(√d_k).
+_SF_CASES = ((768, 12), (4096, 32), (1024, 4), (960, 20), (2400, 12))
+
+
 def _scaling_factor(p: _Probe) -> list[Finding]:
-    cases = [(768, 12), (4096, 32), (1024, 4)]
+    cases = _SF_CASES
     outs = [p("scaling_factor", *c) for c in cases]
     vals = [_num(o) for o in outs]
     if all(v is not None and math.isclose(v, p.expect("scaling", "scaling_factor", *c), rel_tol=1e-6)
@@ -176,6 +181,10 @@ def _scaling_factor(p: _Probe) -> list[Finding]:
 
 
 _SCORES = torch.tensor([[40.0, -24.0, 10.0, 8.0, 6.0], [-3.5, 17.0, -50.0, 2.5, 12.0]])
+#: d_k probed for a divisor: the chapter's 64 and 16 first (their numbers go in the message),
+#: then non-squares where √d_k, math.isqrt(d_k) and round(√d_k) differ (48: 6.93 / 6 / 7;
+#: 128: 11.31 / 11 / 11; 200: 14.14 / 14 / 14), so an integer-rounded divisor shows.
+_DIVISOR_D_K = (64, 16, 48, 128, 200)
 
 
 def _scores_probe(p: _Probe, func: str, probes: list[tuple[tuple[Any, ...], np.ndarray, int, str]],
@@ -200,13 +209,17 @@ def _scores_probe(p: _Probe, func: str, probes: list[tuple[tuple[Any, ...], np.n
 
 def _scale_scores(p: _Probe) -> list[Finding]:
     x = _SCORES
-    probes = [((x, d_k), x.double().numpy(), d_k, describe_call("scale_scores", x, d_k=d_k)) for d_k in (64, 16)]
+    probes = [((x, d_k), x.double().numpy(), d_k, describe_call("scale_scores", x, d_k=d_k)) for d_k in _DIVISOR_D_K]
     return _scores_probe(p, "scale_scores", probes, (x * 0.5 + 1.0, 16))
+
+
+#: (leading axes, n_q, n_k, d_k) of the attention_scores probes: one per d_k of _DIVISOR_D_K
+_AS_CONFIGS = (((2,), 3, 4, 64), ((), 3, 5, 16), ((), 2, 3, 48), ((), 2, 3, 128), ((2,), 2, 2, 200))
 
 
 def _attention_scores(p: _Probe) -> list[Finding]:
     probes = []
-    for seed, (lead, n_q, n_k, d_k) in enumerate([((2,), 3, 4, 64), ((), 3, 5, 16)]):
+    for seed, (lead, n_q, n_k, d_k) in enumerate(_AS_CONFIGS):
         q, k = _randn(10 + seed, *lead, n_q, d_k), _randn(20 + seed, *lead, n_k, d_k)
         raw = (q.double() @ k.double().transpose(-2, -1)).numpy()
         probes.append(((q, k), raw, d_k, describe_call("attention_scores", q, k)))
@@ -219,12 +232,21 @@ _WRONG_SPLITS: tuple[tuple[str, dict[str, str]], ...] = (
                       "ja": "転置なしの x.view(batch, n_heads, seq, d_k)"}),
     ("strided", {"en": "x.view(batch, seq, d_k, n_heads) moved to (batch, n_heads, seq, d_k)",
                  "ja": "(batch, n_heads, seq, d_k) の順に並べ替えた x.view(batch, seq, d_k, n_heads)"}),
+    ("transpose-reshape", {"en": "x.transpose(1, 2).reshape(batch, n_heads, seq, d_k) (transposed before the split)",
+                           "ja": "分割の前に転置した x.transpose(1, 2).reshape(batch, n_heads, seq, d_k)"}),
 )
+
+
+#: (batch, seq, d_model, n_heads) probed: the chapter's model; then √d_k = 4, √d_model = 9.8;
+#: then non-square d_k = 48 and 128 (an integer-rounded divisor) with other d_model / n_heads
+#: pairs. seq > 1 and n_heads > 1 everywhere, so the wrong splits differ from the right one
+#: and from each other.
+_MH_CONFIGS = ((1, 3, 768, 12), (2, 4, 96, 6), (1, 3, 384, 8), (1, 2, 512, 4))
 
 
 def _multihead(p: _Probe) -> list[Finding]:
     func = "multihead_attention_scores"
-    configs = [(1, 3, 768, 12), (2, 4, 96, 6)]  # the chapter's model; then √d_k = 4, √d_model = 9.8
+    configs = _MH_CONFIGS
     outs, inputs = [], []
     for i, (b, s, d, h) in enumerate(configs):
         q, k = _randn(40 + i, b, s, d), _randn(50 + i, b, s, d)
@@ -263,6 +285,12 @@ def _multihead(p: _Probe) -> list[Finding]:
 
 _X = torch.tensor([[1.0, -0.5, 2.0, 0.3, -1.2], [0.7, 1.9, -2.1, 0.0, 0.4], [-0.3, 0.2, 1.1, -1.7, 2.4]])
 _BIG = torch.tensor([[1e4], [-1e4]]) + torch.tensor([[0.0, -1.5, 2.0, 0.5], [1.0, -2.0, 0.0, 3.0]])
+#: Rows of magnitude up to 1e4 whose entries are far apart, with the maximum first, in the
+#: middle and last: exp(x - mean), exp(x - x[0]) and exp(x - global max) all overflow or
+#: underflow here, though they pass on _BIG (whose rows are nearly constant).
+_SPREAD = torch.tensor([[1e4, 9999.0, 9997.5, 0.0, -1e4, 5e3],
+                        [-1e4, -9997.0, 5e3, 4998.0, 0.0, -5e3],
+                        [2.5e3, -7.5e3, 9999.0, 1e4, -2e3, 3e3]])
 
 
 def _distribution_findings(func: str, call: str, out: Any, x: torch.Tensor, dim: int,
@@ -307,6 +335,11 @@ def _softmax(p: _Probe) -> list[Finding]:
     if not bad:
         big = p(func, _BIG, dim=-1)
         if _close(big, p.expect("softmax", func, _BIG, -1), rtol=2e-3):
+            for xs, d in ((_SPREAD, -1), (_SPREAD.T.contiguous(), 0)):
+                out = p(func, xs, dim=d)
+                if not _close(out, p.expect("softmax", func, xs, d), rtol=2e-3):
+                    f = _overflow(func, describe_call(func, xs, dim=d), out)
+                    return [f] if f else _unrecognised(func, call=describe_call(func, xs, dim=d), returned=_show(out))
             x3 = _randn(60, 2, 3, 4)
             out3 = p(func, x3, dim=1)
             if _close(out3, p.expect("softmax", func, x3, 1)):
@@ -331,10 +364,12 @@ def _temperature(p: _Probe) -> list[Finding]:
     outs = [p(func, _X, t, dim=d) for t, d in cases]
     wants = [p.expect("softmax", func, _X, t, d) for t, d in cases]
     if all(_close(o, w) for o, w in zip(outs, wants)):
-        big = p(func, _BIG, 1.0, dim=-1)
-        if not _close(big, p.expect("softmax", func, _BIG, 1.0, -1), rtol=2e-3):
-            f = _overflow(func, describe_call(func, _BIG, 1.0, dim=-1), big)
-            return [f] if f else _unrecognised(func, call=describe_call(func, _BIG, 1.0, dim=-1))
+        # Magnitudes up to 1e4 / 0.5, at temperatures below, at and above 1.
+        for xs, t in ((_BIG, 1.0), (_SPREAD, 0.5), (_SPREAD, 8.0)):
+            big = p(func, xs, t, dim=-1)
+            if not _close(big, p.expect("softmax", func, xs, t, -1), rtol=2e-3):
+                f = _overflow(func, describe_call(func, xs, t, dim=-1), big)
+                return [f] if f else _unrecognised(func, call=describe_call(func, xs, t, dim=-1))
         for t in (0.0, -1.0):
             call = describe_call(func, _X, t)
             reason = {"en": f"the temperature must be > 0 (got {t:g})", "ja": f"温度は 0 より大きくなければなりません（{t:g} が渡されました）"}
@@ -433,19 +468,31 @@ def _compare_saturation(p: _Probe) -> list[Finding]:
     return _pick(found) or _unrecognised(func, call=calls[0])
 
 
+def _jacobian_forms(prob: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
+    """The known wrong Jacobians of a probability vector, as (how it is shown, value)."""
+    pd = prob.double()
+    diag, outer = torch.diag(pd), torch.outer(pd, pd)
+    return [
+        ("diag(p)", diag), ("p pᵀ − diag(p)", outer - diag), ("diag(p) + p pᵀ", diag + outer),
+        ("−p pᵀ", -outer), ("diag(p − p²)", torch.diag(pd - pd * pd)), ("p pᵀ", outer),
+        # p @ p of a 1-D p (also p @ p.T) is the inner product p·p, a number, not p pᵀ.
+        ("diag(p) − p·p (the inner product, a number, instead of the outer product p pᵀ)",
+         diag - pd @ pd),
+        ("diag(p) − p ⊙ p (p² subtracted from every row instead of p pᵀ)", diag - pd * pd),
+    ]
+
+
+_JACOBIAN_P = torch.softmax(torch.tensor([1.0, 0.2, -0.5, 2.0]), 0)
+
+
 def _jacobian(p: _Probe) -> list[Finding]:
     func = "softmax_jacobian"
-    prob = torch.softmax(torch.tensor([1.0, 0.2, -0.5, 2.0]), 0)
+    prob = _JACOBIAN_P
     out = p(func, prob)
     want = p.expect("softmax", func, prob)
     if _close(out, want):
         return []
-    pd = prob.double()
-    diag, outer = torch.diag(pd), torch.outer(pd, pd)
-    forms = [
-        ("diag(p)", diag), ("p pᵀ − diag(p)", outer - diag), ("diag(p) + p pᵀ", diag + outer),
-        ("−p pᵀ", -outer), ("diag(p − p²)", torch.diag(pd - pd * pd)), ("p pᵀ", outer),
-    ]
+    forms = _jacobian_forms(prob)
     o = _arr(out)
     call = describe_call(func, prob)
     for shown, value in forms:

@@ -23,6 +23,7 @@ from grader.hooks import Figure
 from grader.plotting import figure as _figure
 from grader.plotting import png as _png
 from grader.plotting import series as _series
+from grader.plotting import style as _style
 
 D_K = 64
 DIMS = [1, 4, 16, 64, 256, 1024]
@@ -124,50 +125,93 @@ CAPTIONS = {
 }
 
 
-def softmax_figure(data: dict[str, Any]) -> str | None:
+#: Words on the figures, per language.
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "softmax_unscaled": "softmax(scores), d_k = {d_k}",
+        "softmax_scaled": "softmax(scores / sqrt(d_k)), sqrt(d_k) = {root}",
+        "reference": "reference", "yours": "yours", "no_values": "your softmax gave no values",
+        "key_position": "key position", "probability": "probability",
+        "ref_unscaled": "reference, unscaled", "ref_scaled": "reference, scaled",
+        "yours_var": "yours: Var(q.k)", "yours_scaled": "yours: Var(q.k / sqrt(d_k))",
+        "measured_variance": "measured variance", "variance_title": "Variance of the dot product q.k",
+    },
+    "ja": {
+        "softmax_unscaled": "softmax(scores)（d_k = {d_k}、スケーリングなし）",
+        "softmax_scaled": "softmax(scores / sqrt(d_k))（sqrt(d_k) = {root}）",
+        "reference": "模範", "yours": "あなたの結果", "no_values": "あなたの softmax は値を返しませんでした",
+        "key_position": "キーの位置", "probability": "確率",
+        "ref_unscaled": "模範（スケーリングなし）", "ref_scaled": "模範（スケーリングあり）",
+        "yours_var": "あなたの Var(q.k)", "yours_scaled": "あなたの Var(q.k / sqrt(d_k))",
+        "measured_variance": "分散の測定値", "variance_title": "内積 q.k の分散",
+    },
+}
+
+
+def _word(key: str, lang: str, **slots: Any) -> str:
+    return (WORDS.get(lang) or WORDS["en"])[key].format(**slots)
+
+
+def softmax_figure(data: dict[str, Any], lang: str = "en") -> str | None:
     """Base64 PNG: softmax without and with scaling, student bars beside reference bars."""
     scores = _series(data.get("scores"))
     if scores is None:
         return None
+    import matplotlib
+
+    with matplotlib.rc_context(_style(lang)):
+        return _softmax_figure(data, scores, lang)
+
+
+def _softmax_figure(data: dict[str, Any], scores: list[float], lang: str) -> str:
+    W = lambda key, **kw: _word(key, lang, **kw)  # noqa: E731 - a local shorthand
     fig = _figure(9, 3.4)
     d_k = data.get("d_k", 64)
-    panels = (("unscaled", f"softmax(scores), d_k = {d_k}"),
-              ("scaled", f"softmax(scores / sqrt(d_k)), sqrt(d_k) = {math.sqrt(float(d_k)):g}"))
+    panels = (("unscaled", W("softmax_unscaled", d_k=d_k)),
+              ("scaled", W("softmax_scaled", root=f"{math.sqrt(float(d_k)):g}")))
     x = list(range(len(scores)))
     for i, (key, title) in enumerate(panels):
         ax = fig.add_subplot(1, 2, i + 1)
         ref = _series(data.get(f"reference_{key}"))
         mine = _series(data.get(f"student_{key}"))
         if ref is not None:
-            ax.bar([v - 0.2 for v in x], ref, width=0.4, color="#9aa5b1", label="reference")
+            ax.bar([v - 0.2 for v in x], ref, width=0.4, color="#9aa5b1", label=W("reference"))
         if mine is not None and len(mine) == len(x):
-            ax.bar([v + 0.2 for v in x], mine, width=0.4, color="#d9480f", label="yours")
+            ax.bar([v + 0.2 for v in x], mine, width=0.4, color="#d9480f", label=W("yours"))
         else:
-            ax.text(0.5, 0.5, "your softmax gave no values", transform=ax.transAxes,
+            ax.text(0.5, 0.5, W("no_values"), transform=ax.transAxes,
                     ha="center", va="center", color="#d9480f")
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("key position")
-        ax.set_ylabel("probability")
+        ax.set_xlabel(W("key_position"))
+        ax.set_ylabel(W("probability"))
         ax.set_ylim(0, 1.05)
         ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     return _png(fig)
 
 
-def variance_figure(data: dict[str, Any]) -> str | None:
+def variance_figure(data: dict[str, Any], lang: str = "en") -> str | None:
     """Base64 PNG: measured Var(q.k) and Var(q.k / sqrt(d_k)) against d_k, log-log."""
     dims = _series(data.get("d_k"))
     if dims is None:
         return None
+    import matplotlib
+
+    with matplotlib.rc_context(_style(lang)):
+        return _variance_figure(data, dims, lang)
+
+
+def _variance_figure(data: dict[str, Any], dims: list[float], lang: str) -> str:
+    W = lambda key: _word(key, lang)  # noqa: E731 - a local shorthand
     fig = _figure(6, 4)
     ax = fig.add_subplot(1, 1, 1)
     ax.plot(dims, dims, "--", color="#495057", linewidth=1, label="d_k")
     ax.plot(dims, [1.0] * len(dims), ":", color="#495057", linewidth=1, label="1")
     for key, style, colour, name in (
-        ("reference", "s", "#9aa5b1", "reference, unscaled"),
-        ("reference_scaled", "D", "#9aa5b1", "reference, scaled"),
-        ("student", "o", "#d9480f", "yours: Var(q.k)"),
-        ("scaled", "^", "#1971c2", "yours: Var(q.k / sqrt(d_k))"),
+        ("reference", "s", "#9aa5b1", W("ref_unscaled")),
+        ("reference_scaled", "D", "#9aa5b1", W("ref_scaled")),
+        ("student", "o", "#d9480f", W("yours_var")),
+        ("scaled", "^", "#1971c2", W("yours_scaled")),
     ):
         ys = _series(data.get(key))
         if ys is None or len(ys) != len(dims):
@@ -180,8 +224,8 @@ def variance_figure(data: dict[str, Any]) -> str | None:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("d_k")
-    ax.set_ylabel("measured variance")
-    ax.set_title("Variance of the dot product q.k", fontsize=10)
+    ax.set_ylabel(W("measured_variance"))
+    ax.set_title(W("variance_title"), fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
     return _png(fig)
@@ -192,7 +236,7 @@ def figures(plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]:
     out = []
     for name, draw in (("softmax", softmax_figure), ("variance", variance_figure)):
         data = plots.get(name) if isinstance(plots, dict) else None
-        png = draw(data) if isinstance(data, dict) and data else None
+        png = draw(data, languages[0] if languages else "en") if isinstance(data, dict) and data else None
         if png:
             out.append(Figure(png, {lang: CAPTIONS[name][lang] for lang in languages if lang in CAPTIONS[name]}, name))
     return out

@@ -1,8 +1,9 @@
-"""Public tests for answers.yaml: every question is answered in the right form.
+"""Public tests for answers.yaml: every question is answered in the right form (form only).
 
 These tests do not know the answers; they only check that each answer is filled in and is a
-number (numeric questions) or one of the offered letters (multiple choice). The question list
-comes from ``expected.json``.
+number (numeric questions) or one of the offered letters (multiple choice). Their titles say
+so, so that 7/7 here is not read as 7 correct answers: correctness is graded by the hidden
+tests. The question list comes from ``expected.json``.
 """
 
 from __future__ import annotations
@@ -10,31 +11,23 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from grader.testing import require
+from grader.testing import quiz_answer, quiz_letter, quiz_number, require
 
 pytestmark = pytest.mark.part("quiz")
 
 QUESTIONS = json.loads(Path(__file__).with_name("expected.json").read_text(encoding="utf-8"))["quiz"]
 
 
-def _student_answer(answers: Any, question_id: str) -> Any:
-    if type(answers) is not dict:
-        return None
-    entry = answers.get(question_id)
-    return entry.get("answer") if type(entry) is dict else entry
-
-
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q["id"])
 def test_answer_is_well_formed(answers, question):
-    """the quiz answer is filled in and has the right form
-    ja: 確認問題の答えが記入されていて、正しい形式になっている
+    """form only, not correctness: the quiz answer is filled in and has the right form
+    ja: 形式のみの確認（正誤は最終採点で判定）: 確認問題の答えが記入されていて、正しい形式になっている
     """
     qid = question["id"]
-    given = _student_answer(answers, qid)
+    given = quiz_answer(answers, qid)
     require(
         given is not None and given != "",
         en=f'{qid}: no answer yet; write it after "answer:" in answers.yaml.',
@@ -44,14 +37,7 @@ def test_answer_is_well_formed(answers, question):
     )
     shown = repr(given) if type(given) in (str, int, float, bool) else type(given).__name__
     if question["type"] == "numeric":
-        number: float | None = None
-        if type(given) in (int, float):
-            number = float(given)
-        elif type(given) is str:
-            try:
-                number = float(given.strip())
-            except ValueError:
-                number = None
+        number = quiz_number(given)
         require(
             number is not None and math.isfinite(number),
             en=f"{qid}: {shown} is not a number; write a number such as 2.5.",
@@ -61,7 +47,7 @@ def test_answer_is_well_formed(answers, question):
         )
     else:
         letters = question["choices"]
-        letter = given.strip().lower().rstrip(").") if type(given) is str else None
+        letter = quiz_letter(given)
         require(
             letter in letters,
             en=f"{qid}: {shown} is not one of the letters {', '.join(letters)}.",

@@ -1,0 +1,141 @@
+"""Japanese first-class: a Japanese course's report and class summary, rendered in the real browser.
+
+A course whose rubric says ``language: ja`` grades real submissions with the real commands
+(`grader grade --format html`, `grader batch`); chromium renders the pages; the text a reader
+sees must hold no English sentence outside code and ids. The screenshots are kept in
+``build/screenshots/`` (report.ja.png, summary.ja.png) to show the Japanese plot titles.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from test_report_html import _chromium, _headless
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "build" / "screenshots"
+EXAMPLES = ROOT / "examples" / "submissions"
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")]
+
+#: three or more English words in a row (ids such as no-scaling-effect or d_k are not words)
+_SENTENCE = re.compile(r"(?<![\w\-./(])[A-Za-z]+(?:[,.;:!?]?\s+[A-Za-z]+){2,}(?![\w\-(])")
+
+
+class _Visible(HTMLParser):
+    """The text a reader sees, without <code>, <head>, scripts and styles."""
+
+    SKIP = {"code", "head", "script", "style", "title"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in self.SKIP:
+            self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.depth:
+            self.parts.append(data)
+
+
+def _english_sentences(dom: str) -> list[str]:
+    reader = _Visible()
+    reader.feed(dom)
+    text = " ".join(reader.parts)
+    found = [m.group(0) for m in _SENTENCE.finditer(text)]
+    return [x for x in found if sum(c.isalpha() for c in x) >= 8]
+
+
+def _japanese_course(tmp: Path) -> Path:
+    course = tmp / "course"
+    for name in ("rubrics", "exercises", "suites", "solutions"):
+        shutil.copytree(ROOT / name, course / name)
+    rubric = course / "rubrics" / "chapter07.yaml"
+    text = rubric.read_text(encoding="utf-8")
+    assert "  language: both\n" in text
+    rubric.write_text(text.replace("  language: both\n", "  language: ja\n"), encoding="utf-8")
+    return course
+
+
+def _tricky_student(folder: Path) -> Path:
+    """Divides by sqrt(768), also edited the notebook, and has a tab in answers.yaml: a mistake,
+    notes and a problem, all in one report."""
+    shutil.copytree(EXAMPLES / "sqrt-d-model", folder)
+    nb = nbformat.read(str(ROOT / "exercises" / "chapter07" / "chapter07.ipynb"), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("x = 1"))
+    nbformat.write(nb, str(folder / "chapter07.ipynb"))
+    answers = (folder / "answers.yaml").read_text(encoding="utf-8")
+    (folder / "answers.yaml").write_text(answers.replace("  answer: b", "\tanswer: b", 1), encoding="utf-8")
+    return folder
+
+
+def _render(browser: str, page: Path, shot: Path, tmp: Path) -> str:
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    run = _headless(browser, tmp / f"profile-{shot.stem}", f"--screenshot={shot}", "--window-size=1200,3200",
+                    page.as_uri())
+    assert shot.exists(), run.stderr[-2000:]
+    dom = _headless(browser, tmp / f"profile-dom-{shot.stem}", "--dump-dom", page.as_uri())
+    assert "</html>" in dom.stdout, dom.stderr[-2000:]
+    return dom.stdout
+
+
+def test_the_japanese_report_and_summary_hold_no_english_sentence(tmp_path: Path) -> None:
+    browser = _chromium()
+    assert browser is not None
+    course = _japanese_course(tmp_path)
+    rubric = course / "rubrics" / "chapter07.yaml"
+    student = _tricky_student(tmp_path / "submissions" / "hana")
+    page = tmp_path / "report.ja.html"
+    graded = subprocess.run([sys.executable, "-m", "grader", "grade", str(student), "--rubric", str(rubric),
+                             "--format", "html", "--out", str(page)],
+                            capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert graded.returncode in (0, 1), graded.stderr[-3000:]
+    assert "レポートを" in graded.stderr  # the command's own line, in Japanese
+
+    # the class: the same student, a correct one, a notebook-only one, and a stray file
+    shutil.copytree(EXAMPLES / "correct", tmp_path / "submissions" / "ken")
+    shutil.copyfile(EXAMPLES / "notebook-student.ipynb", tmp_path / "submissions" / "mio.ipynb")
+    (tmp_path / "submissions" / "readme.txt").write_text("not a submission\n", encoding="utf-8")
+    out = tmp_path / "out"
+    batch = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "submissions"),
+                            "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress"],
+                           capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert batch.returncode in (0, 1), batch.stderr[-3000:]
+
+    report_dom = _render(browser, page, SHOTS / "report.ja.png", tmp_path)
+    summary_dom = _render(browser, out / "summary.ja.html", SHOTS / "summary.ja.png", tmp_path)
+
+    # what the report must say, in Japanese: the mistake with its number, the notes, the problem
+    assert "27.71" in report_dom and "sqrt-d-model" in report_dom
+    assert "両方が配布時から書き換えられています" in report_dom  # both forms changed: .py graded
+    assert "answers.yaml を読み込めない" in report_dom and "タブ" in report_dom
+    assert "あなたの関数のグラフ" in report_dom and report_dom.count("data:image/png;base64,") == 2
+    assert "提出物ではありません" in summary_dom or "フォルダ、ノートブック、zip のどれでもありません" in summary_dom
+    assert summary_dom.count("data:image/png;base64,") == 3
+    assert _english_sentences(report_dom) == []
+    assert _english_sentences(summary_dom) == []
+
+
+def test_the_sentence_check_finds_english() -> None:
+    """The check above can fail: English left in a Japanese page is found, ids and code are not."""
+    page = ("<html><head><title>A title in English</title></head><body><p>得点 10 / 20</p>"
+            "<p>skipped x.py: it is a symbolic link</p>"
+            "<p><code>raise NotImplementedError in the stub</code> no-scaling-effect d_k sqrt-d-model</p>"
+            "</body></html>")
+    assert _english_sentences(page) == ["it is a symbolic link"]

@@ -1,0 +1,87 @@
+"""``grader batch --resume`` follows the grader's knowledge of mistakes, not only the rubric.
+
+A report says which mistakes a submission made; that depends on the mistake catalogue and
+on the diagnosis code as much as on the rubric and the suites. So the fingerprint a resumed
+batch compares includes both, and a class resumed after either changed is graded again.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import rubric as rubric_module
+from grader.rubric import knowledge_files, load_rubric, rubric_fingerprint
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_knowledge_is_the_catalogue_and_the_diagnosis():
+    """the fingerprint covers grader/mistakes.yaml and grader/diagnosis.py"""
+    names = {(f.parent.name, f.name) for f in knowledge_files()}
+    assert {("grader", "mistakes.yaml"), ("grader", "diagnosis.py")} <= names
+    assert all(f.is_file() for f in knowledge_files())
+
+
+def test_the_fingerprint_changes_with_the_knowledge(tmp_path, monkeypatch):
+    """editing the catalogue or the diagnosis changes the fingerprint; leaving them alone does not"""
+    rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
+    copies = []
+    for f in knowledge_files():
+        copy = tmp_path / f.name
+        shutil.copyfile(f, copy)
+        copies.append(copy)
+    monkeypatch.setattr(rubric_module, "knowledge_files", lambda rubric=None: list(copies))
+    before = rubric_fingerprint(rubric, ("public", "hidden"))
+    assert rubric_fingerprint(rubric, ("public", "hidden")) == before
+    for copy in copies:
+        previous = rubric_fingerprint(rubric, ("public", "hidden"))
+        with copy.open("a", encoding="utf-8") as fh:
+            fh.write("\n# changed\n")
+        assert rubric_fingerprint(rubric, ("public", "hidden")) != previous, copy.name
+
+
+def _checkout(dest: Path) -> Path:
+    """A copy of the parts of the course repository that grading reads, grader package included."""
+    for name in ("grader", "rubrics", "suites", "solutions", "exercises"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    return dest
+
+
+def _batch(checkout: Path, src: Path, out: Path, *extra: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "grader", "batch", str(src), "--out", str(out), "-j", "1",
+                           "--seed", "11", "--no-progress", *extra], cwd=checkout, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.stderr
+
+
+@pytest.mark.slow
+def test_resume_regrades_after_the_catalogue_or_the_diagnosis_changed(tmp_path):
+    """batch, resume (nothing regraded), edit mistakes.yaml, resume (all regraded), edit diagnosis.py, resume"""
+    checkout = _checkout(tmp_path / "course")
+    # The copy is the grader that runs: `python -m grader` from the checkout imports its package.
+    probe = subprocess.run([sys.executable, "-c", "import grader; print(grader.__file__)"], cwd=checkout,
+                           capture_output=True, text=True, timeout=60)
+    assert Path(probe.stdout.strip()).resolve().parent == (checkout / "grader").resolve()
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct", src / "correct")
+    shutil.copytree(ROOT / "examples" / "submissions" / "divide-by-dk", src / "divide-by-dk")
+    out = tmp_path / "out"
+
+    assert "2 graded" in _batch(checkout, src, out)
+    assert "0 graded, 2 kept from before" in _batch(checkout, src, out, "--resume")
+
+    with (checkout / "grader" / "mistakes.yaml").open("a", encoding="utf-8") as fh:
+        fh.write("\n# an instructor's edit of the catalogue\n")
+    assert "2 graded, 0 kept from before" in _batch(checkout, src, out, "--resume")
+    assert "0 graded, 2 kept from before" in _batch(checkout, src, out, "--resume")
+
+    with (checkout / "grader" / "diagnosis.py").open("a", encoding="utf-8") as fh:
+        fh.write("\n# a change to the recognisers\n")
+    assert "2 graded, 0 kept from before" in _batch(checkout, src, out, "--resume")
