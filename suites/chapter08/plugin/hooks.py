@@ -24,8 +24,6 @@ secret. Expected values come from the reference when it is loaded, else from ``O
 
 from __future__ import annotations
 
-import base64
-import io
 import math
 from typing import Any
 
@@ -34,6 +32,7 @@ import torch
 import torch.nn.functional as F
 
 from grader.hooks import Figure
+from grader.plotting import figure, png, style
 from grader.probing import Finding, Probe, arr, close, describe_call, hardcoded, num, randn, show, unrecognised
 
 MASKING = "masking"
@@ -366,29 +365,46 @@ def plot_data(session: Any, reference: Any) -> dict[str, Any]:
                           "reference": want.round(6).tolist()}}
 
 
+WORDS = {
+    "en": {"yours": "yours", "leak": "yours: future weight up to {leak:.3f} a row",
+           "reference": "reference (causal)", "key": "key position j", "query": "query position i",
+           "none": "your masked_softmax gave no values", "weight": "attention weight"},
+    "ja": {"yours": "あなたの重み", "leak": "あなたの重み（未来への重みは一行あたり最大 {leak:.3f}）",
+           "reference": "模範（因果的）", "key": "キーの位置 j", "query": "クエリの位置 i",
+           "none": "あなたの masked_softmax は値を返しませんでした", "weight": "注意の重み"},
+}
+
+
 def figures(plots: dict[str, Any], languages: Any) -> list[Figure]:
+    """The heat map: the student's weights beside the reference's, leaked cells outlined."""
     data = plots.get("attention") if isinstance(plots, dict) else None
     if not isinstance(data, dict) or data.get("reference") is None:
         return []
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    lang = next((x for x in languages if x in WORDS), "en")
+    with matplotlib.rc_context(style(lang)):
+        png = _heat_map(data, WORDS[lang])
+    caption = {x: CAPTION[x] for x in languages if x in CAPTION}
+    return [Figure(png, caption, "attention")] if png else []
+
+
+def _heat_map(data: dict[str, Any], W: dict[str, str]) -> str | None:
     from matplotlib.patches import Rectangle
 
     ref = np.asarray(data["reference"], dtype=float)
     mine = np.asarray(data["student"], dtype=float) if data.get("student") is not None else None
-    fig, axes = plt.subplots(1, 2, figsize=(8.6, 4), dpi=80)
+    fig = figure(8.6, 4)
+    axes = [fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)]
     leak = _leak(mine) if mine is not None and mine.shape == ref.shape else None
-    mine_title = "yours" if leak is None else f"yours: future weight up to {leak:.3f} a row"
+    mine_title = W["yours"] if leak is None else W["leak"].format(leak=leak)
     image = None
-    for ax, values, title in ((axes[0], mine, mine_title), (axes[1], ref, "reference (causal)")):
-        ax.set_title(title)
-        ax.set_xlabel("key position j")
-        ax.set_ylabel("query position i")
-        if values is None:
-            ax.text(0.5, 0.5, "your masked_softmax gave no values", ha="center", va="center",
-                    transform=ax.transAxes)
+    for ax, values, title in ((axes[0], mine, mine_title), (axes[1], ref, W["reference"])):
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(W["key"])
+        ax.set_ylabel(W["query"])
+        if values is None or values.shape != ref.shape:
+            ax.text(0.5, 0.5, W["none"], ha="center", va="center", transform=ax.transAxes)
             ax.set_xticks([])
             ax.set_yticks([])
             continue
@@ -401,12 +417,8 @@ def figures(plots: dict[str, Any], languages: Any) -> list[Figure]:
             ax.text(j, i, "NaN", ha="center", va="center", color="white", fontsize=7)
     fig.tight_layout()
     if image is not None:
-        fig.colorbar(image, ax=list(axes), shrink=0.8, label="attention weight")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    caption = {lang: CAPTION[lang] for lang in languages if lang in CAPTION}
-    return [Figure(base64.b64encode(buf.getvalue()).decode("ascii"), caption, "attention")]
+        fig.colorbar(image, ax=axes, shrink=0.8, label=W["weight"])
+    return png(fig)
 
 
 # --------------------------------------------------------------------------- expected values
