@@ -135,7 +135,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         import torch
 
         torch.set_num_threads(1)  # one core per worker: -j N uses N cores, not 2N threads
-        from grader import diagnosis, testing  # noqa: F401 - warm imports before freezing
+        from grader import probing, testing  # noqa: F401 - warm imports before freezing
         from grader.errors import GraderError
         from grader.runner import grade
 

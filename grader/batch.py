@@ -47,7 +47,7 @@ from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 from grader.sinks import REPORT_MAX, terminal_markup
-from grader.submission import PART_FILES, load_submission
+from grader.submission import load_submission
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
@@ -194,11 +194,17 @@ def _unwrap(root: Path) -> Path:
 _WORK = (".py", ".ipynb")
 
 
-def _work_in(folder: Path) -> tuple[Path, list[str]]:
+def _files_wanted(parts: dict[str, str] | None) -> str:
+    """The assignment's exercise files, for messages."""
+    return ", ".join((parts or {}).values()) or "the assignment's .py files"
+
+
+def _work_in(folder: Path, assignment: str = "") -> tuple[Path, list[str]]:
     """What to load for a student's folder: the folder, or the one zip it holds.
 
-    A Moodle student who uploaded ``chapter07.zip`` (or a notebook) has a folder holding
-    only that: the zip is the submission. Returns the path and the files set aside.
+    A Moodle student who uploaded ``<assignment>.zip`` (or a notebook) has a folder holding
+    only that: the zip is the submission; with several, one named after the assignment is
+    preferred, then the newest. Returns the path and the files set aside.
     """
     files = [f for f in sorted(folder.iterdir()) if not _is_junk(f.name)]
     plain = [f for f in files if f.is_file() and not f.is_symlink()]
@@ -209,7 +215,7 @@ def _work_in(folder: Path) -> tuple[Path, list[str]]:
     zips = [f for f in plain if f.suffix.lower() == ".zip"]
     if not zips:
         return folder, []
-    named = [z for z in zips if "chapter07" in z.name.lower()] or zips
+    named = [z for z in zips if assignment and assignment.lower() in z.name.lower()] or zips
     chosen = max(named, key=lambda z: (z.stat().st_mtime, z.stat().st_size, z.name))
     return chosen, [z.name for z in zips if z != chosen]
 
@@ -235,13 +241,14 @@ def _missing_files(sub: Any, parts: dict[str, str] | None = None) -> list[str]:
 
     if sub.kind != "folder":
         return []
-    missing = [f for part, f in (parts or PART_FILES).items()
+    missing = [f for part, f in (parts or {}).items()
                if not any(m.name == part for m in sub.modules)]
     return missing + ([] if sub.answers is not None else [ANSWERS_FILE])
 
 
 def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
-                     handout: Any = None, parts: dict[str, str] | None = None) -> Discovery:
+                     handout: Any = None, parts: dict[str, str] | None = None,
+                     assignment: str = "") -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
@@ -250,6 +257,8 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             both the .py files and the notebook is graded as what the student changed.
         staging: where to unpack an export and regroup the loose files of a flat export
             (``OUTDIR/.sources`` is passed by :func:`run_batch`).
+        parts: part id -> exercise file, from the rubric (which files make a submission).
+        assignment: the rubric's assignment id; a zip named after it is preferred.
     """
     from grader import lms as lmsnames
 
@@ -311,12 +320,12 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             skip("online text, not files", "online_text")
             continue
         if path is None:
-            skip("holds no scaling.py, softmax.py, variance.py, answers.yaml, notebook or zip", "no_work")
+            skip(f"holds no {_files_wanted(parts)}, answers.yaml, notebook or zip", "no_work")
             continue
         if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
             skip("not a folder, notebook or zip", "not_a_submission")
             continue
-        target, extra = _work_in(path) if path.is_dir() else (path, [])
+        target, extra = _work_in(path, assignment) if path.is_dir() else (path, [])
         set_aside += [f"{name} (another zip in the same upload)" for name in extra]
         if _is_empty(target):
             skip("the upload is empty", "empty")
@@ -336,7 +345,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
             continue
         if not sub.modules and sub.answers is None:
-            skip(f"holds no {', '.join((parts or PART_FILES).values())}, answers.yaml or notebook", "no_work")
+            skip(f"holds no {_files_wanted(parts)}, answers.yaml or notebook", "no_work")
             continue
         name = unique(base)
         notes = list(sub.notes)
@@ -811,7 +820,7 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
 
     from grader.assignment import assignment_of
 
-    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric),
+    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric), assignment=rubric.assignment,
                              parts=assignment_of(rubric).part_files)
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}", markup=True)
@@ -822,7 +831,8 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
         seen = len(found.skipped)
         raise UsageError(
             f"{source}: no submission found ({seen} entr{'y' if seen == 1 else 'ies'} looked at, none "
-            "holds scaling.py, softmax.py, variance.py, answers.yaml, a notebook or a zip of them); "
+            f"holds {_files_wanted(assignment_of(rubric).part_files)}, answers.yaml, a notebook or a zip"
+            " of them); "
             "pass the folder or the LMS's download zip that holds the students' uploads")
     fingerprint = rubric_fingerprint(rubric, ("public", "hidden"))
 

@@ -133,7 +133,7 @@ bom_option = click.option("--bom", is_flag=True,
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="grader")
 def main() -> None:
-    """Grade the chapter-7 attention-scaling assignment, and name the mistakes made."""
+    """Grade a course's assignments (one rubric each), and name the mistakes made."""
 
 
 def _format_for(out: str | None, fmt: str | None) -> str | None:

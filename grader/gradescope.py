@@ -107,6 +107,9 @@ def _files(root: Path, rubric: Any) -> list[Path]:
     wanted += [Path(rubric.exercises).resolve()]
     if rubric.reference is not None:
         wanted.append(Path(rubric.reference).resolve())
+    from grader.assignment import assignment_of
+
+    wanted += assignment_of(rubric).plugin_paths(instructor=True)
     for extra in ("pyproject.toml", "setup.py", "README.md"):
         if (root / extra).exists():
             wanted.append(root / extra)

@@ -230,7 +230,7 @@ class ReportOptions:
 class MistakeOptions:
     """How the rubric treats one recognised mistake (the catalogue itself lives elsewhere)."""
 
-    id: str = field(metadata=_help("the mistake's stable kebab-case id, e.g. sqrt-d-model"))
+    id: str = field(metadata=_help("the mistake's stable kebab-case id, e.g. returns-input"))
     partial_credit: float = field(
         default=0.0,
         metadata=_help("points given back on the part when exactly this mistake explains it"),
@@ -923,7 +923,7 @@ class _Reader:
                 raise self.fail(
                     f"{path}.functions",
                     f"must be a list of function names (got {_describe(functions)})",
-                    "write functions: [head_dim, scaling_factor]",
+                    "write functions: [double, halve] (the names the part's file defines)",
                 )
             parts.append(Part(id=part_id, file=file, title=title, functions=tuple(functions)))
         return tuple(parts)
@@ -1084,7 +1084,7 @@ class _Reader:
             raise self.fail(
                 "mistakes",
                 f"must be a mapping of mistake id to options (got {_describe(value)})",
-                "write mistakes: {sqrt-d-model: {partial_credit: 0}}",
+                "write mistakes: {returns-input: {partial_credit: 0}}",
             )
         options = []
         for mistake_id, entry in value.items():
@@ -1159,7 +1159,7 @@ def _fmt(number: float) -> str:
 
 def _kebab(name: str) -> str:
     name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name)
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "sqrt-d-model"
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "mistake-id"
 
 
 def _show(path: Path) -> str:
@@ -1173,25 +1173,26 @@ def _show(path: Path) -> str:
 #: Modules of the grader whose code decides what a report says about a submission beyond the
 #: rubric and the suites: the diagnosis and what recognisers are written with. Found without
 #: importing them (the batch parent stays light).
-KNOWLEDGE_MODULES = ("grader.diagnosis", "grader.probing")
+KNOWLEDGE_MODULES = ("grader.probing",)
 
 
 def knowledge_files(rubric: Any = None) -> list[Path]:
     """The mistake catalogue(s) and the diagnosis code a rubric's reports depend on.
 
-    The assignment's catalogue (the plug-in's, else ``grader/mistakes.yaml``), the framework's
-    own entries, the plug-in's hooks and :data:`KNOWLEDGE_MODULES`. A change to any of them
-    changes :func:`rubric_fingerprint`.
+    The assignment's catalogue, the framework's own entries, the plug-in's Python files (its
+    hooks and their neighbours) and :data:`KNOWLEDGE_MODULES`. A change to any of them changes
+    :func:`rubric_fingerprint`.
     """
     from importlib.util import find_spec
 
-    from grader.catalogue import CATALOGUE_FILE, FRAMEWORK_FILE
+    from grader.catalogue import FRAMEWORK_FILE
 
     plugin = getattr(rubric, "plugin", None)
-    files = [Path(getattr(plugin, "catalogue", None) or CATALOGUE_FILE), FRAMEWORK_FILE]
+    catalogue = getattr(plugin, "catalogue", None)
+    files = ([Path(catalogue)] if catalogue else []) + [FRAMEWORK_FILE]
     hooks = getattr(plugin, "hooks", None)
     if hooks:
-        files.append(Path(hooks))
+        files += sorted(Path(hooks).parent.glob("*.py"))
     for name in KNOWLEDGE_MODULES:
         spec = find_spec(name)
         if spec is not None and spec.origin:

@@ -41,6 +41,9 @@ def _rubric(tmp_path: Path) -> Path:
         data[key] = str((src.parent / data[key]).resolve())
     for suite in data["suites"].values():
         suite["path"] = str((src.parent / suite["path"]).resolve())
+    for key, value in data.get("plugin", {}).items():  # the chapter's plug-in, where it is
+        if key != "notebook":
+            data["plugin"][key] = str((src.parent / value).resolve())
     # cpu_s above the per-call limit: the loop must end by the wall clock (a timeout), not by
     # the CPU limit (a crash).
     data["limits"].update(per_call_s=PER_CALL_S, per_submission_s=PER_SUBMISSION_S, cpu_s=120)

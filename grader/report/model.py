@@ -113,7 +113,7 @@ class GradeReport:
     languages: list[str] = field(default_factory=lambda: ["ja", "en"])
     duration_s: float = 0.0
     schema: int = SCHEMA
-    #: the student's values for the HTML page's plots (see grader.report.plotdata); optional
+    #: the student's values for the HTML page's plots (the assignment's plot_data hook, see grader.hooks); optional
     plots: dict[str, Any] = field(default_factory=dict)
     #: who the LMS export says submitted it: id, name, lms, entry, late; optional (batch only)
     student: dict[str, Any] = field(default_factory=dict)
