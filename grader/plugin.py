@@ -228,7 +228,6 @@ def rng(request: pytest.FixtureRequest) -> np.random.Generator:
     return _rng_for(_state().seed, test_id.id if test_id is not None else request.node.name)
 
 
-@pytest.fixture
 def _memory_limit_mb() -> Any:
     """The rubric's memory limit per submission, for messages ("?" outside a grading run)."""
     try:
@@ -237,6 +236,7 @@ def _memory_limit_mb() -> Any:
         return "?"
 
 
+@pytest.fixture
 def answers(grader_submission: int) -> dict[str, Any]:
     """The student's quiz answers as plain data ({} when there are none)."""
     return _state().run_for(grader_submission).answers

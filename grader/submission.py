@@ -890,6 +890,10 @@ _CHECK_CALL = re.compile(
     r"(?:from\s+grader(?:\.notebook)?\s+import\b|import\s+grader(?:\.notebook)?\b"
     r"|(?:grader\.)?notebook\.check\s*\()"
 )
+# A line _ipython_kind could replace: it starts with % or !, holds "= %", "= !", get_ipython,
+# grader or notebook.check, or ends with "?" (a superset: the scanner and _ipython_kind decide).
+_CANDIDATE = re.compile(r"^[^\S\n]*[%!?]|^.*(?:=[^\S\n]*[%!]|get_ipython|grader|notebook\.check)"
+                        r"|^.*\?[^\S\n]*$", re.M)
 
 
 def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
@@ -920,7 +924,14 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
     out = lines[:start]
     scanner = _Scanner()
     i = start
-    while i < len(lines):
+    # Only lines that could be IPython syntax need the scanner's verdict; past the last of
+    # them the cell is plain Python and is kept as it is (a 12 MB cell costs one search).
+    rest = "\n".join(lines[start:])
+    last_candidate = None
+    for last_candidate in _CANDIDATE.finditer(rest):
+        pass
+    end = start + (rest.count("\n", 0, last_candidate.start()) + 1 if last_candidate else 0)
+    while i < end:
         line = lines[i]
         kind = _ipython_kind(line.lstrip()) if scanner.at_statement_start else None
         if kind is None:
@@ -943,6 +954,7 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
         if kind != "check":  # the check cell is part of every handed-out notebook: no note
             removed.append(f"line {i + 1}: {_shorten(line.strip())}")
         i = last + 1
+    out.extend(lines[i:])
     return "\n".join(out), removed
 
 
@@ -964,6 +976,10 @@ def _shorten(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
+_PLAIN_RUN = re.compile(r"[^\"'#()\[\]{}\\]*")
+_QUOTED_RUN = {q: re.compile(f"[^\\\\{q}]*") for q in "\"'"}
+
+
 class _Scanner:
     """Tracks strings, brackets and backslashes so we know where a statement may start."""
 
@@ -980,9 +996,18 @@ class _Scanner:
 
     def feed(self, line: str) -> None:
         i, n, comment = 0, len(line), False
+        skip = _PLAIN_RUN.match
         while i < n:
+            if not self.quote:
+                i = skip(line, i).end()  # ordinary characters, in one step
+                if i >= n:
+                    break
             char = line[i]
             if self.quote:
+                i = _QUOTED_RUN[self.quote[0]].match(line, i).end()
+                if i >= n:
+                    break
+                char = line[i]
                 if char == "\\":
                     i += 2
                     continue

@@ -362,6 +362,8 @@ def _check(run: Run, clean: GradeReport, name: str) -> None:
     assert _key(after) == _key(clean), f"the clean submission after {name} changed"
     assert clean.score == clean.max_score > 0
 
+    if meta.get("enforced_same"):  # what the report says was in force is what was in force
+        assert attacked.sandbox.get("enforced") == clean.sandbox.get("enforced"), why
     if expect == "same":
         assert _key(attacked) == _key(clean), why
     else:

@@ -121,3 +121,13 @@ def test_changes_list_what_passes_now_what_fails_now_and_mistakes() -> None:
     first = changes(None, before, "en")
     assert any("sqrt-d-model" in line for line in first) and first[-1].startswith("score: ")
     assert not any(before.tests[0].title["en"] in line for line in first)  # passed: not listed
+
+
+def test_a_weak_sandbox_is_named_with_its_warning() -> None:
+    report = _public(make_report(sandbox={"level": "rlimits",
+                                          "warning": "weak sandbox (rlimits only): no user namespaces"}))
+    page = _Tags(render_html(report, ReportOptions(), "en"))
+    [level] = page.having("data-level")
+    assert level["data-level"] == "rlimits"
+    assert "rlimits only" in "".join(page.text) and "strongest" not in "".join(page.text)
+    assert "rlimits only" in render_text(report, ReportOptions(), "en")
