@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 pytestmark = pytest.mark.slow
 
@@ -34,23 +33,16 @@ def softmax(x, dim=-1):
 
 
 def _rubric(tmp_path: Path) -> Path:
-    """The shipped rubric with its paths made absolute and short per-call limits."""
-    src = ROOT / "rubrics" / "chapter07.yaml"
-    data = yaml.safe_load(src.read_text(encoding="utf-8"))
-    for key in ("exercises", "reference"):
-        data[key] = str((src.parent / data[key]).resolve())
-    for suite in data["suites"].values():
-        suite["path"] = str((src.parent / suite["path"]).resolve())
-    for key, value in data.get("plugin", {}).items():  # the chapter's plug-in, where it is
-        if key != "notebook":
-            data["plugin"][key] = str((src.parent / value).resolve())
-    # cpu_s above the per-call limit: the loop must end by the wall clock (a timeout), not by
-    # the CPU limit (a crash).
-    data["limits"].update(per_call_s=PER_CALL_S, per_submission_s=PER_SUBMISSION_S, cpu_s=120)
-    data["report"]["formats"] = ["json"]
-    path = tmp_path / "rubric.yaml"
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    return path
+    """The shipped rubric with short per-call limits and JSON reports."""
+    from test_validate import rubric_copy
+
+    def edit(data: dict) -> None:
+        # cpu_s above the per-call limit: the loop must end by the wall clock (a timeout), not
+        # by the CPU limit (a crash).
+        data["limits"].update(per_call_s=PER_CALL_S, per_submission_s=PER_SUBMISSION_S, cpu_s=120)
+        data["report"]["formats"] = ["json"]
+
+    return rubric_copy(tmp_path, edit=edit)
 
 
 def _hanging_submission(folder: Path) -> Path:
