@@ -320,7 +320,8 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             skip("online text, not files", "online_text")
             continue
         if path is None:
-            skip(f"holds no {_files_wanted(parts)}, answers.yaml, notebook or zip", "no_work")
+            skip(f"holds no {_files_wanted(parts)}, answers.yaml, notebook or zip", "no_work",
+                 files=_files_wanted(parts))
             continue
         if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
             skip("not a folder, notebook or zip", "not_a_submission")
@@ -345,7 +346,8 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
             continue
         if not sub.modules and sub.answers is None:
-            skip(f"holds no {_files_wanted(parts)}, answers.yaml or notebook", "no_work")
+            skip(f"holds no {_files_wanted(parts)}, answers.yaml or notebook", "no_work",
+                 files=_files_wanted(parts))
             continue
         name = unique(base)
         notes = list(sub.notes)
