@@ -362,10 +362,12 @@ def _check(run: Run, clean: GradeReport, name: str) -> None:
     assert _key(after) == _key(clean), f"the clean submission after {name} changed"
     assert clean.score == clean.max_score > 0
 
+    if meta.get("enforced_same"):  # what the report says was in force is what was in force
+        enforced = attacked.sandbox.get("enforced") or {}
+        assert set(enforced) == set(clean.sandbox.get("enforced") or {}), why
+        assert "FORGED" not in str(enforced) and enforced.get("address_space_bytes", 2) > 1, why
     if expect == "same":
         assert _key(attacked) == _key(clean), why
-    if meta.get("enforced_same"):  # what the report says was in force is what was in force
-        assert attacked.sandbox.get("enforced") == clean.sandbox.get("enforced"), why
     else:
         patterns = meta["attacked"]
         hit = [t for t in attacked.tests if any(p in t.id for p in patterns)]
