@@ -380,7 +380,8 @@ def build_report(
         output=output,
         languages=list(rubric.report.languages),
         duration_s=time.monotonic() - run.started,
-    ), output_max=int(limits["output_kb"]) * 1024 if "output_kb" in limits else None)
+    # (the worker already keeps output_kb and says how much it dropped: this is a backstop)
+    ), output_max=int(limits["output_kb"]) * 2048 + 4096 if "output_kb" in limits else None)
 
 
 #: At most this many errors or notes per report; the rest are counted in the last line.

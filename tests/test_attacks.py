@@ -366,7 +366,9 @@ def _check(run: Run, clean: GradeReport, name: str) -> None:
     assert clean.score == clean.max_score > 0
 
     if meta.get("enforced_same"):  # what the report says was in force is what was in force
-        assert attacked.sandbox.get("enforced") == clean.sandbox.get("enforced"), why
+        enforced = attacked.sandbox.get("enforced") or {}
+        assert set(enforced) == set(clean.sandbox.get("enforced") or {}), why
+        assert "FORGED" not in str(enforced) and enforced.get("address_space_bytes", 2) > 1, why
     if expect == "same":
         assert _key(attacked) == _key(clean), why
     else:
