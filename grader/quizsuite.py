@@ -1,9 +1,9 @@
 """Quiz checks any assignment's suites call: the answer is well formed (public), and right (hidden).
 
 A quiz is ``answers.yaml`` mapping question ids to ``{answer: ...}`` (or to the bare answer). The
-public check knows only each question's id and type (``numeric`` or ``choice`` with its
-letters, from the public suite's ``expected.json``); the hidden check reads the answer key. No
-message ever states the right answer.
+public check knows only each question's id and type (``numeric``, or ``choice`` with its
+``choices``, from the public suite's ``expected.json``); the hidden check reads the answer key.
+No message ever states the right answer.
 
 Example (a public suite's ``test_quiz.py``)::
 
@@ -11,6 +11,9 @@ Example (a public suite's ``test_quiz.py``)::
 
     @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q["id"])
     def test_answer_is_well_formed(answers, question):
+        '''form only, not correctness: the quiz answer is filled in and has the right form
+        ja: 形式のみの確認（正誤は最終採点で判定）: 確認問題の答えが記入されていて、正しい形式になっている
+        '''
         check_well_formed(answers, question)
 """
 
@@ -21,9 +24,12 @@ import math
 from pathlib import Path
 from typing import Any
 
-from grader.testing import require
+from grader.testing import quiz_answer, quiz_letter, quiz_number, require
 
-__all__ = ["check_answer", "check_well_formed", "questions"]
+__all__ = ["NO_KEY", "check_answer", "check_well_formed", "questions"]
+
+#: The question id a hidden suite parametrizes with when no answer key was loaded (it fails).
+NO_KEY = "no-answer-key"
 
 
 def questions(expected_file: Path) -> list[dict[str, Any]]:
@@ -34,8 +40,9 @@ def questions(expected_file: Path) -> list[dict[str, Any]]:
 def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
     """Fail unless the answer to ``question`` is filled in and is a number or one of its letters."""
     __tracebackhide__ = True
+
     qid = question["id"]
-    given = _student_answer(answers, qid)
+    given = quiz_answer(answers, qid)
     require(
         given is not None and given != "",
         en=f'{qid}: no answer yet; write it after "answer:" in answers.yaml.',
@@ -45,14 +52,7 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
     )
     shown = repr(given) if type(given) in (str, int, float, bool) else type(given).__name__
     if question["type"] == "numeric":
-        number: float | None = None
-        if type(given) in (int, float):
-            number = float(given)
-        elif type(given) is str:
-            try:
-                number = float(given.strip())
-            except ValueError:
-                number = None
+        number = quiz_number(given)
         require(
             number is not None and math.isfinite(number),
             en=f"{qid}: {shown} is not a number; write a number such as 2.5.",
@@ -62,7 +62,7 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
         )
     else:
         letters = question["choices"]
-        letter = given.strip().lower().rstrip(").") if type(given) is str else None
+        letter = quiz_letter(given)
         require(
             letter in letters,
             en=f"{qid}: {shown} is not one of the letters {', '.join(letters)}.",
@@ -79,10 +79,11 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
         RuntimeError: the key has no such question (the grader loaded no answer key).
     """
     __tracebackhide__ = True
+
     if question_id not in (key or {}):
-        raise RuntimeError(f"the answer key has no question {question_id!r}")
+        raise RuntimeError(f"the grader loaded no answer key for {question_id!r} (config.stash[ANSWER_KEY])")
     spec = key[question_id]
-    given = _student_answer(answers, question_id)
+    given = quiz_answer(answers, question_id)
     require(
         given is not None and given != "",
         en=f"{question_id}: no answer was given.",
@@ -92,7 +93,7 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
     )
     shown = repr(given) if type(given) in (str, int, float, bool) else type(given).__name__
     if spec["type"] == "numeric":
-        number = _as_number(given)
+        number = quiz_number(given)
         require(
             number is not None and math.isfinite(number),
             en=f"{question_id}: the answer {shown} is not a number.",
@@ -110,7 +111,7 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
             actual=shown,
         )
     else:
-        letter = _as_letter(given)
+        letter = quiz_letter(given)
         require(
             letter is not None,
             en=f"{question_id}: the answer {shown} is not one letter such as a, b, c or d.",
@@ -125,31 +126,3 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
             expected=str(spec["answer"]),
             actual=shown,
         )
-
-
-def _student_answer(answers: Any, question_id: str) -> Any:
-    """The student's answer: ``answers[id]["answer"]`` as in the stub, or ``answers[id]``."""
-    if type(answers) is not dict:
-        return None
-    entry = answers.get(question_id)
-    if type(entry) is dict:
-        return entry.get("answer")
-    return entry
-
-
-def _as_number(value: Any) -> float | None:
-    if type(value) in (int, float):
-        return float(value)
-    if type(value) is str:
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
-
-
-def _as_letter(value: Any) -> str | None:
-    if type(value) is not str:
-        return None
-    text = value.strip().lower().rstrip(").")
-    return text if len(text) == 1 and text.isalpha() else None

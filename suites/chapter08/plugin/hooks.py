@@ -365,7 +365,7 @@ def plot_data(session: Any, reference: Any) -> dict[str, Any]:
                           "reference": want.round(6).tolist()}}
 
 
-WORDS = {
+HEAT_MAP_WORDS = {
     "en": {"yours": "yours", "leak": "yours: future weight up to {leak:.3f} a row",
            "reference": "reference (causal)", "key": "key position j", "query": "query position i",
            "none": "your masked_softmax gave no values", "weight": "attention weight"},
@@ -382,9 +382,9 @@ def figures(plots: dict[str, Any], languages: Any) -> list[Figure]:
         return []
     import matplotlib
 
-    lang = next((x for x in languages if x in WORDS), "en")
+    lang = next((x for x in languages if x in HEAT_MAP_WORDS), "en")
     with matplotlib.rc_context(style(lang)):
-        png = _heat_map(data, WORDS[lang])
+        png = _heat_map(data, HEAT_MAP_WORDS[lang])
     caption = {x: CAPTION[x] for x in languages if x in CAPTION}
     return [Figure(png, caption, "attention")] if png else []
 
