@@ -165,9 +165,8 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
 
 def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.PathLike[str] | None,
            level: str | None) -> Any:
-    from grader.submission import notebook_submission
-
     from grader.rubric import find_rubric
+    from grader.submission import notebook_submission
 
     shell = _shell()
     folder = Path(os.getcwd())

@@ -1,9 +1,13 @@
 """Quiz checks any assignment's suites call: the answer is well formed (public), and right (hidden).
 
 A quiz is ``answers.yaml`` mapping question ids to ``{answer: ...}`` (or to the bare answer). The
-public check knows only each question's id and type (``numeric``, or ``choice`` with its
-``choices``, from the public suite's ``expected.json``); the hidden check reads the answer key.
-No message ever states the right answer.
+public check knows only each question's id and type (``numeric`` or ``choice`` with its
+letters, from the public suite's ``expected.json``); the hidden check reads the answer key. No
+message ever states the right answer. Answers are read as people type them (NFKC: full-width
+letters and digits, ideographic spaces; ``b)``, ``(b)``), and an answers file that cannot be
+read fails every check saying so (:func:`grader.testing.quiz_answer`). The public check is
+about form only: its test's title should say so, so that a full score there is not read as
+correct answers.
 
 Example (a public suite's ``test_quiz.py``)::
 
@@ -11,9 +15,6 @@ Example (a public suite's ``test_quiz.py``)::
 
     @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q["id"])
     def test_answer_is_well_formed(answers, question):
-        '''form only, not correctness: the quiz answer is filled in and has the right form
-        ja: 形式のみの確認（正誤は最終採点で判定）: 確認問題の答えが記入されていて、正しい形式になっている
-        '''
         check_well_formed(answers, question)
 """
 
@@ -26,10 +27,7 @@ from typing import Any
 
 from grader.testing import quiz_answer, quiz_letter, quiz_number, require
 
-__all__ = ["NO_KEY", "check_answer", "check_well_formed", "questions"]
-
-#: The question id a hidden suite parametrizes with when no answer key was loaded (it fails).
-NO_KEY = "no-answer-key"
+__all__ = ["check_answer", "check_well_formed", "questions"]
 
 
 def questions(expected_file: Path) -> list[dict[str, Any]]:
@@ -40,7 +38,6 @@ def questions(expected_file: Path) -> list[dict[str, Any]]:
 def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
     """Fail unless the answer to ``question`` is filled in and is a number or one of its letters."""
     __tracebackhide__ = True
-
     qid = question["id"]
     given = quiz_answer(answers, qid)
     require(
@@ -79,9 +76,8 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
         RuntimeError: the key has no such question (the grader loaded no answer key).
     """
     __tracebackhide__ = True
-
     if question_id not in (key or {}):
-        raise RuntimeError(f"the grader loaded no answer key for {question_id!r} (config.stash[ANSWER_KEY])")
+        raise RuntimeError(f"the answer key has no question {question_id!r}")
     spec = key[question_id]
     given = quiz_answer(answers, question_id)
     require(

@@ -207,7 +207,7 @@ def grade(
             ``more``, reports are handed to ``on_report`` only and not kept: the return
             value is empty, so a long session holds nothing it has finished with.
     """
-    if not submissions:
+    if not submissions and more is None:
         return []
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     own_worker = worker is None

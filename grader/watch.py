@@ -23,6 +23,7 @@ from typing import Any
 from rich.console import Console
 
 from grader.errors import GraderError, SubmissionError
+from grader.sinks import terminal
 
 #: seconds between two looks at the files
 POLL_S = 0.2
@@ -122,7 +123,7 @@ def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = 
             console.print(_text.pick(_text.LABELS["rechecked"], langs).format(
                 file=files, s=time.perf_counter() - t0), style="bold", soft_wrap=True)
             for line in changes(last, report, lang):
-                console.print(line, soft_wrap=True, markup=False)
+                console.print(terminal(line), soft_wrap=True, markup=False)
             last = report
     except KeyboardInterrupt:
         pass
@@ -138,10 +139,10 @@ def _check(checker: Any, path: Path, lang: str, console: Console) -> Any:
     try:
         sub = load_submission(path)
     except SubmissionError as exc:  # e.g. a notebook caught half-written: the next save fixes it
-        console.print(f"error: {exc}", style="red", soft_wrap=True, markup=False)
+        console.print(f"error: {terminal(exc)}", style="red", soft_wrap=True, markup=False)
         return None
     try:
         return checker.check(sub, lang=lang, views=()).report
     except GraderError as exc:
-        console.print(f"grader error: {exc}", style="red", soft_wrap=True, markup=False)
+        console.print(f"grader error: {terminal(exc)}", style="red", soft_wrap=True, markup=False)
         return None

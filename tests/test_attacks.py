@@ -365,10 +365,10 @@ def _check(run: Run, clean: GradeReport, name: str) -> None:
     assert _key(after) == _key(clean), f"the clean submission after {name} changed"
     assert clean.score == clean.max_score > 0
 
-    if expect == "same":
-        assert _key(attacked) == _key(clean), why
     if meta.get("enforced_same"):  # what the report says was in force is what was in force
         assert attacked.sandbox.get("enforced") == clean.sandbox.get("enforced"), why
+    if expect == "same":
+        assert _key(attacked) == _key(clean), why
     else:
         patterns = meta["attacked"]
         hit = [t for t in attacked.tests if any(p in t.id for p in patterns)]

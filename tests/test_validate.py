@@ -152,8 +152,11 @@ def test_the_corpus_holds_twenty_correct_styles_with_a_notebook_and_a_zip():
     assert sum(p.is_dir() for p in corpus) >= 18
 
 
-def _rubric_copy(tmp_path: Path, **changes) -> Path:
-    """The chapter's rubric with its paths made absolute and ``changes`` applied."""
+def rubric_copy(tmp_path: Path, edit=None, **changes) -> Path:
+    """The chapter's rubric written into ``tmp_path``, its paths made absolute, then changed.
+
+    ``changes`` replace top-level keys; ``edit(data)`` may change the parsed YAML in place.
+    """
     src = ROOT / "rubrics" / "chapter07.yaml"
     data = yaml.safe_load(src.read_text(encoding="utf-8"))
     for key in ("exercises", "reference"):
@@ -164,6 +167,8 @@ def _rubric_copy(tmp_path: Path, **changes) -> Path:
         if key != "notebook":
             data["plugin"][key] = str((src.parent / value).resolve())
     data.update(changes)
+    if edit is not None:
+        edit(data)
     path = tmp_path / "course.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
@@ -174,7 +179,7 @@ def test_an_unknown_mistakes_key_names_the_file_the_key_and_the_nearest_id(tmp_p
     import subprocess
     import sys
 
-    rubric = _rubric_copy(tmp_path, mistakes={"sqrt-d-modle": {"partial_credit": 0.5}})
+    rubric = rubric_copy(tmp_path, mistakes={"sqrt-d-modle": {"partial_credit": 0.5}})
     for command in (["validate"], ["check", str(ROOT / "exercises" / "chapter07")]):
         proc = subprocess.run([sys.executable, "-m", "grader", *command, "--rubric", str(rubric)], cwd=ROOT,
                               capture_output=True, text=True, timeout=300)

@@ -1,4 +1,5 @@
-"""Public tests for answers.yaml: every question is answered, as a number or one of its letters."""
+"""Public tests for answers.yaml: every question is answered, as a number or one of its letters
+(the form only; the hidden tests grade correctness)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,65 @@
+"""How the batch parent reads its workers' replies: whole messages, however they are split,
+in one pass over the bytes; a message over ``sinks.REPORT_MAX`` is dropped, not buffered."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import grader.batch as batch
+
+
+def _reader(tmp_path: Path):
+    to_r, to_w = os.pipe()
+    from_r, from_w = os.pipe()
+    proc = batch._Proc(None, tmp_path / "log", adopt=(to_w, from_r))
+    os.close(to_r)
+    return proc, from_w
+
+
+def _drain(proc, fd_w, payload: bytes):
+    writer = threading.Thread(target=lambda: (os.write(fd_w, payload) if len(payload) < 4096
+                                              else _write_all(fd_w, payload), os.close(fd_w)))
+    writer.start()
+    got = []
+    while (msgs := proc.read_lines()) is not None:
+        got += msgs
+    writer.join()
+    return got
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view[:65536]):]
+
+
+def test_long_and_split_messages_arrive_whole(tmp_path):
+    proc, w = _reader(tmp_path)
+    big = {"op": "report", "index": 1, "report": {"output": "x" * 3_000_000}}
+    payload = (json.dumps({"op": "ready"}) + "\n" + json.dumps(big) + "\n" + json.dumps({"op": "chunk_done"})
+               + "\n").encode()
+    got = _drain(proc, w, payload)
+    assert [m["op"] for m in got] == ["ready", "report", "chunk_done"]
+    assert got[1] == big
+    proc.stop()
+
+
+def test_a_message_over_the_cap_is_dropped_and_the_next_one_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(batch, "REPORT_MAX", 200_000)
+    proc, w = _reader(tmp_path)
+    payload = (json.dumps({"op": "report", "index": 1, "report": {"output": "y" * 1_000_000}}) + "\n"
+               + json.dumps({"op": "report", "index": 2, "report": {}}) + "\n").encode()
+    got = _drain(proc, w, payload)
+    assert got == [{"op": "report", "index": 2, "report": {}}]
+    assert sum(len(p) for p in proc.pending) <= 200_000 + 65536
+    proc.stop()
+
+
+def test_a_line_that_is_not_json_is_skipped(tmp_path):
+    proc, w = _reader(tmp_path)
+    got = _drain(proc, w, b'{"op": "ready"}\n{not json\n{"op": "chunk_done"}\n')
+    assert [m["op"] for m in got] == ["ready", "chunk_done"]
+    proc.stop()
