@@ -163,6 +163,7 @@ def build_release(rubric: Any, outdir: str | Path, *, force: bool = False) -> li
         "version": _version(),
         "package_data": json.dumps(list(PATTERNS)),
         **_example(rubric),
+        "assignment_readme": _assignment_readme(rubric),
     }
     for name, template in _FILES.items():
         target = out / name
@@ -182,6 +183,14 @@ def _example(rubric: Any) -> dict[str, str]:
         title = a.catalogue()[ids[0]].title if ids else {"en": "a stub left in place", "ja": "雛形のまま"}
         example = {"en": title["en"][:1].lower() + title["en"][1:], "ja": title["ja"]}
     return {"example_en": str(example["en"]), "example_ja": str(example["ja"])}
+
+
+def _assignment_readme(rubric: Any) -> str:
+    """The assignment's own README text (``plugin.readme``), as a section after the common text."""
+    readme = rubric.plugin.readme
+    if readme is None:
+        return ""
+    return "\n" + readme.read_text(encoding="utf-8").strip() + "\n"
 
 
 def _version() -> str:
@@ -294,7 +303,7 @@ On every push, GitHub Actions (or GitLab CI) runs the same check. The job fails 
 the score is below the pass mark. The job summary holds the full table, and each function with
 failing tests gets an annotation at its `def` line (at most 10). Your final grade also includes
 hidden tests that are not in this repository.
-"""
+{assignment_readme}"""
 
 _WORKFLOW = """\
 name: autograde

@@ -86,6 +86,21 @@ def load_reference(folder: Path | None, parts: Sequence[str],
     return ns
 
 
+def forget_other_suites(folders: Any) -> None:
+    """Drop imported test modules that another assignment's suites left under these names.
+
+    Suite folders are packages (``public``, ``hidden``), so their modules are imported as
+    ``public.test_quiz``: after one assignment was graded in this process, another's
+    ``public/test_quiz.py`` would otherwise be collected as the first one's module.
+    """
+    for folder in folders:
+        folder = Path(folder).resolve()
+        for name in [n for n in sys.modules if n == folder.name or n.startswith(folder.name + ".")]:
+            file = getattr(sys.modules[name], "__file__", None)
+            if file is None or folder not in Path(file).resolve().parents:
+                del sys.modules[name]
+
+
 def reference_for(rubric: Any) -> types.SimpleNamespace | None:
     """The rubric's reference, loaded with the parts its assignment declares."""
     from grader.assignment import assignment_of
@@ -284,6 +299,7 @@ def grade(
     try:
         if own_worker:
             worker.start()
+        forget_other_suites(suite_dirs.values())
         exit_code = pytest.main(args, plugins=[_plugin, state])
     finally:
         if own_worker:

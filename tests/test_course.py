@@ -279,3 +279,80 @@ def test_course_gradebook_merges_two_batches(tmp_path):
     assert taro["total:max"] == rows["103"]["total:max"]
     again = _grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch8-out"), "--out", str(course))
     assert 2 == again.returncode and "a second gradebook for chapter08" in " ".join(again.stderr.split())
+
+
+@pytest.mark.slow
+def test_chapter08_release_installed_as_its_readme_says(tmp_path):
+    """grader release --rubric rubrics/chapter08.yaml, installed in a fresh venv (no -e) by the
+    README's lines; grader check there names the stubs, a mistake with the student's numbers
+    (from the plug-in shipped in the release), and passes the finished work."""
+    from test_release_journey import Student, _readme_commands
+
+    repo = tmp_path / "student-repo"
+    built = _grader("release", str(repo), "--rubric", "rubrics/chapter08.yaml")
+    assert 0 == built.returncode, built.stderr
+    assert not (repo / "suites" / "chapter08" / "mutants").exists()
+    assert not (repo / "suites" / "chapter08" / "hidden").exists()
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    assert "マスクするスコアに -inf ではなく 0 を書いている" in readme and "future_leak" in readme
+    me = Student(repo)
+    for line in _readme_commands(readme):
+        me.follow(line)
+    folder = repo / "exercises" / "chapter08"
+    _, report = me.check(cwd=repo)
+    assert 0 == report["score"] and "not-implemented" in [m["id"] for m in report["mistakes"]]
+    reference = ROOT / "solutions" / "chapter08"
+    [mutant] = [m for m in load_mutants(ROOT / "suites" / "chapter08" / "mutants", ("masking.py",))
+                if m.id == "mask-after-softmax"]
+    (folder / "masking.py").write_text(mutant.source(reference), encoding="utf-8")
+    _, report = me.check(cwd=folder)
+    [mistake] = report["mistakes"]
+    assert "mask-after-softmax" == mistake["id"]
+    assert f"{mistake['evidence']['row_sum']:.4f}" in mistake["message"]["en"]
+    shutil.copyfile(reference / "masking.py", folder / "masking.py")
+    (folder / "answers.yaml").write_text(_answers(), encoding="utf-8")
+    _, report = me.check(cwd=repo)
+    assert report["score"] == report["max_score"] > 0 and [] == report["mistakes"]
+
+
+def test_two_assignments_graded_in_one_process_keep_their_own_suites():
+    """chapter 8, then chapter 7, then chapter 8 again in one process (as validate --all does):
+    each is graded by its own suite modules, though both have public/test_quiz.py."""
+    from grader.runner import grade
+    from grader.submission import load_submission
+
+    scores = []
+    for name, folder in (("chapter08", "solutions/chapter08"), ("chapter07", "examples/submissions/correct"),
+                         ("chapter08", "solutions/chapter08")):
+        rubric = load_rubric(ROOT / "rubrics" / f"{name}.yaml")
+        [report] = grade(rubric, [load_submission(ROOT / folder, parts=assignment_of(rubric).part_files)], seed=4)
+        scores.append((name, report.score == report.max_score > 0))
+    assert [("chapter08", True), ("chapter07", True), ("chapter08", True)] == scores
+
+
+def test_chapter08_heat_map_in_the_browser(tmp_path):
+    """The HTML report of a leaking submission, painted by chromium: the heat map is there, with
+    the leaked future cells outlined in red, and the page logs no errors."""
+    import numpy as np
+    from matplotlib import image
+
+    from test_report_html import _chromium, _headless
+
+    browser = _chromium()
+    assert browser is not None, "the browser tests need chromium (make test installs it)"
+    folder = tmp_path / "leaky"
+    folder.mkdir()
+    [m] = [m for m in load_mutants(ROOT / "suites" / "chapter08" / "mutants", ("masking.py",)) if m.id == "mask-not-applied"]
+    (folder / "masking.py").write_text(m.source(ROOT / "solutions" / "chapter08"), encoding="utf-8")
+    page = tmp_path / "report.html"
+    proc = _grader("grade", str(folder), "--rubric", "rubrics/chapter08.yaml", "--out", str(page), "--lang", "ja")
+    assert proc.returncode in (0, 1), proc.stderr
+    html = page.read_text(encoding="utf-8")
+    assert 'id="plot-attention"' in html and "未来から漏れた重み" in html
+    shot = tmp_path / "shot.png"
+    run = _headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1200,3000", page.as_uri())
+    assert shot.exists(), run.stderr[-2000:]
+    pixels = np.asarray(image.imread(str(shot)))[..., :3]
+    red = (pixels[..., 0] > 0.85) & (pixels[..., 1] < 0.15) & (pixels[..., 2] < 0.15)
+    assert red.sum() > 200  # the outlines of the leaked cells
+    assert "Uncaught" not in run.stderr

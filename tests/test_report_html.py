@@ -42,7 +42,10 @@ def test_html_renders_in_chromium_with_plots_and_no_console_errors(tmp_path: Pat
     browser = _chromium()
     assert browser is not None
     page = tmp_path / "report.html"
-    page.write_text(render(make_report(), "html", lang="ja"), encoding="utf-8")
+    from grader.rubric import load_rubric
+
+    chapter07 = load_rubric(Path(__file__).parents[1] / "rubrics" / "chapter07.yaml")  # its figures
+    page.write_text(render(make_report(), "html", rubric=chapter07, lang="ja"), encoding="utf-8")
     shot = tmp_path / "shot.png"
     run = _headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1200,2400",
                     page.as_uri())

@@ -20,18 +20,22 @@ from grader.rubric import knowledge_files, load_rubric, rubric_fingerprint
 ROOT = Path(__file__).resolve().parent.parent
 
 
+CH7 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
+
+
 def test_the_knowledge_is_the_catalogue_and_the_diagnosis():
-    """the fingerprint covers grader/mistakes.yaml and grader/diagnosis.py"""
-    names = {(f.parent.name, f.name) for f in knowledge_files()}
-    assert {("grader", "mistakes.yaml"), ("grader", "diagnosis.py")} <= names
-    assert all(f.is_file() for f in knowledge_files())
+    """the fingerprint covers the assignment's catalogue and probes, and the framework's"""
+    names = {(f.parent.name, f.name) for f in knowledge_files(CH7)}
+    assert {("plugin", "mistakes.yaml"), ("plugin", "hooks.py"), ("plugin", "plots.py"),
+            ("grader", "framework.yaml"), ("grader", "probing.py")} <= names
+    assert all(f.is_file() for f in knowledge_files(CH7))
 
 
 def test_the_fingerprint_changes_with_the_knowledge(tmp_path, monkeypatch):
     """editing the catalogue or the diagnosis changes the fingerprint; leaving them alone does not"""
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     copies = []
-    for f in knowledge_files():
+    for f in knowledge_files(CH7):
         copy = tmp_path / f.name
         shutil.copyfile(f, copy)
         copies.append(copy)
@@ -62,7 +66,7 @@ def _batch(checkout: Path, src: Path, out: Path, *extra: str) -> str:
 
 @pytest.mark.slow
 def test_resume_regrades_after_the_catalogue_or_the_diagnosis_changed(tmp_path):
-    """batch, resume (nothing regraded), edit mistakes.yaml, resume (all regraded), edit diagnosis.py, resume"""
+    """batch, resume (nothing regraded), edit the catalogue, resume (all regraded), edit the probes, resume"""
     checkout = _checkout(tmp_path / "course")
     # The copy is the grader that runs: `python -m grader` from the checkout imports its package.
     probe = subprocess.run([sys.executable, "-c", "import grader; print(grader.__file__)"], cwd=checkout,
@@ -77,11 +81,11 @@ def test_resume_regrades_after_the_catalogue_or_the_diagnosis_changed(tmp_path):
     assert "2 graded" in _batch(checkout, src, out)
     assert "0 graded, 2 kept from before" in _batch(checkout, src, out, "--resume")
 
-    with (checkout / "grader" / "mistakes.yaml").open("a", encoding="utf-8") as fh:
+    with (checkout / "suites" / "chapter07" / "plugin" / "mistakes.yaml").open("a", encoding="utf-8") as fh:
         fh.write("\n# an instructor's edit of the catalogue\n")
     assert "2 graded, 0 kept from before" in _batch(checkout, src, out, "--resume")
     assert "0 graded, 2 kept from before" in _batch(checkout, src, out, "--resume")
 
-    with (checkout / "grader" / "diagnosis.py").open("a", encoding="utf-8") as fh:
+    with (checkout / "suites" / "chapter07" / "plugin" / "hooks.py").open("a", encoding="utf-8") as fh:
         fh.write("\n# a change to the recognisers\n")
     assert "2 graded, 0 kept from before" in _batch(checkout, src, out, "--resume")

@@ -501,7 +501,7 @@ def test_the_message_names_file_key_value_type_and_fix(write: Write) -> None:
             ["sqrt-d-model"],
             "mistakes",
             "must be a mapping of mistake id to options",
-            "write mistakes: {sqrt-d-model: {partial_credit: 0}}",
+            "write mistakes: {returns-input: {partial_credit: 0}}",
         ),
         (
             "mistakes",

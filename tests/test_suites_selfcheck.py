@@ -24,6 +24,7 @@ import pytest
 import torch
 import yaml
 
+from grader.runner import forget_other_suites
 from grader.testing import ANSWER_KEY, StudentRaised
 from grader.tools import expected as expected_tool
 
@@ -168,6 +169,7 @@ def run_suites(
 ) -> StandInPlugin:
     paths = [str(SUITES / s / f) for s in suites for f in files] if files else [str(SUITES / s) for s in suites]
     plugin = StandInPlugin(modules, key_answers() if answers is None else answers, seed=seed)
+    forget_other_suites([SUITES / s for s in suites])  # another chapter graded in this process
     pytest.main([*paths, "-p", "no:terminal", f"--rootdir={ROOT}"], plugins=[plugin])
     assert plugin.outcomes, "the suites collected nothing"
     return plugin

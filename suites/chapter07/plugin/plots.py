@@ -126,7 +126,7 @@ CAPTIONS = {
 
 
 #: Words on the figures, per language.
-WORDS: dict[str, dict[str, str]] = {
+FIGURE_WORDS: dict[str, dict[str, str]] = {
     "en": {
         "softmax_unscaled": "softmax(scores), d_k = {d_k}",
         "softmax_scaled": "softmax(scores / sqrt(d_k)), sqrt(d_k) = {root}",
@@ -149,7 +149,7 @@ WORDS: dict[str, dict[str, str]] = {
 
 
 def _word(key: str, lang: str, **slots: Any) -> str:
-    return (WORDS.get(lang) or WORDS["en"])[key].format(**slots)
+    return (FIGURE_WORDS.get(lang) or FIGURE_WORDS["en"])[key].format(**slots)
 
 
 def softmax_figure(data: dict[str, Any], lang: str = "en") -> str | None:

@@ -9,10 +9,12 @@ from grader.testing import quiz_question_ids
 
 pytestmark = pytest.mark.part("quiz")
 
+NO_KEY = "no-answer-key"
+
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "question_id" in metafunc.fixturenames:
-        ids = quiz_question_ids(metafunc.config) or ["no-answer-key"]  # fails: the key is missing
+        ids = quiz_question_ids(metafunc.config) or [NO_KEY]  # fails: the key is missing
         metafunc.parametrize("question_id", ids, ids=ids)
 
 
