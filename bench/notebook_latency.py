@@ -123,8 +123,8 @@ def main() -> None:
     os.environ.pop("GRADER_LANG", None)
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
         release = Path(tmp) / "release"
-        subprocess.run([sys.executable, "-m", "grader", "release", str(release)], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "grader", "release", str(release), "--rubric", "rubrics/chapter07.yaml"],
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         exercises = release / "exercises" / "chapter07"
         nb = build_notebook.build(EXAMPLES / "sqrt-d-model", EXAMPLES / "sqrt-d-model" / "answers.yaml")
         (exercises / "chapter07.ipynb").write_text(build_notebook.render(nb), encoding="utf-8")

@@ -135,7 +135,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         import torch
 
         torch.set_num_threads(1)  # one core per worker: -j N uses N cores, not 2N threads
-        from grader import diagnosis, testing  # noqa: F401 - warm imports before freezing
+        from grader import probing, testing  # noqa: F401 - warm imports before freezing
         from grader.errors import GraderError
         from grader.runner import grade
 
@@ -144,25 +144,34 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
             from grader import warm
 
             hidden = warm.hidden_counts(rubric, suites)  # while the zygote imports torch
+            warm.prepare()
         for sibling in siblings:
             _fork_sibling(sibling, config, [zygote, out, inp, siblings])
-        try:
-            zygote.wait_ready()
-        except GraderError as exc:
-            _send(out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
+
+        def become_ready() -> bool:
+            try:
+                zygote.wait_ready()
+            except GraderError as exc:
+                _send(out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
+                return False
+            if config.get("cpu") is not None:
+                # Only now: while importing, this process and its zygote use whatever CPU is free.
+                zygote.pin({int(config["cpu"])}, also=os.getpid())
+            # Everything imported so far lives as long as the process: keep it out of the
+            # collector's sight, and collect rarely (pytest's own gc.collect calls still run).
+            gc.freeze()  # (no full pass first: imports leave next to no garbage)
+            gc.set_threshold(50_000, 50, 100)
+            gc.enable()
+            ready = {"op": "ready", "pid": os.getpid(), "level": zygote.level}
+            if views:
+                ready.update(hidden=hidden, zygote_pid=zygote.proc.pid if zygote.proc else None)
+            _send(out, ready)
+            return True
+
+        # A check session starts at once, so pytest's set-up and the suite's collection happen
+        # while the zygote is still importing torch; it says ready from its first ``more``.
+        if not views and not become_ready():
             return 1
-        if config.get("cpu") is not None:
-            # Only now: while importing, this process and its zygote use whatever CPU is free.
-            zygote.pin({int(config["cpu"])}, also=os.getpid())
-        # Everything imported so far lives as long as the process: keep it out of the
-        # collector's sight, and collect rarely (pytest's own gc.collect calls still run).
-        gc.freeze()  # (no full pass first: imports leave next to no garbage)
-        gc.set_threshold(50_000, 50, 100)
-        gc.enable()
-        ready = {"op": "ready", "pid": os.getpid(), "level": zygote.level}
-        if views:
-            ready.update(hidden=hidden, zygote_pid=zygote.proc.pid if zygote.proc else None)
-        _send(out, ready)
         # One pytest session for the worker's whole life: the suites are collected once, and
         # each further chunk arrives through ``more`` when the previous one is done.
         index_of: dict[str, int] = {}
@@ -180,6 +189,8 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         threading.Thread(target=pump, daemon=True).start()
 
         def next_chunk() -> list[Any] | None:
+            if views and first[0] and not become_ready():
+                return None
             if not first[0]:
                 gc.collect()  # a chunk's garbage goes with it: memory stays flat over a batch
                 if not frozen:
@@ -224,8 +235,8 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         def wants_plots(sub: Any) -> bool:
             return views and bool(view_of.get(index_of.get(sub.name, -1), {}).get("plots"))
 
-        chunk = next_chunk()
-        if chunk:
+        chunk = [] if views else next_chunk()
+        if chunk or views:
             try:
                 grade(rubric, chunk, seed=config["seed"], worker=zygote, on_report=on_report,
                       more=next_chunk, suites=suites, want_plots=wants_plots)

@@ -89,6 +89,19 @@ class Assignment:
     def fixtures(self) -> Path | None:
         return self.rubric.plugin.fixtures
 
+    def plugin_paths(self, *, instructor: bool) -> list[Path]:
+        """The plug-in's files and folders a copy of the course needs.
+
+        Students get the hooks' folder (probes, figures, expected values) and the catalogue:
+        ``grader check`` names mistakes on their machine too. Instructors also get the mutants
+        and the correct-style fixtures, which are built from the reference.
+        """
+        plugin = self.rubric.plugin
+        paths = [plugin.hooks.parent if plugin.hooks else None, plugin.catalogue, plugin.readme]
+        if instructor:
+            paths += [plugin.mutants, plugin.fixtures]
+        return list(dict.fromkeys(Path(p).resolve() for p in paths if p is not None))
+
     @property
     def notebook(self) -> str | None:
         """The notebook handed out: the rubric's name, else the only ``.ipynb`` in exercises/."""

@@ -19,9 +19,7 @@ Example::
 
 from __future__ import annotations
 
-import csv
 import gc
-import io
 import json
 import math
 import os
@@ -39,7 +37,7 @@ import zipfile
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from rich.console import Console
@@ -48,8 +46,8 @@ from grader.errors import GraderError, SubmissionError, UsageError
 from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
-from grader.sinks import REPORT_MAX, csv_cell, terminal_markup
-from grader.submission import PART_FILES, _safe_name, load_submission
+from grader.sinks import REPORT_MAX, terminal_markup
+from grader.submission import load_submission
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
@@ -58,9 +56,6 @@ EXTENSIONS = {"yaml": "yaml", "json": "json", "gradescope": "gradescope.json", "
               "markdown": "md", "html": "html"}
 EXPORT_MAX_BYTES = 2 * 1024**3
 EXPORT_MAX_MEMBERS = 50_000
-
-_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?")
-_CANVAS = re.compile(r"^(?P<name>[^_]+)_(?:late_)?(?P<id>\d+)_(?P<sub>\d+)_(?P<rest>.+)$", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------- discovery
@@ -73,19 +68,52 @@ class Found:
     submission: Any  # grader.submission.Submission (name made unique within the batch)
     student_id: str
     entry: str  # the name as found in the folder or export
+    name: str = ""  # the student's name as the LMS wrote it (NFC); "" when it gives none
+    late: bool = False  # the LMS flagged the upload as late (Canvas)
+    lms: str = ""  # moodle | canvas | blackboard | "" (a plain folder)
+    #: plain reasons for the gradebook's errors column: (key of grader.lms.REASONS, slots)
+    flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+
+
+@dataclass
+class Skipped:
+    """One entry of the source that could not be graded, and why."""
+
+    entry: str
+    why: str  # in English, as the summary lists it
+    student_id: str
+    name: str = ""
+    late: bool = False
+    lms: str = ""
+    flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+
+
+class Failed(NamedTuple):
+    """An entry shaped like a submission that could not be read: it gets an error report."""
+
+    name: str  # its report's name
+    student_id: str
+    entry: str
+    why: str
+    who: Skipped  # who it is, and the plain reason for the gradebook
 
 
 @dataclass
 class Discovery:
     found: list[Found] = field(default_factory=list)
-    unrecognised: list[tuple[str, str]] = field(default_factory=list)  # (entry, why)
-    #: entries shaped like a submission that could not be read: (report name, student id,
-    #: entry, why); each gets an error report
-    failed: list[tuple[str, str, str, str]] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    failed: list[Failed] = field(default_factory=list)
+
+    @property
+    def unrecognised(self) -> list[tuple[str, str]]:
+        """(entry, why) of every entry that is not graded."""
+        return [(s.entry, s.why) for s in self.skipped]
 
 
-def student_id_of(entry: str) -> str:
+def student_id_of(entry: str, *, is_dir: bool | None = None) -> str:
     """The student id an LMS export encodes in an entry's name, else the name's stem.
+
+    Only the part of the name the LMS pattern fixes is read (see :mod:`grader.lms`).
 
     >>> student_id_of("Taro Yamada_12345_assignsubmission_file_")
     '12345'
@@ -94,11 +122,13 @@ def student_id_of(entry: str) -> str:
     >>> student_id_of("alice.zip")
     'alice'
     """
-    for pattern in (_MOODLE, _CANVAS):
-        match = pattern.match(entry)
-        if match:
-            return match.group("id")
-    stem = entry
+    from grader.lms import lms_name, nfc
+
+    folder = entry.endswith("_") if is_dir is None else is_dir
+    parsed = lms_name(entry, is_dir=folder) or (None if folder else lms_name(entry, is_dir=True))
+    if parsed is not None:
+        return parsed.student_id
+    stem = nfc(entry)
     for suffix in (".zip", ".ipynb"):
         if stem.lower().endswith(suffix):
             stem = stem[: -len(suffix)]
@@ -147,48 +177,91 @@ def unpack_export(archive: Path, dest: Path) -> Path:
 
 def _unwrap(root: Path) -> Path:
     """Step into a lone wrapper folder (``Assignment 7-1234/``) that is not itself a submission."""
+    from grader.lms import lms_name
+
     while True:
         entries = [e for e in root.iterdir() if not _is_junk(e.name)]
         if len(entries) != 1 or not entries[0].is_dir():
             return root
         inner = entries[0]
-        if any(f.suffix in (".py", ".ipynb") or f.name == "answers.yaml" for f in inner.iterdir()):
+        if lms_name(inner.name, is_dir=True) is not None:
+            return root  # one student's Moodle folder
+        if any(f.suffix in (".py", ".ipynb", ".zip") or f.name == "answers.yaml" for f in inner.iterdir()):
             return root
         root = inner
 
 
-def _group_canvas_files(root: Path, staging: Path) -> tuple[list[Path], set[str]]:
-    """Canvas flattens each student's files to ``name_id_attachment_file.py``: regroup them."""
-    groups: dict[str, list[tuple[Path, str]]] = {}
-    for entry in root.iterdir():
-        match = _CANVAS.match(entry.name)
-        if not entry.is_symlink() and entry.is_file() and match and entry.suffix.lower() in (".py", ".yaml", ".yml"):
-            rest = re.sub(r"-\d+(?=\.[A-Za-z]+$)", "", match.group("rest"))  # Canvas re-upload suffix
-            groups.setdefault(f"{match.group('name')}_{match.group('id')}", []).append((entry, rest))
-    folders, used = [], set()
-    for key, files in sorted(groups.items()):
-        folder = staging / key
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        for path, original in files:
-            shutil.copyfile(path, folder / original)
-            used.add(path.name)
-        folders.append(folder)
-    return folders, used
+_WORK = (".py", ".ipynb")
+
+
+def _files_wanted(parts: dict[str, str] | None) -> str:
+    """The assignment's exercise files, for messages."""
+    return ", ".join((parts or {}).values()) or "the assignment's .py files"
+
+
+def _work_in(folder: Path, assignment: str = "") -> tuple[Path, list[str]]:
+    """What to load for a student's folder: the folder, or the one zip it holds.
+
+    A Moodle student who uploaded ``<assignment>.zip`` (or a notebook) has a folder holding
+    only that: the zip is the submission; with several, one named after the assignment is
+    preferred, then the newest. Returns the path and the files set aside.
+    """
+    files = [f for f in sorted(folder.iterdir()) if not _is_junk(f.name)]
+    plain = [f for f in files if f.is_file() and not f.is_symlink()]
+    if any(f.suffix.lower() in _WORK or f.name == "answers.yaml" for f in plain):
+        return folder, []
+    if any(f.is_dir() for f in files):
+        return folder, []  # one level down is read by load_submission
+    zips = [f for f in plain if f.suffix.lower() == ".zip"]
+    if not zips:
+        return folder, []
+    named = [z for z in zips if assignment and assignment.lower() in z.name.lower()] or zips
+    chosen = max(named, key=lambda z: (z.stat().st_mtime, z.stat().st_size, z.name))
+    return chosen, [z.name for z in zips if z != chosen]
+
+
+def _is_empty(path: Path) -> bool:
+    """No files at all: an empty folder, an empty zip, a zero-byte upload."""
+    try:
+        if path.is_dir():
+            return not any(f.is_file() and f.stat().st_size > 0 for f in path.rglob("*")
+                           if not _is_junk(f.name))
+        if path.stat().st_size == 0:
+            return True
+        if path.suffix.lower() == ".zip" and zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                return not any(i.file_size > 0 and not i.is_dir() for i in zf.infolist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+    return False
+
+
+def _missing_files(sub: Any, parts: dict[str, str] | None = None) -> list[str]:
+    from grader.submission import ANSWERS_FILE
+
+    if sub.kind != "folder":
+        return []
+    missing = [f for part, f in (parts or {}).items()
+               if not any(m.name == part for m in sub.modules)]
+    return missing + ([] if sub.answers is not None else [ANSWERS_FILE])
 
 
 def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
-                     handout: Any = None, parts: dict[str, str] | None = None) -> Discovery:
+                     handout: Any = None, parts: dict[str, str] | None = None,
+                     assignment: str = "") -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
         source: the folder or export.
         handout: the handed-out stubs (:func:`grader.submission.load_handout`): a folder with
             both the .py files and the notebook is graded as what the student changed.
-        staging: where to unpack an export and regroup Canvas files (default: a folder next to
-            nothing: ``OUTDIR/.sources`` is passed by :func:`run_batch`).
+        staging: where to unpack an export and regroup the loose files of a flat export
+            (``OUTDIR/.sources`` is passed by :func:`run_batch`).
+        parts: part id -> exercise file, from the rubric (which files make a submission).
+        assignment: the rubric's assignment id; a zip named after it is preferred.
     """
+    from grader import lms as lmsnames
+
     src = Path(source)
     staging = staging or Path(".grader-sources")
     if src.is_file() and src.suffix.lower() == ".zip":
@@ -198,56 +271,121 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     else:
         raise UsageError(f"{src}: not a folder of submissions nor an LMS export zip")
     result = Discovery()
-    canvas_folders, grouped = _group_canvas_files(root, staging / "canvas")
-    candidates: list[tuple[str, Path, str]] = [(f.name, f, f.name.rpartition("_")[2]) for f in canvas_folders]
+    kind = lmsnames.detect(root)
+    students, grouped = lmsnames.group_flat_files(root, staging / "lms", kind)
+    # (entry, path to read or None, identity, files set aside)
+    candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str]]] = []
     symlinks: list[str] = []
+    for st in students:
+        ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
+                                 other_ids=tuple(sorted(st.other_ids)))
+        candidates.append((st.entries[0], st.folder, ident, list(st.set_aside)))
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
             continue
         if entry.is_symlink():  # it could point at anything the instructor can read
-            symlinks.append(entry.name)
+            symlinks.append(lmsnames.nfc(entry.name))
             continue
         if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
             continue  # our own output folder inside the source
-        candidates.append((entry.name, entry, student_id_of(entry.name)))
+        ident = lmsnames.lms_name(entry.name, is_dir=entry.is_dir(), lms=kind) if kind else None
+        candidates.append((lmsnames.nfc(entry.name), entry, ident, []))
     names: set[str] = set()
 
     def unique(wanted: str) -> str:
         """A report name no other entry has, case aside (``x.gradescope`` would share the
         file ``x.gradescope.json`` with the Gradescope report of ``x``)."""
         name, n = wanted, 2
-        while name.lower() in names:
+        while name.casefold() in names:
             name, n = f"{wanted}-{n}", n + 1
-        low = name.lower()
+        low = name.casefold()
         names.update({low, f"{low}.gradescope", low.removesuffix(".gradescope")})
         return name
 
-    for entry_name, path, student_id in sorted(candidates, key=lambda c: c[0]):
+    for entry_name, path, ident, set_aside in sorted(candidates, key=lambda c: c[0]):
+        student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
+        who = {"student_id": student_id, "name": ident.name if ident else "",
+               "late": ident.late if ident else False, "lms": ident.lms if ident else ""}
+
+        shifted: list[tuple[str, dict[str, str]]] = []
+        if ident is not None and ident.other_ids:
+            shifted.append(("ambiguous_id", {"id": student_id, "others": ", ".join(ident.other_ids)}))
+
+        def skip(said: str, key: str, **slots: str) -> None:
+            if set_aside:
+                said += "; set aside: " + "; ".join(set_aside)
+            result.skipped.append(Skipped(entry_name, said, flags=[*shifted, (key, slots)], **who))
+
+        if ident is not None and ident.plugin == "onlinetext":
+            skip("online text, not files", "online_text")
+            continue
+        if path is None:
+            skip(f"holds no {_files_wanted(parts)}, answers.yaml, notebook or zip", "no_work",
+                 files=_files_wanted(parts))
+            continue
         if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
-            result.unrecognised.append((entry_name, "not a folder, notebook or zip"))
+            skip("not a folder, notebook or zip", "not_a_submission")
             continue
+        target, extra = _work_in(path, assignment) if path.is_dir() else (path, [])
+        set_aside += [f"{name} (another zip in the same upload)" for name in extra]
+        if _is_empty(target):
+            skip("the upload is empty", "empty")
+            continue
+        stem = entry_name
+        for suffix in (".zip", ".ipynb"):
+            if stem.lower().endswith(suffix) and not path.is_dir():
+                stem = stem[: -len(suffix)]
+        base = lmsnames.disk_name(ident.name, student_id) if ident else lmsnames.disk_name(stem, "")
         try:
-            sub = load_submission(path, handout=handout, parts=parts)
+            sub = load_submission(target, handout=handout, parts=parts)
         except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
-            why = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
-            why = why.replace(str(path), entry_name)  # the entry as the LMS named it, not our path
-            result.failed.append((unique(_safe_name(Path(entry_name).stem if path.is_file() else entry_name)),
-                                  student_id, entry_name, why))
+            said = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
+            said = said.replace(str(target), entry_name if target == path else f"{entry_name}/{target.name}")
+            said = said.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")  # as in the export
+            who_failed = Skipped(entry_name, said, flags=[*shifted, ("unreadable", {"why": said})], **who)
+            result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
             continue
-        if path.is_dir() and not sub.modules and sub.answers is None:
-            files = ", ".join((parts or PART_FILES).values())
-            result.unrecognised.append((entry_name, f"holds no {files}, answers.yaml or notebook"))
+        if not sub.modules and sub.answers is None:
+            skip(f"holds no {_files_wanted(parts)}, answers.yaml or notebook", "no_work",
+                 files=_files_wanted(parts))
             continue
-        name = unique(sub.name)
-        if name != sub.name:
-            sub = replace(sub, notes=(*sub.notes, f"another entry of the batch is also named {sub.name!r};"
-                                                  f" this one's reports are named {name!r}"))
-        result.found.append(Found(replace(sub, name=name), student_id, entry_name))
+        name = unique(base)
+        notes = list(sub.notes)
+        if name != base:
+            notes.append(f"another entry of the batch is also named {base!r}; this one's reports are named {name!r}")
+        flags: list[tuple[str, dict[str, str]]] = list(shifted)
+        if set_aside:  # the student's report says which of their uploads were not graded
+            notes.append("set aside (not graded): " + "; ".join(set_aside))
+        missing = _missing_files(sub, parts)
+        if missing:
+            flags.append(("missing", {"files": ", ".join(missing)}))
+        sub = replace(sub, name=name, notes=tuple(notes))
+        result.found.append(Found(sub, entry=entry_name, flags=flags, **who))
     for entry_name in symlinks:
-        result.failed.append((unique(_safe_name(entry_name)), student_id_of(entry_name), entry_name,
-                              f"{entry_name}: a symbolic link; not followed (put the files themselves"
-                              " in the folder)"))
+        who_link = Skipped(entry_name, "a symbolic link; not followed", student_id_of(entry_name),
+                           flags=[("symlink", {})])
+        result.failed.append(Failed(unique(lmsnames.disk_name(entry_name, "")), who_link.student_id, entry_name,
+                                    f"{entry_name}: a symbolic link; not followed (put the files themselves"
+                                    " in the folder)", who_link))
+    # Online text beside uploaded files (Moodle keeps one folder per plugin) is no second entry.
+    graded = {(f.lms, f.student_id) for f in result.found}
+    result.skipped = [s for s in result.skipped if not (
+        (s.lms, s.student_id) in graded and any(key == "online_text" for key, _ in s.flags))]
+    _flag_shared_ids(result)
     return result
+
+
+def _flag_shared_ids(result: Discovery) -> None:
+    """Two entries that claim one student id: both are flagged, neither is trusted."""
+    claims: dict[str, list[Any]] = {}
+    for item in [*result.found, *result.skipped, *(f.who for f in result.failed)]:
+        if item.lms and not any(key == "online_text" for key, _ in item.flags):
+            claims.setdefault(item.student_id, []).append(item)
+    for student_id, items in claims.items():
+        if len(items) > 1:
+            entries = ", ".join(i.entry for i in items)
+            for item in items:
+                item.flags.insert(0, ("duplicate_id", {"id": student_id, "entries": entries}))
 
 
 def _wire_submission(sub: Any) -> dict[str, Any]:
@@ -288,38 +426,150 @@ def is_current(report: GradeReport | None, content_hash: str, rubric_hash: str) 
 
 # --------------------------------------------------------------------------- gradebook
 
-GRADEBOOK_FIXED = ["submission", "student_id", "score", "max_score", "passed"]
-GRADEBOOK_TAIL = ["mistakes", "errors", "content_hash", "graded_at"]
+GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "max_score", "passed"]
+GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
 
 
-def gradebook_rows(rows: list[tuple[Found | None, str, GradeReport | None, str]], rubric: Any) -> list[dict[str, Any]]:
-    """Rows of the gradebook: graded submissions, then entries that could not be graded."""
+def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]:
+    """Add who submitted it (from the LMS naming) to a report, and apply the late policy.
+
+    The late policy (rubric ``late:``) takes its points off the total of a submission the
+    LMS flagged as late; the report keeps the score before it and says why, in its notes.
+    """
+    if found.lms or found.name or found.late:
+        data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
+                           "entry": found.entry, "late": found.late,
+                           "flags": [[key, dict(slots)] for key, slots in found.flags]}
+    policy = getattr(rubric, "late", None)
+    if found.late and policy is not None:
+        before, top = float(data["score"]), float(data["max_score"])
+        after = round(policy.apply(before, top), int(rubric.report.rounding))
+        rule = {lang: policy.describe(lang) for lang in ("en", "ja")}
+        data["late"] = {"score_before": before, "score": after, "penalty": round(before - after, 6), "rule": rule}
+        data["score"] = after
+        data["passed"] = top > 0 and after * 100.0 >= float(data.get("pass_mark", rubric.report.pass_mark)) * top
+        said = {"en": f"late: {before:g} → {after:g} ({rule['en']})",
+                "ja": f"提出期限後: {before:g} → {after:g}（{rule['ja']}）"}
+        data["notes"] = [*data.get("notes", []),
+                         " / ".join(said[lang] for lang in rubric.report.languages if lang in said)]
+    return data
+
+
+def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:
+    from grader.lms import reason
+
+    return [reason(key, langs, **slots) for key, slots in flags]
+
+
+def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]],
+                   rubric: Any) -> list[dict[str, Any]]:
+    """Rows of the gradebook: graded submissions, then entries that could not be graded.
+
+    Each row is ``(Found or Skipped, report or None, extra flags)``; the errors column holds
+    the report's errors and a plain reason for every flag, in the rubric's languages.
+    """
     parts = [p.id for p in rubric.parts]
+    langs = tuple(rubric.report.languages)
     out = []
-    for _found, student_id, report, error in rows:
-        row: dict[str, Any] = {"student_id": student_id}
+    for item, report, extra in rows:
+        row: dict[str, Any] = {"student_id": item.student_id, "name": item.name, "lms": item.lms,
+                               "late": "yes" if item.late else "no", "entry": item.entry,
+                               # whose it is is in doubt: never sent back to the LMS automatically
+                               "flagged": any(k in ("duplicate_id", "ambiguous_id") for k, _ in item.flags)}
+        errors = _reasons([*item.flags, *extra], langs)
         if report is not None:
             scores = {p.id: p.score for p in report.parts}
             row.update(submission=report.submission, score=report.score, max_score=report.max_score,
                        passed="yes" if report.passed else "no",
+                       late_penalty=report.late.get("penalty", "") if report.late else "",
                        mistakes=";".join(dict.fromkeys(m.id for m in report.mistakes)),
-                       errors=" | ".join(e.replace("\n", " ") for e in report.errors),
-                       content_hash=report.content_hash, graded_at=report.graded_at)
+                       errors=" | ".join(errors if isinstance(item, Skipped) else
+                                         [*(e.replace("\n", " ") for e in report.errors), *errors]),
+                       content_hash=report.content_hash, graded_at=report.graded_at, report=report)
             row.update({f"part:{p}": scores.get(p, "") for p in parts})
+            if isinstance(item, Skipped):  # an upload that could not be read: its 0 is no grade for the LMS
+                row["flagged"] = True
         else:
-            row.update(submission=_found.submission.name if _found else student_id, errors=error)
+            name = item.submission.name if isinstance(item, Found) and item.submission else item.entry
+            row.update(submission=name, errors=" | ".join(errors))
         out.append(row)
     return out
 
 
-def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any) -> Path:
+def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any, *, bom: bool = False) -> Path:
+    """``gradebook.csv``: every cell through :func:`grader.gradebook.cell` (no formulas)."""
+    from grader.gradebook import csv_text
+
     columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + GRADEBOOK_TAIL
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({c: csv_cell(row.get(c, "")) for c in columns})
-    return write_atomic(path, buf.getvalue())
+    return write_atomic(path, csv_text(columns, [[row.get(c, "") for c in columns] for row in rows], bom=bom))
+
+
+def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Any, formats: tuple[str, ...],
+                         *, bom: bool = False, lang: str = "en", assignment: str | None = None) -> list[Path]:
+    """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
+    from grader import gradebook
+    from grader.report import render
+
+    top = max((float(r["max_score"]) for r in rows if r.get("max_score") not in (None, "")), default=0.0)
+    written = []
+    if "canvas" in formats:
+        written.append(gradebook.write_canvas(outdir / "gradebook.canvas.csv", rows,
+                                              assignment or rubric.assignment, top, bom=bom))
+    if "moodle" in formats:
+        for row in rows:
+            row["feedback"] = _feedback_comment(row, rubric, lang)
+        written.append(gradebook.write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom))
+        files = [(row["name"], row["student_id"], f"report.{lang}.html",
+                  render(row["report"], "html", rubric=rubric, lang=lang))
+                 for row in rows if row.get("lms") == "moodle" and row.get("report") is not None
+                 and not row.get("flagged") and str(row["student_id"]).isdigit()]
+        written.append(gradebook.write_moodle_feedback(outdir / "moodle-feedback-files.zip", files))
+    return written
+
+
+_REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing")
+
+
+def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bom: bool = False,
+                      lang: str = "en") -> list[Path]:
+    """``grader export``: the LMS gradebooks again, from the reports a batch left in ``outdir``."""
+    paths = sorted((outdir / "reports").glob("*.yaml"))
+    reports = [r for r in (read_report(p) for p in paths) if r is not None]
+    if not reports:
+        raise UsageError(f"{outdir}: no reports in {outdir / 'reports'}; run grader batch with --out {outdir} first")
+    rows = []
+    for report in reports:
+        who = report.student or {}
+        flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []
+                 if isinstance(f, (list, tuple)) and len(f) == 2 and str(f[0]) in _REASON_KEYS]
+        item = Found(None, str(who.get("id") or report.submission), str(who.get("entry") or report.submission),
+                     name=str(who.get("name") or ""), late=bool(who.get("late")), lms=str(who.get("lms") or ""),
+                     flags=flags)
+        rows.append((item, report, []))
+    book = gradebook_rows(rows, rubric)
+    written = []
+    if "csv" in formats:
+        written.append(write_gradebook(outdir / "gradebook.csv", book, rubric, bom=bom))
+    return written + write_lms_gradebooks(outdir, book, rubric, formats, bom=bom, lang=lang)
+
+
+def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
+    """A short plain comment for the LMS's feedback column (HTML-escaped: Moodle shows HTML)."""
+    from grader.sinks import html
+
+    report = row.get("report")
+    if report is None:
+        return html(row.get("errors", ""))
+    ja = lang == "ja"
+    text = (f"得点 {report.score:g} / {report.max_score:g}" if ja else f"Score {report.score:g} / {report.max_score:g}")
+    if report.late:
+        text += (f"（期限後: {report.late['score_before']:g} から）" if ja
+                 else f" (late: from {report.late['score_before']:g})")
+    if report.mistakes:
+        ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
+        text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"
+    text += "。詳しくはフィードバックファイルを見てください。" if ja else ". See the feedback file for details."
+    return html(text)
 
 
 # --------------------------------------------------------------------------- workers
@@ -513,6 +763,8 @@ def run_batch(
     console: Console | None = None,
     progress: bool | None = None,
     summary: bool = True,
+    gradebooks: tuple[str, ...] = (),
+    bom: bool = False,
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
@@ -549,7 +801,7 @@ def run_batch(
     try:
         return _run_batch(source, out, outdir, rubric, early, retired, jobs=jobs, resume=resume, seed=seed,
                           lang=lang, console=console, progress=progress, summary=summary, level=level,
-                          warning=warning, started=started)
+                          warning=warning, started=started, gradebooks=gradebooks, bom=bom)
     finally:
         for proc in early + retired:
             proc.stop()
@@ -561,21 +813,29 @@ def run_batch(
 def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_Proc"], retired: list["_Proc"],
                *, jobs: int | None,
                resume: bool, seed: int | None, lang: str, console: Console, progress: bool | None,
-               summary: bool, level: str, warning: str, started: float) -> BatchResult:
+               summary: bool, level: str, warning: str, started: float,
+               gradebooks: tuple[str, ...] = (), bom: bool = False) -> BatchResult:
     from grader.report import render
     from grader.rubric import rubric_fingerprint
     from grader.runner import error_report
-
-    from grader.assignment import assignment_of
     from grader.submission import load_handout
 
-    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric),
+    from grader.assignment import assignment_of
+
+    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric), assignment=rubric.assignment,
                              parts=assignment_of(rubric).part_files)
     for entry, why in found.unrecognised:
         console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}", markup=True)
-    for _name, _id, entry, why in found.failed:
-        console.print(f"[yellow]cannot read:[/yellow] {terminal_markup(why)}"
+    for failed in found.failed:
+        console.print(f"[yellow]cannot read:[/yellow] {terminal_markup(failed.why)}"
                       " (an error report is written)", markup=True)
+    if not found.found and not found.failed:
+        seen = len(found.skipped)
+        raise UsageError(
+            f"{source}: no submission found ({seen} entr{'y' if seen == 1 else 'ies'} looked at, none "
+            f"holds {_files_wanted(assignment_of(rubric).part_files)}, answers.yaml, a notebook or a zip"
+            " of them); "
+            "pass the folder or the LMS's download zip that holds the students' uploads")
     fingerprint = rubric_fingerprint(rubric, ("public", "hidden"))
 
     finished: dict[int, GradeReport] = {}
@@ -604,6 +864,7 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
         report = None
         if data is not None:
             try:
+                data = apply_lms(data, found.found[index], rubric)
                 report = GradeReport.from_dict(data)
                 save(sub.name, report, data)
             except Exception as exc:  # noqa: BLE001 - this submission fails, the batch goes on
@@ -649,19 +910,28 @@ def _run_batch(source: str, out: str, outdir: Path, rubric: Any, early: list["_P
             interrupted = True
         except GraderError as exc:  # the suites or the sandbox broke: keep what finished
             failure, interrupted = exc, True
-    rows = [(f, f.student_id, finished.get(i), "" if i in finished else "not graded (interrupted)")
-            for i, f in enumerate(found.found)]
+    rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]] = [
+        (f, finished.get(i), [] if i in finished else [("interrupted", {})]) for i, f in enumerate(found.found)]
     if interrupted:
-        rows = [r for r in rows if r[2] is not None]
+        rows = [r for r in rows if r[1] is not None]
     like = next(iter(finished.values()), None)
     failed_reports = []
-    for name, student_id, entry, why in found.failed:  # entries that could not be read at all
-        report = error_report(rubric, name, why, like=like, origin="", seed=seed)
-        save(name, report, report.to_dict())
+    for failed in found.failed:  # entries that could not be read at all
+        report = error_report(rubric, failed.name, failed.why, like=like, origin="", seed=seed)
+        who = failed.who
+        data = report.to_dict()
+        if who.lms or who.name:
+            data["student"] = {"id": who.student_id, "name": who.name, "lms": who.lms, "entry": who.entry,
+                               "late": who.late, "flags": [[k, dict(v)] for k, v in who.flags]}
+            report = GradeReport.from_dict(data)
+        save(failed.name, report, data)
         failed_reports.append(report)
-        rows.append((None, student_id, report, ""))
-    rows += [(None, student_id_of(entry), None, f"not a submission: {why}") for entry, why in found.unrecognised]
-    write_gradebook(outdir / "gradebook.csv", gradebook_rows(rows, rubric), rubric)
+        rows.append((who, report, []))
+    rows += [(s, None, []) for s in found.skipped]
+    book = gradebook_rows(rows, rubric)
+    write_gradebook(outdir / "gradebook.csv", book, rubric, bom=bom)
+    if gradebooks:
+        write_lms_gradebooks(outdir, book, rubric, gradebooks, bom=bom, lang=lang)
     reports = [finished[i] for i in sorted(finished)] + failed_reports
     if failure is not None:
         raise GraderError(f"{failure} ({len(finished)} finished reports kept in {outdir}; "

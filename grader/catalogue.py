@@ -1,16 +1,17 @@
-"""The catalogue of known mistakes: ``grader/mistakes.yaml`` → frozen records → messages.
+"""The mistake-catalogue format: an assignment's ``mistakes.yaml`` → frozen records → messages.
 
-The YAML file holds, for every stable mistake id, the functions it applies to, how it is
-recognised, and a Japanese and an English message template whose ``{slots}`` are filled with
-the evidence of one student's run. :mod:`grader.diagnosis` decides *whether* a mistake is
-present; this module only knows what to *say*.
+Each assignment's rubric names its catalogue (``plugin.catalogue``). The YAML file holds, for
+every stable mistake id, the functions it applies to, how it is recognised, and a Japanese and
+an English message template whose ``{slots}`` are filled with the evidence of one student's
+run. The assignment's probes (:mod:`grader.probing`) decide *whether* a mistake is present;
+this module only knows what to *say*. The framework's own entries (``not-implemented``,
+``unrecognised``) are in ``grader/framework.yaml`` and come with every catalogue.
 
 Example::
 
-    entry = catalogue()["sqrt-d-model"]
-    entry.render({"call": "scaling_factor(768, 12)", "divisor": 27.7128, "d_model": 768,
-                  "n_heads": 12, "d_k": 64, "expected_divisor": 8.0})
-    # {"en": "scaling_factor(768, 12) uses 27.71 = √768 as the divisor: ...", "ja": "..."}
+    entry = catalogue(Path("suites/chapter09/plugin/mistakes.yaml"))["not-implemented"]
+    entry.render({"file": "part1.py", "functions": "double", "count": 1})
+    # {"en": "part1.py: double still raise NotImplementedError (1 function(s)): ...", "ja": "..."}
 """
 
 from __future__ import annotations
@@ -25,10 +26,8 @@ from typing import Any
 
 import yaml
 
-__all__ = ["CATALOGUE_FILE", "FRAMEWORK_FILE", "Entry", "catalogue", "mistake_ids"]
+__all__ = ["FRAMEWORK_FILE", "Entry", "catalogue", "mistake_ids"]
 
-#: The data file, shipped inside the package.
-CATALOGUE_FILE = Path(__file__).with_name("mistakes.yaml")
 #: What the grader itself names for any assignment (``not-implemented``, ``unrecognised``).
 FRAMEWORK_FILE = Path(__file__).with_name("framework.yaml")
 _LANGS = ("en", "ja")
@@ -44,7 +43,7 @@ _JA_FOLD = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])|(?<=[{_JA_PUNCT}]) | (?=[{_JA
 class Entry:
     """One mistake of the catalogue."""
 
-    id: str = field(metadata={"help": "stable kebab-case id, e.g. sqrt-d-model"})
+    id: str = field(metadata={"help": "stable kebab-case id, e.g. returns-input"})
     title: dict[str, str] = field(metadata={"help": "short name, en and ja"})
     applies_to: tuple[str, ...] = field(metadata={"help": "part.function names that can show it"})
     recognised_by: str = field(metadata={"help": "how diagnosis recognises it, for instructors"})
@@ -87,13 +86,13 @@ class _Missing:
         return "?"
 
 
-def _text(value: Any, where: str, name: str = CATALOGUE_FILE.name) -> dict[str, str]:
+def _text(value: Any, where: str, name: str) -> dict[str, str]:
     if not isinstance(value, dict) or any(not isinstance(value.get(k), str) for k in _LANGS):
         raise ValueError(f"{name}: {where}: needs en and ja strings")
     return {"en": value["en"].strip(), "ja": _JA_FOLD.sub("", value["ja"].strip())}
 
 
-def _entry(mid: str, data: dict[str, Any], name: str = CATALOGUE_FILE.name) -> Entry:
+def _entry(mid: str, data: dict[str, Any], name: str) -> Entry:
     if not isinstance(data, dict):
         raise ValueError(f"{name}: {mid}: needs title, applies_to, recognised_by and message")
     raw = data.get("message")
@@ -118,7 +117,9 @@ def _entry(mid: str, data: dict[str, Any], name: str = CATALOGUE_FILE.name) -> E
 
 @functools.cache
 def catalogue(file: Path | None = None) -> dict[str, Entry]:
-    """All entries of a catalogue file (``mistakes.yaml`` by default), in file order, loaded once.
+    """All entries of an assignment's catalogue file, in file order, loaded once.
+
+    Without a file: the framework's own entries only (an assignment with no catalogue).
 
     An assignment's catalogue need not repeat what the framework names itself
     (``grader/framework.yaml``: ``not-implemented``, ``unrecognised``): those entries are added
@@ -128,12 +129,12 @@ def catalogue(file: Path | None = None) -> dict[str, Entry]:
         ValueError: the file is not a ``mistakes:`` mapping of complete entries (names the file
             and the entry).
     """
-    path = Path(file) if file is not None else CATALOGUE_FILE
+    path = Path(file) if file is not None else FRAMEWORK_FILE
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("mistakes"), dict):
         raise ValueError(f"{path.name}: the top level must be 'mistakes:' mapping ids to entries")
     entries = {str(mid): _entry(str(mid), body, path.name) for mid, body in data["mistakes"].items()}
-    if path not in (CATALOGUE_FILE, FRAMEWORK_FILE):
+    if path != FRAMEWORK_FILE:
         for mid, entry in catalogue(FRAMEWORK_FILE).items():
             entries.setdefault(mid, entry)
     return entries
@@ -162,6 +163,6 @@ def check_rubric(rubric: Any) -> None:
         raise RubricError(
             str(rubric.file),
             f"mistakes.{options.id}",
-            f"{options.id!r} is not an id of the mistake catalogue ({Path(file or CATALOGUE_FILE).name})",
+            f"{options.id!r} is not an id of the mistake catalogue ({Path(file or FRAMEWORK_FILE).name})",
             f"did you mean {nearest[0]!r}?" if nearest else "the catalogue names no mistake yet",
         )

@@ -121,10 +121,19 @@ out_option = click.option("--out", "out", type=click.Path(dir_okay=False), defau
                           help="Write the report to this file (format from --format, else from the extension).")
 
 
+gradebook_option = click.option(
+    "--gradebook", "gradebook", multiple=True, type=click.Choice(("csv", "canvas", "moodle")),
+    help="Also write the gradebook an LMS imports (repeatable): canvas -> gradebook.canvas.csv (Canvas's "
+         "gradebook import), moodle -> gradebook.moodle.csv (grading worksheet) and "
+         "moodle-feedback-files.zip; csv is gradebook.csv, always written.")
+bom_option = click.option("--bom", is_flag=True,
+                          help="Start the CSV files with a UTF-8 byte order mark, so Excel reads Japanese names.")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="grader")
 def main() -> None:
-    """Grade the chapter-7 attention-scaling assignment, and name the mistakes made."""
+    """Grade a course's assignments (one rubric each), and name the mistakes made."""
 
 
 def _format_for(out: str | None, fmt: str | None) -> str | None:
@@ -290,15 +299,19 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
 @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
 @click.option("--table/--no-table", default=None,
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
+@gradebook_option
+@bom_option
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
-          jobs: int | None, resume: bool, no_progress: bool, table: bool | None) -> None:
+          jobs: int | None, resume: bool, no_progress: bool, table: bool | None, gradebook: tuple[str, ...],
+          bom: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
     def body() -> int:
         rubric = _load(rubric_path, source)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
-                           resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None)
+                           resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
+                           gradebooks=tuple(gradebook), bom=bom)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not recognised, "
                   + (f"{result.unreadable} unreadable (error reports written), " if result.unreadable else "")
@@ -312,6 +325,27 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
         if result.interrupted:
             return 130
         return int(exit_code_for(result.reports, rubric))
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="export")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@rubric_option
+@lang_option
+@gradebook_option
+@bom_option
+def export_cmd(outdir: str, rubric_path: str, lang: str | None, gradebook: tuple[str, ...], bom: bool) -> None:
+    """Write the LMS gradebooks again from the reports of a finished batch in OUTDIR."""
+    from grader.batch import export_gradebooks
+
+    def body() -> int:
+        rubric = _load(rubric_path)
+        written = export_gradebooks(Path(outdir), rubric, tuple(gradebook) or ("canvas", "moodle"), bom=bom,
+                                    lang=_lang(lang, rubric))
+        for path in written:
+            err.print(f"written: {path}")
+        return 0
 
     sys.exit(_guard(body))
 
@@ -413,6 +447,9 @@ def gradescope(outdir: str, rubric_path: str | None) -> None:
     def body() -> int:
         zip_path = build_autograder(_load(rubric_path), outdir)
         err.print(f"autograder written to {zip_path}")
+        from grader.gradescope import sandbox_note
+
+        err.print(sandbox_note(), markup=False, soft_wrap=True)
         return 0
 
     sys.exit(_guard(body))

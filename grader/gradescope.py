@@ -11,6 +11,12 @@ student sees a message rather than a blank page.
 run the script against a simulated Gradescope folder; ``AUTOGRADER_PYTHON`` picks the
 interpreter (default ``python3``).
 
+Gradescope runs ``run_autograder`` as root. With namespaces (bubblewrap) the student's code
+sees none of the course files; where they cannot be built, the rlimits sandbox runs it as
+the unprivileged user ``nobody`` and the script first makes ``source/`` and ``results/``
+root-only. :func:`sandbox_note` says which level this machine gets and how to check it on
+Gradescope (each results.json carries ``extra_data.sandbox``).
+
 Example::
 
     zip_path = build_autograder(load_rubric("rubrics/chapter07.yaml"), "dist/gradescope")
@@ -51,6 +57,14 @@ RESULTS="$ROOT/results"
 mkdir -p "$RESULTS"
 cd "$SOURCE"
 export PYTHONPATH="$SOURCE${{PYTHONPATH:+:$PYTHONPATH}}"
+
+# Gradescope runs this as root. Where bubblewrap cannot build namespaces (Docker's default
+# profile often forbids them) the grader runs student code as the unprivileged user nobody:
+# the course files (reference, hidden suites, rubric) and the results are made root-only, so
+# that user cannot read them.
+if [ "$(id -u)" = 0 ]; then
+  chmod -R go-rwx "$SOURCE" "$RESULTS"
+fi
 
 # A notebook or a zip uploaded on its own is graded as that file.
 TARGET="$SUBMISSION"
@@ -93,6 +107,9 @@ def _files(root: Path, rubric: Any) -> list[Path]:
     wanted += [Path(rubric.exercises).resolve()]
     if rubric.reference is not None:
         wanted.append(Path(rubric.reference).resolve())
+    from grader.assignment import assignment_of
+
+    wanted += assignment_of(rubric).plugin_paths(instructor=True)
     for extra in ("pyproject.toml", "setup.py", "README.md"):
         if (root / extra).exists():
             wanted.append(root / extra)
@@ -134,3 +151,20 @@ def build_autograder(rubric: Any, outdir: str | Path) -> Path:
                     raise UsageError(f"{path}: must be inside the course repository {root}") from None
             zf.write(path, rel.as_posix())
     return target
+
+
+def sandbox_note() -> str:
+    """What isolation the autograder will get, and how to check it on Gradescope."""
+    from grader.sandbox.level import choose_level
+
+    level, warning = choose_level(allow_weak=True)
+    here = f"{level}" + (f" ({warning})" if warning else "")
+    return (
+        f"sandbox on this machine: {here}.\n"
+        "On Gradescope run_autograder runs as root: student code runs in namespaces (bubblewrap) where "
+        "the image allows them, otherwise at the rlimits level as user 'nobody', with source/ "
+        "(reference, hidden suites, rubric) and results/ readable by root only (Python itself must "
+        "be readable by every user, as the image's system Python is).\n"
+        "To check: grade a test submission and read its results.json, extra_data.sandbox "
+        "(level and user); or in the image run: GRADER_SANDBOX=rlimits bash /autograder/run_autograder."
+    )

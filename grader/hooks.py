@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.machinery
 import importlib.util
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -105,7 +106,13 @@ def load_hooks(path: Path) -> Hooks:
             function names to callables; the message names the file.
     """
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
-    name = f"_grader_plugin_{digest}"
+    package = f"_grader_plugin_{digest}"
+    # The hooks file's folder is a private package, so the file may import its neighbours
+    # (``from . import plots``) without putting that folder on sys.path.
+    pkg_spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
+    pkg_spec.submodule_search_locations = [str(path.parent)]
+    sys.modules.setdefault(package, importlib.util.module_from_spec(pkg_spec))
+    name = f"{package}.{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise GraderError(f"{path}: cannot be imported as a Python module")

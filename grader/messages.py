@@ -135,10 +135,10 @@ SENTENCES: dict[str, str] = {
         "授業またはリリースのフォルダ（その中のどのフォルダでも可）で実行するか、--rubric PATH を"
         "指定してください",
     "from {start} up to {top}": "{start} から {top} まで",
-    "{folder} holds {n} rubrics ({listed}) and none has the submission in its exercises folder; "
-    "pass --rubric PATH to choose one":
-        "{folder} にはルーブリックが {n} 個あり（{listed}）、提出物を exercises フォルダに含むものが"
-        "ありません。--rubric PATH でどれかを選んでください",
+    "{folder} holds {n} rubrics ({listed}) and neither the working folder nor the submission lies "
+    "in one's exercises folder; pass --rubric PATH to choose one":
+        "{folder} にはルーブリックが {n} 個あり（{listed}）、作業中のフォルダも提出物も、どれの "
+        "exercises フォルダにも入っていません。--rubric PATH でどれかを選んでください",
     "{path}: not a submission: expected a folder with scaling.py/softmax.py/variance.py, a .ipynb "
     "notebook or a .zip of either{hint}":
         "{path}: 提出物ではありません。scaling.py/softmax.py/variance.py のあるフォルダ、.ipynb の"

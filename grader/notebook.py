@@ -18,14 +18,14 @@ monkeypatch in the notebook cannot reach them.
 Also a magic, loaded with this module (or ``%load_ext grader.notebook``)::
 
     %grader                 # same as notebook.check()
-    %grader softmax         # one part
+    %grader part1           # one part (a part id of the rubric)
     %grader --lang en --plots
 
 Example::
 
     from grader import notebook
     notebook.check()            # every part
-    notebook.check("softmax")   # one part
+    notebook.check("part1")     # one part
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
     """Run the public tests on the cells run in this kernel and show the result here.
 
     Args:
-        part: show only this part (one of the rubric's part ids, e.g. ``"softmax"``).
+        part: show only this part (one of the rubric's part ids, e.g. ``"part1"``).
         lang: ``"ja"`` or ``"en"`` (default: ``$GRADER_LANG``, else the rubric's first language).
         plots: also draw the plots of your functions (about a second more per check).
         rubric: the rubric file (default: found by walking up from the working folder).
@@ -165,9 +165,8 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
 
 def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.PathLike[str] | None,
            level: str | None) -> Any:
-    from grader.submission import notebook_submission
-
     from grader.rubric import find_rubric
+    from grader.submission import notebook_submission
 
     shell = _shell()
     folder = Path(os.getcwd())

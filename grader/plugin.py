@@ -65,7 +65,7 @@ class GradingState:
         submissions: what to grade, in order.
         open_session: ``submission -> SubmissionSession`` (a child of a warm worker).
         suite_dirs: ``{suite name: folder}`` of the suites being run.
-        reference: namespace with ``scaling``, ``softmax``, ``variance`` and ``answers_key``,
+        reference: namespace with one module per code part (``reference.<part>``) and ``answers_key``,
             or None when grading without the reference (``grader check``).
         seed: this grading run's seed.
         answers: ``index -> quiz answers`` (plain data) of the submission at that index.

@@ -1,22 +1,29 @@
-"""What an assignment's probes are written with: calling the student, findings, evidence helpers.
+"""Outcomes + probe values → recognised mistakes: the framework an assignment's probes plug into.
 
-A recogniser (see :mod:`grader.hooks`) gets a :class:`Probe` bound to one part of one
-submission. ``probe("double", x)`` calls the student's function in the sandbox and returns
-plain data (ndarrays, floats, lists, dicts); ``probe.expect("part1", "double", x)`` gives the
-right answer (the reference's when loaded, else the hooks'
-``ORACLE``). It returns :class:`Finding` records: a catalogue id, the function, and the
-evidence (the student's own numbers) the catalogue's message templates are filled with.
+Recognition is by behaviour only. After a submission's tests, :func:`diagnose` calls the
+student's functions again through the same sandboxed session (``session.call``) on probe
+inputs the assignment's recognisers choose (``plugin.hooks`` of its rubric, see
+:mod:`grader.hooks`), and words what they find with the assignment's catalogue.
 
-A student's ``NotImplementedError`` ends the function's probing as ``not-implemented``; any
-other exception as ``unrecognised`` with the exception's type; a missing function is skipped
-(the report says so already); a timeout or crash stops probing the part.
+A recogniser gets a :class:`Probe` bound to one part of one submission. ``probe("double", x)``
+calls the student's function in the sandbox and returns plain data (ndarrays, floats, lists,
+dicts); ``probe.args_after("double", x)`` also returns the arguments as the call left them;
+``probe.expect("part1", "double", x)`` gives the right answer (the reference's when loaded, else
+the hooks' ``ORACLE``). It returns :class:`Finding` records: a catalogue id, the function, and
+the evidence (the student's own numbers) the catalogue's message templates are filled with.
+
+Cost: only the parts whose tests failed are probed (a part that passed is named nothing, and
+a correct submission costs no call at all). A student's ``NotImplementedError`` ends the
+function's probing as ``not-implemented``; another exception as ``unrecognised`` with its type
+(a recogniser may catch :class:`Raised` to judge it); a missing function is skipped (the report
+says so already); a timeout or crash stops probing that part only.
 
 Helpers: :func:`arr` / :func:`num` (a returned value as float64 array / number, or None),
 :func:`close`, :func:`same` (exactly equal: the test for a hardcoded answer), :func:`show`
-(a value for a message), :func:`ratio` (the constant c with raw ≈ c · out), :func:`hardcoded`,
-:func:`unrecognised`, :func:`randn` (seeded torch tensors), :func:`plain`.
+(a value for a message), :func:`ratio` (the constant c with raw ≈ c · out), :func:`pick`,
+:func:`hardcoded`, :func:`unrecognised`, :func:`gen` / :func:`randn` (seeded torch), :func:`plain`.
 
-Example::
+Example (the recogniser ``grader new`` writes)::
 
     def _double(p: Probe) -> list[Finding]:       # part1.double(x) should return 2 x
         x = randn(7, 4, 4)
@@ -30,36 +37,366 @@ Example::
 
 from __future__ import annotations
 
-from grader.diagnosis import (
-    UNRECOGNISED,
-    Finding,
-    _arr as arr,
-    _close as close,
-    _hardcoded as hardcoded,
-    _num as num,
-    _plain as plain,
-    _Probe as Probe,
-    _randn as randn,
-    _ratio as ratio,
-    _same as same,
-    _show as show,
-    _unrecognised as unrecognised,
-)
-from grader.testing import describe_call
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from grader.errors import SandboxError
+from grader.report.model import Mistake, Status
+from grader.testing import StudentRaised, describe_call
 
 __all__ = [
-    "UNRECOGNISED",
-    "Finding",
-    "Probe",
-    "arr",
-    "close",
-    "describe_call",
-    "hardcoded",
-    "num",
-    "plain",
-    "randn",
-    "ratio",
-    "same",
-    "show",
-    "unrecognised",
+    "UNRECOGNISED", "Finding", "Probe", "Raised", "arr", "close", "describe_call", "diagnose", "gen",
+    "hardcoded", "num", "pick", "plain", "probe_part", "randn", "ratio", "same", "show", "unrecognised",
 ]
+
+UNRECOGNISED = "unrecognised"
+
+
+@dataclass
+class Finding:
+    """One function's behaviour matched ``id`` (or nothing known: ``unrecognised``)."""
+
+    id: str
+    function: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def diagnose(run: Any, session: Any, reference: Any, rubric: Any, *,
+             parts: Iterable[str] | None = None) -> list[Mistake]:
+    """Name the known mistakes this submission shows, with its own numbers as evidence.
+
+    Args:
+        run: the plugin's ``SubmissionRun`` (``outcomes``, ``answers``, ``errors``).
+        session: the submission's open ``SubmissionSession`` (or anything with ``call``).
+        reference: the reference namespace, or None (``grader check``): the expected values
+            are then computed here with torch.
+        rubric: the assignment's rubric: its parts, hooks (recognisers, oracle), catalogue and
+            ``mistake_options(id).partial_credit``.
+        parts: the parts to probe; by default those with a failed or errored test and no
+            timeout (a hanging function would cost the per-call limit again).
+
+    Returns:
+        One :class:`Mistake` per (id, part), in part order; ``unrecognised`` entries say
+        plainly that a failure matches no known mistake.
+    """
+    outcomes = list(getattr(run, "outcomes", []) or [])
+    failing = _failing_parts(outcomes)
+    kit = _Kit.of(rubric)
+    wanted = list(parts) if parts is not None else [p for p in kit.functions if p in failing]
+    mistakes: list[Mistake] = []
+    threads = torch.get_num_threads()
+    # The expected values are tiny tensors: on a busy machine, torch's thread pool makes each
+    # small matmul cost milliseconds instead of microseconds.
+    torch.set_num_threads(1)
+    try:
+        for part in wanted:
+            if part not in kit.functions:
+                continue
+            if parts is None and any(t.part == part and t.status == Status.TIMEOUT for t in outcomes):
+                continue
+            findings = probe_part(session, part, reference, rubric, errors=getattr(run, "errors", None), kit=kit)
+            mistakes += _merge(part, findings, _filename(session, part, kit.files), rubric,
+                               failed=failing.get(part, False), entries=kit.entries)
+    finally:
+        torch.set_num_threads(threads)
+    if kit.quiz_part in failing:
+        quiz = kit.quiz_findings(getattr(run, "answers", None) or {})
+        mistakes += _merge(kit.quiz_part, quiz, kit.files.get(kit.quiz_part, kit.quiz_part), rubric,
+                           failed=False, entries=kit.entries)
+    return mistakes
+
+
+@dataclass(frozen=True)
+class _Kit:
+    """What diagnosing one assignment needs: its functions, recognisers, oracle and catalogue."""
+
+    functions: dict[str, tuple[str, ...]]
+    recognisers: Any
+    oracle: Any
+    entries: Any
+    quiz_findings: Callable[[dict[str, Any]], list[Finding]]
+    files: dict[str, str]
+    quiz_part: str | None
+
+    @classmethod
+    def of(cls, rubric: Any) -> _Kit:
+        """What the rubric's assignment declares (no recognisers when it has no hooks)."""
+        from grader.assignment import assignment_of
+
+        a = assignment_of(rubric)
+        hooks = a.hooks
+        return cls(a.all_functions, hooks.recognisers, hooks.oracle, a.catalogue(), hooks.quiz_findings,
+                   {p.id: p.file for p in rubric.parts}, a.quiz_part)
+
+
+def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
+    """part -> True when it has a *failed* test (an error alone is explained elsewhere)."""
+    out: dict[str, bool] = {}
+    for t in outcomes:
+        if t.status in (Status.FAILED, Status.ERROR):
+            out[t.part] = out.get(t.part, False) or t.status == Status.FAILED
+    return out
+
+
+def _filename(session: Any, part: str, files: dict[str, str]) -> str:
+    try:
+        module = session.module_for(part)
+        if module and session.kind == "notebook":
+            return str(module["filename"])
+    except Exception:  # noqa: BLE001 - a fake session without module_for
+        pass
+    return files.get(part, part)
+
+
+def probe_part(session: Any, part: str, reference: Any, rubric: Any, *, errors: list[str] | None = None,
+               kit: _Kit | None = None) -> list[Finding]:
+    """Probe every function of ``part``; one or more findings per function that is wrong."""
+    kit = kit or _Kit.of(rubric)
+    probe = Probe(session, part, reference, oracle=kit.oracle)
+    findings: list[Finding] = []
+    for func in kit.functions[part]:
+        recognise = kit.recognisers.get(func)
+        if recognise is None:
+            continue
+        try:
+            findings += recognise(probe)
+        except _NotImplemented:
+            findings.append(Finding("not-implemented", func))
+        except Raised as exc:
+            findings.append(Finding(UNRECOGNISED, func, {"raised": exc.type_name,
+                                                         "raised_message": exc.message[:200]}))
+        except _Unavailable:
+            continue  # missing function or file that did not load: the report says so already
+        except _Stop:
+            break
+        except Exception as exc:  # noqa: BLE001 - our own fault must not cost the other functions
+            if errors is not None:
+                errors.append(f"diagnosis of {func}() failed: {type(exc).__name__}: {exc}")
+    return findings
+
+
+def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed: bool,
+           entries: Any) -> list[Mistake]:
+    """One Mistake per id: the first function's evidence, the others listed."""
+    if not findings and failed:
+        findings = [Finding(UNRECOGNISED, "", {})]
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(f.id, []).append(f)
+    named = [mid for mid in groups if mid != UNRECOGNISED]
+    credit_id = named[0] if len(named) == 1 and UNRECOGNISED not in groups else None
+    mistakes = []
+    for mid, group in groups.items():
+        funcs = list(dict.fromkeys(f.function for f in group if f.function))
+        evidence = dict(group[0].evidence)
+        evidence["functions"] = funcs
+        slots = {**evidence, "functions": ", ".join(funcs), "count": len(funcs), "file": file,
+                 "function": group[0].function or file}
+        if mid == UNRECOGNISED:
+            slots["variant"] = "functions" if funcs else "default"
+            raised = str(evidence.get("raised") or "")
+            if raised == "MemoryError":  # its message is usually empty: say what the limit was
+                slots["variant"] = "memory"
+                slots["limit"] = getattr(getattr(rubric, "limits", None), "memory_mb", "?")
+            elif raised:
+                slots["variant"] = "raised"
+                slots["raised_message"] = str(evidence.get("raised_message") or "").strip() or "-"
+        message = entries[mid].render(slots)
+        others = funcs[1:]
+        if others and mid not in ("not-implemented", UNRECOGNISED):
+            message = {
+                "en": f"{message['en']} The same mistake shows in {', '.join(others)}.",
+                "ja": f"{message['ja']}{'、'.join(others)} にも同じ誤りがあります。",
+            }
+        credit = 0.0
+        if mid == credit_id and rubric is not None:
+            credit = float(rubric.mistake_options(mid).partial_credit or 0.0)
+        mistakes.append(Mistake(id=mid, part=part, message=message, evidence=plain(evidence),
+                                function=", ".join(funcs) or None, file=file, partial_credit=credit))
+    return mistakes
+
+
+# --------------------------------------------------------------------------- calling
+
+
+class _Stop(Exception):
+    """The session timed out or crashed: stop probing this part."""
+
+
+class _Unavailable(Exception):
+    """No such function, or its file did not load."""
+
+
+class _NotImplemented(Exception):
+    """The function still raises NotImplementedError."""
+
+
+class Raised(Exception):
+    def __init__(self, type_name: str, message: str) -> None:
+        super().__init__(f"{type_name}: {message}")
+        self.type_name = type_name
+        self.message = message
+
+
+class Probe:
+    """Calls into the student's part, and computes expected values on the trusted side."""
+
+    def __init__(self, session: Any, part: str, reference: Any, oracle: Any = None) -> None:
+        self.session = session
+        self.part = part
+        self.reference = reference
+        self.oracle = oracle or {}
+        self.calls = 0
+
+    def __call__(self, func: str, *args: Any, **kwargs: Any) -> Any:
+        return self._call(func, list(args), dict(kwargs))
+
+    def args_after(self, func: str, *args: Any) -> tuple[Any, list[Any] | None]:
+        """Like calling, but also returns the positional arguments as the call left them."""
+        return self._call(func, list(args), {}, echo_args=True)
+
+    def _call(self, func: str, args: list[Any], kwargs: dict[str, Any], **echo: bool) -> Any:
+        from grader.sandbox.worker import StudentTimeout, StudentUnavailable
+
+        self.calls += 1
+        try:
+            return self.session.call(self.part, func, args, kwargs, **echo)
+        except StudentRaised as exc:
+            if exc.type_name == "NotImplementedError" or "NotImplementedError" in exc.bases:
+                raise _NotImplemented from None
+            raise Raised(exc.type_name, exc.message) from None
+        except StudentUnavailable:
+            raise _Unavailable from None
+        except (StudentTimeout, SandboxError):
+            raise _Stop from None
+
+    def expect(self, part: str, func: str, *args: Any) -> Any:
+        """The right answer: the reference's when it is loaded, else torch's, as plain data."""
+        module = getattr(self.reference, part, None) if self.reference is not None else None
+        if module is not None and hasattr(module, func):
+            return plain(getattr(module, func)(*args))
+        return plain(self.oracle[func](*args))
+
+
+# --------------------------------------------------------------------------- plain values
+
+
+def plain(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().double().numpy()
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def arr(value: Any) -> np.ndarray | None:
+    """A student's value as a float64 array, or None when it is not numeric."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return np.array(float(value))
+    try:
+        out = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return out
+
+
+def num(value: Any) -> float | None:
+    a = arr(value)
+    if a is None or a.size != 1:
+        return None
+    return float(a.reshape(()))
+
+
+def close(got: Any, want: Any, rtol: float = 1e-4, atol: float = 1e-6) -> bool:
+    g, w = arr(got), arr(want)
+    if g is None or w is None or g.shape != w.shape:
+        return False
+    return bool(np.all(np.isfinite(g)) and np.allclose(g, w, rtol=rtol, atol=atol))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Exactly the same value (the test for a hardcoded answer)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    x, y = arr(a), arr(b)
+    if x is None or y is None:
+        return bool(a == b) if type(a) is type(b) and isinstance(a, (str, list)) else False
+    return x.shape == y.shape and bool(np.array_equal(x, y, equal_nan=True))
+
+
+def show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {show(v)}" for k, v in list(value.items())[:4]) + "}"
+    a = arr(value)
+    if a is None:
+        return type(value).__name__
+    if a.ndim == 0:
+        return f"{float(a):.6g}"
+    flat = ", ".join(f"{x:.4g}" for x in a.reshape(-1)[:4])
+    return f"[{flat}{', ...' if a.size > 4 else ''}] (shape {list(a.shape)})"
+
+
+
+# --------------------------------------------------------------------------- inference
+
+
+def ratio(raw: np.ndarray, out: Any) -> float | None:
+    """The constant c with raw ≈ c · out, or None when no single constant explains out."""
+    o = arr(out)
+    if o is None or o.shape != raw.shape or not np.all(np.isfinite(o)):
+        return None
+    big = np.abs(raw) > 1e-2 * np.abs(raw).max()
+    big &= np.abs(o) > 1e-12
+    if big.sum() < 2:
+        return None
+    ratios = raw[big] / o[big]
+    r = float(np.median(ratios))
+    if r == 0 or not math.isfinite(r):
+        return None
+    within = np.abs(ratios / r - 1.0) < 2e-3
+    return r if within.mean() >= 0.9 else None
+
+
+
+
+def pick(findings: list[Finding | None]) -> list[Finding]:
+    """The first probe's finding wins (probes are ordered: the chapter's numbers first)."""
+    real = [f for f in findings if f is not None]
+    return real[:1]
+
+
+def hardcoded(func: str, call_a: str, out_a: Any, call_b: str, out_b: Any) -> Finding | None:
+    if same(out_a, out_b):
+        return Finding("hardcoded-output", func, {"call": call_a, "other_call": call_b,
+                                                  "value": show(out_a)})
+    return None
+
+
+def unrecognised(func: str, **evidence: Any) -> list[Finding]:
+    return [Finding(UNRECOGNISED, func, evidence)]
+
+
+def gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def randn(seed: int, *shape: int, scale: float = 1.0) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen(seed)) * scale
+
+

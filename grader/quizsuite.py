@@ -3,7 +3,11 @@
 A quiz is ``answers.yaml`` mapping question ids to ``{answer: ...}`` (or to the bare answer). The
 public check knows only each question's id and type (``numeric`` or ``choice`` with its
 letters, from the public suite's ``expected.json``); the hidden check reads the answer key. No
-message ever states the right answer.
+message ever states the right answer. Answers are read as people type them (NFKC: full-width
+letters and digits, ideographic spaces; ``b)``, ``(b)``), and an answers file that cannot be
+read fails every check saying so (:func:`grader.testing.quiz_answer`). The public check is
+about form only: its test's title should say so, so that a full score there is not read as
+correct answers.
 
 Example (a public suite's ``test_quiz.py``)::
 
@@ -21,7 +25,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from grader.testing import require
+from grader.testing import quiz_answer, quiz_letter, quiz_number, require
 
 __all__ = ["check_answer", "check_well_formed", "questions"]
 
@@ -35,7 +39,7 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
     """Fail unless the answer to ``question`` is filled in and is a number or one of its letters."""
     __tracebackhide__ = True
     qid = question["id"]
-    given = _student_answer(answers, qid)
+    given = quiz_answer(answers, qid)
     require(
         given is not None and given != "",
         en=f'{qid}: no answer yet; write it after "answer:" in answers.yaml.',
@@ -45,14 +49,7 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
     )
     shown = repr(given) if type(given) in (str, int, float, bool) else type(given).__name__
     if question["type"] == "numeric":
-        number: float | None = None
-        if type(given) in (int, float):
-            number = float(given)
-        elif type(given) is str:
-            try:
-                number = float(given.strip())
-            except ValueError:
-                number = None
+        number = quiz_number(given)
         require(
             number is not None and math.isfinite(number),
             en=f"{qid}: {shown} is not a number; write a number such as 2.5.",
@@ -62,7 +59,7 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
         )
     else:
         letters = question["choices"]
-        letter = given.strip().lower().rstrip(").") if type(given) is str else None
+        letter = quiz_letter(given)
         require(
             letter in letters,
             en=f"{qid}: {shown} is not one of the letters {', '.join(letters)}.",
@@ -82,7 +79,7 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
     if question_id not in (key or {}):
         raise RuntimeError(f"the answer key has no question {question_id!r}")
     spec = key[question_id]
-    given = _student_answer(answers, question_id)
+    given = quiz_answer(answers, question_id)
     require(
         given is not None and given != "",
         en=f"{question_id}: no answer was given.",
@@ -92,7 +89,7 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
     )
     shown = repr(given) if type(given) in (str, int, float, bool) else type(given).__name__
     if spec["type"] == "numeric":
-        number = _as_number(given)
+        number = quiz_number(given)
         require(
             number is not None and math.isfinite(number),
             en=f"{question_id}: the answer {shown} is not a number.",
@@ -110,7 +107,7 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
             actual=shown,
         )
     else:
-        letter = _as_letter(given)
+        letter = quiz_letter(given)
         require(
             letter is not None,
             en=f"{question_id}: the answer {shown} is not one letter such as a, b, c or d.",
@@ -125,31 +122,3 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
             expected=str(spec["answer"]),
             actual=shown,
         )
-
-
-def _student_answer(answers: Any, question_id: str) -> Any:
-    """The student's answer: ``answers[id]["answer"]`` as in the stub, or ``answers[id]``."""
-    if type(answers) is not dict:
-        return None
-    entry = answers.get(question_id)
-    if type(entry) is dict:
-        return entry.get("answer")
-    return entry
-
-
-def _as_number(value: Any) -> float | None:
-    if type(value) in (int, float):
-        return float(value)
-    if type(value) is str:
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
-
-
-def _as_letter(value: Any) -> str | None:
-    if type(value) is not str:
-        return None
-    text = value.strip().lower().rstrip(").")
-    return text if len(text) == 1 and text.isalpha() else None

@@ -49,7 +49,8 @@ def _under(path: Path, root: Path, what: str) -> Path:
 
 
 def student_rubric(text: str) -> str:
-    """The rubric's text without ``reference`` and the hidden suite, comments kept; and
+    """The rubric's text without ``reference``, the hidden suite and the plug-in's mutants and
+    fixtures (built from the reference), comments kept; and
     ``report.fail_below_pass_mark: true``, so the student's CI fails until the pass mark is
     reached.
 
@@ -67,7 +68,7 @@ def student_rubric(text: str) -> str:
             j -= 1
 
     for i, line in enumerate(lines):
-        if (re.match(r"^reference\s*:", line) or re.match(r"^\s+hidden\s*:", line)
+        if (re.match(r"^reference\s*:", line) or re.match(r"^\s+(hidden|mutants|fixtures)\s*:", line)
                 or re.match(r"""^\s+-\s*\{?\s*match\s*:\s*["']?hidden/""", line)):
             remove(i)
     # A `rules:` left with no items would read as null: take it out too.
@@ -127,6 +128,17 @@ def build_release(rubric: Any, outdir: str | Path, *, force: bool = False) -> li
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(root / exercises, out / exercises, ignore=_SKIP)
     shutil.copytree(root / public, out / public, ignore=_SKIP)
+    from grader.assignment import assignment_of
+
+    for path in assignment_of(rubric).plugin_paths(instructor=False):
+        rel = _under(path, root, "assignment's plug-in")
+        if any(h == path or h in path.parents or path in h.parents for h in hidden):
+            raise UsageError(f"{path}: the assignment's plug-in overlaps the hidden suite; separate the folders")
+        if path.is_dir():
+            shutil.copytree(path, out / rel, ignore=_SKIP, dirs_exist_ok=True)
+        else:
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, out / rel)
     package = Path(grader.__file__).resolve().parent
     shutil.copytree(package, out / "grader", ignore=shutil.ignore_patterns(
         "__pycache__", "*.pyc", *_INSTRUCTOR_ONLY))
@@ -150,12 +162,26 @@ def build_release(rubric: Any, outdir: str | Path, *, force: bool = False) -> li
         "torch_index": TORCH_CPU_INDEX,
         "version": _version(),
         "package_data": json.dumps(list(PATTERNS)),
+        **_example(rubric),
     }
     for name, template in _FILES.items():
         target = out / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(template.format(**context), encoding="utf-8")
     return sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+
+
+def _example(rubric: Any) -> dict[str, str]:
+    """A mistake to name in the README: the hooks' ``README_EXAMPLE``, else the catalogue's first."""
+    from grader.assignment import assignment_of
+
+    a = assignment_of(rubric)
+    example = getattr(a.hooks.module, "README_EXAMPLE", None)
+    if not (isinstance(example, dict) and {"en", "ja"} <= set(example)):
+        ids = a.mistake_ids()
+        title = a.catalogue()[ids[0]].title if ids else {"en": "a stub left in place", "ja": "雛形のまま"}
+        example = {"en": title["en"][:1].lower() + title["en"][1:], "ja": title["ja"]}
+    return {"example_en": str(example["en"]), "example_ja": str(example["ja"])}
 
 
 def _version() -> str:
@@ -225,7 +251,7 @@ Windows では 2 行目を `.venv\\Scripts\\activate` にします。3 行目は
 すでに入っている環境では 1〜3 行目は不要で、`pip install .` は入っている torch をそのまま使います。
 
 `grader check` は公開テストで採点し、どのテストが通らなかったか、よくある間違い
-（例：√d_model で割っている）を、あなたの数値とともに示します。ノートブックのセルで
+（例：{example_ja}）を、あなたの数値とともに示します。ノートブックのセルで
 `!grader check` と実行しても同じです（このリポジトリの中ならどのフォルダからでも動きます）。
 `grader check --lang ja` で日本語のみ、`grader check -v` で詳しい表示になります。
 
@@ -260,7 +286,7 @@ build of PyTorch (the GPU build is gigabytes and grading never uses it). Where t
 keeps the torch you have.
 
 `grader check` grades your work with the public tests and says which tests failed and which
-common mistake it recognised (e.g. dividing by √d_model), with your numbers. `!grader check`
+common mistake it recognised (e.g. {example_en}), with your numbers. `!grader check`
 in a notebook cell does the same (it works from any folder inside this repository).
 `grader check --lang en` shows English only; `grader check -v` shows more detail.
 

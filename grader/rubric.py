@@ -38,6 +38,7 @@ from grader.errors import RubricError
 __all__ = [
     "FORMATS",
     "HiddenDetail",
+    "LatePolicy",
     "QuizAnswers",
     "Limits",
     "MistakeOptions",
@@ -229,11 +230,45 @@ class ReportOptions:
 class MistakeOptions:
     """How the rubric treats one recognised mistake (the catalogue itself lives elsewhere)."""
 
-    id: str = field(metadata=_help("the mistake's stable kebab-case id, e.g. sqrt-d-model"))
+    id: str = field(metadata=_help("the mistake's stable kebab-case id, e.g. returns-input"))
     partial_credit: float = field(
         default=0.0,
         metadata=_help("points given back on the part when exactly this mistake explains it"),
     )
+    central: bool = field(
+        default=False,
+        metadata=_help("the chapter's central mistake: the class summary counts who passed despite it"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LatePolicy:
+    """What a submission the LMS flagged as late loses (rubric key ``late``)."""
+
+    penalty_percent: float = field(
+        default=0.0, metadata=_help("percent of the maximum score taken off a late submission")
+    )
+    cap_percent: float = field(
+        default=100.0, metadata=_help("a late submission scores at most this percent of the maximum")
+    )
+
+    def apply(self, score: float, max_score: float) -> float:
+        """The score a late submission keeps (never below 0)."""
+        kept = min(score - max_score * self.penalty_percent / 100, max_score * self.cap_percent / 100)
+        return max(0.0, min(score, kept))
+
+    def describe(self, lang: str) -> str:
+        """The policy in words, for reports and the gradebook."""
+        parts = []
+        if self.penalty_percent:
+            parts.append(f"-{_fmt(self.penalty_percent)}% of the maximum" if lang == "en"
+                         else f"満点の {_fmt(self.penalty_percent)}% を減点")
+        if self.cap_percent < 100:
+            parts.append(f"at most {_fmt(self.cap_percent)}% of the maximum" if lang == "en"
+                         else f"上限は満点の {_fmt(self.cap_percent)}%")
+        if not parts:
+            return "no penalty" if lang == "en" else "減点なし"
+        return ", ".join(parts) if lang == "en" else "、".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +292,9 @@ class Rubric:
     report: ReportOptions = field(default=ReportOptions(), metadata=_help("report options"))
     mistakes: tuple[MistakeOptions, ...] = field(
         default=(), metadata=_help("per-mistake options; unlisted ids get the defaults")
+    )
+    late: LatePolicy | None = field(
+        default=None, metadata=_help("what a late submission loses; None: lateness is only shown")
     )
     plugin: Plugin = field(default=Plugin(), metadata=_help("the assignment's own pieces"))
 
@@ -403,8 +441,8 @@ def find_rubric(
                 listed = ", ".join(_show_from(c, here) for c in candidates)
                 ambiguous = ambiguous or (
                     f"{_show_from(folder / RUBRICS_FOLDER, here)} holds {len(candidates)} rubrics"
-                    f" ({listed}) and none has the submission in its exercises folder;"
-                    " pass --rubric PATH to choose one"
+                    f" ({listed}) and neither the working folder nor the submission lies in"
+                    " one's exercises folder; pass --rubric PATH to choose one"
                 )
                 break
             return Path(_show_from(chosen, Path(os.path.abspath(Path.cwd()))))  # noqa: PTH100
@@ -560,6 +598,7 @@ _TOP_KEYS = (
     "limits",
     "report",
     "mistakes",
+    "late",
     "plugin",
 )
 _PLUGIN_PATHS = {
@@ -765,6 +804,7 @@ class _Reader:
             limits=self.limits(_section(data, "limits")),
             report=self.report(_section(data, "report")),
             mistakes=self.mistakes(_section(data, "mistakes")),
+            late=self.late(data["late"]) if data.get("late") is not None else None,
             plugin=self.plugin(_section(data, "plugin")),
         )
 
@@ -787,6 +827,15 @@ class _Reader:
         if "notebook" in data:
             found["notebook"] = self.string(data["notebook"], "plugin.notebook", "chapter07.ipynb")
         return Plugin(**found)
+
+    def late(self, value: Any) -> LatePolicy:
+        example = "late: {penalty_percent: 10, cap_percent: 80}"
+        data = self.mapping(value, "late", ("penalty_percent", "cap_percent"), example)
+        got: dict[str, float] = {}
+        for key, default in (("penalty_percent", 10), ("cap_percent", 80)):
+            if key in data:
+                got[key] = self.number(data[key], f"late.{key}", low=0, high=100, example=default)
+        return LatePolicy(**got)
 
     def suites(self, value: Any) -> tuple[Suite, ...]:
         data = self.mapping(value, "suites", _SUITE_NAMES, _REQUIRED_EXAMPLES["suites"])
@@ -874,7 +923,7 @@ class _Reader:
                 raise self.fail(
                     f"{path}.functions",
                     f"must be a list of function names (got {_describe(functions)})",
-                    "write functions: [head_dim, scaling_factor]",
+                    "write functions: [double, halve] (the names the part's file defines)",
                 )
             parts.append(Part(id=part_id, file=file, title=title, functions=tuple(functions)))
         return tuple(parts)
@@ -1035,7 +1084,7 @@ class _Reader:
             raise self.fail(
                 "mistakes",
                 f"must be a mapping of mistake id to options (got {_describe(value)})",
-                "write mistakes: {sqrt-d-model: {partial_credit: 0}}",
+                "write mistakes: {returns-input: {partial_credit: 0}}",
             )
         options = []
         for mistake_id, entry in value.items():
@@ -1050,13 +1099,14 @@ class _Reader:
                 {}
                 if entry is None
                 else self.mapping(
-                    entry, path, ("partial_credit",), f"{mistake_id}: {{partial_credit: 0}}"
+                    entry, path, ("partial_credit", "central"), f"{mistake_id}: {{partial_credit: 0}}"
                 )
             )
             credit = self.number(
                 entry.get("partial_credit", 0.0), f"{path}.partial_credit", low=0, example=0
             )
-            options.append(MistakeOptions(id=mistake_id, partial_credit=credit))
+            central = self.boolean(entry.get("central", False), f"{path}.central")
+            options.append(MistakeOptions(id=mistake_id, partial_credit=credit, central=central))
         return tuple(options)
 
 
@@ -1109,7 +1159,7 @@ def _fmt(number: float) -> str:
 
 def _kebab(name: str) -> str:
     name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name)
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "sqrt-d-model"
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "mistake-id"
 
 
 def _show(path: Path) -> str:
@@ -1123,25 +1173,26 @@ def _show(path: Path) -> str:
 #: Modules of the grader whose code decides what a report says about a submission beyond the
 #: rubric and the suites: the diagnosis and what recognisers are written with. Found without
 #: importing them (the batch parent stays light).
-KNOWLEDGE_MODULES = ("grader.diagnosis", "grader.probing")
+KNOWLEDGE_MODULES = ("grader.probing",)
 
 
 def knowledge_files(rubric: Any = None) -> list[Path]:
     """The mistake catalogue(s) and the diagnosis code a rubric's reports depend on.
 
-    The assignment's catalogue (the plug-in's, else ``grader/mistakes.yaml``), the framework's
-    own entries, the plug-in's hooks and :data:`KNOWLEDGE_MODULES`. A change to any of them
-    changes :func:`rubric_fingerprint`.
+    The assignment's catalogue, the framework's own entries, the plug-in's Python files (its
+    hooks and their neighbours) and :data:`KNOWLEDGE_MODULES`. A change to any of them changes
+    :func:`rubric_fingerprint`.
     """
     from importlib.util import find_spec
 
-    from grader.catalogue import CATALOGUE_FILE, FRAMEWORK_FILE
+    from grader.catalogue import FRAMEWORK_FILE
 
     plugin = getattr(rubric, "plugin", None)
-    files = [Path(getattr(plugin, "catalogue", None) or CATALOGUE_FILE), FRAMEWORK_FILE]
+    catalogue = getattr(plugin, "catalogue", None)
+    files = ([Path(catalogue)] if catalogue else []) + [FRAMEWORK_FILE]
     hooks = getattr(plugin, "hooks", None)
     if hooks:
-        files.append(Path(hooks))
+        files += sorted(Path(hooks).parent.glob("*.py"))
     for name in KNOWLEDGE_MODULES:
         spec = find_spec(name)
         if spec is not None and spec.origin:

@@ -48,7 +48,6 @@ MAX_ANSWERS_BYTES = 64 * 1024
 #: libyaml's safe loader where PyYAML was built with it: the same data, ~10x faster to parse
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_ANSWER_NODES = 5000
-PARTS_WITH_CODE = ("scaling", "softmax", "variance")
 
 
 # --------------------------------------------------------------------------- sandbox level
@@ -57,7 +56,7 @@ PARTS_WITH_CODE = ("scaling", "softmax", "variance")
 # --------------------------------------------------------------------------- reference
 
 
-def load_reference(folder: Path | None, parts: Sequence[str] = PARTS_WITH_CODE,
+def load_reference(folder: Path | None, parts: Sequence[str],
                    quiz_file: str | None = "answers.yaml") -> types.SimpleNamespace | None:
     """Import the reference solution here, in the trusted process, under private names.
 
@@ -89,8 +88,6 @@ def load_reference(folder: Path | None, parts: Sequence[str] = PARTS_WITH_CODE,
 
 def reference_for(rubric: Any) -> types.SimpleNamespace | None:
     """The rubric's reference, loaded with the parts its assignment declares."""
-    if getattr(rubric.plugin, "hooks", None) is None:
-        return load_reference(rubric.reference)
     from grader.assignment import assignment_of
 
     a = assignment_of(rubric)
@@ -99,10 +96,6 @@ def reference_for(rubric: Any) -> types.SimpleNamespace | None:
 
 def plot_data(rubric: Any, session: Any, reference: Any) -> dict[str, Any]:
     """The student's values for the report's figures, from the assignment's ``plot_data`` hook."""
-    if getattr(rubric.plugin, "hooks", None) is None:
-        from grader.report.plotdata import collect_plot_data
-
-        return collect_plot_data(session)
     from grader.assignment import assignment_of
 
     return assignment_of(rubric).hooks.plot_data(session, reference)
@@ -199,7 +192,7 @@ def grade(
             ``more``, reports are handed to ``on_report`` only and not kept: the return
             value is empty, so a long session holds nothing it has finished with.
     """
-    if not submissions:
+    if not submissions and more is None:
         return []
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     own_worker = worker is None
@@ -234,7 +227,7 @@ def grade(
         return worker.open(sub, limits)
 
     def on_done(run: _plugin.SubmissionRun) -> None:
-        from grader import diagnosis
+        from grader import probing
 
         session = run.session
         mistakes = []
@@ -242,7 +235,7 @@ def grade(
             try:
                 if session is None:
                     session = run.session = open_session(run.submission)
-                mistakes = diagnosis.diagnose(run, session, reference, rubric)
+                mistakes = probing.diagnose(run, session, reference, rubric)
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
                 run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
         plots: dict[str, Any] = {}

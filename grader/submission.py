@@ -7,14 +7,14 @@ Example::
 
     sub = load_submission("submissions/alice.zip")
     sub.kind                      # "folder" or "notebook": what the worker loads
-    sub.part_module("softmax")    # Module to execute for that part, or None if missing
+    sub.part_module("part1")      # Module to execute for that part, or None if missing
     [m.to_dict() for m in sub.modules]   # plain data for the wire
 
 What is accepted (see the assignment contract, "What a submission is"):
 
 =====================  ====================================================================
-folder                 ``scaling.py`` ``softmax.py`` ``variance.py`` ``answers.yaml``, any
-                       missing; also one level down when the folder only wraps one
+folder                 the assignment's ``.py`` files (its rubric's parts) and
+                       ``answers.yaml``, any missing; also one level down when the folder only wraps one
                        subfolder (LMS exports). A folder with no ``.py`` but a notebook is
                        graded as that notebook.
 both                   a folder with the ``.py`` files and a notebook is graded as what the
@@ -50,7 +50,6 @@ from grader.errors import SubmissionError
 __all__ = [
     "ANSWERS_FILE",
     "HANDOUT_SUFFIX",
-    "PART_FILES",
     "Chunk",
     "Handout",
     "WorkChoice",
@@ -63,17 +62,16 @@ __all__ = [
     "notebook_submission",
 ]
 
-PART_FILES = {"scaling": "scaling.py", "softmax": "softmax.py", "variance": "variance.py"}
 ANSWERS_FILE = "answers.yaml"
 #: First line of the raw notebook cell that carries the quiz answers.
 ANSWERS_MARKER = "# answers.yaml"
 NOTEBOOK_MODULE = "notebook"
 
 MiB = 1024 * 1024
-_NOT_A_SUBMISSION = (
-    "not a submission: expected a folder with scaling.py/softmax.py/variance.py, "
-    "a .ipynb notebook or a .zip of either"
-)
+def _not_a_submission(parts: dict[str, str] | None) -> str:
+    files = "/".join(parts.values()) if parts else "the assignment's .py files"
+    return f"not a submission: expected a folder with {files}, a .ipynb notebook or a .zip of either"
+
 _ZIP_LESS = "zip only your .py files and answers.yaml, or your notebook"
 _SYMLINK = "it is a symbolic link, not a file"
 # Tools add these next to the real files; they are never part of the work.
@@ -117,8 +115,8 @@ class Chunk:
 
     Args:
         code: the source, newlines normalised to ``\\n``.
-        label: where it came from, as shown to students: ``softmax.py`` or
-            ``chapter07.ipynb, cell 4``.
+        label: where it came from, as shown to students: ``part1.py`` or
+            ``chapter09.ipynb, cell 4``.
         first_line: line number of the chunk's first line within its file or cell.
     """
 
@@ -139,8 +137,8 @@ class Module:
     """A module the worker builds by executing its chunks in order.
 
     Args:
-        name: ``scaling`` | ``softmax`` | ``variance`` for folders, ``notebook`` for a notebook.
-        filename: the file it came from, e.g. ``scaling.py`` or ``chapter07.ipynb``.
+        name: the part id (``part1``) for folders, ``notebook`` for a notebook.
+        filename: the file it came from, e.g. ``part1.py`` or ``chapter09.ipynb``.
         chunks: the source pieces; one for a ``.py`` file, one per non-empty code cell.
     """
 
@@ -226,7 +224,8 @@ def load_submission(
             the ``.py`` files and the notebook is graded as :func:`choose_work` decides.
             Without it, the ``.py`` files are graded.
         parts: code part id -> file name, as the assignment declares them
-            (``Assignment.part_files``); chapter 7's by default.
+            (``Assignment.part_files``). Without them every ``.py`` file of the folder is a
+            part named by its stem, and no file is reported missing.
 
     Returns:
         The submission; files it could not use are explained in ``notes``.
@@ -238,7 +237,7 @@ def load_submission(
     limits = limits or ReadLimits()
     given = Path(path)
     try:
-        return _load(given, limits, handout, dict(parts) if parts else PART_FILES)
+        return _load(given, limits, handout, dict(parts) if parts else None)
     except SubmissionError:
         raise
     except OSError as exc:  # permissions, a file removed while we read, a broken disk
@@ -260,7 +259,7 @@ def _reason(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:200] + "…"
 
 
-def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[str, str]) -> Submission:
+def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[str, str] | None) -> Submission:
     if given.is_dir():
         tree: _Tree = _FolderTree(given)
         return _from_tree(
@@ -285,7 +284,7 @@ def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[
             modules=(module,),
             answers=answers,
             notes=notes,
-            code_parts=tuple(parts),
+            code_parts=tuple(parts or ()),
         )
     if given.is_file() and suffix == ".zip":
         with _open_zip(given, limits) as archive:
@@ -299,7 +298,7 @@ def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[
                 parts,
             )
     hint = " (to grade this file, pass the folder that holds it)" if suffix == ".py" else ""
-    raise SubmissionError(f"{given}: {_NOT_A_SUBMISSION}{hint}")
+    raise SubmissionError(f"{given}: {_not_a_submission(parts)}{hint}")
 
 
 # --- building the Submission --------------------------------------------------------------
@@ -361,7 +360,7 @@ def _from_tree(
     origin: str,
     limits: ReadLimits,
     handout: Handout | None = None,
-    parts: dict[str, str] = PART_FILES,
+    parts: dict[str, str] | None = None,
 ) -> Submission:
     work = _read_work(tree, origin, limits, parts)
     notes = work.notes
@@ -391,7 +390,7 @@ def _from_tree(
             modules=(module,),
             answers=nb_answers or answers,
             notes=notes,
-            code_parts=tuple(parts),
+            code_parts=tuple(parts or ()),
         )
 
     answers = work.answers
@@ -406,7 +405,7 @@ def _from_tree(
         notes.append(
             f"used the answers cell of {work.notebook[0]}: {ANSWERS_FILE} is as handed out"
         )
-    naming = _naming_note(work.present, work.py_names, parts)
+    naming = _naming_note(work.present, work.py_names, parts) if parts else None
     if naming:
         notes.append(naming)
     modules = tuple(work.py[part] for part in work.present if part in work.py)
@@ -416,7 +415,7 @@ def _from_tree(
             " zip your folder or notebook directly, not a zip of a zip"
         )
     return _build(name, path, origin, kind="folder", modules=modules, answers=answers, notes=notes,
-                  code_parts=tuple(parts))
+                  code_parts=tuple(parts) if parts else tuple(work.present))
 
 
 @dataclass
@@ -433,7 +432,7 @@ class _Work:
     several: str | None = None  # the note to give when there were several and one is graded
 
 
-def _read_work(tree: _Tree, origin: str, limits: ReadLimits, parts: dict[str, str]) -> _Work:
+def _read_work(tree: _Tree, origin: str, limits: ReadLimits, parts: dict[str, str] | None) -> _Work:
     notes: list[str] = list(tree.notes)
     rel = ""
     files, dirs = tree.listdir(rel)
@@ -450,6 +449,8 @@ def _read_work(tree: _Tree, origin: str, limits: ReadLimits, parts: dict[str, st
             notes.append(f"skipped {filename}: {files[filename].problem}")
         else:
             notebooks.append(filename)
+    if parts is None:  # nothing declared: each .py file is a part named by its stem
+        parts = {n[:-3]: n for n in sorted(files) if n.endswith(".py") and n[:-3].isidentifier()}
     present = [part for part, filename in parts.items() if filename in files]
     answers_file = files.get(ANSWERS_FILE)
     answers = _read_answers(tree, answers_file, limits, notes) if answers_file else None
@@ -535,7 +536,7 @@ class Handout:
     @classmethod
     def of_folder(cls, folder: str | os.PathLike[str], parts: Mapping[str, str] | None = None) -> Handout:
         """Fingerprints of the stubs in ``folder`` (the rubric's ``exercises``)."""
-        work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits(), dict(parts or PART_FILES))
+        work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits(), dict(parts) if parts else None)
         files = {m.filename: _fingerprint(m.chunks[0].code) for m in work.py.values()}
         if work.answers is not None:
             files[ANSWERS_FILE] = _fingerprint(work.answers)
@@ -600,7 +601,7 @@ def choose_work(folder: str | os.PathLike[str], handout: Handout,
       (``not-implemented``), and say so;
     - only one of the two is there: grade that one.
     """
-    work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits(), dict(parts or PART_FILES))
+    work = _read_work(_FolderTree(Path(folder)), "folder", ReadLimits(), dict(parts) if parts else None)
     return _decide(work, handout)
 
 

@@ -41,6 +41,14 @@ TEXT = {
         "unrecognised": "Entries that are not submissions", "entry": "Entry", "why": "Why",
         "errors": "Submissions with errors (syntax errors, crashes, timeouts)",
         "timeouts": "Submissions with a timeout",
+        "first": "At a glance",
+        "central": "Passed despite the central mistake",
+        "central_row": "{passed} of {total} submissions with {mid} still passed",
+        "common": "Most common mistakes, one example each",
+        "example": "Example", "student": "Submission",
+        "error_list": "Submissions with errors",
+        "error_col": "What went wrong",
+        "none": "none",
     },
     "ja": {
         "title": "クラス全体のまとめ", "graded": "採点した提出物", "not_graded": "採点できなかった項目",
@@ -54,6 +62,14 @@ TEXT = {
         "unrecognised": "提出物として認識できなかった項目", "entry": "項目", "why": "理由",
         "errors": "エラーのあった提出物（構文エラー・異常終了・時間切れ）",
         "timeouts": "時間切れのあった提出物",
+        "first": "まずここを確認",
+        "central": "核心の誤りがあっても合格した提出物",
+        "central_row": "{mid} のある提出物 {total} 件のうち {passed} 件が合格",
+        "common": "よくある間違い（各 1 例）",
+        "example": "例", "student": "提出物",
+        "error_list": "エラーのあった提出物",
+        "error_col": "起きたこと",
+        "none": "なし",
     },
 }
 
@@ -76,9 +92,32 @@ class ClassStats:
     tests: list[tuple[str, float, int]]  # id, pass rate, runs
     mistakes: list[tuple[str, int]]  # id, submissions
     unrecognised: list[tuple[str, str]] = field(default_factory=list)
+    #: mistakes the rubric marks central: (id, submissions with it, of which passed)
+    central: list[tuple[str, int, int]] = field(default_factory=list)
+    #: one example per mistake id, most common first: (id, count, submission, message en/ja)
+    examples: list[tuple[str, int, str, dict[str, str]]] = field(default_factory=list)
+    #: submissions with errors: (submission, first error)
+    error_list: list[tuple[str, str]] = field(default_factory=list)
 
 
-def class_stats(reports: list[GradeReport], unrecognised: list[tuple[str, str]] | None = None) -> ClassStats:
+def _who(report: GradeReport) -> str:
+    """The submission as the instructor knows it: the LMS name and id where known."""
+    who = report.student or {}
+    name, sid = str(who.get("name") or ""), str(who.get("id") or "")
+    return f"{name} ({sid})" if name and sid else report.submission
+
+
+def _first_error(report: GradeReport) -> str:
+    if report.errors:
+        return report.errors[0].splitlines()[0][:200] if report.errors[0] else ""
+    for t in report.tests:
+        if t.status in (Status.ERROR, Status.TIMEOUT):
+            return f"{t.id}: {t.status.value}"
+    return ""
+
+
+def class_stats(reports: list[GradeReport], unrecognised: list[tuple[str, str]] | None = None,
+                central: tuple[str, ...] = ()) -> ClassStats:
     scores = [float(r.score) for r in reports]
     parts: dict[str, list[float]] = {}
     part_info: dict[str, tuple[str, str, float]] = {}
@@ -91,7 +130,21 @@ def class_stats(reports: list[GradeReport], unrecognised: list[tuple[str, str]] 
         for t in r.tests:
             tests.setdefault(t.id, []).append(1 if t.status is Status.PASSED else 0)
         mistakes.update({m.id for m in r.mistakes})
+    ordered = sorted(reports, key=lambda r: r.submission)
+    examples = []
+    for mid, count in sorted(mistakes.items(), key=lambda m: (-m[1], m[0])):
+        report, found = next((r, m) for r in ordered for m in r.mistakes if m.id == mid)
+        examples.append((mid, count, _who(report), dict(found.message)))
+    errored = [r for r in ordered if r.errors or any(t.status in (Status.ERROR, Status.TIMEOUT) for t in r.tests)]
+    central_rows = []
+    for mid in central:
+        having = [r for r in reports if any(m.id == mid for m in r.mistakes)]
+        central_rows.append((mid, len(having), sum(1 for r in having if r.passed)))
     return ClassStats(
+        central=central_rows,
+        examples=examples,
+        error_list=[(_who(r), _first_error(r)) for r in errored]
+        + [(entry, f"not graded: {why}") for entry, why in unrecognised or []],
         n=len(reports),
         max_score=max((float(r.max_score) for r in reports), default=0.0),
         scores=scores,
@@ -241,8 +294,24 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     t = TEXT[lang]
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     pct = lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"  # noqa: E731
-    lines = [
-        f"# {t['title']}: {title}", "",
+    lines = [f"# {t['title']}: {title}", "", f"## {t['first']}", ""]
+    for mid, total, passed in stats.central:
+        lines.append(f"- **{t['central']}**: " + t["central_row"].format(passed=passed, total=total, mid=f"`{mid}`"))
+    lines += ["", f"### {t['common']}", ""]
+    if stats.examples:
+        lines += [f"| {t['mistake']} | {t['count']} | {t['example']} |", "| --- | ---: | --- |"]
+        lines += [f"| `{mid}` | {count} | {_md(who)}: {_md(msg.get(lang) or msg.get('en', ''))} |"
+                  for mid, count, who, msg in stats.examples[:5]]
+    else:
+        lines.append(t["no_mistakes"])
+    lines += ["", f"### {t['error_list']} ({len(stats.error_list)})", ""]
+    if stats.error_list:
+        lines += [f"| {t['student']} | {t['error_col']} |", "| --- | --- |"]
+        lines += [f"| {_md(who)} | {_md(what)} |" for who, what in stats.error_list[:10]]
+    else:
+        lines.append(t["none"])
+    lines += [
+        "",
         "| | |", "| --- | --- |",
         f"| {t['graded']} | {stats.n} |",
         f"| {t['not_graded']} | {len(stats.unrecognised)} |",
@@ -274,6 +343,13 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     return "\n".join(lines) + "\n"
 
 
+def _md(text: str) -> str:
+    """Student text inside a Markdown table cell (:func:`grader.sinks.markdown`)."""
+    from grader.sinks import markdown
+
+    return markdown(text)
+
+
 @functools.lru_cache(maxsize=1)
 def _templates() -> Any:
     """The template environment, made once: each page then reuses the compiled template."""
@@ -301,7 +377,8 @@ def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Any,
                   unrecognised: list[tuple[str, str]] | None = None) -> list[Path]:
     """Write the plots and the Markdown and HTML pages in both languages; returns the paths."""
     out = Path(outdir)
-    stats = class_stats(reports, unrecognised)
+    central = tuple(m.id for m in getattr(rubric, "mistakes", ()) if getattr(m, "central", False))
+    stats = class_stats(reports, unrecognised, central)
     written = []
     (out / "summary").mkdir(parents=True, exist_ok=True)
     for lang in ("ja", "en"):

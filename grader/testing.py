@@ -13,11 +13,10 @@ Example::
 
     from grader.testing import assert_close, describe_call, randn
 
-    def test_scale_scores(student, rng):
+    def test_double(student, rng):
         x = randn(rng, (4, 8))
-        got = student.scaling.scale_scores(x, 64)
-        assert_close(got, x / 8, rtol=1e-5, atol=1e-6,
-                     what=describe_call("scale_scores", x, d_k=64))
+        got = student.part1.double(x)
+        assert_close(got, x * 2, rtol=1e-5, atol=1e-6, what=describe_call("double", x))
 
 This module must not import the pytest plugin: suites import it, and so does the plugin.
 """
@@ -170,7 +169,7 @@ def describe_value(value: Any, *, limit: int = 60) -> str:
 
 
 def describe_call(func: Any, *args: Any, **kwargs: Any) -> str:
-    """Render a call for a message, e.g. ``scale_scores(float32[4, 8], d_k=64)``.
+    """Render a call for a message, e.g. ``double(float32[4, 8], times=2)``.
 
     Args:
         func: the function's name, or anything with a ``__name__``.
@@ -584,8 +583,8 @@ def raises_student(type_name: str | Sequence[str], *, what: str = "the call") ->
 
     Example::
 
-        with raises_student("ValueError", what="head_dim(768, 0)") as call:
-            call.returned = student.scaling.head_dim(768, 0)
+        with raises_student("ValueError", what="halve(-1)") as call:
+            call.returned = student.part1.halve(-1)
     """
     __tracebackhide__ = True
     names = (type_name,) if isinstance(type_name, str) else tuple(type_name)

@@ -9,15 +9,16 @@ Three claims are checked by grading, with the hidden and public suites, in one `
    named ``not-implemented``;
 3. for every id of the mistake catalogue, at least one mutant of the reference loses points
    and is named with exactly that id;
-4. every correct submission of the corpus (``tests/fixtures/correct-styles/``: folders,
-   notebooks and zips written independently, in the styles students use) earns full marks
-   on every part and is named nothing: no style the contract allows costs a point.
+4. every correct submission of the rubric's ``plugin.fixtures`` corpus (folders, notebooks
+   and zips written independently, in the styles students use) earns full marks on every
+   part and is named nothing: no style the contract allows costs a point.
 
-A mutant is a case file under ``tests/mutants/<id>/`` holding the definitions of one
-reference file that it changes (appended to that file when graded), under a header::
+A mutant is a case file under the rubric's ``plugin.mutants`` folder, ``<id>/<name>.py``,
+holding the definitions of one reference file that it changes (appended to that file when
+graded), under a header::
 
-    # mistake: sqrt-d-model
-    # file: scaling.py
+    # mistake: not-implemented
+    # file: part1.py
 
 Example::
 
@@ -41,13 +42,11 @@ import yaml
 from rich.table import Table
 from rich.text import Text
 
-from grader.catalogue import catalogue, mistake_ids
 from grader.errors import GraderError
 
 __all__ = ["Mutant", "Row", "ValidationResult", "load_corpus", "load_mutants", "render_lines", "render_table",
            "validate"]
 
-CODE_FILES = ("scaling.py", "softmax.py", "variance.py")
 NOT_IMPLEMENTED = "not-implemented"
 
 
@@ -111,7 +110,7 @@ class ValidationResult:
 # --------------------------------------------------------------------------- mutants
 
 
-def load_mutants(folder: Path, code_files: Sequence[str] = CODE_FILES) -> list[Mutant]:
+def load_mutants(folder: Path, code_files: Sequence[str]) -> list[Mutant]:
     """Read every ``<id>/<name>.py`` case file under ``folder``, sorted by id then name.
 
     Raises:
@@ -135,25 +134,12 @@ def load_mutants(folder: Path, code_files: Sequence[str] = CODE_FILES) -> list[M
     return mutants
 
 
-def default_mutants(rubric: Any) -> Path:
-    """The rubric's ``plugin.mutants``, else ``tests/mutants`` next to the rubric's folder."""
-    declared = getattr(getattr(rubric, "plugin", None), "mutants", None)
-    return declared or Path(rubric.file).resolve().parent.parent / "tests" / "mutants"
-
-
-def _declared(rubric: Any) -> tuple[tuple[str, ...], list[str], set[str], Path | None]:
-    """Code files, mistake ids, known ids and correct-style fixtures the rubric declares."""
-    if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
-        return CODE_FILES, mistake_ids(), set(catalogue()), default_corpus(rubric)
+def _declared(rubric: Any) -> tuple[tuple[str, ...], list[str], set[str], Path | None, Path | None]:
+    """Code files, mistake ids, known ids, mutants and correct-style corpus the rubric declares."""
     from grader.assignment import assignment_of
 
     a = assignment_of(rubric)
-    return tuple(a.part_files.values()), a.mistake_ids(), set(a.catalogue()), a.fixtures
-
-
-def default_corpus(rubric: Any) -> Path:
-    """``tests/fixtures/correct-styles`` next to the rubric's folder."""
-    return Path(rubric.file).resolve().parent.parent / "tests" / "fixtures" / "correct-styles"
+    return tuple(a.part_files.values()), a.mistake_ids(), set(a.catalogue()), a.mutants, a.fixtures
 
 
 #: corpus entries graded as they are, not laid over a copy of the reference
@@ -190,8 +176,8 @@ def validate(
     Args:
         rubric: the loaded rubric (its ``reference`` and ``exercises`` are used).
         seed: the grading seed (random when None; shown in the table).
-        mutants: folder of mutant case files; ``tests/mutants`` of the project by default.
-        corpus: folder of correct submissions; ``tests/fixtures/correct-styles`` by default.
+        mutants: folder of mutant case files; the rubric's ``plugin.mutants`` by default.
+        corpus: folder of correct submissions; the rubric's ``plugin.fixtures`` by default.
         level: sandbox level, as for :func:`grader.runner.grade`.
         allow_weak: whether an rlimits-only sandbox is acceptable.
 
@@ -209,13 +195,14 @@ def validate(
     check_rubric(rubric)
     started = time.monotonic()
     reference_dir = Path(rubric.reference)
-    code_files, ids_declared, known, fixtures_dir = _declared(rubric)
+    code_files, ids_declared, known, mutants_dir, fixtures_dir = _declared(rubric)
     parts = assignment_of(rubric).part_files
 
     def load_submission(path: Path) -> Any:
         return _load_submission(path, parts=parts)
 
-    mutant_list = load_mutants(mutants or default_mutants(rubric), code_files)
+    mutants = mutants or mutants_dir
+    mutant_list = load_mutants(mutants, code_files) if mutants is not None else []
     if corpus is not None:
         fixtures_dir = corpus
     fixtures = load_corpus(fixtures_dir) if fixtures_dir is not None else []
@@ -314,7 +301,7 @@ def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report
 
 def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
     """Run every probe of the diagnosis on the reference, failing parts or not."""
-    from grader import diagnosis
+    from grader import probing
     from grader.assignment import assignment_of
     from grader.runner import choose_level
     from grader.sandbox.worker import LimitsView, Worker
@@ -325,7 +312,7 @@ def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, 
         session = worker.open(sub, LimitsView.of(rubric.limits))
         try:
             run = _Run(errors=errors)
-            found = diagnosis.diagnose(run, session, reference, rubric,
+            found = probing.diagnose(run, session, reference, rubric,
                                        parts=[p.id for p in assignment_of(rubric).code_parts])
         finally:
             session.close()
@@ -337,7 +324,7 @@ def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, 
 
 @dataclass
 class _Run:
-    """The little of a ``SubmissionRun`` that :func:`grader.diagnosis.diagnose` reads."""
+    """The little of a ``SubmissionRun`` that :func:`grader.probing.diagnose` reads."""
 
     errors: list[str]
     outcomes: list[Any] = field(default_factory=list)

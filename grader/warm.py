@@ -289,6 +289,16 @@ def hidden_counts(rubric: Any, suites: Sequence[str]) -> dict[str, int] | None:
     return counts
 
 
+def prepare() -> None:
+    """Do the first check's one-time work ahead of it, while the zygote imports torch: the
+    mistake catalogue, the view's template and the terminal view's library."""
+    from grader import catalogue
+    from grader.report import cell, html, terminal  # noqa: F401 - imported for later
+
+    catalogue.catalogue()
+    html._ENV.get_template("cell.html.j2")
+
+
 def render_views(report: Any, rubric: Any, view: Mapping[str, Any], *,
                  hidden: Mapping[str, int] | None = None) -> dict[str, str]:
     """The student's views of one check, as ``view`` (from :meth:`WarmChecker.check`) asks.

@@ -241,6 +241,9 @@ def attack_rubric(tmp_path_factory: pytest.TempPathFactory):
         data[key] = str((base / data[key]).resolve())
     for suite in data["suites"].values():
         suite["path"] = str((base / suite["path"]).resolve())
+    for key, value in data.get("plugin", {}).items():  # the chapter's plug-in, where it is
+        if key != "notebook":
+            data["plugin"][key] = str((base / value).resolve())
     data["limits"] = dict(LIMITS)
     out = tmp_path_factory.mktemp("rubric") / "chapter07.yaml"
     out.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")

@@ -80,8 +80,8 @@ def test_moodle_export_zip_takes_ids_from_the_names(tmp_path):
         zf.writestr("Jiro Suzuki_34567_assignsubmission_file_/report.pdf", b"%PDF")
     found = find_submissions(export, tmp_path / "out" / ".sources")
     ids = {f.student_id: f.submission.name for f in found.found}
-    assert {"12345": "Taro_Yamada_12345_assignsubmission_file_",
-            "23456": "Hanako_Sato_23456_assignsubmission_file_"} == ids
+    assert {"12345": "Taro_Yamada_12345", "23456": "Hanako_Sato_23456"} == ids
+    assert {"Taro Yamada", "Hanako Sato"} == {f.name for f in found.found}
     assert ["Jiro Suzuki_34567_assignsubmission_file_"] == [e for e, _ in found.unrecognised]
 
 
@@ -141,8 +141,9 @@ def test_batch_writes_reports_gradebook_summary_and_resumes(tmp_path):
     proc = _batch(str(src), "--out", str(out), "-j", "2", "--seed", "5")
     assert "6 graded" in proc.stderr
     rows = _gradebook(out)
-    assert ["submission", "student_id", "score", "max_score", "passed", "part:scaling", "part:softmax",
-            "part:variance", "part:quiz", "mistakes", "errors", "content_hash", "graded_at"] == list(rows[0])
+    assert ["submission", "student_id", "name", "lms", "late", "score", "max_score", "passed", "part:scaling",
+            "part:softmax", "part:variance", "part:quiz", "late_penalty", "mistakes", "errors", "content_hash",
+            "graded_at"] == list(rows[0])
     by_name = {r["submission"]: r for r in rows}
     assert 6 == len(by_name)
     full = by_name["s00-correct"]
@@ -232,7 +233,7 @@ def test_weak_sandbox_is_refused_without_the_flag(tmp_path, monkeypatch):
 
 
 def _batch_workers() -> set[int]:
-    """Every running batch worker on this machine (forked ones are nobody's child here)."""
+    """Every running batch worker started from this checkout (forked ones are nobody's child here)."""
     found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -240,7 +241,11 @@ def _batch_workers() -> set[int]:
                 cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if b"grader._batchworker" in cmdline:
+            try:  # this checkout's workers only: other batches may run on the same machine
+                here = os.readlink(entry / "cwd") == str(ROOT)
+            except OSError:
+                continue
+            if b"grader._batchworker" in cmdline and here:
                 found.add(int(entry.name))
     return found
 

@@ -1,4 +1,4 @@
-"""Tests for grader/diagnosis.py and grader/catalogue.py.
+"""Tests for chapter 7's probes (suites/chapter07/plugin/hooks.py), grader/probing.py and grader/catalogue.py.
 
 Most tests call the diagnosis on an in-process stand-in for the worker session (below), so
 each case costs milliseconds; the values still travel through grader.wire, as in the sandbox.
@@ -19,8 +19,11 @@ from typing import Any
 
 import pytest
 
-from grader import diagnosis, wire
-from grader.catalogue import catalogue, mistake_ids
+import dataclasses
+
+from grader import probing, wire
+from grader.assignment import assignment_of
+from grader.rubric import MistakeOptions, load_rubric
 from grader.report.model import CaseOutcome, Mistake, Status
 from grader.runner import load_reference
 from grader.sandbox.worker import StudentTimeout, StudentUnavailable
@@ -28,8 +31,18 @@ from grader.testing import StudentRaised
 
 ROOT = Path(__file__).resolve().parent.parent
 SPELLINGS = ROOT / "tests" / "fixtures" / "spellings"
+CH7 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
+CH7_ASSIGNMENT = assignment_of(CH7)
 PARTS = ("scaling", "softmax", "variance")
-ALL_PARTS = tuple(diagnosis.PART_FUNCTIONS)
+ALL_PARTS = tuple(CH7_ASSIGNMENT.all_functions)
+
+
+def catalogue():
+    return CH7_ASSIGNMENT.catalogue()
+
+
+def mistake_ids():
+    return CH7_ASSIGNMENT.mistake_ids()
 CONTRACT_IDS = [
     "sqrt-d-model", "divide-by-d-k", "no-scaling", "multiply-by-sqrt-d-k", "wrong-divisor",
     "head-split-order", "softmax-overflow", "softmax-wrong-dim", "softmax-not-normalized",
@@ -61,7 +74,8 @@ class InProcessSession:
     def module_for(self, part: str) -> dict[str, Any] | None:
         return {"name": part, "filename": f"{part}.py"} if part in self.modules else None
 
-    def call(self, part: str, func: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    def call(self, part: str, func: str, args: list[Any], kwargs: dict[str, Any], *,
+             echo_args: bool = False) -> Any:
         self.calls += 1
         module = self.modules.get(part)
         if module is None or not callable(getattr(module, func, None)):
@@ -75,6 +89,8 @@ class InProcessSession:
         except Exception as exc:  # noqa: BLE001 - described, as the worker does
             raise StudentRaised(type(exc).__name__, str(exc), f"{part}.py",
                                 [c.__name__ for c in type(exc).__mro__[1:]]) from None
+        if echo_args:  # the arguments as the call left them, as the worker sends them back
+            return wire.decode(wire.encode(value)), wire.decode(wire.encode(list(args)))
         return wire.decode(wire.encode(value))
 
 
@@ -93,7 +109,7 @@ def failed(part: str, status: Status = Status.FAILED) -> CaseOutcome:
 
 @pytest.fixture(scope="module")
 def reference():
-    return load_reference(ROOT / "solutions" / "chapter07")
+    return load_reference(ROOT / "solutions" / "chapter07", PARTS)
 
 
 def read_case(path: Path) -> tuple[dict[str, str], str]:
@@ -107,9 +123,9 @@ def read_case(path: Path) -> tuple[dict[str, str], str]:
     return header, text
 
 
-def diagnose_all(session: InProcessSession, reference: Any, parts=PARTS, rubric=None) -> tuple[list[Mistake], Run]:
+def diagnose_all(session: InProcessSession, reference: Any, parts=PARTS, rubric=CH7) -> tuple[list[Mistake], Run]:
     run = Run()
-    found = diagnosis.diagnose(run, session, reference, rubric, parts=parts)
+    found = probing.diagnose(run, session, reference, rubric, parts=parts)
     return found, run
 
 
@@ -117,8 +133,10 @@ def diagnose_all(session: InProcessSession, reference: Any, parts=PARTS, rubric=
 
 
 def test_catalogue_holds_every_contract_id_in_order():
-    """the catalogue lists the 17 ids of the assignment contract first, in the contract's order"""
-    assert CONTRACT_IDS == mistake_ids()[: len(CONTRACT_IDS)]
+    """the catalogue lists the ids of the assignment contract first, in the contract's order
+    (not-implemented, the last, is the framework's own and comes after the chapter's)"""
+    assert CONTRACT_IDS[:-1] == mistake_ids()[: len(CONTRACT_IDS) - 1]
+    assert "not-implemented" == CONTRACT_IDS[-1] and "not-implemented" in mistake_ids()
 
 
 def test_every_catalogue_entry_has_messages_in_both_languages():
@@ -132,7 +150,7 @@ def test_every_catalogue_entry_has_messages_in_both_languages():
 
 def test_every_applies_to_names_a_probed_function():
     """applies_to only names functions the diagnosis probes (or the quiz question)"""
-    known = {f"{part}.{func}" for part, funcs in diagnosis.PART_FUNCTIONS.items() for func in funcs}
+    known = {f"{part}.{func}" for part, funcs in CH7_ASSIGNMENT.all_functions.items() for func in funcs}
     for entry in catalogue().values():
         for name in entry.applies_to:
             assert name in known or name.startswith("quiz."), (entry.id, name)
@@ -198,7 +216,7 @@ def _correct_folders() -> list[Path]:
 @pytest.mark.parametrize("seeds", [(1234, 4321), (1, 2), (7, 99), (2024, 31337), (0, 5)], ids=str)
 def test_correct_solutions_are_named_nothing(folder, seeds, reference, monkeypatch):
     """correct solutions in any style are named nothing, whichever probe seeds are drawn"""
-    monkeypatch.setattr(diagnosis, "_SEEDS", seeds)
+    monkeypatch.setattr(CH7_ASSIGNMENT.hooks.module, "_SEEDS", seeds)
     session = InProcessSession.from_folder(folder)
     for ref in (reference, None):
         found, run = diagnose_all(session, ref)
@@ -210,7 +228,7 @@ def test_a_passing_submission_costs_no_call(reference):
     """parts whose tests all passed are not probed at all"""
     session = InProcessSession.from_folder(ROOT / "solutions" / "chapter07")
     run = Run([CaseOutcome(id="x", part=p, status=Status.PASSED, max_score=1.0, score=1.0) for p in PARTS])
-    assert diagnosis.diagnose(run, session, reference, None) == []
+    assert probing.diagnose(run, session, reference, CH7) == []
     assert session.calls == 0
 
 
@@ -291,7 +309,7 @@ def test_stub_is_named_not_implemented_once_per_part(reference):
 def test_quiz_answer_with_sqrt_d_model_is_named_without_giving_the_answer():
     """answering √4096 = 64 for the divisor names sqrt-d-model but never states 11.31"""
     run = Run([failed("quiz")], {"divisor-4096-32": {"answer": 64}})
-    [m] = diagnosis.diagnose(run, InProcessSession({}), None, None)
+    [m] = probing.diagnose(run, InProcessSession({}), None, CH7)
     assert (m.id, m.part, m.file) == ("sqrt-d-model", "quiz", "answers.yaml")
     for lang in ("en", "ja"):
         assert "64" in m.message[lang] and "√4096" in m.message[lang]
@@ -315,21 +333,21 @@ def test_failed_part_with_no_finding_gets_a_plain_note(reference):
     """tests failed but every probe looks right: say that no known mistake explains it"""
     session = InProcessSession.from_folder(ROOT / "solutions" / "chapter07")
     run = Run([failed("softmax")])
-    [m] = diagnosis.diagnose(run, session, reference, None)
+    [m] = probing.diagnose(run, session, reference, CH7)
     assert (m.id, m.part, m.function) == ("unrecognised", "softmax", None)
 
 
 def test_errored_tests_alone_get_no_note(reference):
     """a part whose tests only errored (file did not load) is explained by the errors already"""
     run = Run([failed("softmax", Status.ERROR)])
-    assert diagnosis.diagnose(run, InProcessSession({}), reference, None) == []
+    assert probing.diagnose(run, InProcessSession({}), reference, CH7) == []
 
 
 def test_timed_out_part_is_not_probed(reference):
     """a part with a timeout is left alone: probing could hang again"""
     session = InProcessSession.from_folder(ROOT / "examples" / "submissions" / "divide-by-dk")
     run = Run([failed("scaling"), failed("scaling", Status.TIMEOUT)])
-    assert diagnosis.diagnose(run, session, reference, None) == []
+    assert probing.diagnose(run, session, reference, CH7) == []
     assert session.calls == 0
 
 
@@ -366,12 +384,9 @@ def test_student_exception_in_a_probe_is_a_finding_not_a_crash(reference):
     assert unrecognised.evidence["raised"] == "TypeError"
 
 
-class Rubric:
-    def __init__(self, credit: dict[str, float]) -> None:
-        self.credit = credit
-
-    def mistake_options(self, mid):
-        return types.SimpleNamespace(id=mid, partial_credit=self.credit.get(mid, 0.0))
+def Rubric(credit: dict[str, float]) -> Any:  # noqa: N802 - reads as the rubric it stands for
+    """Chapter 7's rubric with these partial credits."""
+    return dataclasses.replace(CH7, mistakes=tuple(MistakeOptions(mid, c) for mid, c in credit.items()))
 
 
 def test_partial_credit_comes_from_the_rubric_when_one_mistake_explains_the_part(reference):
@@ -389,7 +404,7 @@ def test_partial_credit_comes_from_the_rubric_when_one_mistake_explains_the_part
 def test_mistakes_are_plain_data():
     """evidence holds only str, numbers, lists and dicts, so every writer can show it"""
     run = Run([failed("quiz")], {"divisor-4096-32": {"answer": 128}})
-    [m] = diagnosis.diagnose(run, InProcessSession({}), None, None)
+    [m] = probing.diagnose(run, InProcessSession({}), None, CH7)
     assert wire.decode(wire.encode(m.to_dict())) == m.to_dict()
 
 
@@ -423,7 +438,7 @@ def test_every_probe_through_the_worker_names_nothing_on_correct_submissions(rub
             try:
                 for ref in (reference, None):
                     run = Run()
-                    found = diagnosis.diagnose(run, session, ref, rubric, parts=ALL_PARTS)
+                    found = probing.diagnose(run, session, ref, rubric, parts=ALL_PARTS)
                     assert ([m.id for m in found], run.errors) == ([], []), path.name
             finally:
                 session.close()

@@ -39,6 +39,12 @@ def test_zip_holds_the_scripts_and_the_course(autograder: Path) -> None:
     assert any(n.startswith("solutions/chapter07/") for n in names)
     assert not [n for n in names if "__pycache__" in n]
     assert mode & stat.S_IXUSR
+    assert {"setup.py", "grader/package_data.py", "grader/mistakes.yaml"} <= names  # pip install . works
+    from grader.install import TORCH_CPU_INSTALL
+
+    with zipfile.ZipFile(autograder) as zf:
+        setup = zf.read("setup.sh").decode("utf-8")
+    assert f"pip install --break-system-packages {TORCH_CPU_INSTALL}" in setup  # CPU torch, not CUDA
 
 
 def _simulate(autograder: Path, tmp_path: Path, submission: Path | None) -> dict:

@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 pytestmark = pytest.mark.slow
 
@@ -34,20 +33,16 @@ def softmax(x, dim=-1):
 
 
 def _rubric(tmp_path: Path) -> Path:
-    """The shipped rubric with its paths made absolute and short per-call limits."""
-    src = ROOT / "rubrics" / "chapter07.yaml"
-    data = yaml.safe_load(src.read_text(encoding="utf-8"))
-    for key in ("exercises", "reference"):
-        data[key] = str((src.parent / data[key]).resolve())
-    for suite in data["suites"].values():
-        suite["path"] = str((src.parent / suite["path"]).resolve())
-    # cpu_s above the per-call limit: the loop must end by the wall clock (a timeout), not by
-    # the CPU limit (a crash).
-    data["limits"].update(per_call_s=PER_CALL_S, per_submission_s=PER_SUBMISSION_S, cpu_s=120)
-    data["report"]["formats"] = ["json"]
-    path = tmp_path / "rubric.yaml"
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    return path
+    """The shipped rubric with short per-call limits and JSON reports."""
+    from test_validate import rubric_copy
+
+    def edit(data: dict) -> None:
+        # cpu_s above the per-call limit: the loop must end by the wall clock (a timeout), not
+        # by the CPU limit (a crash).
+        data["limits"].update(per_call_s=PER_CALL_S, per_submission_s=PER_SUBMISSION_S, cpu_s=120)
+        data["report"]["formats"] = ["json"]
+
+    return rubric_copy(tmp_path, edit=edit)
 
 
 def _hanging_submission(folder: Path) -> Path:
@@ -63,6 +58,9 @@ def _grader(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
 
 
 def _check(report: dict) -> None:
+    # The submission's own grading time (not the tool's start-up): four waits of the per-call
+    # limit plus ordinary grading, far inside the budget whatever the machine's speed.
+    assert report["duration_s"] < PER_SUBMISSION_S, report["duration_s"]
     parts = {p["id"]: p for p in report["parts"]}
     for part in ("scaling", "variance"):
         assert parts[part]["score"] == parts[part]["max_score"] > 0, part
@@ -80,6 +78,7 @@ def _check(report: dict) -> None:
     assert len(waits) == 4, waits
     messages = {t["feedback"]["en"] for t in timed_out}
     assert len(messages) == 4, messages  # the same message for every call of one function
+    print(f"{len(timed_out)} softmax tests timed out after {len(waits)} waits of {PER_CALL_S} s;", end=" ")
 
 
 def test_grade_a_hanging_softmax_costs_only_softmax(tmp_path):
@@ -91,11 +90,10 @@ def test_grade_a_hanging_softmax_costs_only_softmax(tmp_path):
                    timeout=PER_SUBMISSION_S * 3)
     elapsed = time.monotonic() - started
     assert out.exists(), proc.stderr
-    _check(json.loads(out.read_text(encoding="utf-8")))
-    # Four waits of the per-call limit plus ordinary grading; the budget is never reached.
-    assert elapsed < PER_SUBMISSION_S, elapsed
-    print(f"grade: {elapsed:.1f} s for a submission whose softmax hangs "
-          f"(per-call {PER_CALL_S} s, per-submission {PER_SUBMISSION_S} s)")
+    report = json.loads(out.read_text(encoding="utf-8"))
+    _check(report)
+    print(f"grade: the submission took {report['duration_s']:.1f} s ({elapsed:.1f} s with start-up) "
+          f"although softmax hangs (per-call {PER_CALL_S} s, per-submission {PER_SUBMISSION_S} s)")
 
 
 def test_batch_a_hanging_softmax_costs_only_softmax(tmp_path):
@@ -117,5 +115,5 @@ def test_batch_a_hanging_softmax_costs_only_softmax(tmp_path):
     assert reports, sorted(p.name for p in out.rglob("*"))
     report = json.loads(next(iter(reports.values())).read_text(encoding="utf-8"))
     _check(report)
-    assert elapsed < PER_SUBMISSION_S, elapsed
-    print(f"batch: {elapsed:.1f} s for the hanging submission and a correct one")
+    print(f"batch: the hanging submission took {report['duration_s']:.1f} s; the whole batch of two "
+          f"{elapsed:.1f} s")

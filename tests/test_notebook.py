@@ -35,8 +35,8 @@ pytestmark = pytest.mark.slow
 
 def _release(tmp: Path) -> Path:
     out = tmp / "release"
-    subprocess.run([sys.executable, "-m", "grader", "release", str(out)], cwd=ROOT, check=True,
-                   capture_output=True)
+    subprocess.run([sys.executable, "-m", "grader", "release", str(out), "--rubric", "rubrics/chapter07.yaml"],
+                   cwd=ROOT, check=True, capture_output=True)
     return out / "exercises" / "chapter07"
 
 

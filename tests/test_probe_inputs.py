@@ -1,4 +1,4 @@
-"""The diagnosis probes where the plausible wrong formulas differ from the right one and each other.
+"""Chapter 7's probes (its plug-in's hooks) where the plausible wrong formulas differ from the right one and each other.
 
 A wrong formula that agrees with the right one at every probe input goes unrecognised; these
 tests compute each formula at the probe inputs themselves (not through a submission), so a
@@ -16,12 +16,17 @@ import numpy as np
 import pytest
 import torch
 
-from grader import diagnosis
-from grader.runner import load_reference
+from grader import probing
+from grader.assignment import assignment_of
+from grader.rubric import load_rubric
+from grader.runner import reference_for
 from grader.validate import load_mutants
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "solutions" / "chapter07"
+CH7 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
+#: chapter 7's probes (its plug-in's hooks module)
+diagnosis = assignment_of(CH7).hooks.module
 
 #: divisors a student may use for √d_k: (what it is, value at d_k)
 DIVISORS = {
@@ -125,11 +130,12 @@ def test_new_mutants_are_named_with_the_numbers_observed(name):
     """each mutant is named by its contract id, against the function that is wrong, with its numbers"""
     from test_diagnosis import InProcessSession, Run
 
-    mutant = next(m for m in load_mutants(ROOT / "tests" / "mutants") if m.name == name)
-    reference = load_reference(REFERENCE)
+    a = assignment_of(CH7)
+    mutant = next(m for m in load_mutants(a.mutants, tuple(a.part_files.values())) if m.name == name)
+    reference = reference_for(CH7)
     part = mutant.file.removesuffix(".py")
     session = InProcessSession.from_folder(REFERENCE, **{part: mutant.source(REFERENCE)})
-    found = diagnosis.diagnose(Run(), session, reference, None, parts=diagnosis.PART_FUNCTIONS)
+    found = probing.diagnose(Run(), session, reference, CH7, parts=list(a.all_functions))
     assert [m.id for m in found] == [mutant.id]
     function, evidence = EXPECTED[name]
     assert found[0].evidence["functions"][0] == function

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -93,6 +89,15 @@ def test_release_ci_files(release: Path) -> None:
     assert any("--out-dir grader-report" in line for line in gitlab["autograde"]["script"])
     readme = (release / "README.md").read_text(encoding="utf-8")
     assert "python -m venv .venv" in readme and "pip install ." in readme and "grader check" in readme
+    # every shipped install takes torch's CPU build from PyTorch's CPU index, and caches pip
+    from grader.install import TORCH_CPU_INSTALL
+
+    assert f"pip install {TORCH_CPU_INSTALL}" in readme and f"pip install {TORCH_CPU_INSTALL}" in runs
+    assert f"pip install {TORCH_CPU_INSTALL}" in gitlab["autograde"]["script"]
+    assert gitlab["autograde"]["cache"]["paths"] == [".cache/pip"]
+    assert any(s.get("with", {}).get("cache") == "pip" for s in steps)
+    rubric = load_rubric(release / "rubrics" / "chapter07.yaml")
+    assert rubric.report.fail_below_pass_mark  # the student's CI is red below the pass mark
     assert "提出" in readme or "完成" in readme
 
 

@@ -800,3 +800,34 @@ def test_lookups(write: Write) -> None:
     assert "Scaling" == rubric.part("scaling").title.get("en")
     with pytest.raises(ValueError, match="unknown language 'de'"):
         rubric.title.get("de")
+
+
+def test_late_policy_and_central_mistakes_are_read_and_checked(tmp_path):
+    """late: {penalty_percent, cap_percent} and mistakes.<id>.central, with key paths on errors."""
+    import shutil as _shutil
+
+    from grader.errors import RubricError
+    from grader.rubric import load_rubric
+
+    src = Path(__file__).resolve().parent.parent / "rubrics" / "chapter07.yaml"
+    rubric = load_rubric(src)
+    assert rubric.late is not None and rubric.late.penalty_percent == 10
+    assert rubric.late.apply(100, 119) == pytest.approx(100 - 11.9)
+    assert rubric.late.apply(5, 119) == 0.0  # never below zero
+    assert any(m.central for m in rubric.mistakes if m.id == "sqrt-d-model")
+    folder = tmp_path / "rubrics"
+    _shutil.copytree(src.parent, folder)
+    for name in ("exercises", "solutions", "suites"):
+        (tmp_path / name).symlink_to(src.parent.parent / name)
+    text = src.read_text(encoding="utf-8")
+    (folder / "chapter07.yaml").write_text(text.replace("late: {penalty_percent: 10, cap_percent: 100}",
+                                                        "late: {penalty_percent: 10, cap_percent: 50}"), encoding="utf-8")
+    capped = load_rubric(folder / "chapter07.yaml").late
+    assert capped.apply(100, 119) == pytest.approx(59.5) and "50%" in capped.describe("en")
+    (folder / "chapter07.yaml").write_text(text.replace("late: {penalty_percent: 10, cap_percent: 100}",
+                                                        "late: {penalty_percent: 150}"), encoding="utf-8")
+    with pytest.raises(RubricError, match="late.penalty_percent"):
+        load_rubric(folder / "chapter07.yaml")
+    (folder / "chapter07.yaml").write_text(text.replace("central: true", "central: yes please"), encoding="utf-8")
+    with pytest.raises(RubricError, match="mistakes.sqrt-d-model.central"):
+        load_rubric(folder / "chapter07.yaml")

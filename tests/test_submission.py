@@ -14,18 +14,25 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
+from grader.assignment import assignment_of
 from grader.errors import SubmissionError
+from grader.rubric import load_rubric
 from grader.submission import (
-    PART_FILES,
     Chunk,
     Module,
     ReadLimits,
     Submission,
     _neutralise_ipython,
-    load_submission,
 )
+from grader.submission import load_submission as _load_submission
 
 FIXTURES = Path(__file__).parent / "fixtures" / "loader"
+#: The files chapter 7's rubric declares: these tests read chapter-7 submissions.
+PART_FILES = assignment_of(load_rubric(Path(__file__).parents[1] / "rubrics" / "chapter07.yaml")).part_files
+
+
+def load_submission(path: str | Path, **kwargs: object) -> Submission:
+    return _load_submission(path, parts=PART_FILES, **kwargs)  # type: ignore[arg-type]
 
 SCALING = (
     "import math\n\ndef scaling_factor(d_model, n_heads):\n"
@@ -687,3 +694,17 @@ def test_submission_is_frozen(tmp_path: Path) -> None:
 def test_every_read_limit_has_help_text() -> None:
     """Docs and --help can list the limits."""
     assert all(f.metadata.get("help") for f in dataclasses.fields(ReadLimits))
+
+
+def test_without_declared_parts_every_py_file_is_a_part(tmp_path: Path) -> None:
+    """No assignment named: each .py file is a part named by its stem, and none is missing."""
+    folder = write_tree(tmp_path / "ivan", {"masking.py": "def f():\n    return 1\n", "notes.txt": "x"})
+    sub = _load_submission(folder)
+    assert ["masking"] == [m.name for m in sub.modules]
+    assert ("masking",) == sub.code_parts
+    assert () == sub.notes
+    declared = _load_submission(folder, parts={"masking": "masking.py"})
+    assert declared.content_hash == sub.content_hash
+    other = _load_submission(folder, parts={"part1": "part1.py"})
+    assert () == other.modules
+    assert "found none of part1.py; .py files present: masking.py" == other.notes[0]

@@ -11,10 +11,11 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from grader import diagnosis
-from grader.catalogue import mistake_ids
+from grader import probing
+from grader.assignment import assignment_of
 from grader.errors import GraderError
-from grader.runner import load_reference
+from grader.rubric import load_rubric
+from grader.runner import reference_for
 from grader.validate import (
     Row,
     ValidationResult,
@@ -27,37 +28,54 @@ from grader.validate import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-MUTANTS = ROOT / "tests" / "mutants"
+RUBRICS = {name: load_rubric(ROOT / "rubrics" / f"{name}.yaml") for name in ("chapter07", "chapter08")}
+CH7 = assignment_of(RUBRICS["chapter07"])
 REFERENCE = ROOT / "solutions" / "chapter07"
+CORPUS = ROOT / "suites" / "chapter07" / "correct"
+MUTANTS = CH7.mutants
 
 
-def test_every_catalogue_id_has_a_mutant():
+def _mutants(a):
+    return load_mutants(a.mutants, tuple(a.part_files.values()))
+
+
+def _every_mutant():
+    return [(name, m) for name, rubric in RUBRICS.items() for m in _mutants(assignment_of(rubric))]
+
+
+@pytest.mark.parametrize("name", sorted(RUBRICS))
+def test_every_catalogue_id_has_a_mutant(name):
     """each id of the catalogue has at least one mutant case file, in a folder named after it"""
-    mutants = load_mutants(MUTANTS)
-    assert {m.id for m in mutants} == set(mistake_ids())
+    a = assignment_of(RUBRICS[name])
+    mutants = _mutants(a)
+    assert {m.id for m in mutants} == set(a.mistake_ids())
     for m in mutants:
         assert m.path.parent.name == m.id
 
 
-def test_mutants_differ_from_the_reference_in_one_file():
+@pytest.mark.parametrize(("name", "m"), _every_mutant(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_mutants_differ_from_the_reference_in_one_file(name, m):
     """a mutant is appended to exactly one reference file and still compiles with it"""
-    for m in load_mutants(MUTANTS):
-        mutated = m.source(REFERENCE)
-        assert mutated.startswith((REFERENCE / m.file).read_text(encoding="utf-8").rstrip()), m.name
-        compile(mutated, m.name, "exec")  # the overlay fits the file it is appended to
-        assert "def " in m.path.read_text(encoding="utf-8"), m.name  # it replaces a function
+    reference = Path(RUBRICS[name].reference)
+    mutated = m.source(reference)
+    assert mutated.startswith((reference / m.file).read_text(encoding="utf-8").rstrip()), m.name
+    compile(mutated, m.name, "exec")  # the overlay fits the file it is appended to
+    assert "def " in m.path.read_text(encoding="utf-8"), m.name  # it replaces a function
 
 
-@pytest.mark.parametrize("mutant", load_mutants(MUTANTS), ids=lambda m: m.name)
-def test_mutant_is_named_with_exactly_its_id_in_process(mutant):
+@pytest.mark.parametrize(("name", "mutant"), _every_mutant(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_mutant_is_named_with_exactly_its_id_in_process(name, mutant):
     """every probe of the diagnosis, run on a mutant, names its id and nothing else"""
     from test_diagnosis import InProcessSession, Run
 
-    reference = load_reference(REFERENCE)
+    rubric = RUBRICS[name]
+    a = assignment_of(rubric)
+    reference_dir = Path(rubric.reference)
     part = mutant.file.removesuffix(".py")
-    session = InProcessSession.from_folder(REFERENCE, **{part: mutant.source(REFERENCE)})
+    sources = {p: (reference_dir / f).read_text(encoding="utf-8") for p, f in a.part_files.items()}
+    sources[part] = mutant.source(reference_dir)
     run = Run()
-    found = diagnosis.diagnose(run, session, reference, None, parts=diagnosis.PART_FUNCTIONS)
+    found = probing.diagnose(run, InProcessSession(sources), reference_for(rubric), rubric, parts=list(a.part_files))
     assert sorted({m.id for m in found}) == [mutant.id]
     assert run.errors == []
 
@@ -67,10 +85,10 @@ def test_malformed_mutant_header_is_refused(tmp_path):
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "bad.py").write_text("def f():\n    pass\n")
     with pytest.raises(GraderError, match="bad.py"):
-        load_mutants(tmp_path)
+        load_mutants(tmp_path, ("scaling.py",))
     (tmp_path / "x" / "bad.py").write_text("# mistake: x\n# file: other.py\n")
     with pytest.raises(GraderError, match="other.py"):
-        load_mutants(tmp_path)
+        load_mutants(tmp_path, ("scaling.py",))
 
 
 def test_student_answers_are_student_shaped():
@@ -127,22 +145,30 @@ def test_render_lines_keeps_every_id_whole_in_80_columns():
 
 
 def test_the_corpus_holds_twenty_correct_styles_with_a_notebook_and_a_zip():
-    """tests/fixtures/correct-styles: at least 20 submissions, folders, a notebook and a zip"""
-    corpus = load_corpus(ROOT / "tests" / "fixtures" / "correct-styles")
+    """suites/chapter07/correct: at least 20 submissions, folders, a notebook and a zip"""
+    corpus = load_corpus(CORPUS)
     assert len(corpus) >= 20
     assert {".ipynb", ".zip"} <= {p.suffix for p in corpus}
     assert sum(p.is_dir() for p in corpus) >= 18
 
 
-def _rubric_copy(tmp_path: Path, **changes) -> Path:
-    """The chapter's rubric with its paths made absolute and ``changes`` applied."""
+def rubric_copy(tmp_path: Path, edit=None, **changes) -> Path:
+    """The chapter's rubric written into ``tmp_path``, its paths made absolute, then changed.
+
+    ``changes`` replace top-level keys; ``edit(data)`` may change the parsed YAML in place.
+    """
     src = ROOT / "rubrics" / "chapter07.yaml"
     data = yaml.safe_load(src.read_text(encoding="utf-8"))
     for key in ("exercises", "reference"):
         data[key] = str((src.parent / data[key]).resolve())
     for suite in data["suites"].values():
         suite["path"] = str((src.parent / suite["path"]).resolve())
+    for key, value in data.get("plugin", {}).items():
+        if key != "notebook":
+            data["plugin"][key] = str((src.parent / value).resolve())
     data.update(changes)
+    if edit is not None:
+        edit(data)
     path = tmp_path / "course.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
@@ -153,7 +179,7 @@ def test_an_unknown_mistakes_key_names_the_file_the_key_and_the_nearest_id(tmp_p
     import subprocess
     import sys
 
-    rubric = _rubric_copy(tmp_path, mistakes={"sqrt-d-modle": {"partial_credit": 0.5}})
+    rubric = rubric_copy(tmp_path, mistakes={"sqrt-d-modle": {"partial_credit": 0.5}})
     for command in (["validate"], ["check", str(ROOT / "exercises" / "chapter07")]):
         proc = subprocess.run([sys.executable, "-m", "grader", *command, "--rubric", str(rubric)], cwd=ROOT,
                               capture_output=True, text=True, timeout=300)
@@ -176,7 +202,8 @@ def test_validate_proves_the_chapter07_assignment():
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "grader", "validate", "--seed", "3"], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "grader", "validate", "--rubric", "rubrics/chapter07.yaml",
+                           "--seed", "3"], cwd=ROOT,
                           capture_output=True, text=True, timeout=900, env={**os.environ, "COLUMNS": "80"})
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr
@@ -187,11 +214,11 @@ def test_validate_proves_the_chapter07_assignment():
     subjects = [line[6:] for line in verdicts]
     assert "reference" in subjects and "reference, every probe" in subjects
     assert sum(s.startswith("stub ") for s in subjects) >= 2
-    for mutant in load_mutants(MUTANTS):
+    for mutant in load_mutants(MUTANTS, tuple(CH7.part_files.values())):
         assert f"mutant {mutant.name}" in subjects
-    for sub in load_corpus(ROOT / "tests" / "fixtures" / "correct-styles"):
+    for sub in load_corpus(CORPUS):
         assert f"correct {sub.name}" in subjects
-    ids = mistake_ids()
+    ids = CH7.mistake_ids()
     assert f"{len(ids)} of {len(ids)} catalogue ids caught by a mutant; all checks hold;" in out
 
 
@@ -204,8 +231,8 @@ def test_validate_reports_a_mutant_the_suites_miss(rubric, tmp_path):
                                          "UNCHANGED = True  # appended, it changes no behaviour\n")
     # A corpus of one correct style and one that is not quite correct (softmax over all axes).
     corpus = tmp_path / "corpus"
-    shutil.copytree(ROOT / "tests" / "fixtures" / "correct-styles" / "01-minimal-checks", corpus / "fine")
-    shutil.copytree(ROOT / "tests" / "fixtures" / "correct-styles" / "01-minimal-checks", corpus / "flawed")
+    shutil.copytree(CORPUS / "01-minimal-checks", corpus / "fine")
+    shutil.copytree(CORPUS / "01-minimal-checks", corpus / "flawed")
     with (corpus / "flawed" / "softmax.py").open("a", encoding="utf-8") as fh:
         fh.write("\n\ndef softmax(x, dim=-1):\n    e = torch.exp(x - x.max())\n    return e / e.sum()\n")
     result = validate(rubric, seed=3, mutants=folder.parent, corpus=corpus)

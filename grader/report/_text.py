@@ -24,16 +24,6 @@ LABELS: dict[str, dict[str, str]] = {
     "expected": {"en": "expected", "ja": "期待値"},
     "actual": {"en": "got", "ja": "実際の値"},
     "plots": {"en": "Your functions, plotted", "ja": "あなたの関数のグラフ"},
-    "softmax_plot": {
-        "en": "Softmax of the same scores without and with scaling by √d_k, yours beside the reference.",
-        "ja": "同じスコアの softmax（√d_k で割る前と後）。あなたの結果と模範の値を並べています。",
-    },
-    "variance_plot": {
-        "en": "Measured variance of q·k against d_k (log-log). Unscaled it follows the line d_k; "
-              "scaled it stays at 1.",
-        "ja": "q·k の分散の測定値と d_k の関係（両対数）。スケーリングなしでは直線 d_k に沿い、"
-              "スケーリングすると 1 のままです。",
-    },
     "no_plots": {"en": "No plot data in this report.", "ja": "このレポートにはグラフ用のデータがありません。"},
     "sandbox": {"en": "Sandbox", "ja": "サンドボックス"},
     "seed": {"en": "seed", "ja": "シード"},
@@ -97,16 +87,10 @@ def plot_style(lang: str) -> dict[str, Any]:
     return {"font.family": "sans-serif", "font.sans-serif": [*fonts, "DejaVu Sans"]} if fonts else {}
 
 
-#: Words on the plots, per language.
+#: Words on the grader's own plots (the class summary), per language. An assignment's figures
+#: carry their own words (its hooks).
 PLOT_WORDS: dict[str, dict[str, str]] = {
     "en": {
-        "softmax_unscaled": "softmax(scores), d_k = {d_k}",
-        "softmax_scaled": "softmax(scores / sqrt(d_k)), sqrt(d_k) = {root}",
-        "reference": "reference", "yours": "yours", "no_values": "your softmax gave no values",
-        "key_position": "key position", "probability": "probability",
-        "ref_unscaled": "reference, unscaled", "ref_scaled": "reference, scaled",
-        "yours_var": "yours: Var(q.k)", "yours_scaled": "yours: Var(q.k / sqrt(d_k))",
-        "measured_variance": "measured variance", "variance_title": "Variance of the dot product q.k",
         "score_max": "score (max {top})", "submissions": "submissions",
         "score_distribution": "Score distribution", "passing": "% of submissions passing",
         "pass_rate": "Pass rate per test (lowest {shown} of {total})",
@@ -114,13 +98,6 @@ PLOT_WORDS: dict[str, dict[str, str]] = {
         "mistake_counts": "How often each mistake id occurred",
     },
     "ja": {
-        "softmax_unscaled": "softmax(scores)（d_k = {d_k}、スケーリングなし）",
-        "softmax_scaled": "softmax(scores / sqrt(d_k))（sqrt(d_k) = {root}）",
-        "reference": "模範", "yours": "あなたの結果", "no_values": "あなたの softmax は値を返しませんでした",
-        "key_position": "キーの位置", "probability": "確率",
-        "ref_unscaled": "模範（スケーリングなし）", "ref_scaled": "模範（スケーリングあり）",
-        "yours_var": "あなたの Var(q.k)", "yours_scaled": "あなたの Var(q.k / sqrt(d_k))",
-        "measured_variance": "分散の測定値", "variance_title": "内積 q.k の分散",
         "score_max": "得点（満点 {top}）", "submissions": "提出物の数",
         "score_distribution": "得点の分布", "passing": "合格した提出物の割合（%）",
         "pass_rate": "テストごとの合格率（全 {total} 件のうち低い方から {shown} 件）",

@@ -11,7 +11,7 @@ Part names come from the report (and so from the rubric), never from this module
 
 Example::
 
-    view = render_views(report, rubric, lang="ja", part="softmax", hidden={"softmax": 4})
+    view = render_views(report, rubric, lang="ja", part="part1", hidden={"part1": 4})
     view["html"], view["text"]
 """
 

@@ -76,6 +76,9 @@ def results(report: GradeReport, opts: Any = None, lang: str = "en") -> dict[str
             "max_score": report.max_score, "seed": report.seed,
             "parts": {p.id: {"score": p.score, "max_score": p.max_score} for p in report.parts},
             "mistakes": [m.id for m in report.mistakes],
+            # which isolation graded it (the instructor's check; students see no extra_data)
+            "sandbox": {"level": report.sandbox.get("level"),
+                        "user": (report.sandbox.get("enforced") or {}).get("user", "")},
         },
         "tests": tests,
     }

@@ -181,7 +181,7 @@ def annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
         g.lost += max(0.0, t.max_score - t.score)
         g.messages.append(_text.pick(t.feedback, langs) or _text.title_of(t, langs))
     for m in report.mistakes:
-        # A mistake may name several functions ("scaling_factor, multihead_attention_scores"):
+        # A mistake may name several functions ("double, double_all"):
         # the annotation goes on the first.
         function = (m.function or "").split(",")[0].strip() or None
         g = group(m.part, function, m.file, None)
@@ -284,8 +284,8 @@ def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None 
                     return (shown_name, start, fn)
         best = None
         for fn, start, _ in defs(name):
-            # The longest function name the test's name starts with: test_head_dim_rejects_x
-            # is about head_dim, test_scaling_factor about scaling_factor.
+            # The longest function name the test's name starts with: test_double_all_rejects_x
+            # is about double_all, test_double about double.
             if function and (function == fn or function.startswith(fn + "_")):
                 if best is None or len(fn) > len(best[0]):
                     best = (fn, start)

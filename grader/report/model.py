@@ -113,8 +113,12 @@ class GradeReport:
     languages: list[str] = field(default_factory=lambda: ["ja", "en"])
     duration_s: float = 0.0
     schema: int = SCHEMA
-    #: the student's values for the HTML page's plots (see grader.report.plotdata); optional
+    #: the student's values for the HTML page's plots (the assignment's plot_data hook, see grader.hooks); optional
     plots: dict[str, Any] = field(default_factory=dict)
+    #: who the LMS export says submitted it: id, name, lms, entry, late; optional (batch only)
+    student: dict[str, Any] = field(default_factory=dict)
+    #: the rubric's late policy as applied: score_before, score, rule; optional
+    late: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -143,6 +147,10 @@ class GradeReport:
         }
         if self.plots:
             d["plots"] = self.plots
+        if self.student:
+            d["student"] = self.student
+        if self.late:
+            d["late"] = self.late
         return d
 
     @classmethod
@@ -175,4 +183,6 @@ class GradeReport:
             duration_s=d.get("duration_s", 0.0),
             schema=d.get("schema", SCHEMA),
             plots=dict(d.get("plots") or {}),
+            student=dict(d.get("student") or {}),
+            late=dict(d.get("late") or {}),
         )

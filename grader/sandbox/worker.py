@@ -4,7 +4,7 @@ Usage::
 
     with Worker(level="namespaces", limits=limits) as worker:
         session = worker.open(submission)           # forks a fresh child for it
-        value = session.call("scaling", "head_dim", [768, 12], {})
+        value = session.call("part1", "double", [2.5], {})     # 5.0
         output = session.close()                    # everything it started is killed
 
 Every value that comes back is plain data decoded by :mod:`grader.wire`; a student object

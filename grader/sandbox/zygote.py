@@ -132,6 +132,11 @@ class _Child:
         cap("core_bytes", "RLIMIT_CORE", 0)
         cap("open_files", "RLIMIT_NOFILE", int(lim.get("open_files", 256)))
         if not self.cfg.get("pid1") and hasattr(os, "geteuid") and os.geteuid() == 0:
+            # Root's files (the reference, the hidden suites, the rubric, results) are closed
+            # to an ordinary user; dropping capabilities alone would still leave the owner's
+            # rights. So student code runs as the unprivileged user the zygote chose (first:
+            # switching users needs the capability that is dropped next).
+            in_force["user"] = _become(self.cfg.get("run_as"))
             in_force["capabilities"] = _drop_capabilities()
         processes = int(lim.get("processes") or 0)
         if self.cfg.get("spawned"):
@@ -340,6 +345,76 @@ def _child_main(cfg: dict, msg: dict) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _public(path: str) -> bool:
+    """Whether any user can read ``path`` (a folder): it and every folder above it."""
+    path = os.path.realpath(path)
+    try:
+        if not os.stat(path).st_mode & stat.S_IROTH:
+            return False
+        while True:
+            if not os.stat(path).st_mode & stat.S_IXOTH:
+                return False
+            parent = os.path.dirname(path)
+            if parent == path:
+                return True
+            path = parent
+    except OSError:
+        return False
+
+
+def _python_folders() -> list[str]:
+    """Where student code may import from: the standard library and the preloaded packages."""
+    folders = [os.path.dirname(os.__file__)]
+    for name in ("numpy", "torch"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None):
+            folders.append(os.path.dirname(os.path.dirname(module.__file__)))
+    return folders
+
+
+def _unprivileged(scratch: str) -> list | str | None:
+    """[uid, gid, name] of the user student code runs as when the zygote is root (and not
+    in namespaces): ``nobody``, or uid/gid 65534 where no such user is listed. The scratch
+    folder is handed to that user, so the submission can still write its files there.
+
+    Returns why not (a str) when that user could not import Python itself (an interpreter
+    inside a root-only folder): a correct submission must not fail on ``import fractions``.
+    """
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    closed = [f for f in _python_folders() if not _public(f)]
+    if closed:
+        return ("not changed: an unprivileged user could not read Python's own files in "
+                f"{closed[0]} (install Python where every user can read it)")
+    try:
+        import pwd
+
+        entry = pwd.getpwnam("nobody")
+        uid, gid, name = entry.pw_uid, entry.pw_gid, "nobody"
+    except (ImportError, KeyError):
+        uid, gid, name = 65534, 65534, "uid 65534"
+    for folder in (scratch, os.path.join(scratch, "submission")):
+        os.makedirs(folder, exist_ok=True)
+        os.chown(folder, uid, gid)
+        os.chmod(folder, 0o700)
+    return [uid, gid, name]
+
+
+def _become(run_as: list | None) -> str:
+    """Switch this child to ``run_as`` for good (groups, gid, then uid); what it became."""
+    if isinstance(run_as, str):
+        return run_as
+    if not run_as:
+        return "not changed (no unprivileged user found)"
+    uid, gid, name = run_as
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    if os.geteuid() == 0 or os.getegid() == 0:
+        raise OSError("still root after setresuid")
+    return f"{name} (uid {uid}, gid {gid}): root-only files are out of reach"
 
 
 def _drop_capabilities() -> str:
@@ -694,6 +769,8 @@ def main() -> None:
     # almost nothing (imports leave next to no garbage). Frozen objects are never traversed.
     gc.freeze()
     gc.enable()  # (the children inherit it on: a student's cycles are collected as usual)
+    if not cfg.get("pid1"):  # (after the imports: it checks their folders)
+        cfg["run_as"] = _unprivileged(cfg["scratch"])
     cfg["vmsize_kb"] = _vmsize_kb()
     cfg["cpu_spent_s"] = _cpu_seconds() if spawned else 0.0
     can_fork = hasattr(os, "fork") and not spawned

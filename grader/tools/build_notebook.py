@@ -1,4 +1,4 @@
-"""Build the chapter's notebook from the exercise files, so the two never drift apart.
+"""Build an assignment's notebook from its exercise files, so the two never drift apart.
 
 The notebook gets one markdown cell per exercise file (its module docstring), one code cell
 per exercise file (its functions), a single imports cell, and a raw cell holding the quiz.
@@ -8,8 +8,12 @@ the public tests on the cells run so far; grading the notebook leaves it out.
 
 Usage::
 
-    python -m grader.tools.build_notebook            # rewrite exercises/chapter07/chapter07.ipynb
-    python -m grader.tools.build_notebook --check    # exit 1 if the notebook is out of date
+    python -m grader.tools.build_notebook            # rewrite the notebook of every rubric in rubrics/
+    python -m grader.tools.build_notebook --check    # exit 1 if one is out of date
+    python -m grader.tools.build_notebook --rubric rubrics/chapter08.yaml
+
+The notebook of an assignment is ``plugin.notebook`` of its rubric, in its exercises folder;
+its parts are the rubric's code parts; its first cell is its hooks' ``NOTEBOOK_INTRO``.
 
 Cell ids are fixed strings, so building twice gives byte-identical files.
 """
@@ -20,32 +24,12 @@ import argparse
 import ast
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat import NotebookNode
 
-ROOT = Path(__file__).resolve().parents[2]
-PARTS = ("scaling", "softmax", "variance")
 ANSWERS_MARKER = "# answers.yaml"
-
-_INTRO = """\
-# 第7章 スケーリング: なぜ sqrt(d_k) で割るのか
-# Chapter 7 -- Scaling: why divide by sqrt(d_k)
-
-このノートブックには `scaling.py`, `softmax.py`, `variance.py` と同じ関数が入っています。
-各関数の `raise NotImplementedError(...)` を自分のコードに置き換え、最後の確認問題の
-セルに答えを書き込んでください。関数名と引数は変えないでください。
-
-This notebook holds the same functions as `scaling.py`, `softmax.py` and `variance.py`.
-Replace each `raise NotImplementedError(...)` with your own code, then write your answers in
-the quiz cell at the end. Keep the function names and arguments as they are.
-
-採点では、このノートブックのコードセルが上から順に実行されます。試しに関数を呼ぶセルを
-追加しても構いませんが、時間のかかる処理は避けてください。
-
-When graded, the code cells run from top to bottom. You may add cells that try your
-functions out, but keep them quick.
-"""
 
 _QUIZ = """\
 ## 確認問題 / Quiz
@@ -61,11 +45,11 @@ _CHECK_MD = """\
 ## チェック / Check
 
 次のセルを実行すると、このカーネルで実行したセルを公開テストで確かめ、結果をここに表示します
-（部分だけなら `notebook.check("softmax")`、または `%grader softmax`）。関数を直したら、その
+（部分だけなら `notebook.check("{part}")`、または `%grader {part}`）。関数を直したら、その
 セルを実行してから、もう一度チェックしてください。最終的な採点では非公開テストも実行されます。
 
 Run the next cell to check the cells you have run in this kernel with the public tests; the
-result appears below it (one part: `notebook.check("softmax")`, or `%grader softmax`). After
+result appears below it (one part: `notebook.check("{part}")`, or `%grader {part}`). After
 changing a function, run its cell, then check again. Grading also runs hidden tests.
 """
 
@@ -98,13 +82,14 @@ def _docstring_to_markdown(doc: str) -> str:
     return f"## {title_ja}\n### {title_en}\n\n{text}\n"
 
 
-def build(folder: Path, answers: Path | None, parts: tuple[str, ...] = PARTS, intro: str = _INTRO) -> NotebookNode:
+def build(folder: Path, answers: Path | None, parts: tuple[str, ...] | None = None, intro: str = "") -> NotebookNode:
     """Build the notebook for the exercise files in ``folder`` and the quiz in ``answers``.
 
     Args:
-        folder: holds scaling.py, softmax.py and variance.py.
+        folder: holds the exercise files, ``<part>.py`` each.
         answers: the quiz file whose text goes into the raw cell (None or missing: no quiz).
-        parts: the code parts, ``<part>.py`` each, in notebook order.
+        parts: the code parts, ``<part>.py`` each, in notebook order (default: the folder's
+            ``.py`` files, by name).
         intro: the first markdown cell (an assignment's hooks give it as ``NOTEBOOK_INTRO``).
 
     Returns:
@@ -115,6 +100,8 @@ def build(folder: Path, answers: Path | None, parts: tuple[str, ...] = PARTS, in
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
     }
+    if parts is None:
+        parts = tuple(sorted(p.stem for p in folder.glob("*.py")))
     cells = [nbformat.v4.new_markdown_cell(intro, id="intro")]
     imports: list[str] = []
     read: list[tuple[str, str, str]] = []
@@ -131,7 +118,9 @@ def build(folder: Path, answers: Path | None, parts: tuple[str, ...] = PARTS, in
         cells.append(nbformat.v4.new_markdown_cell(_QUIZ, id="quiz-md"))
         quiz = answers.read_text(encoding="utf-8").rstrip("\n")
         cells.append(nbformat.v4.new_raw_cell(f"{ANSWERS_MARKER}\n{quiz}", id="answers"))
-    cells.append(nbformat.v4.new_markdown_cell(_CHECK_MD, id="check-md"))
+    # The example part of the check cell's text: one from the middle of the list.
+    cells.append(nbformat.v4.new_markdown_cell(_CHECK_MD.format(part=parts[len(parts) // 2] if parts else "part"),
+                                               id="check-md"))
     cells.append(nbformat.v4.new_code_cell(CHECK_CELL, id="check"))
     nb.cells = cells
     nbformat.validate(nb)
@@ -143,36 +132,42 @@ def render(nb: NotebookNode) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write (or with --check, compare) the exercise notebook; return the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m grader.tools.build_notebook")
-    parser.add_argument("--folder", type=Path, default=ROOT / "exercises" / "chapter07")
-    parser.add_argument("--out", type=Path, default=None, help="default: FOLDER/chapter07.ipynb")
-    parser.add_argument("--check", action="store_true", help="exit 1 if OUT is out of date")
-    parser.add_argument("--rubric", type=Path, default=None,
-                        help="build the notebook of this rubric's assignment (its exercises, parts, intro)")
-    args = parser.parse_args(argv)
-    folder: Path = args.folder
-    out: Path = args.out or folder / "chapter07.ipynb"
-    parts, intro = PARTS, _INTRO
-    if args.rubric is not None:
-        from grader.assignment import assignment_of
-        from grader.rubric import load_rubric
+def for_rubric(rubric: Any) -> tuple[Path, str] | None:
+    """The notebook file of ``rubric``'s assignment and its text as built now (None: no notebook)."""
+    from grader.assignment import assignment_of
 
-        a = assignment_of(load_rubric(args.rubric))
-        folder = Path(a.rubric.exercises)
-        out = args.out or folder / (a.notebook or f"{a.id}.ipynb")
-        parts = tuple(p.id for p in a.code_parts)
-        intro = str(getattr(a.hooks.module, "NOTEBOOK_INTRO", "") or f"# {a.rubric.title.ja}\n# {a.rubric.title.en}\n")
-    text = render(build(folder, folder / "answers.yaml", parts, intro))
-    if args.check:
-        current = out.read_text(encoding="utf-8") if out.exists() else ""
-        if current != text:
-            print(f"{out}: out of date; run python -m grader.tools.build_notebook", file=sys.stderr)
-            return 1
-        return 0
-    out.write_text(text, encoding="utf-8")
-    return 0
+    a = assignment_of(rubric)
+    if not rubric.plugin.notebook:
+        return None
+    folder = Path(rubric.exercises)
+    intro = str(getattr(a.hooks.module, "NOTEBOOK_INTRO", "") or f"# {rubric.title.ja}\n# {rubric.title.en}\n")
+    quiz = folder / a.quiz_file if a.quiz_file else None
+    return folder / rubric.plugin.notebook, render(build(folder, quiz, tuple(p.id for p in a.code_parts), intro))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write (or with --check, compare) the exercise notebooks; return the exit status."""
+    from grader.rubric import find_rubrics, load_rubric
+
+    parser = argparse.ArgumentParser(prog="python -m grader.tools.build_notebook")
+    parser.add_argument("--rubric", type=Path, action="append", default=None,
+                        help="the rubric whose notebook to build (repeatable; default: every rubric)")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a notebook is out of date")
+    args = parser.parse_args(argv)
+    status = 0
+    for path in args.rubric or find_rubrics():
+        built = for_rubric(load_rubric(path))
+        if built is None:
+            continue
+        out, text = built
+        if args.check:
+            current = out.read_text(encoding="utf-8") if out.exists() else ""
+            if current != text:
+                print(f"{out}: out of date; run python -m grader.tools.build_notebook", file=sys.stderr)
+                status = 1
+            continue
+        out.write_text(text, encoding="utf-8")
+    return status
 
 
 if __name__ == "__main__":

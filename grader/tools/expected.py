@@ -1,15 +1,17 @@
-"""Write the public suite's fixed expected values from the reference solution.
+"""Write the public suites' fixed expected values from the reference solutions.
 
 The public tests run on a student's machine, where no reference exists. Values they cannot get
-from torch itself (the chapter's worked examples, the quiz's question list) are stored in
-``suites/chapter07/public/expected.json``; this tool regenerates that file so it cannot drift
-from the reference. The quiz entries carry each question's id and answer type only, never the
-answer.
+from torch itself (the chapter's worked examples, the quiz's question list) are stored in the
+file a rubric declares as ``plugin.expected`` (e.g. ``suites/chapter07/public/expected.json``),
+computed by its hooks' ``expected_values(reference)``; this tool regenerates those files so
+they cannot drift from the references. Quiz entries carry each question's id and answer type
+only, never the answer.
 
 Usage::
 
-    python -m grader.tools.expected            # rewrite the file
-    python -m grader.tools.expected --check    # exit 1 if the file is stale (for CI)
+    python -m grader.tools.expected            # rewrite the file of every rubric in rubrics/
+    python -m grader.tools.expected --check    # exit 1 if one is stale (for CI)
+    python -m grader.tools.expected --rubric rubrics/chapter08.yaml
 
 Inputs are float64 and outputs are rounded to 12 significant digits, so the file does not
 change with the machine it is generated on.
@@ -18,33 +20,15 @@ change with the machine it is generated on.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import torch
-import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_SOLUTIONS = Path("solutions/chapter07")
-DEFAULT_OUT = Path("suites/chapter07/public/expected.json")
-CHOICES = ["a", "b", "c", "d"]
-
-__all__ = ["build", "main", "render"]
-
-
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        msg = f"cannot import {path}"
-        raise ImportError(msg)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+__all__ = ["main", "render"]
 
 
 def _round(value: Any) -> Any:
@@ -58,48 +42,6 @@ def _round(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _round(v) for k, v in value.items()}
     return value
-
-
-def _t(values: Sequence[Any]) -> torch.Tensor:
-    return torch.tensor(values, dtype=torch.float64)
-
-
-def build(solutions: Path) -> dict[str, Any]:
-    """Compute the public expected values from the reference in ``solutions``."""
-    scaling = _load(solutions / "scaling.py", "_expected_ref_scaling")
-    softmax = _load(solutions / "softmax.py", "_expected_ref_softmax")
-    key = yaml.safe_load((solutions / "answers.yaml").read_text(encoding="utf-8")) or {}
-
-    sizes = [(768, 12), (4096, 32), (512, 8)]
-    scores = [40.0, -24.0, 10.0, 8.0, 6.0]
-    chapter_scores = [12.0, 9.0, 6.0, 3.0]
-    p = [0.5, 0.3, 0.2]
-    data: dict[str, Any] = {
-        "_generated_by": "python -m grader.tools.expected (from the reference solution; do not edit)",
-        "head_dim": [
-            {"d_model": m, "n_heads": h, "expected": scaling.head_dim(m, h)} for m, h in sizes
-        ],
-        "scaling_factor": [
-            {"d_model": m, "n_heads": h, "expected": scaling.scaling_factor(m, h)} for m, h in sizes
-        ],
-        "scale_scores": {
-            "scores": scores,
-            "d_k": 64,
-            "expected": scaling.scale_scores(_t(scores), 64),
-        },
-        "softmax": {"x": [10.0, 8.0, 6.0], "expected": softmax.softmax(_t([10.0, 8.0, 6.0]))},
-        "compare_saturation": {
-            "scores": chapter_scores,
-            "d_k": 64,
-            "expected": softmax.compare_saturation(_t(chapter_scores), 64),
-        },
-        "softmax_jacobian": {"p": p, "expected": softmax.softmax_jacobian(_t(p))},
-        "quiz": [
-            {"id": str(qid), "type": spec["type"], **({"choices": CHOICES} if spec["type"] == "choice" else {})}
-            for qid, spec in key.items()
-        ],
-    }
-    return _round(data)
 
 
 def _dump(value: Any, level: int) -> str:
@@ -128,43 +70,43 @@ def _shown(path: Path) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Rewrite the expected-values file, or with ``--check`` report whether it is current.
+    """Rewrite the expected-values files, or with ``--check`` report whether they are current.
 
     Returns:
-        0 when written or current, 1 when ``--check`` finds it stale or missing.
+        0 when written or current, 1 when ``--check`` finds one stale or missing.
     """
+    from grader.assignment import assignment_of
+    from grader.rubric import find_rubrics, load_rubric
+    from grader.runner import reference_for
+
     parser = argparse.ArgumentParser(prog="python -m grader.tools.expected", description=__doc__.splitlines()[0])
-    parser.add_argument("--solutions", type=Path, default=ROOT / DEFAULT_SOLUTIONS, help="reference solution folder")
-    parser.add_argument("--out", type=Path, default=ROOT / DEFAULT_OUT, help="file to write or check")
-    parser.add_argument("--check", action="store_true", help="do not write; exit 1 if the file is stale")
-    parser.add_argument("--rubric", type=Path, default=None,
-                        help="write the file its assignment declares (plugin.expected), from its hooks")
+    parser.add_argument("--rubric", type=Path, action="append", default=None,
+                        help="the rubric whose plugin.expected to write (repeatable; default: every rubric)")
+    parser.add_argument("--check", action="store_true", help="do not write; exit 1 if a file is stale")
     args = parser.parse_args(argv)
 
-    if args.rubric is not None:
-        from grader.assignment import assignment_of
-        from grader.rubric import load_rubric
-        from grader.runner import reference_for
-
-        rubric = load_rubric(args.rubric)
+    status = 0
+    for path in args.rubric or find_rubrics():
+        rubric = load_rubric(path)
+        out = rubric.plugin.expected
+        if out is None:
+            continue
         values = assignment_of(rubric).hooks.expected_values(reference_for(rubric))
-        if values is None or rubric.plugin.expected is None:
-            print(f"{args.rubric}: declares no plugin.expected or its hooks no expected_values", file=sys.stderr)
+        if values is None:
+            print(f"{path}: its hooks define no expected_values for {_shown(out)}", file=sys.stderr)
             return 1
-        args.out = rubric.plugin.expected
         text = render(_round(values))
-    else:
-        text = render(build(args.solutions))
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else None
-        if current != text:
-            print(f"{_shown(args.out)}: stale; run python -m grader.tools.expected to regenerate it", file=sys.stderr)
-            return 1
-        print(f"{_shown(args.out)}: up to date", file=sys.stderr)
-        return 0
-    args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {_shown(args.out)}", file=sys.stderr)
-    return 0
+        if args.check:
+            current = out.read_text(encoding="utf-8") if out.exists() else None
+            if current != text:
+                print(f"{_shown(out)}: stale; run python -m grader.tools.expected to regenerate it", file=sys.stderr)
+                status = 1
+            else:
+                print(f"{_shown(out)}: up to date", file=sys.stderr)
+            continue
+        out.write_text(text, encoding="utf-8")
+        print(f"wrote {_shown(out)}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -24,8 +24,6 @@ secret. Expected values come from the reference when it is loaded, else from ``O
 
 from __future__ import annotations
 
-import base64
-import io
 import math
 from typing import Any
 
@@ -34,9 +32,10 @@ import torch
 import torch.nn.functional as F
 
 from grader.hooks import Figure
+from grader.plotting import figure, png, style
 from grader.probing import Finding, Probe, arr, close, describe_call, hardcoded, num, randn, show, unrecognised
 
-PART = "masking"
+MASKING = "masking"
 GPT2_D_MODEL, GPT2_HEADS = 768, 12
 D_K = GPT2_D_MODEL // GPT2_HEADS  # 64: the chapter's head width
 N = 5  # probe sequence length: small enough to quote a row, large enough for every pattern
@@ -298,7 +297,7 @@ def _future_leak(p: Probe) -> list[Finding]:
     w = torch.softmax(randn(89, 2, N, N, scale=2.0), dim=-1)
     call = describe_call("future_leak", w)
     got = num(p("future_leak", w))
-    want = num(p.expect(PART, "future_leak", w))
+    want = num(p.expect(MASKING, "future_leak", w))
     wn = w.double().numpy()
     if got is not None and want is not None and abs(got - want) <= 1e-5 + 1e-5 * abs(want):
         return []
@@ -358,7 +357,7 @@ def plot_data(session: Any, reference: Any) -> dict[str, Any]:
     x = randn(2026, PLOT_N, PLOT_N, scale=1.5)
     want = _t_masked_softmax(x).numpy()
     try:
-        got = arr(session.call(PART, "masked_softmax", [x], {}))
+        got = arr(session.call(MASKING, "masked_softmax", [x], {}))
     except Exception:  # noqa: BLE001 - a failing student function just leaves its panel empty
         got = None
     student = got.tolist() if got is not None and got.shape == want.shape else None
@@ -366,29 +365,46 @@ def plot_data(session: Any, reference: Any) -> dict[str, Any]:
                           "reference": want.round(6).tolist()}}
 
 
+HEAT_MAP_WORDS = {
+    "en": {"yours": "yours", "leak": "yours: future weight up to {leak:.3f} a row",
+           "reference": "reference (causal)", "key": "key position j", "query": "query position i",
+           "none": "your masked_softmax gave no values", "weight": "attention weight"},
+    "ja": {"yours": "あなたの重み", "leak": "あなたの重み（未来への重みは一行あたり最大 {leak:.3f}）",
+           "reference": "模範（因果的）", "key": "キーの位置 j", "query": "クエリの位置 i",
+           "none": "あなたの masked_softmax は値を返しませんでした", "weight": "注意の重み"},
+}
+
+
 def figures(plots: dict[str, Any], languages: Any) -> list[Figure]:
+    """The heat map: the student's weights beside the reference's, leaked cells outlined."""
     data = plots.get("attention") if isinstance(plots, dict) else None
     if not isinstance(data, dict) or data.get("reference") is None:
         return []
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    lang = next((x for x in languages if x in HEAT_MAP_WORDS), "en")
+    with matplotlib.rc_context(style(lang)):
+        png = _heat_map(data, HEAT_MAP_WORDS[lang])
+    caption = {x: CAPTION[x] for x in languages if x in CAPTION}
+    return [Figure(png, caption, "attention")] if png else []
+
+
+def _heat_map(data: dict[str, Any], W: dict[str, str]) -> str | None:
     from matplotlib.patches import Rectangle
 
     ref = np.asarray(data["reference"], dtype=float)
     mine = np.asarray(data["student"], dtype=float) if data.get("student") is not None else None
-    fig, axes = plt.subplots(1, 2, figsize=(8.6, 4), dpi=80)
+    fig = figure(8.6, 4)
+    axes = [fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)]
     leak = _leak(mine) if mine is not None and mine.shape == ref.shape else None
-    mine_title = "yours" if leak is None else f"yours: future weight up to {leak:.3f} a row"
+    mine_title = W["yours"] if leak is None else W["leak"].format(leak=leak)
     image = None
-    for ax, values, title in ((axes[0], mine, mine_title), (axes[1], ref, "reference (causal)")):
-        ax.set_title(title)
-        ax.set_xlabel("key position j")
-        ax.set_ylabel("query position i")
-        if values is None:
-            ax.text(0.5, 0.5, "your masked_softmax gave no values", ha="center", va="center",
-                    transform=ax.transAxes)
+    for ax, values, title in ((axes[0], mine, mine_title), (axes[1], ref, W["reference"])):
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(W["key"])
+        ax.set_ylabel(W["query"])
+        if values is None or values.shape != ref.shape:
+            ax.text(0.5, 0.5, W["none"], ha="center", va="center", transform=ax.transAxes)
             ax.set_xticks([])
             ax.set_yticks([])
             continue
@@ -401,12 +417,8 @@ def figures(plots: dict[str, Any], languages: Any) -> list[Figure]:
             ax.text(j, i, "NaN", ha="center", va="center", color="white", fontsize=7)
     fig.tight_layout()
     if image is not None:
-        fig.colorbar(image, ax=list(axes), shrink=0.8, label="attention weight")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    caption = {lang: CAPTION[lang] for lang in languages if lang in CAPTION}
-    return [Figure(base64.b64encode(buf.getvalue()).decode("ascii"), caption, "attention")]
+        fig.colorbar(image, ax=axes, shrink=0.8, label=W["weight"])
+    return png(fig)
 
 
 # --------------------------------------------------------------------------- expected values
@@ -428,7 +440,11 @@ def warm_up() -> None:
     F.scaled_dot_product_attention(s[None], s[None], s[None], is_causal=True)
 
 
-# --------------------------------------------------------------------------- notebook
+# --------------------------------------------------------------------------- notebook, README
+
+#: The mistake the student README names as an example of what ``grader check`` recognises.
+README_EXAMPLE = {"en": "writing 0 instead of -inf into the masked scores",
+                  "ja": "マスクするスコアに -inf ではなく 0 を書いている"}
 
 NOTEBOOK_INTRO = """\
 # 第8章 因果マスク: 未来のトークンを見ない注意

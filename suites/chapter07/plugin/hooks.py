@@ -1,373 +1,54 @@
-"""Outcomes + probe values → recognised mistakes (the ids of the assignment contract).
+"""Chapter 7's plug-in: recognising the scaling mistakes from behaviour (see grader.hooks).
 
-Recognition is by behaviour only. After a submission's tests, :func:`diagnose` calls the
-student's functions again through the same sandboxed session (``session.call``) on probe
-inputs chosen so that every known mistake gives a different answer, and compares what came
-back with the reference (or, without it, with torch computed here) and with the known-wrong
-variants. Where a quantity explains more than a match, it is inferred: the divisor actually
-applied to the scores, the axis a softmax normalised over, the temperature it used, the ratio
-of a reported variance to d_k, whether the output moves with the seed and with the input.
-So ``/ 27.71``, ``/ math.sqrt(q.size(-1))`` before the head split, ``* d_model ** -0.5`` and a
-numpy version are all the same ``sqrt-d-model``.
+Recognition is by behaviour only: the probes call the student's functions on inputs chosen so
+that every known mistake gives a different answer, and compare what came back with the
+reference (or, without it, with torch computed here) and with the known-wrong variants. Where
+a quantity explains more than a match, it is inferred: the divisor actually applied to the
+scores, the axis a softmax normalised over, the temperature it used, the ratio of a reported
+variance to d_k, whether the output moves with the seed and with the input. So ``/ 27.71``,
+``/ math.sqrt(q.size(-1))`` before the head split, ``* d_model ** -0.5`` and a numpy version are
+all the same ``sqrt-d-model``.
 
-Cost: only the parts whose tests failed are probed (a part that passed is named nothing, and
-a correct submission costs no call at all). Within a failing part each function gets a short
-screen (1–3 calls); only a function that fails it gets the deeper probes. A student exception
-in a probe is a finding about that function; a timeout or crash stops probing that part only.
-
-What each id means to the student, and its message templates, live in
-``grader/mistakes.yaml`` (see :mod:`grader.catalogue`).
+Within a failing part each function gets a short screen (1–3 calls); only a function that
+fails it gets the deeper probes. What each id means to the student, and its message
+templates, live in ``mistakes.yaml`` next to this file (see :mod:`grader.catalogue`); the
+report's figures in ``plots.py``; the public suite's expected values in ``expected.py``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
 
-from grader.catalogue import catalogue
-from grader.errors import SandboxError
-from grader.report.model import Mistake, Status
-from grader.testing import StudentRaised, describe_call
+from grader.probing import Finding
+from grader.probing import Probe as _Probe
+from grader.probing import Raised as _Raised
+from grader.probing import arr as _arr
+from grader.probing import close as _close
+from grader.probing import gen as _gen
+from grader.probing import hardcoded as _hardcoded
+from grader.probing import num as _num
+from grader.probing import pick as _pick
+from grader.probing import randn as _randn
+from grader.probing import ratio as _ratio
+from grader.probing import same as _same
+from grader.probing import show as _show
+from grader.probing import unrecognised as _unrecognised
+from grader.testing import describe_call
 
-__all__ = ["PART_FUNCTIONS", "Finding", "diagnose", "probe_part"]
+from . import expected, plots
 
-#: The functions of each code part, in the order they are probed and reported.
-PART_FUNCTIONS: dict[str, tuple[str, ...]] = {
-    "scaling": ("head_dim", "scaling_factor", "scale_scores", "attention_scores",
-                "multihead_attention_scores"),
-    "softmax": ("softmax", "softmax_with_temperature", "compare_saturation", "softmax_jacobian",
-                "attention"),
-    "variance": ("dot_product_variance", "scaled_dot_product_variance", "variance_table"),
-}
-UNRECOGNISED = "unrecognised"
 #: The chapter's model, assumed when a function sees only d_k = 64 (GPT-2 small).
 GPT2_D_MODEL, GPT2_HEADS = 768, 12
-_FILES = {"scaling": "scaling.py", "softmax": "softmax.py", "variance": "variance.py",
-          "quiz": "answers.yaml"}
 _SEEDS = (1234, 4321)  # probe seeds for the variance functions
 _N = 1000  # samples per variance probe: ~5 % relative error at d_k = 16, ample to tell forms apart
 
 
-@dataclass
-class Finding:
-    """One function's behaviour matched ``id`` (or nothing known: ``unrecognised``)."""
-
-    id: str
-    function: str
-    evidence: dict[str, Any] = field(default_factory=dict)
-
-
-# --------------------------------------------------------------------------- entry point
-
-
-def diagnose(run: Any, session: Any, reference: Any, rubric: Any, *,
-             parts: Iterable[str] | None = None) -> list[Mistake]:
-    """Name the known mistakes this submission shows, with its own numbers as evidence.
-
-    Args:
-        run: the plugin's ``SubmissionRun`` (``outcomes``, ``answers``, ``errors``).
-        session: the submission's open ``SubmissionSession`` (or anything with ``call``).
-        reference: the reference namespace, or None (``grader check``): the expected values
-            are then computed here with torch.
-        rubric: for ``mistake_options(id).partial_credit`` (None: no partial credit).
-        parts: the parts to probe; by default those with a failed or errored test and no
-            timeout (a hanging function would cost the per-call limit again).
-
-    Returns:
-        One :class:`Mistake` per (id, part), in part order; ``unrecognised`` entries say
-        plainly that a failure matches no known mistake.
-    """
-    outcomes = list(getattr(run, "outcomes", []) or [])
-    failing = _failing_parts(outcomes)
-    kit = _Kit.of(rubric)
-    wanted = list(parts) if parts is not None else [p for p in kit.functions if p in failing]
-    mistakes: list[Mistake] = []
-    threads = torch.get_num_threads()
-    # The expected values are tiny tensors: on a busy machine, torch's thread pool makes each
-    # small matmul cost milliseconds instead of microseconds.
-    torch.set_num_threads(1)
-    try:
-        for part in wanted:
-            if part not in kit.functions:
-                continue
-            if parts is None and any(t.part == part and t.status == Status.TIMEOUT for t in outcomes):
-                continue
-            findings = probe_part(session, part, reference, errors=getattr(run, "errors", None), kit=kit)
-            mistakes += _merge(part, findings, _filename(session, part, kit.files), rubric,
-                               failed=failing.get(part, False), entries=kit.entries)
-    finally:
-        torch.set_num_threads(threads)
-    if kit.quiz_part in failing:
-        quiz = kit.quiz_findings(getattr(run, "answers", None) or {})
-        mistakes += _merge(kit.quiz_part, quiz, kit.files.get(kit.quiz_part, kit.quiz_part), rubric,
-                           failed=False, entries=kit.entries)
-    return mistakes
-
-
-@dataclass(frozen=True)
-class _Kit:
-    """What diagnosing one assignment needs: its functions, recognisers, oracle and catalogue."""
-
-    functions: dict[str, tuple[str, ...]]
-    recognisers: Any
-    oracle: Any
-    entries: Any
-    quiz_findings: Callable[[dict[str, Any]], list[Finding]]
-    files: dict[str, str]
-    quiz_part: str | None
-
-    @classmethod
-    def of(cls, rubric: Any) -> _Kit:
-        """The rubric's plug-in when it declares one, else this module's own recognisers."""
-        if getattr(getattr(rubric, "plugin", None), "hooks", None) is not None:
-            from grader.assignment import assignment_of
-
-            a = assignment_of(rubric)
-            hooks = a.hooks
-            return cls(a.all_functions, hooks.recognisers, hooks.oracle, a.catalogue(), hooks.quiz_findings,
-                       {p.id: p.file for p in rubric.parts}, a.quiz_part)
-        return cls(PART_FUNCTIONS, _RECOGNISERS, _ORACLE, catalogue(), _quiz_findings, _FILES, "quiz")
-
-
-def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
-    """part -> True when it has a *failed* test (an error alone is explained elsewhere)."""
-    out: dict[str, bool] = {}
-    for t in outcomes:
-        if t.status in (Status.FAILED, Status.ERROR):
-            out[t.part] = out.get(t.part, False) or t.status == Status.FAILED
-    return out
-
-
-def _filename(session: Any, part: str, files: dict[str, str]) -> str:
-    try:
-        module = session.module_for(part)
-        if module and session.kind == "notebook":
-            return str(module["filename"])
-    except Exception:  # noqa: BLE001 - a fake session without module_for
-        pass
-    return files.get(part, part)
-
-
-def probe_part(session: Any, part: str, reference: Any, *, errors: list[str] | None = None,
-               kit: _Kit | None = None) -> list[Finding]:
-    """Probe every function of ``part``; one or more findings per function that is wrong."""
-    kit = kit or _Kit.of(None)
-    probe = _Probe(session, part, reference, oracle=kit.oracle)
-    findings: list[Finding] = []
-    for func in kit.functions[part]:
-        recognise = kit.recognisers.get(func)
-        if recognise is None:
-            continue
-        try:
-            findings += recognise(probe)
-        except _NotImplemented:
-            findings.append(Finding("not-implemented", func))
-        except _Raised as exc:
-            findings.append(Finding(UNRECOGNISED, func, {"raised": exc.type_name,
-                                                         "raised_message": exc.message[:200]}))
-        except _Unavailable:
-            continue  # missing function or file that did not load: the report says so already
-        except _Stop:
-            break
-        except Exception as exc:  # noqa: BLE001 - our own fault must not cost the other functions
-            if errors is not None:
-                errors.append(f"diagnosis of {func}() failed: {type(exc).__name__}: {exc}")
-    return findings
-
-
-def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed: bool,
-           entries: Any = None) -> list[Mistake]:
-    """One Mistake per id: the first function's evidence, the others listed."""
-    if not findings and failed:
-        findings = [Finding(UNRECOGNISED, "", {})]
-    groups: dict[str, list[Finding]] = {}
-    for f in findings:
-        groups.setdefault(f.id, []).append(f)
-    named = [mid for mid in groups if mid != UNRECOGNISED]
-    credit_id = named[0] if len(named) == 1 and UNRECOGNISED not in groups else None
-    entries = entries if entries is not None else catalogue()
-    mistakes = []
-    for mid, group in groups.items():
-        funcs = list(dict.fromkeys(f.function for f in group if f.function))
-        evidence = dict(group[0].evidence)
-        evidence["functions"] = funcs
-        slots = {**evidence, "functions": ", ".join(funcs), "count": len(funcs), "file": file,
-                 "function": group[0].function or file}
-        if mid == UNRECOGNISED:
-            slots["variant"] = "functions" if funcs else "default"
-            raised = str(evidence.get("raised") or "")
-            if raised == "MemoryError":  # its message is usually empty: say what the limit was
-                slots["variant"] = "memory"
-                slots["limit"] = getattr(getattr(rubric, "limits", None), "memory_mb", "?")
-            elif raised:
-                slots["variant"] = "raised"
-                slots["raised_message"] = str(evidence.get("raised_message") or "").strip() or "-"
-        message = entries[mid].render(slots)
-        others = funcs[1:]
-        if others and mid not in ("not-implemented", UNRECOGNISED):
-            message = {
-                "en": f"{message['en']} The same mistake shows in {', '.join(others)}.",
-                "ja": f"{message['ja']}{'、'.join(others)} にも同じ誤りがあります。",
-            }
-        credit = 0.0
-        if mid == credit_id and rubric is not None:
-            credit = float(rubric.mistake_options(mid).partial_credit or 0.0)
-        mistakes.append(Mistake(id=mid, part=part, message=message, evidence=_plain(evidence),
-                                function=", ".join(funcs) or None, file=file, partial_credit=credit))
-    return mistakes
-
-
-# --------------------------------------------------------------------------- calling
-
-
-class _Stop(Exception):
-    """The session timed out or crashed: stop probing this part."""
-
-
-class _Unavailable(Exception):
-    """No such function, or its file did not load."""
-
-
-class _NotImplemented(Exception):
-    """The function still raises NotImplementedError."""
-
-
-class _Raised(Exception):
-    def __init__(self, type_name: str, message: str) -> None:
-        super().__init__(f"{type_name}: {message}")
-        self.type_name = type_name
-        self.message = message
-
-
-class _Probe:
-    """Calls into the student's part, and computes expected values on the trusted side."""
-
-    def __init__(self, session: Any, part: str, reference: Any, oracle: Any = None) -> None:
-        self.session = session
-        self.part = part
-        self.reference = reference
-        self.oracle = _ORACLE if oracle is None else oracle
-        self.calls = 0
-
-    def __call__(self, func: str, *args: Any, **kwargs: Any) -> Any:
-        return self._call(func, list(args), dict(kwargs))
-
-    def args_after(self, func: str, *args: Any) -> tuple[Any, list[Any] | None]:
-        """Like calling, but also returns the positional arguments as the call left them."""
-        return self._call(func, list(args), {}, echo_args=True)
-
-    def _call(self, func: str, args: list[Any], kwargs: dict[str, Any], **echo: bool) -> Any:
-        from grader.sandbox.worker import StudentTimeout, StudentUnavailable
-
-        self.calls += 1
-        try:
-            return self.session.call(self.part, func, args, kwargs, **echo)
-        except StudentRaised as exc:
-            if exc.type_name == "NotImplementedError" or "NotImplementedError" in exc.bases:
-                raise _NotImplemented from None
-            raise _Raised(exc.type_name, exc.message) from None
-        except StudentUnavailable:
-            raise _Unavailable from None
-        except (StudentTimeout, SandboxError):
-            raise _Stop from None
-
-    def expect(self, part: str, func: str, *args: Any) -> Any:
-        """The right answer: the reference's when it is loaded, else torch's, as plain data."""
-        module = getattr(self.reference, part, None) if self.reference is not None else None
-        if module is not None and hasattr(module, func):
-            return _plain(getattr(module, func)(*args))
-        return _plain(self.oracle[func](*args))
-
-
-# --------------------------------------------------------------------------- plain values
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        return value.detach().cpu().double().numpy()
-    if isinstance(value, np.ndarray):
-        return value
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def _arr(value: Any) -> np.ndarray | None:
-    """A student's value as a float64 array, or None when it is not numeric."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return np.array(float(value))
-    try:
-        out = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
-    return out
-
-
-def _num(value: Any) -> float | None:
-    a = _arr(value)
-    if a is None or a.size != 1:
-        return None
-    return float(a.reshape(()))
-
-
-def _close(got: Any, want: Any, rtol: float = 1e-4, atol: float = 1e-6) -> bool:
-    g, w = _arr(got), _arr(want)
-    if g is None or w is None or g.shape != w.shape:
-        return False
-    return bool(np.all(np.isfinite(g)) and np.allclose(g, w, rtol=rtol, atol=atol))
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Exactly the same value (the test for a hardcoded answer)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    x, y = _arr(a), _arr(b)
-    if x is None or y is None:
-        return bool(a == b) if type(a) is type(b) and isinstance(a, (str, list)) else False
-    return x.shape == y.shape and bool(np.array_equal(x, y, equal_nan=True))
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {_show(v)}" for k, v in list(value.items())[:4]) + "}"
-    a = _arr(value)
-    if a is None:
-        return type(value).__name__
-    if a.ndim == 0:
-        return f"{float(a):.6g}"
-    flat = ", ".join(f"{x:.4g}" for x in a.reshape(-1)[:4])
-    return f"[{flat}{', ...' if a.size > 4 else ''}] (shape {list(a.shape)})"
-
-
 # --------------------------------------------------------------------------- inference
-
-
-def _ratio(raw: np.ndarray, out: Any) -> float | None:
-    """The constant c with raw ≈ c · out, or None when no single constant explains out."""
-    o = _arr(out)
-    if o is None or o.shape != raw.shape or not np.all(np.isfinite(o)):
-        return None
-    big = np.abs(raw) > 1e-2 * np.abs(raw).max()
-    big &= np.abs(o) > 1e-12
-    if big.sum() < 2:
-        return None
-    ratios = raw[big] / o[big]
-    r = float(np.median(ratios))
-    if r == 0 or not math.isfinite(r):
-        return None
-    within = np.abs(ratios / r - 1.0) < 2e-3
-    return r if within.mean() >= 0.9 else None
 
 
 def _divisor_finding(func: str, call: str, r: float, d_k: int, *, d_model: int | None = None,
@@ -396,31 +77,6 @@ def _divisor_finding(func: str, call: str, r: float, d_k: int, *, d_model: int |
     return Finding("wrong-divisor", func, ev)
 
 
-def _pick(findings: list[Finding | None]) -> list[Finding]:
-    """The first probe's finding wins (probes are ordered: the chapter's numbers first)."""
-    real = [f for f in findings if f is not None]
-    return real[:1]
-
-
-def _hardcoded(func: str, call_a: str, out_a: Any, call_b: str, out_b: Any) -> Finding | None:
-    if _same(out_a, out_b):
-        return Finding("hardcoded-output", func, {"call": call_a, "other_call": call_b,
-                                                  "value": _show(out_a)})
-    return None
-
-
-def _unrecognised(func: str, **evidence: Any) -> list[Finding]:
-    return [Finding(UNRECOGNISED, func, evidence)]
-
-
-def _gen(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
-
-
-def _randn(seed: int, *shape: int, scale: float = 1.0) -> torch.Tensor:
-    return torch.randn(*shape, generator=_gen(seed)) * scale
-
-
 # --------------------------------------------------------------------------- oracle
 
 
@@ -445,7 +101,7 @@ def _mh_raw(q: torch.Tensor, k: torch.Tensor, n_heads: int, layout: str = "gpt2"
     return (qh @ kh.transpose(-2, -1)).numpy()
 
 
-_ORACLE: dict[str, Callable[..., Any]] = {
+ORACLE: dict[str, Callable[..., Any]] = {
     "head_dim": lambda d_model, n_heads: d_model // n_heads,
     "scaling_factor": lambda d_model, n_heads: math.sqrt(d_model // n_heads),
     "scale_scores": lambda x, d_k: x.double() / math.sqrt(d_k),
@@ -1033,7 +689,7 @@ def _variance_table(p: _Probe) -> list[Finding]:
     return found
 
 
-_RECOGNISERS: dict[str, Callable[[_Probe], list[Finding]]] = {
+RECOGNISERS: dict[str, Callable[[_Probe], list[Finding]]] = {
     "head_dim": _head_dim,
     "scaling_factor": _scaling_factor,
     "scale_scores": _scale_scores,
@@ -1053,7 +709,7 @@ _RECOGNISERS: dict[str, Callable[[_Probe], list[Finding]]] = {
 # --------------------------------------------------------------------------- quiz
 
 
-def _quiz_findings(answers: dict[str, Any]) -> list[Finding]:
+def quiz_findings(answers: dict[str, Any]) -> list[Finding]:
     """The divisor question answered with √d_model or d_k names the same mistake as code would."""
     entry = answers.get("divisor-4096-32") if isinstance(answers, dict) else None
     given = entry.get("answer") if isinstance(entry, dict) else entry
@@ -1068,3 +724,32 @@ def _quiz_findings(answers: dict[str, Any]) -> list[Finding]:
         return []
     f.evidence.update(variant="answer", question="divisor-4096-32", answer=given)
     return [f]
+
+
+# --------------------------------------------------------------------------- report, suite, notebook
+
+plot_data = plots.plot_data
+figures = plots.figures
+expected_values = expected.build
+
+#: The mistake the student README names as an example of what ``grader check`` recognises.
+README_EXAMPLE = {"en": "dividing by √d_model", "ja": "√d_model で割っている"}
+
+NOTEBOOK_INTRO = """\
+# 第7章 スケーリング: なぜ sqrt(d_k) で割るのか
+# Chapter 7 -- Scaling: why divide by sqrt(d_k)
+
+このノートブックには `scaling.py`, `softmax.py`, `variance.py` と同じ関数が入っています。
+各関数の `raise NotImplementedError(...)` を自分のコードに置き換え、最後の確認問題の
+セルに答えを書き込んでください。関数名と引数は変えないでください。
+
+This notebook holds the same functions as `scaling.py`, `softmax.py` and `variance.py`.
+Replace each `raise NotImplementedError(...)` with your own code, then write your answers in
+the quiz cell at the end. Keep the function names and arguments as they are.
+
+採点では、このノートブックのコードセルが上から順に実行されます。試しに関数を呼ぶセルを
+追加しても構いませんが、時間のかかる処理は避けてください。
+
+When graded, the code cells run from top to bottom. You may add cells that try your
+functions out, but keep them quick.
+"""

@@ -1,0 +1,276 @@
+"""How Moodle, Canvas and Blackboard name the files of a bulk download, read back.
+
+Each LMS writes the student's identity into the entry names of its export zip. This module
+takes it back out, only from the part of the name the LMS itself fixes, so a student who
+chooses a display name or a file name cannot make it say someone else's id:
+
+==========  ==================================================================================
+Moodle      folder ``<full name>_<participant id>_assignsubmission_file_/<file>`` (or flat:
+            ``…_assignsubmission_file_<file>``). Moodle turns ``_`` in the full name into a
+            space, so in a folder name the id is the number just before the fixed suffix, and
+            in a flat name the number after the first ``_``.
+Canvas      ``<sortable name>[_LATE]_<user id>_<attachment id>_<file name>``; the name is
+            lower-cased, stripped of non-word characters and of ``_<digits>_`` runs, so the
+            first ``_<digits>_<digits>_`` is the ids. A file uploaded again under the same name
+            is called ``<stem>-1.<ext>``, ``-2``…; a larger attachment id is a later upload.
+Blackboard  ``<assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>_<file>`` plus one
+            ``….txt`` per attempt (``Name: <full name> (<username>)``, ``Files:`` with each
+            ``Original filename:`` / ``Filename:`` pair). The latest attempt counts.
+==========  ==================================================================================
+
+Example::
+
+    lms_name("山田 太郎_123458_assignsubmission_file_", is_dir=True)
+    # LmsName(lms='moodle', student_id='123458', name='山田 太郎', ...)
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["LmsName", "Student", "detect", "disk_name", "group_flat_files", "lms_name", "reason"]
+
+_MOODLE_FOLDER = re.compile(r"^(?P<name>.*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_$", re.S)
+_MOODLE_FLAT = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.+)$", re.S)
+_MOODLE_MARK = re.compile(r"_\d+_assignsubmission_[a-z]+_")
+_CANVAS = re.compile(
+    r"^(?:(?P<name>.*?)_)??(?:(?P<late>LATE)_)?(?P<id>\d+|anon_[A-Za-z0-9]+)_(?P<att>\d+)_(?P<file>.+)$", re.S
+)
+_CANVAS_TEXT = re.compile(r"^(?:(?P<name>.*?)_)??(?:(?P<late>LATE)_)?(?P<id>\d+|anon_[A-Za-z0-9]+)_(?P<kind>text|link)\.html$",
+                          re.S)
+_BLACKBOARD = re.compile(
+    r"^(?P<assignment>.+?)_(?P<id>[^_]+)_attempt_(?P<when>\d{4}(?:-\d{2}){5})(?:_(?P<file>.+)|(?P<txt>\.txt))$",
+    re.S,
+)
+_BB_NAME = re.compile(r"^Name: (?P<name>.*) \((?P<id>[^()\n]*)\)\s*$", re.M)
+_BB_FILES = re.compile(r"Original filename: (?P<original>[^\n]+)\n\s*Filename: (?P<stored>[^\n]+)")
+_REUPLOAD = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[A-Za-z0-9]+)$")
+#: files a flat export may hold for one student (the rest are listed as set aside)
+_WANTED = (".py", ".yaml", ".yml", ".ipynb", ".zip")
+
+
+def nfc(text: str) -> str:
+    """Unicode NFC: macOS unzip tools hand back names decomposed (NFD)."""
+    return unicodedata.normalize("NFC", text)
+
+
+@dataclass(frozen=True)
+class LmsName:
+    """What an LMS entry name says: whose it is, and (flat exports) which file it was."""
+
+    lms: str  # moodle | canvas | blackboard
+    student_id: str
+    name: str  # display name as the LMS wrote it, NFC; "" when it gives none
+    late: bool = False
+    file: str = ""  # flat exports: the file's own name after the LMS prefix
+    order: tuple[int | str, ...] = ()  # larger = uploaded later (attachment id, attempt time)
+    plugin: str = "file"  # Moodle: file | onlinetext | …
+    #: other ids the same name could be read as (Canvas: a name ending in _<digits> and a file
+    #: name starting <digits>_ shift the split); such an entry is flagged, never exported
+    other_ids: tuple[str, ...] = ()
+
+
+LMS = ("moodle", "canvas", "blackboard")
+
+
+def lms_name(entry: str, *, is_dir: bool, lms: str | None = None) -> LmsName | None:
+    """Parse one entry of an export; None when no LMS pattern fits it.
+
+    ``lms`` restricts the patterns to one LMS (see :func:`detect`): a student's own file
+    name may look like another LMS's pattern, never like the whole export's.
+    """
+    entry = nfc(entry)
+    if is_dir:
+        m = _MOODLE_FOLDER.match(entry) if lms in (None, "moodle") else None
+        if m:
+            return LmsName("moodle", m["id"], _moodle_display(m["name"]), plugin=m["plugin"])
+        return None
+    m = _MOODLE_FLAT.match(entry) if lms in (None, "moodle") else None
+    if m and not _MOODLE_MARK.search("_" + m["file"]):
+        return LmsName("moodle", m["id"], _moodle_display(m["name"]), file=m["file"], plugin=m["plugin"])
+    m = _BLACKBOARD.match(entry) if lms in (None, "blackboard") else None
+    if m:
+        return LmsName("blackboard", m["id"], "", file=m["file"] or "", order=(m["when"],),
+                       plugin="metadata" if m["txt"] else "file")
+    m = _CANVAS.match(entry) if lms in (None, "canvas") else None
+    if m:
+        shifted = (m["att"],) if re.match(r"\d+_.", m["file"]) else ()
+        return LmsName("canvas", m["id"], m["name"] or "", late=bool(m["late"]), file=m["file"],
+                       order=(int(m["att"]),), other_ids=shifted)
+    m = _CANVAS_TEXT.match(entry) if lms in (None, "canvas") else None
+    if m:  # a text entry or a URL, not files
+        return LmsName("canvas", m["id"], m["name"] or "", late=bool(m["late"]), plugin="onlinetext")
+    return None
+
+
+def detect(root: Path) -> str | None:
+    """Which LMS wrote the export in ``root``: the one whose pattern most entries fit."""
+    votes = dict.fromkeys(LMS, 0)
+    for entry in root.iterdir():
+        for lms in LMS:
+            if lms_name(entry.name, is_dir=entry.is_dir(), lms=lms) is not None:
+                votes[lms] += 1
+                break
+    best = max(LMS, key=lambda k: votes[k])
+    return best if votes[best] else None
+
+
+def _moodle_display(name: str) -> str:
+    return name.strip() or name
+
+
+def disk_name(name: str, student_id: str) -> str:
+    """A file-system-safe, Unicode-keeping name that still carries the id: ``山田_太郎_123458``."""
+    text = nfc(f"{name}_{student_id}" if name and name != student_id else student_id)
+    safe = re.sub(r"[^\w.-]+", "_", text).strip("._")[:100]
+    return safe or "submission"
+
+
+# --------------------------------------------------------------------------- flat exports
+
+
+@dataclass
+class Student:
+    """One student's files in a flat export, regrouped into a folder of their own."""
+
+    lms: str
+    student_id: str
+    name: str
+    late: bool = False
+    other_ids: set[str] = field(default_factory=set)
+    folder: Path | None = None
+    entries: list[str] = field(default_factory=list)  # export entries used
+    set_aside: list[str] = field(default_factory=list)  # older uploads of the same file, etc.
+
+
+def _reupload(filename: str) -> tuple[str, int]:
+    """``scaling-2.py`` -> (``scaling.py``, 2): Canvas's suffix for a file uploaded again."""
+    m = _REUPLOAD.match(filename)
+    if m:
+        return m["stem"] + m["ext"], int(m["n"])
+    return filename, 0
+
+
+def _blackboard_metadata(path: Path) -> tuple[str, str, dict[str, str]]:
+    """(username, full name, stored -> original file name) from one attempt's ``.txt``."""
+    try:
+        text = path.read_bytes()[: 1 << 20].decode("utf-8", "replace").replace("\r\n", "\n")
+    except OSError:
+        return "", "", {}
+    m = _BB_NAME.search(text)
+    files = {f["stored"].strip(): f["original"].strip() for f in _BB_FILES.finditer(text)}
+    return (m["id"].strip(), nfc(m["name"].strip()), files) if m else ("", "", files)
+
+
+def group_flat_files(root: Path, staging: Path, lms: str | None) -> tuple[list[Student], set[str]]:
+    """Regroup the loose files of a Canvas, Blackboard or flat Moodle export per student.
+
+    For each file name a student uploaded, the latest upload is kept (Canvas: the largest
+    attachment id, then the largest ``-N``; Blackboard: the latest attempt); the others are
+    listed in ``set_aside``. Returns the students and the export entries they account for.
+    """
+    # Keyed by the name too: two people whose names claim one id stay two entries (and are
+    # flagged), never one folder mixing their files.
+    candidates: dict[tuple[str, str, str], list[tuple[LmsName, Path]]] = {}
+    for entry in sorted(root.iterdir()):
+        if not entry.is_file() or entry.is_symlink():
+            continue
+        parsed = lms_name(entry.name, is_dir=False, lms=lms) if lms else None
+        if parsed is None or parsed.plugin == "onlinetext":
+            continue
+        candidates.setdefault((parsed.lms, parsed.student_id, parsed.name), []).append((parsed, entry))
+    students: list[Student] = []
+    used: set[str] = set()
+    staged: set[str] = set()
+    for (lms, student_id, _), items in sorted(candidates.items()):
+        student = Student(lms, student_id, "")
+        names: dict[str, str] = {}
+        used.update(path.name for _, path in items)
+        if lms == "blackboard":
+            items = _latest_attempt(items, student)
+            for parsed, path in items:
+                if parsed.plugin == "metadata":
+                    who, full, stored = _blackboard_metadata(path)
+                    names.update(stored)
+                    if who == student_id and full:
+                        student.name = full
+        chosen: dict[str, tuple[tuple, LmsName, Path]] = {}
+        for parsed, path in items:
+            used.add(path.name)
+            student.entries.append(path.name)
+            if parsed.plugin == "metadata":
+                continue
+            original = names.get(path.name, parsed.file)
+            target, again = _reupload(original) if lms == "canvas" else (original, 0)
+            if not target.lower().endswith(_WANTED):
+                student.set_aside.append(f"{path.name} (not a file the grader reads)")
+                continue
+            student.late = student.late or parsed.late
+            student.other_ids.update(parsed.other_ids)
+            if lms == "canvas" and parsed.name:
+                student.name = parsed.name
+            elif lms == "moodle" and parsed.name:
+                student.name = parsed.name
+            rank = (parsed.order, again)
+            if target in chosen:
+                older, newer = sorted([chosen[target], (rank, parsed, path)], key=lambda c: c[0])
+                chosen[target] = newer
+                student.set_aside.append(f"{older[2].name} (an older upload of {target})")
+            else:
+                chosen[target] = (rank, parsed, path)
+        if not chosen:
+            students.append(student)
+            continue
+        folder = staging / disk_name(student.name, f"{lms}-{student_id}")
+        while folder.exists() and folder.name in staged:
+            folder = folder.with_name(folder.name + "+")
+        staged.add(folder.name)
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        for target, (_, _, path) in chosen.items():
+            shutil.copyfile(path, folder / Path(target).name)
+        student.folder = folder
+        students.append(student)
+    return students, used
+
+
+def _latest_attempt(items: list[tuple[LmsName, Path]], student: Student) -> list[tuple[LmsName, Path]]:
+    attempts = sorted({p.order for p, _ in items})
+    latest = attempts[-1]
+    for parsed, path in items:
+        if parsed.order != latest:
+            student.set_aside.append(f"{path.name} (an earlier attempt, {parsed.order[0]})")
+    return [(p, path) for p, path in items if p.order == latest]
+
+
+# --------------------------------------------------------------------------- plain reasons
+
+REASONS: dict[str, dict[str, str]] = {
+    "empty": {"en": "the upload is empty: no files in it",
+              "ja": "提出物が空です（ファイルがありません）"},
+    "unreadable": {"en": "the upload could not be read: {why}",
+                   "ja": "提出物を読み取れませんでした: {why}"},
+    "no_work": {"en": "no {files}, answers.yaml, notebook or zip in it",
+                "ja": "{files}・answers.yaml・ノートブック・zip のどれも含まれていません"},
+    "missing": {"en": "missing: {files}", "ja": "未提出のファイル: {files}"},
+    "interrupted": {"en": "not graded (the batch was interrupted)",
+                    "ja": "採点していません（一括採点が中断されました）"},
+    "duplicate_id": {"en": "more than one entry claims student id {id} ({entries}); check by hand which is theirs",
+                     "ja": "学生 ID {id} を名乗る項目が複数あります（{entries}）。どれが本人のものか確認してください"},
+    "ambiguous_id": {"en": "the LMS name can be read as student {id} or {others}; check by hand whose it is",
+                     "ja": "LMS の名前は学生 {id} とも {others} とも読めます。誰の提出か確認してください"},
+    "not_a_submission": {"en": "not a folder, notebook or zip", "ja": "フォルダ・ノートブック・zip のいずれでもありません"},
+    "symlink": {"en": "a symbolic link; not followed", "ja": "シンボリックリンクなので辿りません"},
+    "online_text": {"en": "online text, not files", "ja": "オンラインテキストの提出で、ファイルではありません"},
+}
+
+
+def reason(key: str, langs: tuple[str, ...] | list[str], **slots: str) -> str:
+    """One plain reason in the rubric's languages, Japanese first when both: ``ja / en``."""
+    texts = [REASONS[key][lang].format(**slots) for lang in langs if lang in REASONS[key]]
+    return " / ".join(dict.fromkeys(texts)) or REASONS[key]["en"].format(**slots)

@@ -1,0 +1,405 @@
+"""The instructor's journey with real LMS downloads: Moodle, Canvas, Blackboard.
+
+Each export is built the way the platform's own code names its files (see the module
+docstring of ``grader.lms``): Canvas's ``ContentZipper`` (sortable name cleaned of
+``_<digits>_`` and lower-cased, ``LATE``, user id, attachment id, the display name with
+``\\ / : * ? " < > |`` replaced), Moodle's ``download_submissions`` (``clean_filename`` of the
+full name with ``_`` turned into spaces, then ``_<participant id>_assignsubmission_file_``),
+Blackboard's ``<assignment>_<username>_attempt_<time>_<file>`` with its ``.txt`` per attempt.
+Then ``grader batch -j 2`` runs as an instructor runs it, and the gradebooks it writes are read
+back with the column rules Canvas's and Moodle's importers apply.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import unicodedata
+import zipfile
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "submissions"
+FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
+RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {f.name: f.read_bytes() for f in sorted(folder.iterdir()) if f.is_file()}
+
+
+CORRECT = _files(EXAMPLES / "correct")
+STUB = _files(EXAMPLES / "untouched-stub")
+SQRT_D_MODEL = _files(EXAMPLES / "sqrt-d-model")
+BROKEN = _files(FIXTURES / "broken-softmax")
+
+
+def _zip_bytes(files: dict[str, bytes], prefix: str = "") -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(prefix + name, data)
+    return buf.getvalue()
+
+
+EMPTY_ZIP = _zip_bytes({})
+
+
+# --------------------------------------------------------------------------- how each LMS names files
+
+
+def canvas_entry(sortable_name: str | None, user_id: int | str, attachment_id: int, display_name: str,
+                 *, late: bool = False) -> str:
+    """Canvas ContentZipper: get_filename + "_#{file.id}_#{sanitize_attachment_filename}"."""
+    parts = []
+    if sortable_name is not None:
+        parts.append(re.sub(r"_(\d+)_", r"\1", sortable_name).lower())  # sanitize_user_name
+    if late:
+        parts.append("LATE")
+    parts.append(str(user_id))
+    prefix = re.sub(r"[^\w]", "", "_".join(parts))  # gsub(/[^[[:word:]]]/, "")
+    shown = re.sub(r'[\x00/\\:*?"<>|]+', "_", display_name)  # sanitize_attachment_filename
+    return f"{prefix}_{attachment_id}_{shown}"
+
+
+def canvas_text_entry(sortable_name: str, user_id: int) -> str:
+    return re.sub(r"[^\w]", "", "_".join([sortable_name.lower(), str(user_id)])) + "_text.html"
+
+
+def moodle_prefix(full_name: str, participant: int) -> str:
+    """Moodle: clean_filename(str_replace('_', ' ', fullname) . '_' . uniqueid)."""
+    cleaned = re.sub(r"[\x00-\x1f\x7f&<>\"`|':\\/]", "", full_name.replace("_", " ") + f"_{participant}")
+    return cleaned
+
+
+def blackboard_txt(full_name: str, username: str, assignment: str, when: str, files: list[tuple[str, str]]) -> str:
+    listing = "".join(f"\tOriginal filename: {orig}\n\tFilename: {stored}\n" for orig, stored in files)
+    return (f"Name: {full_name} ({username})\nAssignment: {assignment}\n"
+            f"Date Submitted: Monday, 30 November 2026 {when} o'clock JST\nCurrent Grade: Needs Grading\n\n"
+            "Submission Field:\nThere is no student submission text data for this assignment.\n\n"
+            "Comments:\nThere are no student comments for this assignment.\n\n"
+            "Files:\n" + (listing or "No files were attached to this submission.\n"))
+
+
+# --------------------------------------------------------------------------- running the batch
+
+
+def _batch(source: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", "batch", str(source), "--out", str(out), "-j", "2",
+                           "--no-progress", "--seed", "3", "--rubric", str(RUBRIC), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+
+
+def _gradebook(out: Path) -> dict[str, dict[str, str]]:
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        return {row["student_id"]: row for row in csv.DictReader(fh)}
+
+
+def _keep(out: Path, lms: str, *names: str) -> None:
+    """With GRADER_KEEP_SCREENSHOTS=DIR, copy what the instructor would upload to DIR/<lms>/."""
+    keep = os.environ.get("GRADER_KEEP_SCREENSHOTS")
+    if keep:
+        dest = Path(keep) / lms
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            shutil.copyfile(out / name, dest / name)
+
+
+def _max(rows: dict[str, dict[str, str]]) -> float:
+    return max(float(r["max_score"]) for r in rows.values() if r["max_score"])
+
+
+# --------------------------------------------------------------------------- Moodle
+
+
+def _moodle_export(dest: Path) -> Path:
+    export = dest / "CS101-Chapter 7-42.zip"
+    nfd_name = unicodedata.normalize("NFD", "鈴木 ジロウ")  # as macOS tools write it
+    folder = "_assignsubmission_file_/"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        def put(name: str, pid: int, files: dict[str, bytes], plugin: str = "file") -> None:
+            for fname, data in files.items():
+                zf.writestr(f"{moodle_prefix(name, pid)}_assignsubmission_{plugin}_/{fname}", data)
+
+        put("山田 太郎", 123458, CORRECT)
+        put("山田 太郎", 123458, {"onlinetext.html": b"<p>see files</p>"}, plugin="onlinetext")
+        put("Taro Yamada", 123462, {"chapter07.zip": _zip_bytes(CORRECT, "chapter07/")})
+        put("Hanako Sato", 123463, {"chapter07.ipynb": (FIXTURES / "correct-notebook.ipynb").read_bytes()})
+        put("Jiro Suzuki", 123464, SQRT_D_MODEL)
+        put(nfd_name, 123465, CORRECT)
+        put("Only Scaling", 123470, {"scaling.py": CORRECT["scaling.py"]})
+        put("Empty Zip", 123471, {"chapter07.zip": EMPTY_ZIP})
+        put("Broken Zip", 123472, {"chapter07.zip": b"PK\x03\x04 this is not really a zip"})
+        # A student whose full name ends like another student's folder name.
+        put("Eve_123458_assignsubmission_file_", 123473, CORRECT)
+        put("Stub Only", 123474, STUB)
+        zf.writestr("__MACOSX/" + moodle_prefix("山田 太郎", 123458) + folder + "._scaling.py", b"\0junk")
+    return export
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
+    export = _moodle_export(tmp_path)
+    out = tmp_path / "out"
+    proc = _batch(export, out, "--gradebook", "moodle", "--bom")
+    assert proc.returncode == 0, proc.stderr
+    rows = _gradebook(out)
+    top = _max(rows)
+
+    # who: the participant id from the fixed part, the name as Moodle wrote it (NFC)
+    assert rows["123458"]["name"] == "山田 太郎" and rows["123458"]["lms"] == "moodle"
+    assert rows["123465"]["name"] == "鈴木 ジロウ"
+    assert unicodedata.is_normalized("NFC", rows["123465"]["name"])
+    assert rows["123473"]["name"] == "Eve 123458 assignsubmission file"
+    assert (out / "reports" / "山田_太郎_123458.yaml").is_file()
+
+    # what: a zip alone in the folder is the submission, a notebook too
+    for full in ("123458", "123462", "123463", "123465", "123473"):
+        assert float(rows[full]["score"]) == top, (full, rows[full])
+        assert rows[full]["errors"] == "", rows[full]
+    assert "sqrt-d-model" in rows["123464"]["mistakes"] and rows["123464"]["passed"] == "yes"
+    assert float(rows["123474"]["score"]) == 0.0
+    # why not: plain reasons, Japanese first as the rubric's language says
+    assert rows["123470"]["errors"].startswith("未提出のファイル: softmax.py, variance.py, answers.yaml")
+    assert "missing: softmax.py, variance.py, answers.yaml" in rows["123470"]["errors"]
+    assert rows["123471"]["score"] == "" and "the upload is empty" in rows["123471"]["errors"]
+    assert "提出物が空です" in rows["123471"]["errors"]
+    assert float(rows["123472"]["score"] or 0) == 0 and "could not be read" in rows["123472"]["errors"]
+    assert "提出物を読み取れませんでした" in rows["123472"]["errors"]
+    assert all(r["late"] == "no" for r in rows.values())
+    # the online-text folder is not a second claim on 山田's id
+    assert "claims student id" not in rows["123458"]["errors"]
+
+    # the worksheet, read as Moodle's offline-grading importer reads it
+    sheet = _moodle_worksheet(out / "gradebook.moodle.csv")
+    assert sheet["123458"]["grade"] == top and sheet["123464"]["grade"] == float(rows["123464"]["score"])
+    assert "123471" not in sheet and "123472" not in sheet  # no empty grade over one given by hand
+    assert {"123458", "123462", "123463", "123464", "123465", "123470", "123473", "123474"} <= set(sheet)
+    # feedback files, as Moodle's zip importer maps them to participants
+    assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") >= {123458, 123462, 123473}
+
+    _keep(out, "moodle", "gradebook.csv", "gradebook.moodle.csv", "moodle-feedback-files.zip", "summary.en.html")
+    # the class summary's first screen, in the browser
+    _summary_first_screen(out, tmp_path)
+
+
+def _chromium() -> str | None:
+    return next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
+                None)
+
+
+def _summary_first_screen(out: Path, tmp_path: Path) -> None:
+    """What the instructor sees first: passed despite sqrt-d-model, common mistakes, errors."""
+    page = (out / "summary.en.html").read_text(encoding="utf-8")
+    first = page[page.index('id="first-screen"'):page.index('id="overview"')]
+    assert "Passed despite the central mistake" in first and "1 of 1 submissions with sqrt-d-model" in first
+    assert "Jiro Suzuki (123464)" in first  # the example of sqrt-d-model names the student
+    assert "Empty Zip" in first and "Broken Zip" in first  # the entries that went wrong
+    ja = (out / "summary.ja.md").read_text(encoding="utf-8")
+    assert "核心の誤りがあっても合格した提出物" in ja.split("| | |")[0]
+    browser = _chromium()
+    if browser is None:
+        pytest.fail("the summary must be seen in a browser: install chromium (make system-deps)")
+    shot = tmp_path / "summary-first-screen.png"
+    run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                          f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
+                          "--window-size=1200,900", (out / "summary.en.html").as_uri()],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert shot.exists(), run.stderr[-2000:]
+    import numpy as np
+    from matplotlib import image
+
+    pixels = np.asarray(image.imread(str(shot)))
+    assert pixels.shape[0] >= 800 and float(pixels[..., :3].std()) > 0.02
+    keep = os.environ.get("GRADER_KEEP_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, Path(keep) / shot.name)
+
+
+def _moodle_worksheet(path: Path) -> dict[str, dict]:
+    """assignfeedback_offline_grade_importer: headers equal to the strings, 'Participant ' stripped."""
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # --bom; Moodle's csv reader strips it
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    header = rows[0]
+    idx = {k: header.index(k) for k in ("Identifier", "Grade", "Last modified (grade)")}
+    feedback = header.index("Feedback comments")
+    assert feedback > 0  # the importer ignores a feedback column at index 0 (!empty($index))
+    out = {}
+    for row in rows[1:]:
+        assert row[idx["Identifier"]].startswith("Participant ")
+        pid = row[idx["Identifier"]][len("Participant "):]
+        datetime.strptime(row[idx["Last modified (grade)"]], "%A, %d %B %Y, %I:%M %p")  # strtotime-readable
+        grade = row[idx["Grade"]]
+        out[pid] = {"grade": float(grade) if grade else "", "feedback": row[feedback]}
+    return out
+
+
+def _moodle_feedback_participants(path: Path) -> set[int]:
+    """assignfeedback_file_zip_importer::is_valid_filename_for_import, on each member's path."""
+    found = set()
+    with zipfile.ZipFile(path) as zf:
+        for name in zf.namelist():
+            for part in name.split("/"):
+                info = part.split("_", 4)
+                if len(info) >= 4 and info[1].isdigit() and (info[2], info[3]) == ("assignsubmission", "file"):
+                    found.add(int(info[1]))
+                    break
+    return found
+
+
+# --------------------------------------------------------------------------- Canvas
+
+
+def _canvas_export(dest: Path) -> Path:
+    export = dest / "cs101-chapter-7_submissions.zip"  # make_zip_tmpdir: spaces to _, non-word dropped
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        def put(name: str | None, uid: int | str, first_att: int, files: dict[str, bytes], late: bool = False,
+                again: int = 0) -> None:
+            for k, (fname, data) in enumerate(files.items()):
+                stem, dot, ext = fname.rpartition(".")
+                shown = f"{stem}-{again}.{ext}" if again else fname
+                zf.writestr(canvas_entry(name, uid, first_att + k, shown, late=late), data)
+
+        put("Doe, Jane", 98765, 7000, STUB)              # first upload: the stubs
+        put("Doe, Jane", 98765, 7100, CORRECT, again=1)  # then again: scaling-1.py, ...
+        put("山田, 太郎", 11111, 7200, CORRECT, late=True)
+        put("Smith, John", 22222, 7300, SQRT_D_MODEL)
+        put("Empty, Zip", 33333, 7400, {"chapter07.zip": EMPTY_ZIP})
+        put("Zip, Student", 44444, 7500, {"chapter07.zip": (FIXTURES / "correct-zip.zip").read_bytes()})
+        put("Note, Book", 55555, 7600, {"chapter07.ipynb": (FIXTURES / "correct-notebook.ipynb").read_bytes()})
+        put("Re, Upload", 66666, 8000, CORRECT)
+        put("Re, Upload", 66666, 8100, {"scaling.py": STUB["scaling.py"]}, again=1)
+        put("Re, Upload", 66666, 8200, {"scaling.py": CORRECT["scaling.py"]}, again=2)
+        put("Broken, Upload", 77777, 8300, {**CORRECT, "softmax.py": BROKEN["softmax.py"]})
+        zf.writestr(canvas_text_entry("Text, Only", 88888), b"<p>my answer is 8</p>")
+        put(None, "anon_Xy7Q2", 8400, CORRECT)
+    return export
+
+
+@pytest.mark.slow
+def test_canvas_export_newest_uploads_late_flags_and_the_import_file(tmp_path):
+    export = _canvas_export(tmp_path)
+    out = tmp_path / "out"
+    proc = _batch(export, out, "--gradebook", "canvas")
+    assert proc.returncode == 0, proc.stderr
+    rows = _gradebook(out)
+    top = _max(rows)
+
+    # the re-uploads (scaling-1.py, scaling-2.py) are what is graded, not the first files
+    assert float(rows["98765"]["score"]) == top
+    assert float(rows["66666"]["score"]) == top
+    jane = yaml.safe_load((out / "reports" / "doejane_98765.yaml").read_text(encoding="utf-8"))
+    first_scaling = canvas_entry("Doe, Jane", 98765, 7000 + list(STUB).index("scaling.py"), "scaling.py")
+    assert any("set aside" in n and first_scaling in n for n in jane["notes"])
+    assert jane["student"]["id"] == "98765" and jane["student"]["lms"] == "canvas"
+    # LATE: flagged, and the rubric's late policy (10 % of the maximum) taken off and shown
+    late = rows["11111"]
+    assert late["late"] == "yes" and late["name"] == "山田太郎"
+    assert float(late["score"]) == pytest.approx(round(top * 0.9, 2))
+    assert float(late["late_penalty"]) == pytest.approx(top - float(late["score"]))
+    late_report = yaml.safe_load((out / "reports" / "山田太郎_11111.yaml").read_text(encoding="utf-8"))
+    assert late_report["late"]["score_before"] == top
+    assert any("提出期限後" in n and "late" in n for n in late_report["notes"])
+    assert all(rows[k]["late"] == "no" for k in rows if k != "11111")
+    # zips and notebooks uploaded on Canvas
+    assert float(rows["44444"]["score"]) == top and float(rows["55555"]["score"]) == top
+    assert float(rows["anon_Xy7Q2"]["score"]) == top
+    assert "sqrt-d-model" in rows["22222"]["mistakes"]
+    assert "SyntaxError" in rows["77777"]["errors"]
+    assert rows["33333"]["score"] == "" and "the upload is empty" in rows["33333"]["errors"]
+    assert rows["88888"]["score"] == "" and "online text" in rows["88888"]["errors"]
+
+    # the import file, read with Canvas's GradebookImporter column rules
+    grades = _canvas_import(out / "gradebook.canvas.csv")
+    assert grades["points_possible"] == top
+    assert grades["by_id"]["98765"] == top and grades["by_id"]["11111"] == float(late["score"])
+    assert "anon_Xy7Q2" not in grades["by_id"] and "33333" not in grades["by_id"]
+    assert set(grades["by_id"]) == {"98765", "11111", "22222", "44444", "55555", "66666", "77777"}
+    _keep(out, "canvas", "gradebook.csv", "gradebook.canvas.csv")
+
+    # grader export: the same import file again from the reports alone, here with a BOM
+    again = subprocess.run([sys.executable, "-m", "grader", "export", str(out), "--gradebook", "canvas", "--bom",
+                            "--rubric", str(RUBRIC)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert (out / "gradebook.canvas.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    assert _canvas_import(out / "gradebook.canvas.csv") == grades
+
+
+def _canvas_import(path: Path) -> dict:
+    """Canvas: col 0 contains Student, col 1 contains ID, the last student column contains
+    Section, then assignments; a 'Points Possible' row; students matched by ID."""
+    text = path.read_text(encoding="utf-8-sig")
+    sep = ";" if text.splitlines()[0].count(";") > text.splitlines()[0].count(",") else ","
+    rows = list(csv.reader(io.StringIO(text), delimiter=sep))
+    header = rows[0]
+    assert "Student" in header[0] and "ID" in header[1]
+    section = max(i for i, h in enumerate(header) if "Section" in h)
+    ignored = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
+    columns = [i for i in range(section + 1, len(header)) if not ignored.search(header[i])]
+    assert len(columns) == 1
+    col = columns[0]
+    out: dict = {"by_id": {}}
+    for row in rows[1:]:
+        if "Points Possible" in row[0]:
+            out["points_possible"] = float(row[col])
+            continue
+        out["by_id"][row[1]] = float(row[col])
+    return out
+
+
+# --------------------------------------------------------------------------- Blackboard
+
+
+@pytest.mark.slow
+def test_blackboard_export_latest_attempt_and_names_from_the_metadata(tmp_path):
+    export = tmp_path / "gradebook_CS101_Chapter7_2026-12-01-10-00-00.zip"
+    old, new = "2026-11-29-09-00-00", "2026-11-30-21-15-00"
+    with zipfile.ZipFile(export, "w") as zf:
+        def attempt(user: str, full: str, when: str, files: dict[str, bytes]) -> None:
+            stored = [(f, f"Chapter7_{user}_attempt_{when}_{f}") for f in files]
+            zf.writestr(f"Chapter7_{user}_attempt_{when}.txt",
+                        blackboard_txt(full, user, "Chapter7", when, stored))
+            for (orig, name), data in zip(stored, files.values()):
+                zf.writestr(name, data)
+
+        attempt("jdoe", "Jane Doe", old, STUB)
+        attempt("jdoe", "Jane Doe", new, CORRECT)
+        attempt("tyamada", "山田 太郎", new, SQRT_D_MODEL)
+        attempt("nofiles", "No Files", new, {})
+    out = tmp_path / "out"
+    proc = _batch(export, out)
+    assert proc.returncode == 0, proc.stderr
+    rows = _gradebook(out)
+    assert float(rows["jdoe"]["score"]) == _max(rows) and rows["jdoe"]["name"] == "Jane Doe"
+    assert rows["jdoe"]["lms"] == "blackboard"
+    assert rows["tyamada"]["name"] == "山田 太郎" and "sqrt-d-model" in rows["tyamada"]["mistakes"]
+    assert rows["nofiles"]["score"] == "" and rows["nofiles"]["errors"]
+    report = yaml.safe_load((out / "reports" / "Jane_Doe_jdoe.yaml").read_text(encoding="utf-8"))
+    assert any(f"attempt_{old}" in n for n in report["notes"])
+
+
+# --------------------------------------------------------------------------- nothing to grade
+
+
+def test_an_export_with_nothing_to_grade_exits_2_saying_so(tmp_path):
+    export = tmp_path / "empty-export.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        zf.writestr(f"{moodle_prefix('Empty Zip', 1)}_assignsubmission_file_/chapter07.zip", EMPTY_ZIP)
+        zf.writestr("readme.txt", b"hello")
+    proc = _batch(export, tmp_path / "out")
+    assert proc.returncode == 2, proc.stderr
+    assert "no submission found" in proc.stderr and "2 entries" in proc.stderr
