@@ -211,7 +211,11 @@ def test_every_format_of_every_report_parses_and_holds_no_raw_escape(batches):
     assert "'=HYPERLINK(\"evil.example\",\"x\")" in ids and "'@SUM(1+1)" in ids
     for summary in outdir.glob("summary.*.md"):
         text = summary.read_text(encoding="utf-8")
-        assert "\x1b" not in text and "<script" not in text
+        assert "\x1b" not in text, summary.name
+        p = _Parse()  # rendered as GitHub would: escaped markup stays text, no tag, no link
+        p.feed(markdown.render(text))
+        p.close()
+        assert p.scripts == 0 and not p.links, (summary.name, p.links)
 
 
 def test_the_terminal_view_interprets_nothing(batches):
