@@ -39,7 +39,8 @@ def test_zip_holds_the_scripts_and_the_course(autograder: Path) -> None:
     assert any(n.startswith("solutions/chapter07/") for n in names)
     assert not [n for n in names if "__pycache__" in n]
     assert mode & stat.S_IXUSR
-    assert {"setup.py", "grader/package_data.py", "grader/mistakes.yaml"} <= names  # pip install . works
+    assert {"setup.py", "grader/package_data.py", "grader/framework.yaml",
+            "suites/chapter07/plugin/mistakes.yaml", "suites/chapter07/plugin/hooks.py"} <= names  # pip install . works, and diagnosis with it
     from grader.install import TORCH_CPU_INSTALL
 
     with zipfile.ZipFile(autograder) as zf:
