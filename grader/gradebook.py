@@ -23,6 +23,7 @@ a formula.
 from __future__ import annotations
 
 import csv
+import math
 import io
 import re
 import zipfile
@@ -47,8 +48,15 @@ def cell(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:g}"
+        return _number(value)
     return str(csv_cell(value))
+
+
+def _number(value: float) -> str:
+    """A float written in full (``:g`` keeps six digits: 1000001 would read back as 1e+06)."""
+    if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value)
 
 
 def csv_text(header: list[str], rows: list[list[Any]], *, bom: bool = False) -> str:
@@ -62,7 +70,7 @@ def csv_text(header: list[str], rows: list[list[Any]], *, bom: bool = False) -> 
 
 
 def _grade(value: float) -> str:
-    return f"{round(float(value), 2):g}"
+    return _number(round(float(value), 2))
 
 
 # --------------------------------------------------------------------------- Canvas

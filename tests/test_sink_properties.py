@@ -168,8 +168,8 @@ def test_gradebook_cells_read_back_and_are_never_formulas(tmp_path_factory, cell
             stripped = back[key].lstrip(" \u3000")
             assert not stripped or stripped[0] not in "=+-@\t\r＝＋－＠" or back[key].startswith("'"), back[key]
             assert not RAW.search(back[key].replace("\n", "").replace("\t", ""))
-        elif value is not None:
-            assert back[key] == str(value)
+        elif value is not None:  # a number stays a number (the gradebook may write 0.0 as 0)
+            assert float(back[key]) == float(value), (back[key], value)
 
 
 @settings(max_examples=300, deadline=None)
