@@ -17,7 +17,7 @@ import builtins
 import copy
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,7 +159,9 @@ class _Part:
         def args_after(*args: Any, **kwargs: Any) -> tuple[Any, list[Any] | None]:
             """``(value, arguments as the call left them)``: did the function change its input?"""
             __tracebackhide__ = True
-            return state.session_for(index).call(part, func, list(args), kwargs, echo_args=True)
+            echoed: tuple[Any, list[Any] | None] = state.session_for(index).call(part, func, list(args), kwargs,
+                                                                                 echo_args=True)
+            return echoed
 
         call.__name__ = func
         call.args_after = args_after  # type: ignore[attr-defined]
@@ -335,7 +337,7 @@ def pytest_runtest_makereport_short(item: pytest.Item, call: pytest.CallInfo[Non
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # noqa: ANN201
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     case = item.stash.get(_OUTCOME, None)

@@ -187,7 +187,7 @@ def _example(rubric: Any) -> dict[str, str]:
 
 def _assignment_readme(rubric: Any) -> str:
     """The assignment's own README text (``plugin.readme``), as a section after the common text."""
-    readme = rubric.plugin.readme
+    readme: Path | None = rubric.plugin.readme
     if readme is None:
         return ""
     return "\n" + readme.read_text(encoding="utf-8").strip() + "\n"

@@ -303,7 +303,7 @@ def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, 
     """Run every probe of the diagnosis on the reference, failing parts or not."""
     from grader import probing
     from grader.assignment import assignment_of
-    from grader.runner import choose_level
+    from grader.sandbox.level import choose_level
     from grader.sandbox.worker import LimitsView, Worker
 
     chosen, _ = choose_level(allow_weak=allow_weak, prefer=level)
