@@ -7,9 +7,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_OUT ?= demo-out
 
-# pytest-xdist workers: one per core by default (`make test JOBS=1` runs the tests in one process).
+# pytest-xdist workers: one per core by default (`make test JOBS=0` runs them in one process).
+# Tests that share an expensive fixture stay on one worker: see tests/conftest.py.
 JOBS ?= auto
 PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
+# Bytecode caches: each worker's collection and every `python -m grader` a test starts would
+# otherwise compile the package and rewrite the test modules' asserts from source again.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test check lint system-deps clean bench
 

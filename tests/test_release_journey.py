@@ -8,6 +8,10 @@ checked from the notebook's own folder as `!grader check` in a cell runs it.
 
 This machine cannot reach PyTorch's CPU index: the README's torch line runs without its
 ``--index-url`` so that pip takes the same pinned CPU wheel from the local wheel folder.
+
+The README's ``python -m venv .venv`` runs on a link to the run's one ``release_venv`` (see
+tests/conftest.py), shared with the chapter-8 journey in test_course.py: torch and the grader's
+dependencies are installed once per run, and each journey's ``pip install .`` installs its release.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
 CODE = ("scaling.py", "softmax.py", "variance.py", "answers.yaml")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.install]
 
 
 def _readme_commands(readme: str) -> list[str]:
@@ -43,8 +47,9 @@ def _readme_commands(readme: str) -> list[str]:
 class Student:
     """A shell in the release folder with the README's venv activated."""
 
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, venv: Path) -> None:
         self.repo = repo
+        self.venv = venv  # the run's release_venv, where the README's venv line lands
         self.env = {k: v for k, v in os.environ.items()
                     if k not in ("PYTHONPATH", "VIRTUAL_ENV", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY",
                                  "GITHUB_OUTPUT", "GRADER_LANG", "GRADER_SANDBOX")}
@@ -58,6 +63,7 @@ class Student:
         """Run one README line as a student's shell would; unknown lines fail the test."""
         words = line.split()
         if words[:3] == ["python", "-m", "venv"]:
+            (self.repo / words[3]).symlink_to(self.venv, target_is_directory=True)
             done = self.run([sys.executable, *words[1:]])
         elif words[:1] == ["."] and words[1].endswith("/activate"):
             venv = (self.repo / words[1]).parent.parent
@@ -88,13 +94,13 @@ class Student:
 
 
 @pytest.fixture(scope="module")
-def student(tmp_path_factory: pytest.TempPathFactory) -> Student:
+def student(tmp_path_factory: pytest.TempPathFactory, release_venv: Path) -> Student:
     repo = tmp_path_factory.mktemp("journey") / "student-repo"
     built = subprocess.run([sys.executable, "-m", "grader", "release", str(repo),
                             "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
                            capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr
-    me = Student(repo)
+    me = Student(repo, release_venv)
     # what was handed out, to put the folder back between states
     shutil.copytree(repo / "exercises" / "chapter07", repo.parent / "handed-out")
     readme = (repo / "README.md").read_text(encoding="utf-8")
