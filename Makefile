@@ -50,12 +50,15 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
+# Tests marked `alone` look at every process of this checkout: they run after the others.
 test: $(STAMP) system-deps lint
-	$(PYTEST) --durations=30
+	$(PYTEST) --durations=30 -m "not alone"
+	$(PY) -m pytest -q -m alone
 	$(VENV)/bin/grader validate --all
 
 check: $(STAMP) system-deps lint
-	$(PYTEST) -m "not install and not browser"
+	$(PYTEST) -m "not install and not browser and not alone"
+	$(PY) -m pytest -q -m "alone and not install and not browser"
 
 bench: $(STAMP) system-deps
 	$(PY) bench/run.py

@@ -4,13 +4,17 @@
 one at a time, except for the groups below, each of which one worker runs start to finish:
 
 * ``TOGETHER``: a test module whose tests share a module- or class-scoped fixture (a graded
-  batch, a built release, a running sandbox worker), so that the fixture is built once;
-* ``RELEASE_VENV``: the journeys that ``pip install`` a release into the run's one
-  ``release_venv``, so that two installs never write into it at the same time.
+  batch, a built release, a running sandbox worker), so that the fixture is built once, or
+  modules that must not run beside each other (one looks for processes and files the others'
+  sandboxes leave);
+* ``RELEASE_VENV``: the journeys that install a release on top of the run's one
+  ``release_venv``, so that one worker builds it while the other runs other tests.
 
 Groups are dealt out first, the slowest first, so that no long group starts last. Collection
-fails, naming the fix, when a test module outside ``TOGETHER`` shares such a fixture, or a test
-outside ``RELEASE_VENV`` asks for ``release_venv``.
+fails, naming the fix, when a test module outside ``TOGETHER`` shares such a fixture.
+
+Tests marked ``alone`` look at every process of this checkout (no batch worker may be left):
+``make test`` runs them after the others, in one process.
 """
 
 from __future__ import annotations
@@ -29,14 +33,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: The tests that install into ``release_venv`` (a module, or one test of a module).
+#: The tests that install a release on top of ``release_venv`` (a module, or one test of one).
 RELEASE_VENV = ("tests/test_release_journey.py",
                 "tests/test_course.py::test_chapter08_release_installed_as_its_readme_says")
 
-#: Modules whose tests share a module- or class-scoped fixture, the slowest first.
-TOGETHER = (
-    "tests/test_hostile_batch.py",
-    "tests/test_attacks.py",
+#: Groups of modules run by one worker, the slowest first: a module whose tests share a module-
+#: or class-scoped fixture, or modules that must not run at the same time.
+TOGETHER: tuple[str | tuple[str, ...], ...] = (
+    # the attacks look for stray processes and marker files anywhere, as the hostile batch and
+    # the subprocess level might leave them
+    ("tests/test_attacks.py", "tests/test_hostile_batch.py", "tests/test_subprocess_level.py"),
     "tests/test_grading_e2e.py",
     "tests/test_fastyaml.py",
     "tests/test_gradescope.py",
@@ -52,12 +58,15 @@ TOGETHER = (
 )
 
 
+_GROUP_OF_MODULE = {m: (g if isinstance(g, str) else g[0]) for g in TOGETHER for m in ((g,) if isinstance(g, str) else g)}
+
+
 def group_of(nodeid: str) -> str:
-    """The group a test runs in: ``release-venv``, its module's path, or its own id (alone)."""
+    """The group a test runs in: ``release-venv``, a ``TOGETHER`` group (named by its first
+    module), or its own id (no group)."""
     if any(nodeid == t or nodeid.startswith(t + "::") for t in RELEASE_VENV):
         return "release-venv"
-    module = nodeid.split("::", 1)[0]
-    return module if module in TOGETHER else nodeid
+    return _GROUP_OF_MODULE.get(nodeid.split("::", 1)[0], nodeid)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -70,8 +79,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     wrong = []
     for item in items:
         group = group_of(item.nodeid)
-        if "release_venv" in getattr(item, "fixturenames", ()) and group != "release-venv":
-            wrong.append(f"{item.nodeid} uses release_venv: add it to RELEASE_VENV in tests/conftest.py")
         info = getattr(item, "_fixtureinfo", None)
         shared = [name for name, defs in (info.name2fixturedefs.items() if info else ())
                   if defs and defs[-1].scope in ("module", "class")]
@@ -90,7 +97,7 @@ else:
     class _GroupScheduling(LoadScopeScheduling):
         """xdist's scope scheduling with ``group_of`` as the scope, the groups dealt first."""
 
-        _first = ("release-venv", *TOGETHER)
+        _first = ("release-venv", *(g if isinstance(g, str) else g[0] for g in TOGETHER))
 
         def _split_scope(self, nodeid: str) -> str:
             return group_of(nodeid)
@@ -138,15 +145,18 @@ def _locked(path: Path) -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def release_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The one venv of this run for the journeys that install a release as its README says.
+    """The site-packages of this run's one venv holding what a release needs but itself.
 
-    Created once per run, by ``python -m venv`` as the README's first line does, under the run's
-    temporary folder (shared by every xdist worker, created under a lock by the first to ask).
-    A journey's own ``python -m venv .venv`` then runs on a link to it, so the first journey's
-    ``pip install`` lines install torch and the grader's dependencies, and each journey's
-    ``pip install .`` installs its own release over the last one: the journeys using it are one
-    xdist group and so never run at the same time.
+    Built once per run under the run's temporary folder (shared by every xdist worker, under a
+    lock, by the first to ask): ``python -m venv``, the release README's torch line, then a
+    chapter-7 release installed with pip (so every dependency is resolved as a student's
+    ``pip install .`` resolves it) and its grader uninstalled again, leaving the dependencies.
+    A journey makes its own venv by its README's lines and adds this folder to it with a
+    ``.pth`` file: its ``pip install`` of torch and of the dependencies is then already
+    satisfied, and its ``pip install .`` installs the release's grader into its own venv.
     """
+    from grader.install import TORCH
+
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     venv = shared / "release-venv"
@@ -154,8 +164,17 @@ def release_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with _locked(shared / "release-venv.lock"):
         if not ready.exists():
             shutil.rmtree(venv, ignore_errors=True)
-            done = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True,
-                                  timeout=600)
-            assert done.returncode == 0, done.stderr[-3000:]
-            ready.touch()
-    return venv
+            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+            python = str(venv / "bin" / "python")
+            release = shared / "release-venv-source"
+            shutil.rmtree(release, ignore_errors=True)
+            for args in ([sys.executable, "-m", "grader", "release", str(release),
+                          "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
+                         [sys.executable, "-m", "venv", str(venv)], [python, "-m", "pip", "install", TORCH],
+                         [python, "-m", "pip", "install", str(release)],
+                         [python, "-m", "pip", "uninstall", "--yes", "grader"]):
+                done = subprocess.run(args, capture_output=True, text=True, timeout=1800, env=env, cwd=shared)
+                assert done.returncode == 0, f"{args}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+            ready.write_text(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                            capture_output=True, text=True, check=True).stdout.strip())
+    return Path(ready.read_text())

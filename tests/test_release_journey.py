@@ -9,9 +9,10 @@ checked from the notebook's own folder as `!grader check` in a cell runs it.
 This machine cannot reach PyTorch's CPU index: the README's torch line runs without its
 ``--index-url`` so that pip takes the same pinned CPU wheel from the local wheel folder.
 
-The README's ``python -m venv .venv`` runs on a link to the run's one ``release_venv`` (see
-tests/conftest.py), shared with the chapter-8 journey in test_course.py: torch and the grader's
-dependencies are installed once per run, and each journey's ``pip install .`` installs its release.
+torch and the grader's dependencies are installed once per run, into ``release_venv`` (see
+tests/conftest.py), which the README's venv sees through a ``.pth`` file: its torch line is then
+already satisfied, and its ``pip install .`` installs the release's grader into the README's venv.
+The chapter-8 journey in test_course.py shares it.
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ def _readme_commands(readme: str) -> list[str]:
 class Student:
     """A shell in the release folder with the README's venv activated."""
 
-    def __init__(self, repo: Path, venv: Path) -> None:
+    def __init__(self, repo: Path, shared: Path) -> None:
         self.repo = repo
-        self.venv = venv  # the run's release_venv, where the README's venv line lands
+        self.shared = shared  # the site-packages of the run's release_venv
         self.env = {k: v for k, v in os.environ.items()
                     if k not in ("PYTHONPATH", "VIRTUAL_ENV", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY",
                                  "GITHUB_OUTPUT", "GRADER_LANG", "GRADER_SANDBOX")}
@@ -63,8 +64,9 @@ class Student:
         """Run one README line as a student's shell would; unknown lines fail the test."""
         words = line.split()
         if words[:3] == ["python", "-m", "venv"]:
-            (self.repo / words[3]).symlink_to(self.venv, target_is_directory=True)
             done = self.run([sys.executable, *words[1:]])
+            for site in (self.repo / words[3]).glob("lib/python*/site-packages"):
+                (site / "release-venv.pth").write_text(f"{self.shared}\n", encoding="utf-8")
         elif words[:1] == ["."] and words[1].endswith("/activate"):
             venv = (self.repo / words[1]).parent.parent
             self.env["VIRTUAL_ENV"] = str(venv)
