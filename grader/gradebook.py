@@ -269,7 +269,7 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
     reports = [r for r in (read_report(p) for p in paths) if r is not None]
     if not reports:
         raise UsageError(f"{outdir}: no reports in {outdir / 'reports'}; run grader batch with --out {outdir} first")
-    rows = []
+    rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = []
     for report in reports:
         who = report.student or {}
         flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []

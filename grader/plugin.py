@@ -17,7 +17,7 @@ import builtins
 import copy
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
@@ -27,7 +27,8 @@ import pytest
 
 from grader.errors import WorkerCrashed
 from grader.report.model import CaseOutcome, Status
-from grader.sandbox.worker import StudentTimeout, StudentUnavailable, SubmissionSession
+from grader.sandbox.session import Session
+from grader.sandbox.worker import StudentTimeout, StudentUnavailable
 from grader.testing import ANSWER_KEY, Mismatch, StudentRaised
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class SubmissionRun:
     submission: Any
     answers: dict[str, Any]
     outcomes: list[CaseOutcome] = field(default_factory=list)
-    session: SubmissionSession | None = None
+    session: Session | None = None
     errors: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     done: bool = False
@@ -66,7 +67,7 @@ class GradingState:
     Args:
         rubric: the loaded rubric.
         submissions: what to grade, in order.
-        open_session: ``submission -> SubmissionSession`` (a child of a warm worker).
+        open_session: ``submission -> Session`` (a child of a warm worker).
         suite_dirs: ``{suite name: folder}`` of the suites being run.
         reference: namespace with one module per code part (``reference.<part>``) and ``answers_key``,
             or None when grading without the reference (``grader check``).
@@ -79,7 +80,7 @@ class GradingState:
 
     rubric: Rubric
     submissions: list[Any]
-    open_session: Callable[[Any], SubmissionSession]
+    open_session: Callable[[Any], Session]
     suite_dirs: dict[str, Path]
     reference: Any
     seed: int
@@ -109,7 +110,7 @@ class GradingState:
         self.current = index
         return run
 
-    def session_for(self, index: int) -> SubmissionSession:
+    def session_for(self, index: int) -> Session:
         run = self.run_for(index)
         if run.session is None:
             run.session = self.open_session(run.submission)
@@ -162,7 +163,9 @@ class _Part:
         def args_after(*args: Any, **kwargs: Any) -> tuple[Any, list[Any] | None]:
             """``(value, arguments as the call left them)``: did the function change its input?"""
             __tracebackhide__ = True
-            return state.session_for(index).call(part, func, list(args), kwargs, echo_args=True)
+            echoed: tuple[Any, list[Any] | None] = state.session_for(index).call(part, func, list(args), kwargs,
+                                                                                 echo_args=True)
+            return echoed
 
         call.__name__ = func
         call.args_after = args_after  # type: ignore[attr-defined]
@@ -338,7 +341,7 @@ def pytest_runtest_makereport_short(item: pytest.Item, call: pytest.CallInfo[Non
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # noqa: ANN201
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     case = item.stash.get(_OUTCOME, None)

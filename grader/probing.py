@@ -265,7 +265,8 @@ class Probe:
 
     def args_after(self, func: str, *args: Any) -> tuple[Any, list[Any] | None]:
         """Like calling, but also returns the positional arguments as the call left them."""
-        return self._call(func, list(args), {}, echo_args=True)
+        echoed: tuple[Any, list[Any] | None] = self._call(func, list(args), {}, echo_args=True)
+        return echoed
 
     def _call(self, func: str, args: list[Any], kwargs: dict[str, Any], **echo: bool) -> Any:
         from grader.sandbox.worker import StudentTimeout, StudentUnavailable

@@ -1144,7 +1144,7 @@ def _show(path: Path) -> str:
 KNOWLEDGE_MODULES = ("grader.probing",)
 
 
-def knowledge_files(rubric: Rubric = None) -> list[Path]:
+def knowledge_files(rubric: Rubric | None = None) -> list[Path]:
     """The mistake catalogue(s) and the diagnosis code a rubric's reports depend on.
 
     The assignment's catalogue, the framework's own entries, the plug-in's Python files (its

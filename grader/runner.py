@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from grader.sandbox.session import Session
     from grader.rubric import Rubric
     from grader.assignment import Assignment
-    from grader.rubric import Rubric
     from grader.submission import Submission
 
 SUITE_INI = Path(__file__).with_name("suite.ini")

@@ -59,7 +59,7 @@ __all__ = [
 
 #: Where the plugin leaves the quiz answer key (``{question_id: {...}}``) on ``config.stash``,
 #: so a suite can parametrize one test per question at collection time.
-ANSWER_KEY = pytest.StashKey[dict]()
+ANSWER_KEY = pytest.StashKey[dict[str, Any]]()
 
 
 class StudentRaised(Exception):
@@ -338,7 +338,8 @@ def assert_array(
 def _expected_array(expected: Any) -> np.ndarray:
     # `expected` is computed by the test or the reference in this process: trusted.
     if isinstance(expected, torch.Tensor):
-        return expected.detach().cpu().to(torch.float64).numpy()
+        array: np.ndarray = expected.detach().cpu().to(torch.float64).numpy()
+        return array
     return np.asarray(expected, dtype=np.float64)
 
 
@@ -383,7 +384,7 @@ def assert_close(
     ok = err <= allowed
     if not bool(np.all(ok)):
         excess = np.where(ok, -np.inf, err - allowed)
-        idx = np.unravel_index(int(np.argmax(excess)), exp.shape) if exp.ndim else ()
+        idx: tuple[Any, ...] = np.unravel_index(int(np.argmax(excess)), exp.shape) if exp.ndim else ()
         idx = tuple(int(i) for i in idx)
         n_bad = int(exp.size - np.count_nonzero(ok))
         e_at, a_at = exp[idx], a[idx]

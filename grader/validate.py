@@ -159,7 +159,7 @@ def load_corpus(folder: Path) -> list[Path]:
 def student_answers(key: dict[str, Any]) -> str:
     """A filled, student-shaped ``answers.yaml`` (``id: {answer: ...}``) from the answer key."""
     filled = {qid: {"answer": spec.get("answer") if isinstance(spec, dict) else spec} for qid, spec in key.items()}
-    return yaml.safe_dump(filled, sort_keys=False, allow_unicode=True)
+    return str(yaml.safe_dump(filled, sort_keys=False, allow_unicode=True))
 
 
 # --------------------------------------------------------------------------- validating
@@ -307,8 +307,8 @@ def _probe_everything(rubric: Rubric, sub: Any, reference: Any, level: str | Non
     """Run every probe of the diagnosis on the reference, failing parts or not."""
     from grader import probing
     from grader.assignment import assignment_of
-    from grader.runner import choose_level
     from grader.limits import Limits
+    from grader.sandbox.level import choose_level
     from grader.sandbox.worker import Worker
 
     chosen, _ = choose_level(allow_weak=allow_weak, prefer=level)

@@ -92,7 +92,8 @@ def _array_to_wire(arr: np.ndarray) -> dict[str, Any]:
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")  # keeps 0-d arrays 0-d, unlike ascontiguousarray
     # No copy here: the view keeps the array alive (and unresizable) until the frame is built.
-    data = memoryview(arr).cast("B") if arr.size else memoryview(b"")  # (cast refuses 0 in shape)
+    # (numpy's stubs declare the buffer protocol on arrays for Python >= 3.12 only: the ignores.)
+    data = memoryview(arr).cast("B") if arr.size else memoryview(b"")  # type: ignore[arg-type]  # (cast refuses 0 in shape)
     return {"dtype": dtype, "shape": list(arr.shape), "buf": _Raw(data)}
 
 
@@ -117,7 +118,7 @@ def _array_from_wire(spec: Any) -> np.ndarray:
     except (ValueError, OverflowError):  # e.g. shape [0, 2**62, 2**62]: no bytes, and no such array
         raise WireError("array shape is out of range") from None
     if arr.size:  # (cast refuses a 0 in the shape)
-        memoryview(arr).cast("B")[:] = buf.data  # the one copy: never a view of the frame
+        memoryview(arr).cast("B")[:] = buf.data  # type: ignore[arg-type]  # the one copy: never a view of the frame
     return arr
 
 
@@ -417,7 +418,7 @@ class FrameReader:
         """
         if len(self._buf) < _HEADER.size:
             return READ_MIN
-        (size,) = _HEADER.unpack_from(self._buf)
+        size: int = _HEADER.unpack_from(self._buf)[0]
         return max(READ_MIN, min(READ_MAX, _HEADER.size + size - len(self._buf)))
 
     def reset(self) -> None:

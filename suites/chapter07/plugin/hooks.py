@@ -29,7 +29,6 @@ from grader.probing import Probe as _Probe
 from grader.probing import Raised as _Raised
 from grader.probing import arr as _arr
 from grader.probing import close as _close
-from grader.probing import gen as _gen
 from grader.probing import hardcoded as _hardcoded
 from grader.probing import num as _num
 from grader.probing import pick as _pick
