@@ -114,6 +114,12 @@ SENTENCES: dict[str, str] = {
     "the worker could not be started again": "採点用プロセスを再起動できませんでした",
     "the worker's channel is closed": "採点用プロセスとの通信が閉じられました",
     "the worker sent an invalid frame: {what}": "採点用プロセスから不正なデータが届きました: {what}",
+    # --- checks that pass with a remark (grader/testing.py) ---------------------------------
+    "{what} agrees with the float64 result only to a relative {error}: a constant such as 1/√d_k was "
+    "rounded to float32 (not counted as a mistake; a constant made in the input's dtype keeps float64 "
+    "precision)":
+        "{what} は float64 の結果と相対誤差 {error} までしか一致しません。1/√d_k のような定数が float32 に"
+        "丸められています（誤りとしては数えません。定数を入力と同じ dtype で作れば float64 の精度が保てます）",
     # --- the sandbox (grader/sandbox/level.py) ---------------------------------------------
     "weak sandbox (rlimits only): {why}": "弱いサンドボックスです（rlimits のみ）: {why}",
     "sandbox weakened on request: rlimits only":

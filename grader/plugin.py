@@ -29,7 +29,7 @@ from grader.errors import WorkerCrashed
 from grader.report.model import CaseOutcome, Status
 from grader.sandbox.session import Session
 from grader.sandbox.worker import StudentTimeout, StudentUnavailable
-from grader.testing import ANSWER_KEY, Mismatch, StudentRaised
+from grader.testing import ANSWER_KEY, Mismatch, StudentRaised, take_notes
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -56,6 +56,7 @@ class SubmissionRun:
     outcomes: list[CaseOutcome] = field(default_factory=list)
     session: Session | None = None
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # remarks of checks that passed (grader.testing)
     started: float = field(default_factory=time.monotonic)
     done: bool = False
 
@@ -349,6 +350,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return
     state = item.config.stash[STATE]
     run = state.run_for(item.stash[_INDEX])
+    if call.when == "setup":
+        take_notes()  # nothing an earlier test left belongs to this one
     if call.when == "setup" and report.failed:
         _judge(case, call.excinfo.value if call.excinfo else None, run, setup=True)
     elif call.when == "setup" and report.skipped:
@@ -360,12 +363,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if report.passed:
             case.status = Status.PASSED
             case.score = case.max_score
+            _keep_notes(run)
         elif report.skipped:
             case.status = Status.SKIPPED
         else:
             _judge(case, call.excinfo.value if call.excinfo else None, run, setup=False)
     if call.when == "teardown":
         run.outcomes.append(case)
+
+
+def _keep_notes(run: SubmissionRun) -> None:
+    """The remarks of the checks of a test that passed join the report's notes (once each)."""
+    for note in take_notes():
+        if note not in run.notes:
+            run.notes.append(note)
 
 
 def _ja(exc: BaseException) -> str:
@@ -507,6 +518,7 @@ def _run_fast(item: pytest.Item, plan: tuple[tuple[str, str], ...], state: Gradi
         _judge(case, exc, run, setup=True)
         run.outcomes.append(case)
         return
+    take_notes()
     try:
         item.obj(**kwargs)  # type: ignore[attr-defined]
     except (KeyboardInterrupt, pytest.exit.Exception):
@@ -519,6 +531,7 @@ def _run_fast(item: pytest.Item, plan: tuple[tuple[str, str], ...], state: Gradi
     else:
         case.status = Status.PASSED
         case.score = case.max_score
+        _keep_notes(run)
     case.duration_s = round(time.perf_counter() - start, 4)
     run.outcomes.append(case)
 

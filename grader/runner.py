@@ -421,7 +421,7 @@ def build_report(
         pass_mark=pass_mark,
         passed=passed,
         suites=list(suites),
-        notes=list(sub.notes),
+        notes=[*sub.notes, *getattr(run, "notes", ())],
         output=output,
         languages=list(rubric.report.languages),
         duration_s=time.monotonic() - run.started,

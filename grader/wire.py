@@ -13,7 +13,9 @@ None, bool, int, str    themselves
 finite float            itself
 nan / inf / -inf        ``{"$f": "nan"}`` / ``{"$f": "inf"}`` / ``{"$f": "-inf"}``
 list, tuple             ``[...]`` (a tuple comes back as a list)
+other sequence          ``[...]`` too (a namedtuple, ``torch.Size``, ``range``, a ``deque``)
 dict (str keys)         ``{"$d": [[key, value], ...]}``
+other mapping           ``{"$d": ...}`` too (an ``OrderedDict``, any ``Mapping``)
 numpy array             ``{"$a": {"dtype": "<f4", "shape": [2, 3], "buf": {"$raw": 0}}}``
 torch tensor            ``{"$t": {...same as $a...}}`` (decoded as a tensor where torch is loaded)
 anything else           ``{"$o": "<type name>"}`` (never an object: just its name)
@@ -46,6 +48,7 @@ import os
 import struct
 import sys
 import threading
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,6 +66,8 @@ _HEADER = struct.Struct(">I")  # size (and each buffer length in the table)
 _BODY = struct.Struct(">II")  # json_len, count
 _HEAD = struct.Struct(">III")  # size, json_len, count
 _DTYPES = {name: np.dtype(name) for name in ALLOWED_DTYPES}
+#: Most items a sequence other than a list or tuple may turn into (``range(10**12)`` is short).
+MAX_ITEMS = 1 << 22
 _MAX_DIM = 2**63  # no numpy axis is longer; also keeps math.prod of a forged shape cheap
 
 
@@ -140,12 +145,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if t is list or t is tuple:
         return [encode(v, _depth + 1) for v in value]
     if t is dict:
-        items = []
-        for k, v in value.items():
-            if type(k) is not str:
-                raise WireError("only str keys may cross the boundary")
-            items.append([k, encode(v, _depth + 1)])
-        return {"$d": items}
+        return _mapping(value, _depth)
     if t is np.ndarray:
         return {"$a": _array_to_wire(value)}
     if isinstance(value, np.generic) and t.__module__ == "numpy":
@@ -154,7 +154,24 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if torch is not None and isinstance(value, torch.Tensor):
         arr = torch.Tensor.numpy(torch.Tensor.contiguous(torch.Tensor.cpu(torch.Tensor.detach(value))))
         return {"$t": _array_to_wire(arr)}
+    # Where the student's value is encoded (inside the sandbox), a mapping becomes a plain dict
+    # and a sequence a plain list here, so the trusted side sees their items and nothing live.
+    if isinstance(value, Mapping):
+        return _mapping(value, _depth)
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray, memoryview)):
+        if not isinstance(value, (list, tuple)) and len(value) > MAX_ITEMS:
+            raise WireError(f"a sequence of more than {MAX_ITEMS} items cannot cross the boundary")
+        return [encode(v, _depth + 1) for v in list(value)]
     return {"$o": t.__name__[:80]}
+
+
+def _mapping(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+    items = []
+    for k, v in list(value.items()):
+        if type(k) is not str:
+            raise WireError("only str keys may cross the boundary")
+        items.append([k, encode(v, depth + 1)])
+    return {"$d": items}
 
 
 class Opaque:
