@@ -198,6 +198,15 @@ def test_sqrt_d_model_then_fixed_in_one_warm_kernel_and_nothing_left_after_kill(
         page = _Page(first["text/html"])
         assert "sqrt-d-model" in {a["data-mistake"] for a in page.having("data-mistake")}
         assert "27.71" in page.all_text
+        # It passes on points, but the card says "passed, but …" with the mistake before the parts.
+        [root] = [a for a in page.having("data-score") if a["<tag>"] == "div"]
+        assert "gc-but" in root["class"].split() and float(root["data-score"]) < float(root["data-max-score"])
+        assert "合格。ただし核心の誤り sqrt-d-model があります" in page.all_text
+        [central] = page.having("data-central")
+        assert central["data-mistake"] == "sqrt-d-model"
+        assert page.attrs.index(central) < page.attrs.index(page.having("data-part")[0])
+        plain = first["text/plain"]
+        assert plain.index("sqrt-d-model") < plain.index("scaling\n") and "合格ですが" in plain
         before = _status(client, nb)
         assert before["alive"] and before["checks"] == 1 and before["starts"] == 1
 
@@ -296,10 +305,10 @@ def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
     assert shot.exists(), run.stderr[-2000:]
     pixels = np.asarray(image.imread(str(shot)))
     assert float(pixels[..., :3].std()) > 0.02
-    # The mistake's red bar (#c92a2a) is painted.
-    red = ((np.abs(pixels[..., 0] - 0xC9 / 255) < 0.05) & (np.abs(pixels[..., 1] - 0x2A / 255) < 0.05)
-           & (np.abs(pixels[..., 2] - 0x2A / 255) < 0.05))
-    assert red.sum() > 100
+    # The central mistake's orange bar (#e67700: "passed, but …") is painted.
+    bar = ((np.abs(pixels[..., 0] - 0xE6 / 255) < 0.05) & (np.abs(pixels[..., 1] - 0x77 / 255) < 0.05)
+           & (np.abs(pixels[..., 2] - 0x00 / 255) < 0.05))
+    assert bar.sum() > 100
     dom = _headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri()).stdout
     parsed = _Page(dom)
     assert "sqrt-d-model" in {a["data-mistake"] for a in parsed.having("data-mistake")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from grader.report.model import CaseOutcome, GradeReport, Status
+from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
 
 LABELS: dict[str, dict[str, str]] = {
     "report": {"en": "Grading report", "ja": "採点結果"},
@@ -20,6 +20,11 @@ LABELS: dict[str, dict[str, str]] = {
     "notes": {"en": "Notes", "ja": "補足"},
     "passed": {"en": "passed", "ja": "合格"},
     "below": {"en": "below the pass mark", "ja": "合格点未満"},
+    # a passing score with the rubric's central mistake (``central: true``): never a plain "passed"
+    "passed_but": {"en": "passed, but with the central mistake {ids}",
+                   "ja": "合格。ただし核心の誤り {ids} があります"},
+    "central_title": {"en": "Passed, but with the chapter's central mistake: fix it first",
+                      "ja": "合格ですが、この章の核心の誤りがあります。まず直してください"},
     "pass_mark": {"en": "Pass mark", "ja": "合格点"},
     "expected": {"en": "expected", "ja": "期待値"},
     "actual": {"en": "got", "ja": "実際の値"},
@@ -150,7 +155,24 @@ def title_of(t: CaseOutcome, langs: Sequence[str]) -> str:
     return title
 
 
-def verdict(report: GradeReport, langs: Sequence[str]) -> str:
+def central(report: GradeReport) -> list[Mistake]:
+    """The rubric's central mistakes found in ``report`` (``central: true``), in report order."""
+    return [m for m in report.mistakes if m.central]
+
+
+def passed_but(report: GradeReport) -> list[Mistake]:
+    """The central mistakes of a *passing* report: what turns "passed" into "passed, but …"."""
+    return central(report) if report.passed else []
+
+
+def verdict(report: GradeReport, langs: Sequence[str], quote: str = "") -> str:
+    """``passed`` / ``below the pass mark``, or ``passed, but with the central mistake X``
+    (``quote`` wraps each id, e.g. a backtick for Markdown)."""
+    but = passed_but(report)
+    if but:
+        ids = ", ".join(f"{quote}{m.id}{quote}" for m in but)
+        return " / ".join(dict.fromkeys(LABELS["passed_but"][x].format(ids=ids) for x in langs
+                                        if x in LABELS["passed_but"]))
     return label("passed" if report.passed else "below", langs)
 
 

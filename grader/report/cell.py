@@ -89,6 +89,8 @@ def render_html(report: GradeReport, opts: Any = None, lang: str = "en", *, part
         status_word=lambda s: _text.pick(_text.STATUS_WORDS[s], langs),
         num=_text.num,
         failing=[t for t in shown.tests if t.status != Status.PASSED],
+        central=_text.passed_but(shown),
+        verdict=_text.verdict(shown, langs),
         passed_line=_passed_line(shown, langs),
         hidden_line=_hidden_line(hidden, part, langs),
         level_text=level_text,
