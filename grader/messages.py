@@ -114,6 +114,9 @@ SENTENCES: dict[str, str] = {
     "the worker could not be started again": "採点用プロセスを再起動できませんでした",
     "the worker's channel is closed": "採点用プロセスとの通信が閉じられました",
     "the worker sent an invalid frame: {what}": "採点用プロセスから不正なデータが届きました: {what}",
+    # --- the notebook's check cell (grader/notebook.py) --------------------------------------
+    "run the cells that define these functions first, then check again: {functions}":
+        "先に、次の関数を定義しているセルを実行してから、もう一度チェックしてください: {functions}",
     # --- the sandbox (grader/sandbox/level.py) ---------------------------------------------
     "weak sandbox (rlimits only): {why}": "弱いサンドボックスです（rlimits のみ）: {why}",
     "sandbox weakened on request: rlimits only":

@@ -42,6 +42,12 @@ LABELS: dict[str, dict[str, str]] = {
     "hidden_some": {"en": "More tests at grading.", "ja": "採点時には、さらにテストを実行します。"},
     "graded_cells": {"en": "Graded: the cells run in this kernel ({n}).",
                      "ja": "採点対象: このカーネルで実行したセル（{n} 個）。"},
+    "not_run": {"en": "Run the cells that define these functions first, then run this check again:",
+                "ja": "先に、次の関数を定義しているセルを実行してから、もう一度このチェックを実行してください:"},
+    "not_run_how": {"en": "The check grades only the cells run in this kernel. In Jupyter, select this cell and"
+                          " choose Run ▸ Run All Above Selected Cell (or run each cell with Shift+Enter).",
+                    "ja": "チェックは、このカーネルで実行したセルだけを採点します。Jupyter では、このセルを選んで"
+                          "「Run ▸ Run All Above Selected Cell」を選ぶか、各セルを Shift+Enter で実行してください。"},
     "level_strong": {"en": "namespaces (the strongest level)", "ja": "namespaces（最も強いレベル）"},
     "now_passing": {"en": "now passes", "ja": "合格になりました"},
     "now_failing": {"en": "no longer passes", "ja": "不合格になりました"},

@@ -144,6 +144,23 @@ def render_views(report: GradeReport, rubric: Any, *, lang: str | None = None, p
     return out
 
 
+def render_not_run(functions: list[str], lang: str = "en") -> dict[str, str]:
+    """The check cell run before the cells that define ``functions``: what to run first."""
+    from grader import sinks
+
+    langs = [lang]
+    head = _text.pick(_text.LABELS["not_run"], langs)
+    how = _text.pick(_text.LABELS["not_run_how"], langs)
+    names = [f"{f}()" for f in functions]
+    text = "\n".join([head, *(f"  - {n}" for n in names), how]) + "\n"
+    items = "".join(f"<li><code>{sinks.html(n)}</code></li>" for n in names)
+    html = (f'<div class="grader-check" lang="{sinks.html(lang)}" data-not-run="{sinks.html(",".join(functions))}" '
+            'style="border:1px solid #dee2e6;border-left:4px solid #e67700;border-radius:6px;'
+            'padding:.6rem 1rem;max-width:60rem;background:#fff4e6;color:#212529">'
+            f"<p><strong>{sinks.html(head)}</strong></p><ul>{items}</ul><p>{sinks.html(how)}</p></div>")
+    return {"html": html, "text": text}
+
+
 # --------------------------------------------------------------------------- watch mode
 
 def changes(before: GradeReport | None, after: GradeReport, lang: str = "en") -> list[str]:
