@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,19 +83,43 @@ def sentence(text: str, langs: Sequence[str]) -> str:
     return " / ".join(dict.fromkeys(translate(text, x) for x in langs)) or text
 
 
-#: Fonts with Japanese glyphs, in order of preference (Debian's fonts-ipafont-gothic first).
-_JA_FONTS = ("IPAGothic", "IPAPGothic", "IPAexGothic", "Noto Sans CJK JP", "Noto Sans JP",
+#: Installed fonts with Japanese glyphs, used only if the packaged one cannot be had.
+_JA_FONTS = ("IPAexGothic", "IPAGothic", "IPAPGothic", "Noto Sans CJK JP", "Noto Sans JP",
              "TakaoGothic", "VL Gothic", "Hiragino Sans", "Yu Gothic", "MS Gothic")
+
+
+@functools.lru_cache(maxsize=1)
+def packaged_ja_font() -> str | None:
+    """The family name of the Japanese font the ``matplotlib-fontja`` package ships
+    (IPAexGothic), registered with matplotlib for this process; None without the package.
+
+    The font file is added directly (``addfont``), so it works on any OS with no system font
+    and no rebuilt font cache. The package is found, not imported: its import would change
+    matplotlib's global settings.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("matplotlib_fontja")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for ttf in sorted((Path(folder) / "fonts").glob("*.ttf")):
+            from matplotlib import font_manager
+
+            font_manager.fontManager.addfont(str(ttf))
+            return str(font_manager.FontProperties(fname=str(ttf)).get_name())
+    return None
 
 
 def plot_style(lang: str) -> dict[str, Any]:
     """matplotlib rc settings for plots labelled in ``lang``: a font that has its glyphs."""
     if lang != "ja":
         return {}
-    from matplotlib import font_manager
+    fonts = [packaged_ja_font()]
+    if fonts[0] is None:
+        from matplotlib import font_manager
 
-    have = {f.name for f in font_manager.fontManager.ttflist}
-    fonts = [f for f in _JA_FONTS if f in have]
+        have = {f.name for f in font_manager.fontManager.ttflist}
+        fonts = [f for f in _JA_FONTS if f in have]
     return {"font.family": "sans-serif", "font.sans-serif": [*fonts, "DejaVu Sans"]} if fonts else {}
 
 
