@@ -221,7 +221,8 @@ def test_sqrt_d_model_then_fixed_in_one_warm_kernel_and_nothing_left_after_kill(
         assert "27.71" in page.all_text
         # It passes on points, but the card says "passed, but …" with the mistake before the parts.
         [root] = [a for a in page.having("data-score") if a["<tag>"] == "div"]
-        assert "gc-but" in root["class"].split() and float(root["data-score"]) < float(root["data-max-score"])
+        [score] = [a for a in page.having("class") if "gc-score" in a["class"].split()]
+        assert "gc-but" in score["class"].split() and float(root["data-score"]) < float(root["data-max-score"])
         assert "合格。ただし核心の誤り sqrt-d-model があります" in page.all_text
         [central] = page.having("data-central")
         assert central["data-mistake"] == "sqrt-d-model"
@@ -376,7 +377,7 @@ def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
     dom = _headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri()).stdout
     parsed = _Page(dom)
     assert "sqrt-d-model" in {a["data-mistake"] for a in parsed.having("data-mistake")}
-    assert "27.71" in parsed.all_text and "見つかった間違い" in parsed.all_text
+    assert "27.71" in parsed.all_text and "合格ですが、この章の核心の誤りがあります" in parsed.all_text
 
 
 def test_no_rubric_or_unknown_part_is_a_message_in_the_cell(tmp_path: Path) -> None:
