@@ -15,7 +15,7 @@ PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
 # otherwise compile the package and rewrite the test modules' asserts from source again.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test check lint system-deps clean bench
+.PHONY: demo test check lint system-deps browser-deps clean bench
 
 $(STAMP): pyproject.toml setup.py grader/package_data.py
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -24,23 +24,32 @@ $(STAMP): pyproject.toml setup.py grader/package_data.py
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-# bubblewrap gives the Linux sandbox; chromium renders the HTML reports in the browser tests,
-# with a Japanese font so their screenshots show the Japanese feedback, not empty boxes.
-# Installed only when missing and only when we may (root with apt); otherwise the grader says
+# Debian packages, installed only when missing and only when we may (root with apt). An apt
+# failure (no network, another apt holding the lock) is a note, never an abort: the grader says
 # what is missing and falls back where it safely can.
-system-deps:
-	@missing=""; \
-	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
-	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
-	fc-list :lang=ja 2>/dev/null | grep -q . || missing="$$missing fonts-ipafont-gothic"; \
-	if [ -n "$$missing" ]; then \
+APT_MISSING = if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } \
+	      || echo "note: apt could not install$$missing; going on without (run 'apt-get install$$missing' later for $$why)"; \
 	  else \
-	    echo "note: not installed:$$missing (install them for the full sandbox and the browser tests)"; \
+	    echo "note: not installed:$$missing (install it for $$why)"; \
 	  fi; \
 	fi
+
+# bubblewrap gives the Linux sandbox: all the demo needs from the system.
+system-deps:
+	@missing=""; why="the full sandbox"; \
+	command -v bwrap >/dev/null 2>&1 || missing=" bubblewrap"; \
+	$(APT_MISSING)
+
+# Only for the browser tests: chromium renders the HTML pages, with a Japanese font for the
+# page text it draws (the plots carry their own font, from matplotlib-fontja).
+browser-deps:
+	@missing=""; why="the browser tests"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	fc-list :lang=ja 2>/dev/null | grep -q . || missing="$$missing fonts-ipafont-gothic"; \
+	$(APT_MISSING)
 
 demo: $(STAMP) system-deps
 	$(VENV)/bin/grader batch examples/submissions --out $(DEMO_OUT) --allow-weak-sandbox
@@ -51,7 +60,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 # Tests marked `alone` look at every process of this checkout: they run after the others.
-test: $(STAMP) system-deps lint
+test: $(STAMP) system-deps browser-deps lint
 	$(PYTEST) --durations=30 -m "not alone"
 	$(PY) -m pytest -q -m alone
 	$(VENV)/bin/grader validate --all

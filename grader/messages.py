@@ -120,6 +120,9 @@ SENTENCES: dict[str, str] = {
     "precision)":
         "{what} は float64 の結果と相対誤差 {error} までしか一致しません。1/√d_k のような定数が float32 に"
         "丸められています（誤りとしては数えません。定数を入力と同じ dtype で作れば float64 の精度が保てます）",
+    # --- the notebook's check cell (grader/notebook.py) --------------------------------------
+    "run the cells that define these functions first, then check again: {functions}":
+        "先に、次の関数を定義しているセルを実行してから、もう一度チェックしてください: {functions}",
     # --- the sandbox (grader/sandbox/level.py) ---------------------------------------------
     "weak sandbox (rlimits only): {why}": "弱いサンドボックスです（rlimits のみ）: {why}",
     "sandbox weakened on request: rlimits only":

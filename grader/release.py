@@ -225,6 +225,7 @@ dependencies = [
     "rich>=13",
     "jinja2>=3.1",
     "matplotlib>=3.8",
+    "matplotlib-fontja>=1.1",
 ]
 
 [project.scripts]

@@ -205,7 +205,8 @@ class MistakeOptions:
     )
     central: bool = field(
         default=False,
-        metadata=_help("the chapter's central mistake: the class summary counts who passed despite it"),
+        metadata=_help("the chapter's central mistake: a passing submission with it is shown as"
+                       " \"passed, but …\" with it first, and the class summary counts who passed despite it"),
     )
 
 

@@ -381,6 +381,11 @@ def build_report(
         errors.append(answers_problem)
     order = {part.id: i for i, part in enumerate(rubric.parts)}
     tests: list[CaseOutcome] = sorted(run.outcomes, key=lambda t: order.get(t.part, len(order)))
+    # The rubric's central mistakes lead every view: a passing score must not hide them.
+    central = {o.id for o in getattr(rubric, "mistakes", ()) if getattr(o, "central", False)}
+    for m in mistakes:
+        m.central = m.id in central
+    mistakes = sorted(mistakes, key=lambda m: not m.central)
     credit = {m.part: 0.0 for m in mistakes}
     for m in mistakes:
         credit[m.part] = credit.get(m.part, 0.0) + float(getattr(m, "partial_credit", 0.0) or 0.0)

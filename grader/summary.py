@@ -6,7 +6,8 @@
     OUTDIR/summary.en.md   summary.ja.md     (pictures linked from summary/)
     OUTDIR/summary.en.html summary.ja.html   (self-contained: pictures embedded as base64)
 
-Plot labels stay ASCII (a Japanese font may be missing); the bilingual text is the page's.
+Plot titles and axis labels follow the page's language (Japanese drawn with the font the
+matplotlib-fontja package ships, so no system font is needed); test and mistake ids stay ASCII.
 """
 
 from __future__ import annotations
