@@ -31,11 +31,11 @@ import yaml
 
 from grader import plugin as _plugin
 from grader import sinks
-from grader.errors import GraderError
+from grader.errors import GraderError, SandboxRefused
 from grader.report.model import CaseOutcome, GradeReport, PartScore
 from grader.sandbox import backends
 from grader.rubric import rubric_fingerprint
-from grader.sandbox.level import choose_level, weak_warning
+from grader.sandbox.level import choose_level, require_other_user, weak_warning
 from grader.sandbox.worker import LimitsView, Worker
 
 SUITE_INI = Path(__file__).with_name("suite.ini")
@@ -187,6 +187,7 @@ def grade(
     diagnose: bool = True,
     want_plots: bool | Callable[[Any], bool] = False,
     more: Callable[[], Sequence[Any] | None] | None = None,
+    students: bool = True,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against ``rubric``'s ``suites``; one report each, in order.
 
@@ -206,6 +207,13 @@ def grade(
             for the same session, or None/empty to end it (``grader batch`` workers). With
             ``more``, reports are handed to ``on_report`` only and not kept: the return
             value is empty, so a long session holds nothing it has finished with.
+        students: the submissions are students' code. Then, at a weak level, a grader that
+            is not root and can read the hidden suites or the reference refuses
+            (:func:`grader.sandbox.level.require_other_user`); ``grader validate`` passes
+            False for the course's own reference, mutants and fixtures.
+
+    Raises:
+        SandboxRefused: student code would run as a user that can read the course's secrets.
     """
     if not submissions and more is None:
         return []
@@ -217,6 +225,16 @@ def grade(
     else:
         warning = weak_warning(worker.level)
     suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
+    if students:
+        private = [suite_dirs[name] for name in suites if name != "public"]
+        if "hidden" in suites and rubric.reference:
+            private.append(Path(rubric.reference))
+        try:
+            require_other_user(worker.level, private)
+        except SandboxRefused:
+            if own_worker:
+                worker.stop()
+            raise
     reference = reference_for(rubric) if "hidden" in suites and rubric.reference else None
     answer_problems: dict[int, str | None] = {}
 
@@ -236,10 +254,19 @@ def grade(
     reports: dict[int, GradeReport] = {}
     produced: set[int] = set()
 
+    refused: list[SandboxRefused] = []
+
     def open_session(sub: Any) -> Any:
-        if not worker.alive():
-            worker.start()
-        return worker.open(sub, limits)
+        if refused:
+            raise refused[0]
+        try:
+            if not worker.alive():
+                worker.start()
+            return worker.open(sub, limits)
+        except SandboxRefused as exc:  # fail closed: no submission is graded, the session ends
+            refused.append(exc)
+            pytest.exit(str(exc), returncode=int(pytest.ExitCode.USAGE_ERROR))
+            raise
 
     def on_done(run: _plugin.SubmissionRun) -> None:
         from grader import probing
@@ -304,6 +331,8 @@ def grade(
     finally:
         if own_worker:
             worker.stop()
+    if refused:
+        raise refused[0]
     if state.collect_errors:
         raise GraderError("the test suites could not be collected:\n" + "\n".join(state.collect_errors))
     if exit_code == pytest.ExitCode.INTERRUPTED or state.interrupted:
