@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.report.files import write_atomic
-from grader.sinks import csv_cell
+from grader.sinks import csv_cell, file_name
 
 __all__ = ["FORMATS", "cell", "write_canvas", "write_moodle", "write_moodle_feedback", "csv_text"]
 
@@ -131,8 +131,9 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
 
 
 def moodle_folder(name: str, participant: str) -> str:
-    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name."""
-    clean = re.sub(r"[\x00-\x1f/\\:*?\"<>|&'`_]+", " ", name).strip() or "Participant"
+    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name,
+    nothing invisible (:func:`grader.sinks.file_name`: controls, DEL, C1, bidi overrides)."""
+    clean = file_name(re.sub(r"[&'`_]+", " ", name)) or "Participant"
     return f"{clean}_{participant}_assignsubmission_file_"
 
 

@@ -24,6 +24,10 @@ sink it passes the sink's function here; the writers call them, nothing else esc
 ``unicode(s)``      YAML/JSON text: valid Unicode (a lone surrogate, which cannot be encoded
                     as UTF-8, becomes the visible escape ``\\ud800``).
 ``clean(data)``     ``unicode`` applied to every string of a plain-data tree, keys included.
+``file_name(s)``    one path component (a zip member's folder, a file the grader names after a
+                    student): controls, DEL, C1, bidi and invisible characters dropped, path
+                    separators and the characters Windows forbids made spaces; at most
+                    :data:`NAME_MAX` UTF-8 bytes, cut at a character.
 ``cap(s, n)``       at most ``n`` UTF-8 bytes: longer text is cut at a character boundary and
                     ends with the marker ``… [cut 123 bytes]`` (the marker is inside ``n``).
 ``cap_data(d, n)``  ``cap`` applied to every string of a plain-data tree.
@@ -48,10 +52,12 @@ import re
 from typing import Any
 
 __all__ = ["VALUE_MAX", "REPORT_MAX", "terminal", "terminal_markup", "csv_cell", "markdown",
-           "html", "jinja_finalize", "xml", "unicode", "clean", "cap", "cap_data", "visible"]
+           "html", "jinja_finalize", "xml", "unicode", "clean", "file_name", "cap", "cap_data", "visible"]
 
 #: Bytes kept of one string that came from a submission (a feedback value, a message, a note).
 VALUE_MAX = 8 * 1024
+#: Bytes of one name written by :func:`file_name` (file systems allow 255; room for a suffix).
+NAME_MAX = 200
 #: Bytes of one report as a worker sends it; a larger reply is refused (the submission errs).
 REPORT_MAX = 32 * 1024 * 1024
 
@@ -152,6 +158,24 @@ def clean(data: Any) -> Any:
     if isinstance(data, (list, tuple)):
         return [clean(v) for v in data]
     return data
+
+
+_NAME_GONE = re.compile(_INVISIBLE.pattern[:-1] + "\u00ad\u200b-\u200d\u2060-\u2064]+")
+_NAME_SPACE = re.compile("[\t\n\r/\\\\:*?\"<>|]+")
+
+
+def file_name(s: Any, limit: int = NAME_MAX) -> str:
+    """``s`` as one path component: nothing invisible or reordering (dropped), no separator or
+    character Windows forbids (a space), not ``.``/``..``.
+
+    >>> file_name("Eve\u202egnp.exe/../x")
+    'Evegnp.exe .. x'
+    """
+    name = " ".join(_NAME_SPACE.sub(" ", _NAME_GONE.sub("", str(s).replace("\t", " "))).split()).strip(" .")
+    data = name.encode("utf-8")
+    if len(data) > limit:
+        name = data[:limit].decode("utf-8", "ignore").rstrip(" .")
+    return name
 
 
 def cap(s: str, limit: int = VALUE_MAX) -> str:
