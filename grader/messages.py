@@ -93,6 +93,8 @@ SENTENCES: dict[str, str] = {
         "answers.yaml の入れ子が深すぎるか大きすぎるため、読み込みませんでした",
     "diagnosis stopped early: {what}": "間違いの診断が途中で止まりました: {what}",
     "plot data not collected: {what}": "グラフ用のデータを集められませんでした: {what}",
+    "plot data left out (over the size limit): {what}":
+        "大きさの上限を超えたため、グラフ用のデータを省きました: {what}",
     "diagnosis of {func}() failed: {what}": "{func}() の診断に失敗しました: {what}",
     "{where}: {what} (the cell's later lines did not run)":
         "{where}: {what}（このセルの残りの行は実行されていません）",

@@ -109,11 +109,21 @@ def reference_for(rubric: Any) -> types.SimpleNamespace | None:
     return load_reference(rubric.reference, [p.id for p in a.code_parts], a.quiz_file)
 
 
-def plot_data(rubric: Any, session: Any, reference: Any) -> dict[str, Any]:
-    """The student's values for the report's figures, from the assignment's ``plot_data`` hook."""
+def plot_data(rubric: Any, session: Any, reference: Any) -> tuple[dict[str, Any], list[str]]:
+    """The student's values for the report's figures, from the assignment's ``plot_data`` hook,
+    bounded where they are kept (:func:`grader.sinks.bound`: whatever the student's functions
+    returned, a report stays small); returns ``(plots, notes)``, a note naming what was left out."""
     from grader.assignment import assignment_of
 
-    return assignment_of(rubric).hooks.plot_data(session, reference)
+    raw = assignment_of(rubric).hooks.plot_data(session, reference)
+    kept, left_out = sinks.bound(sinks.clean(raw) if isinstance(raw, dict) else {})
+    notes = []
+    if left_out:
+        shown = ", ".join(sinks.cap(w, 120) for w in left_out[:5])
+        if len(left_out) > 5:
+            shown += f" (+{len(left_out) - 5})"
+        notes.append(f"plot data left out (over the size limit): {shown}")
+    return kept if isinstance(kept, dict) else {}, notes
 
 
 # --------------------------------------------------------------------------- quiz answers
@@ -281,11 +291,12 @@ def grade(
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
                 run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
         plots: dict[str, Any] = {}
+        plot_notes: list[str] = []
         if want_plots if isinstance(want_plots, bool) else want_plots(run.submission):
             try:
                 if session is None:
                     session = run.session = open_session(run.submission)
-                plots = plot_data(rubric, session, reference)
+                plots, plot_notes = plot_data(rubric, session, reference)
             except Exception as exc:  # noqa: BLE001 - a missing plot must never lose a grade
                 run.errors.append(f"plot data not collected: {type(exc).__name__}: {exc}")
         output = session.close() if session is not None else ""
@@ -295,6 +306,8 @@ def grade(
             answers_problem=answer_problems.pop(run.index, None),
         )
         report.plots = plots
+        if plot_notes:
+            report.notes = _lines(report.notes + plot_notes)
         produced.add(run.index)
         if more is None:
             reports[run.index] = report
@@ -465,7 +478,10 @@ def contain(report: GradeReport, output_max: int | None = None) -> GradeReport:
             t.line = None
     for m in report.mistakes:
         m.message = {k: cap(u(v)) for k, v in m.message.items()}
-        m.evidence = sinks.cap_data(sinks.clean(m.evidence), 1024)
+        evidence, _ = sinks.bound(sinks.clean(m.evidence), items=sinks.EVIDENCE_ITEMS,
+                                  scalars=sinks.EVIDENCE_SCALARS, depth=sinks.EVIDENCE_DEPTH,
+                                  size=sinks.EVIDENCE_BYTES)
+        m.evidence = evidence if isinstance(evidence, dict) else {}
         if m.file is not None:
             m.file = cap(u(str(m.file)), 1024)
     report.errors = _lines(report.errors)
@@ -475,7 +491,8 @@ def contain(report: GradeReport, output_max: int | None = None) -> GradeReport:
     if report.sandbox:
         report.sandbox = sinks.cap_data(sinks.clean(report.sandbox), 2048)
     if report.plots:
-        report.plots = sinks.clean(report.plots)
+        plots, _ = sinks.bound(sinks.clean(report.plots))  # (kept bounded already: a backstop)
+        report.plots = plots if isinstance(plots, dict) else {}
     return report
 
 

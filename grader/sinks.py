@@ -31,6 +31,10 @@ sink it passes the sink's function here; the writers call them, nothing else esc
 ``cap(s, n)``       at most ``n`` UTF-8 bytes: longer text is cut at a character boundary and
                     ends with the marker ``… [cut 123 bytes]`` (the marker is inside ``n``).
 ``cap_data(d, n)``  ``cap`` applied to every string of a plain-data tree.
+``bound(d, …)``     a plain-data tree kept from a student's return (plot data, evidence),
+                    bounded in count and size: a list or dict longer than ``items``, or past
+                    ``scalars`` values in all, or nested deeper than ``depth``, is left out
+                    whole (``None``: a cut series would draw a lie); strings ``cap``-ped.
 ==================  =========================================================================
 
 Sizes where student text enters: :data:`VALUE_MAX` per feedback value, message or note,
@@ -52,7 +56,7 @@ import re
 from typing import Any
 
 __all__ = ["VALUE_MAX", "REPORT_MAX", "terminal", "terminal_markup", "csv_cell", "markdown",
-           "html", "jinja_finalize", "xml", "unicode", "clean", "file_name", "cap", "cap_data", "visible"]
+           "html", "jinja_finalize", "xml", "unicode", "clean", "file_name", "cap", "cap_data", "bound", "visible"]
 
 #: Bytes kept of one string that came from a submission (a feedback value, a message, a note).
 VALUE_MAX = 8 * 1024
@@ -201,3 +205,57 @@ def cap_data(data: Any, limit: int = VALUE_MAX) -> Any:
     if isinstance(data, (list, tuple)):
         return [cap_data(v, limit) for v in data]
     return data
+
+
+#: What :func:`bound` keeps of a report's plot data: items per list, values in all, depth.
+PLOT_ITEMS, PLOT_SCALARS, PLOT_DEPTH = 1024, 16_384, 6
+#: ... and about this many bytes of it as JSON.
+PLOT_BYTES = 512 * 1024
+#: ... and of one mistake's evidence.
+EVIDENCE_ITEMS, EVIDENCE_SCALARS, EVIDENCE_DEPTH, EVIDENCE_BYTES = 64, 256, 4, 16 * 1024
+
+
+def bound(data: Any, *, items: int = PLOT_ITEMS, scalars: int = PLOT_SCALARS, depth: int = PLOT_DEPTH,
+          string: int = 1024, size: int = PLOT_BYTES) -> tuple[Any, list[str]]:
+    """``data`` (plain data: dicts, lists, tuples, str, numbers, bool, None) bounded; returns
+    ``(kept, left_out)``, ``left_out`` naming each part replaced by ``None`` (``a.b[2]``).
+
+    A container with more than ``items`` entries, nested deeper than ``depth``, or reached after
+    ``scalars`` values or about ``size`` bytes (as JSON) were kept, is left out whole; any other
+    object is left out too (plain data only). Strings are :func:`cap`-ped to ``string`` bytes,
+    dict keys to 256.
+    """
+    left_out: list[str] = []
+    budget = [scalars]
+    room = [size]
+
+    def walk(value: Any, where: str, level: int) -> Any:
+        if value is None or isinstance(value, (bool, int, float, str)):
+            if isinstance(value, str):
+                value = cap(value, string)
+            cost = len(value.encode("utf-8", "surrogatepass")) + 2 if isinstance(value, str) else 24
+            if budget[0] <= 0 or room[0] < cost:
+                left_out.append(where or "(all)")
+                return None
+            budget[0] -= 1
+            room[0] -= cost
+            if isinstance(value, str):
+                return value
+            if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+                left_out.append(where or "(all)")
+                return None
+            return value
+        if isinstance(value, (list, tuple, dict)):
+            if level >= depth or len(value) > items or len(value) > budget[0] or room[0] < 2 * len(value):
+                left_out.append(where or "(all)")
+                return None
+            room[0] -= 2 * len(value)
+            if isinstance(value, dict):
+                return {cap(str(k), 256): walk(v, f"{where}.{k}" if where else str(k), level + 1)
+                        for k, v in value.items()}
+            return [walk(v, f"{where}[{i}]", level + 1) for i, v in enumerate(value)]
+        left_out.append(where or "(all)")
+        return None
+
+    kept = walk(data, "", 0)
+    return kept, left_out
