@@ -25,6 +25,7 @@ SENTENCES: dict[str, str] = {
     # --- reading a submission (grader/submission.py) ---------------------------------------
     "skipped {name}: {problem}": "{name} を読み飛ばしました: {problem}",
     "it is a symbolic link, not a file": "シンボリックリンクで、ファイルではありません",
+    "it is not a regular file": "通常のファイルではありません",
     "it is {size}, over the {limit} limit for one file":
         "大きさが {size} で、1 ファイルの上限 {limit} を超えています",
     "over the {limit} limit": "上限 {limit} を超えています",
