@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from rich.console import Console
 
@@ -40,6 +40,9 @@ from grader.pool import LocalPool, Tally, _cpus_for, _Proc
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 from grader.sinks import terminal_markup
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 
 @dataclass
@@ -59,7 +62,7 @@ class BatchResult:
 def run_batch(
     source: str,
     out: str,
-    rubric: Any,
+    rubric: Rubric,
     *,
     jobs: int | None = None,
     resume: bool = False,
@@ -118,7 +121,7 @@ def run_batch(
 class _Batch:
     """One batch run after its workers started: find, resume, grade, write, summarise."""
 
-    def __init__(self, source: str, out: str, outdir: Path, rubric: Any, *, lang: str, console: Console,
+    def __init__(self, source: str, out: str, outdir: Path, rubric: Rubric, *, lang: str, console: Console,
                  level: str, warning: str, started: float) -> None:
         from grader.assignment import assignment_of
 

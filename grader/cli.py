@@ -16,13 +16,16 @@ import sys
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
 from grader.sinks import terminal
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -40,13 +43,13 @@ class ExitCode(IntEnum):
     USAGE_ERROR = 2
 
 
-def exit_code_for(reports: Sequence[Any], rubric: Any) -> ExitCode:
+def exit_code_for(reports: Sequence[Any], rubric: Rubric) -> ExitCode:
     if rubric.report.fail_below_pass_mark and any(not r.passed for r in reports):
         return ExitCode.BELOW_PASS_MARK
     return ExitCode.GRADED
 
 
-def _lang(lang: str | None, rubric: Any) -> str:
+def _lang(lang: str | None, rubric: Rubric) -> str:
     if lang:
         return lang
     env = os.environ.get("GRADER_LANG", "")
@@ -72,14 +75,14 @@ def _load(rubric_path: str | None, submission: str | None = None) -> Any:
     return _checked(load_rubric(rubric_path))
 
 
-def _checked(rubric: Any) -> Any:
+def _checked(rubric: Rubric) -> Any:
     from grader.catalogue import check_rubric
 
     check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
     return rubric
 
 
-def _default_submission(rubric: Any) -> str:
+def _default_submission(rubric: Rubric) -> str:
     """What ``grader check`` grades when no folder is named: the exercises folder you are in
     (a notebook cell runs in it), else the rubric's exercises folder."""
     here = Path(os.path.abspath(Path.cwd()))  # noqa: PTH100
@@ -98,7 +101,7 @@ def _tr(text: str, lang: str) -> str:
     return translate(text, lang)
 
 
-def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
+def render(report: Any, fmt: str, rubric: Rubric, lang: str) -> str:
     """One report in one format (audience: the student; hidden tests redacted per rubric)."""
     from grader import report as writers
 
@@ -150,7 +153,7 @@ def _format_for(out: str | None, fmt: str | None) -> str | None:
 SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
 
 
-def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
+def _github(report: Any, rubric: Rubric, lang: str, submission: str, *, annotate: bool,
             sub: Any = None) -> None:
     """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
     from grader.report import markdown, quiz_parts, redact

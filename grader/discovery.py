@@ -284,25 +284,27 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         if ident is not None and ident.other_ids:
             shifted.append(("ambiguous_id", {"id": student_id, "others": ", ".join(ident.other_ids)}))
 
-        def skip(said: str, key: str, **slots: str) -> None:
+        def skip(key: str, **slots: str) -> None:
+            """Not graded, with the plain reason of :data:`grader.lms.REASONS` (in English here;
+            every writer shows it in its own language)."""
+            said = lmsnames.reason(key, ("en",), **slots)
             if set_aside:
                 said += "; set aside: " + "; ".join(set_aside)
             result.skipped.append(Skipped(entry_name, said, flags=[*shifted, (key, slots)], **who))
 
         if ident is not None and ident.plugin == "onlinetext":
-            skip("online text, not files", "online_text")
+            skip("online_text")
             continue
         if path is None:
-            skip(f"holds no {files_wanted(parts)}, answers.yaml, notebook or zip", "no_work",
-                 files=files_wanted(parts))
+            skip("no_work", files=files_wanted(parts))
             continue
         if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
-            skip("not a folder, notebook or zip", "not_a_submission")
+            skip("not_a_submission")
             continue
         target, extra = _work_in(path, assignment.id if assignment else "") if path.is_dir() else (path, [])
         set_aside += [f"{name} (another zip in the same upload)" for name in extra]
         if _is_empty(target):
-            skip("the upload is empty", "empty")
+            skip("empty")
             continue
         stem = entry_name
         for suffix in (".zip", ".ipynb"):
@@ -319,8 +321,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
             continue
         if not sub.modules and sub.answers is None:
-            skip(f"holds no {files_wanted(parts)}, answers.yaml or notebook", "no_work",
-                 files=files_wanted(parts))
+            skip("no_work", files=files_wanted(parts))
             continue
         name = unique(base)
         notes = list(sub.notes)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import stat
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import grader
 from grader.install import TORCH_CPU_INSTALL
@@ -91,6 +91,9 @@ status=$?
 if [ "$status" -ge 2 ] || [ ! -s "$RESULTS/results.json" ]; then
   "$PYTHON" - "$RESULTS" "$status" <<'PY'
 import json, pathlib, sys
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 results = pathlib.Path(sys.argv[1])
 err = (results / "grader-stderr.txt").read_text(encoding="utf-8", errors="replace")[-4000:]
 (results / "results.json").write_text(json.dumps({{
@@ -111,7 +114,7 @@ exit 0
 """
 
 
-def _files(root: Path, rubric: Any) -> list[Path]:
+def _files(root: Path, rubric: Rubric) -> list[Path]:
     """The course files the autograder needs: package, rubric, suites, reference, stubs."""
     wanted = [Path(grader.__file__).resolve().parent, Path(rubric.file).resolve()]
     wanted += [Path(s.path).resolve() for s in rubric.suites]
@@ -131,7 +134,7 @@ def _files(root: Path, rubric: Any) -> list[Path]:
     return sorted(set(out))
 
 
-def build_autograder(rubric: Any, outdir: str | Path) -> Path:
+def build_autograder(rubric: Rubric, outdir: str | Path) -> Path:
     """Write ``outdir/autograder.zip`` for ``rubric``; returns its path."""
     from grader.errors import UsageError
 

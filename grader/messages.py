@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["SENTENCES", "translate"]
+__all__ = ["SENTENCES", "keyed", "table", "translate"]
 
 #: English sentence -> Japanese. Slots are ``{name}``; both sides use the same names.
 SENTENCES: dict[str, str] = {
@@ -72,10 +72,10 @@ SENTENCES: dict[str, str] = {
         "{filename}: IPython のマジックコマンドとシェルコマンドは採点では実行しません: {what}",
     "ignored {what} in the zip": "zip の中の {what} は使いませんでした",
     # --- finding submissions in a batch (grader/batch.py) ------------------------------------
-    "not a submission": "提出物ではありません",
-    "not a folder, notebook or zip": "フォルダ、ノートブック、zip のどれでもありません",
-    "holds no scaling.py, softmax.py, variance.py, answers.yaml or notebook":
-        "scaling.py, softmax.py, variance.py, answers.yaml、ノートブックのどれも入っていません",
+    # (each entry's reason is a keyed sentence of grader.lms.REASONS, added below)
+    "not graded: {why}": "採点していません: {why}",
+    "{why}; set aside: {files}": "{why}。採点しなかったファイル: {files}",
+    "{name} (another zip in the same upload)": "{name}（同じ提出の別の zip）",
     # --- grading (grader/runner.py, the worker) --------------------------------------------
     "answers.yaml is larger than {kib} KiB; it was not read":
         "answers.yaml が {kib} KiB を超えているため、読み込みませんでした",
@@ -181,11 +181,26 @@ SENTENCES: dict[str, str] = {
 _SLOT = re.compile(r"\\\{(\w+)\\\}")
 
 
+def keyed() -> dict[str, dict[str, str]]:
+    """The sentences kept by key with both languages in one entry (``grader.lms.REASONS``):
+    key -> ``{"en", "ja"}``. Stages that keep a key write its English; this module reads it."""
+    from grader.lms import REASONS
+
+    return REASONS
+
+
+def table() -> dict[str, str]:
+    """Every English sentence the grader writes -> its Japanese: :data:`SENTENCES` and
+    the keyed sentences, each written once."""
+    return {**SENTENCES, **{entry["en"]: entry["ja"] for entry in keyed().values()}}
+
+
 @lru_cache(maxsize=1)
 def _patterns() -> list[tuple[re.Pattern[str], str]]:
     compiled = []
+    sentences = table()
     # Longer sentences first: "skipped {name}: {problem}" must not swallow a more exact one.
-    for en in sorted(SENTENCES, key=lambda t: (-len(_SLOT.sub("", re.escape(t))), t)):
+    for en in sorted(sentences, key=lambda t: (-len(_SLOT.sub("", re.escape(t))), t)):
         seen: set[str] = set()
 
         def slot(m: re.Match[str]) -> str:
@@ -195,7 +210,7 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
             seen.add(name)
             return f"(?P<{name}>.+?)"
 
-        compiled.append((re.compile(_SLOT.sub(slot, re.escape(en)), re.S), SENTENCES[en]))
+        compiled.append((re.compile(_SLOT.sub(slot, re.escape(en)), re.S), sentences[en]))
     return compiled
 
 

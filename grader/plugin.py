@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -29,6 +29,9 @@ from grader.errors import WorkerCrashed
 from grader.report.model import CaseOutcome, Status
 from grader.sandbox.worker import StudentTimeout, StudentUnavailable, SubmissionSession
 from grader.testing import ANSWER_KEY, Mismatch, StudentRaised
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 SUB_PARAM = "grader_submission"
 _EXCEPTION_GROUPS = getattr(builtins, "BaseExceptionGroup", ())  # Python 3.11+
@@ -74,7 +77,7 @@ class GradingState:
             (appended to ``submissions``) or None/empty to end the session.
     """
 
-    rubric: Any
+    rubric: Rubric
     submissions: list[Any]
     open_session: Callable[[Any], SubmissionSession]
     suite_dirs: dict[str, Path]
@@ -303,7 +306,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         item.stash[_FAST] = _fast_plan(item)
 
 
-def _visibility(rubric: Any, suite: str) -> str:
+def _visibility(rubric: Rubric, suite: str) -> str:
     try:
         return str(rubric.suite(suite).visibility.value)
     except Exception:  # noqa: BLE001 - a suite the rubric does not list

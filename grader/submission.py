@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from grader.errors import SubmissionError
 
 if TYPE_CHECKING:
+    from grader.rubric import Rubric
     from grader.assignment import Assignment
 
 __all__ = [
@@ -203,6 +204,14 @@ class Submission:
                 "modules": [m.to_dict() for m in self.modules], "answers": self.answers,
                 "content_hash": self.content_hash, "notes": list(self.notes),
                 "code_parts": list(self.code_parts)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Submission:
+        """The submission :meth:`to_dict` sent (a trusted worker reading its pipe)."""
+        return cls(name=data["name"], path=Path(data["path"]), origin=data["origin"], kind=data["kind"],
+                   modules=tuple(Module.from_dict(m) for m in data["modules"]), answers=data["answers"],
+                   content_hash=data["content_hash"], notes=tuple(data["notes"]),
+                   code_parts=tuple(data.get("code_parts") or ()))
 
     def part_module(self, part: str) -> Module | None:
         """The module to load for a code part (an id of the assignment's ``.py`` parts).
@@ -596,7 +605,7 @@ class Handout:
         )
 
 
-def load_handout(rubric: Any) -> Handout:
+def load_handout(rubric: Rubric) -> Handout:
     """What the students of ``rubric`` were handed.
 
     A release carries the fingerprints its students started from in

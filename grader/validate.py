@@ -36,13 +36,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import yaml
 from rich.table import Table
 from rich.text import Text
 
 from grader.errors import GraderError
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["Mutant", "Row", "ValidationResult", "load_corpus", "load_mutants", "render_lines", "render_table",
            "validate"]
@@ -134,7 +137,7 @@ def load_mutants(folder: Path, code_files: Sequence[str]) -> list[Mutant]:
     return mutants
 
 
-def _declared(rubric: Any) -> tuple[tuple[str, ...], list[str], set[str], Path | None, Path | None]:
+def _declared(rubric: Rubric) -> tuple[tuple[str, ...], list[str], set[str], Path | None, Path | None]:
     """Code files, mistake ids, known ids, mutants and correct-style corpus the rubric declares."""
     from grader.assignment import assignment_of
 
@@ -163,7 +166,7 @@ def student_answers(key: dict[str, Any]) -> str:
 
 
 def validate(
-    rubric: Any,
+    rubric: Rubric,
     *,
     seed: int | None = None,
     mutants: Path | None = None,
@@ -301,7 +304,7 @@ def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report
     return Row(subject, kind, expected, report.score, report.max_score, named, not problems, "; ".join(problems))
 
 
-def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
+def _probe_everything(rubric: Rubric, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
     """Run every probe of the diagnosis on the reference, failing parts or not."""
     from grader import probing
     from grader.assignment import assignment_of

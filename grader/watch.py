@@ -26,6 +26,7 @@ from grader.errors import GraderError, SubmissionError
 from grader.sinks import terminal
 
 if TYPE_CHECKING:
+    from grader.rubric import Rubric
     from grader.assignment import Assignment
 
 #: seconds between two looks at the files
@@ -77,7 +78,7 @@ def _changed(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int
     return sorted(Path(n).name for n in names)
 
 
-def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = None,
+def watch(submission: str, rubric: Rubric, *, lang: str, console: Console | None = None,
           level: str | None = None, poll_s: float = POLL_S,
           should_stop: Callable[[], bool] | None = None) -> int:
     """Check ``submission`` now and after every save until Ctrl-C (or ``should_stop()``).

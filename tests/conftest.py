@@ -56,3 +56,30 @@ def worker_python() -> Iterator[None]:
     finally:
         os.environ.pop("GRADER_WORKER_PYTHON", None)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _english_left(text: str) -> list[str]:
+    """The grader's own English sentences (fixed parts of three words or more) found in ``text``:
+    a Japanese page must show each of them in Japanese. Student text cannot trip it up unless
+    it quotes the grader word for word."""
+    import re
+    import string
+
+    from grader import messages
+    from grader.report import _text
+
+    fixed: set[str] = set()
+    english = [*messages.table(), *(w["en"] for w in _text.LABELS.values())]
+    for sentence in english:
+        for literal, *_ in string.Formatter().parse(sentence):
+            chunk = " ".join(literal.split())
+            if len(chunk.split()) >= 3 and re.search(r"[a-z]{3,} [a-z]{3,}", chunk):
+                fixed.add(chunk)
+    flat = " ".join(text.replace("\\", "").split())
+    return sorted(chunk for chunk in fixed if chunk in flat)
+
+
+@pytest.fixture(scope="session")
+def english_left():
+    """``english_left(text) -> [English sentence fragments of the grader's found in text]``."""
+    return _english_left

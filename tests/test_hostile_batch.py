@@ -113,6 +113,13 @@ def test_every_entry_has_a_report_and_a_gradebook_row(batches):
         assert _report_name(name) in reports, name
 
 
+def test_the_japanese_summary_says_every_reason_in_japanese(batches, english_left):
+    """Entries not graded and unreadable ones are listed in the Japanese summary in Japanese."""
+    _, _, out = batches
+    text = (out["hostile"][1] / "summary.ja.md").read_text(encoding="utf-8")
+    assert english_left(text) == []
+
+
 def test_colliding_names_get_distinct_reports_and_a_note(batches):
     _, _, out = batches
     reports = _reports(out["hostile"][1])

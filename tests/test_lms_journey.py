@@ -148,7 +148,7 @@ def _moodle_export(dest: Path) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
+def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, english_left):
     export = _moodle_export(tmp_path)
     out = tmp_path / "out"
     proc = _batch(export, out, "--gradebook", "moodle", "--bom")
@@ -190,7 +190,7 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
 
     _keep(out, "moodle", "gradebook.csv", "gradebook.moodle.csv", "moodle-feedback-files.zip", "summary.en.html")
     # the class summary's first screen, in the browser
-    _summary_first_screen(out, tmp_path)
+    _summary_first_screen(out, tmp_path, english_left)
 
 
 def _chromium() -> str | None:
@@ -198,7 +198,7 @@ def _chromium() -> str | None:
                 None)
 
 
-def _summary_first_screen(out: Path, tmp_path: Path) -> None:
+def _summary_first_screen(out: Path, tmp_path: Path, english_left) -> None:
     """What the instructor sees first: passed despite sqrt-d-model, common mistakes, errors."""
     page = (out / "summary.en.html").read_text(encoding="utf-8")
     first = page[page.index('id="first-screen"'):page.index('id="overview"')]
@@ -206,7 +206,8 @@ def _summary_first_screen(out: Path, tmp_path: Path) -> None:
     assert "Jiro Suzuki (123464)" in first  # the example of sqrt-d-model names the student
     assert "Empty Zip" in first and "Broken Zip" in first  # the entries that went wrong
     ja = (out / "summary.ja.md").read_text(encoding="utf-8")
-    assert "核心の誤りがあっても合格した提出物" in ja.split("| | |")[0]
+    assert "核心の間違いがあっても合格した提出物" in ja.split("| | |")[0]
+    assert english_left(ja) == []  # every reason and label of the grader's in Japanese
     browser = _chromium()
     if browser is None:
         pytest.fail("the summary must be seen in a browser: install chromium (make system-deps)")

@@ -10,7 +10,7 @@ from grader.report.model import CaseOutcome, GradeReport, Status
 LABELS: dict[str, dict[str, str]] = {
     "report": {"en": "Grading report", "ja": "採点結果"},
     "score": {"en": "Score", "ja": "得点"},
-    "part": {"en": "Part", "ja": "課題"},
+    "part": {"en": "Part", "ja": "小問"},
     "test": {"en": "Test", "ja": "テスト"},
     "tests": {"en": "Tests", "ja": "テスト"},
     "status": {"en": "Status", "ja": "結果"},
@@ -26,6 +26,10 @@ LABELS: dict[str, dict[str, str]] = {
     "plots": {"en": "Your functions, plotted", "ja": "あなたの関数のグラフ"},
     "no_plots": {"en": "No plot data in this report.", "ja": "このレポートにはグラフ用のデータがありません。"},
     "sandbox": {"en": "Sandbox", "ja": "サンドボックス"},
+    "weak": {"en": "Warning", "ja": "警告"},
+    "output": {"en": "Your code printed", "ja": "コードの出力"},
+    "submission": {"en": "submission", "ja": "提出物"},
+    "mistake_ids": {"en": "mistakes", "ja": "間違い"},
     "seed": {"en": "seed", "ja": "シード"},
     "grading_failed": {"en": "Grading did not finish", "ja": "採点を完了できませんでした"},
     # the notebook's check cell and `grader check --watch` (grader/report/cell.py)
@@ -101,8 +105,8 @@ PLOT_WORDS: dict[str, dict[str, str]] = {
         "score_max": "得点（満点 {top}）", "submissions": "提出物の数",
         "score_distribution": "得点の分布", "passing": "合格した提出物の割合（%）",
         "pass_rate": "テストごとの合格率（全 {total} 件のうち低い方から {shown} 件）",
-        "no_mistake": "既知の誤りは見つかりませんでした",
-        "mistake_counts": "誤りの ID ごとの件数",
+        "no_mistake": "既知の間違いは見つかりませんでした",
+        "mistake_counts": "間違いの ID ごとの件数",
     },
 }
 

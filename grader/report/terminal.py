@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.messages import translate
+from grader.report import _text
 from grader.report.model import GradeReport, Status
 from grader.sinks import terminal as _safe
 
@@ -26,20 +27,11 @@ MARKS = {
     Status.SKIPPED: ("-", "dim"),
 }
 
-WORDS = {
-    "en": {
-        "score": "Score", "part": "Part", "mistakes": "What went wrong", "errors": "Problems while grading",
-        "sandbox": "Sandbox", "weak": "Warning", "passed": "passed", "below": "below the pass mark",
-        "notes": "Notes", "output": "Your code printed", "tests": "tests",
-        "submission": "submission", "mistake_ids": "mistakes", "seed": "seed",
-    },
-    "ja": {
-        "score": "得点", "part": "課題", "mistakes": "見つかった間違い", "errors": "採点中の問題",
-        "sandbox": "サンドボックス", "weak": "警告", "passed": "合格", "below": "合格点未満",
-        "notes": "補足", "output": "コードの出力", "tests": "テスト",
-        "submission": "提出物", "mistake_ids": "間違い", "seed": "シード",
-    },
-}
+#: The terminal's words, from the one table the report writers share (grader.report._text.LABELS).
+_TERMINAL_WORDS = ("score", "part", "mistakes", "errors", "sandbox", "weak", "passed", "below", "notes", "output",
+                   "tests", "submission", "mistake_ids", "seed")
+WORDS = {lang: {key: _text.LABELS[key][lang].lower() if key == "tests" else _text.LABELS[key][lang]
+                for key in _TERMINAL_WORDS} for lang in ("en", "ja")}
 
 
 def _fmt(x: float) -> str:
