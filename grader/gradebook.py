@@ -40,7 +40,7 @@ from grader.errors import UsageError
 from grader.outdir import read_report
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
-from grader.sinks import csv_cell
+from grader.sinks import csv_cell, file_name
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -144,8 +144,9 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
 
 
 def moodle_folder(name: str, participant: str) -> str:
-    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name."""
-    clean = re.sub(r"[\x00-\x1f/\\:*?\"<>|&'`_]+", " ", name).strip() or "Participant"
+    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name,
+    nothing invisible (:func:`grader.sinks.file_name`: controls, DEL, C1, bidi overrides)."""
+    clean = file_name(re.sub(r"[&'`_]+", " ", name)) or "Participant"
     return f"{clean}_{participant}_assignsubmission_file_"
 
 

@@ -25,6 +25,7 @@ SENTENCES: dict[str, str] = {
     # --- reading a submission (grader/submission.py) ---------------------------------------
     "skipped {name}: {problem}": "{name} を読み飛ばしました: {problem}",
     "it is a symbolic link, not a file": "シンボリックリンクで、ファイルではありません",
+    "it is not a regular file": "通常のファイルではありません",
     "it is {size}, over the {limit} limit for one file":
         "大きさが {size} で、1 ファイルの上限 {limit} を超えています",
     "over the {limit} limit": "上限 {limit} を超えています",
@@ -93,6 +94,8 @@ SENTENCES: dict[str, str] = {
         "answers.yaml の入れ子が深すぎるか大きすぎるため、読み込みませんでした",
     "diagnosis stopped early: {what}": "間違いの診断が途中で止まりました: {what}",
     "plot data not collected: {what}": "グラフ用のデータを集められませんでした: {what}",
+    "plot data left out (over the size limit): {what}":
+        "大きさの上限を超えたため、グラフ用のデータを省きました: {what}",
     "diagnosis of {func}() failed: {what}": "{func}() の診断に失敗しました: {what}",
     "{where}: {what} (the cell's later lines did not run)":
         "{where}: {what}（このセルの残りの行は実行されていません）",
@@ -133,6 +136,26 @@ SENTENCES: dict[str, str] = {
     "filesystem or network isolation":
         "提出物ごとに通常のプロセスを一つ使います。時間と出力の上限、空にした環境変数はありますが、"
         "ファイルシステムとネットワークの隔離はありません",
+    "refusing to grade at the {level} level: student code would run as root, and {why}. Install "
+    "Python, torch and the grader where every user can read them (a system Python, not one inside "
+    "a private home folder, or point GRADER_WORKER_PYTHON at such an interpreter with the same "
+    "torch), or make the namespace sandbox work (bubblewrap with user namespaces)":
+        "{level} レベルでは採点しません: 学生のコードが root として動くことになり、しかも{why}。"
+        "Python、torch、採点システムをすべてのユーザーが読める場所にインストールするか（個人用の"
+        "ホームフォルダの中ではなくシステムの Python。または同じ torch を持つそのような Python を "
+        "GRADER_WORKER_PYTHON で指定する）、名前空間のサンドボックス（ユーザー名前空間が使える "
+        "bubblewrap）が動くようにしてください",
+    "the unprivileged user nobody cannot read Python's own files in {folder}":
+        "権限のないユーザー nobody が {folder} にある Python 自身のファイルを読めません",
+    "the scratch folder could not be handed to the unprivileged user nobody ({what})":
+        "作業用フォルダを権限のないユーザー nobody に渡せませんでした（{what}）",
+    "refusing to grade at the {level} level: student code would run as your user ({user}), which "
+    "can read {what}. Make the namespace sandbox work (install bubblewrap and allow user "
+    "namespaces), or grade as root so that student code runs as the unprivileged user nobody":
+        "{level} レベルでは採点しません: 学生のコードがあなたのユーザー（{user}）として動くことになり、"
+        "そのユーザーは {what} を読めます。名前空間のサンドボックスが動くようにするか（bubblewrap を"
+        "インストールし、ユーザー名前空間を許可する）、root として採点して学生のコードが権限のない"
+        "ユーザー nobody として動くようにしてください",
     "this platform has no fork (Windows)": "この環境には fork がありません（Windows）",
     "os.fork is not available here": "ここでは os.fork が使えません",
     # --- the command line (grader/cli.py, grader/rubric.py) --------------------------------

@@ -31,11 +31,11 @@ import yaml
 
 from grader import plugin as _plugin
 from grader import sinks
-from grader.errors import GraderError
+from grader.errors import GraderError, SandboxRefused
 from grader.report.model import CaseOutcome, GradeReport, PartScore
 from grader.sandbox import backends
 from grader.rubric import rubric_fingerprint
-from grader.sandbox.level import choose_level, weak_warning
+from grader.sandbox.level import choose_level, require_other_user, weak_warning
 from grader.limits import Limits
 from grader.sandbox.worker import Worker
 
@@ -116,11 +116,21 @@ def reference_for(rubric: Rubric) -> types.SimpleNamespace | None:
     return load_reference(rubric.reference, [p.id for p in a.code_parts], a.quiz_file)
 
 
-def plot_data(rubric: Rubric, session: Session, reference: Any) -> dict[str, Any]:
-    """The student's values for the report's figures, from the assignment's ``plot_data`` hook."""
+def plot_data(rubric: Rubric, session: Session, reference: Any) -> tuple[dict[str, Any], list[str]]:
+    """The student's values for the report's figures, from the assignment's ``plot_data`` hook,
+    bounded where they are kept (:func:`grader.sinks.bound`: whatever the student's functions
+    returned, a report stays small); returns ``(plots, notes)``, a note naming what was left out."""
     from grader.assignment import assignment_of
 
-    return assignment_of(rubric).hooks.plot_data(session, reference)
+    raw = assignment_of(rubric).hooks.plot_data(session, reference)
+    kept, left_out = sinks.bound(sinks.clean(raw) if isinstance(raw, dict) else {})
+    notes = []
+    if left_out:
+        shown = ", ".join(sinks.cap(w, 120) for w in left_out[:5])
+        if len(left_out) > 5:
+            shown += f" (+{len(left_out) - 5})"
+        notes.append(f"plot data left out (over the size limit): {shown}")
+    return kept if isinstance(kept, dict) else {}, notes
 
 
 # --------------------------------------------------------------------------- quiz answers
@@ -194,6 +204,7 @@ def grade(
     diagnose: bool = True,
     want_plots: bool | Callable[[Submission], bool] = False,
     more: Callable[[], Sequence[Submission] | None] | None = None,
+    students: bool = True,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against the assignment's ``suites``; one report each, in order.
 
@@ -214,6 +225,14 @@ def grade(
             for the same session, or None/empty to end it (``grader batch`` workers). With
             ``more``, reports are handed to ``on_report`` only and not kept: the return
             value is empty, so a long session holds nothing it has finished with.
+        students: the submissions are students' code. Then, at a weak level, a grader that
+            is not root and can read the hidden suites or the reference refuses
+            (:func:`grader.sandbox.level.require_other_user`); ``grader validate`` passes
+            False for the course's own reference, mutants and fixtures.
+
+    Raises:
+        SandboxRefused: student code would run as a user that can read the course's secrets,
+            or as root where no unprivileged user can be had (nothing is graded).
     """
     from grader.assignment import Assignment, assignment_of
 
@@ -226,6 +245,16 @@ def grade(
         worker = Worker(level=chosen, limits=assignment.rubric.limits)
     else:
         warning = weak_warning(worker.level)
+    if students:
+        private = [Path(assignment.rubric.suite(name).path) for name in suites if name != "public"]
+        if "hidden" in suites and assignment.rubric.reference:
+            private.append(Path(assignment.rubric.reference))
+        try:
+            require_other_user(worker.level, private)
+        except SandboxRefused:
+            if own_worker:
+                worker.stop()
+            raise
     grading = _Grading(assignment, worker, warning, suites=suites, seed=seed, on_report=on_report,
                        diagnose=diagnose, want_plots=want_plots, keep=more is None)
     try:
@@ -255,6 +284,7 @@ class _Grading:
         self.reports: dict[int, GradeReport] = {}
         self.produced: set[int] = set()
         self.submissions: list[Submission] = []
+        self.refused: SandboxRefused | None = None
 
     def answers_of(self, index: int) -> Any:
         parsed, self.answer_problems[index] = parse_answers(self.submissions[index].answers)
@@ -268,9 +298,16 @@ class _Grading:
         return parsed
 
     def open_session(self, sub: Submission) -> Session:
-        if not self.worker.alive():
-            self.worker.start()
-        return self.worker.open(sub, self.limits)
+        if self.refused is not None:
+            raise self.refused
+        try:
+            if not self.worker.alive():
+                self.worker.start()
+            return self.worker.open(sub, self.limits)
+        except SandboxRefused as exc:  # fail closed: no submission is graded, the session ends
+            self.refused = exc
+            pytest.exit(str(exc), returncode=int(pytest.ExitCode.USAGE_ERROR))
+            raise
 
     def _plots_wanted(self, sub: Submission) -> bool:
         return self.want_plots if isinstance(self.want_plots, bool) else self.want_plots(sub)
@@ -286,10 +323,11 @@ class _Grading:
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
                 run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
         plots: dict[str, Any] = {}
+        plot_notes: list[str] = []
         if self._plots_wanted(run.submission):
             try:
                 session = run.session = run.session or self.open_session(run.submission)
-                plots = plot_data(self.rubric, session, self.reference)
+                plots, plot_notes = plot_data(self.rubric, session, self.reference)
             except Exception as exc:  # noqa: BLE001 - a missing plot must never lose a grade
                 run.errors.append(f"plot data not collected: {type(exc).__name__}: {exc}")
         output = run.session.close() if run.session is not None else ""
@@ -299,6 +337,8 @@ class _Grading:
             answers_problem=self.answer_problems.pop(run.index, None),
         )
         report.plots = plots
+        if plot_notes:
+            report.notes = _lines(report.notes + plot_notes)
         self.produced.add(run.index)
         if self.keep:
             self.reports[run.index] = report
@@ -333,6 +373,8 @@ class _Grading:
         ]
         forget_other_suites(self.suite_dirs.values())
         exit_code = pytest.main(args, plugins=[_plugin, state])
+        if self.refused is not None:
+            raise self.refused
         if state.collect_errors:
             raise GraderError("the test suites could not be collected:\n" + "\n".join(state.collect_errors))
         if exit_code == pytest.ExitCode.INTERRUPTED or state.interrupted:
@@ -470,7 +512,10 @@ def contain(report: GradeReport, output_max: int | None = None) -> GradeReport:
             t.line = None
     for m in report.mistakes:
         m.message = {k: cap(u(v)) for k, v in m.message.items()}
-        m.evidence = sinks.cap_data(sinks.clean(m.evidence), 1024)
+        evidence, _ = sinks.bound(sinks.clean(m.evidence), items=sinks.EVIDENCE_ITEMS,
+                                  scalars=sinks.EVIDENCE_SCALARS, depth=sinks.EVIDENCE_DEPTH,
+                                  size=sinks.EVIDENCE_BYTES)
+        m.evidence = evidence if isinstance(evidence, dict) else {}
         if m.file is not None:
             m.file = cap(u(str(m.file)), 1024)
     report.errors = _lines(report.errors)
@@ -480,7 +525,8 @@ def contain(report: GradeReport, output_max: int | None = None) -> GradeReport:
     if report.sandbox:
         report.sandbox = sinks.cap_data(sinks.clean(report.sandbox), 2048)
     if report.plots:
-        report.plots = sinks.clean(report.plots)
+        plots, _ = sinks.bound(sinks.clean(report.plots))  # (kept bounded already: a backstop)
+        report.plots = plots if isinstance(plots, dict) else {}
     return report
 
 

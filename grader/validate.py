@@ -241,7 +241,8 @@ def validate(
             for f in ([fixture] if fixture.is_file() else sorted(fixture.iterdir())):
                 shutil.copyfile(f, folder / f.name)
             subs.append(load_submission(folder))
-        reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak)
+        reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak,
+                        students=False)  # the course's own code
         rows = [_judge(subject, kind, expected, mutant, report)
                 for (subject, kind, expected, mutant), report in zip(expectations, reports)]
         rows.append(_probe_everything(rubric, subs[0], reference, level, allow_weak))

@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -130,6 +131,28 @@ def rubric():
 @pytest.fixture(scope="session")
 def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def worker_python() -> Iterator[None]:
+    """Run as root, the rlimits and subprocess levels refuse to grade where the unprivileged user
+    nobody cannot read this interpreter (a Python under a root-only home): their workers then
+    get one every user can read (``GRADER_WORKER_PYTHON``), with this one's packages."""
+    if os.name != "posix" or os.geteuid() != 0 or os.environ.get("GRADER_WORKER_PYTHON"):
+        yield
+        return
+    from tests.public_python import public_python
+
+    base = Path(tempfile.mkdtemp(prefix="grader-worker-python-"))
+    os.chmod(base, 0o755)
+    try:
+        python = public_python(base)
+        if python is not None and python != sys.executable:
+            os.environ["GRADER_WORKER_PYTHON"] = python
+        yield
+    finally:
+        os.environ.pop("GRADER_WORKER_PYTHON", None)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def _english_left(text: str) -> list[str]:
