@@ -350,6 +350,50 @@ def export_cmd(outdir: str, rubric_path: str, lang: str | None, gradebook: tuple
     sys.exit(_guard(body))
 
 
+@main.command(name="similarity")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@rubric_option
+@click.option("--source", default=None, help="The submissions the batch graded (default: as the batch noted them).")
+@click.option("--against", "against", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Also compare with a previous term's batch folder.")
+def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, against: str | None) -> None:
+    """Which submissions of the batch in OUTDIR look alike: similarity.csv and pages, summary updated."""
+    from grader.similarity import refresh
+
+    def body() -> int:
+        result = refresh(outdir, _load(rubric_path), source=source, against=against)
+        err.print(f"{result.compared} compared, {len(result.pairs)} pairs in {len(result.groups)} groups; "
+                  f"{Path(outdir) / 'similarity.csv'}", soft_wrap=True)
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.group(name="catalogue")
+def catalogue_group() -> None:
+    """The assignment's mistake catalogue."""
+
+
+@catalogue_group.command(name="draft")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.option("--cluster", "number", type=click.IntRange(min=1), required=True,
+              help="The cluster's number (unrecognised-clusters.csv, the summary's first screen).")
+@click.option("--id", "mid", default=None, help="The new mistake id (default: new-mistake-N).")
+@rubric_option
+def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str | None) -> None:
+    """Write a draft catalogue entry and mutant from a cluster of OUTDIR's unknown mistakes."""
+    from grader.draft import draft_entry
+
+    def body() -> int:
+        done = draft_entry(outdir, _load(rubric_path), number, mid)
+        err.print(f"draft {done.id} ({done.function}, {done.size} submissions) added to {done.catalogue}"
+                  + (f"; mutant {done.mutant}" if done.mutant else "; no mutant (the code was not found)")
+                  + "; word it, delete `draft: true`, then run grader validate", soft_wrap=True)
+        return 0
+
+    sys.exit(_guard(body))
+
+
 @main.command()
 @rubric_option
 @click.option("--seed", type=int, default=None, help="Grading seed (default: fresh).")
