@@ -67,13 +67,20 @@ class Signature:
         return tuple(f for _, f in self.parts)
 
     def same(self, other: Signature) -> bool:
-        """The same behaviour (see the module docstring)."""
-        if self.functions != other.functions or self.raised != other.raised:
+        """The same behaviour (see the module docstring).
+
+        The first unrecognised function (in probe order) must be the same; functions both
+        have must answer alike; a function only one of them has is where the same mistake
+        spread further (one student's ``attention_scores`` calls their ``scale_scores``,
+        another's does not), so it does not split them.
+        """
+        if not self.functions or not other.functions or self.functions[0] != other.functions[0]:
             return False
-        probed = [f for f in self.functions if self.probes.get(f) or other.probes.get(f)]
+        common = [f for f in self.functions if f in other.functions]
+        probed = [f for f in common if self.probes.get(f) or other.probes.get(f)]
         if not all(same_signature(self.probes.get(f) or [], other.probes.get(f) or []) for f in probed):
             return False
-        return bool(probed) or self.failed == other.failed
+        return bool(probed) or (self.failed == other.failed and self.raised == other.raised)
 
     def text(self) -> str:
         """One line for the csv: each function's first probe and value, the failed tests."""
@@ -175,13 +182,13 @@ def _shown(call: dict[str, Any]) -> str:
 
 _WORDS = {
     "en": {"size": "{n} submissions", "one": "1 submission",
-           "same": "{funcs} give the same unrecognised answers at every probe input",
-           "probe": "{probe} (and {more} more probe inputs alike)", "probe1": "{probe}",
+           "same": "{funcs} — an answer no known mistake explains, the same at every probe input",
+           "probe": "{probe} (and alike at {more} more probe input(s))", "probe1": "{probe}",
            "raised": "they raise {raised}", "example": "example", "tests": "the tests they fail",
            "none": "none"},
     "ja": {"size": "{n} 件の提出物", "one": "1 件の提出物",
-           "same": "{funcs} がすべての調査入力で同じ未知の値を返します",
-           "probe": "{probe}（ほか {more} 個の調査入力でも一致）", "probe1": "{probe}",
+           "same": "{funcs} — 既知の誤りでは説明できない値（どの調査入力でも同じ）",
+           "probe": "{probe}（ほか {more} 個の調査入力でも同様）", "probe1": "{probe}",
            "raised": "{raised} を送出します", "example": "例", "tests": "不合格のテスト",
            "none": "なし"},
 }

@@ -37,7 +37,7 @@ def signature_of(value: Any) -> dict[str, Any]:
             value = nums
             out: dict[str, Any] = {"keys": keys}
         else:
-            return {"text": "dict " + ", ".join(keys)[:SIGNATURE_TEXT]}
+            return {"text": ("dict " + ", ".join(keys))[:SIGNATURE_TEXT]}
     else:
         out = {}
     if isinstance(value, str):

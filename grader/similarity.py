@@ -61,7 +61,7 @@ K, WINDOW = 10, 3
 #: submissions) is ignored: a ring of copies in a small class still counts.
 COMMON, COMMON_MIN = 0.2, 6
 #: Flag thresholds (documented in the README).
-CODE_FLAG, CODE_WITH_BEHAVIOUR, BEHAVIOUR_FLAG = 0.75, 0.55, 0.3
+CODE_FLAG, CODE_WITH_BEHAVIOUR, BEHAVIOUR_FLAG = 0.6, 0.45, 0.3
 #: Output file names in the batch folder.
 SIMILARITY_FILE = "similarity.csv"
 #: Bounds on what one submission contributes: characters of code read, printed lines used.
