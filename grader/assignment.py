@@ -20,10 +20,13 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.catalogue import Entry, catalogue
 from grader.hooks import NO_HOOKS, Hooks, load_hooks
+
+if TYPE_CHECKING:
+    from grader.submission import Handout
 
 __all__ = ["Assignment", "assignment_of", "figures_hook"]
 
@@ -68,6 +71,11 @@ class Assignment:
     @property
     def all_functions(self) -> dict[str, tuple[str, ...]]:
         return {p.id: self.functions(p.id) for p in self.code_parts}
+
+    @property
+    def handout(self) -> Handout:
+        """What the students were handed (:func:`grader.submission.load_handout`), read once."""
+        return _handout_of(self.rubric)
 
     @property
     def hooks(self) -> Hooks:
@@ -116,6 +124,13 @@ def figures_hook(rubric: Any) -> Any:
     if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
         return None
     return assignment_of(rubric).hooks.figures
+
+
+@functools.cache
+def _handout_of(rubric: Any) -> Handout:
+    from grader.submission import load_handout
+
+    return load_handout(rubric)
 
 
 @functools.cache

@@ -186,7 +186,7 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
                out_dir: str | None = None) -> int:
     from grader.sandbox.level import choose_level
     from grader.sandbox.worker import Worker
-    from grader.submission import load_handout, load_submission
+    from grader.submission import load_submission
 
     rubric = _load(rubric_path, submission)
     language = _lang(lang, rubric)
@@ -194,7 +194,7 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
 
     if submission is None:
         submission = _default_submission(rubric)
-    sub = load_submission(submission, handout=load_handout(rubric), parts=assignment_of(rubric).part_files)
+    sub = load_submission(submission, assignment_of(rubric))
     fmt = _format_for(out, fmt)
     # Start the sandboxed worker (it imports torch) while this process imports torch and
     # pytest for the trusted side: on two cores the two imports overlap.
@@ -337,7 +337,7 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
 @bom_option
 def export_cmd(outdir: str, rubric_path: str, lang: str | None, gradebook: tuple[str, ...], bom: bool) -> None:
     """Write the LMS gradebooks again from the reports of a finished batch in OUTDIR."""
-    from grader.batch import export_gradebooks
+    from grader.gradebook import export_gradebooks
 
     def body() -> int:
         rubric = _load(rubric_path)

@@ -36,7 +36,8 @@ from grader.report.model import CaseOutcome, GradeReport, PartScore
 from grader.sandbox import backends
 from grader.rubric import rubric_fingerprint
 from grader.sandbox.level import choose_level, weak_warning
-from grader.sandbox.worker import LimitsView, Worker
+from grader.limits import Limits
+from grader.sandbox.worker import Worker
 
 SUITE_INI = Path(__file__).with_name("suite.ini")
 _UNUSED_PLUGINS = (
@@ -232,7 +233,7 @@ def grade(
         return parsed
 
     fingerprint = rubric_fingerprint(rubric, suites)
-    limits = LimitsView.of(rubric.limits)
+    limits = Limits.of(rubric.limits)
     reports: dict[int, GradeReport] = {}
     produced: set[int] = set()
 
@@ -368,7 +369,7 @@ def build_report(
     max_score = round(sum(p.max_score for p in parts), rounding)
     pass_mark = float(rubric.report.pass_mark)
     passed = max_score > 0 and score * 100.0 >= pass_mark * max_score
-    limits = LimitsView.of(rubric.limits).to_dict()
+    limits = Limits.of(rubric.limits).to_dict()
     sandbox = {"level": level, "limits": limits, "isolation": backends.describe(level)}
     if session is not None and getattr(session, "enforced", None):
         sandbox["enforced"] = dict(session.enforced)  # what the worker actually applied

@@ -43,9 +43,12 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.errors import SubmissionError
+
+if TYPE_CHECKING:
+    from grader.assignment import Assignment
 
 __all__ = [
     "ANSWERS_FILE",
@@ -59,6 +62,7 @@ __all__ = [
     "Submission",
     "load_handout",
     "load_submission",
+    "read_submission",
     "notebook_submission",
 ]
 
@@ -210,22 +214,23 @@ class Submission:
 
 def load_submission(
     path: str | os.PathLike[str],
+    assignment: Assignment | None = None,
     *,
     limits: ReadLimits | None = None,
-    handout: Handout | None = None,
-    parts: Mapping[str, str] | None = None,
 ) -> Submission:
     """Read a folder, notebook or zip into a ``Submission`` without running any of it.
 
+    Every command reads a student's work through this one call, so ``grader check``,
+    ``--watch``, ``grade``, ``batch`` and the notebook check grade the same files.
+
     Args:
         path: the submission as the user named it.
+        assignment: what is graded (:func:`grader.assignment.assignment_of`): its part files
+            say which files make a submission, and its handout decides which of a folder's
+            ``.py`` files and notebook the student worked in (:func:`choose_work`). Without
+            it, every ``.py`` file of a folder is a part named by its stem, none is reported
+            missing, and the ``.py`` files are graded.
         limits: size caps; the defaults suit one student's work.
-        handout: what was handed out (:func:`load_handout`); with it, a folder holding both
-            the ``.py`` files and the notebook is graded as :func:`choose_work` decides.
-            Without it, the ``.py`` files are graded.
-        parts: code part id -> file name, as the assignment declares them
-            (``Assignment.part_files``). Without them every ``.py`` file of the folder is a
-            part named by its stem, and no file is reported missing.
 
     Returns:
         The submission; files it could not use are explained in ``notes``.
@@ -233,6 +238,25 @@ def load_submission(
     Raises:
         SubmissionError: the path is not a submission at all, or a zip / notebook cannot be
             read safely. The message names the file and what to do.
+    """
+    if assignment is None:
+        return read_submission(path, limits=limits)
+    return read_submission(path, limits=limits, handout=assignment.handout, parts=assignment.part_files)
+
+
+def read_submission(
+    path: str | os.PathLike[str],
+    *,
+    limits: ReadLimits | None = None,
+    handout: Handout | None = None,
+    parts: Mapping[str, str] | None = None,
+) -> Submission:
+    """:func:`load_submission` with the handout and the part files given one by one.
+
+    Args:
+        handout: what was handed out (:func:`load_handout`); with it, a folder holding both
+            the ``.py`` files and the notebook is graded as :func:`choose_work` decides.
+        parts: code part id -> file name (``Assignment.part_files``).
     """
     limits = limits or ReadLimits()
     given = Path(path)

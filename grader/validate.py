@@ -188,7 +188,7 @@ def validate(
     from grader.assignment import assignment_of
     from grader.catalogue import check_rubric
     from grader.runner import grade, reference_for
-    from grader.submission import load_submission as _load_submission
+    from grader.submission import read_submission
 
     if rubric.reference is None:
         raise GraderError(f"{rubric.file}: validate needs `reference:` in the rubric")
@@ -199,7 +199,8 @@ def validate(
     parts = assignment_of(rubric).part_files
 
     def load_submission(path: Path) -> Any:
-        return _load_submission(path, parts=parts)
+        """Each fixture graded as it is (no handout: a mutant is the reference's .py files)."""
+        return read_submission(path, parts=parts)
 
     mutants = mutants or mutants_dir
     mutant_list = load_mutants(mutants, code_files) if mutants is not None else []
@@ -311,12 +312,13 @@ def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, 
     from grader import probing
     from grader.assignment import assignment_of
     from grader.runner import choose_level
-    from grader.sandbox.worker import LimitsView, Worker
+    from grader.limits import Limits
+    from grader.sandbox.worker import Worker
 
     chosen, _ = choose_level(allow_weak=allow_weak, prefer=level)
     errors: list[str] = []
     with Worker(level=chosen, limits=rubric.limits) as worker:
-        session = worker.open(sub, LimitsView.of(rubric.limits))
+        session = worker.open(sub, Limits.of(rubric.limits))
         try:
             run = _Run(errors=errors)
             found = probing.diagnose(run, session, reference, rubric,

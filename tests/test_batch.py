@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.batch import find_submissions, student_id_of
+from grader.discovery import find_submissions, student_id_of
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"

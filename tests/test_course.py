@@ -114,7 +114,7 @@ def test_mutant_messages_quote_the_students_numbers(tmp_path):
     folder.mkdir()
     [m] = [m for m in load_mutants(rubric.plugin.mutants, ("masking.py",)) if m.id == "mask-zero-not-inf"]
     (folder / "masking.py").write_text(m.source(ROOT / "solutions" / "chapter08"), encoding="utf-8")
-    [report] = grade(rubric, [load_submission(folder, parts=assignment_of(rubric).part_files)], seed=3)
+    [report] = grade(rubric, [load_submission(folder, assignment_of(rubric))], seed=3)
     [mistake] = report.mistakes
     assert "mask-zero-not-inf" == mistake.id
     assert 0.0 == mistake.evidence["fill"]
@@ -325,7 +325,7 @@ def test_two_assignments_graded_in_one_process_keep_their_own_suites():
     for name, folder in (("chapter08", "solutions/chapter08"), ("chapter07", "examples/submissions/correct"),
                          ("chapter08", "solutions/chapter08")):
         rubric = load_rubric(ROOT / "rubrics" / f"{name}.yaml")
-        [report] = grade(rubric, [load_submission(ROOT / folder, parts=assignment_of(rubric).part_files)], seed=4)
+        [report] = grade(rubric, [load_submission(ROOT / folder, assignment_of(rubric))], seed=4)
         scores.append((name, report.score == report.max_score > 0))
     assert [("chapter08", True), ("chapter07", True), ("chapter08", True)] == scores
 

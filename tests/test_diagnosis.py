@@ -428,13 +428,14 @@ def _correct_submissions() -> list[Path]:
 def test_every_probe_through_the_worker_names_nothing_on_correct_submissions(rubric, reference):
     """through the real sandbox (folders, notebooks, zips), every probe of a correct submission names nothing"""
     from grader.runner import choose_level
-    from grader.sandbox.worker import LimitsView, Worker
+    from grader.limits import Limits
+    from grader.sandbox.worker import Worker
     from grader.submission import load_submission
 
     level, _ = choose_level()
     with Worker(level=level, limits=rubric.limits) as worker:
         for path in _correct_submissions():
-            session = worker.open(load_submission(path), LimitsView.of(rubric.limits))
+            session = worker.open(load_submission(path), Limits.of(rubric.limits))
             try:
                 for ref in (reference, None):
                     run = Run()

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grader import sinks
-from grader.batch import write_gradebook
+from grader.gradebook import write_gradebook
 from grader.report import SUFFIXES, render
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
 from grader.rubric import load_rubric

@@ -31,10 +31,11 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from grader import wire
+from grader.limits import Limits
 from grader.errors import SandboxError, WorkerCrashed, WorkerTimeout
 from grader.sandbox import backends
 
@@ -59,32 +60,6 @@ class StudentUnavailable(SandboxError):
         super().__init__(message)
         self.file = file
         self.line = line
-
-
-@dataclass(frozen=True)
-class LimitsView:
-    """The limits the worker applies (copied from the rubric's ``limits``)."""
-
-    per_call_s: float = 10.0
-    per_submission_s: float = 120.0
-    memory_mb: int = 1024
-    cpu_s: float = 60.0
-    file_size_mb: int = 16
-    scratch_mb: int = 64
-    output_kb: int = 256
-    processes: int = 1
-
-    @classmethod
-    def of(cls, limits: Any) -> "LimitsView":
-        if limits is None:
-            return cls()
-        if isinstance(limits, cls):
-            return limits
-        data = asdict(limits) if is_dataclass(limits) else dict(limits)
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class _Output:
@@ -156,7 +131,7 @@ class Worker:
     Args:
         level: "namespaces" (bubblewrap), "rlimits", or "subprocess" (which makes the
             instance a :class:`SpawnWorker`).
-        limits: the rubric's limits (anything :meth:`LimitsView.of` accepts).
+        limits: the rubric's limits (anything :meth:`Limits.of` accepts).
         threads: torch threads in each child (set in the zygote before any op).
         seccomp: install the no-process filter in each child; None = wherever it works
             (Linux x86_64/aarch64). False leaves only the zygote's watch (for tests).
@@ -181,7 +156,7 @@ class Worker:
         return super().__new__(cls)
 
     def __post_init__(self) -> None:
-        self.limits = LimitsView.of(self.limits)
+        self.limits = Limits.of(self.limits)
         self.proc: subprocess.Popen[bytes] | None = None
         self._fds: dict[str, int] = {}
         self._reader = wire.FrameReader()
@@ -399,10 +374,10 @@ class Worker:
     # -- submissions -------------------------------------------------------------------------
     def open(self, submission: Any, limits: Any = None) -> "SubmissionSession":
         """Fork a fresh child holding ``submission``'s code (a ``Submission`` or its dict)."""
-        return SubmissionSession(self, submission, LimitsView.of(limits) if limits else self.limits)
+        return SubmissionSession(self, submission, Limits.of(limits) if limits else self.limits)
 
     def _spawn_child(
-        self, kind: str, modules: list[dict[str, Any]], limits: LimitsView,
+        self, kind: str, modules: list[dict[str, Any]], limits: Limits,
         skip: list[str] | None = None, deadline: float | None = None,
     ) -> dict[str, Any]:
         self._prepare_child()
@@ -592,7 +567,7 @@ def _describe_exit(closed: dict[str, Any]) -> str:
 class SubmissionSession:
     """One submission loaded in a child of the zygote."""
 
-    def __init__(self, worker: Worker, submission: Any, limits: LimitsView) -> None:
+    def __init__(self, worker: Worker, submission: Any, limits: Limits) -> None:
         self.worker = worker
         self.limits = limits
         if isinstance(submission, dict):
