@@ -301,9 +301,11 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
 @gradebook_option
 @bom_option
+@click.option("--similarity", is_flag=True,
+              help="Also compare the submissions (similarity.csv, similarity.{ja,en}.html; groups on the summary).")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
           jobs: int | None, resume: bool, no_progress: bool, table: bool | None, gradebook: tuple[str, ...],
-          bom: bool) -> None:
+          bom: bool, similarity: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
@@ -311,7 +313,7 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
         rubric = _load(rubric_path, source)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
-                           gradebooks=tuple(gradebook), bom=bom)
+                           gradebooks=tuple(gradebook), bom=bom, similarity=similarity)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not recognised, "
                   + (f"{result.unreadable} unreadable (error reports written), " if result.unreadable else "")

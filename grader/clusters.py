@@ -235,7 +235,7 @@ def read_reports(outdir: str | Path) -> list[GradeReport]:
     Raises:
         UsageError: the folder holds no reports.
     """
-    from grader.batch import read_report
+    from grader.outdir import read_report
     from grader.errors import UsageError
 
     folder = Path(outdir) / "reports"

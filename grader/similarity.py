@@ -509,11 +509,9 @@ def render_page(result: Similarity, rubric: Any, lang: str) -> str:
 def _submissions(source: str, outdir: Path, rubric: Any) -> list[tuple[str, Any]]:
     """(report name, Submission) of every submission in ``source``, named as the batch named them."""
     from grader.assignment import assignment_of
-    from grader.batch import find_submissions
-    from grader.submission import load_handout
+    from grader.discovery import find_submissions
 
-    found = find_submissions(source, outdir / ".sources", handout=load_handout(rubric),
-                             assignment=rubric.assignment, parts=assignment_of(rubric).part_files)
+    found = find_submissions(source, outdir / ".sources", assignment_of(rubric))
     return [(f.submission.name, f.submission) for f in found.found]
 
 
