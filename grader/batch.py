@@ -164,8 +164,13 @@ class _Batch:
 
         alike.note_source(self.outdir, self.source)
         if similarity and reports:
-            alike.run(self.outdir, self.rubric, reports=reports,
-                      submissions=[(f.submission.name, f.submission) for f in self.found.found])
+            try:
+                alike.run(self.outdir, self.rubric, reports=reports,
+                          submissions=[(f.submission.name, f.submission) for f in self.found.found])
+            except Exception as exc:  # noqa: BLE001 - the reports and gradebook stand; say what failed
+                self.console.print(f"[yellow]warning:[/yellow] the similarity stage failed "
+                                   f"({terminal_markup(type(exc).__name__)}: {terminal_markup(exc)}); "
+                                   f"run it again with: grader similarity {self.out}", markup=True)
         if summary and reports:
             from grader import summary as class_summary
 

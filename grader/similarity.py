@@ -538,7 +538,7 @@ def base_code(rubric: Any, api: Iterable[str]) -> list[Coded]:
     out = []
     folder = Path(rubric.exercises)
     api = list(api)
-    out.append(code_of("(handout)", load_submission(folder, parts=assignment_of(rubric).part_files), api))
+    out.append(code_of("(handout)", load_submission(folder, assignment_of(rubric)), api))
     notebook = assignment_of(rubric).notebook
     if notebook and (folder / notebook).is_file():
         out.append(code_of("(handout notebook)", load_submission(folder / notebook), api))

@@ -43,7 +43,7 @@ def _grader(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 def _ring_original() -> str:
     code = (CORRECT / "19-helpers-and-constants" / "scaling.py").read_text(encoding="utf-8")
     # a message nobody else writes, with markup and control characters
-    return code.replace("def head_dim(", f"_NOTE = {HOSTILE!r}\n\n\ndef head_dim(", 1)
+    return code.replace("def head_dim(", f'_NOTE = "{HOSTILE}"\n\n\ndef head_dim(', 1)  # raw controls
 
 
 def _disguised(code: str) -> str:

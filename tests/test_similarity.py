@@ -241,3 +241,16 @@ def test_page_shows_hostile_code_as_text_side_by_side(tmp_path: Path, rubric, la
     assert "\\x1b[31m" in text
     assert page.count("<mark>") >= 3
     assert ("グループ 1" if lang == "ja" else "Group 1") in text
+
+
+def test_against_a_previous_term_flags_a_copy_of_last_years_work_and_never_two_old_ones(tmp_path: Path) -> None:
+    """--against: this term's copy of an old submission is flagged; two old ones alike are not this term's question."""
+    old_a = _coded(_folder(tmp_path, "a", ORIGINAL), "2025/a")
+    old_b = _coded(_folder(tmp_path, "b", DISGUISED), "2025/b")
+    copy = _coded(_notebook(tmp_path, "now", DISGUISED), "now")
+    others = _independent(tmp_path)
+    result = similarity.compare([copy, *others], {c.name: _report(c.name) for c in [copy, *others]},
+                                old=[old_a, old_b], old_reports={c.name: _report(c.name) for c in [old_a, old_b]})
+    pairs = {frozenset((p.a, p.b)) for p in result.pairs}
+    assert pairs == {frozenset(("now", "2025/a")), frozenset(("now", "2025/b"))}
+    assert result.compared == len(others) + 1
