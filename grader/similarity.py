@@ -64,6 +64,8 @@ COMMON, COMMON_MIN = 0.2, 6
 CODE_FLAG, CODE_WITH_BEHAVIOUR, BEHAVIOUR_FLAG = 0.6, 0.45, 0.3
 #: Output file names in the batch folder.
 SIMILARITY_FILE = "similarity.csv"
+#: Regions shown side by side per pair on the page.
+_REGIONS = 24
 #: Bounds on what one submission contributes: characters of code read, printed lines used.
 _CODE_MAX, _OUTPUT_LINES = 512 * 1024, 20
 
@@ -421,40 +423,55 @@ def read_similarity(outdir: str | Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def side_by_side(pair: Pair, coded: dict[str, Coded], context: int = 1) -> list[dict[str, Any]]:
+def side_by_side(pair: Pair, coded: dict[str, Coded]) -> list[dict[str, Any]]:
     """For the page: per matching region, A's and B's lines with the matched ones marked.
 
     Each region is a function (or a chunk's loose code) of A with matching lines, beside the
-    function of B that holds most of the lines matched in B. Lines are raw student text: the
-    page's sink escapes them.
+    function of B where most of that function's shared fingerprints are. Lines are raw
+    student text: the page's sink escapes them.
     """
     a, b = coded[pair.a], coded[pair.b]
+    shared = a.prints.keys() & b.prints.keys()
     regions = []
-    used_b: set[tuple[str, str]] = set()
     for label, lines in sorted(pair.lines_a.items()):
         for fname, first, last in a.functions.get(label, []) or [("", 1, len(a.sources.get(label, [])))]:
             if not any(first <= n <= last for n in lines):
                 continue
-            left = _lines(a, label, first, last, lines)
-            right_label, right = _best_b(b, pair.lines_b, fname, used_b)
-            regions.append({"function": fname, "a_label": label, "a": left, "b_label": right_label, "b": right})
-    return regions[:12]
+            votes: dict[tuple[str, str, int, int], int] = {}
+            for h in shared:
+                if not any(lab == label and first <= x <= last for lab, x, _ in a.prints[h]):
+                    continue
+                for lab, x, _ in b.prints[h]:
+                    for name, f, g in b.functions.get(lab, []):
+                        if f <= x <= g:
+                            votes[(lab, name, f, g)] = votes.get((lab, name, f, g), 0) + 1
+            right: list[tuple[int, str, bool]] = []
+            right_label = ""
+            if votes:
+                right_label, _, f, g = max(votes, key=lambda k: (votes[k], k[1] == fname))
+                right = _lines(b, right_label, f, g, pair.lines_b.get(right_label, set()))
+            regions.append({"function": fname, "a_label": label, "a": _lines(a, label, first, last, lines),
+                            "b_label": right_label, "b": right})
+    # code outside functions (constants, loose statements, notebook cells of calls) that matches
+    loose_a = _loose(a, pair.lines_a)
+    loose_b = _loose(b, pair.lines_b)
+    if loose_a and loose_b:
+        (la, ls_a), (lb, ls_b) = max(loose_a.items(), key=lambda kv: len(kv[1])), max(loose_b.items(),
+                                                                                         key=lambda kv: len(kv[1]))
+        regions.insert(0, {"function": "", "a_label": la, "a": _lines(a, la, min(ls_a), max(ls_a), ls_a),
+                           "b_label": lb, "b": _lines(b, lb, min(ls_b), max(ls_b), ls_b)})
+    return regions[:_REGIONS]
 
 
-def _best_b(b: Coded, marked: dict[str, set[int]], fname: str,
-            used: set[tuple[str, str]]) -> tuple[str, list[tuple[int, str, bool]]]:
-    best: tuple[int, str, str, int, int] | None = None
+def _loose(c: Coded, marked: dict[str, set[int]]) -> dict[str, set[int]]:
+    """Marked lines outside every function, per chunk."""
+    out = {}
     for label, lines in marked.items():
-        for name, first, last in b.functions.get(label, []):
-            hits = sum(1 for n in lines if first <= n <= last)
-            score = hits + (1000 if name == fname else 0)
-            if hits and (label, name) not in used and (best is None or score > best[0]):
-                best = (score, label, name, first, last)
-    if best is None:
-        return "", []
-    _, label, name, first, last = best
-    used.add((label, name))
-    return label, _lines(b, label, first, last, marked[label])
+        spans = c.functions.get(label, [])
+        rest = {n for n in lines if not any(f <= n <= g for _, f, g in spans)}
+        if rest:
+            out[label] = rest
+    return out
 
 
 def _lines(c: Coded, label: str, first: int, last: int, marked: set[int]) -> list[tuple[int, str, bool]]:
