@@ -26,12 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from grader import sinks
-from grader.signature import same_signature
+from grader.signature import UNRECOGNISED, same_signature
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
-
-#: The framework's id for a failure no catalogue entry explains (as grader.probing names it).
-UNRECOGNISED = "unrecognised"
 
 __all__ = ["CLUSTERS_FILE", "Cluster", "Signature", "clusters", "describe", "read_reports", "signature",
            "write_clusters"]

@@ -47,7 +47,14 @@ import torch
 
 from grader.errors import SandboxError
 from grader.report.model import Mistake, Status
-from grader.signature import SIGNATURE_CALLS, SIGNATURE_TEXT, SIGNATURE_TOTAL, same_signature, signature_of
+from grader.signature import (
+    SIGNATURE_CALLS,
+    SIGNATURE_TEXT,
+    SIGNATURE_TOTAL,
+    UNRECOGNISED,
+    same_signature,
+    signature_of,
+)
 from grader.testing import StudentRaised, describe_call
 
 __all__ = [
@@ -56,7 +63,6 @@ __all__ = [
     "signature_of", "unrecognised",
 ]
 
-UNRECOGNISED = "unrecognised"
 
 
 @dataclass

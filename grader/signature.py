@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SIGNATURE_CALLS", "SIGNATURE_TEXT", "SIGNATURE_TOTAL", "SIGNATURE_VALUES", "same_signature",
+__all__ = ["UNRECOGNISED", "SIGNATURE_CALLS", "SIGNATURE_TEXT", "SIGNATURE_TOTAL", "SIGNATURE_VALUES", "same_signature",
            "signature_of"]
 
+#: The framework's id for a failure that no catalogue entry explains.
+UNRECOGNISED = "unrecognised"
 #: Calls kept per function and in all, numbers kept per call, characters kept of a string.
 SIGNATURE_CALLS, SIGNATURE_TOTAL, SIGNATURE_VALUES, SIGNATURE_TEXT = 12, 48, 24, 80
 
