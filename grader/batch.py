@@ -74,8 +74,12 @@ def run_batch(
     summary: bool = True,
     gradebooks: tuple[str, ...] = (),
     bom: bool = False,
+    similarity: bool = False,
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
+
+    With ``similarity``, the stage of :mod:`grader.similarity` runs after the reports are
+    written and before the class summary, whose first screen then lists its groups.
 
     Raises:
         UsageError: bad source, or no namespace sandbox and ``allow_weak`` is false.
@@ -109,7 +113,8 @@ def run_batch(
     try:
         return _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
                       started=started).run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
-                                           summary=summary, gradebooks=gradebooks, bom=bom)
+                                           summary=summary, gradebooks=gradebooks, bom=bom,
+                                           similarity=similarity)
     finally:
         for proc in early + retired:
             proc.stop()
@@ -135,7 +140,7 @@ class _Batch:
 
     def run(self, early: list[_Proc], retired: list[_Proc], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
-            bom: bool) -> BatchResult:
+            bom: bool, similarity: bool = False) -> BatchResult:
         self.found = self._discover()
         todo = self._resumable(resume)
         resumed = len(self.finished)
@@ -158,6 +163,17 @@ class _Batch:
         if failure is not None:
             raise GraderError(f"{failure} ({len(self.finished)} finished reports kept in {self.outdir}; "
                               "fix the cause, then run again with --resume)")
+        from grader import similarity as alike
+
+        alike.note_source(self.outdir, self.source)
+        if similarity and reports:
+            try:
+                alike.run(self.outdir, self.rubric, reports=reports,
+                          submissions=[(f.submission.name, f.submission) for f in self.found.found])
+            except Exception as exc:  # noqa: BLE001 - the reports and gradebook stand; say what failed
+                self.console.print(f"[yellow]warning:[/yellow] the similarity stage failed "
+                                   f"({terminal_markup(type(exc).__name__)}: {terminal_markup(exc)}); "
+                                   f"run it again with: grader similarity {self.out}", markup=True)
         if summary and reports:
             from grader import summary as class_summary
 

@@ -304,9 +304,11 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
 @gradebook_option
 @bom_option
+@click.option("--similarity", is_flag=True,
+              help="Also compare the submissions (similarity.csv, similarity.{ja,en}.html; groups on the summary).")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
           jobs: int | None, resume: bool, no_progress: bool, table: bool | None, gradebook: tuple[str, ...],
-          bom: bool) -> None:
+          bom: bool, similarity: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
@@ -314,7 +316,7 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
         rubric = _load(rubric_path, source)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
-                           gradebooks=tuple(gradebook), bom=bom)
+                           gradebooks=tuple(gradebook), bom=bom, similarity=similarity)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not recognised, "
                   + (f"{result.unreadable} unreadable (error reports written), " if result.unreadable else "")
@@ -348,6 +350,50 @@ def export_cmd(outdir: str, rubric_path: str, lang: str | None, gradebook: tuple
                                     lang=_lang(lang, rubric))
         for path in written:
             err.print(f"written: {path}")
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="similarity")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@rubric_option
+@click.option("--source", default=None, help="The submissions the batch graded (default: as the batch noted them).")
+@click.option("--against", "against", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Also compare with a previous term's batch folder.")
+def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, against: str | None) -> None:
+    """Which submissions of the batch in OUTDIR look alike: similarity.csv and pages, summary updated."""
+    from grader.similarity import refresh
+
+    def body() -> int:
+        result = refresh(outdir, _load(rubric_path), source=source, against=against)
+        err.print(f"{result.compared} compared, {len(result.pairs)} pairs in {len(result.groups)} groups; "
+                  f"{Path(outdir) / 'similarity.csv'}", soft_wrap=True)
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.group(name="catalogue")
+def catalogue_group() -> None:
+    """The assignment's mistake catalogue."""
+
+
+@catalogue_group.command(name="draft")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.option("--cluster", "number", type=click.IntRange(min=1), required=True,
+              help="The cluster's number (unrecognised-clusters.csv, the summary's first screen).")
+@click.option("--id", "mid", default=None, help="The new mistake id (default: new-mistake-N).")
+@rubric_option
+def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str | None) -> None:
+    """Write a draft catalogue entry and mutant from a cluster of OUTDIR's unknown mistakes."""
+    from grader.draft import draft_entry
+
+    def body() -> int:
+        done = draft_entry(outdir, _load(rubric_path), number, mid)
+        err.print(f"draft {done.id} ({done.function}, {done.size} submissions) added to {done.catalogue}"
+                  + (f"; mutant {done.mutant}" if done.mutant else "; no mutant (the code was not found)")
+                  + "; word it, delete `draft: true`, then run grader validate", soft_wrap=True)
         return 0
 
     sys.exit(_guard(body))

@@ -254,6 +254,13 @@ def validate(
         if not any(r.kind == "mutant" and r.ok and r.named == (mid,) for r in rows):
             rows.append(Row(f"catalogue {mid}", "catalogue", f"a mutant named {mid}", None, None, (), False,
                             "no mutant proves this id"))
+    from grader.assignment import assignment_of
+
+    for mid, entry in assignment_of(rubric).catalogue().items():
+        if entry.draft:
+            rows.append(Row(f"catalogue {mid}", "catalogue", "a worded entry", None, None, (), False,
+                            f"a draft: word its title and message in {Path(rubric.plugin.catalogue).name}, "
+                            "then delete `draft: true`"))
     for m in mutant_list:
         if m.id not in known:
             rows.append(Row(f"mutant {m.name}", "catalogue", "a catalogue id", None, None, (), False,
