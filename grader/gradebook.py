@@ -158,7 +158,8 @@ def write_moodle_feedback(path: Path, files: list[tuple[str, str, str, str]]) ->
 
 # --------------------------------------------------------------------------- the batch's rows
 
-GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "max_score", "passed"]
+GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
+                   "adjustment_reasons", "max_score", "passed"]
 GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
 
 
@@ -218,6 +219,7 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
                        errors=" | ".join(errors if isinstance(item, Skipped) else
                                          [*(e.replace("\n", " ") for e in report.errors), *errors]),
                        content_hash=report.content_hash, graded_at=report.graded_at, report=report)
+            row.update(_adjustment_cells(report, langs))
             row.update({f"part:{p}": scores.get(p, "") for p in parts})
             if isinstance(item, Skipped):  # an upload that could not be read: its 0 is no grade for the LMS
                 row["flagged"] = True
@@ -226,6 +228,17 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
             row.update(submission=name, errors=" | ".join(errors))
         out.append(row)
     return out
+
+
+def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, Any]:
+    """``automatic_score``, ``adjustment`` and ``adjustment_reasons`` (grader.ledger) of a row."""
+    from grader.report._text import adjustment_lines
+
+    adj = report.adjustment
+    if not adj:
+        return {"automatic_score": report.score, "adjustment": 0.0, "adjustment_reasons": ""}
+    return {"automatic_score": float(adj["automatic_score"]), "adjustment": float(adj["delta"]),
+            "adjustment_reasons": " | ".join(adjustment_lines(report, langs)[1:])}
 
 
 def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any, *, bom: bool = False) -> Path:
@@ -262,8 +275,12 @@ _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing")
 def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bom: bool = False,
                       lang: str = "en") -> list[Path]:
     """``grader export``: the LMS gradebooks again, from the reports a batch left in ``outdir``."""
+    from grader import ledger
+
+    entries = ledger.read(outdir)  # a broken chain is refused: nothing is exported from it
     paths = sorted((outdir / "reports").glob("*.yaml"))
-    reports = [r for r in (read_report(p) for p in paths) if r is not None]
+    reports = [ledger.apply_report(r, ledger.for_submission(entries, p.name[: -len(".yaml")]), rubric)
+               for r, p in ((read_report(p), p) for p in paths) if r is not None]
     if not reports:
         raise UsageError(f"{outdir}: no reports in {outdir / 'reports'}; run grader batch with --out {outdir} first")
     rows = []
@@ -294,6 +311,11 @@ def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
     if report.late:
         text += (f"（期限後: {report.late['score_before']:g} から）" if ja
                  else f" (late: from {report.late['score_before']:g})")
+    if report.adjustment:
+        from grader.report._text import adjustment_lines
+
+        text += "。" if ja else ". "
+        text += " ".join(adjustment_lines(report, ["ja" if ja else "en"]))
     if report.mistakes:
         ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
         text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"

@@ -53,4 +53,5 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any
         num=_text.num,
         verdict=_text.verdict(report, langs),
         images=images,
+        adjustments=_text.adjustment_lines(report, langs),
     )
