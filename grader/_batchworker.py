@@ -239,7 +239,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         if chunk or views:
             try:
                 grade(rubric, chunk, seed=config["seed"], worker=zygote, on_report=on_report,
-                      more=next_chunk, suites=suites, want_plots=wants_plots)
+                      more=next_chunk, suites=suites, want_plots=wants_plots, **_regrade(config))
             except GraderError as exc:
                 _send(out, {"op": "fatal", "message": str(exc)})
                 return 1
@@ -248,6 +248,15 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         return 130
     finally:
         zygote.stop()
+
+
+def _regrade(config: dict[str, Any]) -> dict[str, Any]:
+    """``grader regrade``'s config keys: ``"tests"`` (patterns of the test ids to run) and no diagnosis."""
+    if not config.get("tests"):
+        return {}
+    from grader.regrade import matcher
+
+    return {"select": matcher(list(config["tests"])), "diagnose": False}
 
 
 def _fork_sibling(sibling: dict[str, int], config: dict[str, Any], mine: list[Any]) -> None:

@@ -27,7 +27,7 @@ from grader.outdir import _FastLoader, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 
-__all__ = ["adjust", "confirm", "refresh", "undo"]
+__all__ = ["adjust", "confirm", "refresh", "refresh_gradebooks", "undo"]
 
 
 def _reports(outdir: Path) -> dict[str, Path]:
@@ -133,6 +133,13 @@ def refresh(outdir: Path, rubric: Any, lang: str, *, only: set[str] | None = Non
             report = GradeReport.from_dict(now)
             write_report_files(outdir, name, report, now, rubric, lang, lambda fmt, exc: None)
             changed[report.submission] = report
+    refresh_gradebooks(outdir, rubric, lang, changed)
+    return sorted(changed)
+
+
+def refresh_gradebooks(outdir: Path, rubric: Any, lang: str, changed: dict[str, GradeReport]) -> None:
+    """gradebook.csv's rows of the ``changed`` reports (by submission) written again, and the LMS
+    gradebooks the folder holds written again from the reports."""
     _patch_gradebook(outdir / "gradebook.csv", changed, rubric)
     present = tuple(f for f, file in (("canvas", "gradebook.canvas.csv"), ("moodle", "gradebook.moodle.csv"))
                     if (outdir / file).exists())
@@ -141,7 +148,6 @@ def refresh(outdir: Path, rubric: Any, lang: str, *, only: set[str] | None = Non
                                                                                  "gradebook.moodle.csv")
                   if (outdir / f).exists())
         export_gradebooks(outdir, rubric, present, bom=bom, lang=lang)
-    return sorted(changed)
 
 
 def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Any) -> None:

@@ -389,6 +389,37 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
     sys.exit(_guard(body))
 
 
+@main.command()
+@click.argument("source")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, exists=True),
+              help="The folder of the batch to grade again (its reports and ledger).")
+@click.option("--test", "tests", multiple=True, required=True,
+              help="Grade again only the tests whose id matches this pattern (* and ?; repeatable), "
+                   "e.g. 'hidden/test_scaling.py::*'.")
+@rubric_option
+@lang_option
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Grading processes (default: CPUs).")
+@click.option("--allow-weak-sandbox", is_flag=True, help="As for grader batch.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | None, lang: str | None,
+            jobs: int | None, allow_weak_sandbox: bool, no_progress: bool) -> None:
+    """Grade SOURCE again with only the tests matching --test, into the batch folder OUT."""
+    from grader.regrade import run_regrade
+
+    def body() -> int:
+        rubric = _load(rubric_path, source)
+        language = _lang(lang, rubric)
+        result = run_regrade(source, out, rubric, list(tests), jobs=jobs, allow_weak=allow_weak_sandbox,
+                             lang=language, progress=False if no_progress else None)
+        for name, why in result.not_regraded:
+            err.print(f"{terminal(name)}: {terminal(_tr(why, language))}", markup=False, highlight=False)
+        err.print(_tr(f"{result.regraded} graded again, {len(result.changed)} changed, in {result.elapsed_s:.1f} s;"
+                      f" record: {result.written[0]}", language), markup=False, highlight=False, soft_wrap=True)
+        return 0
+
+    sys.exit(_guard(body))
+
+
 @main.command(name="ledger")
 @click.argument("outdir", type=click.Path(file_okay=False, exists=True))
 @click.option("--verify", is_flag=True, help="Only check the chain; exit 2 naming the first broken line.")

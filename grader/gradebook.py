@@ -42,7 +42,7 @@ from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 from grader.sinks import csv_cell
 
-__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_lms", "cell", "csv_text", "export_gradebooks",
+__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "csv_text", "export_gradebooks",
            "gradebook_rows", "write_canvas", "write_gradebook", "write_lms_gradebooks", "write_moodle",
            "write_moodle_feedback"]
 
@@ -173,8 +173,13 @@ def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]
         data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
                            "entry": found.entry, "late": found.late,
                            "flags": [[key, dict(slots)] for key, slots in found.flags]}
+    return apply_late(data, found.late, rubric)
+
+
+def apply_late(data: dict[str, Any], late: bool, rubric: Any) -> dict[str, Any]:
+    """The rubric's late policy on a report's dict whose ``score`` is the tests' score."""
     policy = getattr(rubric, "late", None)
-    if found.late and policy is not None:
+    if late and policy is not None:
         before, top = float(data["score"]), float(data["max_score"])
         after = round(policy.apply(before, top), int(rubric.report.rounding))
         rule = {lang: policy.describe(lang) for lang in ("en", "ja")}

@@ -186,6 +186,17 @@ SENTENCES: dict[str, str] = {
         "{out}: {student} の調整 {n} は{what}できません。grader ledger {out} で確かめてください",
     "ledger entry {n} written: {what}": "台帳に記録 {n} を書き込みました: {what}",
     "ledger verified: {n} entries, chain intact": "台帳を検証しました: 記録 {n} 件、連鎖は壊れていません",
+    # --- grader regrade (grader/regrade.py) --------------------------------------------------
+    "no report from grader batch: run grader batch --resume":
+        "grader batch のレポートがありません。grader batch --resume を実行してください",
+    "its files changed since it was graded: run grader batch --resume":
+        "採点後にファイルが変わっています。grader batch --resume を実行してください",
+    "{out}: no report to grade again for {source}; run grader batch {source} --out {out} first":
+        "{out}: {source} について再採点するレポートがありません。先に grader batch {source} --out {out} を実行してください",
+    "no test id matches {patterns}; test ids look like {example}":
+        "{patterns} に当てはまるテスト ID がありません。テスト ID は {example} のような形です",
+    "{n} graded again, {changed} changed, in {s} s; record: {path}":
+        "{n} 件を再採点し、{changed} 件が変わりました（{s} 秒）。記録: {path}",
     "undo": "取り消し",
     "confirm": "確認",
     "give one of --points, --set, --undo or --confirm": "--points、--set、--undo、--confirm のどれか一つを指定してください",

@@ -188,6 +188,7 @@ def grade(
     diagnose: bool = True,
     want_plots: bool | Callable[[Any], bool] = False,
     more: Callable[[], Sequence[Any] | None] | None = None,
+    select: Callable[[str], bool] | None = None,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against ``rubric``'s ``suites``; one report each, in order.
 
@@ -286,6 +287,7 @@ def grade(
         on_done=on_done,
         answer_key=(reference.answers_key if reference is not None else _public_quiz_ids(rubric)),
         more=(lambda: list(more() or [])) if more is not None else None,
+        select=select,
     )
     args = [str(p) for p in suite_dirs.values()] + [
         "-c", str(SUITE_INI),
@@ -356,15 +358,8 @@ def build_report(
     credit = {m.part: 0.0 for m in mistakes}
     for m in mistakes:
         credit[m.part] = credit.get(m.part, 0.0) + float(getattr(m, "partial_credit", 0.0) or 0.0)
-    parts: list[PartScore] = []
+    parts = score_parts(rubric, tests, credit)
     rounding = int(rubric.report.rounding)
-    for part in rubric.parts:
-        mine = [t for t in tests if t.part == part.id]
-        earned = sum(t.score for t in mine)
-        most = sum(t.max_score for t in mine)
-        earned = min(most, earned + credit.get(part.id, 0.0))
-        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
-                               {"en": part.title.en, "ja": part.title.ja}))
     score = round(sum(p.score for p in parts), rounding)
     max_score = round(sum(p.max_score for p in parts), rounding)
     pass_mark = float(rubric.report.pass_mark)
@@ -399,6 +394,20 @@ def build_report(
         duration_s=time.monotonic() - run.started,
     # (the worker already keeps output_kb and says how much it dropped: this is a backstop)
     ), output_max=int(limits["output_kb"]) * 2048 + 4096 if "output_kb" in limits else None)
+
+
+def score_parts(rubric: Any, tests: Sequence[CaseOutcome], credit: dict[str, float]) -> list[PartScore]:
+    """Each part's score: its tests' points plus the partial ``credit`` its mistakes earn, up to its maximum."""
+    parts: list[PartScore] = []
+    rounding = int(rubric.report.rounding)
+    for part in rubric.parts:
+        mine = [t for t in tests if t.part == part.id]
+        earned = sum(t.score for t in mine)
+        most = sum(t.max_score for t in mine)
+        earned = min(most, earned + credit.get(part.id, 0.0))
+        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
+                               {"en": part.title.en, "ja": part.title.ja}))
+    return parts
 
 
 #: At most this many errors or notes per report; the rest are counted in the last line.
