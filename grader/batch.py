@@ -35,9 +35,9 @@ from rich.console import Console
 from grader.discovery import Discovery, Found, Skipped, files_wanted, find_submissions
 from grader.errors import GraderError, UsageError
 from grader.gradebook import apply_lms, gradebook_rows, write_gradebook, write_lms_gradebooks
-from grader.outdir import is_current, read_report, report_path, report_yaml
+from grader import ledger
+from grader.outdir import is_current, read_report, report_path, write_report_files
 from grader.pool import LocalPool, Tally, _cpus_for, _Proc
-from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 from grader.sinks import terminal_markup
 
@@ -137,6 +137,8 @@ class _Batch:
         self.warned: set[str] = set()
         self.seed = 0
         self.found = Discovery()
+        #: the hand adjustments (grader.ledger), read and checked before anything is graded
+        self.ledger = ledger.read(outdir)
 
     def run(self, early: list[_Proc], retired: list[_Proc], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
@@ -214,10 +216,20 @@ class _Batch:
             old = read_report(report_path(self.outdir, f.submission.name)) if resume else None
             if is_current(old, f.submission.content_hash, fingerprint):
                 assert old is not None
-                self.finished[i] = old
+                self.finished[i] = self._adjusted(f.submission.name, old)
             else:
                 todo.append(i)
         return todo
+
+    def _adjusted(self, name: str, report: GradeReport) -> GradeReport:
+        """A kept report with the ledger as it is now (written again only if that changed it)."""
+        data = report.to_dict()
+        now = ledger.apply(report.to_dict(), ledger.for_submission(self.ledger, name), self.rubric)
+        if now == data:
+            return report
+        report = GradeReport.from_dict(now)
+        self.save(name, report, now)
+        return report
 
     def _grade(self, todo: list[int], jobs: int, early: list[_Proc],
                progress: bool | None) -> tuple[bool, GraderError | None]:
@@ -246,6 +258,7 @@ class _Batch:
         if data is not None:
             try:
                 data = apply_lms(data, self.found.found[index], self.rubric)
+                data = ledger.apply(data, ledger.for_submission(self.ledger, sub.name), self.rubric)
                 report = GradeReport.from_dict(data)
                 self.save(sub.name, report, data)
             except Exception as exc:  # noqa: BLE001 - this submission fails, the batch goes on
@@ -254,27 +267,21 @@ class _Batch:
         if report is None:
             report = error_report(self.rubric, sub.name, reason, like=next(iter(self.finished.values()), None),
                                   origin=sub.origin, seed=self.seed)
-            self.save(sub.name, report, report.to_dict())
+            # an adjustment made against a score this report no longer has is shown for review
+            data = ledger.apply(report.to_dict(), ledger.for_submission(self.ledger, sub.name), self.rubric)
+            report = GradeReport.from_dict(data)
+            self.save(sub.name, report, data)
         self.finished[index] = report
         return report
 
     def save(self, name: str, report: GradeReport, data: dict[str, Any]) -> None:
         """The report in every format the rubric asks for."""
-        from grader.report import render
+        write_report_files(self.outdir, name, report, data, self.rubric, self.lang, self._warn_format)
 
-        # The yaml file is the batch's own record (resume reads it back): complete, unredacted.
-        write_atomic(report_path(self.outdir, name, "yaml"), report_yaml(data))
-        for fmt in self.rubric.report.formats:
-            if fmt == "yaml":
-                continue
-            try:
-                text = render(report, fmt, rubric=self.rubric, lang=self.lang)
-            except UsageError as exc:
-                if fmt not in self.warned:
-                    self.warned.add(fmt)
-                    self.console.print(f"[yellow]warning:[/yellow] {exc}; {fmt} reports skipped")
-                continue
-            write_atomic(report_path(self.outdir, name, fmt), text)
+    def _warn_format(self, fmt: str, exc: Exception) -> None:
+        if fmt not in self.warned:
+            self.warned.add(fmt)
+            self.console.print(f"[yellow]warning:[/yellow] {exc}; {fmt} reports skipped")
 
     def _record(self, interrupted: bool, gradebooks: tuple[str, ...], bom: bool) -> list[GradeReport]:
         """Error reports for unreadable entries, then the gradebooks; every report, in order."""

@@ -183,6 +183,58 @@ SENTENCES: dict[str, str] = {
     "out to use the rubrics/ folder of the course or release you are in.":
         "{path}: そのようなルーブリックはありません。--rubric にルーブリックの YAML ファイルのパスを"
         "指定するか、--rubric を省いて、いま居る授業またはリリースの rubrics/ フォルダを使ってください。",
+    # --- the ledger of hand adjustments (grader/ledger.py, grader/adjust.py) -----------------
+    "{path}: line {n}: {why}; the ledger is refused until it is restored (from a backup, or by "
+    "undoing the hand edit)":
+        "{path}: {n} 行目: {why}。元に戻す（バックアップから戻すか、手で書き換えたところを戻す）まで、"
+        "この台帳は使いません",
+    "not a ledger entry ({kind})": "台帳の記録ではありません（{kind}）",
+    "not a ledger entry (op, n or submission)": "台帳の記録ではありません（op、n、submission のどれか）",
+    "does not match the hash line {i} holds of it (edited, reordered or deleted)":
+        "{i} 行目が持つこの行のハッシュと一致しません（書き換え、並べ替え、削除のどれか）",
+    "does not start the chain (edited, or lines were deleted before it)":
+        "連鎖の始まりになっていません（書き換えられたか、その前の行が削除されています）",
+    "numbered {m} (lines were reordered, inserted or deleted)":
+        "番号が {m} です（行が並べ替えられたか、挿入・削除されています）",
+    "missing (ledger.head records {n} lines, the ledger has {m})":
+        "ありません（ledger.head には {n} 行と記録されていますが、台帳は {m} 行です）",
+    "missing (ledger.head records entries, ledger.jsonl is gone)":
+        "ありません（ledger.head に記録がありますが、ledger.jsonl がありません）",
+    "does not match the hash ledger.head holds of it (edited)":
+        "ledger.head が持つこの行のハッシュと一致しません（書き換えられています）",
+    "not recorded in ledger.head ({n} lines; added by hand?)":
+        "ledger.head に記録されていません（{n} 行まで。手で追加されましたか？）",
+    "ledger.head is missing": "ledger.head がありません",
+    "ledger.head is not '<lines> <hash>'": "ledger.head が「<行数> <ハッシュ>」の形ではありません",
+    "{out}: no report for {student} (looked for a submission or a student id of that name); the "
+    "reports are in {reports}":
+        "{out}: {student} のレポートがありません（その名前の提出物と学生 ID を探しました）。"
+        "レポートは {reports} にあります",
+    "{out}: {student} matches {n} reports ({listed}); name the submission instead":
+        "{out}: {student} に当てはまるレポートが {n} 件あります（{listed}）。提出物の名前で指定してください",
+    "{out}: {student} has no part {part}; its parts are {parts}":
+        "{out}: {student} には課題 {part} がありません。課題は {parts} です",
+    "{out}: no adjustment {n} of {student} to {what}; see grader ledger {out}":
+        "{out}: {student} の調整 {n} は{what}できません。grader ledger {out} で確かめてください",
+    "ledger entry {n} written: {what}": "台帳に記録 {n} を書き込みました: {what}",
+    "ledger verified: {n} entries, chain intact": "台帳を検証しました: 記録 {n} 件、連鎖は壊れていません",
+    # --- grader regrade (grader/regrade.py) --------------------------------------------------
+    "no report from grader batch: run grader batch --resume":
+        "grader batch のレポートがありません。grader batch --resume を実行してください",
+    "its files changed since it was graded: run grader batch --resume":
+        "採点後にファイルが変わっています。grader batch --resume を実行してください",
+    "{out}: no report to grade again for {source}; run grader batch {source} --out {out} first":
+        "{out}: {source} について再採点するレポートがありません。先に grader batch {source} --out {out} を実行してください",
+    "no test id matches {patterns}; test ids look like {example}":
+        "{patterns} に当てはまるテスト ID がありません。テスト ID は {example} のような形です",
+    "{n} graded again, {changed} changed, in {s} s; record: {path}":
+        "{n} 件を再採点し、{changed} 件が変わりました（{s} 秒）。記録: {path}",
+    "undo": "取り消し",
+    "confirm": "確認",
+    "give one of --points, --set, --undo or --confirm": "--points、--set、--undo、--confirm のどれか一つを指定してください",
+    "--reason is required: say why the score changes": "--reason が必要です。得点を変える理由を書いてください",
+    "{out}: no batch output here (no reports folder); pass the --out folder of grader batch":
+        "{out}: 採点結果のフォルダではありません（reports フォルダがありません）。grader batch の --out のフォルダを指定してください",
     "No such file or directory": "そのようなファイルやフォルダはありません",
     "Permission denied": "アクセスが許可されていません",
 }

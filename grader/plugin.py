@@ -93,6 +93,8 @@ class GradingState:
     current: int | None = None
     interrupted: bool = False
     collect_errors: list[str] = field(default_factory=list)
+    #: ``test id -> run it?``; None runs every test (``grader regrade`` runs a few)
+    select: Callable[[str], bool] | None = None
 
     # -- pytest hooks on the state object -------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -295,8 +297,12 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     state = config.stash[STATE]
-    for item in items:
+    dropped: list[pytest.Item] = []
+    for item in list(items):
         suite, test_id = _test_id(item, state)
+        if state.select is not None and not state.select(test_id):
+            dropped.append(item)
+            continue
         part = _part_of(item)
         item.stash[_TEMPLATE] = CaseOutcome(
             id=test_id,
@@ -308,6 +314,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             title=_titles(item),
         )
         item.stash[_FAST] = _fast_plan(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        gone = set(map(id, dropped))
+        items[:] = [item for item in items if id(item) not in gone]
 
 
 def _visibility(rubric: Rubric, suite: str) -> str:

@@ -205,6 +205,7 @@ def grade(
     want_plots: bool | Callable[[Submission], bool] = False,
     more: Callable[[], Sequence[Submission] | None] | None = None,
     students: bool = True,
+    select: Callable[[str], bool] | None = None,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against the assignment's ``suites``; one report each, in order.
 
@@ -233,6 +234,7 @@ def grade(
     Raises:
         SandboxRefused: student code would run as a user that can read the course's secrets,
             or as root where no unprivileged user can be had (nothing is graded).
+        select: test id -> whether to run it (``grader regrade``); every test when None.
     """
     from grader.assignment import Assignment, assignment_of
 
@@ -256,7 +258,7 @@ def grade(
                 worker.stop()
             raise
     grading = _Grading(assignment, worker, warning, suites=suites, seed=seed, on_report=on_report,
-                       diagnose=diagnose, want_plots=want_plots, keep=more is None)
+                       diagnose=diagnose, want_plots=want_plots, keep=more is None, select=select)
     try:
         if own_worker:
             worker.start()
@@ -271,11 +273,13 @@ class _Grading:
 
     def __init__(self, assignment: Assignment, worker: Worker, warning: str, *, suites: Sequence[str],
                  seed: int | None, on_report: Callable[[GradeReport], None] | None, diagnose: bool,
-                 want_plots: bool | Callable[[Submission], bool], keep: bool) -> None:
+                 want_plots: bool | Callable[[Submission], bool], keep: bool,
+                 select: Callable[[str], bool] | None = None) -> None:
         rubric = assignment.rubric
         self.rubric, self.worker, self.warning, self.suites = rubric, worker, warning, tuple(suites)
         self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.on_report, self.diagnose, self.want_plots, self.keep = on_report, diagnose, want_plots, keep
+        self.select = select
         self.suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
         self.reference = reference_for(rubric) if "hidden" in suites and rubric.reference else None
         self.fingerprint = rubric_fingerprint(rubric, suites)
@@ -359,6 +363,7 @@ class _Grading:
             on_done=self.on_done,
             answer_key=(reference.answers_key if reference is not None else _public_quiz_ids(rubric)),
             more=(lambda: list(more() or [])) if more is not None else None,
+            select=self.select,
         )
         self.submissions = state.submissions
         args = [str(p) for p in self.suite_dirs.values()] + [
@@ -431,15 +436,8 @@ def build_report(
     credit = {m.part: 0.0 for m in mistakes}
     for m in mistakes:
         credit[m.part] = credit.get(m.part, 0.0) + float(getattr(m, "partial_credit", 0.0) or 0.0)
-    parts: list[PartScore] = []
+    parts = score_parts(rubric, tests, credit)
     rounding = int(rubric.report.rounding)
-    for part in rubric.parts:
-        mine = [t for t in tests if t.part == part.id]
-        earned = sum(t.score for t in mine)
-        most = sum(t.max_score for t in mine)
-        earned = min(most, earned + credit.get(part.id, 0.0))
-        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
-                               {"en": part.title.en, "ja": part.title.ja}))
     score = round(sum(p.score for p in parts), rounding)
     max_score = round(sum(p.max_score for p in parts), rounding)
     pass_mark = float(rubric.report.pass_mark)
@@ -478,6 +476,20 @@ def build_report(
 
 #: At most this many errors or notes per report; the rest are counted in the last line.
 MAX_LINES = 50
+
+
+def score_parts(rubric: Rubric, tests: Sequence[CaseOutcome], credit: dict[str, float]) -> list[PartScore]:
+    """Each part's score: its tests' points plus the partial ``credit`` its mistakes earn, up to its maximum."""
+    parts: list[PartScore] = []
+    rounding = int(rubric.report.rounding)
+    for part in rubric.parts:
+        mine = [t for t in tests if t.part == part.id]
+        earned = sum(t.score for t in mine)
+        most = sum(t.max_score for t in mine)
+        earned = min(most, earned + credit.get(part.id, 0.0))
+        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
+                               {"en": part.title.en, "ja": part.title.ja}))
+    return parts
 
 
 def _lines(items: list[str]) -> list[str]:

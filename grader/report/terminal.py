@@ -71,6 +71,11 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
     if report.errors:
         console.print(Panel(Text(_safe("\n".join(translate(e, lang) for e in report.errors))), title=w["errors"],
                             border_style="magenta"))
+    if report.adjustment:
+        from grader.report import _text
+
+        console.print(Panel(Text(_safe("\n".join(_text.adjustment_lines(report, [lang])))),
+                            title=_text.label("adjustments", [lang]), border_style="cyan"))
     if report.notes:
         console.print(Panel(Text(_safe("\n".join(translate(n, lang) for n in report.notes))), title=w["notes"],
                             border_style="blue"))
