@@ -14,6 +14,7 @@ import queue
 import select
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +124,9 @@ def grade_shard(key: tuple[str, int], items: list[dict[str, Any]]) -> dict[str, 
         return {"host": host, "refused": "it holds another batch's grading processes (another rubric or seed)"}
     if plugin.refused:
         return {"host": host, "refused": plugin.refused}
+    waited = time.monotonic()
     proc = plugin.free.get()
+    started = time.monotonic()
     usable = False
     try:
         got, usable = plugin.grade(proc, items)
@@ -137,4 +140,5 @@ def grade_shard(key: tuple[str, int], items: list[dict[str, Any]]) -> dict[str, 
                     plugin.procs.remove(proc)
             worker.loop.add_callback(plugin.respawn)
     lost = [int(it["index"]) for it in items if int(it["index"]) not in got]
-    return {"host": host, "level": plugin.level, "reports": got, "lost": lost}
+    return {"host": host, "level": plugin.level, "reports": got, "lost": lost,
+            "wait_s": started - waited, "grade_s": time.monotonic() - started}

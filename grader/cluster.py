@@ -301,6 +301,7 @@ class ClusterPool:
         self.done: set[int] = set()
         self.tasks = 0
         self._shard_of: dict[str, list[int]] = {}
+        self.write_s = 0.0  # this process's time spent writing reports
 
     def _note(self, text: str) -> None:
         if self.log is not None:
@@ -313,12 +314,14 @@ class ClusterPool:
 
         from grader._clusterworker import PLUGIN, GraderPlugin
 
+        began = time.monotonic()
         client, cluster = connect(self.spec, self.hung_s)
         inflight: dict[Future, list[int]] = {}
         try:
             client.register_plugin(GraderPlugin(str(Path(self.rubric.file).resolve()), self.fingerprint, self.seed,
                                                 self.allow_weak), name=PLUGIN)
             threads = self._threads(client)
+            self._note(f"connected in {time.monotonic() - began:.3f} s; {threads} worker threads")
             size = self.shard or shard_size(len(todo), threads)
             pending: deque[list[int]] = deque(todo[i:i + size] for i in range(0, len(todo), size))
             watch = as_completed()
@@ -338,6 +341,9 @@ class ClusterPool:
                         last_check = time.monotonic()
                         threads = self._threads(client, wait=False) or threads
                         self._drop_hung(client)
+            self._note(f"done: {len(self.done)} submissions in {self.tasks} tasks of up to {size}, "
+                       f"{threads} worker threads, {time.monotonic() - began:.3f} s, "
+                       f"writing reports {self.write_s:.3f} s")
         except BaseException:
             if inflight:
                 client.cancel(list(inflight), force=True)
@@ -406,7 +412,8 @@ class ClusterPool:
             if result.get("refused"):
                 raise UsageError(f"the Dask worker on {result.get('host')} cannot grade: {result['refused']}")
             self._note(f"{future.key} on {result.get('host')}: {len(result['reports'])} reports, "
-                       f"lost {result['lost']}")
+                       f"lost {result['lost']}, waited {result.get('wait_s', 0):.3f} s, "
+                       f"graded in {result.get('grade_s', 0):.3f} s")
             for index, (data, error) in result["reports"].items():
                 self._write(int(index), data, error, write, tally)
             self._lost(result["lost"], pending, write, tally,
@@ -443,7 +450,10 @@ class ClusterPool:
             self._note(f"duplicate report for {index} dropped")
             return
         self.done.add(index)
-        tally.done(write(index, data, reason))
+        began = time.perf_counter()
+        report = write(index, data, reason)
+        self.write_s += time.perf_counter() - began
+        tally.done(report)
 
 
 def _remove_worker(dask_scheduler: Any, address: str) -> str:
