@@ -299,6 +299,13 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
               help="Grading processes, each with one warm sandbox (default: the number of CPUs).")
 @click.option("--resume", is_flag=True,
               help="Skip submissions whose report in OUT matches their content and this rubric.")
+@click.option("--cluster", "cluster", default=None, metavar="SPEC",
+              help="Grade on a Dask cluster: a scheduler's tcp:// or tls:// address, a scheduler file "
+                   "(.json), or a cluster file (.yaml: kind local|ssh|slurm|pbs|sge|lsf|kubernetes). "
+                   "Needs pip install \"grader[cluster]\".")
+@click.option("--shard-size", type=click.IntRange(min=1), default=None,
+              help="With --cluster: submissions per task (default: about four tasks per worker thread, "
+                   "16 to 128; 1 where grading one submission takes minutes).")
 @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
 @click.option("--table/--no-table", default=None,
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
@@ -307,8 +314,8 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
 @click.option("--similarity", is_flag=True,
               help="Also compare the submissions (similarity.csv, similarity.{ja,en}.html; groups on the summary).")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
-          jobs: int | None, resume: bool, no_progress: bool, table: bool | None, gradebook: tuple[str, ...],
-          bom: bool, similarity: bool) -> None:
+          jobs: int | None, resume: bool, cluster: str | None, shard_size: int | None, no_progress: bool,
+          table: bool | None, gradebook: tuple[str, ...], bom: bool, similarity: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
@@ -316,7 +323,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
         rubric = _load(rubric_path, source)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
-                           gradebooks=tuple(gradebook), bom=bom, similarity=similarity)
+                           gradebooks=tuple(gradebook), bom=bom, similarity=similarity, cluster=cluster,
+                           shard_size=shard_size)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not recognised, "
                   + (f"{result.unreadable} unreadable (error reports written), " if result.unreadable else "")

@@ -158,6 +158,62 @@ SENTENCES: dict[str, str] = {
         "ユーザー nobody として動くようにしてください",
     "this platform has no fork (Windows)": "この環境には fork がありません（Windows）",
     "os.fork is not available here": "ここでは os.fork が使えません",
+    # --- grading on a cluster (grader/cluster.py, grader/_clusterworker.py) ----------------
+    "{what} needs the {module} package, which is not installed ({why}); install it with: "
+    "pip install \"grader[{extra}]\"":
+        "{what} には {module} パッケージが必要ですが、インストールされていません（{why}）。"
+        "次のコマンドでインストールしてください: pip install \"grader[{extra}]\"",
+    "{spec}: no such scheduler file; pass the file that dask scheduler --scheduler-file wrote, or "
+    "the scheduler's tcp:// or tls:// address":
+        "{spec}: そのようなスケジューラファイルはありません。dask scheduler --scheduler-file が書き出した"
+        "ファイルか、スケジューラの tcp:// または tls:// のアドレスを指定してください",
+    "--cluster {spec}: expected a tcp:// or tls:// address, a scheduler file (.json) or a cluster "
+    "file (.yaml)":
+        "--cluster {spec}: tcp:// または tls:// のアドレス、スケジューラファイル（.json）、"
+        "クラスタファイル（.yaml）のどれかを指定してください",
+    "{path}: cannot read the cluster file ({why})": "{path}: クラスタファイルを読み込めません（{why}）",
+    "{path}: the cluster file is not valid YAML ({problem})":
+        "{path}: クラスタファイルは正しい YAML ではありません（{problem}）",
+    "{path}: the cluster file must be a mapping with the key kind ({kinds}) or scheduler (an address)":
+        "{path}: クラスタファイルには、キー kind（{kinds}）か scheduler（アドレス）を持つ対応表を書いてください",
+    "{path}: kind and scheduler: give one of them (kind starts a cluster, scheduler names a running one)":
+        "{path}: kind と scheduler: どちらか一方だけを書いてください（kind はクラスタを起動し、scheduler は"
+        "動いているスケジューラを指します）",
+    "{path}: workers: {value} is not a whole number of at least 1":
+        "{path}: workers: {value} は 1 以上の整数ではありません",
+    "{path}: {key}: unknown key beside scheduler; use only scheduler and security":
+        "{path}: {key}: scheduler と一緒には使えないキーです。scheduler と security だけを書いてください",
+    "{path}: scheduler: {value} is not a tcp:// or tls:// address":
+        "{path}: scheduler: {value} は tcp:// または tls:// のアドレスではありません",
+    "{path}: kind: {value} is not one of {kinds}": "{path}: kind: {value} は {kinds} のどれでもありません",
+    "{path}: {key}: not an option of {cls} (kind: {kind}); its options are {options}":
+        "{path}: {key}: {cls}（kind: {kind}）のオプションではありません。使えるオプションは {options} です",
+    "{path}: security: must be a mapping with {keys}":
+        "{path}: security: には {keys} を持つ対応表を書いてください",
+    "{path}: security.{key}: unknown key; use {keys}": "{path}: security.{key}: 不明なキーです。{keys} を使ってください",
+    "{path}: security.{key}: missing; mutual TLS needs the CA, this machine's certificate and its key "
+    "(PEM files)":
+        "{path}: security.{key}: ありません。相互 TLS には CA、このマシンの証明書、その鍵（PEM ファイル）が必要です",
+    "{path}: security.{key}: no such file {value}": "{path}: security.{key}: ファイル {value} がありません",
+    "--cluster {spec}: cannot reach the scheduler ({why}); check the address, that the scheduler "
+    "runs, and the security: certificates":
+        "--cluster {spec}: スケジューラに接続できません（{why}）。アドレス、スケジューラが動いていること、"
+        "security: の証明書を確かめてください",
+    "the Dask worker on {host} cannot grade: {why}": "{host} の Dask ワーカーでは採点できません: {why}",
+    "the rubric or its suites at {path} differ from the client's; give every node the same course folder":
+        "{path} のルーブリックかテストが、採点を始めたマシンのものと違います。すべてのノードに同じ授業フォルダを"
+        "置いてください",
+    "its grading processes keep stopping (see grader-logs in the worker's folder)":
+        "採点用プロセスが何度も終了しています（ワーカーのフォルダの grader-logs を見てください）",
+    "it holds another batch's grading processes (another rubric or seed)":
+        "別の採点（別のルーブリックかシード）の採点用プロセスを持っています",
+    "a grading worker on {host} stopped: {message}": "{host} の採点用プロセスが停止しました: {message}",
+    "a shard failed on the cluster: {what}": "クラスタでの採点の一部が失敗しました: {what}",
+    "its grading process stopped three times while grading it; it was not graded":
+        "採点中に採点用プロセスが 3 回終了したため、採点していません",
+    "grading it stopped its Dask worker every time it was tried; it was not graded (the worker's log "
+    "has details)":
+        "採点するたびに Dask ワーカーが終了したため、採点していません（詳しくはワーカーのログにあります）",
     # --- the command line (grader/cli.py, grader/rubric.py) --------------------------------
     "report written to {path}": "レポートを {path} に書き出しました",
     "reports in {n} formats written to {path}": "{n} 形式のレポートを {path} に書き出しました",

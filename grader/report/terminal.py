@@ -72,7 +72,6 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
         console.print(Panel(Text(_safe("\n".join(translate(e, lang) for e in report.errors))), title=w["errors"],
                             border_style="magenta"))
     if report.adjustment:
-        from grader.report import _text
 
         console.print(Panel(Text(_safe("\n".join(_text.adjustment_lines(report, [lang])))),
                             title=_text.label("adjustments", [lang]), border_style="cyan"))
