@@ -25,6 +25,7 @@ secret. Expected values come from the reference when it is loaded, else from ``O
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -162,11 +163,10 @@ def _future_heavy(gap: float) -> torch.Tensor:
     return torch.from_numpy(np.where(_future(N), gap, 0.0).astype(np.float32)).expand(2, N, N).contiguous()
 
 
-def _renormalised(func: str, weights_for: Any) -> Finding | None:
+def _renormalised(func: str, weights_for: Callable[[torch.Tensor], tuple[Any, str]]) -> Finding | None:
     """mask-after-softmax, renormalised: NaN that is 0/0, not an overflow.
 
-    ``weights_for(scores, gap)`` returns (the student's weights for those scaled scores, the
-    call). When nothing is non-finite at G = 95, where e^95 would overflow, but rows are NaN at
+    ``weights_for(scores)`` returns (the student's weights for those scaled scores, the call). When nothing is non-finite at G = 95, where e^95 would overflow, but rows are NaN at
     G = 120, the NaN is the allowed weights underflowing to 0 in a softmax over the whole row
     and the renormalisation dividing 0 by 0.
     """
