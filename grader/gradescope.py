@@ -32,6 +32,10 @@ from typing import Any, TYPE_CHECKING
 
 import grader
 from grader.install import TORCH_CPU_INSTALL
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
+
 _SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".git", ".venv"}
 
 SETUP_SH = """\
@@ -91,9 +95,6 @@ status=$?
 if [ "$status" -ge 2 ] || [ ! -s "$RESULTS/results.json" ]; then
   "$PYTHON" - "$RESULTS" "$status" <<'PY'
 import json, pathlib, sys
-
-if TYPE_CHECKING:
-    from grader.rubric import Rubric
 results = pathlib.Path(sys.argv[1])
 err = (results / "grader-stderr.txt").read_text(encoding="utf-8", errors="replace")[-4000:]
 (results / "results.json").write_text(json.dumps({{
