@@ -164,7 +164,7 @@ class _Serving:
             try:
                 grade(self.rubric, chunk or [], seed=self.config["seed"], worker=self.zygote,
                       on_report=self.on_report, more=self.next_chunk, suites=self.suites,
-                      want_plots=self.wants_plots)
+                      want_plots=self.wants_plots, **_regrade(self.config))
             except GraderError as exc:
                 _send(self.out, {"op": "fatal", "message": str(exc)})
                 return 1
@@ -248,6 +248,15 @@ class _Serving:
 
     def wants_plots(self, sub: Any) -> bool:
         return self.views and bool(self.view_of.get(self.index_of.get(sub.name, -1), {}).get("plots"))
+
+
+def _regrade(config: dict[str, Any]) -> dict[str, Any]:
+    """``grader regrade``'s config keys: ``"tests"`` (patterns of the test ids to run) and no diagnosis."""
+    if not config.get("tests"):
+        return {}
+    from grader.regrade import matcher
+
+    return {"select": matcher(list(config["tests"])), "diagnose": False}
 
 
 def _fork_sibling(sibling: dict[str, int], config: dict[str, Any], mine: list[Any]) -> None:

@@ -120,7 +120,7 @@ class Assignment:
         return found[0].name if len(found) == 1 else None
 
 
-def figures_hook(rubric: Rubric) -> Any:
+def figures_hook(rubric: Rubric | None) -> Any:
     """The assignment's figure-drawing hook (``Hooks.figures``), or None without a plug-in."""
     if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
         return None

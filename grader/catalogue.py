@@ -55,6 +55,11 @@ class Entry:
     )
     evidence: tuple[str, ...] = field(default=(), metadata={"help": "evidence keys the messages use"})
     note: bool = field(default=False, metadata={"help": "a plain statement, not a mistake"})
+    signature: dict[str, Any] | None = field(default=None, metadata={
+        "help": "recognised by recorded behaviour: {function, probes} as an unrecognised failure's "
+                "report keeps it (written by grader catalogue draft)"})
+    draft: bool = field(default=False, metadata={
+        "help": "written by grader catalogue draft and not yet worded; grader validate refuses it"})
 
     def render(self, evidence: dict[str, Any]) -> dict[str, str]:
         """Fill this entry's templates with ``evidence``; returns ``{"en": ..., "ja": ...}``.
@@ -115,7 +120,20 @@ def _entry(mid: str, data: dict[str, Any], name: str) -> Entry:
         messages=messages,
         evidence=tuple(s.strip() for s in str(evidence).split(",") if s.strip()),
         note=bool(data.get("note", False)),
+        signature=_signature(data.get("signature"), f"{mid}.signature", name),
+        draft=bool(data.get("draft", False)),
     )
+
+
+def _signature(value: Any, where: str, name: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if (not isinstance(value, dict) or not isinstance(value.get("function"), str)
+            or not isinstance(value.get("probes"), list) or not value["probes"]
+            or not all(isinstance(c, dict) and isinstance(c.get("call"), str) for c in value["probes"])):
+        raise ValueError(f"{name}: {where}: needs 'function' (a name) and 'probes' (a list of "
+                         "{call, ...} records as grader catalogue draft writes them)")
+    return {"function": value["function"], "probes": value["probes"]}
 
 
 @functools.cache

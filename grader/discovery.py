@@ -251,9 +251,9 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str]]] = []
     symlinks: list[str] = []
     for st in students:
-        ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
-                                 other_ids=tuple(sorted(st.other_ids)))
-        candidates.append((st.entries[0], st.folder, ident, list(st.set_aside)))
+        grouped_ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
+                                         other_ids=tuple(sorted(st.other_ids)))
+        candidates.append((st.entries[0], st.folder, grouped_ident, list(st.set_aside)))
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
             continue
@@ -277,7 +277,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
 
     for entry_name, path, ident, set_aside in sorted(candidates, key=lambda c: c[0]):
         student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
-        who = {"student_id": student_id, "name": ident.name if ident else "",
+        who: dict[str, Any] = {"student_id": student_id, "name": ident.name if ident else "",
                "late": ident.late if ident else False, "lms": ident.lms if ident else ""}
 
         shifted: list[tuple[str, dict[str, str]]] = []
@@ -351,14 +351,15 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
 
 def _flag_shared_ids(result: Discovery) -> None:
     """Two entries that claim one student id: both are flagged, neither is trusted."""
-    claims: dict[str, list[Any]] = {}
-    for item in [*result.found, *result.skipped, *(f.who for f in result.failed)]:
+    claims: dict[str, list[Found | Skipped]] = {}
+    entries: list[Found | Skipped] = [*result.found, *result.skipped, *(f.who for f in result.failed)]
+    for item in entries:
         if item.lms and not any(key == "online_text" for key, _ in item.flags):
             claims.setdefault(item.student_id, []).append(item)
     for student_id, items in claims.items():
         if len(items) > 1:
-            entries = ", ".join(i.entry for i in items)
+            listed = ", ".join(i.entry for i in items)
             for item in items:
-                item.flags.insert(0, ("duplicate_id", {"id": student_id, "entries": entries}))
+                item.flags.insert(0, ("duplicate_id", {"id": student_id, "entries": listed}))
 
 

@@ -45,7 +45,7 @@ from grader.sinks import csv_cell, file_name
 if TYPE_CHECKING:
     from grader.rubric import Rubric
 
-__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_lms", "cell", "csv_text", "export_gradebooks",
+__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "csv_text", "export_gradebooks",
            "gradebook_rows", "write_canvas", "write_gradebook", "write_lms_gradebooks", "write_moodle",
            "write_moodle_feedback"]
 
@@ -162,7 +162,8 @@ def write_moodle_feedback(path: Path, files: list[tuple[str, str, str, str]]) ->
 
 # --------------------------------------------------------------------------- the batch's rows
 
-GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "max_score", "passed"]
+GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
+                   "adjustment_reasons", "max_score", "passed"]
 GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
 
 
@@ -176,8 +177,13 @@ def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric) -> dict[str, A
         data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
                            "entry": found.entry, "late": found.late,
                            "flags": [[key, dict(slots)] for key, slots in found.flags]}
+    return apply_late(data, found.late, rubric)
+
+
+def apply_late(data: dict[str, Any], late: bool, rubric: Any) -> dict[str, Any]:
+    """The rubric's late policy on a report's dict whose ``score`` is the tests' score."""
     policy = getattr(rubric, "late", None)
-    if found.late and policy is not None:
+    if late and policy is not None:
         before, top = float(data["score"]), float(data["max_score"])
         after = round(policy.apply(before, top), int(rubric.report.rounding))
         rule = {lang: policy.describe(lang) for lang in ("en", "ja")}
@@ -222,6 +228,7 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
                        errors=" | ".join(errors if isinstance(item, Skipped) else
                                          [*(e.replace("\n", " ") for e in report.errors), *errors]),
                        content_hash=report.content_hash, graded_at=report.graded_at, report=report)
+            row.update(_adjustment_cells(report, langs))
             row.update({f"part:{p}": scores.get(p, "") for p in parts})
             if isinstance(item, Skipped):  # an upload that could not be read: its 0 is no grade for the LMS
                 row["flagged"] = True
@@ -230,6 +237,17 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
             row.update(submission=name, errors=" | ".join(errors))
         out.append(row)
     return out
+
+
+def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, Any]:
+    """``automatic_score``, ``adjustment`` and ``adjustment_reasons`` (grader.ledger) of a row."""
+    from grader.report._text import adjustment_lines
+
+    adj = report.adjustment
+    if not adj:
+        return {"automatic_score": report.score, "adjustment": 0.0, "adjustment_reasons": ""}
+    return {"automatic_score": float(adj["automatic_score"]), "adjustment": float(adj["delta"]),
+            "adjustment_reasons": " | ".join(adjustment_lines(report, langs)[1:])}
 
 
 def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Rubric, *, bom: bool = False) -> Path:
@@ -266,11 +284,15 @@ _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing")
 def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *, bom: bool = False,
                       lang: str = "en") -> list[Path]:
     """``grader export``: the LMS gradebooks again, from the reports a batch left in ``outdir``."""
+    from grader import ledger
+
+    entries = ledger.read(outdir)  # a broken chain is refused: nothing is exported from it
     paths = sorted((outdir / "reports").glob("*.yaml"))
-    reports = [r for r in (read_report(p) for p in paths) if r is not None]
+    reports = [ledger.apply_report(r, ledger.for_submission(entries, p.name[: -len(".yaml")]), rubric)
+               for r, p in ((read_report(p), p) for p in paths) if r is not None]
     if not reports:
         raise UsageError(f"{outdir}: no reports in {outdir / 'reports'}; run grader batch with --out {outdir} first")
-    rows = []
+    rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = []
     for report in reports:
         who = report.student or {}
         flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []
@@ -298,6 +320,11 @@ def _feedback_comment(row: dict[str, Any], rubric: Rubric, lang: str) -> str:
     if report.late:
         text += (f"（期限後: {report.late['score_before']:g} から）" if ja
                  else f" (late: from {report.late['score_before']:g})")
+    if report.adjustment:
+        from grader.report._text import adjustment_lines
+
+        text += "。" if ja else ". "
+        text += " ".join(adjustment_lines(report, ["ja" if ja else "en"]))
     if report.mistakes:
         ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
         text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"

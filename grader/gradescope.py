@@ -28,7 +28,7 @@ from __future__ import annotations
 import stat
 import zipfile
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import grader
 from grader.install import TORCH_CPU_INSTALL

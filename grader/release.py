@@ -28,7 +28,7 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import grader
 from grader.errors import UsageError
@@ -190,7 +190,7 @@ def _example(rubric: Rubric) -> dict[str, str]:
 
 def _assignment_readme(rubric: Rubric) -> str:
     """The assignment's own README text (``plugin.readme``), as a section after the common text."""
-    readme = rubric.plugin.readme
+    readme: Path | None = rubric.plugin.readme
     if readme is None:
         return ""
     return "\n" + readme.read_text(encoding="utf-8").strip() + "\n"
@@ -225,6 +225,7 @@ dependencies = [
     "rich>=13",
     "jinja2>=3.1",
     "matplotlib>=3.8",
+    "matplotlib-fontja>=1.1",
 ]
 
 [project.scripts]

@@ -205,7 +205,8 @@ class MistakeOptions:
     )
     central: bool = field(
         default=False,
-        metadata=_help("the chapter's central mistake: the class summary counts who passed despite it"),
+        metadata=_help("the chapter's central mistake: a passing submission with it is shown as"
+                       " \"passed, but …\" with it first, and the class summary counts who passed despite it"),
     )
 
 
@@ -1144,7 +1145,7 @@ def _show(path: Path) -> str:
 KNOWLEDGE_MODULES = ("grader.probing",)
 
 
-def knowledge_files(rubric: Rubric = None) -> list[Path]:
+def knowledge_files(rubric: Rubric | None = None) -> list[Path]:
     """The mistake catalogue(s) and the diagnosis code a rubric's reports depend on.
 
     The assignment's catalogue, the framework's own entries, the plug-in's Python files (its

@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from grader.sandbox.session import Session
     from grader.rubric import Rubric
     from grader.assignment import Assignment
-    from grader.rubric import Rubric
     from grader.submission import Submission
 
 SUITE_INI = Path(__file__).with_name("suite.ini")
@@ -206,6 +205,7 @@ def grade(
     want_plots: bool | Callable[[Submission], bool] = False,
     more: Callable[[], Sequence[Submission] | None] | None = None,
     students: bool = True,
+    select: Callable[[str], bool] | None = None,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against the assignment's ``suites``; one report each, in order.
 
@@ -234,6 +234,7 @@ def grade(
     Raises:
         SandboxRefused: student code would run as a user that can read the course's secrets,
             or as root where no unprivileged user can be had (nothing is graded).
+        select: test id -> whether to run it (``grader regrade``); every test when None.
     """
     from grader.assignment import Assignment, assignment_of
 
@@ -257,7 +258,7 @@ def grade(
                 worker.stop()
             raise
     grading = _Grading(assignment, worker, warning, suites=suites, seed=seed, on_report=on_report,
-                       diagnose=diagnose, want_plots=want_plots, keep=more is None)
+                       diagnose=diagnose, want_plots=want_plots, keep=more is None, select=select)
     try:
         if own_worker:
             worker.start()
@@ -272,11 +273,13 @@ class _Grading:
 
     def __init__(self, assignment: Assignment, worker: Worker, warning: str, *, suites: Sequence[str],
                  seed: int | None, on_report: Callable[[GradeReport], None] | None, diagnose: bool,
-                 want_plots: bool | Callable[[Submission], bool], keep: bool) -> None:
+                 want_plots: bool | Callable[[Submission], bool], keep: bool,
+                 select: Callable[[str], bool] | None = None) -> None:
         rubric = assignment.rubric
         self.rubric, self.worker, self.warning, self.suites = rubric, worker, warning, tuple(suites)
         self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.on_report, self.diagnose, self.want_plots, self.keep = on_report, diagnose, want_plots, keep
+        self.select = select
         self.suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
         self.reference = reference_for(rubric) if "hidden" in suites and rubric.reference else None
         self.fingerprint = rubric_fingerprint(rubric, suites)
@@ -360,6 +363,7 @@ class _Grading:
             on_done=self.on_done,
             answer_key=(reference.answers_key if reference is not None else _public_quiz_ids(rubric)),
             more=(lambda: list(more() or [])) if more is not None else None,
+            select=self.select,
         )
         self.submissions = state.submissions
         args = [str(p) for p in self.suite_dirs.values()] + [
@@ -424,18 +428,16 @@ def build_report(
         errors.append(answers_problem)
     order = {part.id: i for i, part in enumerate(rubric.parts)}
     tests: list[CaseOutcome] = sorted(run.outcomes, key=lambda t: order.get(t.part, len(order)))
+    # The rubric's central mistakes lead every view: a passing score must not hide them.
+    central = {o.id for o in getattr(rubric, "mistakes", ()) if getattr(o, "central", False)}
+    for m in mistakes:
+        m.central = m.id in central
+    mistakes = sorted(mistakes, key=lambda m: not m.central)
     credit = {m.part: 0.0 for m in mistakes}
     for m in mistakes:
         credit[m.part] = credit.get(m.part, 0.0) + float(getattr(m, "partial_credit", 0.0) or 0.0)
-    parts: list[PartScore] = []
+    parts = score_parts(rubric, tests, credit)
     rounding = int(rubric.report.rounding)
-    for part in rubric.parts:
-        mine = [t for t in tests if t.part == part.id]
-        earned = sum(t.score for t in mine)
-        most = sum(t.max_score for t in mine)
-        earned = min(most, earned + credit.get(part.id, 0.0))
-        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
-                               {"en": part.title.en, "ja": part.title.ja}))
     score = round(sum(p.score for p in parts), rounding)
     max_score = round(sum(p.max_score for p in parts), rounding)
     pass_mark = float(rubric.report.pass_mark)
@@ -464,7 +466,7 @@ def build_report(
         pass_mark=pass_mark,
         passed=passed,
         suites=list(suites),
-        notes=list(sub.notes),
+        notes=[*sub.notes, *getattr(run, "notes", ())],
         output=output,
         languages=list(rubric.report.languages),
         duration_s=time.monotonic() - run.started,
@@ -474,6 +476,20 @@ def build_report(
 
 #: At most this many errors or notes per report; the rest are counted in the last line.
 MAX_LINES = 50
+
+
+def score_parts(rubric: Rubric, tests: Sequence[CaseOutcome], credit: dict[str, float]) -> list[PartScore]:
+    """Each part's score: its tests' points plus the partial ``credit`` its mistakes earn, up to its maximum."""
+    parts: list[PartScore] = []
+    rounding = int(rubric.report.rounding)
+    for part in rubric.parts:
+        mine = [t for t in tests if t.part == part.id]
+        earned = sum(t.score for t in mine)
+        most = sum(t.max_score for t in mine)
+        earned = min(most, earned + credit.get(part.id, 0.0))
+        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
+                               {"en": part.title.en, "ja": part.title.ja}))
+    return parts
 
 
 def _lines(items: list[str]) -> list[str]:

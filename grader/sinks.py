@@ -15,8 +15,11 @@ sink it passes the sink's function here; the writers call them, nothing else esc
                     formula (``= + - @``, their full-width forms, tab, CR) gets a leading
                     ``'`` (OWASP's advice for CSV injection); controls become visible escapes.
                     Numbers, bools and None pass unchanged, so scores stay numbers.
-``markdown(s)``     inline Markdown (GitHub-flavoured, tables included): every ASCII
-                    punctuation character backslash-escaped, line breaks as spaces.
+``markdown(s)``     inline Markdown (GitHub-flavoured, tables included): a backslash only
+                    where Markdown would read a character as markup (emphasis, code, links,
+                    autolinks, tags, entities, math, a table-cell break, a block marker at
+                    the start), so ``f(float32[1, 3])`` stays readable raw; line breaks as
+                    spaces.
 ``html(s)``         HTML text or attribute value: ``& < > " '`` escaped, controls visible.
 ``xml(s)``          XML 1.0 text: characters XML 1.0 cannot hold (most C0 controls,
                     surrogates, U+FFFE/U+FFFF) become visible escapes; ``ElementTree``
@@ -73,7 +76,15 @@ _INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u
 # What XML 1.0 cannot hold (tab, LF and CR it can), plus what we never show raw.
 _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
+# Markdown's markup characters, escaped wherever they appear: emphasis and strikethrough
+# (* ~), code (`), tags and autolinks (<), entities (&), table cells (|), math ($), mentions
+# and e-mail autolinks (@). The others are escaped only where they could be markup (below).
+_MD_ALWAYS = frozenset("*`~<&|$@")
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# At the start of the text: a heading, quote, list item or thematic break, a link definition
+# or task box ([), or an ordered list's "1." / "1)".
+_MD_EMOJI = re.compile(r":[\w+-]+:")
+_MD_LEADING = re.compile(r"[#>+\-=\[]|\d{1,9}(?=[.)])")
 _FORMULA_FIRST = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
 
 
@@ -124,10 +135,43 @@ def csv_cell(value: Any) -> Any:
 
 
 def markdown(s: Any) -> str:
-    """``s`` as inline Markdown text: shown verbatim, never a link, tag, table cell break or
-    heading."""
-    s = visible(str(s)).replace("\r", " ").replace("\n", " ")
-    return _MD_PUNCT.sub(r"\\\1", s)
+    r"""``s`` as inline Markdown text: shown verbatim, never a link, tag, table cell break or
+    heading; a backslash is added only before a character Markdown could read as markup.
+
+    ``multihead_attention_scores(float32[1, 3])`` comes back unchanged; ``*x* [a](http://b) | _y_``
+    comes back as ``\*x\* [a\](http\://b) \| \_y\_``.
+    """
+    s = visible(str(s)).replace("\r", " ").replace("\n", " ").lstrip(" \t")
+    out: list[str] = []
+    lead = _MD_LEADING.match(s)
+    if lead and lead.group().isdigit():  # "1. x" -> "1\. x"
+        out += [lead.group(), "\\" + s[lead.end()]]
+        s = s[lead.end() + 1:]
+    elif lead:  # "# x" -> "\# x"
+        out.append("\\" + s[0])
+        s = s[1:]
+    prev = out[-1][-1] if out else ""
+    for i, c in enumerate(s):
+        after = s[i + 1] if i + 1 < len(s) else ""
+        if c in _MD_ALWAYS:
+            esc = True
+        elif c == "\\":  # it escapes the punctuation after it (at the end: our closing markup)
+            esc = not after or after in _ASCII_PUNCT
+        elif c == "_":  # intraword "a_b" is never emphasis
+            esc = not (prev.isalnum() and after.isalnum())
+        elif c == "]":  # "](" inline link, "][" reference, "]:" definition
+            esc = after in ("(", "[", ":")
+        elif c == "[":  # "![" image, "[^" footnote
+            esc = prev == "!" or after == "^"
+        elif c == ":":  # "http://" (GitHub links it bare) and ":emoji:"; "head: 768", "a.py::t" stay text
+            esc = s.startswith("//", i + 1) or bool(_MD_EMOJI.match(s, i))
+        elif c == ".":  # "www." autolinks
+            esc = s[max(0, i - 3):i].lower() == "www"
+        else:
+            esc = False
+        out.append("\\" + c if esc else c)
+        prev = c
+    return "".join(out)
 
 
 def jinja_finalize(value: Any) -> Any:

@@ -159,7 +159,7 @@ def load_corpus(folder: Path) -> list[Path]:
 def student_answers(key: dict[str, Any]) -> str:
     """A filled, student-shaped ``answers.yaml`` (``id: {answer: ...}``) from the answer key."""
     filled = {qid: {"answer": spec.get("answer") if isinstance(spec, dict) else spec} for qid, spec in key.items()}
-    return yaml.safe_dump(filled, sort_keys=False, allow_unicode=True)
+    return str(yaml.safe_dump(filled, sort_keys=False, allow_unicode=True))
 
 
 # --------------------------------------------------------------------------- validating
@@ -254,6 +254,13 @@ def validate(
         if not any(r.kind == "mutant" and r.ok and r.named == (mid,) for r in rows):
             rows.append(Row(f"catalogue {mid}", "catalogue", f"a mutant named {mid}", None, None, (), False,
                             "no mutant proves this id"))
+    from grader.assignment import assignment_of
+
+    for mid, entry in assignment_of(rubric).catalogue().items():
+        if entry.draft:
+            rows.append(Row(f"catalogue {mid}", "catalogue", "a worded entry", None, None, (), False,
+                            f"a draft: word its title and message in {Path(rubric.plugin.catalogue).name}, "
+                            "then delete `draft: true`"))
     for m in mutant_list:
         if m.id not in known:
             rows.append(Row(f"mutant {m.name}", "catalogue", "a catalogue id", None, None, (), False,
@@ -308,8 +315,8 @@ def _probe_everything(rubric: Rubric, sub: Any, reference: Any, level: str | Non
     """Run every probe of the diagnosis on the reference, failing parts or not."""
     from grader import probing
     from grader.assignment import assignment_of
-    from grader.runner import choose_level
     from grader.limits import Limits
+    from grader.sandbox.level import choose_level
     from grader.sandbox.worker import Worker
 
     chosen, _ = choose_level(allow_weak=allow_weak, prefer=level)

@@ -220,7 +220,7 @@ class WarmChecker:
                 line, self._buffer = self._buffer.split(b"\n", 1)
                 if not line.strip():
                     continue
-                msg = json.loads(line)
+                msg: dict[str, Any] = json.loads(line)
                 if msg.get("op") == "fatal":
                     self.stop()
                     raise GraderError(f"the checker stopped: {msg.get('message')}")

@@ -64,7 +64,7 @@ def _writer(fmt: str) -> Callable[[GradeReport, Any, str], str]:
     raise UsageError(f"unknown report format {fmt!r}; use one of {', '.join(SUFFIXES)}")
 
 
-def render(report: GradeReport, fmt: str, *, rubric: Rubric = None, lang: str = "en",
+def render(report: GradeReport, fmt: str, *, rubric: Rubric | None = None, lang: str = "en",
            audience: str = "student") -> str:
     """``report`` in format ``fmt``, after redaction for ``audience``.
 
@@ -89,7 +89,7 @@ def render(report: GradeReport, fmt: str, *, rubric: Rubric = None, lang: str = 
     return writer(redact(report, options, audience, quiz_parts=quiz_parts(rubric)), options, lang)
 
 
-def quiz_parts(rubric: Rubric) -> frozenset[str]:
+def quiz_parts(rubric: Rubric | None) -> frozenset[str]:
     """The parts graded from the answers file: their tests' ``expected`` is the answer key."""
     from grader.submission import ANSWERS_FILE
 

@@ -24,7 +24,7 @@ import argparse
 import ast
 import sys
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import nbformat
 from nbformat import NotebookNode
