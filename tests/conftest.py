@@ -56,6 +56,8 @@ TOGETHER: tuple[str | tuple[str, ...], ...] = (
     "tests/test_release.py",
     "tests/test_work_choice.py",
     "tests/test_sink_properties.py",
+    "tests/test_gradescope_root.py",
+    "tests/test_fail_closed.py",
 )
 
 
