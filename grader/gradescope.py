@@ -35,6 +35,7 @@ from grader.install import TORCH_CPU_INSTALL
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
+
 _SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".git", ".venv"}
 
 SETUP_SH = """\
