@@ -1,12 +1,21 @@
-# Two commands: `make demo` grades the bundled example submissions, `make test` runs every test.
-# Both create .venv and install what they need, Debian packages included when run as root.
+# `make demo` grades the bundled example submissions, `make test` runs every test, and `make check`
+# every test but the fresh-venv installs and the browser (the loop between commits). Each creates
+# .venv and installs what it needs, Debian packages included when run as root.
 
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_OUT ?= demo-out
 
-.PHONY: demo test system-deps browser-deps clean bench
+# pytest-xdist workers: one per core by default (`make test JOBS=0` runs them in one process).
+# Tests that share an expensive fixture stay on one worker: see tests/conftest.py.
+JOBS ?= auto
+PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
+# Bytecode caches: each worker's collection and every `python -m grader` a test starts would
+# otherwise compile the package and rewrite the test modules' asserts from source again.
+unexport PYTHONDONTWRITEBYTECODE
+
+.PHONY: demo test check lint system-deps browser-deps clean bench
 
 $(STAMP): pyproject.toml setup.py grader/package_data.py
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -45,12 +54,23 @@ browser-deps:
 demo: $(STAMP) system-deps
 	$(VENV)/bin/grader batch examples/submissions --out $(DEMO_OUT) --allow-weak-sandbox
 
-test: $(STAMP) system-deps browser-deps
-	$(PY) -m pytest -q
+# ruff (a small rule set) and mypy (strict but for the modules pyproject.toml relaxes).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+# Tests marked `alone` look at every process of this checkout: they run after the others.
+test: $(STAMP) system-deps browser-deps lint
+	$(PYTEST) --durations=30 -m "not alone"
+	$(PY) -m pytest -q -m alone
 	$(VENV)/bin/grader validate --all
+
+check: $(STAMP) system-deps lint
+	$(PYTEST) -m "not install and not browser and not alone"
+	$(PY) -m pytest -q -m "alone and not install and not browser"
 
 bench: $(STAMP) system-deps
 	$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) build *.egg-info
+	rm -rf $(VENV) $(DEMO_OUT) build *.egg-info .mypy_cache .ruff_cache

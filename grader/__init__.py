@@ -5,8 +5,7 @@ The public API, for scripts that grade without the command line::
     from grader import load_rubric, load_submission, grade
     from grader.assignment import assignment_of
     rubric = load_rubric("rubrics/chapter07.yaml")
-    parts = assignment_of(rubric).part_files
-    [report] = grade(rubric, [load_submission("examples/submissions/correct", parts=parts)])
+    [report] = grade(rubric, [load_submission("examples/submissions/correct", assignment_of(rubric))])
     print(report.score, report.max_score, [m.id for m in report.mistakes])
 
 Heavy modules (torch, pytest) load on first use of ``grade``, not on ``import grader``.

@@ -20,10 +20,14 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.catalogue import Entry, catalogue
 from grader.hooks import NO_HOOKS, Hooks, load_hooks
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
+    from grader.submission import Handout
 
 __all__ = ["Assignment", "assignment_of", "figures_hook"]
 
@@ -35,7 +39,7 @@ QUIZ_SUFFIXES = (".yaml", ".yml")
 class Assignment:
     """The rubric's declaration of one assignment, with the questions stages ask of it."""
 
-    rubric: Any
+    rubric: Rubric
 
     @property
     def id(self) -> str:
@@ -68,6 +72,11 @@ class Assignment:
     @property
     def all_functions(self) -> dict[str, tuple[str, ...]]:
         return {p.id: self.functions(p.id) for p in self.code_parts}
+
+    @property
+    def handout(self) -> Handout:
+        """What the students were handed (:func:`grader.submission.load_handout`), read once."""
+        return _handout_of(self.rubric)
 
     @property
     def hooks(self) -> Hooks:
@@ -111,7 +120,7 @@ class Assignment:
         return found[0].name if len(found) == 1 else None
 
 
-def figures_hook(rubric: Any) -> Any:
+def figures_hook(rubric: Rubric | None) -> Any:
     """The assignment's figure-drawing hook (``Hooks.figures``), or None without a plug-in."""
     if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
         return None
@@ -119,6 +128,13 @@ def figures_hook(rubric: Any) -> Any:
 
 
 @functools.cache
-def assignment_of(rubric: Any) -> Assignment:
+def _handout_of(rubric: Rubric) -> Handout:
+    from grader.submission import load_handout
+
+    return load_handout(rubric)
+
+
+@functools.cache
+def assignment_of(rubric: Rubric) -> Assignment:
     """The :class:`Assignment` a loaded rubric declares (one per rubric object)."""
     return Assignment(rubric)

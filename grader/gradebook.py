@@ -1,4 +1,8 @@
-"""Gradebooks that go back into the LMS: Canvas import CSV, Moodle grading worksheet, feedback files.
+"""Stage 3 of ``grader batch``: the gradebooks — the batch's own and those the LMS imports.
+
+:func:`gradebook_rows` gives one row per entry of the source (graded, unreadable or not a
+submission, with its reasons); :func:`write_gradebook` writes ``gradebook.csv``, and
+:func:`apply_lms` puts who submitted it and the late policy into each report first.
 
 ``grader batch … --gradebook canvas|moodle|csv`` (or ``grader export OUTDIR``) writes, next to
 the batch's own ``gradebook.csv``:
@@ -29,12 +33,21 @@ import re
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
+from grader.discovery import Found, Skipped
+from grader.errors import UsageError
+from grader.outdir import read_report
 from grader.report.files import write_atomic
-from grader.sinks import csv_cell
+from grader.report.model import GradeReport
+from grader.sinks import csv_cell, file_name
 
-__all__ = ["FORMATS", "cell", "write_canvas", "write_moodle", "write_moodle_feedback", "csv_text"]
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
+
+__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "csv_text", "export_gradebooks",
+           "gradebook_rows", "write_canvas", "write_gradebook", "write_lms_gradebooks", "write_moodle",
+           "write_moodle_feedback"]
 
 FORMATS = ("csv", "canvas", "moodle")
 BOM = "\ufeff"
@@ -131,8 +144,9 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
 
 
 def moodle_folder(name: str, participant: str) -> str:
-    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name."""
-    clean = re.sub(r"[\x00-\x1f/\\:*?\"<>|&'`_]+", " ", name).strip() or "Participant"
+    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name,
+    nothing invisible (:func:`grader.sinks.file_name`: controls, DEL, C1, bidi overrides)."""
+    clean = file_name(re.sub(r"[&'`_]+", " ", name)) or "Participant"
     return f"{clean}_{participant}_assignsubmission_file_"
 
 
@@ -144,3 +158,176 @@ def write_moodle_feedback(path: Path, files: list[tuple[str, str, str, str]]) ->
             zf.writestr(f"{moodle_folder(name, participant)}/{filename}", text.encode("utf-8"))
     tmp.replace(path)
     return path
+
+
+# --------------------------------------------------------------------------- the batch's rows
+
+GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
+                   "adjustment_reasons", "max_score", "passed"]
+GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
+
+
+def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric) -> dict[str, Any]:
+    """Add who submitted it (from the LMS naming) to a report, and apply the late policy.
+
+    The late policy (rubric ``late:``) takes its points off the total of a submission the
+    LMS flagged as late; the report keeps the score before it and says why, in its notes.
+    """
+    if found.lms or found.name or found.late:
+        data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
+                           "entry": found.entry, "late": found.late,
+                           "flags": [[key, dict(slots)] for key, slots in found.flags]}
+    return apply_late(data, found.late, rubric)
+
+
+def apply_late(data: dict[str, Any], late: bool, rubric: Any) -> dict[str, Any]:
+    """The rubric's late policy on a report's dict whose ``score`` is the tests' score."""
+    policy = getattr(rubric, "late", None)
+    if late and policy is not None:
+        before, top = float(data["score"]), float(data["max_score"])
+        after = round(policy.apply(before, top), int(rubric.report.rounding))
+        rule = {lang: policy.describe(lang) for lang in ("en", "ja")}
+        data["late"] = {"score_before": before, "score": after, "penalty": round(before - after, 6), "rule": rule}
+        data["score"] = after
+        data["passed"] = top > 0 and after * 100.0 >= float(data.get("pass_mark", rubric.report.pass_mark)) * top
+        said = {"en": f"late: {before:g} → {after:g} ({rule['en']})",
+                "ja": f"提出期限後: {before:g} → {after:g}（{rule['ja']}）"}
+        data["notes"] = [*data.get("notes", []),
+                         " / ".join(said[lang] for lang in rubric.report.languages if lang in said)]
+    return data
+
+
+def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:
+    from grader.lms import reason
+
+    return [reason(key, langs, **slots) for key, slots in flags]
+
+
+def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]],
+                   rubric: Rubric) -> list[dict[str, Any]]:
+    """Rows of the gradebook: graded submissions, then entries that could not be graded.
+
+    Each row is ``(Found or Skipped, report or None, extra flags)``; the errors column holds
+    the report's errors and a plain reason for every flag, in the rubric's languages.
+    """
+    parts = [p.id for p in rubric.parts]
+    langs = tuple(rubric.report.languages)
+    out = []
+    for item, report, extra in rows:
+        row: dict[str, Any] = {"student_id": item.student_id, "name": item.name, "lms": item.lms,
+                               "late": "yes" if item.late else "no", "entry": item.entry,
+                               # whose it is is in doubt: never sent back to the LMS automatically
+                               "flagged": any(k in ("duplicate_id", "ambiguous_id") for k, _ in item.flags)}
+        errors = _reasons([*item.flags, *extra], langs)
+        if report is not None:
+            scores = {p.id: p.score for p in report.parts}
+            row.update(submission=report.submission, score=report.score, max_score=report.max_score,
+                       passed="yes" if report.passed else "no",
+                       late_penalty=report.late.get("penalty", "") if report.late else "",
+                       mistakes=";".join(dict.fromkeys(m.id for m in report.mistakes)),
+                       errors=" | ".join(errors if isinstance(item, Skipped) else
+                                         [*(e.replace("\n", " ") for e in report.errors), *errors]),
+                       content_hash=report.content_hash, graded_at=report.graded_at, report=report)
+            row.update(_adjustment_cells(report, langs))
+            row.update({f"part:{p}": scores.get(p, "") for p in parts})
+            if isinstance(item, Skipped):  # an upload that could not be read: its 0 is no grade for the LMS
+                row["flagged"] = True
+        else:
+            name = item.submission.name if isinstance(item, Found) and item.submission else item.entry
+            row.update(submission=name, errors=" | ".join(errors))
+        out.append(row)
+    return out
+
+
+def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, Any]:
+    """``automatic_score``, ``adjustment`` and ``adjustment_reasons`` (grader.ledger) of a row."""
+    from grader.report._text import adjustment_lines
+
+    adj = report.adjustment
+    if not adj:
+        return {"automatic_score": report.score, "adjustment": 0.0, "adjustment_reasons": ""}
+    return {"automatic_score": float(adj["automatic_score"]), "adjustment": float(adj["delta"]),
+            "adjustment_reasons": " | ".join(adjustment_lines(report, langs)[1:])}
+
+
+def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Rubric, *, bom: bool = False) -> Path:
+    """``gradebook.csv``: every cell through :func:`cell` (no formulas)."""
+    columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + GRADEBOOK_TAIL
+    return write_atomic(path, csv_text(columns, [[row.get(c, "") for c in columns] for row in rows], bom=bom))
+
+
+def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubric, formats: tuple[str, ...],
+                         *, bom: bool = False, lang: str = "en", assignment: str | None = None) -> list[Path]:
+    """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
+    from grader.report import render
+
+    top = max((float(r["max_score"]) for r in rows if r.get("max_score") not in (None, "")), default=0.0)
+    written = []
+    if "canvas" in formats:
+        written.append(write_canvas(outdir / "gradebook.canvas.csv", rows,
+                                              assignment or rubric.assignment, top, bom=bom))
+    if "moodle" in formats:
+        for row in rows:
+            row["feedback"] = _feedback_comment(row, rubric, lang)
+        written.append(write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom))
+        files = [(row["name"], row["student_id"], f"report.{lang}.html",
+                  render(row["report"], "html", rubric=rubric, lang=lang))
+                 for row in rows if row.get("lms") == "moodle" and row.get("report") is not None
+                 and not row.get("flagged") and str(row["student_id"]).isdigit()]
+        written.append(write_moodle_feedback(outdir / "moodle-feedback-files.zip", files))
+    return written
+
+
+_REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing")
+
+
+def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *, bom: bool = False,
+                      lang: str = "en") -> list[Path]:
+    """``grader export``: the LMS gradebooks again, from the reports a batch left in ``outdir``."""
+    from grader import ledger
+
+    entries = ledger.read(outdir)  # a broken chain is refused: nothing is exported from it
+    paths = sorted((outdir / "reports").glob("*.yaml"))
+    reports = [ledger.apply_report(r, ledger.for_submission(entries, p.name[: -len(".yaml")]), rubric)
+               for r, p in ((read_report(p), p) for p in paths) if r is not None]
+    if not reports:
+        raise UsageError(f"{outdir}: no reports in {outdir / 'reports'}; run grader batch with --out {outdir} first")
+    rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = []
+    for report in reports:
+        who = report.student or {}
+        flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []
+                 if isinstance(f, (list, tuple)) and len(f) == 2 and str(f[0]) in _REASON_KEYS]
+        item = Found(None, str(who.get("id") or report.submission), str(who.get("entry") or report.submission),
+                     name=str(who.get("name") or ""), late=bool(who.get("late")), lms=str(who.get("lms") or ""),
+                     flags=flags)
+        rows.append((item, report, []))
+    book = gradebook_rows(rows, rubric)
+    written = []
+    if "csv" in formats:
+        written.append(write_gradebook(outdir / "gradebook.csv", book, rubric, bom=bom))
+    return written + write_lms_gradebooks(outdir, book, rubric, formats, bom=bom, lang=lang)
+
+
+def _feedback_comment(row: dict[str, Any], rubric: Rubric, lang: str) -> str:
+    """A short plain comment for the LMS's feedback column (HTML-escaped: Moodle shows HTML)."""
+    from grader.sinks import html
+
+    report = row.get("report")
+    if report is None:
+        return html(row.get("errors", ""))
+    ja = lang == "ja"
+    text = (f"得点 {report.score:g} / {report.max_score:g}" if ja else f"Score {report.score:g} / {report.max_score:g}")
+    if report.late:
+        text += (f"（期限後: {report.late['score_before']:g} から）" if ja
+                 else f" (late: from {report.late['score_before']:g})")
+    if report.adjustment:
+        from grader.report._text import adjustment_lines
+
+        text += "。" if ja else ". "
+        text += " ".join(adjustment_lines(report, ["ja" if ja else "en"]))
+    if report.mistakes:
+        ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
+        text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"
+    text += "。詳しくはフィードバックファイルを見てください。" if ja else ". See the feedback file for details."
+    return html(text)
+

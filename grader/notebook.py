@@ -34,9 +34,12 @@ import atexit
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader.errors import GraderError, UsageError
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["CellsNotRun", "check", "load_ipython_extension", "shutdown", "status"]
 
@@ -151,7 +154,7 @@ def _rubric(path: Path) -> Any:
     return _RUBRICS[key][1]
 
 
-def _language(lang: str | None, rubric: Any) -> str:
+def _language(lang: str | None, rubric: Rubric) -> str:
     if lang:
         if lang not in _LANGS:
             raise UsageError(f"lang={lang!r}: use one of {', '.join(_LANGS)}")

@@ -33,6 +33,7 @@ from typing import Any
 
 import yaml
 
+from grader.limits import Limits
 from grader.errors import RubricError
 
 __all__ = [
@@ -164,39 +165,6 @@ class PointRule:
         )
     )
     points: float = field(metadata=_help("points each matching test is worth"))
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """What one submission may use. All values are upper bounds.
-
-    ================  ======================================================================
-    per_call_s        wall-clock seconds for one call into student code
-    per_submission_s  wall-clock seconds for the whole submission (all tests and probes)
-    memory_mb         address space the worker may add on top of its size after import torch
-    cpu_s             CPU seconds for the whole submission
-    file_size_mb      largest file the student's code may write
-    scratch_mb        total size of the private scratch folder
-    output_kb         stdout + stderr kept from the student's code; the rest is cut
-    processes         processes the student's code may run at once (1: no forking)
-    ================  ======================================================================
-    """
-
-    per_call_s: float = field(default=10.0, metadata=_help("wall-clock seconds per call"))
-    per_submission_s: float = field(
-        default=120.0, metadata=_help("wall-clock seconds for the whole submission")
-    )
-    memory_mb: int = field(
-        default=1024,
-        metadata=_help("MiB of address space above the worker's size after import torch"),
-    )
-    cpu_s: float = field(default=60.0, metadata=_help("CPU seconds for the whole submission"))
-    file_size_mb: int = field(
-        default=16, metadata=_help("MiB: largest file student code may write")
-    )
-    scratch_mb: int = field(default=64, metadata=_help("MiB: total size of the scratch folder"))
-    output_kb: int = field(default=256, metadata=_help("KiB of stdout + stderr kept"))
-    processes: int = field(default=1, metadata=_help("processes student code may run at once"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1177,7 +1145,7 @@ def _show(path: Path) -> str:
 KNOWLEDGE_MODULES = ("grader.probing",)
 
 
-def knowledge_files(rubric: Any = None) -> list[Path]:
+def knowledge_files(rubric: Rubric | None = None) -> list[Path]:
     """The mistake catalogue(s) and the diagnosis code a rubric's reports depend on.
 
     The assignment's catalogue, the framework's own entries, the plug-in's Python files (its
@@ -1201,7 +1169,7 @@ def knowledge_files(rubric: Any = None) -> list[Path]:
     return files
 
 
-def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
+def rubric_fingerprint(rubric: Rubric, suites: Sequence[str]) -> str:
     """Hash of everything that decides a score or a named mistake besides the submission itself.
 
     The rubric file, the suites' files, the reference (with the hidden suite), and the grader's

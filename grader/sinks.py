@@ -27,9 +27,17 @@ sink it passes the sink's function here; the writers call them, nothing else esc
 ``unicode(s)``      YAML/JSON text: valid Unicode (a lone surrogate, which cannot be encoded
                     as UTF-8, becomes the visible escape ``\\ud800``).
 ``clean(data)``     ``unicode`` applied to every string of a plain-data tree, keys included.
+``file_name(s)``    one path component (a zip member's folder, a file the grader names after a
+                    student): controls, DEL, C1, bidi and invisible characters dropped, path
+                    separators and the characters Windows forbids made spaces; at most
+                    :data:`NAME_MAX` UTF-8 bytes, cut at a character.
 ``cap(s, n)``       at most ``n`` UTF-8 bytes: longer text is cut at a character boundary and
                     ends with the marker ``… [cut 123 bytes]`` (the marker is inside ``n``).
 ``cap_data(d, n)``  ``cap`` applied to every string of a plain-data tree.
+``bound(d, …)``     a plain-data tree kept from a student's return (plot data, evidence),
+                    bounded in count and size: a list or dict longer than ``items``, or past
+                    ``scalars`` values in all, or nested deeper than ``depth``, is left out
+                    whole (``None``: a cut series would draw a lie); strings ``cap``-ped.
 ==================  =========================================================================
 
 Sizes where student text enters: :data:`VALUE_MAX` per feedback value, message or note,
@@ -51,10 +59,12 @@ import re
 from typing import Any
 
 __all__ = ["VALUE_MAX", "REPORT_MAX", "terminal", "terminal_markup", "csv_cell", "markdown",
-           "html", "jinja_finalize", "xml", "unicode", "clean", "cap", "cap_data", "visible"]
+           "html", "jinja_finalize", "xml", "unicode", "clean", "file_name", "cap", "cap_data", "bound", "visible"]
 
 #: Bytes kept of one string that came from a submission (a feedback value, a message, a note).
 VALUE_MAX = 8 * 1024
+#: Bytes of one name written by :func:`file_name` (file systems allow 255; room for a suffix).
+NAME_MAX = 200
 #: Bytes of one report as a worker sends it; a larger reply is refused (the submission errs).
 REPORT_MAX = 32 * 1024 * 1024
 
@@ -198,6 +208,24 @@ def clean(data: Any) -> Any:
     return data
 
 
+_NAME_GONE = re.compile(_INVISIBLE.pattern[:-1] + "\u00ad\u200b-\u200d\u2060-\u2064]+")
+_NAME_SPACE = re.compile("[\t\n\r/\\\\:*?\"<>|]+")
+
+
+def file_name(s: Any, limit: int = NAME_MAX) -> str:
+    """``s`` as one path component: nothing invisible or reordering (dropped), no separator or
+    character Windows forbids (a space), not ``.``/``..``.
+
+    >>> file_name("Eve\u202egnp.exe/../x")
+    'Evegnp.exe .. x'
+    """
+    name = " ".join(_NAME_SPACE.sub(" ", _NAME_GONE.sub("", str(s).replace("\t", " "))).split()).strip(" .")
+    data = name.encode("utf-8")
+    if len(data) > limit:
+        name = data[:limit].decode("utf-8", "ignore").rstrip(" .")
+    return name
+
+
 def cap(s: str, limit: int = VALUE_MAX) -> str:
     """``s`` cut to at most ``limit`` UTF-8 bytes, ending ``… [cut N bytes]`` when cut."""
     if len(s) * 4 <= limit:  # (no UTF-8 character takes more than 4 bytes)
@@ -221,3 +249,57 @@ def cap_data(data: Any, limit: int = VALUE_MAX) -> Any:
     if isinstance(data, (list, tuple)):
         return [cap_data(v, limit) for v in data]
     return data
+
+
+#: What :func:`bound` keeps of a report's plot data: items per list, values in all, depth.
+PLOT_ITEMS, PLOT_SCALARS, PLOT_DEPTH = 1024, 16_384, 6
+#: ... and about this many bytes of it as JSON.
+PLOT_BYTES = 512 * 1024
+#: ... and of one mistake's evidence.
+EVIDENCE_ITEMS, EVIDENCE_SCALARS, EVIDENCE_DEPTH, EVIDENCE_BYTES = 64, 256, 4, 16 * 1024
+
+
+def bound(data: Any, *, items: int = PLOT_ITEMS, scalars: int = PLOT_SCALARS, depth: int = PLOT_DEPTH,
+          string: int = 1024, size: int = PLOT_BYTES) -> tuple[Any, list[str]]:
+    """``data`` (plain data: dicts, lists, tuples, str, numbers, bool, None) bounded; returns
+    ``(kept, left_out)``, ``left_out`` naming each part replaced by ``None`` (``a.b[2]``).
+
+    A container with more than ``items`` entries, nested deeper than ``depth``, or reached after
+    ``scalars`` values or about ``size`` bytes (as JSON) were kept, is left out whole; any other
+    object is left out too (plain data only). Strings are :func:`cap`-ped to ``string`` bytes,
+    dict keys to 256.
+    """
+    left_out: list[str] = []
+    budget = [scalars]
+    room = [size]
+
+    def walk(value: Any, where: str, level: int) -> Any:
+        if value is None or isinstance(value, (bool, int, float, str)):
+            if isinstance(value, str):
+                value = cap(value, string)
+            cost = len(value.encode("utf-8", "surrogatepass")) + 2 if isinstance(value, str) else 24
+            if budget[0] <= 0 or room[0] < cost:
+                left_out.append(where or "(all)")
+                return None
+            budget[0] -= 1
+            room[0] -= cost
+            if isinstance(value, str):
+                return value
+            if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+                left_out.append(where or "(all)")
+                return None
+            return value
+        if isinstance(value, (list, tuple, dict)):
+            if level >= depth or len(value) > items or len(value) > budget[0] or room[0] < 2 * len(value):
+                left_out.append(where or "(all)")
+                return None
+            room[0] -= 2 * len(value)
+            if isinstance(value, dict):
+                return {cap(str(k), 256): walk(v, f"{where}.{k}" if where else str(k), level + 1)
+                        for k, v in value.items()}
+            return [walk(v, f"{where}[{i}]", level + 1) for i, v in enumerate(value)]
+        left_out.append(where or "(all)")
+        return None
+
+    kept = walk(data, "", 0)
+    return kept, left_out

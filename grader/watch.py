@@ -18,12 +18,16 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from grader.errors import GraderError, SubmissionError
 from grader.sinks import terminal
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
+    from grader.assignment import Assignment
 
 #: seconds between two looks at the files
 POLL_S = 0.2
@@ -74,7 +78,7 @@ def _changed(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int
     return sorted(Path(n).name for n in names)
 
 
-def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = None,
+def watch(submission: str, rubric: Rubric, *, lang: str, console: Console | None = None,
           level: str | None = None, poll_s: float = POLL_S,
           should_stop: Callable[[], bool] | None = None) -> int:
     """Check ``submission`` now and after every save until Ctrl-C (or ``should_stop()``).
@@ -85,23 +89,25 @@ def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = 
     from grader.report import _text
     from grader.report.cell import changes
     from grader.report.terminal import show
-    from grader.submission import load_submission
+    from grader.assignment import assignment_of
     from grader.warm import WarmChecker
 
     console = console or Console(highlight=False)
     path = Path(submission)
     langs = [lang]
+    assignment = assignment_of(rubric)
     checker = WarmChecker(rubric.file, level=level).start()
     last: Any = None
     try:
         seen = snapshot(path)
         t0 = time.perf_counter()
-        last = _check(checker, path, lang, console)
+        last = _check(checker, path, assignment, lang, console)
         if last is not None:
             show(last, console, lang)
-        what = str(path)
+        # Names are the student's (a saved file may be called anything): the terminal sink,
+        # printed as plain text, never as markup.
         console.print(_text.pick(_text.LABELS["watching"], langs).format(
-            what=what, s=time.perf_counter() - t0), style="dim", soft_wrap=True)
+            what=terminal(str(path)), s=time.perf_counter() - t0), style="dim", soft_wrap=True, markup=False)
         while not (should_stop and should_stop()):
             time.sleep(poll_s)
             now = snapshot(path)
@@ -113,15 +119,15 @@ def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = 
                 if settled == now:
                     break
                 now = settled
-            files = ", ".join(_changed(seen, now)) or str(path)
+            files = terminal(", ".join(_changed(seen, now)) or str(path))
             seen = now
             t0 = time.perf_counter()
-            report = _check(checker, path, lang, console)
+            report = _check(checker, path, assignment, lang, console)
             if report is None:
                 continue
             console.print()
             console.print(_text.pick(_text.LABELS["rechecked"], langs).format(
-                file=files, s=time.perf_counter() - t0), style="bold", soft_wrap=True)
+                file=files, s=time.perf_counter() - t0), style="bold", soft_wrap=True, markup=False)
             for line in changes(last, report, lang):
                 console.print(terminal(line), soft_wrap=True, markup=False)
             last = report
@@ -132,12 +138,16 @@ def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = 
     return 0
 
 
-def _check(checker: Any, path: Path, lang: str, console: Console) -> Any:
-    """One check of what is on disk now; None (after saying why) when it cannot be read."""
+def _check(checker: Any, path: Path, assignment: Assignment, lang: str, console: Console) -> Any:
+    """One check of what is on disk now; None (after saying why) when it cannot be read.
+
+    The work is read as ``grader check`` reads it (the same part files and handout), so a
+    notebook-only student is checked on the notebook here too.
+    """
     from grader.submission import load_submission
 
     try:
-        sub = load_submission(path)
+        sub = load_submission(path, assignment)
     except SubmissionError as exc:  # e.g. a notebook caught half-written: the next save fixes it
         console.print(f"error: {terminal(exc)}", style="red", soft_wrap=True, markup=False)
         return None

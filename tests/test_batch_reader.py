@@ -8,7 +8,7 @@ import os
 import threading
 from pathlib import Path
 
-import grader.batch as batch
+import grader.pool as batch
 
 
 def _reader(tmp_path: Path):

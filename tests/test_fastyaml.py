@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader.batch import read_report, report_yaml
+from grader.outdir import read_report, report_yaml
 from grader.report import fastyaml
 from grader.report.model import GradeReport
 from grader.report.yaml_json import render_yaml

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from grader.batch import find_submissions
+from grader.discovery import find_submissions
 from grader.gradebook import cell, csv_text
 from grader.lms import disk_name, lms_name
 from tests.test_lms_journey import CORRECT, canvas_entry, moodle_prefix

@@ -21,14 +21,15 @@ import pytest
 
 from grader.errors import UsageError, WorkerCrashed
 from grader.sandbox import backends, seccomp_noproc
-from grader.sandbox.worker import LimitsView, StudentTimeout, StudentUnavailable, Worker
+from grader.limits import Limits
+from grader.sandbox.worker import StudentTimeout, StudentUnavailable, Worker
 from grader.testing import StudentRaised
 
 ROOT = Path(__file__).resolve().parent.parent
 LINUX = sys.platform.startswith("linux")
 # Ample wall-clock room: these tests are about isolation, not speed, and must pass on a busy
 # machine. The tests about time limits set their own.
-LIMITS = LimitsView(per_call_s=60, per_submission_s=300, memory_mb=1024, cpu_s=60, file_size_mb=16,
+LIMITS = Limits(per_call_s=60, per_submission_s=300, memory_mb=1024, cpu_s=60, file_size_mb=16,
                     scratch_mb=32, output_kb=16, processes=1)
 
 
@@ -48,7 +49,7 @@ def sub(**files: str) -> dict[str, Any]:
         for name, code in files.items()]}
 
 
-def call(worker: Worker, code: str, func: str = "f", *args: Any, limits: LimitsView | None = None) -> Any:
+def call(worker: Worker, code: str, func: str = "f", *args: Any, limits: Limits | None = None) -> Any:
     session = worker.open(sub(a=code), limits)
     try:
         return session.call("a", func, list(args), {})
@@ -374,7 +375,7 @@ def test_wall_clock_per_call_and_per_submission(worker):
             time.sleep(s)
             return s
     """
-    limits = LimitsView(per_call_s=1, per_submission_s=3, memory_mb=1024, cpu_s=20, output_kb=16)
+    limits = Limits(per_call_s=1, per_submission_s=3, memory_mb=1024, cpu_s=20, output_kb=16)
     session = worker.open(sub(a=code), limits)
     with pytest.raises(StudentTimeout, match="per-call") as hung:
         session.call("a", "nap", [60], {})
@@ -429,7 +430,7 @@ def test_cpu_limit_ends_a_spinning_child(worker):
             while True:
                 pass
     """
-    limits = LimitsView(per_call_s=120, per_submission_s=240, memory_mb=1024, cpu_s=1, output_kb=16)
+    limits = Limits(per_call_s=120, per_submission_s=240, memory_mb=1024, cpu_s=1, output_kb=16)
     session = worker.open(sub(a=code), limits)
     # The CPU limit, not the wall clock, ends it: a crash naming the signal, not a timeout.
     with pytest.raises(WorkerCrashed, match="SIGKILL|SIGXCPU"):

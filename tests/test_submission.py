@@ -24,7 +24,7 @@ from grader.submission import (
     Submission,
     _neutralise_ipython,
 )
-from grader.submission import load_submission as _load_submission
+from grader.submission import read_submission as _load_submission
 
 FIXTURES = Path(__file__).parent / "fixtures" / "loader"
 #: The files chapter 7's rubric declares: these tests read chapter-7 submissions.

@@ -21,13 +21,14 @@ import yaml
 
 from grader.errors import UsageError, WorkerCrashed
 from grader.sandbox import backends, level
-from grader.sandbox.worker import LimitsView, SpawnWorker, StudentTimeout, Worker
+from grader.limits import Limits
+from grader.sandbox.worker import SpawnWorker, StudentTimeout, Worker
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 # Room for a fresh interpreter's torch import on a busy machine; the one hang waits it once.
-LIMITS = LimitsView(per_call_s=10, per_submission_s=120, memory_mb=1024, cpu_s=30, file_size_mb=16,
+LIMITS = Limits(per_call_s=10, per_submission_s=120, memory_mb=1024, cpu_s=30, file_size_mb=16,
                     scratch_mb=32, output_kb=16, processes=1)
 
 

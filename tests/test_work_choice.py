@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.release import build_release
 from grader.rubric import load_rubric
-from grader.submission import Handout, choose_work, load_handout, load_submission
+from grader.submission import Handout, choose_work, load_handout, read_submission
 from grader.tools.build_notebook import build
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +49,7 @@ def test_only_the_notebook_changed_grades_the_notebook(tmp_path: Path, handout: 
     _fill_notebook(folder, EXAMPLES / "correct")
     choice = choose_work(folder, handout)
     assert (choice.graded, choice.notebook_changed, choice.py_changed) == ("notebook", True, ())
-    sub = load_submission(folder, handout=handout)
+    sub = read_submission(folder, handout=handout)
     assert sub.kind == "notebook" and sub.modules[0].filename == "chapter07.ipynb"
     assert "answer:" in (sub.answers or "") and "b" in (sub.answers or "")
 
@@ -60,7 +60,7 @@ def test_only_the_py_files_changed_grades_them_silently(tmp_path: Path, handout:
     choice = choose_work(folder, handout)
     assert (choice.graded, choice.py_changed, choice.notebook_changed, choice.note) == (
         "py", ("softmax.py",), False, None)
-    sub = load_submission(folder, handout=handout)
+    sub = read_submission(folder, handout=handout)
     assert sub.kind == "folder" and not sub.notes
 
 
@@ -70,7 +70,7 @@ def test_both_changed_grades_the_py_files_and_says_so(tmp_path: Path, handout: H
     (folder / "scaling.py").write_text((EXAMPLES / "correct" / "scaling.py").read_text())
     choice = choose_work(folder, handout)
     assert (choice.graded, choice.py_changed, choice.notebook_changed) == ("py", ("scaling.py",), True)
-    sub = load_submission(folder, handout=handout)
+    sub = read_submission(folder, handout=handout)
     assert sub.kind == "folder"
     assert any("graded the .py files" in n and "chapter07.ipynb" in n for n in sub.notes)
 
@@ -105,7 +105,7 @@ def test_quiz_answered_in_the_other_form_is_kept(tmp_path: Path, handout: Handou
     raw = next(c for c in nb.cells if c.cell_type == "raw")
     raw.source = raw.source.replace("gpt2-small-d-k:\n  answer:", "gpt2-small-d-k:\n  answer: b")
     nbformat.write(nb, str(folder / "chapter07.ipynb"))
-    sub = load_submission(folder, handout=handout)
+    sub = read_submission(folder, handout=handout)
     assert sub.kind == "folder" and "answer: b" in (sub.answers or "")
     # code in the notebook, quiz in answers.yaml
     folder2 = _handed_out(tmp_path / "two")
@@ -116,7 +116,7 @@ def test_quiz_answered_in_the_other_form_is_kept(tmp_path: Path, handout: Handou
         c for c in stub_nb.cells if c.cell_type == "raw"]
     nbformat.write(nb, str(folder2 / "chapter07.ipynb"))
     shutil.copyfile(EXAMPLES / "correct" / "answers.yaml", folder2 / "answers.yaml")
-    sub = load_submission(folder2, handout=handout)
+    sub = read_submission(folder2, handout=handout)
     assert sub.kind == "notebook"
     assert sub.answers == (EXAMPLES / "correct" / "answers.yaml").read_text()
 

@@ -11,7 +11,7 @@ from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
 LABELS: dict[str, dict[str, str]] = {
     "report": {"en": "Grading report", "ja": "採点結果"},
     "score": {"en": "Score", "ja": "得点"},
-    "part": {"en": "Part", "ja": "課題"},
+    "part": {"en": "Part", "ja": "小問"},
     "test": {"en": "Test", "ja": "テスト"},
     "tests": {"en": "Tests", "ja": "テスト"},
     "status": {"en": "Status", "ja": "結果"},
@@ -19,6 +19,7 @@ LABELS: dict[str, dict[str, str]] = {
     "mistakes": {"en": "What went wrong", "ja": "見つかった間違い"},
     "errors": {"en": "Problems while grading", "ja": "採点中の問題"},
     "notes": {"en": "Notes", "ja": "補足"},
+    "adjustments": {"en": "Adjustments by hand", "ja": "手作業による得点の調整"},
     "passed": {"en": "passed", "ja": "合格"},
     "below": {"en": "below the pass mark", "ja": "合格点未満"},
     # a passing score with the rubric's central mistake (``central: true``): never a plain "passed"
@@ -32,6 +33,10 @@ LABELS: dict[str, dict[str, str]] = {
     "plots": {"en": "Your functions, plotted", "ja": "あなたの関数のグラフ"},
     "no_plots": {"en": "No plot data in this report.", "ja": "このレポートにはグラフ用のデータがありません。"},
     "sandbox": {"en": "Sandbox", "ja": "サンドボックス"},
+    "weak": {"en": "Warning", "ja": "警告"},
+    "output": {"en": "Your code printed", "ja": "コードの出力"},
+    "submission": {"en": "submission", "ja": "提出物"},
+    "mistake_ids": {"en": "mistakes", "ja": "間違い"},
     "seed": {"en": "seed", "ja": "シード"},
     "grading_failed": {"en": "Grading did not finish", "ja": "採点を完了できませんでした"},
     # the notebook's check cell and `grader check --watch` (grader/report/cell.py)
@@ -137,8 +142,8 @@ PLOT_WORDS: dict[str, dict[str, str]] = {
         "score_max": "得点（満点 {top}）", "submissions": "提出物の数",
         "score_distribution": "得点の分布", "passing": "合格した提出物の割合（%）",
         "pass_rate": "テストごとの合格率（全 {total} 件のうち低い方から {shown} 件）",
-        "no_mistake": "既知の誤りは見つかりませんでした",
-        "mistake_counts": "誤りの ID ごとの件数",
+        "no_mistake": "既知の間違いは見つかりませんでした",
+        "mistake_counts": "間違いの ID ごとの件数",
     },
 }
 
@@ -210,3 +215,59 @@ def verdict(report: GradeReport, langs: Sequence[str], quote: str = "") -> str:
 def languages_of(report: GradeReport, options: Any) -> list[str]:
     configured = getattr(options, "languages", None) if options is not None else None
     return list(configured or report.languages or ["en"])
+
+
+#: The adjustments section (grader.ledger): one wording for every writer.
+ADJUST_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "total": "Automatic score {auto}; adjusted by {delta}; final score {final}.",
+        "points": "{sign}{points} points", "set": "score set to {set}",
+        "entry": "#{n} {change} ({where}): {reason} (by {by}, {at})",
+        "whole": "total", "part": "part {part}",
+        "review": "#{n} needs review, not applied: it was made against an automatic score of {against}, "
+                  "which is now {now}",
+    },
+    "ja": {
+        "total": "自動採点の得点 {auto}、調整 {delta}、最終得点 {final}。",
+        "points": "{sign}{points} 点", "set": "得点を {set} に設定",
+        "entry": "#{n} {change}（{where}）: {reason}（{by}、{at}）",
+        "whole": "合計", "part": "課題 {part}",
+        "review": "#{n} は要確認で、適用していません: 自動採点の得点 {against} に対する調整ですが、"
+                  "その得点はいま {now} です",
+    },
+}
+
+
+def adjustment_lines(report: GradeReport, langs: Sequence[str]) -> list[str]:
+    """The adjustments of ``report`` as plain lines (each in every language of ``langs``);
+    the reason is shown as the instructor wrote it. Empty when there is none."""
+    adj = report.adjustment
+    if not adj:
+        return []
+
+    def one(key: str, **slots: Any) -> str:
+        return " / ".join(dict.fromkeys(ADJUST_WORDS[x][key].format(**slots) for x in langs if x in ADJUST_WORDS)
+                          or [ADJUST_WORDS["en"][key].format(**slots)])
+
+    def delta(x: float) -> str:
+        return f"{x:+g}"
+
+    lines = [one("total", auto=num(float(adj["automatic_score"])), delta=delta(float(adj["delta"])),
+                 final=num(float(adj["score"])))]
+    for e in adj.get("entries", []):
+        if e.get("status") == "review":
+            lines.append(one("review", n=e["n"], against=num(float(e["against"] or 0)),
+                             now="—" if e.get("now") is None else num(float(e["now"]))))
+            continue
+        words = [x for x in langs if x in ADJUST_WORDS] or ["en"]
+        said = []
+        for x in words:
+            w = ADJUST_WORDS[x]
+            change = (w["set"].format(set=num(float(e["set"]))) if e.get("set") is not None else
+                      w["points"].format(sign="+" if float(e["points"]) >= 0 else "-",
+                                         points=num(abs(float(e["points"])))))
+            where = w["whole"] if e.get("part") is None else w["part"].format(part=e["part"])
+            said.append(w["entry"].format(n=e["n"], change=change, where=where, reason=e.get("reason", ""),
+                                          by=e.get("by", ""), at=e.get("at", "")))
+        lines.append(" / ".join(dict.fromkeys(said)))
+    return lines

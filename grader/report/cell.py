@@ -20,11 +20,14 @@ from __future__ import annotations
 import copy
 import io
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader.report import _text
 from grader.report.model import GradeReport, Status
 from grader.report.redact import redact
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 
 def only_part(report: GradeReport, part: str) -> GradeReport:
@@ -122,7 +125,7 @@ def render_text(report: GradeReport, opts: Any = None, lang: str = "en", *, part
     return "\n".join(lines) + "\n"
 
 
-def render_views(report: GradeReport, rubric: Any, *, lang: str | None = None, part: str | None = None,
+def render_views(report: GradeReport, rubric: Rubric, *, lang: str | None = None, part: str | None = None,
                  hidden: Mapping[str, int] | None = None, cells: int | None = None,
                  formats: tuple[str, ...] = ("html", "text")) -> dict[str, str]:
     """``{"html": ..., "text": ...}`` (those of ``formats``) for one check."""

@@ -54,4 +54,5 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any
         verdict=_text.verdict(report, langs),
         central=_text.passed_but(report),
         images=images,
+        adjustments=_text.adjustment_lines(report, langs),
     )

@@ -69,6 +69,8 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
             for line in _text.each(t.feedback, langs):
                 out.append(f"  - {_cell(line)}")
         out += ["", "</details>"]
+    if report.adjustment:
+        out += ["", f"### {L('adjustments')}", ""] + [f"- {_cell(x)}" for x in _text.adjustment_lines(report, langs)]
     if report.notes:
         out += ["", f"### {L('notes')}", ""] + [f"- {_cell(_text.sentence(n, langs))}" for n in report.notes]
     out += ["", f"<sub>{L('sandbox')}: {_cell(report.sandbox.get('level', '?'))} · {L('seed')} {report.seed}</sub>", ""]

@@ -124,6 +124,9 @@ class GradeReport:
     student: dict[str, Any] = field(default_factory=dict)
     #: the rubric's late policy as applied: score_before, score, rule; optional
     late: dict[str, Any] = field(default_factory=dict)
+    #: hand adjustments from the batch's ledger (grader.ledger.apply): automatic_score, score,
+    #: delta, entries; optional
+    adjustment: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -156,6 +159,8 @@ class GradeReport:
             d["student"] = self.student
         if self.late:
             d["late"] = self.late
+        if self.adjustment:
+            d["adjustment"] = self.adjustment
         return d
 
     @classmethod
@@ -190,4 +195,5 @@ class GradeReport:
             plots=dict(d.get("plots") or {}),
             student=dict(d.get("student") or {}),
             late=dict(d.get("late") or {}),
+            adjustment=dict(d.get("adjustment") or {}),
         )

@@ -27,20 +27,11 @@ MARKS = {
     Status.SKIPPED: ("-", "dim"),
 }
 
-WORDS = {
-    "en": {
-        "score": "Score", "part": "Part", "mistakes": "What went wrong", "errors": "Problems while grading",
-        "sandbox": "Sandbox", "weak": "Warning", "passed": "passed", "below": "below the pass mark",
-        "notes": "Notes", "output": "Your code printed", "tests": "tests",
-        "submission": "submission", "mistake_ids": "mistakes", "seed": "seed",
-    },
-    "ja": {
-        "score": "得点", "part": "課題", "mistakes": "見つかった間違い", "errors": "採点中の問題",
-        "sandbox": "サンドボックス", "weak": "警告", "passed": "合格", "below": "合格点未満",
-        "notes": "補足", "output": "コードの出力", "tests": "テスト",
-        "submission": "提出物", "mistake_ids": "間違い", "seed": "シード",
-    },
-}
+#: The terminal's words, from the one table the report writers share (grader.report._text.LABELS).
+_TERMINAL_WORDS = ("score", "part", "mistakes", "errors", "sandbox", "weak", "passed", "below", "notes", "output",
+                   "tests", "submission", "mistake_ids", "seed")
+WORDS = {lang: {key: _text.LABELS[key][lang].lower() if key == "tests" else _text.LABELS[key][lang]
+                for key in _TERMINAL_WORDS} for lang in ("en", "ja")}
 
 
 def _fmt(x: float) -> str:
@@ -80,6 +71,10 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
     if report.errors:
         console.print(Panel(Text(_safe("\n".join(translate(e, lang) for e in report.errors))), title=w["errors"],
                             border_style="magenta"))
+    if report.adjustment:
+
+        console.print(Panel(Text(_safe("\n".join(_text.adjustment_lines(report, [lang])))),
+                            title=_text.label("adjustments", [lang]), border_style="cyan"))
     if report.notes:
         console.print(Panel(Text(_safe("\n".join(translate(n, lang) for n in report.notes))), title=w["notes"],
                             border_style="blue"))

@@ -1,0 +1,82 @@
+"""The batch's output folder: where each report lives, and reading reports back.
+
+``OUTDIR/reports/<submission><suffix>``, one file per format, with the suffixes of
+:data:`grader.report.SUFFIXES` (the same names ``grader grade --out-dir`` writes). The yaml file
+is the batch's own record: ``--resume`` reads it back and :func:`is_current` says whether it
+still holds for the submission's content and the rubric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grader.report import SUFFIXES
+from grader.report import fastyaml
+from grader.report.model import GradeReport
+
+#: Infixes by which one submission's file of one format is another's of a second format:
+#: ``x.results`` writes ``x.results.json`` (json), which is ``x``'s Gradescope report.
+_INFIXES = tuple(sorted({a[: -len(b)] for a in SUFFIXES.values() for b in SUFFIXES.values()
+                         if a != b and a.endswith(b)}))
+
+
+def name_aliases(name: str) -> set[str]:
+    """Report names (case folded) whose files could coincide with ``name``'s."""
+    low = name.casefold()
+    return {low, *(low + infix for infix in _INFIXES), *(low[: -len(i)] for i in _INFIXES if low.endswith(i))}
+
+
+_FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def report_yaml(report: GradeReport | dict[str, Any]) -> str:
+    """The batch's own record of a report (what ``grader.report.yaml_json`` writes).
+
+    Takes the report or its ``to_dict()`` form; the batch passes the dict the worker sent,
+    which saves rebuilding it from dataclasses for every submission.
+    """
+    return fastyaml.dump(report if isinstance(report, dict) else report.to_dict())
+
+
+def report_path(outdir: Path, name: str, fmt: str = "yaml") -> Path:
+    return outdir / "reports" / f"{name}{SUFFIXES[fmt]}"
+
+
+def read_report(path: Path) -> GradeReport | None:
+    """A report written by an earlier run, or None when absent or unreadable."""
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_FastLoader)  # noqa: S506 - a safe loader
+        return GradeReport.from_dict(data) if isinstance(data, dict) else None
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError):
+        return None
+
+
+def is_current(report: GradeReport | None, content_hash: str, rubric_hash: str) -> bool:
+    return report is not None and report.content_hash == content_hash and report.rubric_hash == rubric_hash
+
+
+
+
+def write_report_files(outdir: Path, name: str, report: GradeReport, data: dict[str, Any], rubric: Any,
+                       lang: str, warn: Callable[[str, Exception], None]) -> None:
+    """One submission's report in every format the rubric asks for; the yaml one is the batch's
+    own record (``--resume`` reads it back): complete, unredacted. A format that cannot be
+    written calls ``warn(format, error)`` and is skipped."""
+    from grader.errors import UsageError
+    from grader.report import render
+    from grader.report.files import write_atomic
+
+    write_atomic(report_path(outdir, name, "yaml"), report_yaml(data))
+    for fmt in rubric.report.formats:
+        if fmt == "yaml":
+            continue
+        try:
+            text = render(report, fmt, rubric=rubric, lang=lang)
+        except UsageError as exc:
+            warn(fmt, exc)
+            continue
+        write_atomic(report_path(outdir, name, fmt), text)
