@@ -118,6 +118,8 @@ def test_every_report_says_passed_but_in_both_languages(tmp_path: Path) -> None:
     md = (out / "report.md").read_text(encoding="utf-8")
     for lang in ("ja", "en"):
         assert BUT[lang] in md
+    # Readable raw, as in an editor or a terminal: a call with brackets and underscores unescaped.
+    assert "multihead_attention_scores(float32[1, 3, 768], float32[1, 3, 768], n_heads=12)" in md
     page = (out / "report.html").read_text(encoding="utf-8")
     parsed = _Page(page)
     [score] = [a for a in parsed.order if a.get("id") == "score"]

@@ -242,6 +242,7 @@ def test_the_shipped_workflow_tells_the_truth(student: Student, workflow: list[d
     summary = (files / "summary.md").read_text(encoding="utf-8")
     errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
     notices = [line for line in done.stdout.splitlines() if line.startswith("::notice ")]
+    warnings = [line for line in done.stdout.splitlines() if line.startswith("::warning ")]
 
     # the job is red exactly when the score is below the pass mark, and the summary says which
     assert outputs["graded"] == ("notebook" if form == "notebook" else "folder")
@@ -261,7 +262,10 @@ def test_the_shipped_workflow_tells_the_truth(student: Student, workflow: list[d
         assert passed and float(outputs["score"]) == float(outputs["max-score"]) and errors == []
     elif state == "sqrt-d-model":
         assert not passed or float(outputs["score"]) < float(outputs["max-score"])
-        [line] = [e for e in errors if "[sqrt-d-model]" in e]
+        # The rubric's central mistake: a ::warning of its own ("passed, but …") when the
+        # score passes, else with its function's ::error.
+        [line] = [e for e in (warnings if passed else errors) if "[sqrt-d-model]" in e]
+        assert not passed or "passed%2C but with the central mistake sqrt-d-model" in line
         source = (folder / "scaling.py").read_text(encoding="utf-8").splitlines()
         where = re.search(r"file=([^,]+),line=(\d+)", line)
         assert where and where.group(1) == "exercises/chapter07/scaling.py"
