@@ -22,9 +22,12 @@ import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["FRAMEWORK_FILE", "Entry", "catalogue", "mistake_ids"]
 
@@ -163,7 +166,7 @@ def mistake_ids(file: Path | None = None) -> list[str]:
     return [mid for mid, entry in catalogue(file).items() if not entry.note]
 
 
-def check_rubric(rubric: Any) -> None:
+def check_rubric(rubric: Rubric) -> None:
     """Every id under the rubric's ``mistakes:`` must be in its assignment's catalogue.
 
     Raises:

@@ -33,16 +33,19 @@ import re
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader.discovery import Found, Skipped
 from grader.errors import UsageError
 from grader.outdir import read_report
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
-from grader.sinks import csv_cell
+from grader.sinks import csv_cell, file_name
 
-__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_lms", "cell", "csv_text", "export_gradebooks",
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
+
+__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "csv_text", "export_gradebooks",
            "gradebook_rows", "write_canvas", "write_gradebook", "write_lms_gradebooks", "write_moodle",
            "write_moodle_feedback"]
 
@@ -141,8 +144,9 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
 
 
 def moodle_folder(name: str, participant: str) -> str:
-    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name."""
-    clean = re.sub(r"[\x00-\x1f/\\:*?\"<>|&'`_]+", " ", name).strip() or "Participant"
+    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name,
+    nothing invisible (:func:`grader.sinks.file_name`: controls, DEL, C1, bidi overrides)."""
+    clean = file_name(re.sub(r"[&'`_]+", " ", name)) or "Participant"
     return f"{clean}_{participant}_assignsubmission_file_"
 
 
@@ -158,11 +162,12 @@ def write_moodle_feedback(path: Path, files: list[tuple[str, str, str, str]]) ->
 
 # --------------------------------------------------------------------------- the batch's rows
 
-GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "max_score", "passed"]
+GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
+                   "adjustment_reasons", "max_score", "passed"]
 GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
 
 
-def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]:
+def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric) -> dict[str, Any]:
     """Add who submitted it (from the LMS naming) to a report, and apply the late policy.
 
     The late policy (rubric ``late:``) takes its points off the total of a submission the
@@ -172,8 +177,13 @@ def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]
         data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
                            "entry": found.entry, "late": found.late,
                            "flags": [[key, dict(slots)] for key, slots in found.flags]}
+    return apply_late(data, found.late, rubric)
+
+
+def apply_late(data: dict[str, Any], late: bool, rubric: Any) -> dict[str, Any]:
+    """The rubric's late policy on a report's dict whose ``score`` is the tests' score."""
     policy = getattr(rubric, "late", None)
-    if found.late and policy is not None:
+    if late and policy is not None:
         before, top = float(data["score"]), float(data["max_score"])
         after = round(policy.apply(before, top), int(rubric.report.rounding))
         rule = {lang: policy.describe(lang) for lang in ("en", "ja")}
@@ -194,7 +204,7 @@ def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:
 
 
 def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]],
-                   rubric: Any) -> list[dict[str, Any]]:
+                   rubric: Rubric) -> list[dict[str, Any]]:
     """Rows of the gradebook: graded submissions, then entries that could not be graded.
 
     Each row is ``(Found or Skipped, report or None, extra flags)``; the errors column holds
@@ -218,6 +228,7 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
                        errors=" | ".join(errors if isinstance(item, Skipped) else
                                          [*(e.replace("\n", " ") for e in report.errors), *errors]),
                        content_hash=report.content_hash, graded_at=report.graded_at, report=report)
+            row.update(_adjustment_cells(report, langs))
             row.update({f"part:{p}": scores.get(p, "") for p in parts})
             if isinstance(item, Skipped):  # an upload that could not be read: its 0 is no grade for the LMS
                 row["flagged"] = True
@@ -228,13 +239,24 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
     return out
 
 
-def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any, *, bom: bool = False) -> Path:
+def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, Any]:
+    """``automatic_score``, ``adjustment`` and ``adjustment_reasons`` (grader.ledger) of a row."""
+    from grader.report._text import adjustment_lines
+
+    adj = report.adjustment
+    if not adj:
+        return {"automatic_score": report.score, "adjustment": 0.0, "adjustment_reasons": ""}
+    return {"automatic_score": float(adj["automatic_score"]), "adjustment": float(adj["delta"]),
+            "adjustment_reasons": " | ".join(adjustment_lines(report, langs)[1:])}
+
+
+def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Rubric, *, bom: bool = False) -> Path:
     """``gradebook.csv``: every cell through :func:`cell` (no formulas)."""
     columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + GRADEBOOK_TAIL
     return write_atomic(path, csv_text(columns, [[row.get(c, "") for c in columns] for row in rows], bom=bom))
 
 
-def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Any, formats: tuple[str, ...],
+def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubric, formats: tuple[str, ...],
                          *, bom: bool = False, lang: str = "en", assignment: str | None = None) -> list[Path]:
     """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
     from grader.report import render
@@ -259,14 +281,18 @@ def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Any, 
 _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing")
 
 
-def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bom: bool = False,
+def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *, bom: bool = False,
                       lang: str = "en") -> list[Path]:
     """``grader export``: the LMS gradebooks again, from the reports a batch left in ``outdir``."""
+    from grader import ledger
+
+    entries = ledger.read(outdir)  # a broken chain is refused: nothing is exported from it
     paths = sorted((outdir / "reports").glob("*.yaml"))
-    reports = [r for r in (read_report(p) for p in paths) if r is not None]
+    reports = [ledger.apply_report(r, ledger.for_submission(entries, p.name[: -len(".yaml")]), rubric)
+               for r, p in ((read_report(p), p) for p in paths) if r is not None]
     if not reports:
         raise UsageError(f"{outdir}: no reports in {outdir / 'reports'}; run grader batch with --out {outdir} first")
-    rows = []
+    rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = []
     for report in reports:
         who = report.student or {}
         flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []
@@ -282,7 +308,7 @@ def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bo
     return written + write_lms_gradebooks(outdir, book, rubric, formats, bom=bom, lang=lang)
 
 
-def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
+def _feedback_comment(row: dict[str, Any], rubric: Rubric, lang: str) -> str:
     """A short plain comment for the LMS's feedback column (HTML-escaped: Moodle shows HTML)."""
     from grader.sinks import html
 
@@ -294,6 +320,11 @@ def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
     if report.late:
         text += (f"（期限後: {report.late['score_before']:g} から）" if ja
                  else f" (late: from {report.late['score_before']:g})")
+    if report.adjustment:
+        from grader.report._text import adjustment_lines
+
+        text += "。" if ja else ". "
+        text += " ".join(adjustment_lines(report, ["ja" if ja else "en"]))
     if report.mistakes:
         ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
         text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -56,6 +56,10 @@ from grader.signature import (
     signature_of,
 )
 from grader.testing import StudentRaised, describe_call
+
+if TYPE_CHECKING:
+    from grader.sandbox.session import Session
+    from grader.rubric import Rubric
 
 __all__ = [
     "UNRECOGNISED", "Finding", "Probe", "Raised", "arr", "close", "describe_call", "diagnose", "gen",
@@ -77,7 +81,7 @@ class Finding:
 # --------------------------------------------------------------------------- entry point
 
 
-def diagnose(run: Any, session: Any, reference: Any, rubric: Any, *,
+def diagnose(run: Any, session: Session, reference: Any, rubric: Rubric, *,
              parts: Iterable[str] | None = None) -> list[Mistake]:
     """Name the known mistakes this submission shows, with its own numbers as evidence.
 
@@ -135,7 +139,7 @@ class _Kit:
     quiz_part: str | None
 
     @classmethod
-    def of(cls, rubric: Any) -> _Kit:
+    def of(cls, rubric: Rubric) -> _Kit:
         """What the rubric's assignment declares (no recognisers when it has no hooks)."""
         from grader.assignment import assignment_of
 
@@ -154,7 +158,7 @@ def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
     return out
 
 
-def _filename(session: Any, part: str, files: dict[str, str]) -> str:
+def _filename(session: Session, part: str, files: dict[str, str]) -> str:
     try:
         module = session.module_for(part)
         if module and session.kind == "notebook":
@@ -164,7 +168,7 @@ def _filename(session: Any, part: str, files: dict[str, str]) -> str:
     return files.get(part, part)
 
 
-def probe_part(session: Any, part: str, reference: Any, rubric: Any, *, errors: list[str] | None = None,
+def probe_part(session: Session, part: str, reference: Any, rubric: Rubric, *, errors: list[str] | None = None,
                kit: _Kit | None = None) -> list[Finding]:
     """Probe every function of ``part``; one or more findings per function that is wrong."""
     kit = kit or _Kit.of(rubric)
@@ -202,7 +206,7 @@ def _signed(finding: Finding, log: dict[str, list[dict[str, Any]]], entries: Any
     return Finding(finding.id, finding.function, {**finding.evidence, "probes": calls})
 
 
-def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed: bool,
+def _merge(part: str, findings: list[Finding], file: str, rubric: Rubric, *, failed: bool,
            entries: Any) -> list[Mistake]:
     """One Mistake per id: the first function's evidence, the others listed."""
     if not findings and failed:
@@ -270,7 +274,7 @@ class Raised(Exception):
 class Probe:
     """Calls into the student's part, and computes expected values on the trusted side."""
 
-    def __init__(self, session: Any, part: str, reference: Any, oracle: Any = None) -> None:
+    def __init__(self, session: Session, part: str, reference: Any, oracle: Any = None) -> None:
         self.session = session
         self.part = part
         self.reference = reference
@@ -285,7 +289,8 @@ class Probe:
 
     def args_after(self, func: str, *args: Any) -> tuple[Any, list[Any] | None]:
         """Like calling, but also returns the positional arguments as the call left them."""
-        return self._call(func, list(args), {}, echo_args=True)
+        echoed: tuple[Any, list[Any] | None] = self._call(func, list(args), {}, echo_args=True)
+        return echoed
 
     def _call(self, func: str, args: list[Any], kwargs: dict[str, Any], **echo: bool) -> Any:
         from grader.sandbox.worker import StudentTimeout, StudentUnavailable

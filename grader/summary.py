@@ -6,7 +6,8 @@
     OUTDIR/summary.en.md   summary.ja.md     (pictures linked from summary/)
     OUTDIR/summary.en.html summary.ja.html   (self-contained: pictures embedded as base64)
 
-Plot labels stay ASCII (a Japanese font may be missing); the bilingual text is the page's.
+Plot titles and axis labels follow the page's language (Japanese drawn with the font the
+matplotlib-fontja package ships, so no system font is needed); test and mistake ids stay ASCII.
 """
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader import sinks
 from grader.messages import translate
 from grader.report._text import plot_style, plot_word
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 TEXT = {
     "en": {
@@ -67,13 +71,13 @@ TEXT = {
         "parts": "小問ごとの平均点", "part": "小問", "mean_col": "平均", "max_col": "満点",
         "tests": "テストごとの合格率", "test": "テスト", "rate": "合格率",
         "hardest": "合格した学生が少ないテスト（低い順）",
-        "mistakes": "検出したミス", "mistake": "ミス ID", "count": "提出物数",
-        "no_mistakes": "既知のミスは検出されませんでした。",
+        "mistakes": "見つかった間違い", "mistake": "間違いの ID", "count": "提出物数",
+        "no_mistakes": "既知の間違いは見つかりませんでした。",
         "unrecognised": "提出物として認識できなかった項目", "entry": "項目", "why": "理由",
         "errors": "エラーのあった提出物（構文エラー・異常終了・時間切れ）",
         "timeouts": "時間切れのあった提出物",
         "first": "まずここを確認",
-        "central": "核心の誤りがあっても合格した提出物",
+        "central": "核心の間違いがあっても合格した提出物",
         "central_row": "{mid} のある提出物 {total} 件のうち {passed} 件が合格",
         "common": "よくある間違い（各 1 例）",
         "example": "例", "student": "提出物",
@@ -83,7 +87,7 @@ TEXT = {
         "rings": "よく似た提出物：まずここを確認",
         "ring_row": "グループ {g}（{n} 件、コードの一致は最大 {best:.2f}）: {members}",
         "ring_more": "すべての組を並べて表示: similarity.ja.html",
-        "clusters": "既知の誤りで説明できない不合格（振る舞いでまとめたもの）",
+        "clusters": "既知の間違いで説明できない不合格（振る舞いでまとめたもの）",
         "cluster_example": "例", "cluster_tests": "不合格のテスト",
         "cluster_draft": "クラスタ {n} をカタログ項目にする: grader catalogue draft OUT --cluster {n}",
         "items_title": "テストごとの合格率と識別力",
@@ -316,7 +320,7 @@ def _short(test_id: str, width: int = 60) -> str:
 # --------------------------------------------------------------------------- pages
 
 
-def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str, str]) -> str:
+def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[str, str]) -> str:
     t = TEXT[lang]
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     pct = lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"  # noqa: E731
@@ -334,7 +338,7 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     lines += ["", f"### {t['error_list']} ({len(stats.error_list)})", ""]
     if stats.error_list:
         lines += [f"| {t['student']} | {t['error_col']} |", "| --- | --- |"]
-        lines += [f"| {_md(who)} | {_md(what)} |" for who, what in stats.error_list[:10]]
+        lines += [f"| {_md(who)} | {_md(translate(what, lang))} |" for who, what in stats.error_list[:10]]
     else:
         lines.append(t["none"])
     lines += [
@@ -418,7 +422,7 @@ def _templates() -> Any:
     )
 
 
-def render_html(stats: ClassStats, rubric: Any, lang: str, pngs: dict[str, bytes]) -> str:
+def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, bytes]) -> str:
     env = _templates()
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     images = {k: "data:image/png;base64," + base64.b64encode(v).decode() for k, v in pngs.items()}
@@ -454,7 +458,7 @@ def _rings(reports: list[GradeReport], outdir: Path) -> list[tuple[int, float, l
     return [(g, best, names) for g, (best, names) in sorted(groups.items())]
 
 
-def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Any,
+def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Rubric,
                   unrecognised: list[tuple[str, str]] | None = None) -> list[Path]:
     """Write the plots and the Markdown and HTML pages in both languages; returns the paths.
 
