@@ -144,7 +144,10 @@ def _append(file: Path, mid: str, number: int, size: int, part: str, func: str,
             "ja": "{call}: 下書き — 何が誤りで、どう直すかを書いてください。"}},
         "signature": {"function": func, "probes": probes},
     }
-    text = yaml.safe_dump({mid: entry}, allow_unicode=True, sort_keys=False, width=100, default_flow_style=None)
+    from grader import sinks
+
+    # The probe values are the student's (strings capped when recorded): valid Unicode for YAML.
+    text = yaml.safe_dump(sinks.clean({mid: entry}), allow_unicode=True, sort_keys=False, width=100, default_flow_style=None)
     block = "\n".join("  " + line if line else line for line in text.splitlines())
     old = file.read_text(encoding="utf-8")
     head = (f"\n  # DRAFT from cluster {number} of {batch} ({size} submission(s)), written by grader catalogue"

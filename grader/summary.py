@@ -59,7 +59,7 @@ TEXT = {
         "clusters": "Failures no known mistake explains, grouped by behaviour",
         "cluster_example": "example", "cluster_tests": "the tests they fail",
         "cluster_draft": "Make cluster {n} a catalogue entry: grader catalogue draft OUT --cluster {n}",
-        "items": "Tests: pass rate and discrimination",
+        "items_title": "Tests: pass rate and discrimination",
         "items_note": ("Discrimination is the correlation between passing the test and the rest of the score; "
                        "flagged tests may be broken or may not tell students apart."),
         "disc": "Discrimination", "flags": "Flags",
@@ -90,7 +90,7 @@ TEXT = {
         "clusters": "既知の間違いで説明できない不合格（振る舞いでまとめたもの）",
         "cluster_example": "例", "cluster_tests": "不合格のテスト",
         "cluster_draft": "クラスタ {n} をカタログ項目にする: grader catalogue draft OUT --cluster {n}",
-        "items": "テストごとの合格率と識別力",
+        "items_title": "テストごとの合格率と識別力",
         "items_note": ("識別力は、そのテストの合否と残りの得点との相関です。印の付いたテストは、壊れているか、"
                        "学生の理解度を見分けていない可能性があります。"),
         "disc": "識別力", "flags": "注意",
@@ -370,7 +370,7 @@ def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[s
     if stats.items:
         from grader.items import FLAGS
 
-        lines += ["", f"## {t['items']}", "", t["items_note"], "",
+        lines += ["", f"## {t['items_title']}", "", t["items_note"], "",
                   f"| {t['test']} | {t['rate']} | {t['disc']} | {t['flags']} |", "| --- | ---: | ---: | --- |"]
         lines += [f"| `{i.test}` | {100 * i.pass_rate:.0f}% | "
                   f"{'–' if i.discrimination is None else f'{i.discrimination:.2f}'} | "

@@ -116,3 +116,37 @@ def test_item_analysis_flags_what_does_not_tell_students_apart() -> None:
     assert rows["odd"].discrimination < 0 and rows["odd"].flags == ("low-discrimination",)
     assert set(items.FLAGS) >= {f for r in rows.values() for f in r.flags}
     assert all(set(words) == {"en", "ja"} for words in items.FLAGS.values())
+
+
+def test_draft_entry_from_a_hostile_cluster_is_valid_yaml_and_marked_draft(tmp_path: Path) -> None:
+    """What a student returned (markup, controls, YAML syntax) lands in the catalogue as data."""
+    import shutil
+
+    import yaml
+
+    from grader.draft import draft_entry
+    from grader.outdir import report_path, report_yaml
+    from grader.rubric import load_rubric
+
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "rubrics").mkdir()
+    shutil.copy(root / "rubrics" / "chapter07.yaml", tmp_path / "rubrics" / "chapter07.yaml")
+    for top in ("suites", "exercises", "solutions"):
+        shutil.copytree(root / top / "chapter07", tmp_path / top / "chapter07")
+    rubric = load_rubric(tmp_path / "rubrics" / "chapter07.yaml")
+    hostile = {"softmax_jacobian": [{"call": "softmax_jacobian(float32[4])",
+                                     "text": "<script>\x1b[2J\u202e'; drop: [yaml"}]}
+    out = tmp_path / "out"
+    for name in ("a", "b"):
+        path = report_path(out, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(report_yaml(_report(name, hostile)), encoding="utf-8")
+    done = draft_entry(out, rubric, 1, "returns-text")
+    assert done.mutant is None  # no source was noted: the entry alone
+    data = yaml.safe_load(done.catalogue.read_text(encoding="utf-8"))["mistakes"]["returns-text"]
+    assert data["draft"] is True
+    assert data["signature"]["probes"][0]["text"].startswith("<script>\x1b[2J")
+    from grader.catalogue import catalogue
+
+    entry = catalogue(done.catalogue)["returns-text"]
+    assert entry.draft and entry.signature["function"] == "softmax_jacobian"

@@ -23,6 +23,7 @@ import nbformat
 import pytest
 import yaml
 
+from test_japanese_browser import _english_sentences
 from test_report_html import _chromium, _headless
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,6 +157,8 @@ def test_batch_with_similarity_puts_the_ring_and_the_cluster_on_the_first_screen
         assert "rings" in screen.ids and "clusters" in screen.ids, lang
         assert ring_word in text and all(name in text for name in ring), (lang, text[:2000])
         assert cluster_word in text and "scale_scores" in text and "clamp-a" in text, (lang, text[:2000])
+        if lang == "ja":
+            assert _english_sentences(dom) == []
         shot = tmp_path / f"summary-{lang}.png"
         _headless(browser, tmp_path / f"profile-shot-{lang}", f"--screenshot={shot}", "--window-size=1200,900",
                   page.as_uri())
@@ -167,6 +170,8 @@ def test_batch_with_similarity_puts_the_ring_and_the_cluster_on_the_first_screen
         assert "&lt;script&gt;alert('x')&lt;/script&gt;\\x1b[2J\\u202e" in dom
         assert dom.count("<mark>") >= 5
         assert "\x1b" not in dom and "\u202e" not in dom
+        if lang == "ja":
+            assert _english_sentences(dom) == []
 
 
 def _course(tmp: Path) -> Path:
