@@ -89,10 +89,14 @@ def _gradebook(out: Path) -> list[dict[str, str]]:
 
 
 def _graded(report: dict) -> dict:
-    """What a report says about the student's work: everything but when and how long."""
+    """What a report says about the student's work: everything but when, how long, and the
+    address-space limit in bytes (the grading process's own size plus the rubric's memory_mb,
+    which differs by a few KiB from one process to another)."""
     drop = {"graded_at", "duration_s"}
     out = {k: v for k, v in report.items() if k not in drop}
     out["tests"] = [{k: v for k, v in t.items() if k != "duration_s"} for t in report["tests"]]
+    enforced = {k: v for k, v in report["sandbox"]["enforced"].items() if k != "address_space_bytes"}
+    out["sandbox"] = {**report["sandbox"], "enforced": enforced}
     return out
 
 
@@ -507,3 +511,25 @@ def test_jobqueue_kinds_write_the_job_script(kind, directive, tmp_path):
     assert "--nthreads 8" in script and "--lifetime 110m" in script
     assert "distributed.cli.dask_worker" in script or "dask worker" in script or "dask-worker" in script
     assert cluster.scheduler_address.split("://")[1].split(":")[0] in script
+
+
+def test_kind_kubernetes_builds_its_cluster_resource(tmp_path):
+    """kind: kubernetes: the DaskCluster resource the Dask operator would get, built offline."""
+    pytest.importorskip("dask_kubernetes", reason="the cluster-kubernetes extra")
+    from dask_kubernetes.operator import make_cluster_spec
+
+    from grader.cluster import kubernetes_spec
+
+    path = tmp_path / "cluster.yaml"
+    path.write_text("kind: kubernetes\nworkers: 3\nimage: registry.example/grader:1\n"
+                    "resources: {requests: {cpu: '8'}, limits: {cpu: '8', memory: 16Gi}}\n", encoding="utf-8")
+    body = kubernetes_spec(parse_spec(str(path)), make_cluster_spec)
+    assert "DaskCluster" == body["kind"] and "grader" == body["metadata"]["name"]
+    worker = body["spec"]["worker"]
+    assert 3 == worker["replicas"]
+    [container] = worker["spec"]["containers"]
+    assert "registry.example/grader:1" == container["image"]
+    assert {"cpu": "8", "memory": "16Gi"} == container["resources"]["limits"]
+    path.write_text("kind: kubernetes\nimagez: x\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="imagez: not an option of make_cluster_spec"):
+        parse_spec(str(path))
