@@ -398,14 +398,13 @@ class ClusterPool:
         return sum(int(w.get("nthreads", 1)) for w in workers)
 
     def _drop_hung(self, client: Client) -> None:
-        """Ask the scheduler to drop a worker whose heartbeats stopped (its shards run elsewhere)."""
-        info = client.scheduler_info(n_workers=-1)
-        now = time.time()
-        for address, w in info["workers"].items():
-            if now - float(w.get("last_seen", now)) > self.hung_s:
-                self.say(f"worker {address} sent no heartbeat for {self.hung_s:.0f} s; its shards go elsewhere")
-                self._note(f"hung {address}")
-                client.run_on_scheduler(_remove_worker, address)
+        """Have the scheduler drop workers whose heartbeats stopped (their shards run elsewhere).
+
+        Judged on the scheduler's own clock: the client's may differ from the cluster's.
+        """
+        for address in client.run_on_scheduler(_drop_silent, self.hung_s):
+            self.say(f"worker {address} sent no heartbeat for {self.hung_s:.0f} s; its shards go elsewhere")
+            self._note(f"hung {address}")
 
     def _finished(self, future: Future, shard: list[int], pending: deque[list[int]], write: Write,
                   tally: Tally) -> None:
@@ -466,5 +465,10 @@ class ClusterPool:
         tally.done(report)
 
 
-def _remove_worker(dask_scheduler: Any, address: str) -> str:
-    return str(dask_scheduler.remove_worker(address, stimulus_id=f"grader-hung-{time.time()}", close=True))
+async def _drop_silent(dask_scheduler: Any, silent_s: float) -> list[str]:
+    """On the scheduler: remove the workers silent for ``silent_s`` seconds; their addresses."""
+    now = time.time()
+    silent = [a for a, ws in dask_scheduler.workers.items() if now - ws.last_seen > silent_s]
+    for address in silent:
+        await dask_scheduler.remove_worker(address, stimulus_id=f"grader-hung-{now}", close=True)
+    return silent

@@ -298,6 +298,42 @@ def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference
         c.wait_for_workers(2, timeout=120)  # the nanny started a new one
 
 
+def test_a_hung_node_is_dropped_within_the_rubrics_limits(tmp_path):
+    """SIGSTOP of a worker while it grades: no heartbeat for 3 x per_call_s, so the client has
+    the scheduler drop it (Dask alone would wait five minutes); every submission is graded."""
+    c = Cluster(tmp_path / "dask")
+    stopped = None
+    try:
+        c.worker("wA")
+        c.worker("wB")
+        c.wait_for(2)
+        src = tmp_path / "src"
+        src.mkdir()
+        for k in range(4):
+            shutil.copytree(EXAMPLES / "correct", src / f"s{k}")
+        out = tmp_path / "out"
+        batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(src), "--out", str(out),
+                                  "--cluster", c.address, "--shard-size", "1", "--no-progress", "--no-table"],
+                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        with c.client() as client:
+            deadline = time.monotonic() + 300
+            while time.monotonic() < deadline and batch.poll() is None and stopped is None:
+                state = client.run(lambda dask_worker: (os.getpid(), len(dask_worker.state.executing)))
+                stopped = next((pid for pid, n in state.values() if n), None)
+                time.sleep(0.2)
+        assert stopped is not None, "no worker was grading"
+        os.kill(stopped, signal.SIGSTOP)
+        _, err = batch.communicate(timeout=600)
+        assert batch.returncode == 0, err
+        assert "sent no heartbeat for 30 s" in err, err
+        assert "4 graded" in err
+        assert 4 == len(_gradebook(out))
+    finally:
+        if stopped is not None:
+            os.kill(stopped, signal.SIGKILL)
+        c.close()
+
+
 def test_kind_local_resume_and_a_second_seed(tmp_path):
     """kind: local in a cluster file; --resume grades only what is missing; a second batch with
     another seed on the same kind of cluster reports that seed."""
