@@ -402,7 +402,12 @@ class ClusterPool:
 
         Judged on the scheduler's own clock: the client's may differ from the cluster's.
         """
-        for address in client.run_on_scheduler(_drop_silent, self.hung_s):
+        try:
+            dropped = client.run_on_scheduler(_drop_silent, silent_s=self.hung_s)
+        except (OSError, TimeoutError) as exc:  # the scheduler is busy or away: asked again in 2 s
+            self._note(f"heartbeat check failed: {type(exc).__name__}: {exc}")
+            return
+        for address in dropped:
             self.say(f"worker {address} sent no heartbeat for {self.hung_s:.0f} s; its shards go elsewhere")
             self._note(f"hung {address}")
 

@@ -162,6 +162,7 @@ class Cluster:
 
     def __init__(self, folder: Path, *, tls: dict[str, str] | None = None) -> None:
         self.folder, self.tls = folder, tls
+        folder.mkdir(parents=True, exist_ok=True)
         self.file = folder / "scheduler.json"
         self.procs: list[subprocess.Popen[bytes]] = []
         args = ["scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file", str(self.file),
