@@ -268,6 +268,7 @@ class _Batch:
         return False, None
 
     def _grade_on_cluster(self, todo: list[int], progress: bool | None) -> tuple[bool, GraderError | None]:
+        import grader.runner  # noqa: F401 - torch, imported here before Dask's threads start
         from grader.cluster import ClusterPool
         from grader.rubric import rubric_fingerprint
 

@@ -143,6 +143,9 @@ def read_cluster_file(path: Path) -> ClusterSpec:
     options = {k: v for k, v in data.items() if k not in OWN_KEYS}
     module, cls, extra = KINDS[kind]
     helper = getattr(_need(module, extra, f"kind: {kind}"), cls)
+    if kind == "kubernetes":  # the options build the DaskCluster resource (kubernetes_spec)
+        helper = _need("dask_kubernetes.operator", extra, f"kind: {kind}").make_cluster_spec
+        cls = "make_cluster_spec"
     allowed = _helper_keys(helper)
     for key in options:
         if allowed is not None and key not in allowed:
@@ -162,14 +165,14 @@ def _helper_keys(helper: Any) -> set[str] | None:
     if job_cls is not None:  # dask-jobqueue: the cluster passes the rest to its Job class
         classes += [c for c in job_cls.__mro__ if "__init__" in vars(c) and c is not object]
     for cls in classes:
-        for name, p in inspect.signature(cls.__init__).parameters.items():
+        for name, p in inspect.signature(cls if inspect.isfunction(cls) else cls.__init__).parameters.items():
             if p.kind is p.VAR_KEYWORD:
                 open_ended = True
             elif name != "self":
                 keys.add(name)
     if open_ended and job_cls is None:
         return None
-    return keys - {"security", "job_cls", "loop", "asynchronous", "scheduler", "scheduler_cls"}
+    return keys - {"security", "job_cls", "loop", "asynchronous", "scheduler", "scheduler_cls", "n_workers"}
 
 
 def _security_block(path: Path, block: Any) -> dict[str, Any]:
@@ -297,6 +300,7 @@ class ClusterPool:
         self.hung_s = hung_after(rubric.limits)
         self.log = log
         self.retries: dict[int, int] = {}
+        self.kills: dict[int, int] = {}  # single-submission tasks that ended in KilledWorker
         self.done: set[int] = set()
         self.tasks = 0
         self._shard_of: dict[str, list[int]] = {}
@@ -393,14 +397,18 @@ class ClusterPool:
         return sum(int(w.get("nthreads", 1)) for w in workers)
 
     def _drop_hung(self, client: Client) -> None:
-        """Ask the scheduler to drop a worker whose heartbeats stopped (its shards run elsewhere)."""
-        info = client.scheduler_info(n_workers=-1)
-        now = time.time()
-        for address, w in info["workers"].items():
-            if now - float(w.get("last_seen", now)) > self.hung_s:
-                self.say(f"worker {address} sent no heartbeat for {self.hung_s:.0f} s; its shards go elsewhere")
-                self._note(f"hung {address}")
-                client.run_on_scheduler(_remove_worker, address)
+        """Have the scheduler drop workers whose heartbeats stopped (their shards run elsewhere).
+
+        Judged on the scheduler's own clock: the client's may differ from the cluster's.
+        """
+        try:
+            dropped = client.run_on_scheduler(_drop_silent, silent_s=self.hung_s)
+        except (OSError, TimeoutError) as exc:  # the scheduler is busy or away: asked again in 2 s
+            self._note(f"heartbeat check failed: {type(exc).__name__}: {exc}")
+            return
+        for address in dropped:
+            self.say(f"worker {address} sent no heartbeat for {self.hung_s:.0f} s; its shards go elsewhere")
+            self._note(f"hung {address}")
 
     def _finished(self, future: Future, shard: list[int], pending: deque[list[int]], write: Write,
                   tally: Tally) -> None:
@@ -423,10 +431,16 @@ class ClusterPool:
         if isinstance(exc, KilledWorker) or future.status == "cancelled":
             if len(shard) > 1:  # split: only the submission that kills its worker fails
                 pending.extendleft([i] for i in reversed(shard))
+                return
+            # A task queued on a worker that died is charged that death too (dask/distributed
+            # #5234): a single submission is given up on only the second time its own task ends so.
+            [i] = shard
+            self.kills[i] = self.kills.get(i, 0) + 1
+            if self.kills[i] < MAX_RETRIES:
+                pending.appendleft([i])
             else:
-                for i in shard:
-                    self._write(i, None, "grading it stopped its Dask worker every time it was tried; "
-                                         "it was not graded (the worker's log has details)", write, tally)
+                self._write(i, None, "grading it stopped its Dask worker every time it was tried; "
+                                     "it was not graded (the worker's log has details)", write, tally)
             return
         raise GraderError(f"a shard failed on the cluster: {type(exc).__name__}: {exc}")
 
@@ -455,5 +469,10 @@ class ClusterPool:
         tally.done(report)
 
 
-def _remove_worker(dask_scheduler: Any, address: str) -> str:
-    return str(dask_scheduler.remove_worker(address, stimulus_id=f"grader-hung-{time.time()}", close=True))
+async def _drop_silent(dask_scheduler: Any, silent_s: float) -> list[str]:
+    """On the scheduler: remove the workers silent for ``silent_s`` seconds; their addresses."""
+    now = time.time()
+    silent = [a for a, ws in dask_scheduler.workers.items() if now - ws.last_seen > silent_s]
+    for address in silent:
+        await dask_scheduler.remove_worker(address, stimulus_id=f"grader-hung-{now}", close=True)
+    return silent

@@ -89,10 +89,14 @@ def _gradebook(out: Path) -> list[dict[str, str]]:
 
 
 def _graded(report: dict) -> dict:
-    """What a report says about the student's work: everything but when and how long."""
+    """What a report says about the student's work: everything but when, how long, and the
+    address-space limit in bytes (the grading process's own size plus the rubric's memory_mb,
+    which differs by a few KiB from one process to another)."""
     drop = {"graded_at", "duration_s"}
     out = {k: v for k, v in report.items() if k not in drop}
     out["tests"] = [{k: v for k, v in t.items() if k != "duration_s"} for t in report["tests"]]
+    enforced = {k: v for k, v in report["sandbox"]["enforced"].items() if k != "address_space_bytes"}
+    out["sandbox"] = {**report["sandbox"], "enforced": enforced}
     return out
 
 
@@ -158,6 +162,7 @@ class Cluster:
 
     def __init__(self, folder: Path, *, tls: dict[str, str] | None = None) -> None:
         self.folder, self.tls = folder, tls
+        folder.mkdir(parents=True, exist_ok=True)
         self.file = folder / "scheduler.json"
         self.procs: list[subprocess.Popen[bytes]] = []
         args = ["scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file", str(self.file),
@@ -292,6 +297,42 @@ def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference
             time.sleep(0.2)
         assert set() == _alive(tree), "orphans of the killed worker"
         c.wait_for_workers(2, timeout=120)  # the nanny started a new one
+
+
+def test_a_hung_node_is_dropped_within_the_rubrics_limits(tmp_path):
+    """SIGSTOP of a worker while it grades: no heartbeat for 3 x per_call_s, so the client has
+    the scheduler drop it (Dask alone would wait five minutes); every submission is graded."""
+    c = Cluster(tmp_path / "dask")
+    stopped = None
+    try:
+        c.worker("wA")
+        c.worker("wB")
+        c.wait_for(2)
+        src = tmp_path / "src"
+        src.mkdir()
+        for k in range(4):
+            shutil.copytree(EXAMPLES / "correct", src / f"s{k}")
+        out = tmp_path / "out"
+        batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(src), "--out", str(out),
+                                  "--cluster", c.address, "--shard-size", "1", "--no-progress", "--no-table"],
+                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        with c.client() as client:
+            deadline = time.monotonic() + 300
+            while time.monotonic() < deadline and batch.poll() is None and stopped is None:
+                state = client.run(lambda dask_worker: (os.getpid(), len(dask_worker.state.executing)))
+                stopped = next((pid for pid, n in state.values() if n), None)
+                time.sleep(0.2)
+        assert stopped is not None, "no worker was grading"
+        os.kill(stopped, signal.SIGSTOP)
+        _, err = batch.communicate(timeout=600)
+        assert batch.returncode == 0, err
+        assert "sent no heartbeat for 30 s" in err, err
+        assert "4 graded" in err
+        assert 4 == len(_gradebook(out))
+    finally:
+        if stopped is not None:
+            os.kill(stopped, signal.SIGKILL)
+        c.close()
 
 
 def test_kind_local_resume_and_a_second_seed(tmp_path):
@@ -507,3 +548,25 @@ def test_jobqueue_kinds_write_the_job_script(kind, directive, tmp_path):
     assert "--nthreads 8" in script and "--lifetime 110m" in script
     assert "distributed.cli.dask_worker" in script or "dask worker" in script or "dask-worker" in script
     assert cluster.scheduler_address.split("://")[1].split(":")[0] in script
+
+
+def test_kind_kubernetes_builds_its_cluster_resource(tmp_path):
+    """kind: kubernetes: the DaskCluster resource the Dask operator would get, built offline."""
+    pytest.importorskip("dask_kubernetes", reason="the cluster-kubernetes extra")
+    from dask_kubernetes.operator import make_cluster_spec
+
+    from grader.cluster import kubernetes_spec
+
+    path = tmp_path / "cluster.yaml"
+    path.write_text("kind: kubernetes\nworkers: 3\nimage: registry.example/grader:1\n"
+                    "resources: {requests: {cpu: '8'}, limits: {cpu: '8', memory: 16Gi}}\n", encoding="utf-8")
+    body = kubernetes_spec(parse_spec(str(path)), make_cluster_spec)
+    assert "DaskCluster" == body["kind"] and "grader" == body["metadata"]["name"]
+    worker = body["spec"]["worker"]
+    assert 3 == worker["replicas"]
+    [container] = worker["spec"]["containers"]
+    assert "registry.example/grader:1" == container["image"]
+    assert {"cpu": "8", "memory": "16Gi"} == container["resources"]["limits"]
+    path.write_text("kind: kubernetes\nimagez: x\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="imagez: not an option of make_cluster_spec"):
+        parse_spec(str(path))
