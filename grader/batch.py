@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from rich.console import Console
 
@@ -40,6 +40,9 @@ from grader.outdir import is_current, read_report, report_path, write_report_fil
 from grader.pool import LocalPool, Tally, _cpus_for, _Proc
 from grader.report.model import GradeReport
 from grader.sinks import terminal_markup
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 
 @dataclass
@@ -59,7 +62,7 @@ class BatchResult:
 def run_batch(
     source: str,
     out: str,
-    rubric: Any,
+    rubric: Rubric,
     *,
     jobs: int | None = None,
     resume: bool = False,
@@ -71,11 +74,22 @@ def run_batch(
     summary: bool = True,
     gradebooks: tuple[str, ...] = (),
     bom: bool = False,
+    similarity: bool = False,
+    cluster: str | None = None,
+    shard_size: int | None = None,
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
+    With ``similarity``, the stage of :mod:`grader.similarity` runs after the reports are
+    written and before the class summary, whose first screen then lists its groups.
+
+    ``cluster`` (``--cluster SPEC``) grades on a Dask cluster instead of ``jobs`` local
+    processes (:mod:`grader.cluster`); each node's own sandbox level counts there, not this
+    machine's, and ``shard_size`` submissions go to a node at a time.
+
     Raises:
-        UsageError: bad source, or no namespace sandbox and ``allow_weak`` is false.
+        UsageError: bad source or cluster SPEC, or no namespace sandbox (here, or on a node of
+            the cluster) and ``allow_weak`` is false.
         GraderError: the suites could not run (a fault of the assignment, not of a student).
     """
     from grader.sandbox.level import choose_level
@@ -86,7 +100,14 @@ def run_batch(
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     console = console or Console(stderr=True, highlight=False, soft_wrap=True)
     outdir = Path(out)
-    level, warning = choose_level(allow_weak=allow_weak)
+    spec = None
+    if cluster is not None:
+        from grader.cluster import parse_spec
+
+        spec = parse_spec(cluster)  # a bad SPEC or a missing extra stops here, before any work
+        level, warning, jobs = "namespaces", "", 0  # each node chooses (and reports) its own
+    else:
+        level, warning = choose_level(allow_weak=allow_weak)
     if warning:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     outdir.mkdir(parents=True, exist_ok=True)
@@ -105,8 +126,10 @@ def run_batch(
     gc.set_threshold(50_000, 50, 100)
     try:
         return _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
-                      started=started).run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
-                                           summary=summary, gradebooks=gradebooks, bom=bom)
+                      started=started, cluster=spec, shard_size=shard_size,
+                      allow_weak=allow_weak).run(early, retired, jobs=jobs, resume=resume, seed=seed,
+                                                 progress=progress, summary=summary, gradebooks=gradebooks,
+                                                 bom=bom, similarity=similarity)
     finally:
         for proc in early + retired:
             proc.stop()
@@ -118,8 +141,9 @@ def run_batch(
 class _Batch:
     """One batch run after its workers started: find, resume, grade, write, summarise."""
 
-    def __init__(self, source: str, out: str, outdir: Path, rubric: Any, *, lang: str, console: Console,
-                 level: str, warning: str, started: float) -> None:
+    def __init__(self, source: str, out: str, outdir: Path, rubric: Rubric, *, lang: str, console: Console,
+                 level: str, warning: str, started: float, cluster: Any = None, shard_size: int | None = None,
+                 allow_weak: bool = False) -> None:
         from grader.assignment import assignment_of
 
         self.source, self.out, self.outdir, self.rubric = source, out, outdir, rubric
@@ -131,10 +155,11 @@ class _Batch:
         self.found = Discovery()
         #: the hand adjustments (grader.ledger), read and checked before anything is graded
         self.ledger = ledger.read(outdir)
+        self.cluster, self.shard_size, self.allow_weak = cluster, shard_size, allow_weak
 
     def run(self, early: list[_Proc], retired: list[_Proc], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
-            bom: bool) -> BatchResult:
+            bom: bool, similarity: bool = False) -> BatchResult:
         self.found = self._discover()
         todo = self._resumable(resume)
         resumed = len(self.finished)
@@ -157,6 +182,17 @@ class _Batch:
         if failure is not None:
             raise GraderError(f"{failure} ({len(self.finished)} finished reports kept in {self.outdir}; "
                               "fix the cause, then run again with --resume)")
+        from grader import similarity as alike
+
+        alike.note_source(self.outdir, self.source)
+        if similarity and reports:
+            try:
+                alike.run(self.outdir, self.rubric, reports=reports,
+                          submissions=[(f.submission.name, f.submission) for f in self.found.found])
+            except Exception as exc:  # noqa: BLE001 - the reports and gradebook stand; say what failed
+                self.console.print(f"[yellow]warning:[/yellow] the similarity stage failed "
+                                   f"({terminal_markup(type(exc).__name__)}: {terminal_markup(exc)}); "
+                                   f"run it again with: grader similarity {self.out}", markup=True)
         if summary and reports:
             from grader import summary as class_summary
 
@@ -214,9 +250,11 @@ class _Batch:
 
     def _grade(self, todo: list[int], jobs: int, early: list[_Proc],
                progress: bool | None) -> tuple[bool, GraderError | None]:
-        """Grade ``todo`` on the local pool; (interrupted, the fault that stopped it)."""
+        """Grade ``todo`` on the local pool or the cluster; (interrupted, the fault that stopped it)."""
         if not todo:
             return False, None
+        if self.cluster is not None:
+            return self._grade_on_cluster(todo, progress)
         config = {"op": "config", "rubric": str(self.rubric.file), "seed": self.seed, "level": self.level,
                   "warning": self.warning}
         pool = LocalPool(jobs, config, self.outdir / ".logs", lambda i: self.found.found[i].submission.to_dict(),
@@ -226,6 +264,25 @@ class _Batch:
         except KeyboardInterrupt:
             return True, None
         except GraderError as exc:  # the suites or the sandbox broke: keep what finished
+            return True, exc
+        return False, None
+
+    def _grade_on_cluster(self, todo: list[int], progress: bool | None) -> tuple[bool, GraderError | None]:
+        from grader.cluster import ClusterPool
+        from grader.rubric import rubric_fingerprint
+
+        pool = ClusterPool(self.cluster, rubric=self.rubric, seed=self.seed,
+                           fingerprint=rubric_fingerprint(self.rubric, ("public", "hidden")),
+                           wire=lambda i: self.found.found[i].submission.to_dict(), allow_weak=self.allow_weak,
+                           shard=self.shard_size, say=lambda text: self.console.print(text, markup=False),
+                           log=self.outdir / ".logs" / "cluster.log")
+        try:
+            pool.run(todo, self.write, Tally(len(todo), self.console, progress))
+        except KeyboardInterrupt:
+            return True, None
+        except UsageError:  # a node refused (weak sandbox, another rubric): nothing more to grade
+            raise
+        except GraderError as exc:
             return True, exc
         return False, None
 

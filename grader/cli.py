@@ -16,13 +16,16 @@ import sys
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
 from grader.sinks import terminal
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -40,13 +43,13 @@ class ExitCode(IntEnum):
     USAGE_ERROR = 2
 
 
-def exit_code_for(reports: Sequence[Any], rubric: Any) -> ExitCode:
+def exit_code_for(reports: Sequence[Any], rubric: Rubric) -> ExitCode:
     if rubric.report.fail_below_pass_mark and any(not r.passed for r in reports):
         return ExitCode.BELOW_PASS_MARK
     return ExitCode.GRADED
 
 
-def _lang(lang: str | None, rubric: Any) -> str:
+def _lang(lang: str | None, rubric: Rubric) -> str:
     if lang:
         return lang
     env = os.environ.get("GRADER_LANG", "")
@@ -72,14 +75,14 @@ def _load(rubric_path: str | None, submission: str | None = None) -> Any:
     return _checked(load_rubric(rubric_path))
 
 
-def _checked(rubric: Any) -> Any:
+def _checked(rubric: Rubric) -> Any:
     from grader.catalogue import check_rubric
 
     check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
     return rubric
 
 
-def _default_submission(rubric: Any) -> str:
+def _default_submission(rubric: Rubric) -> str:
     """What ``grader check`` grades when no folder is named: the exercises folder you are in
     (a notebook cell runs in it), else the rubric's exercises folder."""
     here = Path(os.path.abspath(Path.cwd()))  # noqa: PTH100
@@ -98,7 +101,7 @@ def _tr(text: str, lang: str) -> str:
     return translate(text, lang)
 
 
-def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
+def render(report: Any, fmt: str, rubric: Rubric, lang: str) -> str:
     """One report in one format (audience: the student; hidden tests redacted per rubric)."""
     from grader import report as writers
 
@@ -150,7 +153,7 @@ def _format_for(out: str | None, fmt: str | None) -> str | None:
 SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
 
 
-def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
+def _github(report: Any, rubric: Rubric, lang: str, submission: str, *, annotate: bool,
             sub: Any = None) -> None:
     """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
     from grader.report import markdown, quiz_parts, redact
@@ -296,14 +299,23 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
               help="Grading processes, each with one warm sandbox (default: the number of CPUs).")
 @click.option("--resume", is_flag=True,
               help="Skip submissions whose report in OUT matches their content and this rubric.")
+@click.option("--cluster", "cluster", default=None, metavar="SPEC",
+              help="Grade on a Dask cluster: a scheduler's tcp:// or tls:// address, a scheduler file "
+                   "(.json), or a cluster file (.yaml: kind local|ssh|slurm|pbs|sge|lsf|kubernetes). "
+                   "Needs pip install \"grader[cluster]\".")
+@click.option("--shard-size", type=click.IntRange(min=1), default=None,
+              help="With --cluster: submissions per task (default: about four tasks per worker thread, "
+                   "16 to 128; 1 where grading one submission takes minutes).")
 @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
 @click.option("--table/--no-table", default=None,
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
 @gradebook_option
 @bom_option
+@click.option("--similarity", is_flag=True,
+              help="Also compare the submissions (similarity.csv, similarity.{ja,en}.html; groups on the summary).")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
-          jobs: int | None, resume: bool, no_progress: bool, table: bool | None, gradebook: tuple[str, ...],
-          bom: bool) -> None:
+          jobs: int | None, resume: bool, cluster: str | None, shard_size: int | None, no_progress: bool,
+          table: bool | None, gradebook: tuple[str, ...], bom: bool, similarity: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
@@ -311,7 +323,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
         rubric = _load(rubric_path, source)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
-                           gradebooks=tuple(gradebook), bom=bom)
+                           gradebooks=tuple(gradebook), bom=bom, similarity=similarity, cluster=cluster,
+                           shard_size=shard_size)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not recognised, "
                   + (f"{result.unreadable} unreadable (error reports written), " if result.unreadable else "")
@@ -345,6 +358,50 @@ def export_cmd(outdir: str, rubric_path: str, lang: str | None, gradebook: tuple
                                     lang=_lang(lang, rubric))
         for path in written:
             err.print(f"written: {path}")
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="similarity")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@rubric_option
+@click.option("--source", default=None, help="The submissions the batch graded (default: as the batch noted them).")
+@click.option("--against", "against", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Also compare with a previous term's batch folder.")
+def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, against: str | None) -> None:
+    """Which submissions of the batch in OUTDIR look alike: similarity.csv and pages, summary updated."""
+    from grader.similarity import refresh
+
+    def body() -> int:
+        result = refresh(outdir, _load(rubric_path), source=source, against=against)
+        err.print(f"{result.compared} compared, {len(result.pairs)} pairs in {len(result.groups)} groups; "
+                  f"{Path(outdir) / 'similarity.csv'}", soft_wrap=True)
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.group(name="catalogue")
+def catalogue_group() -> None:
+    """The assignment's mistake catalogue."""
+
+
+@catalogue_group.command(name="draft")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.option("--cluster", "number", type=click.IntRange(min=1), required=True,
+              help="The cluster's number (unrecognised-clusters.csv, the summary's first screen).")
+@click.option("--id", "mid", default=None, help="The new mistake id (default: new-mistake-N).")
+@rubric_option
+def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str | None) -> None:
+    """Write a draft catalogue entry and mutant from a cluster of OUTDIR's unknown mistakes."""
+    from grader.draft import draft_entry
+
+    def body() -> int:
+        done = draft_entry(outdir, _load(rubric_path), number, mid)
+        err.print(f"draft {done.id} ({done.function}, {done.size} submissions) added to {done.catalogue}"
+                  + (f"; mutant {done.mutant}" if done.mutant else "; no mutant (the code was not found)")
+                  + "; word it, delete `draft: true`, then run grader validate", soft_wrap=True)
         return 0
 
     sys.exit(_guard(body))

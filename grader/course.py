@@ -21,7 +21,6 @@ import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -45,8 +44,9 @@ def _assignment_of(folder: Path) -> str:
                 continue
         except (OSError, ValueError, yaml.YAMLError):
             continue
-        if isinstance(data, dict) and isinstance(data.get("assignment"), str):
-            return data["assignment"]
+        name = data.get("assignment") if isinstance(data, dict) else None
+        if isinstance(name, str):
+            return name
     return folder.name
 
 

@@ -251,9 +251,9 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str]]] = []
     symlinks: list[str] = []
     for st in students:
-        ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
-                                 other_ids=tuple(sorted(st.other_ids)))
-        candidates.append((st.entries[0], st.folder, ident, list(st.set_aside)))
+        grouped_ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
+                                         other_ids=tuple(sorted(st.other_ids)))
+        candidates.append((st.entries[0], st.folder, grouped_ident, list(st.set_aside)))
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
             continue
@@ -277,32 +277,34 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
 
     for entry_name, path, ident, set_aside in sorted(candidates, key=lambda c: c[0]):
         student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
-        who = {"student_id": student_id, "name": ident.name if ident else "",
+        who: dict[str, Any] = {"student_id": student_id, "name": ident.name if ident else "",
                "late": ident.late if ident else False, "lms": ident.lms if ident else ""}
 
         shifted: list[tuple[str, dict[str, str]]] = []
         if ident is not None and ident.other_ids:
             shifted.append(("ambiguous_id", {"id": student_id, "others": ", ".join(ident.other_ids)}))
 
-        def skip(said: str, key: str, **slots: str) -> None:
+        def skip(key: str, **slots: str) -> None:
+            """Not graded, with the plain reason of :data:`grader.lms.REASONS` (in English here;
+            every writer shows it in its own language)."""
+            said = lmsnames.reason(key, ("en",), **slots)
             if set_aside:
                 said += "; set aside: " + "; ".join(set_aside)
             result.skipped.append(Skipped(entry_name, said, flags=[*shifted, (key, slots)], **who))
 
         if ident is not None and ident.plugin == "onlinetext":
-            skip("online text, not files", "online_text")
+            skip("online_text")
             continue
         if path is None:
-            skip(f"holds no {files_wanted(parts)}, answers.yaml, notebook or zip", "no_work",
-                 files=files_wanted(parts))
+            skip("no_work", files=files_wanted(parts))
             continue
         if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
-            skip("not a folder, notebook or zip", "not_a_submission")
+            skip("not_a_submission")
             continue
         target, extra = _work_in(path, assignment.id if assignment else "") if path.is_dir() else (path, [])
         set_aside += [f"{name} (another zip in the same upload)" for name in extra]
         if _is_empty(target):
-            skip("the upload is empty", "empty")
+            skip("empty")
             continue
         stem = entry_name
         for suffix in (".zip", ".ipynb"):
@@ -319,8 +321,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
             result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
             continue
         if not sub.modules and sub.answers is None:
-            skip(f"holds no {files_wanted(parts)}, answers.yaml or notebook", "no_work",
-                 files=files_wanted(parts))
+            skip("no_work", files=files_wanted(parts))
             continue
         name = unique(base)
         notes = list(sub.notes)
@@ -350,14 +351,15 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
 
 def _flag_shared_ids(result: Discovery) -> None:
     """Two entries that claim one student id: both are flagged, neither is trusted."""
-    claims: dict[str, list[Any]] = {}
-    for item in [*result.found, *result.skipped, *(f.who for f in result.failed)]:
+    claims: dict[str, list[Found | Skipped]] = {}
+    entries: list[Found | Skipped] = [*result.found, *result.skipped, *(f.who for f in result.failed)]
+    for item in entries:
         if item.lms and not any(key == "online_text" for key, _ in item.flags):
             claims.setdefault(item.student_id, []).append(item)
     for student_id, items in claims.items():
         if len(items) > 1:
-            entries = ", ".join(i.entry for i in items)
+            listed = ", ".join(i.entry for i in items)
             for item in items:
-                item.flags.insert(0, ("duplicate_id", {"id": student_id, "entries": entries}))
+                item.flags.insert(0, ("duplicate_id", {"id": student_id, "entries": listed}))
 
 

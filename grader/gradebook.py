@@ -33,14 +33,17 @@ import re
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader.discovery import Found, Skipped
 from grader.errors import UsageError
 from grader.outdir import read_report
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
-from grader.sinks import csv_cell
+from grader.sinks import csv_cell, file_name
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "csv_text", "export_gradebooks",
            "gradebook_rows", "write_canvas", "write_gradebook", "write_lms_gradebooks", "write_moodle",
@@ -141,8 +144,9 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
 
 
 def moodle_folder(name: str, participant: str) -> str:
-    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name."""
-    clean = re.sub(r"[\x00-\x1f/\\:*?\"<>|&'`_]+", " ", name).strip() or "Participant"
+    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name,
+    nothing invisible (:func:`grader.sinks.file_name`: controls, DEL, C1, bidi overrides)."""
+    clean = file_name(re.sub(r"[&'`_]+", " ", name)) or "Participant"
     return f"{clean}_{participant}_assignsubmission_file_"
 
 
@@ -163,7 +167,7 @@ GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "
 GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
 
 
-def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]:
+def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric) -> dict[str, Any]:
     """Add who submitted it (from the LMS naming) to a report, and apply the late policy.
 
     The late policy (rubric ``late:``) takes its points off the total of a submission the
@@ -200,7 +204,7 @@ def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:
 
 
 def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]],
-                   rubric: Any) -> list[dict[str, Any]]:
+                   rubric: Rubric) -> list[dict[str, Any]]:
     """Rows of the gradebook: graded submissions, then entries that could not be graded.
 
     Each row is ``(Found or Skipped, report or None, extra flags)``; the errors column holds
@@ -246,13 +250,13 @@ def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, 
             "adjustment_reasons": " | ".join(adjustment_lines(report, langs)[1:])}
 
 
-def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any, *, bom: bool = False) -> Path:
+def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Rubric, *, bom: bool = False) -> Path:
     """``gradebook.csv``: every cell through :func:`cell` (no formulas)."""
     columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + GRADEBOOK_TAIL
     return write_atomic(path, csv_text(columns, [[row.get(c, "") for c in columns] for row in rows], bom=bom))
 
 
-def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Any, formats: tuple[str, ...],
+def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubric, formats: tuple[str, ...],
                          *, bom: bool = False, lang: str = "en", assignment: str | None = None) -> list[Path]:
     """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
     from grader.report import render
@@ -277,7 +281,7 @@ def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Any, 
 _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing")
 
 
-def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bom: bool = False,
+def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *, bom: bool = False,
                       lang: str = "en") -> list[Path]:
     """``grader export``: the LMS gradebooks again, from the reports a batch left in ``outdir``."""
     from grader import ledger
@@ -288,7 +292,7 @@ def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bo
                for r, p in ((read_report(p), p) for p in paths) if r is not None]
     if not reports:
         raise UsageError(f"{outdir}: no reports in {outdir / 'reports'}; run grader batch with --out {outdir} first")
-    rows = []
+    rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = []
     for report in reports:
         who = report.student or {}
         flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []
@@ -304,7 +308,7 @@ def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bo
     return written + write_lms_gradebooks(outdir, book, rubric, formats, bom=bom, lang=lang)
 
 
-def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
+def _feedback_comment(row: dict[str, Any], rubric: Rubric, lang: str) -> str:
     """A short plain comment for the LMS's feedback column (HTML-escaped: Moodle shows HTML)."""
     from grader.sinks import html
 

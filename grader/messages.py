@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["SENTENCES", "translate"]
+__all__ = ["SENTENCES", "keyed", "table", "translate"]
 
 #: English sentence -> Japanese. Slots are ``{name}``; both sides use the same names.
 SENTENCES: dict[str, str] = {
     # --- reading a submission (grader/submission.py) ---------------------------------------
     "skipped {name}: {problem}": "{name} を読み飛ばしました: {problem}",
     "it is a symbolic link, not a file": "シンボリックリンクで、ファイルではありません",
+    "it is not a regular file": "通常のファイルではありません",
     "it is {size}, over the {limit} limit for one file":
         "大きさが {size} で、1 ファイルの上限 {limit} を超えています",
     "over the {limit} limit": "上限 {limit} を超えています",
@@ -71,10 +72,10 @@ SENTENCES: dict[str, str] = {
         "{filename}: IPython のマジックコマンドとシェルコマンドは採点では実行しません: {what}",
     "ignored {what} in the zip": "zip の中の {what} は使いませんでした",
     # --- finding submissions in a batch (grader/batch.py) ------------------------------------
-    "not a submission": "提出物ではありません",
-    "not a folder, notebook or zip": "フォルダ、ノートブック、zip のどれでもありません",
-    "holds no scaling.py, softmax.py, variance.py, answers.yaml or notebook":
-        "scaling.py, softmax.py, variance.py, answers.yaml、ノートブックのどれも入っていません",
+    # (each entry's reason is a keyed sentence of grader.lms.REASONS, added below)
+    "not graded: {why}": "採点していません: {why}",
+    "{why}; set aside: {files}": "{why}。採点しなかったファイル: {files}",
+    "{name} (another zip in the same upload)": "{name}（同じ提出の別の zip）",
     # --- grading (grader/runner.py, the worker) --------------------------------------------
     "answers.yaml is larger than {kib} KiB; it was not read":
         "answers.yaml が {kib} KiB を超えているため、読み込みませんでした",
@@ -93,6 +94,8 @@ SENTENCES: dict[str, str] = {
         "answers.yaml の入れ子が深すぎるか大きすぎるため、読み込みませんでした",
     "diagnosis stopped early: {what}": "間違いの診断が途中で止まりました: {what}",
     "plot data not collected: {what}": "グラフ用のデータを集められませんでした: {what}",
+    "plot data left out (over the size limit): {what}":
+        "大きさの上限を超えたため、グラフ用のデータを省きました: {what}",
     "diagnosis of {func}() failed: {what}": "{func}() の診断に失敗しました: {what}",
     "{where}: {what} (the cell's later lines did not run)":
         "{where}: {what}（このセルの残りの行は実行されていません）",
@@ -114,6 +117,15 @@ SENTENCES: dict[str, str] = {
     "the worker could not be started again": "採点用プロセスを再起動できませんでした",
     "the worker's channel is closed": "採点用プロセスとの通信が閉じられました",
     "the worker sent an invalid frame: {what}": "採点用プロセスから不正なデータが届きました: {what}",
+    # --- checks that pass with a remark (grader/testing.py) ---------------------------------
+    "{what} agrees with the float64 result only to a relative {error}: a constant such as 1/√d_k was "
+    "rounded to float32 (not counted as a mistake; a constant made in the input's dtype keeps float64 "
+    "precision)":
+        "{what} は float64 の結果と相対誤差 {error} までしか一致しません。1/√d_k のような定数が float32 に"
+        "丸められています（誤りとしては数えません。定数を入力と同じ dtype で作れば float64 の精度が保てます）",
+    # --- the notebook's check cell (grader/notebook.py) --------------------------------------
+    "run the cells that define these functions first, then check again: {functions}":
+        "先に、次の関数を定義しているセルを実行してから、もう一度チェックしてください: {functions}",
     # --- the sandbox (grader/sandbox/level.py) ---------------------------------------------
     "weak sandbox (rlimits only): {why}": "弱いサンドボックスです（rlimits のみ）: {why}",
     "sandbox weakened on request: rlimits only":
@@ -124,8 +136,84 @@ SENTENCES: dict[str, str] = {
     "filesystem or network isolation":
         "提出物ごとに通常のプロセスを一つ使います。時間と出力の上限、空にした環境変数はありますが、"
         "ファイルシステムとネットワークの隔離はありません",
+    "refusing to grade at the {level} level: student code would run as root, and {why}. Install "
+    "Python, torch and the grader where every user can read them (a system Python, not one inside "
+    "a private home folder, or point GRADER_WORKER_PYTHON at such an interpreter with the same "
+    "torch), or make the namespace sandbox work (bubblewrap with user namespaces)":
+        "{level} レベルでは採点しません: 学生のコードが root として動くことになり、しかも{why}。"
+        "Python、torch、採点システムをすべてのユーザーが読める場所にインストールするか（個人用の"
+        "ホームフォルダの中ではなくシステムの Python。または同じ torch を持つそのような Python を "
+        "GRADER_WORKER_PYTHON で指定する）、名前空間のサンドボックス（ユーザー名前空間が使える "
+        "bubblewrap）が動くようにしてください",
+    "the unprivileged user nobody cannot read Python's own files in {folder}":
+        "権限のないユーザー nobody が {folder} にある Python 自身のファイルを読めません",
+    "the scratch folder could not be handed to the unprivileged user nobody ({what})":
+        "作業用フォルダを権限のないユーザー nobody に渡せませんでした（{what}）",
+    "refusing to grade at the {level} level: student code would run as your user ({user}), which "
+    "can read {what}. Make the namespace sandbox work (install bubblewrap and allow user "
+    "namespaces), or grade as root so that student code runs as the unprivileged user nobody":
+        "{level} レベルでは採点しません: 学生のコードがあなたのユーザー（{user}）として動くことになり、"
+        "そのユーザーは {what} を読めます。名前空間のサンドボックスが動くようにするか（bubblewrap を"
+        "インストールし、ユーザー名前空間を許可する）、root として採点して学生のコードが権限のない"
+        "ユーザー nobody として動くようにしてください",
     "this platform has no fork (Windows)": "この環境には fork がありません（Windows）",
     "os.fork is not available here": "ここでは os.fork が使えません",
+    # --- grading on a cluster (grader/cluster.py, grader/_clusterworker.py) ----------------
+    "{what} needs the {module} package, which is not installed ({why}); install it with: "
+    "pip install \"grader[{extra}]\"":
+        "{what} には {module} パッケージが必要ですが、インストールされていません（{why}）。"
+        "次のコマンドでインストールしてください: pip install \"grader[{extra}]\"",
+    "{spec}: no such scheduler file; pass the file that dask scheduler --scheduler-file wrote, or "
+    "the scheduler's tcp:// or tls:// address":
+        "{spec}: そのようなスケジューラファイルはありません。dask scheduler --scheduler-file が書き出した"
+        "ファイルか、スケジューラの tcp:// または tls:// のアドレスを指定してください",
+    "--cluster {spec}: expected a tcp:// or tls:// address, a scheduler file (.json) or a cluster "
+    "file (.yaml)":
+        "--cluster {spec}: tcp:// または tls:// のアドレス、スケジューラファイル（.json）、"
+        "クラスタファイル（.yaml）のどれかを指定してください",
+    "{path}: cannot read the cluster file ({why})": "{path}: クラスタファイルを読み込めません（{why}）",
+    "{path}: the cluster file is not valid YAML ({problem})":
+        "{path}: クラスタファイルは正しい YAML ではありません（{problem}）",
+    "{path}: the cluster file must be a mapping with the key kind ({kinds}) or scheduler (an address)":
+        "{path}: クラスタファイルには、キー kind（{kinds}）か scheduler（アドレス）を持つ対応表を書いてください",
+    "{path}: kind and scheduler: give one of them (kind starts a cluster, scheduler names a running one)":
+        "{path}: kind と scheduler: どちらか一方だけを書いてください（kind はクラスタを起動し、scheduler は"
+        "動いているスケジューラを指します）",
+    "{path}: workers: {value} is not a whole number of at least 1":
+        "{path}: workers: {value} は 1 以上の整数ではありません",
+    "{path}: {key}: unknown key beside scheduler; use only scheduler and security":
+        "{path}: {key}: scheduler と一緒には使えないキーです。scheduler と security だけを書いてください",
+    "{path}: scheduler: {value} is not a tcp:// or tls:// address":
+        "{path}: scheduler: {value} は tcp:// または tls:// のアドレスではありません",
+    "{path}: kind: {value} is not one of {kinds}": "{path}: kind: {value} は {kinds} のどれでもありません",
+    "{path}: {key}: not an option of {cls} (kind: {kind}); its options are {options}":
+        "{path}: {key}: {cls}（kind: {kind}）のオプションではありません。使えるオプションは {options} です",
+    "{path}: security: must be a mapping with {keys}":
+        "{path}: security: には {keys} を持つ対応表を書いてください",
+    "{path}: security.{key}: unknown key; use {keys}": "{path}: security.{key}: 不明なキーです。{keys} を使ってください",
+    "{path}: security.{key}: missing; mutual TLS needs the CA, this machine's certificate and its key "
+    "(PEM files)":
+        "{path}: security.{key}: ありません。相互 TLS には CA、このマシンの証明書、その鍵（PEM ファイル）が必要です",
+    "{path}: security.{key}: no such file {value}": "{path}: security.{key}: ファイル {value} がありません",
+    "--cluster {spec}: cannot reach the scheduler ({why}); check the address, that the scheduler "
+    "runs, and the security: certificates":
+        "--cluster {spec}: スケジューラに接続できません（{why}）。アドレス、スケジューラが動いていること、"
+        "security: の証明書を確かめてください",
+    "the Dask worker on {host} cannot grade: {why}": "{host} の Dask ワーカーでは採点できません: {why}",
+    "the rubric or its suites at {path} differ from the client's; give every node the same course folder":
+        "{path} のルーブリックかテストが、採点を始めたマシンのものと違います。すべてのノードに同じ授業フォルダを"
+        "置いてください",
+    "its grading processes keep stopping (see grader-logs in the worker's folder)":
+        "採点用プロセスが何度も終了しています（ワーカーのフォルダの grader-logs を見てください）",
+    "it holds another batch's grading processes (another rubric or seed)":
+        "別の採点（別のルーブリックかシード）の採点用プロセスを持っています",
+    "a grading worker on {host} stopped: {message}": "{host} の採点用プロセスが停止しました: {message}",
+    "a shard failed on the cluster: {what}": "クラスタでの採点の一部が失敗しました: {what}",
+    "its grading process stopped three times while grading it; it was not graded":
+        "採点中に採点用プロセスが 3 回終了したため、採点していません",
+    "grading it stopped its Dask worker every time it was tried; it was not graded (the worker's log "
+    "has details)":
+        "採点するたびに Dask ワーカーが終了したため、採点していません（詳しくはワーカーのログにあります）",
     # --- the command line (grader/cli.py, grader/rubric.py) --------------------------------
     "report written to {path}": "レポートを {path} に書き出しました",
     "reports in {n} formats written to {path}": "{n} 形式のレポートを {path} に書き出しました",
@@ -210,11 +298,26 @@ SENTENCES: dict[str, str] = {
 _SLOT = re.compile(r"\\\{(\w+)\\\}")
 
 
+def keyed() -> dict[str, dict[str, str]]:
+    """The sentences kept by key with both languages in one entry (``grader.lms.REASONS``):
+    key -> ``{"en", "ja"}``. Stages that keep a key write its English; this module reads it."""
+    from grader.lms import REASONS
+
+    return REASONS
+
+
+def table() -> dict[str, str]:
+    """Every English sentence the grader writes -> its Japanese: :data:`SENTENCES` and
+    the keyed sentences, each written once."""
+    return {**SENTENCES, **{entry["en"]: entry["ja"] for entry in keyed().values()}}
+
+
 @lru_cache(maxsize=1)
 def _patterns() -> list[tuple[re.Pattern[str], str]]:
     compiled = []
+    sentences = table()
     # Longer sentences first: "skipped {name}: {problem}" must not swallow a more exact one.
-    for en in sorted(SENTENCES, key=lambda t: (-len(_SLOT.sub("", re.escape(t))), t)):
+    for en in sorted(sentences, key=lambda t: (-len(_SLOT.sub("", re.escape(t))), t)):
         seen: set[str] = set()
 
         def slot(m: re.Match[str]) -> str:
@@ -224,7 +327,7 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
             seen.add(name)
             return f"(?P<{name}>.+?)"
 
-        compiled.append((re.compile(_SLOT.sub(slot, re.escape(en)), re.S), SENTENCES[en]))
+        compiled.append((re.compile(_SLOT.sub(slot, re.escape(en)), re.S), sentences[en]))
     return compiled
 
 

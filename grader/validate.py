@@ -36,13 +36,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import yaml
 from rich.table import Table
 from rich.text import Text
 
 from grader.errors import GraderError
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["Mutant", "Row", "ValidationResult", "load_corpus", "load_mutants", "render_lines", "render_table",
            "validate"]
@@ -134,7 +137,7 @@ def load_mutants(folder: Path, code_files: Sequence[str]) -> list[Mutant]:
     return mutants
 
 
-def _declared(rubric: Any) -> tuple[tuple[str, ...], list[str], set[str], Path | None, Path | None]:
+def _declared(rubric: Rubric) -> tuple[tuple[str, ...], list[str], set[str], Path | None, Path | None]:
     """Code files, mistake ids, known ids, mutants and correct-style corpus the rubric declares."""
     from grader.assignment import assignment_of
 
@@ -156,14 +159,14 @@ def load_corpus(folder: Path) -> list[Path]:
 def student_answers(key: dict[str, Any]) -> str:
     """A filled, student-shaped ``answers.yaml`` (``id: {answer: ...}``) from the answer key."""
     filled = {qid: {"answer": spec.get("answer") if isinstance(spec, dict) else spec} for qid, spec in key.items()}
-    return yaml.safe_dump(filled, sort_keys=False, allow_unicode=True)
+    return str(yaml.safe_dump(filled, sort_keys=False, allow_unicode=True))
 
 
 # --------------------------------------------------------------------------- validating
 
 
 def validate(
-    rubric: Any,
+    rubric: Rubric,
     *,
     seed: int | None = None,
     mutants: Path | None = None,
@@ -238,7 +241,8 @@ def validate(
             for f in ([fixture] if fixture.is_file() else sorted(fixture.iterdir())):
                 shutil.copyfile(f, folder / f.name)
             subs.append(load_submission(folder))
-        reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak)
+        reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak,
+                        students=False)  # the course's own code
         rows = [_judge(subject, kind, expected, mutant, report)
                 for (subject, kind, expected, mutant), report in zip(expectations, reports)]
         rows.append(_probe_everything(rubric, subs[0], reference, level, allow_weak))
@@ -250,6 +254,13 @@ def validate(
         if not any(r.kind == "mutant" and r.ok and r.named == (mid,) for r in rows):
             rows.append(Row(f"catalogue {mid}", "catalogue", f"a mutant named {mid}", None, None, (), False,
                             "no mutant proves this id"))
+    from grader.assignment import assignment_of
+
+    for mid, entry in assignment_of(rubric).catalogue().items():
+        if entry.draft:
+            rows.append(Row(f"catalogue {mid}", "catalogue", "a worded entry", None, None, (), False,
+                            f"a draft: word its title and message in {Path(rubric.plugin.catalogue).name}, "
+                            "then delete `draft: true`"))
     for m in mutant_list:
         if m.id not in known:
             rows.append(Row(f"mutant {m.name}", "catalogue", "a catalogue id", None, None, (), False,
@@ -300,12 +311,12 @@ def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report
     return Row(subject, kind, expected, report.score, report.max_score, named, not problems, "; ".join(problems))
 
 
-def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
+def _probe_everything(rubric: Rubric, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
     """Run every probe of the diagnosis on the reference, failing parts or not."""
     from grader import probing
     from grader.assignment import assignment_of
-    from grader.runner import choose_level
     from grader.limits import Limits
+    from grader.sandbox.level import choose_level
     from grader.sandbox.worker import Worker
 
     chosen, _ = choose_level(allow_weak=allow_weak, prefer=level)

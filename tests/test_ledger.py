@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from grader import ledger
-from grader.adjust import adjust, confirm, refresh, undo
+from grader.adjust import adjust, undo
 from grader.course import merge, write_course_gradebook
 from grader.discovery import Found
 from grader.gradebook import gradebook_rows, write_gradebook

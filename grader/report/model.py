@@ -70,9 +70,14 @@ class Mistake:
     function: str | None = None
     file: str | None = None
     partial_credit: float = 0.0
+    #: the rubric marks it the chapter's central mistake (``central: true``): a passing
+    #: submission with it is shown as "passed, but …", this mistake first
+    central: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        if not self.central:  # written only when true: reports without it read as before
+            del d["central"]
         return {k: v for k, v in d.items() if v not in (None,)}
 
 

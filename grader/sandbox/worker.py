@@ -36,7 +36,7 @@ from typing import Any
 
 from grader import wire
 from grader.limits import Limits
-from grader.errors import SandboxError, WorkerCrashed, WorkerTimeout
+from grader.errors import SandboxError, SandboxRefused, WorkerCrashed, WorkerTimeout
 from grader.sandbox import backends
 
 READY_TIMEOUT_S = 120.0
@@ -242,6 +242,9 @@ class Worker:
             text = self._output.take() if self._output else ""
             self.stop()
             raise WorkerCrashed(f"the {self.level} worker did not start: {text.strip()[-2000:]}")
+        if ready.get("refused"):
+            self.stop()
+            raise refusal(self.level, str(ready["refused"]))
         self.info = ready
         self.started_s = time.monotonic() - t0
         return self
@@ -533,6 +536,17 @@ class Worker:
 
     def _send_request(self, message: dict[str, Any]) -> None:
         wire.write_frame(self._fds["req"], message)
+
+
+def refusal(level: str, why: str) -> SandboxRefused:
+    """Why grading stops before any student code runs: the worker is root outside namespaces
+    and cannot become an unprivileged user (``why``, as the zygote said it)."""
+    return SandboxRefused(
+        f"refusing to grade at the {level} level: student code would run as root, and {why}. Install "
+        "Python, torch and the grader where every user can read them (a system Python, not one inside "
+        "a private home folder, or point GRADER_WORKER_PYTHON at such an interpreter with the same "
+        "torch), or make the namespace sandbox work (bubblewrap with user namespaces)"
+    )
 
 
 def _children(pid: int) -> list[int]:
@@ -954,6 +968,10 @@ class SpawnWorker(Worker):
             text = spare.output.take()
             spare.finish("start")
             raise WorkerCrashed(f"the subprocess worker did not start: {text.strip()[-2000:]}")
+        if (spare.ready or {}).get("refused"):
+            why = str((spare.ready or {})["refused"])
+            self.stop()
+            raise refusal(self.level, why)
         return spare
 
     def _new_process(self) -> _Spawned:

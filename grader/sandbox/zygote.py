@@ -135,7 +135,8 @@ class _Child:
             # Root's files (the reference, the hidden suites, the rubric, results) are closed
             # to an ordinary user; dropping capabilities alone would still leave the owner's
             # rights. So student code runs as the unprivileged user the zygote chose (first:
-            # switching users needs the capability that is dropped next).
+            # switching users needs the capability that is dropped next). Where that user
+            # cannot be had, no student code runs at all: _become raises.
             in_force["user"] = _become(self.cfg.get("run_as"))
             in_force["capabilities"] = _drop_capabilities()
         processes = int(lim.get("processes") or 0)
@@ -380,14 +381,15 @@ def _unprivileged(scratch: str) -> list | str | None:
     folder is handed to that user, so the submission can still write its files there.
 
     Returns why not (a str) when that user could not import Python itself (an interpreter
-    inside a root-only folder): a correct submission must not fail on ``import fractions``.
+    inside a root-only folder: a correct submission must not fail on ``import fractions``) or
+    the scratch folder could not be handed over. The trusted side then refuses to grade, and
+    a child never runs student code as root (:func:`_become` raises).
     """
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None
     closed = [f for f in _python_folders() if not _public(f)]
     if closed:
-        return ("not changed: an unprivileged user could not read Python's own files in "
-                f"{closed[0]} (install Python where every user can read it)")
+        return f"the unprivileged user nobody cannot read Python's own files in {closed[0]}"
     try:
         import pwd
 
@@ -395,19 +397,25 @@ def _unprivileged(scratch: str) -> list | str | None:
         uid, gid, name = entry.pw_uid, entry.pw_gid, "nobody"
     except (ImportError, KeyError):
         uid, gid, name = 65534, 65534, "uid 65534"
-    for folder in (scratch, os.path.join(scratch, "submission")):
-        os.makedirs(folder, exist_ok=True)
-        os.chown(folder, uid, gid)
-        os.chmod(folder, 0o700)
+    try:
+        for folder in (scratch, os.path.join(scratch, "submission")):
+            os.makedirs(folder, exist_ok=True)
+            os.chown(folder, uid, gid)
+            os.chmod(folder, 0o700)
+    except OSError as exc:
+        return f"the scratch folder could not be handed to the unprivileged user nobody ({exc})"
     return [uid, gid, name]
 
 
-def _become(run_as: list | None) -> str:
-    """Switch this child to ``run_as`` for good (groups, gid, then uid); what it became."""
-    if isinstance(run_as, str):
-        return run_as
-    if not run_as:
-        return "not changed (no unprivileged user found)"
+def _become(run_as: list | str | None) -> str:
+    """Switch this child to ``run_as`` for good (groups, gid, then uid); what it became.
+
+    Raises:
+        PermissionError: ``run_as`` says why no unprivileged user can be had; this process
+            (root) must not run student code.
+    """
+    if not isinstance(run_as, list):
+        raise PermissionError(f"refusing to run student code as root: {run_as or 'no unprivileged user'}")
     uid, gid, name = run_as
     os.setgroups([])
     os.setresgid(gid, gid, gid)
@@ -781,6 +789,8 @@ def main() -> None:
         "python": sys.version.split()[0],
         "torch": getattr(torch, "__version__", None),
         "fork": can_fork,
+        # root outside namespaces and no unprivileged user to become: the trusted side refuses
+        "refused": cfg["run_as"] if isinstance(cfg.get("run_as"), str) else None,
     })
     generation = 0
     while True:
