@@ -269,7 +269,7 @@ SENTENCES: dict[str, str] = {
     "{out}: {student} matches {n} reports ({listed}); name the submission instead":
         "{out}: {student} に当てはまるレポートが {n} 件あります（{listed}）。提出物の名前で指定してください",
     "{out}: {student} has no part {part}; its parts are {parts}":
-        "{out}: {student} には課題 {part} がありません。課題は {parts} です",
+        "{out}: {student} には小問 {part} がありません。小問は {parts} です",
     "{out}: no adjustment {n} of {student} to {what}; see grader ledger {out}":
         "{out}: {student} の調整 {n} は{what}できません。grader ledger {out} で確かめてください",
     "ledger entry {n} written: {what}": "台帳に記録 {n} を書き込みました: {what}",
