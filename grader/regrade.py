@@ -97,7 +97,7 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     late = bool((data.get("student") or {}).get("late"))
     if data.pop("late", None) is not None:
         data["notes"] = _without_late_note(list(data.get("notes", [])))
-    data = apply_late(data, late, rubric)
+    data = apply_late(data, late, rubric, (data.get("student") or {}).get("timing"))
     return ledger.apply(data, entries, rubric)
 
 

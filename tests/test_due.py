@@ -90,3 +90,32 @@ def test_the_extension_and_submitted_files_name_the_bad_line(tmp_path):
     with pytest.raises(UsageError, match="line 3: 'yesterday' is not a date and time") as exc:
         read_submitted(sub)
     assert "日時ではありません" in translate(str(exc.value), "ja")
+
+
+def test_the_batch_s_late_step_measures_each_student_against_their_own_due_date():
+    """grader.gradebook.apply_late with the times grader batch passes: the LMS's LATE flag is
+    overruled by the measured lateness, and the report says submitted, due, days and why."""
+    import dataclasses
+    from pathlib import Path
+
+    from grader.gradebook import apply_late
+    from grader.rubric import LatePolicy, load_rubric
+
+    base = load_rubric(Path(__file__).resolve().parent.parent / "rubrics" / "chapter07.yaml")
+    rubric = dataclasses.replace(base, due="2026-12-01T23:59:00+09:00",
+                                 late=LatePolicy(penalty_percent=10, cap_percent=100, per="day", grace_minutes=15))
+
+    def late(submitted: str, due: str, extension: str = "") -> dict:
+        data = {"score": 100.0, "max_score": 124.0, "pass_mark": 60.0, "passed": True, "notes": []}
+        return apply_late(data, True, rubric, {"submitted": submitted, "due": due, "extension": extension})
+
+    on_time = late("2026-12-01T15:10:00+00:00", "2026-12-01T23:59:00+09:00")  # 00:10 JST: in the grace
+    assert on_time["score"] == 100.0 and "late" not in on_time
+    two_days = late("2026-12-03T00:30:00+09:00", "2026-12-01T23:59:00+09:00")  # 1 day 31 minutes late
+    assert two_days["score"] == pytest.approx(100 - 2 * 12.4) and two_days["late"]["days"] == 2
+    extended = late("2026-12-03T00:30:00+09:00", "2026-12-04T23:59:00+09:00", "illness (doctor's note)")
+    assert extended["score"] == 100.0
+    third = late("2026-12-05T00:30:00+09:00", "2026-12-04T23:59:00+09:00", "illness")  # past the grace
+    assert third["late"]["extension"] == "illness" and third["late"]["days"] == 1
+    assert any("2026-12-04T23:59:00+09:00" in n and "延長: illness" in n and "extension: illness" in n
+               for n in third["notes"])
