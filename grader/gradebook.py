@@ -167,7 +167,7 @@ GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "
 GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
 
 
-def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric) -> dict[str, Any]:
+def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric, when: dict[str, Any] | None = None) -> dict[str, Any]:
     """Add who submitted it (from the LMS naming) to a report, and apply the late policy.
 
     The late policy (rubric ``late:``) takes its points off the total of a submission the
@@ -182,7 +182,7 @@ def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric) -> dict[str, A
     return apply_late(data, found.late, rubric, when)
 
 
-def apply_late(data: dict[str, Any], late: bool, rubric: Any, when: dict[str, Any] | None = None) -> dict[str, Any]:
+def apply_late(data: dict[str, Any], late: bool, rubric: Rubric, when: dict[str, Any] | None = None) -> dict[str, Any]:
     """The rubric's late policy on a report's dict whose ``score`` is the tests' score.
 
     ``when`` (from ``--submitted`` / ``--extensions`` and the rubric's ``due:``, see
