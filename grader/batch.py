@@ -238,7 +238,7 @@ class _Batch:
             old = read_report(report_path(self.outdir, f.submission.name)) if resume else None
             if is_current(old, f.submission.content_hash, fingerprint):
                 assert old is not None
-                self.finished[i] = self._adjusted(f.submission.name, old)
+                self.finished[i] = self._adjusted(i, old)
             else:
                 todo.append(i)
         return todo
@@ -257,10 +257,16 @@ class _Batch:
         due, ext = due_for(key, parse_when(self.rubric.due, f"{self.rubric.file}: due"), self.extensions)
         return {"submitted": at.isoformat(), "due": due.isoformat(), "extension": ext.reason if ext else ""}
 
-    def _adjusted(self, name: str, report: GradeReport) -> GradeReport:
-        """A kept report with the ledger as it is now (written again only if that changed it)."""
+    def _adjusted(self, index: int, report: GradeReport) -> GradeReport:
+        """A kept report with the late policy (an extension may have been granted since) and the
+        ledger as they are now; written again only if that changed it."""
+        from grader.gradebook import undo_late
+
+        found, name = self.found.found[index], self.found.found[index].submission.name
         data = report.to_dict()
-        now = ledger.apply(report.to_dict(), ledger.for_submission(self.ledger, name), self.rubric)
+        now = undo_late(ledger.apply(report.to_dict(), [], self.rubric))
+        now = apply_lms(now, found, self.rubric, self._when(found))
+        now = ledger.apply(now, ledger.for_submission(self.ledger, name), self.rubric)
         if now == data:
             return report
         report = GradeReport.from_dict(now)

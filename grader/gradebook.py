@@ -45,7 +45,7 @@ from grader.sinks import csv_cell, file_name
 if TYPE_CHECKING:
     from grader.rubric import Rubric
 
-__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "csv_text", "export_gradebooks",
+__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "undo_late", "csv_text", "export_gradebooks",
            "gradebook_rows", "write_canvas", "write_gradebook", "write_lms_gradebooks", "write_moodle",
            "write_moodle_feedback"]
 
@@ -223,6 +223,22 @@ def apply_late(data: dict[str, Any], late: bool, rubric: Rubric, when: dict[str,
         data["notes"] = [*data.get("notes", []),
                          " / ".join(said[lang] for lang in rubric.report.languages if lang in said)]
     return data
+
+
+def undo_late(data: dict[str, Any]) -> dict[str, Any]:
+    """A report's dict as before :func:`apply_late`: the tests' score back, the late note gone."""
+    late = data.pop("late", None)
+    if late:
+        data["score"] = float(late["score_before"])
+        top = float(data["max_score"])
+        data["passed"] = top > 0 and data["score"] * 100.0 >= float(data.get("pass_mark", 0.0)) * top
+        data["notes"] = without_late_note(data.get("notes", []))
+    return data
+
+
+def without_late_note(notes: list[str]) -> list[str]:
+    """``notes`` without the one :func:`apply_late` adds."""
+    return [n for n in notes if not any(x.startswith(("late: ", "提出期限後: ")) for x in n.split(" / "))]
 
 
 def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:
