@@ -184,7 +184,7 @@ _WORDS = {
            "raised": "they raise {raised}", "example": "example", "tests": "the tests they fail",
            "none": "none"},
     "ja": {"size": "{n} 件の提出物", "one": "1 件の提出物",
-           "same": "{funcs} — 既知の誤りでは説明できない値（どの調査入力でも同じ）",
+           "same": "{funcs} — 既知の間違いでは説明できない値（どの調査入力でも同じ）",
            "probe": "{probe}（ほか {more} 個の調査入力でも同様）", "probe1": "{probe}",
            "raised": "{raised} を送出します", "example": "例", "tests": "不合格のテスト",
            "none": "なし"},

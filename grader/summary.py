@@ -87,7 +87,7 @@ TEXT = {
         "rings": "よく似た提出物：まずここを確認",
         "ring_row": "グループ {g}（{n} 件、コードの一致は最大 {best:.2f}）: {members}",
         "ring_more": "すべての組を並べて表示: similarity.ja.html",
-        "clusters": "既知の誤りで説明できない不合格（振る舞いでまとめたもの）",
+        "clusters": "既知の間違いで説明できない不合格（振る舞いでまとめたもの）",
         "cluster_example": "例", "cluster_tests": "不合格のテスト",
         "cluster_draft": "クラスタ {n} をカタログ項目にする: grader catalogue draft OUT --cluster {n}",
         "items": "テストごとの合格率と識別力",

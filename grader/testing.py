@@ -291,50 +291,11 @@ def assert_array(
             f"{what} の戻り値は {describe_value(actual)} でした。数値のテンソルまたは配列を返してください。",
         )
 
-    if arr.dtype.kind not in dtype_kind:
-        en_kind, ja_kind = _KIND_NAMES.get(dtype_kind[0], ("numbers", "数値"))
-        raise _fail(
-            f"dtype kind {dtype_kind!r}",
-            str(arr.dtype),
-            f"{what} returned an array of dtype {arr.dtype}; expected {en_kind}.",
-            f"{what} の戻り値の dtype は {arr.dtype} でした。{ja_kind}の配列が必要です。",
-        )
-    if dtype is not None:
-        want = np.dtype(str(dtype).removeprefix("torch."))
-        if arr.dtype != want:
-            raise _fail(
-                str(want),
-                str(arr.dtype),
-                f"{what} returned dtype {arr.dtype}; expected {want}, the dtype of the input. "
-                "Keep the input's precision (avoid .float() or float32 constants).",
-                f"{what} の戻り値の dtype は {arr.dtype} でした。入力と同じ {want} が必要です。"
-                "入力の精度を保ってください（.float() や float32 の定数を使わない）。",
-            )
-
+    _check_dtype(arr, dtype_kind, dtype, what)
     if shape is not None:
-        want_shape = tuple(int(n) for n in shape)
-        if arr.shape != want_shape:
-            raise _fail(
-                str(want_shape),
-                str(arr.shape),
-                f"{what} returned shape {arr.shape}; expected shape {want_shape}.",
-                f"{what} の戻り値の形状は {arr.shape} でしたが、期待される形状は {want_shape} です。",
-            )
-
+        _check_shape(arr, shape, what)
     if finite and arr.dtype.kind == "f":
-        good = np.isfinite(arr)
-        if not bool(good.all()):
-            bad = np.argwhere(~good)
-            first = tuple(int(i) for i in bad[0]) if arr.ndim else ()
-            value = arr[first] if arr.ndim else arr.item()
-            raise _fail(
-                "finite values",
-                f"{len(bad)} non-finite",
-                f"{what} returned {len(bad)} non-finite value(s) (nan or inf); "
-                f"the first is {_fmt_number(value)} at index {first}.",
-                f"{what} の戻り値に有限でない値（nan または inf）が {len(bad)} 個あります。"
-                f"最初は位置 {first} の {_fmt_number(value)} です。",
-            )
+        _check_finite(arr, what)
     return arr
 
 
@@ -372,6 +333,101 @@ def _expected_array(expected: Any) -> np.ndarray:
         array: np.ndarray = expected.detach().cpu().to(torch.float64).numpy()
         return array
     return np.asarray(expected, dtype=np.float64)
+
+
+def _check_dtype(arr: np.ndarray, dtype_kind: str, dtype: Any, what: str) -> None:
+    __tracebackhide__ = True
+    if arr.dtype.kind not in dtype_kind:
+        en_kind, ja_kind = _KIND_NAMES.get(dtype_kind[0], ("numbers", "数値"))
+        raise _fail(
+            f"dtype kind {dtype_kind!r}",
+            str(arr.dtype),
+            f"{what} returned an array of dtype {arr.dtype}; expected {en_kind}.",
+            f"{what} の戻り値の dtype は {arr.dtype} でした。{ja_kind}の配列が必要です。",
+        )
+    if dtype is not None:
+        want = np.dtype(str(dtype).removeprefix("torch."))
+        if arr.dtype != want:
+            raise _fail(
+                str(want),
+                str(arr.dtype),
+                f"{what} returned dtype {arr.dtype}; expected {want}, the dtype of the input. "
+                "Keep the input's precision (avoid .float() or float32 constants).",
+                f"{what} の戻り値の dtype は {arr.dtype} でした。入力と同じ {want} が必要です。"
+                "入力の精度を保ってください（.float() や float32 の定数を使わない）。",
+            )
+
+
+def _check_shape(arr: np.ndarray, shape: Sequence[int], what: str) -> None:
+    __tracebackhide__ = True
+    want_shape = tuple(int(n) for n in shape)
+    if arr.shape != want_shape:
+        raise _fail(
+            str(want_shape),
+            str(arr.shape),
+            f"{what} returned shape {arr.shape}; expected shape {want_shape}.",
+            f"{what} の戻り値の形状は {arr.shape} でしたが、期待される形状は {want_shape} です。",
+        )
+
+
+def _check_finite(arr: np.ndarray, what: str) -> None:
+    __tracebackhide__ = True
+    good = np.isfinite(arr)
+    if not bool(good.all()):
+        bad = np.argwhere(~good)
+        first = tuple(int(i) for i in bad[0]) if arr.ndim else ()
+        value = arr[first] if arr.ndim else arr.item()
+        raise _fail(
+            "finite values",
+            f"{len(bad)} non-finite",
+            f"{what} returned {len(bad)} non-finite value(s) (nan or inf); "
+            f"the first is {_fmt_number(value)} at index {first}.",
+            f"{what} の戻り値に有限でない値（nan または inf）が {len(bad)} 個あります。"
+            f"最初は位置 {first} の {_fmt_number(value)} です。",
+        )
+
+
+def _worst(a: np.ndarray, exp: np.ndarray, err: np.ndarray, allowed: np.ndarray, ok: np.ndarray,
+           what: str) -> Mismatch:
+    """The failure of :func:`assert_close`, told at the entry that misses by the most."""
+    excess = np.where(ok, -np.inf, err - allowed)
+    idx: tuple[Any, ...] = np.unravel_index(int(np.argmax(excess)), exp.shape) if exp.ndim else ()
+    idx = tuple(int(i) for i in idx)
+    n_bad = int(exp.size - np.count_nonzero(ok))
+    e_at, a_at = exp[idx], a[idx]
+    max_err = float(err.max())
+    return _fail(
+        _fmt_number(e_at),
+        _fmt_number(a_at),
+        f"{what}: {n_bad} of {exp.size} values differ from the expected ones; the worst is at "
+        f"index {idx}: expected {_fmt_number(e_at)}, got {_fmt_number(a_at)} "
+        f"(max abs error {max_err:.3g}; allowed there {float(allowed[idx]):.3g}).",
+        f"{what}: {exp.size} 個中 {n_bad} 個の値が期待値と一致しません。最も大きくずれているのは"
+        f"位置 {idx} で、期待値 {_fmt_number(e_at)} に対して {_fmt_number(a_at)} でした"
+        f"（最大絶対誤差 {max_err:.3g}、そこでの許容誤差 {float(allowed[idx]):.3g}）。",
+    )
+
+
+def _check_zeros(a: np.ndarray, expected_zero_mask: Any, what: str) -> None:
+    __tracebackhide__ = True
+    mask = np.asarray(
+        expected_zero_mask.detach().cpu().numpy()
+        if isinstance(expected_zero_mask, torch.Tensor)
+        else expected_zero_mask,
+        dtype=bool,
+    )
+    exact = a[mask] == 0.0
+    if not bool(np.all(exact)):
+        where_bad = np.argwhere(mask & (a != 0.0))
+        idx = tuple(int(i) for i in where_bad[0])
+        raise _fail(
+            "0.0",
+            _fmt_number(a[idx]),
+            f"{what}: masked positions must be exactly 0, but index {idx} is "
+            f"{_fmt_number(a[idx])}.",
+            f"{what}: マスクされた位置はちょうど 0 でなければなりませんが、位置 {idx} は "
+            f"{_fmt_number(a[idx])} でした。",
+        )
 
 
 def assert_close(
@@ -423,41 +479,9 @@ def assert_close(
                       "such as 1/√d_k was rounded to float32 (not counted as a mistake; a constant made in "
                       "the input's dtype keeps float64 precision)")
     if not bool(np.all(ok)):
-        excess = np.where(ok, -np.inf, err - allowed)
-        idx: tuple[Any, ...] = np.unravel_index(int(np.argmax(excess)), exp.shape) if exp.ndim else ()
-        idx = tuple(int(i) for i in idx)
-        n_bad = int(exp.size - np.count_nonzero(ok))
-        e_at, a_at = exp[idx], a[idx]
-        max_err = float(err.max())
-        raise _fail(
-            _fmt_number(e_at),
-            _fmt_number(a_at),
-            f"{what}: {n_bad} of {exp.size} values differ from the expected ones; the worst is at "
-            f"index {idx}: expected {_fmt_number(e_at)}, got {_fmt_number(a_at)} "
-            f"(max abs error {max_err:.3g}; allowed there {float(allowed[idx]):.3g}).",
-            f"{what}: {exp.size} 個中 {n_bad} 個の値が期待値と一致しません。最も大きくずれているのは"
-            f"位置 {idx} で、期待値 {_fmt_number(e_at)} に対して {_fmt_number(a_at)} でした"
-            f"（最大絶対誤差 {max_err:.3g}、そこでの許容誤差 {float(allowed[idx]):.3g}）。",
-        )
+        raise _worst(a, exp, err, allowed, ok, what)
     if expected_zero_mask is not None:
-        mask = np.asarray(
-            expected_zero_mask.detach().cpu().numpy()
-            if isinstance(expected_zero_mask, torch.Tensor)
-            else expected_zero_mask,
-            dtype=bool,
-        )
-        exact = a[mask] == 0.0
-        if not bool(np.all(exact)):
-            where_bad = np.argwhere(mask & (a != 0.0))
-            idx = tuple(int(i) for i in where_bad[0])
-            raise _fail(
-                "0.0",
-                _fmt_number(a[idx]),
-                f"{what}: masked positions must be exactly 0, but index {idx} is "
-                f"{_fmt_number(a[idx])}.",
-                f"{what}: マスクされた位置はちょうど 0 でなければなりませんが、位置 {idx} は "
-                f"{_fmt_number(a[idx])} でした。",
-            )
+        _check_zeros(a, expected_zero_mask, what)
     return arr
 
 

@@ -44,6 +44,8 @@ TOGETHER: tuple[str | tuple[str, ...], ...] = (
     # the attacks look for stray processes and marker files anywhere, as the hostile batch and
     # the subprocess level might leave them
     ("tests/test_attacks.py", "tests/test_hostile_batch.py", "tests/test_subprocess_level.py"),
+    "tests/test_cluster.py",
+    "tests/test_gradescope_root.py",
     "tests/test_grading_e2e.py",
     "tests/test_fastyaml.py",
     "tests/test_gradescope.py",
@@ -56,6 +58,8 @@ TOGETHER: tuple[str | tuple[str, ...], ...] = (
     "tests/test_release.py",
     "tests/test_work_choice.py",
     "tests/test_sink_properties.py",
+    "tests/test_fail_closed.py",
+    "tests/test_ledger.py",
 )
 
 

@@ -24,8 +24,8 @@ CORRECT = ROOT / "examples" / "submissions" / "correct"
 
 pytestmark = pytest.mark.slow
 
-BUT = {"en": "passed, but with the central mistake", "ja": "合格。ただし核心の誤り"}
-TITLE = {"en": "Passed, but with the chapter's central mistake", "ja": "合格ですが、この章の核心の誤りがあります"}
+BUT = {"en": "passed, but with the central mistake", "ja": "合格。ただし核心の間違い"}
+TITLE = {"en": "Passed, but with the chapter's central mistake", "ja": "合格ですが、この章の核心の間違いがあります"}
 
 
 def _grader(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

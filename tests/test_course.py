@@ -112,7 +112,7 @@ def test_mutant_messages_quote_the_students_numbers(tmp_path):
     rubric = load_rubric(CH8)
     folder = tmp_path / "zero"
     folder.mkdir()
-    [m] = [m for m in load_mutants(rubric.plugin.mutants, ("masking.py",)) if m.id == "mask-zero-not-inf"]
+    [m] = [m for m in load_mutants(rubric.plugin.mutants, ("masking.py",)) if m.name == "mask-zero-not-inf/fill-with-zero"]
     (folder / "masking.py").write_text(m.source(ROOT / "solutions" / "chapter08"), encoding="utf-8")
     [report] = grade(rubric, [load_submission(folder, assignment_of(rubric))], seed=3)
     [mistake] = report.mistakes
@@ -120,9 +120,27 @@ def test_mutant_messages_quote_the_students_numbers(tmp_path):
     assert 0.0 == mistake.evidence["fill"]
     leak = mistake.evidence["leak"]
     assert 0.0 < leak < 1.0
-    assert f"{leak:.4f}" in mistake.message["en"] and f"{leak:.4f}" in mistake.message["ja"]
+    assert f"{leak:.3g}" in mistake.message["en"] and f"{leak:.3g}" in mistake.message["ja"]
     assert "hold 0 instead of -inf" in mistake.message["en"]
     assert "-inf ではなく 0 が入っています" in mistake.message["ja"]
+
+
+def test_a_finite_mask_that_leaves_no_weight_is_told_from_one_that_leaks(tmp_path):
+    """-1e9 (e^-1e9 is exactly 0): the id stands, the message says nothing leaked, in both languages."""
+    from grader.runner import grade
+    from grader.submission import load_submission
+
+    rubric = load_rubric(CH8)
+    folder = tmp_path / "minus-1e9"
+    folder.mkdir()
+    [m] = [m for m in load_mutants(rubric.plugin.mutants, ("masking.py",)) if m.name == "mask-zero-not-inf/minus-1e9"]
+    (folder / "masking.py").write_text(m.source(ROOT / "solutions" / "chapter08"), encoding="utf-8")
+    [report] = grade(rubric, [load_submission(folder, parts=assignment_of(rubric).part_files)], seed=3)
+    [mistake] = report.mistakes
+    assert ("mask-zero-not-inf", -1e9, 0.0) == (mistake.id, mistake.evidence["fill"], mistake.evidence["leak"])
+    assert "is not 0" not in mistake.message["en"] and "0 ではない" not in mistake.message["ja"]
+    assert "e^-1e+09 is exactly 0 in float32, so no weight leaks" in mistake.message["en"]
+    assert "e^-1e+09 は float32 でちょうど 0 なので、重みは漏れていません" in mistake.message["ja"]
 
 
 def test_new_assignment_validates_without_an_edit(tmp_path):

@@ -223,7 +223,7 @@ def test_sqrt_d_model_then_fixed_in_one_warm_kernel_and_nothing_left_after_kill(
         [root] = [a for a in page.having("data-score") if a["<tag>"] == "div"]
         [score] = [a for a in page.having("class") if "gc-score" in a["class"].split()]
         assert "gc-but" in score["class"].split() and float(root["data-score"]) < float(root["data-max-score"])
-        assert "合格。ただし核心の誤り sqrt-d-model があります" in page.all_text
+        assert "合格。ただし核心の間違い sqrt-d-model があります" in page.all_text
         [central] = page.having("data-central")
         assert central["data-mistake"] == "sqrt-d-model"
         assert page.attrs.index(central) < page.attrs.index(page.having("data-part")[0])
@@ -377,7 +377,7 @@ def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
     dom = _headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri()).stdout
     parsed = _Page(dom)
     assert "sqrt-d-model" in {a["data-mistake"] for a in parsed.having("data-mistake")}
-    assert "27.71" in parsed.all_text and "合格ですが、この章の核心の誤りがあります" in parsed.all_text
+    assert "27.71" in parsed.all_text and "合格ですが、この章の核心の間違いがあります" in parsed.all_text
 
 
 def test_no_rubric_or_unknown_part_is_a_message_in_the_cell(tmp_path: Path) -> None:

@@ -24,9 +24,9 @@ LABELS: dict[str, dict[str, str]] = {
     "below": {"en": "below the pass mark", "ja": "合格点未満"},
     # a passing score with the rubric's central mistake (``central: true``): never a plain "passed"
     "passed_but": {"en": "passed, but with the central mistake {ids}",
-                   "ja": "合格。ただし核心の誤り {ids} があります"},
+                   "ja": "合格。ただし核心の間違い {ids} があります"},
     "central_title": {"en": "Passed, but with the chapter's central mistake: fix it first",
-                      "ja": "合格ですが、この章の核心の誤りがあります。まず直してください"},
+                      "ja": "合格ですが、この章の核心の間違いがあります。まず直してください"},
     "pass_mark": {"en": "Pass mark", "ja": "合格点"},
     "expected": {"en": "expected", "ja": "期待値"},
     "actual": {"en": "got", "ja": "実際の値"},

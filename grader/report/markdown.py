@@ -89,7 +89,7 @@ _BUT = {
     "en": "The check ran and passed on points ({score} of {max}, pass mark {mark}%), but the code has the"
           " chapter's central mistake: {mistake}",
     "ja": "チェックを実行し、点数では合格しました（{max} 点中 {score} 点、合格点 {mark}%）。ただし、この章の"
-          "核心の誤りがあります: {mistake}",
+          "核心の間違いがあります: {mistake}",
 }
 _JOB_FAILS = {
     "en": " This job fails until the pass mark is reached.",

@@ -25,6 +25,7 @@ secret. Expected values come from the reference when it is loaded, else from ``O
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -125,8 +126,64 @@ def classify_weights(func: str, call: str, s: np.ndarray, got: Any, **extra: Any
                                        "min_row_sum": round(float(sums.min()), 4)})
     fill = _fill_value(s, w)
     if fill is not None and close(w, _softmax_rows(_masked(s, _future(s.shape[-1]), fill)), rtol=1e-3, atol=1e-5):
-        return Finding("mask-zero-not-inf", func, {**ev, "fill": round(fill, 4), "leak": round(_leak(w), 4)})
+        leak = _leak(w)
+        return Finding("mask-zero-not-inf", func, {**ev, "fill": round(fill, 4), "leak": float(f"{leak:.4g}"),
+                                                   "variant": "default" if leak > 0 else "no-leak"})
     return None
+
+
+def _wrong_shape(func: str, call: str, got: Any, want: np.ndarray) -> Finding | None:
+    """The right values in another shape (GPT-2's (1, 1, n, n) mask buffer for an (n, n) mask)."""
+    w = arr(got)
+    if w is None or w.shape == want.shape or w.size != want.size:
+        return None
+    flat = w.reshape(want.shape)
+    if want.dtype == bool:
+        right = np.array_equal(flat != 0, want)
+    else:  # masked scores hold -inf: those must match exactly, the rest to the tolerance
+        fin = np.isfinite(want)
+        right = (np.array_equal(np.isfinite(flat), fin) and np.array_equal(flat[~fin], want[~fin])
+                 and bool(np.allclose(flat[fin], want[fin], rtol=1e-3, atol=1e-5)))
+    if not right:
+        return None
+    extra = w.ndim - want.ndim
+    ones = extra > 0 and w.shape[extra:] == want.shape and all(d == 1 for d in w.shape[:extra])
+    return Finding("wrong-shape", func, {"call": call, "shape": str(tuple(w.shape)),
+                                         "expected_shape": str(tuple(want.shape)),
+                                         "variant": "leading-ones" if ones else "default"})
+
+
+#: Scores of the probe that tells an overflow from a row renormalised after the softmax: 0
+#: where a row may look and G where it may not. At G = 95, e^95 overflows float32 (beyond
+#: ~88.7) while e^-95 is still a (subnormal) float32; at G = 120, e^-120 is 0 in float32.
+_GAPS = (95.0, 120.0)
+
+
+def _future_heavy(gap: float) -> torch.Tensor:
+    return torch.from_numpy(np.where(_future(N), gap, 0.0).astype(np.float32)).expand(2, N, N).contiguous()
+
+
+def _renormalised(func: str, weights_for: Callable[[torch.Tensor], tuple[Any, str]]) -> Finding | None:
+    """mask-after-softmax, renormalised: NaN that is 0/0, not an overflow.
+
+    ``weights_for(scores)`` returns (the student's weights for those scaled scores, the call). When nothing is non-finite at G = 95, where e^95 would overflow, but rows are NaN at
+    G = 120, the NaN is the allowed weights underflowing to 0 in a softmax over the whole row
+    and the renormalisation dividing 0 by 0.
+    """
+    first, _ = weights_for(_future_heavy(_GAPS[0]))
+    w95 = arr(first)
+    if w95 is None or not np.all(np.isfinite(w95)):
+        return None
+    got, call = weights_for(_future_heavy(_GAPS[1]))
+    w = arr(got)
+    if w is None or w.shape != (2, N, N):
+        return None
+    nan_rows = [i for i in range(N) if np.isnan(w[:, i]).any()]
+    if not nan_rows or N - 1 in nan_rows:  # the last row has no future: it cannot be 0/0
+        return None
+    return Finding("mask-after-softmax", func, {
+        "variant": "renormalised", "call": call, "gap": _GAPS[1], "rows": ", ".join(map(str, nan_rows)),
+        "bad": int(np.isnan(w).sum()), "size": int(w.size), "row_sum": 1.0, "min_row_sum": 1.0, "row0": _row(w, 0)})
 
 
 def _overflow(func: str, call: str, got: Any, magnitude: float) -> Finding | None:
@@ -178,6 +235,9 @@ def _causal_mask(p: Probe) -> list[Finding]:
         if np.array_equal(b, inverted):
             return [Finding("mask-transposed", "causal_mask", {"call": call, "n": N, "variant": "inverted",
                                                               "row0": _row(m.astype(float), 0)})]
+    shaped = _wrong_shape("causal_mask", call, got, want)
+    if shaped is not None:
+        return [shaped]
     other = p("causal_mask", N + 2)
     found = hardcoded("causal_mask", call, got, describe_call("causal_mask", N + 2), other)
     return [found] if found else unrecognised("causal_mask", call=call, got=show(got))
@@ -193,6 +253,9 @@ def _apply_causal_mask(p: Probe) -> list[Finding]:
     fut = np.broadcast_to(_future(N), s.shape)
     findings = [changed] if changed else []
     if g is None or g.shape != s.shape:
+        shaped = _wrong_shape("apply_causal_mask", call, got, _masked(s, fut))
+        if shaped is not None:
+            return findings + [shaped]
         return findings or unrecognised("apply_causal_mask", call=call, got=show(got))
     neg = np.isneginf(g)
     kept_ok = np.allclose(np.where(neg, 0, g)[~neg], s[~neg], rtol=1e-6, atol=1e-6) if (~neg).any() else True
@@ -210,9 +273,11 @@ def _apply_causal_mask(p: Probe) -> list[Finding]:
             return findings + [Finding("mask-not-applied", "apply_causal_mask", ev)]
         if fills.size == 1:
             fill = float(fills[0])
-            leak = _leak(_softmax_rows(g))
+            # The weight the future gets from these scores, measured in the input's float32.
+            leak = _leak(torch.softmax(torch.from_numpy(g.astype(np.float32)), dim=-1).double().numpy())
             return findings + [Finding("mask-zero-not-inf", "apply_causal_mask",
-                                       {**ev, "fill": round(fill, 4), "leak": round(leak, 4)})]
+                                       {**ev, "fill": round(fill, 4), "leak": float(f"{leak:.4g}"),
+                                        "variant": "default" if leak > 0 else "no-leak"})]
     other = randn(82, 2, N, N, scale=2.0)
     found = hardcoded("apply_causal_mask", call, got, describe_call("apply_causal_mask", other),
                       p("apply_causal_mask", other))
@@ -232,7 +297,13 @@ def _masked_softmax(p: Probe) -> list[Finding]:
         big = x * 5e3
         big_call = describe_call("masked_softmax", big)
         over = _overflow("masked_softmax", big_call, p("masked_softmax", big), 1e4)
+        if over is not None:
+            over = _renormalised("masked_softmax", lambda x: (p("masked_softmax", x),
+                                                              describe_call("masked_softmax", x))) or over
         return findings + ([over] if over else [])
+    shaped = _wrong_shape("masked_softmax", call, got, variants(s)[""])
+    if shaped is not None:
+        return findings + [shaped]
     other = randn(84, 2, N, N, scale=2.0)
     same_out = hardcoded("masked_softmax", call, got, describe_call("masked_softmax", other),
                          p("masked_softmax", other))
@@ -245,6 +316,17 @@ def _attention_weights(p: Probe, d_k: int, scale: float = 1.0, seed: int = 85) -
     call = describe_call("causal_attention", q, k, v)
     raw = (q.double() @ k.double().transpose(-2, -1)).numpy()
     return p("causal_attention", q, k, v), raw, call
+
+
+def _attention_for(p: Probe, scores: torch.Tensor) -> tuple[Any, str]:
+    """causal_attention with q, k chosen so that q kᵀ / √d_k is ``scores`` (..., n, n), v = I."""
+    *lead, n, _ = scores.shape
+    q = torch.zeros(*lead, n, D_K)
+    q[..., :n] = torch.eye(n)
+    k = torch.zeros(*lead, n, D_K)
+    k[..., :n] = scores.transpose(-2, -1) * math.sqrt(D_K)
+    v = torch.eye(n).expand(*lead, n, n).contiguous()
+    return p("causal_attention", q, k, v), describe_call("causal_attention", q, k, v)
 
 
 def _divisor(raw: np.ndarray, w: np.ndarray) -> float | None:
@@ -275,7 +357,12 @@ def _causal_attention(p: Probe) -> list[Finding]:
     if w is not None and close(w, variants(raw / expected)[""], rtol=1e-3, atol=1e-5):
         big, big_raw, big_call = _attention_weights(p, 16, scale=25.0, seed=87)
         over = _overflow("causal_attention", big_call, big, float(np.abs(big_raw).max() / 4.0))
+        if over is not None:
+            over = _renormalised("causal_attention", lambda x: _attention_for(p, x)) or over
         return [over] if over else []
+    shaped = _wrong_shape("causal_attention", call, got, variants(raw / expected)[""])
+    if shaped is not None:
+        return [shaped]
     if w is not None and w.shape == raw.shape and np.all(np.isfinite(w)):
         c = _divisor(raw, w)
         if c is not None:
