@@ -77,6 +77,8 @@ def run_batch(
     similarity: bool = False,
     cluster: str | None = None,
     shard_size: int | None = None,
+    submitted: dict[str, Any] | None = None,
+    extensions: dict[str, Any] | None = None,
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
@@ -127,7 +129,7 @@ def run_batch(
     try:
         return _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
                       started=started, cluster=spec, shard_size=shard_size,
-                      allow_weak=allow_weak).run(early, retired, jobs=jobs, resume=resume, seed=seed,
+                      allow_weak=allow_weak, submitted=submitted, extensions=extensions).run(early, retired, jobs=jobs, resume=resume, seed=seed,
                                                  progress=progress, summary=summary, gradebooks=gradebooks,
                                                  bom=bom, similarity=similarity)
     finally:
@@ -143,7 +145,8 @@ class _Batch:
 
     def __init__(self, source: str, out: str, outdir: Path, rubric: Rubric, *, lang: str, console: Console,
                  level: str, warning: str, started: float, cluster: Any = None, shard_size: int | None = None,
-                 allow_weak: bool = False) -> None:
+                 allow_weak: bool = False, submitted: dict[str, Any] | None = None,
+                 extensions: dict[str, Any] | None = None) -> None:
         from grader.assignment import assignment_of
 
         self.source, self.out, self.outdir, self.rubric = source, out, outdir, rubric
@@ -153,6 +156,8 @@ class _Batch:
         self.warned: set[str] = set()
         self.seed = 0
         self.found = Discovery()
+        #: submission times (``--submitted``) and extensions (``--extensions``), by student id or name
+        self.submitted, self.extensions = submitted or {}, extensions or {}
         #: the hand adjustments (grader.ledger), read and checked before anything is graded
         self.ledger = ledger.read(outdir)
         self.cluster, self.shard_size, self.allow_weak = cluster, shard_size, allow_weak
@@ -233,15 +238,35 @@ class _Batch:
             old = read_report(report_path(self.outdir, f.submission.name)) if resume else None
             if is_current(old, f.submission.content_hash, fingerprint):
                 assert old is not None
-                self.finished[i] = self._adjusted(f.submission.name, old)
+                self.finished[i] = self._adjusted(i, old)
             else:
                 todo.append(i)
         return todo
 
-    def _adjusted(self, name: str, report: GradeReport) -> GradeReport:
-        """A kept report with the ledger as it is now (written again only if that changed it)."""
+    def _when(self, found: Found) -> dict[str, Any] | None:
+        """The submission time and the student's own due date (grader.due), when both are known."""
+        from grader.due import due_for, parse_when
+
+        if not self.rubric.due:
+            return None
+        keys = [k for k in (found.student_id, found.submission.name if found.submission else "") if k]
+        at = next((self.submitted[k] for k in keys if k in self.submitted), None)
+        if at is None:
+            return None  # the LMS's late flag decides
+        key = next((k for k in keys if k in self.extensions), keys[0])
+        due, ext = due_for(key, parse_when(self.rubric.due, f"{self.rubric.file}: due"), self.extensions)
+        return {"submitted": at.isoformat(), "due": due.isoformat(), "extension": ext.reason if ext else ""}
+
+    def _adjusted(self, index: int, report: GradeReport) -> GradeReport:
+        """A kept report with the late policy (an extension may have been granted since) and the
+        ledger as they are now; written again only if that changed it."""
+        from grader.gradebook import undo_late
+
+        found, name = self.found.found[index], self.found.found[index].submission.name
         data = report.to_dict()
-        now = ledger.apply(report.to_dict(), ledger.for_submission(self.ledger, name), self.rubric)
+        now = undo_late(ledger.apply(report.to_dict(), [], self.rubric))
+        now = apply_lms(now, found, self.rubric, self._when(found))
+        now = ledger.apply(now, ledger.for_submission(self.ledger, name), self.rubric)
         if now == data:
             return report
         report = GradeReport.from_dict(now)
@@ -296,7 +321,7 @@ class _Batch:
         report = None
         if data is not None:
             try:
-                data = apply_lms(data, self.found.found[index], self.rubric)
+                data = apply_lms(data, self.found.found[index], self.rubric, self._when(self.found.found[index]))
                 data = ledger.apply(data, ledger.for_submission(self.ledger, sub.name), self.rubric)
                 report = GradeReport.from_dict(data)
                 self.save(sub.name, report, data)

@@ -313,18 +313,28 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
 @bom_option
 @click.option("--similarity", is_flag=True,
               help="Also compare the submissions (similarity.csv, similarity.{ja,en}.html; groups on the summary).")
+@click.option("--submitted", "submitted_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="CSV of student,submitted (ISO date-time with offset): lateness measured against the rubric's "
+                   "due: and each student's extension.")
+@click.option("--extensions", "extensions_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="CSV of student, due (a date-time) or days, reason: each student's own due date.")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
           jobs: int | None, resume: bool, cluster: str | None, shard_size: int | None, no_progress: bool,
-          table: bool | None, gradebook: tuple[str, ...], bom: bool, similarity: bool) -> None:
+          table: bool | None, gradebook: tuple[str, ...], bom: bool, similarity: bool, submitted_file: str | None,
+          extensions_file: str | None) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
     def body() -> int:
+        from grader.due import read_extensions, read_submitted
+
         rubric = _load(rubric_path, source)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
                            gradebooks=tuple(gradebook), bom=bom, similarity=similarity, cluster=cluster,
-                           shard_size=shard_size)
+                           shard_size=shard_size,
+                           submitted=read_submitted(Path(submitted_file)) if submitted_file else None,
+                           extensions=read_extensions(Path(extensions_file)) if extensions_file else None)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not recognised, "
                   + (f"{result.unreadable} unreadable (error reports written), " if result.unreadable else "")

@@ -45,7 +45,7 @@ from grader.sinks import csv_cell, file_name
 if TYPE_CHECKING:
     from grader.rubric import Rubric
 
-__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "csv_text", "export_gradebooks",
+__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "undo_late", "csv_text", "export_gradebooks",
            "gradebook_rows", "write_canvas", "write_gradebook", "write_lms_gradebooks", "write_moodle",
            "write_moodle_feedback"]
 
@@ -167,7 +167,7 @@ GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "
 GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
 
 
-def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric) -> dict[str, Any]:
+def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric, when: dict[str, Any] | None = None) -> dict[str, Any]:
     """Add who submitted it (from the LMS naming) to a report, and apply the late policy.
 
     The late policy (rubric ``late:``) takes its points off the total of a submission the
@@ -177,17 +177,45 @@ def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric) -> dict[str, A
         data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
                            "entry": found.entry, "late": found.late,
                            "flags": [[key, dict(slots)] for key, slots in found.flags]}
-    return apply_late(data, found.late, rubric)
+    if when and data.get("student") is not None:
+        data["student"]["timing"] = dict(when)  # kept, so a regrade measures lateness the same way
+    return apply_late(data, found.late, rubric, when)
 
 
-def apply_late(data: dict[str, Any], late: bool, rubric: Any) -> dict[str, Any]:
-    """The rubric's late policy on a report's dict whose ``score`` is the tests' score."""
+def apply_late(data: dict[str, Any], late: bool, rubric: Rubric, when: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The rubric's late policy on a report's dict whose ``score`` is the tests' score.
+
+    ``when`` (from ``--submitted`` / ``--extensions`` and the rubric's ``due:``, see
+    :mod:`grader.due`): ``submitted`` and the student's own ``due`` (ISO, with offsets) and the
+    extension's ``extension`` reason; lateness is then measured, and shown with those inputs.
+    Without it, the LMS's late flag decides (one unit of the penalty).
+    """
     policy = getattr(rubric, "late", None)
+    days = None
+    if policy is not None and when and when.get("submitted") and when.get("due"):
+        from grader.due import LatePolicyRule, late_penalty, parse_when
+
+        rule_ = LatePolicyRule(per_day_percent=policy.penalty_percent, max_percent=100.0,
+                               grace_minutes=policy.grace_minutes, per=policy.per)
+        measured = late_penalty(parse_when(when["submitted"], "submitted"), parse_when(when["due"], "due"),
+                                float(data["score"]), float(data["max_score"]), rule_)
+        days, late = measured.days, measured.days > 0
     if late and policy is not None:
         before, top = float(data["score"]), float(data["max_score"])
-        after = round(policy.apply(before, top), int(rubric.report.rounding))
+        if days is not None:
+            kept = measured.score if policy.per == "day" else policy.apply(before, top)
+            after = round(max(0.0, min(kept, top * policy.cap_percent / 100, before)), int(rubric.report.rounding))
+        else:
+            after = round(policy.apply(before, top), int(rubric.report.rounding))
         rule = {lang: policy.describe(lang) for lang in ("en", "ja")}
         data["late"] = {"score_before": before, "score": after, "penalty": round(before - after, 6), "rule": rule}
+        if days is not None and when is not None:
+            data["late"].update(submitted=when["submitted"], due=when["due"], days=days,
+                                extension=when.get("extension", ""))
+            rule = {"en": f"{rule['en']}; submitted {when['submitted']}, due {when['due']}, {days} day(s) late"
+                          + (f", extension: {when['extension']}" if when.get("extension") else ""),
+                    "ja": f"{rule['ja']}。提出 {when['submitted']}、期限 {when['due']}、{days} 日遅れ"
+                          + (f"、延長: {when['extension']}" if when.get("extension") else "")}
         data["score"] = after
         data["passed"] = top > 0 and after * 100.0 >= float(data.get("pass_mark", rubric.report.pass_mark)) * top
         said = {"en": f"late: {before:g} → {after:g} ({rule['en']})",
@@ -195,6 +223,22 @@ def apply_late(data: dict[str, Any], late: bool, rubric: Any) -> dict[str, Any]:
         data["notes"] = [*data.get("notes", []),
                          " / ".join(said[lang] for lang in rubric.report.languages if lang in said)]
     return data
+
+
+def undo_late(data: dict[str, Any]) -> dict[str, Any]:
+    """A report's dict as before :func:`apply_late`: the tests' score back, the late note gone."""
+    late = data.pop("late", None)
+    if late:
+        data["score"] = float(late["score_before"])
+        top = float(data["max_score"])
+        data["passed"] = top > 0 and data["score"] * 100.0 >= float(data.get("pass_mark", 0.0)) * top
+        data["notes"] = without_late_note(data.get("notes", []))
+    return data
+
+
+def without_late_note(notes: list[str]) -> list[str]:
+    """``notes`` without the one :func:`apply_late` adds."""
+    return [n for n in notes if not any(x.startswith(("late: ", "提出期限後: ")) for x in n.split(" / "))]
 
 
 def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:

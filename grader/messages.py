@@ -269,7 +269,7 @@ SENTENCES: dict[str, str] = {
     "{out}: {student} matches {n} reports ({listed}); name the submission instead":
         "{out}: {student} に当てはまるレポートが {n} 件あります（{listed}）。提出物の名前で指定してください",
     "{out}: {student} has no part {part}; its parts are {parts}":
-        "{out}: {student} には課題 {part} がありません。課題は {parts} です",
+        "{out}: {student} には小問 {part} がありません。小問は {parts} です",
     "{out}: no adjustment {n} of {student} to {what}; see grader ledger {out}":
         "{out}: {student} の調整 {n} は{what}できません。grader ledger {out} で確かめてください",
     "ledger entry {n} written: {what}": "台帳に記録 {n} を書き込みました: {what}",
@@ -285,6 +285,18 @@ SENTENCES: dict[str, str] = {
         "{patterns} に当てはまるテスト ID がありません。テスト ID は {example} のような形です",
     "{n} graded again, {changed} changed, in {s} s; record: {path}":
         "{n} 件を再採点し、{changed} 件が変わりました（{s} 秒）。記録: {path}",
+    # --- due dates and extensions (grader/due.py) ------------------------------------------
+    "{where}: {text} is not a date and time; write it as 2026-12-01T23:59:00+09:00":
+        "{where}: {text} は日時ではありません。2026-12-01T23:59:00+09:00 のように書いてください",
+    "{where}: {text} has no time zone; add its offset, e.g. {example}":
+        "{where}: {text} にタイムゾーンがありません。{example} のように時差を付けてください",
+    "{where}: give either due or days for {student}":
+        "{where}: {student} には due か days のどちらか一つを書いてください",
+    "{where}: {student} is listed twice; keep one line per student":
+        "{where}: {student} が 2 回書かれています。学生ごとに 1 行にしてください",
+    "{where}: days must be a number (got {got})": "{where}: days は数で書いてください（{got} と書かれています）",
+    "{path}: no column {columns}; the first line names the columns, e.g. {example}":
+        "{path}: 列 {columns} がありません。最初の行に列の名前を書きます（例: {example}）",
     "undo": "取り消し",
     "confirm": "確認",
     "give one of --points, --set, --undo or --confirm": "--points、--set、--undo、--confirm のどれか一つを指定してください",

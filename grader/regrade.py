@@ -52,10 +52,6 @@ class RegradeResult:
     elapsed_s: float = 0.0
 
 
-def _without_late_note(notes: list[str]) -> list[str]:
-    return [n for n in notes if not any(s.startswith(("late: ", "提出期限後: ")) for s in n.split(" / "))]
-
-
 def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str], bool], rubric: Any,
                 entries: Sequence[ledger.Entry]) -> dict[str, Any]:
     """``old`` (a report's dict) with its selected tests' results taken from ``new``; scored again.
@@ -63,7 +59,7 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     Tests ``select`` does not match keep their dicts untouched, in their places; a selected
     test ``new`` lacks (removed from the suite) goes, one it adds comes after its part's tests.
     """
-    from grader.gradebook import apply_late
+    from grader.gradebook import apply_late, without_late_note
     from grader.report.model import CaseOutcome, Mistake, Status
     from grader.rubric import rubric_fingerprint
     from grader.runner import score_parts
@@ -95,9 +91,9 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     data["passed"] = top > 0 and data["score"] * 100.0 >= float(data.get("pass_mark", 0.0)) * top
     data["rubric_hash"] = rubric_fingerprint(rubric, tuple(data.get("suites") or ("public", "hidden")))
     late = bool((data.get("student") or {}).get("late"))
-    if data.pop("late", None) is not None:
-        data["notes"] = _without_late_note(list(data.get("notes", [])))
-    data = apply_late(data, late, rubric)
+    data.pop("late", None)  # (the score was just computed from the tests)
+    data["notes"] = without_late_note(list(data.get("notes", [])))
+    data = apply_late(data, late, rubric, (data.get("student") or {}).get("timing"))
     return ledger.apply(data, entries, rubric)
 
 

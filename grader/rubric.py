@@ -220,6 +220,13 @@ class LatePolicy:
     cap_percent: float = field(
         default=100.0, metadata=_help("a late submission scores at most this percent of the maximum")
     )
+    per: str = field(
+        default="once", metadata=_help("once: penalty_percent once; day: for every day or part of a day after "
+                                       "the student's due date (needs due: and submission times)")
+    )
+    grace_minutes: float = field(
+        default=0.0, metadata=_help("a submission this many minutes after the due date is on time")
+    )
 
     def apply(self, score: float, max_score: float) -> float:
         """The score a late submission keeps (never below 0)."""
@@ -229,9 +236,15 @@ class LatePolicy:
     def describe(self, lang: str) -> str:
         """The policy in words, for reports and the gradebook."""
         parts = []
-        if self.penalty_percent:
+        if self.penalty_percent and self.per == "day":
+            parts.append(f"-{_fmt(self.penalty_percent)}% of the maximum per day or part of a day late"
+                         if lang == "en" else f"1 日（1 日未満も 1 日）ごとに満点の {_fmt(self.penalty_percent)}% を減点")
+        elif self.penalty_percent:
             parts.append(f"-{_fmt(self.penalty_percent)}% of the maximum" if lang == "en"
                          else f"満点の {_fmt(self.penalty_percent)}% を減点")
+        if self.grace_minutes:
+            parts.append(f"{_fmt(self.grace_minutes)} minutes' grace" if lang == "en"
+                         else f"猶予 {_fmt(self.grace_minutes)} 分")
         if self.cap_percent < 100:
             parts.append(f"at most {_fmt(self.cap_percent)}% of the maximum" if lang == "en"
                          else f"上限は満点の {_fmt(self.cap_percent)}%")
@@ -264,6 +277,10 @@ class Rubric:
     )
     late: LatePolicy | None = field(
         default=None, metadata=_help("what a late submission loses; None: lateness is only shown")
+    )
+    due: str = field(
+        default="", metadata=_help("the due date, ISO 8601 with its offset (2026-12-01T23:59:00+09:00); "
+                                   "empty: the LMS's late flag decides")
     )
     plugin: Plugin = field(default=Plugin(), metadata=_help("the assignment's own pieces"))
 
@@ -568,6 +585,7 @@ _TOP_KEYS = (
     "report",
     "mistakes",
     "late",
+    "due",
     "plugin",
 )
 _PLUGIN_PATHS = {
@@ -774,6 +792,7 @@ class _Reader:
             report=self.report(_section(data, "report")),
             mistakes=self.mistakes(_section(data, "mistakes")),
             late=self.late(data["late"]) if data.get("late") is not None else None,
+            due=self.due(data.get("due")),
             plugin=self.plugin(_section(data, "plugin")),
         )
 
@@ -798,13 +817,34 @@ class _Reader:
         return Plugin(**found)
 
     def late(self, value: Any) -> LatePolicy:
-        example = "late: {penalty_percent: 10, cap_percent: 80}"
-        data = self.mapping(value, "late", ("penalty_percent", "cap_percent"), example)
-        got: dict[str, float] = {}
+        example = "late: {penalty_percent: 10, cap_percent: 80, per: day, grace_minutes: 15}"
+        data = self.mapping(value, "late", ("penalty_percent", "cap_percent", "per", "grace_minutes"), example)
+        got: dict[str, Any] = {}
         for key, default in (("penalty_percent", 10), ("cap_percent", 80)):
             if key in data:
                 got[key] = self.number(data[key], f"late.{key}", low=0, high=100, example=default)
+        if "grace_minutes" in data:
+            got["grace_minutes"] = self.number(data["grace_minutes"], "late.grace_minutes", low=0, high=10080,
+                                               example=15)
+        if "per" in data:
+            if data["per"] not in ("once", "day"):
+                raise self.fail("late.per", f"must be once or day (got {data['per']!r})", "write per: day")
+            got["per"] = data["per"]
         return LatePolicy(**got)
+
+    def due(self, value: Any) -> str:
+        if value in (None, ""):
+            return ""
+        from datetime import datetime
+
+        text = value.isoformat() if isinstance(value, datetime) else str(value)
+        try:
+            when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise self.fail("due", f"not a date and time (got {text!r})", "write due: 2026-12-01T23:59:00+09:00") from None
+        if when.utcoffset() is None:
+            raise self.fail("due", f"no time zone (got {text!r})", f"add the offset: due: {text}+09:00")
+        return when.isoformat()
 
     def suites(self, value: Any) -> tuple[Suite, ...]:
         data = self.mapping(value, "suites", _SUITE_NAMES, _REQUIRED_EXAMPLES["suites"])

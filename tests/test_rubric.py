@@ -831,3 +831,16 @@ def test_late_policy_and_central_mistakes_are_read_and_checked(tmp_path):
     (folder / "chapter07.yaml").write_text(text.replace("central: true", "central: yes please"), encoding="utf-8")
     with pytest.raises(RubricError, match="mistakes.sqrt-d-model.central"):
         load_rubric(folder / "chapter07.yaml")
+
+
+def test_due_needs_its_offset_and_the_late_policy_may_count_days(write: Write) -> None:
+    rubric = load_rubric(write({**VALID, "due": "2026-12-01T23:59:00+09:00",
+                                "late": {"penalty_percent": 10, "per": "day", "grace_minutes": 15}}))
+    assert rubric.due == "2026-12-01T23:59:00+09:00" and rubric.late.per == "day"
+    assert "per day or part of a day" in rubric.late.describe("en") and "猶予 15 分" in rubric.late.describe("ja")
+    # unquoted in YAML it is a timestamp; the offset is kept
+    assert load_rubric(write(yaml.safe_dump(VALID) + "due: 2026-12-01T23:59:00+09:00\n")).due.endswith("+09:00")
+    err = error_for(write, {**VALID, "due": "2026-12-01 23:59"})
+    assert "due" in str(err) and "no time zone" in str(err) and "+09:00" in str(err)
+    err = error_for(write, {**VALID, "late": {"penalty_percent": 10, "per": "week"}})
+    assert "late.per" in str(err)

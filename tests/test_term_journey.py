@@ -1,7 +1,8 @@
 """A term of grading, as an instructor runs it with the real commands.
 
-Batch a Canvas export (one student late); two adjustments and one undo; a hidden test that was
-wrong is fixed and graded again for the class with ``grader regrade``; ``--resume``; the Canvas
+Batch a Canvas export (one student late, by the submission times given); two adjustments and one
+undo; a hidden test that was wrong is fixed and graded again for the class with ``grader regrade``;
+an extension and ``--resume``; the Canvas
 import file read back with Canvas's importer rules; the ledger verifies. Then one ledger line is
 edited by hand, and every command that reads the ledger names that line and refuses.
 """
@@ -32,8 +33,8 @@ def _files(folder: Path) -> dict[str, bytes]:
 def canvas_entry(sortable_name: str, user_id: int, attachment_id: int, display_name: str, *, late: bool = False) -> str:
     """Canvas ContentZipper: the sortable name lower-cased, LATE, the user id, the attachment id."""
     parts = [re.sub(r"_(\d+)_", r"\1", sortable_name).lower(), *(["LATE"] if late else []), str(user_id)]
-    stem = re.sub(r"[^\w]", "", "_".join(parts))  # (a backslash in an f-string needs Python 3.12)
-    return f"{stem}_{attachment_id}_{display_name}"
+    prefix = re.sub(r"[^\w]", "", "_".join(parts))
+    return f"{prefix}_{attachment_id}_{display_name}"
 
 
 def _export(dest: Path) -> Path:
@@ -52,10 +53,13 @@ def _course(dest: Path) -> Path:
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
     test = dest / "suites" / "chapter07" / "hidden" / "test_scaling.py"
     text = test.read_text(encoding="utf-8")
-    body = '    """\n    for _ in range(8):\n        n_heads = int(rng.integers(1, 65))'
-    assert text.count(body) == 1
-    test.write_text(text.replace(body, '    """\n    assert False, "a wrong test"\n' + body[8:], 1), encoding="utf-8")
-    return dest / "rubrics" / "chapter07.yaml"
+    head = "def test_head_dim_random_pairs(student, ref, rng):\n"
+    assert text.count(head) == 1
+    wrong = head + '    assert False, "a wrong test"\n'
+    test.write_text(text.replace(head, wrong), encoding="utf-8")
+    rubric = dest / "rubrics" / "chapter07.yaml"
+    rubric.write_text(rubric.read_text(encoding="utf-8") + "\ndue: 2026-12-01T23:59:00+09:00\n", encoding="utf-8")
+    return rubric
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -102,8 +106,11 @@ def test_a_term_of_grading(tmp_path):
     out = tmp_path / "out"
     r = ("--rubric", str(rubric))
 
+    submitted = tmp_path / "submitted.csv"  # Taro handed in ten hours late (Tokyo time); the others on time
+    submitted.write_text("student,submitted\n98765,2026-12-01T20:00:00+09:00\n11111,2026-12-02T10:00:00+09:00\n"
+                         "22222,2026-12-01T14:59:00+00:00\n", encoding="utf-8")
     first = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--seed", "5",
-                 "--gradebook", "canvas", *r)
+                 "--gradebook", "canvas", "--submitted", str(submitted), *r)
     assert first.returncode == 0, first.stderr
     rows = _book(out)
     top = float(rows["98765"]["max_score"])
@@ -112,6 +119,9 @@ def test_a_term_of_grading(tmp_path):
     assert float(rows["98765"]["score"]) == top - points  # the wrong test cost everyone its points
     late_before = float(rows["11111"]["score"])
     assert rows["11111"]["late"] == "yes" and float(rows["11111"]["late_penalty"]) > 0
+    taro = yaml.safe_load((out / "reports" / "山田太郎_11111.yaml").read_text(encoding="utf-8"))
+    assert taro["late"]["days"] == 1 and taro["late"]["due"] == "2026-12-01T23:59:00+09:00"
+    assert any("提出 2026-12-02T10:00:00+09:00" in n for n in taro["notes"])
 
     # two adjustments and one undo
     assert _run("adjust", str(out), "22222", "--points", "3", "--reason", "regrade request: 採点ミス", "--by", "tanaka",
@@ -145,7 +155,8 @@ def test_a_term_of_grading(tmp_path):
     assert float(changed["98765"]["from"]) == top - points and float(changed["98765"]["to"]) == top
     rows = _book(out)
     assert float(rows["98765"]["score"]) == top
-    assert float(rows["11111"]["score"]) == pytest.approx(round(top * 0.9, 2)) > late_before  # late policy again
+    assert float(rows["11111"]["score"]) == pytest.approx(round(top * 0.9, 2))  # the late policy, again
+    assert float(rows["11111"]["score"]) > late_before
     # Smith's +3 was made against the score before the fix: shown for review, not applied
     assert float(rows["22222"]["score"]) == float(rows["22222"]["automatic_score"]) == auto_smith + points
     assert "needs review" in rows["22222"]["adjustment_reasons"]
@@ -153,21 +164,23 @@ def test_a_term_of_grading(tmp_path):
                 *r).returncode == 0
     assert float(_book(out)["22222"]["score"]) == auto_smith + points + 3
 
-    # --resume keeps everything, and the ledger is still applied once
+    # Taro is granted a day's extension; --resume grades nothing again, applies it and keeps the ledger once
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_text("student,due,days,reason\n11111,,1,illness (doctor's note)\n", encoding="utf-8")
     resumed = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--resume",
-                   "--gradebook", "canvas", *r)
+                   "--gradebook", "canvas", "--submitted", str(submitted), "--extensions", str(extensions), *r)
     assert resumed.returncode == 0, resumed.stderr
     assert "0 graded, 3 kept" in resumed.stderr
     rows = _book(out)
     assert float(rows["22222"]["score"]) == auto_smith + points + 3
     assert float(rows["22222"]["adjustment"]) == 3
+    assert float(rows["11111"]["score"]) == top and rows["11111"]["late_penalty"] == ""
 
     # the Canvas import file, as Canvas reads it
     assert _run("export", str(out), "--gradebook", "canvas", *r).returncode == 0
     grades = _canvas_import(out / "gradebook.canvas.csv")
     assert grades["points_possible"] == top
-    assert grades["by_id"] == {"98765": top, "11111": pytest.approx(round(top * 0.9, 2)),
-                               "22222": auto_smith + points + 3}
+    assert grades["by_id"] == {"98765": top, "11111": top, "22222": auto_smith + points + 3}
     verified = _run("ledger", str(out), "--verify")
     assert verified.returncode == 0 and "4 entries" in verified.stderr
 

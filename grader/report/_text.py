@@ -231,7 +231,7 @@ ADJUST_WORDS: dict[str, dict[str, str]] = {
         "total": "自動採点の得点 {auto}、調整 {delta}、最終得点 {final}。",
         "points": "{sign}{points} 点", "set": "得点を {set} に設定",
         "entry": "#{n} {change}（{where}）: {reason}（{by}、{at}）",
-        "whole": "合計", "part": "課題 {part}",
+        "whole": "合計", "part": "小問 {part}",
         "review": "#{n} は要確認で、適用していません: 自動採点の得点 {against} に対する調整ですが、"
                   "その得点はいま {now} です",
     },

@@ -49,6 +49,8 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
         if p.max_score:
             out.append(f"| {_cell(_text.pick(p.title, langs) or p.id)} | {_text.num(p.score)} / {_text.num(p.max_score)} |")
     out[4:4] = ["> " + ("⚠️ " if _text.passed_but(report) else "") + " / ".join(dict.fromkeys(_outcome(report, opts, x) for x in langs)), ""]
+    if report.adjustment:  # right under the parts: why the total is not their sum
+        out += ["", f"### {L('adjustments')}", ""] + [f"- {_cell(x)}" for x in _text.adjustment_lines(report, langs)]
     if report.mistakes:
         out += ["", f"### {L('mistakes')}", ""]
         for m in report.mistakes:
@@ -69,8 +71,6 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
             for line in _text.each(t.feedback, langs):
                 out.append(f"  - {_cell(line)}")
         out += ["", "</details>"]
-    if report.adjustment:
-        out += ["", f"### {L('adjustments')}", ""] + [f"- {_cell(x)}" for x in _text.adjustment_lines(report, langs)]
     if report.notes:
         out += ["", f"### {L('notes')}", ""] + [f"- {_cell(_text.sentence(n, langs))}" for n in report.notes]
     out += ["", f"<sub>{L('sandbox')}: {_cell(report.sandbox.get('level', '?'))} · {L('seed')} {report.seed}</sub>", ""]

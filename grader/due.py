@@ -1,0 +1,153 @@
+"""Due dates, extensions and the late penalty, per student.
+
+The due date is an ISO 8601 date-time with its offset (``2026-12-01T23:59:00+09:00``); one
+without an offset is refused, since the same wall-clock time is a different instant in Tokyo
+and in the LMS's server. An extension gives a student their own due date, or extra days on the
+assignment's due date as it is *when grading* (so moving the due date later moves every
+extension in days with it, and an extension to a fixed date stays put).
+
+The policy: a submission up to ``grace_minutes`` after the student's due date is on time; past
+that, every day or part of a day after the due date costs ``per_day_percent`` of the maximum
+(``per: once`` instead costs it once), at most ``max_percent`` in all, and the score never
+drops below 0. :func:`late_penalty` returns the inputs with the result, for the report and
+the gradebook to show.
+
+Example::
+
+    policy = LatePolicyRule(per_day_percent=10, max_percent=50, grace_minutes=15)
+    due = due_for("alice", parse_when("2026-12-01T23:59:00+09:00", "rubric due"), extensions)
+    late_penalty(submitted, due, 80.0, 100.0, policy).score
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from grader.errors import UsageError
+
+__all__ = ["Extension", "Lateness", "LatePolicyRule", "due_for", "late_penalty", "parse_when", "read_extensions",
+           "read_submitted"]
+
+DAY = timedelta(days=1)
+
+
+def parse_when(text: str, where: str) -> datetime:
+    """An ISO 8601 date-time with its offset.
+
+    Raises:
+        UsageError: not a date-time, or one without an offset (naming ``where``).
+    """
+    try:
+        when = datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"{where}: {text!r} is not a date and time; write it as 2026-12-01T23:59:00+09:00") from None
+    if when.tzinfo is None or when.utcoffset() is None:
+        example = f"{text}+09:00"
+        raise UsageError(f"{where}: {text!r} has no time zone; add its offset, e.g. {example}")
+    return when
+
+
+@dataclass(frozen=True)
+class Extension:
+    """One student's extension: their own due date, or extra days; and why."""
+
+    student: str
+    due: datetime | None = None
+    days: float = 0.0
+    reason: str = ""
+
+
+def read_extensions(path: Path) -> dict[str, Extension]:
+    """``--extensions FILE``: CSV with ``student``, then ``due`` (a date-time) or ``days``, and ``reason``.
+
+    Raises:
+        UsageError: a missing column, a bad value or a student listed twice (naming the line).
+    """
+    rows = _rows(path, ("student",))
+    out: dict[str, Extension] = {}
+    for line, row in rows:
+        where = f"{path}: line {line}"
+        student = row["student"].strip()
+        due_text, days_text = (row.get("due") or "").strip(), (row.get("days") or "").strip()
+        if bool(due_text) == bool(days_text):
+            raise UsageError(f"{where}: give either due or days for {student}")
+        if student in out:
+            raise UsageError(f"{where}: {student} is listed twice; keep one line per student")
+        if due_text:
+            out[student] = Extension(student, due=parse_when(due_text, where), reason=row.get("reason", ""))
+        else:
+            try:
+                days = float(days_text)
+            except ValueError:
+                raise UsageError(f"{where}: days must be a number (got {days_text!r})") from None
+            if not math.isfinite(days) or days < 0:
+                raise UsageError(f"{where}: days must be a number (got {days_text!r})")
+            out[student] = Extension(student, days=days, reason=row.get("reason", ""))
+    return out
+
+
+def read_submitted(path: Path) -> dict[str, datetime]:
+    """``--submitted FILE.csv``: ``student`` and ``submitted`` (a date-time with offset) per line."""
+    out: dict[str, datetime] = {}
+    for line, row in _rows(path, ("student", "submitted")):
+        out[row["student"].strip()] = parse_when(row["submitted"], f"{path}: line {line}")
+    return out
+
+
+def _rows(path: Path, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read it ({exc.strerror or exc}); check that the path is readable") from None
+    reader = csv.DictReader(text.splitlines())
+    missing = [c for c in needed if c not in (reader.fieldnames or [])]
+    if missing:
+        columns, example = ", ".join(missing), ",".join(needed)
+        raise UsageError(f"{path}: no column {columns}; the first line names the columns, e.g. {example}")
+    return [(i, {k: v or "" for k, v in row.items() if k is not None}) for i, row in enumerate(reader, 2)]
+
+
+def due_for(student: str, due: datetime, extensions: dict[str, Extension]) -> tuple[datetime, Extension | None]:
+    """The student's own due date, and the extension it comes from (None: the assignment's)."""
+    ext = extensions.get(student)
+    if ext is None:
+        return due, None
+    return (ext.due if ext.due is not None else due + timedelta(days=ext.days)), ext
+
+
+@dataclass(frozen=True)
+class LatePolicyRule:
+    """The rubric's late policy (percent of the maximum score)."""
+
+    per_day_percent: float = 0.0
+    max_percent: float = 100.0
+    grace_minutes: float = 0.0
+    per: str = "day"  #: ``day`` (each day or part of one) or ``once``
+
+
+@dataclass(frozen=True)
+class Lateness:
+    """A late penalty with the inputs it came from (shown in the report and the gradebook)."""
+
+    submitted: datetime
+    due: datetime
+    days: int
+    percent: float
+    score_before: float
+    score: float
+
+
+def late_penalty(submitted: datetime, due: datetime, score: float, max_score: float,
+                 policy: LatePolicyRule) -> Lateness:
+    """The penalty for a submission at ``submitted`` against the student's own ``due``."""
+    days = 0
+    if submitted > due + timedelta(minutes=policy.grace_minutes):
+        days = math.ceil((submitted - due) / DAY)  # a part of a day is a day
+    units = min(days, 1) if policy.per == "once" else days
+    percent = min(units * policy.per_day_percent, policy.max_percent)
+    after = max(0.0, score - max_score * percent / 100.0)
+    return Lateness(submitted, due, days, percent, score, after)
