@@ -14,7 +14,7 @@ Example::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -199,37 +199,45 @@ def annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
         # the annotation goes on the first.
         function = (m.function or "").split(",")[0].strip() or None
         if m in but:  # passed, but with the central mistake: a ::warning of its own, never lost
-            found = locate(m.part, function, None, "") if locate is not None else None
-            where = []
-            where_file = found[0] if found else m.file
-            if where_file:
-                where.append(f"file={_prop(where_file)}")
-                if found and len(found) > 1 and found[1]:
-                    where.append(f"line={found[1]}")
-            where.append(f"title={_prop(_text.verdict(report, langs))}")
-            warnings.append(f"::warning {','.join(where)}::{_data(f'[{m.id}] ' + _text.pick(m.message, langs))}")
+            warnings.append(_central_warning(report, m, function, langs, locate))
             continue
         g = group(m.part, function, m.file, None)
         g.messages.insert(g.mistakes, f"[{m.id}] {_text.pick(m.message, langs)}")
         g.mistakes += 1
     ranked = sorted(groups.values(), key=lambda g: (-g.lost, g.order))
-    commands = warnings
-    for g in ranked[:limit]:
-        where = []
-        if g.file:
-            where.append(f"file={_prop(g.file)}")
-            if g.line:
-                where.append(f"line={g.line}")
-        count = len(dict.fromkeys(g.messages))
-        title = f"{g.name}: " + " / ".join(
-            dict.fromkeys(_FAILED[x].format(n=count) for x in langs if x in _FAILED))
-        where.append(f"title={_prop(title)}")
-        commands.append(f"::error {','.join(where)}::{_data(chr(10).join(dict.fromkeys(g.messages)))}")
+    commands = warnings + [_error(g, langs) for g in ranked[:limit]]
     if len(ranked) > limit:
         rest = len(ranked) - limit
         text = " / ".join(dict.fromkeys(_MORE[x].format(n=rest) for x in langs if x in _MORE))
         commands.append(f"::notice title={_prop(_MORE_TITLE[langs[0]] if langs[0] in _MORE_TITLE else _MORE_TITLE['en'])}::{_data(text)}")
     return commands
+
+
+def _central_warning(report: GradeReport, m: Any, function: str | None, langs: Sequence[str],
+                     locate: Locator | None) -> str:
+    """The ``::warning`` of a report that passed with the central mistake ``m``, at its ``def``."""
+    found = locate(m.part, function, None, "") if locate is not None else None
+    where = []
+    where_file = found[0] if found else m.file
+    if where_file:
+        where.append(f"file={_prop(where_file)}")
+        if found and len(found) > 1 and found[1]:
+            where.append(f"line={found[1]}")
+    where.append(f"title={_prop(_text.verdict(report, langs))}")
+    return f"::warning {','.join(where)}::{_data(f'[{m.id}] ' + _text.pick(m.message, langs))}"
+
+
+def _error(g: _Group, langs: Sequence[str]) -> str:
+    """One function's ``::error``: its file and ``def`` line, how many failures, each message once."""
+    where = []
+    if g.file:
+        where.append(f"file={_prop(g.file)}")
+        if g.line:
+            where.append(f"line={g.line}")
+    count = len(dict.fromkeys(g.messages))
+    title = f"{g.name}: " + " / ".join(dict.fromkeys(_FAILED[x].format(n=count) for x in langs if x in _FAILED))
+    where.append(f"title={_prop(title)}")
+    return f"::error {','.join(where)}::{_data(chr(10).join(dict.fromkeys(g.messages)))}"
 
 
 class _Group:
