@@ -61,7 +61,7 @@ def _submissions(src: Path) -> dict[str, str]:
     answers.unlink()
     expected = {"correct": "", "zipped": "", "notebook": ""}
     for m in load_mutants(assignment_of(rubric).mutants, ("masking.py",)):
-        folder = src / f"mutant-{m.id}"
+        folder = src / f"mutant-{m.name.replace('/', '-')}"  # an id may have several mutants
         folder.mkdir()
         (folder / "masking.py").write_text(m.source(reference), encoding="utf-8")
         (folder / "answers.yaml").write_text(_answers(), encoding="utf-8")
