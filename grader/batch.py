@@ -34,7 +34,8 @@ from rich.console import Console
 
 from grader.discovery import Discovery, Found, Skipped, files_wanted, find_submissions
 from grader.errors import GraderError, UsageError
-from grader.gradebook import apply_lms, gradebook_rows, write_gradebook, write_lms_gradebooks
+from grader.gradebook import (CanvasTarget, apply_lms, check_formats, csv_written, gradebook_rows,
+                              say_written, write_gradebook, write_lms_gradebooks)
 from grader.outdir import is_current, read_report, report_path, report_yaml
 from grader.pool import LocalPool, Tally, _cpus_for, _Proc
 from grader.report.files import write_atomic
@@ -71,8 +72,13 @@ def run_batch(
     summary: bool = True,
     gradebooks: tuple[str, ...] = (),
     bom: bool = False,
+    canvas: CanvasTarget | None = None,
+    again: str = "",
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
+
+    ``again`` is the command as it was given (``grader batch … --rubric …``): every hint to run it
+    again (``--resume``) repeats it, options included.
 
     Raises:
         UsageError: bad source, or no namespace sandbox and ``allow_weak`` is false.
@@ -81,6 +87,8 @@ def run_batch(
     from grader.sandbox.level import choose_level
 
     started = time.monotonic()
+    if "canvas" in gradebooks:  # before any work: a Canvas file needs its assignment
+        check_formats(("canvas",), {"canvas"}, canvas, rubric.title.en)
     # This process and its workers keep both CPUs busy on their own: an idle BLAS pool
     # (numpy's) would only spin on them. Read when numpy loads; the workers inherit it.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -105,7 +113,7 @@ def run_batch(
     gc.set_threshold(50_000, 50, 100)
     try:
         return _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
-                      started=started).run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
+                      started=started, canvas=canvas, again=again).run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
                                            summary=summary, gradebooks=gradebooks, bom=bom)
     finally:
         for proc in early + retired:
@@ -119,9 +127,12 @@ class _Batch:
     """One batch run after its workers started: find, resume, grade, write, summarise."""
 
     def __init__(self, source: str, out: str, outdir: Path, rubric: Any, *, lang: str, console: Console,
-                 level: str, warning: str, started: float) -> None:
+                 level: str, warning: str, started: float, canvas: CanvasTarget | None = None,
+                 again: str = "") -> None:
         from grader.assignment import assignment_of
 
+        self.canvas = canvas
+        self.again = again or f"grader batch {source} --out {out}"
         self.source, self.out, self.outdir, self.rubric = source, out, outdir, rubric
         self.assignment = assignment_of(rubric)
         self.lang, self.console, self.level, self.warning, self.started = lang, console, level, warning, started
@@ -134,6 +145,10 @@ class _Batch:
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
             bom: bool) -> BatchResult:
         self.found = self._discover()
+        if gradebooks:  # refused before grading: an LMS the export did not come from
+            check_formats(gradebooks, {i.lms for i in [*self.found.found, *self.found.skipped,
+                                                         *(f.who for f in self.found.failed)] if i.lms},
+                          self.canvas, self.rubric.title.en)
         todo = self._resumable(resume)
         resumed = len(self.finished)
         if seed is None:
@@ -154,7 +169,7 @@ class _Batch:
         reports = self._record(interrupted, gradebooks, bom)
         if failure is not None:
             raise GraderError(f"{failure} ({len(self.finished)} finished reports kept in {self.outdir}; "
-                              "fix the cause, then run again with --resume)")
+                              f"fix the cause, then run again: {self.again} --resume)")
         if summary and reports:
             from grader import summary as class_summary
 
@@ -162,7 +177,7 @@ class _Batch:
         if interrupted:
             self.console.print(
                 f"[yellow]interrupted:[/yellow] {len(self.finished)} of {len(self.found.found)} graded and kept"
-                f" in {self.outdir}; finish with: grader batch {self.source} --out {self.out} --resume",
+                f" in {self.outdir}; finish with: {terminal_markup(self.again)} --resume",
                 markup=True)
         return BatchResult(reports, len(self.finished) - resumed, resumed, self.found.unrecognised, interrupted,
                            self.outdir, time.monotonic() - self.started,
@@ -273,18 +288,20 @@ class _Batch:
             report = error_report(self.rubric, failed.name, failed.why, like=like, origin="", seed=self.seed)
             who = failed.who
             data = report.to_dict()
-            if who.lms or who.name:
-                data["student"] = {"id": who.student_id, "name": who.name, "lms": who.lms, "entry": who.entry,
-                                   "late": who.late, "flags": [[k, dict(v)] for k, v in who.flags]}
-                report = GradeReport.from_dict(data)
+            # who it is, and (its flags) why it is no grade: grader export reads it back
+            data["student"] = {"id": who.student_id, "name": who.name, "lms": who.lms, "entry": who.entry,
+                               "late": who.late, "flags": [[k, dict(v)] for k, v in who.flags]}
+            report = GradeReport.from_dict(data)
             self.save(failed.name, report, data)
             failed_reports.append(report)
             rows.append((who, report, []))
         rows += [(s, None, []) for s in found.skipped]
         book = gradebook_rows(rows, self.rubric)
-        write_gradebook(self.outdir / "gradebook.csv", book, self.rubric, bom=bom)
+        written = [csv_written(write_gradebook(self.outdir / "gradebook.csv", book, self.rubric, bom=bom), book)]
         if gradebooks:
-            write_lms_gradebooks(self.outdir, book, self.rubric, gradebooks, bom=bom, lang=self.lang)
+            written += write_lms_gradebooks(self.outdir, book, self.rubric, gradebooks, bom=bom, lang=self.lang,
+                                            canvas=self.canvas)
+        say_written(written, book, self.console, self.lang)
         return [self.finished[i] for i in sorted(self.finished)] + failed_reports
 
 

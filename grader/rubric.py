@@ -358,7 +358,8 @@ RUBRICS_FOLDER = "rubrics"
 
 
 def find_rubric(
-    cwd: str | os.PathLike[str] | None = None, submission: str | os.PathLike[str] | None = None
+    cwd: str | os.PathLike[str] | None = None, submission: str | os.PathLike[str] | None = None,
+    assignment: str | None = None,
 ) -> Path:
     """The rubric of the course or release folder that ``cwd`` or ``submission`` lies in.
 
@@ -373,6 +374,8 @@ def find_rubric(
     Args:
         cwd: the working folder (default: the process's).
         submission: the submission as the user named it, if the command has one.
+        assignment: the assignment id, when what the command reads names it (a batch's
+            reports): the rubric with that ``assignment:`` is chosen.
 
     Returns:
         The rubric file: relative to the process's working folder when it lies inside it
@@ -402,7 +405,8 @@ def find_rubric(
             candidates = sorted((folder / RUBRICS_FOLDER).glob("*.yaml"))
             if not candidates:
                 continue
-            chosen = _choose_rubric(candidates, inside) or _choose_by_content(candidates, inside[1:])
+            chosen = (_choose_by_id(candidates, assignment) or _choose_rubric(candidates, inside)
+                      or _choose_by_content(candidates, inside[1:]))
             if chosen is None:
                 # A course with several assignments: the submission's own walk may still find
                 # the one folder (a release) that is its course.
@@ -439,6 +443,21 @@ def find_rubrics(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
             return [Path(_show_from(f, here)) for f in found]
     raise UsageError(f"no rubric found: no {RUBRICS_FOLDER}/*.yaml in {here.as_posix()} or above it;"
                      " run the command inside the course folder")
+
+
+def _choose_by_id(candidates: list[Path], assignment: str | None) -> Path | None:
+    """The one candidate whose ``assignment:`` is ``assignment``; None without one."""
+    if not assignment:
+        return None
+    hits = []
+    for candidate in candidates:
+        try:
+            data = yaml.safe_load(candidate.read_text(encoding="utf-8-sig"))
+        except Exception:  # noqa: BLE001 -- an unreadable rubric simply does not match
+            continue
+        if isinstance(data, dict) and str(data.get("assignment")) == assignment:
+            hits.append(candidate)
+    return hits[0] if len(hits) == 1 else None
 
 
 def _choose_rubric(candidates: list[Path], inside: list[Path]) -> Path | None:
@@ -501,8 +520,16 @@ def _names_in(path: Path) -> tuple[set[str], set[str]]:
                 if entry.is_dir() and not entry.is_symlink():
                     names.update(e.name for e in list(entry.iterdir())[:_SNIFF_NAMES])
         elif path.suffix.lower() == ".zip":
+            from grader.lms import lms_name
+
             with zipfile.ZipFile(path) as zf:
-                names.update(PurePosixPath(n).name for n in zf.namelist()[:_SNIFF_NAMES])
+                for member in zf.namelist()[:_SNIFF_NAMES]:
+                    name = PurePosixPath(member).name
+                    names.add(name)
+                    # a flat LMS download names each file <who>_<ids>_<file>: the file is the name
+                    parsed = lms_name(name, is_dir=False) if "/" not in member.rstrip("/") else None
+                    if parsed is not None and parsed.file:
+                        names.add(re.sub(r"-\d+(\.[A-Za-z0-9]+)$", r"\1", parsed.file))
         elif path.suffix.lower() == ".ipynb":
             with path.open("rb") as fh:
                 text = fh.read(_SNIFF_BYTES).decode("utf-8", "replace")
