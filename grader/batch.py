@@ -178,7 +178,7 @@ class _Batch:
             self.console.print(
                 f"[yellow]interrupted:[/yellow] {len(self.finished)} of {len(self.found.found)} graded and kept"
                 f" in {self.outdir}; finish with: {terminal_markup(self.again)} --resume",
-                markup=True)
+                markup=True, soft_wrap=True)
         return BatchResult(reports, len(self.finished) - resumed, resumed, self.found.unrecognised, interrupted,
                            self.outdir, time.monotonic() - self.started,
                            unreadable=len(reports) - len(self.finished))

@@ -76,7 +76,10 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
 def _checked(rubric: Any) -> Any:
     from grader.catalogue import check_rubric
 
+    from grader.rubric import check_parts
+
     check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
+    check_parts(rubric)  # so is a part file or function the stubs and the reference lack
     return rubric
 
 
@@ -464,12 +467,17 @@ def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
               help="The course gradebook to write (CSV).")
 def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
     """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
-    from grader.course import merge, write_course_gradebook
+    from grader.course import merge_with_reasons, write_course_gradebook
+    from grader.messages import translate
 
     def body() -> int:
-        rows, assignments = merge([Path(o) for o in outputs])
+        rows, assignments, left_out = merge_with_reasons([Path(o) for o in outputs])
         write_course_gradebook(Path(out), rows, assignments)
+        lang = os.environ.get("GRADER_LANG") if os.environ.get("GRADER_LANG") in LANGS else "en"
         err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
+        for student, assignment, why in left_out:
+            err.print(terminal(translate(f"  no score for {student} in {assignment}: {why}", lang)),
+                      markup=False, soft_wrap=True)
         return 0
 
     sys.exit(_guard(body))

@@ -309,7 +309,9 @@ def write_moodle_feedback(path: Path, files: list[tuple[str, str, str, str]]) ->
 # --------------------------------------------------------------------------- the batch's rows
 
 GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "max_score", "passed"]
-GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
+GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at", "flags"]
+#: flags that put in doubt whose a row is: its score goes to no LMS and no course total
+DOUBT_FLAGS = ("duplicate_id", "ambiguous_id")
 
 
 def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]:
@@ -359,6 +361,7 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
                                # whose it is is in doubt: never sent back to the LMS automatically
                                "flagged": any(k in ("duplicate_id", "ambiguous_id") for k, _ in item.flags)}
         errors = _reasons([*item.flags, *extra], langs)
+        row["flags"] = ";".join(dict.fromkeys(k for k, _ in [*item.flags, *extra]))
         if report is not None:
             scores = {p.id: p.score for p in report.parts}
             row.update(submission=report.submission, score=report.score, max_score=report.max_score,

@@ -816,8 +816,10 @@ class _Reader:
             raw = self.string(data[key], path, example.split(": ", 1)[1])
             resolved = (self.base / raw).resolve()
             if not resolved.is_file() and key != "expected":  # the expected values are written by a tool
+                near = _nearest(resolved.name, resolved.parent)
                 raise self.fail(path, f"file not found: {_show(resolved)} ({raw!r} from the rubric's folder)",
-                                f"create it, or correct the path ({example})")
+                                f"did you mean {near!r}? write {key}: {Path(raw).parent.as_posix()}/{near}"
+                                if near else f"create it, or correct the path ({example})")
             found[key] = resolved
         if "notebook" in data:
             found["notebook"] = self.string(data["notebook"], "plugin.notebook", "chapter07.ipynb")
@@ -1158,11 +1160,65 @@ def _kebab(name: str) -> str:
 
 
 def _show(path: Path) -> str:
-    """``path`` relative to the working folder when it is inside it, else absolute."""
+    """``path`` relative to the working folder (never absolute: messages name no machine's folders)."""
+    here = Path.cwd().resolve()
     try:
-        return path.relative_to(Path.cwd().resolve()).as_posix() or "."
+        return path.relative_to(here).as_posix() or "."
     except ValueError:
-        return path.as_posix()
+        try:
+            return Path(os.path.relpath(path, here)).as_posix()
+        except ValueError:  # another drive (Windows): the name from the rubric's folder is all we say
+            return path.name
+
+
+def _nearest(name: str, folder: Path, suffix: str = "") -> str:
+    """The name in ``folder`` closest to ``name`` ("" when none is close)."""
+    try:
+        names = [p.name for p in folder.iterdir() if not suffix or p.name.endswith(suffix)]
+    except OSError:
+        return ""
+    hit = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+    return hit[0] if hit else ""
+
+
+def check_parts(rubric: Rubric) -> None:
+    """Every ``parts[].file`` is a file of the stubs or the reference, and every name under its
+    ``functions:`` is defined there: a misspelt one would cost every student that part.
+
+    Raises:
+        RubricError: naming the key, the value, the nearest match and the fix.
+    """
+    import ast
+
+    folders = [f for f in (rubric.exercises, rubric.reference) if f is not None and Path(f).is_dir()]
+    if not folders:
+        return
+    shown = " and ".join(_show(Path(f)) for f in folders)
+    for i, part in enumerate(rubric.parts):
+        if not str(part.file).endswith(".py"):
+            continue
+        found = [Path(f) / part.file for f in folders if (Path(f) / part.file).is_file()]
+        if not found:
+            near = next((n for n in (_nearest(part.file, Path(f), ".py") for f in folders) if n), "")
+            raise RubricError(str(rubric.file), f"parts[{i}].file",
+                              f"{part.file!r} is in neither {shown}",
+                              f"did you mean {near!r}? write file: {near}" if near else
+                              f"write the file's name as it is in {shown}")
+        defined: set[str] = set()
+        for path in found:
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8-sig"))
+                defined.update(n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            except (OSError, SyntaxError, ValueError):
+                defined.update(_DEF.findall(path.read_text(encoding="utf-8", errors="replace")))
+        for k, function in enumerate(part.functions):
+            if function in defined:
+                continue
+            near = difflib.get_close_matches(function, sorted(defined), n=1, cutoff=0.5)
+            raise RubricError(str(rubric.file), f"parts[{i}].functions[{k}]",
+                              f"{function!r} is defined in no {part.file} of {shown}",
+                              f"did you mean {near[0]!r}? write {near[0]}" if near else
+                              f"write a function {part.file} defines: {', '.join(sorted(defined)) or 'none yet'}")
 
 
 #: Modules of the grader whose code decides what a report says about a submission beyond the
