@@ -235,7 +235,7 @@ def _course(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(("wrong", "right", "key"), [
     ("file: scaling.py", "file: scalling.py", "parts[0].file"),
-    ("- head_dim", "- head_dims", "parts[0].functions[0]"),
+    ("functions: [head_dim,", "functions: [head_dims,", "parts[0].functions[0]"),
     ("hooks: ../suites/chapter07/plugin/hooks.py", "hooks: ../suites/chapter07/plugin/hook.py", "plugin.hooks"),
 ])
 def test_a_misspelt_rubric_name_is_a_rubric_error_in_check_batch_and_validate(tmp_path, wrong, right, key):
