@@ -146,9 +146,9 @@ class _Batch:
             bom: bool) -> BatchResult:
         self.found = self._discover()
         if gradebooks:  # refused before grading: an LMS the export did not come from
-            check_formats(gradebooks, {i.lms for i in [*self.found.found, *self.found.skipped,
-                                                         *(f.who for f in self.found.failed)] if i.lms},
-                          self.canvas, self.rubric.title.en)
+            entries: list[Found | Skipped] = [*self.found.found, *self.found.skipped,
+                                              *(f.who for f in self.found.failed)]
+            check_formats(gradebooks, {i.lms for i in entries if i.lms}, self.canvas, self.rubric.title.en)
         todo = self._resumable(resume)
         resumed = len(self.finished)
         if seed is None:

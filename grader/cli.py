@@ -75,7 +75,6 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
 
 def _checked(rubric: Any) -> Any:
     from grader.catalogue import check_rubric
-
     from grader.rubric import check_parts
 
     check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
@@ -357,7 +356,12 @@ def export_cmd(outdir: str, rubric_path: str | None, lang: str | None, gradebook
                canvas_gradebook: str | None, canvas_assignment_id: str | None, bom: bool) -> None:
     """Write the gradebooks again from what a finished batch left in OUTDIR (the assignment is
     the one its reports name; --rubric only to choose another rubric file)."""
-    from grader.gradebook import export_gradebooks, lms_of, reports_assignment, say_written
+    from grader.gradebook import (
+        export_gradebooks,
+        lms_of,
+        reports_assignment,
+        say_written,
+    )
 
     def body() -> int:
         rubric = _load(rubric_path, assignment=reports_assignment(Path(outdir)) or None)
@@ -473,7 +477,8 @@ def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
     def body() -> int:
         rows, assignments, left_out = merge_with_reasons([Path(o) for o in outputs])
         write_course_gradebook(Path(out), rows, assignments)
-        lang = os.environ.get("GRADER_LANG") if os.environ.get("GRADER_LANG") in LANGS else "en"
+        env = os.environ.get("GRADER_LANG", "")
+        lang = env if env in LANGS else "en"
         err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
         for student, assignment, why in left_out:
             err.print(terminal(translate(f"  no score for {student} in {assignment}: {why}", lang)),

@@ -21,7 +21,6 @@ import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import yaml
 

@@ -314,6 +314,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     # (entry, path to read or None, identity, files set aside, why it cannot be read)
     candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str], str]] = []
     symlinks: list[str] = []
+    ident: lmsnames.LmsName | None
     for st in students:
         ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
                                  other_ids=tuple(sorted(st.other_ids)))
@@ -394,7 +395,7 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
     from grader import lms as lmsnames
 
     student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
-    who = {"student_id": student_id, "name": ident.name if ident else "",
+    who: dict[str, Any] = {"student_id": student_id, "name": ident.name if ident else "",
            "late": ident.late if ident else False, "lms": ident.lms if ident else ""}
 
     shifted: list[tuple[str, dict[str, str]]] = []
@@ -464,7 +465,8 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
 def _flag_shared_ids(result: Discovery) -> None:
     """Two entries that claim one student id: both are flagged, neither is trusted."""
     claims: dict[str, list[Any]] = {}
-    for item in [*result.found, *result.skipped, *(f.who for f in result.failed)]:
+    items: list[Found | Skipped] = [*result.found, *result.skipped, *(f.who for f in result.failed)]
+    for item in items:
         # (plain folders too: "álice" written NFC and NFD is one id twice)
         if not any(key in ("online_text", "symlink") for key, _ in item.flags):
             claims.setdefault(item.student_id, []).append(item)

@@ -8,8 +8,10 @@ submission, with its reasons); :func:`write_gradebook` writes ``gradebook.csv``,
 the batch's own ``gradebook.csv``:
 
 =================================  ================================================================
-``gradebook.canvas.csv``           Canvas's gradebook import: ``Student, ID, SIS User ID, SIS Login
-                                   ID, Section, <assignment>``, a ``Points Possible`` row, one row per
+``gradebook.canvas.csv``           Canvas's gradebook import: the instructor's own export
+                                   (``--canvas-gradebook``) with the assignment's column filled in, or
+                                   ``Student, ID, SIS User ID, SIS Login ID, Section, Title (id)``
+                                   (``--canvas-assignment-id``), a ``Points Possible`` row, one row per
                                    student keyed by the Canvas user id taken from the export.
 ``gradebook.moodle.csv``           Moodle's offline grading worksheet: ``Identifier`` is
                                    ``Participant <id>`` (the number in the Moodle folder name),
@@ -27,8 +29,8 @@ a formula.
 from __future__ import annotations
 
 import csv
-import math
 import io
+import math
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -292,8 +294,10 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
 
 def moodle_folder(name: str, participant: str) -> str:
     """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name."""
+    from grader.lms import fit_name
+
     clean = re.sub(r"[\x00-\x1f/\\:*?\"<>|&'`_]+", " ", name).strip() or "Participant"
-    return f"{clean}_{participant}_assignsubmission_file_"
+    return fit_name(f"{clean}_{participant}_assignsubmission_file_")
 
 
 def write_moodle_feedback(path: Path, files: list[tuple[str, str, str, str]]) -> Path:
@@ -512,7 +516,7 @@ def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bo
         who = report.student or {}
         flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []
                  if isinstance(f, (list, tuple)) and len(f) == 2 and str(f[0]) in _REASON_KEYS]
-        ident = {"student_id": str(who.get("id") or report.submission), "name": str(who.get("name") or ""),
+        ident: dict[str, Any] = {"student_id": str(who.get("id") or report.submission), "name": str(who.get("name") or ""),
                  "late": bool(who.get("late")), "lms": str(who.get("lms") or ""), "flags": flags}
         entry = str(who.get("entry") or report.submission)
         item: Found | Skipped

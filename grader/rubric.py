@@ -1214,10 +1214,10 @@ def check_parts(rubric: Rubric) -> None:
         for k, function in enumerate(part.functions):
             if function in defined:
                 continue
-            near = difflib.get_close_matches(function, sorted(defined), n=1, cutoff=0.5)
+            close = difflib.get_close_matches(function, sorted(defined), n=1, cutoff=0.5)
             raise RubricError(str(rubric.file), f"parts[{i}].functions[{k}]",
                               f"{function!r} is defined in no {part.file} of {shown}",
-                              f"did you mean {near[0]!r}? write {near[0]}" if near else
+                              f"did you mean {close[0]!r}? write {close[0]}" if close else
                               f"write a function {part.file} defines: {', '.join(sorted(defined)) or 'none yet'}")
 
 

@@ -310,7 +310,7 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     proc = _grader(*base, "--gradebook", "moodle")
     assert proc.returncode == 2 and "came from Canvas" in " ".join(proc.stderr.split())
 
-    proc = _grader(*base, "--canvas-assignment-id", "4242")
+    proc = _grader(*base, "--canvas-assignment-id", "4242", "--lang", "en")
     assert proc.returncode == 0, proc.stderr
     said = " ".join(proc.stderr.split())
     book = _rows(out / "gradebook.csv")
@@ -340,6 +340,9 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     (tmp_path / "instructor.csv").write_text(INSTRUCTOR_EXPORT, encoding="utf-8")
     proc = _grader("export", str(out), "--canvas-gradebook", str(tmp_path / "instructor.csv"), cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stderr.split())  # in the rubric's first language, Japanese
+    assert "gradebook.canvas.csv: 5 行、うち成績のある行 2" in said, said
+    assert "emptyzip (33333) には成績がありません" in said and "anon_Xy7Q2 は含めていません" in said
     after = _rows(out / "gradebook.csv")
     key = ["submission", "student_id", "score", "errors", "flags"]
     assert [[r[k] for k in key] for r in after] == [[r[k] for k in key] for r in before]
