@@ -1185,14 +1185,17 @@ def check_parts(rubric: Rubric) -> None:
     """Every ``parts[].file`` is a file of the stubs or the reference, and every name under its
     ``functions:`` is defined there: a misspelt one would cost every student that part.
 
+    Only where the reference is (the instructor's course): in a student's release the
+    exercises folder holds the student's own work, whose files say nothing about the rubric.
+
     Raises:
         RubricError: naming the key, the value, the nearest match and the fix.
     """
     import ast
 
+    if rubric.reference is None or not Path(rubric.reference).is_dir():
+        return  # a student's release: its exercises folder is the student's own work, not the rubric's
     folders = [f for f in (rubric.exercises, rubric.reference) if f is not None and Path(f).is_dir()]
-    if not folders:
-        return
     shown = " and ".join(_show(Path(f)) for f in folders)
     for i, part in enumerate(rubric.parts):
         if not str(part.file).endswith(".py"):

@@ -339,6 +339,11 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     before = _rows(out / "gradebook.csv")
     (tmp_path / "instructor.csv").write_text(INSTRUCTOR_EXPORT, encoding="utf-8")
     proc = _grader("export", str(out), "--canvas-gradebook", str(tmp_path / "instructor.csv"), cwd=ROOT)
+    # the column is titled otherwise in Canvas: refused, naming the columns, nothing rewritten
+    assert proc.returncode == 2 and "Chapter 7: scaled attention (4242)" in proc.stderr
+    assert _rows(out / "gradebook.csv") == before
+    proc = _grader("export", str(out), "--canvas-gradebook", str(tmp_path / "instructor.csv"),
+                   "--canvas-assignment-id", "4242", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     said = " ".join(proc.stderr.split())  # in the rubric's first language, Japanese
     assert "gradebook.canvas.csv: 5 行、うち成績のある行 2" in said, said
