@@ -338,7 +338,7 @@ def test_canvas_export_newest_uploads_late_flags_and_the_import_file(tmp_path):
     assert {k for k, v in grades["by_id"].items() if v is not None} == {
         "98765", "11111", "22222", "44444", "55555", "66666", "77777"}
     assert grades["by_id"]["88888"] is None  # online text: a row, no grade
-    assert "left out anon_Xy7Q2" in " ".join(proc.stderr.split())
+    assert "anon_Xy7Q2 は含めていません" in " ".join(proc.stderr.split())  # the rubric speaks ja first
     _keep(out, "canvas", "gradebook.csv", "gradebook.canvas.csv")
 
     # grader export: the same import file again from the reports alone, here with a BOM
