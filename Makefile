@@ -1,12 +1,21 @@
-# Two commands: `make demo` grades the bundled example submissions, `make test` runs every test.
-# Both create .venv and install what they need, Debian packages included when run as root.
+# `make demo` grades the bundled example submissions, `make test` runs every test, and `make check`
+# every test but the fresh-venv installs and the browser (the loop between commits). Each creates
+# .venv and installs what it needs, Debian packages included when run as root.
 
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_OUT ?= demo-out
 
-.PHONY: demo test system-deps clean bench
+# pytest-xdist workers: one per core by default (`make test JOBS=0` runs them in one process).
+# Tests that share an expensive fixture stay on one worker: see tests/conftest.py.
+JOBS ?= auto
+PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
+# Bytecode caches: each worker's collection and every `python -m grader` a test starts would
+# otherwise compile the package and rewrite the test modules' asserts from source again.
+unexport PYTHONDONTWRITEBYTECODE
+
+.PHONY: demo test check lint system-deps browser-deps clean bench
 
 $(STAMP): pyproject.toml setup.py grader/package_data.py
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -15,33 +24,53 @@ $(STAMP): pyproject.toml setup.py grader/package_data.py
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-# bubblewrap gives the Linux sandbox; chromium renders the HTML reports in the browser tests,
-# with a Japanese font so their screenshots show the Japanese feedback, not empty boxes.
-# Installed only when missing and only when we may (root with apt); otherwise the grader says
+# Debian packages, installed only when missing and only when we may (root with apt). An apt
+# failure (no network, another apt holding the lock) is a note, never an abort: the grader says
 # what is missing and falls back where it safely can.
-system-deps:
-	@missing=""; \
-	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
-	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
-	fc-list :lang=ja 2>/dev/null | grep -q . || missing="$$missing fonts-ipafont-gothic"; \
-	if [ -n "$$missing" ]; then \
+APT_MISSING = if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } \
+	      || echo "note: apt could not install$$missing; going on without (run 'apt-get install$$missing' later for $$why)"; \
 	  else \
-	    echo "note: not installed:$$missing (install them for the full sandbox and the browser tests)"; \
+	    echo "note: not installed:$$missing (install it for $$why)"; \
 	  fi; \
 	fi
+
+# bubblewrap gives the Linux sandbox: all the demo needs from the system.
+system-deps:
+	@missing=""; why="the full sandbox"; \
+	command -v bwrap >/dev/null 2>&1 || missing=" bubblewrap"; \
+	$(APT_MISSING)
+
+# Only for the browser tests: chromium renders the HTML pages, with a Japanese font for the
+# page text it draws (the plots carry their own font, from matplotlib-fontja).
+browser-deps:
+	@missing=""; why="the browser tests"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	fc-list :lang=ja 2>/dev/null | grep -q . || missing="$$missing fonts-ipafont-gothic"; \
+	$(APT_MISSING)
 
 demo: $(STAMP) system-deps
 	$(VENV)/bin/grader batch examples/submissions --out $(DEMO_OUT) --allow-weak-sandbox
 
-test: $(STAMP) system-deps
-	$(PY) -m pytest -q
+# ruff (a small rule set) and mypy (strict but for the modules pyproject.toml relaxes).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+# Tests marked `alone` look at every process of this checkout: they run after the others.
+test: $(STAMP) system-deps browser-deps lint
+	$(PYTEST) --durations=30 -m "not alone"
+	$(PY) -m pytest -q -m alone
 	$(VENV)/bin/grader validate --all
+
+check: $(STAMP) system-deps lint
+	$(PYTEST) -m "not install and not browser and not alone"
+	$(PY) -m pytest -q -m "alone and not install and not browser"
 
 bench: $(STAMP) system-deps
 	$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) build *.egg-info
+	rm -rf $(VENV) $(DEMO_OUT) build *.egg-info .mypy_cache .ruff_cache

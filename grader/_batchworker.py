@@ -41,8 +41,10 @@ import queue
 import signal
 import sys
 import threading
-from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 
 def _send(out: Any, message: dict[str, Any]) -> None:
@@ -55,22 +57,6 @@ def _send(out: Any, message: dict[str, Any]) -> None:
         line = json.dumps(clean(message), ensure_ascii=False) + "\n"
     out.write(line)
     out.flush()
-
-
-def _submission(data: dict[str, Any]) -> Any:
-    from grader.submission import Module, Submission
-
-    return Submission(
-        name=data["name"],
-        path=Path(data["path"]),
-        origin=data["origin"],
-        kind=data["kind"],
-        modules=tuple(Module.from_dict(m) for m in data["modules"]),
-        answers=data["answers"],
-        content_hash=data["content_hash"],
-        notes=tuple(data["notes"]),
-        code_parts=tuple(data.get("code_parts") or ()),
-    )
 
 
 def _on_term(signum: int, frame: Any) -> None:
@@ -113,17 +99,13 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
     imports are done, so that ``-j N`` pays for importing torch and pytest here once, not N
     times (each sibling still starts its own sandboxed zygote).
     """
-
-    from grader.sandbox.worker import Worker
-
-    # Start the zygote (it imports torch, ~1 s) while this process does its own imports.
     from grader.rubric import load_rubric
+    from grader.sandbox.worker import Worker
 
     rubric = load_rubric(config["rubric"])
     # Started from this (the main) thread: bubblewrap's --die-with-parent ends the sandbox
     # when the thread that launched it exits. The zygote imports torch while we do.
     views = bool(config.get("views"))
-    suites = tuple(config.get("suites") or ("public", "hidden"))
     # A batch zygote also warms what only some students use; a check would only wait for it.
     zygote = Worker(level=config["level"], limits=rubric.limits, warm_more=not views)
     try:
@@ -132,6 +114,30 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         _send(out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
         return 1
     try:
+        return _Serving(config, rubric, zygote, out, inp).run(siblings)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        zygote.stop()
+
+
+class _Serving:
+    """One worker's life once its zygote is starting: ready, then chunks until the end."""
+
+    def __init__(self, config: dict[str, Any], rubric: Rubric, zygote: Any, out: Any, inp: Any) -> None:
+        self.config, self.rubric, self.zygote, self.out, self.inp = config, rubric, zygote, out, inp
+        self.views = bool(config.get("views"))
+        self.suites = tuple(config.get("suites") or ("public", "hidden"))
+        self.hidden: dict[str, int] | None = None
+        self.index_of: dict[str, int] = {}
+        self.view_of: dict[int, dict[str, Any]] = {}
+        self.first = True
+        self.frozen = False
+        # The parent queues chunks ahead of need; a thread takes them off our stdin as they
+        # come, so its writes never wait on us while we wait on it to read our reports.
+        self.inbox: queue.Queue[str] = queue.Queue()
+
+    def run(self, siblings: list[dict[str, int]]) -> int:
         import torch
 
         torch.set_num_threads(1)  # one core per worker: -j N uses N cores, not 2N threads
@@ -139,115 +145,118 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
         from grader.errors import GraderError
         from grader.runner import grade
 
-        hidden: dict[str, int] | None = None
-        if views:
+        if self.views:
             from grader import warm
 
-            hidden = warm.hidden_counts(rubric, suites)  # while the zygote imports torch
+            self.hidden = warm.hidden_counts(self.rubric, self.suites)  # while the zygote imports torch
             warm.prepare()
         for sibling in siblings:
-            _fork_sibling(sibling, config, [zygote, out, inp, siblings])
-
-        def become_ready() -> bool:
-            try:
-                zygote.wait_ready()
-            except GraderError as exc:
-                _send(out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
-                return False
-            if config.get("cpu") is not None:
-                # Only now: while importing, this process and its zygote use whatever CPU is free.
-                zygote.pin({int(config["cpu"])}, also=os.getpid())
-            # Everything imported so far lives as long as the process: keep it out of the
-            # collector's sight, and collect rarely (pytest's own gc.collect calls still run).
-            gc.freeze()  # (no full pass first: imports leave next to no garbage)
-            gc.set_threshold(50_000, 50, 100)
-            gc.enable()
-            ready = {"op": "ready", "pid": os.getpid(), "level": zygote.level}
-            if views:
-                ready.update(hidden=hidden, zygote_pid=zygote.proc.pid if zygote.proc else None)
-            _send(out, ready)
-            return True
-
+            _fork_sibling(sibling, self.config, [self.zygote, self.out, self.inp, siblings])
         # A check session starts at once, so pytest's set-up and the suite's collection happen
         # while the zygote is still importing torch; it says ready from its first ``more``.
-        if not views and not become_ready():
+        if not self.views and not self.become_ready():
             return 1
+        threading.Thread(target=self._pump, daemon=True).start()
         # One pytest session for the worker's whole life: the suites are collected once, and
         # each further chunk arrives through ``more`` when the previous one is done.
-        index_of: dict[str, int] = {}
-        first = [True]
-        frozen: list[bool] = []
-        # The parent queues chunks ahead of need; a thread takes them off our stdin as they
-        # come, so its writes never wait on us while we wait on it to read our reports.
-        inbox: queue.Queue[str] = queue.Queue()
-
-        def pump() -> None:
-            for text in inp:
-                inbox.put(text)
-            inbox.put("")
-
-        threading.Thread(target=pump, daemon=True).start()
-
-        def next_chunk() -> list[Any] | None:
-            if views and first[0] and not become_ready():
-                return None
-            if not first[0]:
-                gc.collect()  # a chunk's garbage goes with it: memory stays flat over a batch
-                if not frozen:
-                    # The session itself (collected tests, fixtures, the reference) lives as
-                    # long as we do: frozen now, each later collection skips its ~10^5 objects.
-                    gc.freeze()
-                    frozen.append(True)
-                _send(out, {"op": "chunk_done"})
-            first[0] = False
-            line = inbox.get()
-            msg = json.loads(line) if line.strip() else {}
-            if msg.get("op") != "grade":
-                return None
-            if msg.get("seed") is not None:
-                config.setdefault("seed", msg["seed"])  # workers started early learn it here
-            subs = [_submission(item["submission"]) for item in msg["items"]]
-            index_of.update((s.name, item["index"]) for s, item in zip(subs, msg["items"]))
-            view_of.update((item["index"], item.get("view") or {}) for item in msg["items"])
-            return subs
-
-        view_of: dict[int, dict[str, Any]] = {}
-
-        def on_report(report: Any) -> None:
-            index = index_of.pop(report.submission)
+        chunk = [] if self.views else self.next_chunk()
+        if chunk or self.views:
             try:
-                data = report.to_dict()
-                if config.get("warning"):
-                    data["sandbox"]["warning"] = config["warning"]
-                message = {"op": "report", "index": index, "report": data}
-                if views:
-                    if config.get("warning"):
-                        report.sandbox["warning"] = config["warning"]
-                    message["views"] = warm.render_views(report, rubric, view_of.pop(index, {}), hidden=hidden)
-                    message["zygote_pid"] = zygote.proc.pid if zygote.proc else None
-                _send(out, message)
-            except (BrokenPipeError, KeyboardInterrupt):
-                raise
-            except Exception as exc:  # noqa: BLE001 - this submission gets an error report
-                _send(out, {"op": "report", "index": index, "report": None,
-                            "error": f"its report could not be sent ({type(exc).__name__}: {exc})"[:500]})
-
-        def wants_plots(sub: Any) -> bool:
-            return views and bool(view_of.get(index_of.get(sub.name, -1), {}).get("plots"))
-
-        chunk = [] if views else next_chunk()
-        if chunk or views:
-            try:
-                grade(rubric, chunk, seed=config["seed"], worker=zygote, on_report=on_report,
-                      more=next_chunk, suites=suites, want_plots=wants_plots)
+                grade(self.rubric, chunk or [], seed=self.config["seed"], worker=self.zygote,
+                      on_report=self.on_report, more=self.next_chunk, suites=self.suites,
+                      want_plots=self.wants_plots, **_regrade(self.config))
             except GraderError as exc:
-                _send(out, {"op": "fatal", "message": str(exc)})
+                _send(self.out, {"op": "fatal", "message": str(exc)})
                 return 1
         return 0
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        zygote.stop()
+
+    def become_ready(self) -> bool:
+        from grader.errors import GraderError
+
+        zygote = self.zygote
+        try:
+            zygote.wait_ready()
+        except GraderError as exc:
+            _send(self.out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
+            return False
+        if self.config.get("cpu") is not None:
+            # Only now: while importing, this process and its zygote use whatever CPU is free.
+            zygote.pin({int(self.config["cpu"])}, also=os.getpid())
+        # Everything imported so far lives as long as the process: keep it out of the
+        # collector's sight, and collect rarely (pytest's own gc.collect calls still run).
+        gc.freeze()  # (no full pass first: imports leave next to no garbage)
+        gc.set_threshold(50_000, 50, 100)
+        gc.enable()
+        ready = {"op": "ready", "pid": os.getpid(), "level": zygote.level}
+        if self.views:
+            ready.update(hidden=self.hidden, zygote_pid=zygote.proc.pid if zygote.proc else None)
+        _send(self.out, ready)
+        return True
+
+    def _pump(self) -> None:
+        for text in self.inp:
+            self.inbox.put(text)
+        self.inbox.put("")
+
+    def next_chunk(self) -> list[Any] | None:
+        from grader.submission import Submission
+
+        if self.views and self.first and not self.become_ready():
+            return None
+        if not self.first:
+            gc.collect()  # a chunk's garbage goes with it: memory stays flat over a batch
+            if not self.frozen:
+                # The session itself (collected tests, fixtures, the reference) lives as
+                # long as we do: frozen now, each later collection skips its ~10^5 objects.
+                gc.freeze()
+                self.frozen = True
+            _send(self.out, {"op": "chunk_done"})
+        self.first = False
+        line = self.inbox.get()
+        msg = json.loads(line) if line.strip() else {}
+        if msg.get("op") != "grade":
+            return None
+        if msg.get("seed") is not None:
+            self.config.setdefault("seed", msg["seed"])  # workers started early learn it here
+        subs = [Submission.from_dict(item["submission"]) for item in msg["items"]]
+        self.index_of.update((s.name, item["index"]) for s, item in zip(subs, msg["items"]))
+        self.view_of.update((item["index"], item.get("view") or {}) for item in msg["items"])
+        return subs
+
+    def on_report(self, report: Any) -> None:
+        index = self.index_of.pop(report.submission)
+        warning = self.config.get("warning")
+        try:
+            data = report.to_dict()
+            if warning:
+                data["sandbox"]["warning"] = warning
+            message = {"op": "report", "index": index, "report": data}
+            if self.views:
+                from grader import warm
+
+                if warning:
+                    report.sandbox["warning"] = warning
+                message["views"] = warm.render_views(report, self.rubric, self.view_of.pop(index, {}),
+                                                     hidden=self.hidden)
+                message["zygote_pid"] = self.zygote.proc.pid if self.zygote.proc else None
+            _send(self.out, message)
+        except (BrokenPipeError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - this submission gets an error report
+            _send(self.out, {"op": "report", "index": index, "report": None,
+                             "error": f"its report could not be sent ({type(exc).__name__}: {exc})"[:500]})
+
+    def wants_plots(self, sub: Any) -> bool:
+        return self.views and bool(self.view_of.get(self.index_of.get(sub.name, -1), {}).get("plots"))
+
+
+def _regrade(config: dict[str, Any]) -> dict[str, Any]:
+    """``grader regrade``'s config keys: ``"tests"`` (patterns of the test ids to run) and no diagnosis."""
+    if not config.get("tests"):
+        return {}
+    from grader.regrade import matcher
+
+    return {"select": matcher(list(config["tests"])), "diagnose": False}
 
 
 def _fork_sibling(sibling: dict[str, int], config: dict[str, Any], mine: list[Any]) -> None:

@@ -26,6 +26,7 @@ from grader.catalogue import Entry, catalogue
 from grader.hooks import NO_HOOKS, Hooks, load_hooks
 
 if TYPE_CHECKING:
+    from grader.rubric import Rubric
     from grader.submission import Handout
 
 __all__ = ["Assignment", "assignment_of", "figures_hook"]
@@ -38,7 +39,7 @@ QUIZ_SUFFIXES = (".yaml", ".yml")
 class Assignment:
     """The rubric's declaration of one assignment, with the questions stages ask of it."""
 
-    rubric: Any
+    rubric: Rubric
 
     @property
     def id(self) -> str:
@@ -119,7 +120,7 @@ class Assignment:
         return found[0].name if len(found) == 1 else None
 
 
-def figures_hook(rubric: Any) -> Any:
+def figures_hook(rubric: Rubric | None) -> Any:
     """The assignment's figure-drawing hook (``Hooks.figures``), or None without a plug-in."""
     if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
         return None
@@ -127,13 +128,13 @@ def figures_hook(rubric: Any) -> Any:
 
 
 @functools.cache
-def _handout_of(rubric: Any) -> Handout:
+def _handout_of(rubric: Rubric) -> Handout:
     from grader.submission import load_handout
 
     return load_handout(rubric)
 
 
 @functools.cache
-def assignment_of(rubric: Any) -> Assignment:
+def assignment_of(rubric: Rubric) -> Assignment:
     """The :class:`Assignment` a loaded rubric declares (one per rubric object)."""
     return Assignment(rubric)

@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from rich.console import Console
 
@@ -36,11 +36,14 @@ from grader.discovery import Discovery, Found, Skipped, files_wanted, find_submi
 from grader.errors import GraderError, UsageError
 from grader.gradebook import (CanvasTarget, apply_lms, check_formats, csv_written, gradebook_rows,
                               say_written, write_gradebook, write_lms_gradebooks)
-from grader.outdir import is_current, read_report, report_path, report_yaml
+from grader import ledger
+from grader.outdir import is_current, read_report, report_path, write_report_files
 from grader.pool import LocalPool, Tally, _cpus_for, _Proc
-from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 from grader.sinks import terminal_markup
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 
 @dataclass
@@ -60,7 +63,7 @@ class BatchResult:
 def run_batch(
     source: str,
     out: str,
-    rubric: Any,
+    rubric: Rubric,
     *,
     jobs: int | None = None,
     resume: bool = False,
@@ -72,16 +75,27 @@ def run_batch(
     summary: bool = True,
     gradebooks: tuple[str, ...] = (),
     bom: bool = False,
+    similarity: bool = False,
+    cluster: str | None = None,
+    shard_size: int | None = None,
     canvas: CanvasTarget | None = None,
     again: str = "",
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
+    With ``similarity``, the stage of :mod:`grader.similarity` runs after the reports are
+    written and before the class summary, whose first screen then lists its groups.
+
+    ``cluster`` (``--cluster SPEC``) grades on a Dask cluster instead of ``jobs`` local
+    processes (:mod:`grader.cluster`); each node's own sandbox level counts there, not this
+    machine's, and ``shard_size`` submissions go to a node at a time.
+
     ``again`` is the command as it was given (``grader batch … --rubric …``): every hint to run it
     again (``--resume``) repeats it, options included.
 
     Raises:
-        UsageError: bad source, or no namespace sandbox and ``allow_weak`` is false.
+        UsageError: bad source or cluster SPEC, or no namespace sandbox (here, or on a node of
+            the cluster) and ``allow_weak`` is false.
         GraderError: the suites could not run (a fault of the assignment, not of a student).
     """
     from grader.sandbox.level import choose_level
@@ -94,7 +108,14 @@ def run_batch(
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     console = console or Console(stderr=True, highlight=False, soft_wrap=True)
     outdir = Path(out)
-    level, warning = choose_level(allow_weak=allow_weak)
+    spec = None
+    if cluster is not None:
+        from grader.cluster import parse_spec
+
+        spec = parse_spec(cluster)  # a bad SPEC or a missing extra stops here, before any work
+        level, warning, jobs = "namespaces", "", 0  # each node chooses (and reports) its own
+    else:
+        level, warning = choose_level(allow_weak=allow_weak)
     if warning:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     outdir.mkdir(parents=True, exist_ok=True)
@@ -113,8 +134,10 @@ def run_batch(
     gc.set_threshold(50_000, 50, 100)
     try:
         return _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
-                      started=started, canvas=canvas, again=again).run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
-                                           summary=summary, gradebooks=gradebooks, bom=bom)
+                      started=started, cluster=spec, shard_size=shard_size,
+                      allow_weak=allow_weak, canvas=canvas, again=again).run(
+                          early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress, summary=summary,
+                          gradebooks=gradebooks, bom=bom, similarity=similarity)
     finally:
         for proc in early + retired:
             proc.stop()
@@ -126,9 +149,9 @@ def run_batch(
 class _Batch:
     """One batch run after its workers started: find, resume, grade, write, summarise."""
 
-    def __init__(self, source: str, out: str, outdir: Path, rubric: Any, *, lang: str, console: Console,
-                 level: str, warning: str, started: float, canvas: CanvasTarget | None = None,
-                 again: str = "") -> None:
+    def __init__(self, source: str, out: str, outdir: Path, rubric: Rubric, *, lang: str, console: Console,
+                 level: str, warning: str, started: float, cluster: Any = None, shard_size: int | None = None,
+                 allow_weak: bool = False, canvas: CanvasTarget | None = None, again: str = "") -> None:
         from grader.assignment import assignment_of
 
         self.canvas = canvas
@@ -140,10 +163,13 @@ class _Batch:
         self.warned: set[str] = set()
         self.seed = 0
         self.found = Discovery()
+        #: the hand adjustments (grader.ledger), read and checked before anything is graded
+        self.ledger = ledger.read(outdir)
+        self.cluster, self.shard_size, self.allow_weak = cluster, shard_size, allow_weak
 
     def run(self, early: list[_Proc], retired: list[_Proc], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
-            bom: bool) -> BatchResult:
+            bom: bool, similarity: bool = False) -> BatchResult:
         self.found = self._discover()
         if gradebooks:  # refused before grading: an LMS the export did not come from
             entries: list[Found | Skipped] = [*self.found.found, *self.found.skipped,
@@ -170,6 +196,17 @@ class _Batch:
         if failure is not None:
             raise GraderError(f"{failure} ({len(self.finished)} finished reports kept in {self.outdir}; "
                               f"fix the cause, then run again: {self.again} --resume)")
+        from grader import similarity as alike
+
+        alike.note_source(self.outdir, self.source)
+        if similarity and reports:
+            try:
+                alike.run(self.outdir, self.rubric, reports=reports,
+                          submissions=[(f.submission.name, f.submission) for f in self.found.found])
+            except Exception as exc:  # noqa: BLE001 - the reports and gradebook stand; say what failed
+                self.console.print(f"[yellow]warning:[/yellow] the similarity stage failed "
+                                   f"({terminal_markup(type(exc).__name__)}: {terminal_markup(exc)}); "
+                                   f"run it again with: grader similarity {self.out}", markup=True)
         if summary and reports:
             from grader import summary as class_summary
 
@@ -210,16 +247,28 @@ class _Batch:
             old = read_report(report_path(self.outdir, f.submission.name)) if resume else None
             if is_current(old, f.submission.content_hash, fingerprint):
                 assert old is not None
-                self.finished[i] = old
+                self.finished[i] = self._adjusted(f.submission.name, old)
             else:
                 todo.append(i)
         return todo
 
+    def _adjusted(self, name: str, report: GradeReport) -> GradeReport:
+        """A kept report with the ledger as it is now (written again only if that changed it)."""
+        data = report.to_dict()
+        now = ledger.apply(report.to_dict(), ledger.for_submission(self.ledger, name), self.rubric)
+        if now == data:
+            return report
+        report = GradeReport.from_dict(now)
+        self.save(name, report, now)
+        return report
+
     def _grade(self, todo: list[int], jobs: int, early: list[_Proc],
                progress: bool | None) -> tuple[bool, GraderError | None]:
-        """Grade ``todo`` on the local pool; (interrupted, the fault that stopped it)."""
+        """Grade ``todo`` on the local pool or the cluster; (interrupted, the fault that stopped it)."""
         if not todo:
             return False, None
+        if self.cluster is not None:
+            return self._grade_on_cluster(todo, progress)
         config = {"op": "config", "rubric": str(self.rubric.file), "seed": self.seed, "level": self.level,
                   "warning": self.warning}
         pool = LocalPool(jobs, config, self.outdir / ".logs", lambda i: self.found.found[i].submission.to_dict(),
@@ -229,6 +278,25 @@ class _Batch:
         except KeyboardInterrupt:
             return True, None
         except GraderError as exc:  # the suites or the sandbox broke: keep what finished
+            return True, exc
+        return False, None
+
+    def _grade_on_cluster(self, todo: list[int], progress: bool | None) -> tuple[bool, GraderError | None]:
+        from grader.cluster import ClusterPool
+        from grader.rubric import rubric_fingerprint
+
+        pool = ClusterPool(self.cluster, rubric=self.rubric, seed=self.seed,
+                           fingerprint=rubric_fingerprint(self.rubric, ("public", "hidden")),
+                           wire=lambda i: self.found.found[i].submission.to_dict(), allow_weak=self.allow_weak,
+                           shard=self.shard_size, say=lambda text: self.console.print(text, markup=False),
+                           log=self.outdir / ".logs" / "cluster.log")
+        try:
+            pool.run(todo, self.write, Tally(len(todo), self.console, progress))
+        except KeyboardInterrupt:
+            return True, None
+        except UsageError:  # a node refused (weak sandbox, another rubric): nothing more to grade
+            raise
+        except GraderError as exc:
             return True, exc
         return False, None
 
@@ -242,6 +310,7 @@ class _Batch:
         if data is not None:
             try:
                 data = apply_lms(data, self.found.found[index], self.rubric)
+                data = ledger.apply(data, ledger.for_submission(self.ledger, sub.name), self.rubric)
                 report = GradeReport.from_dict(data)
                 self.save(sub.name, report, data)
             except Exception as exc:  # noqa: BLE001 - this submission fails, the batch goes on
@@ -250,27 +319,21 @@ class _Batch:
         if report is None:
             report = error_report(self.rubric, sub.name, reason, like=next(iter(self.finished.values()), None),
                                   origin=sub.origin, seed=self.seed)
-            self.save(sub.name, report, report.to_dict())
+            # an adjustment made against a score this report no longer has is shown for review
+            data = ledger.apply(report.to_dict(), ledger.for_submission(self.ledger, sub.name), self.rubric)
+            report = GradeReport.from_dict(data)
+            self.save(sub.name, report, data)
         self.finished[index] = report
         return report
 
     def save(self, name: str, report: GradeReport, data: dict[str, Any]) -> None:
         """The report in every format the rubric asks for."""
-        from grader.report import render
+        write_report_files(self.outdir, name, report, data, self.rubric, self.lang, self._warn_format)
 
-        # The yaml file is the batch's own record (resume reads it back): complete, unredacted.
-        write_atomic(report_path(self.outdir, name, "yaml"), report_yaml(data))
-        for fmt in self.rubric.report.formats:
-            if fmt == "yaml":
-                continue
-            try:
-                text = render(report, fmt, rubric=self.rubric, lang=self.lang)
-            except UsageError as exc:
-                if fmt not in self.warned:
-                    self.warned.add(fmt)
-                    self.console.print(f"[yellow]warning:[/yellow] {exc}; {fmt} reports skipped")
-                continue
-            write_atomic(report_path(self.outdir, name, fmt), text)
+    def _warn_format(self, fmt: str, exc: Exception) -> None:
+        if fmt not in self.warned:
+            self.warned.add(fmt)
+            self.console.print(f"[yellow]warning:[/yellow] {exc}; {fmt} reports skipped")
 
     def _record(self, interrupted: bool, gradebooks: tuple[str, ...], bom: bool) -> list[GradeReport]:
         """Error reports for unreadable entries, then the gradebooks; every report, in order."""

@@ -22,9 +22,12 @@ import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["FRAMEWORK_FILE", "Entry", "catalogue", "mistake_ids"]
 
@@ -52,6 +55,11 @@ class Entry:
     )
     evidence: tuple[str, ...] = field(default=(), metadata={"help": "evidence keys the messages use"})
     note: bool = field(default=False, metadata={"help": "a plain statement, not a mistake"})
+    signature: dict[str, Any] | None = field(default=None, metadata={
+        "help": "recognised by recorded behaviour: {function, probes} as an unrecognised failure's "
+                "report keeps it (written by grader catalogue draft)"})
+    draft: bool = field(default=False, metadata={
+        "help": "written by grader catalogue draft and not yet worded; grader validate refuses it"})
 
     def render(self, evidence: dict[str, Any]) -> dict[str, str]:
         """Fill this entry's templates with ``evidence``; returns ``{"en": ..., "ja": ...}``.
@@ -112,7 +120,20 @@ def _entry(mid: str, data: dict[str, Any], name: str) -> Entry:
         messages=messages,
         evidence=tuple(s.strip() for s in str(evidence).split(",") if s.strip()),
         note=bool(data.get("note", False)),
+        signature=_signature(data.get("signature"), f"{mid}.signature", name),
+        draft=bool(data.get("draft", False)),
     )
+
+
+def _signature(value: Any, where: str, name: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if (not isinstance(value, dict) or not isinstance(value.get("function"), str)
+            or not isinstance(value.get("probes"), list) or not value["probes"]
+            or not all(isinstance(c, dict) and isinstance(c.get("call"), str) for c in value["probes"])):
+        raise ValueError(f"{name}: {where}: needs 'function' (a name) and 'probes' (a list of "
+                         "{call, ...} records as grader catalogue draft writes them)")
+    return {"function": value["function"], "probes": value["probes"]}
 
 
 @functools.cache
@@ -145,7 +166,7 @@ def mistake_ids(file: Path | None = None) -> list[str]:
     return [mid for mid, entry in catalogue(file).items() if not entry.note]
 
 
-def check_rubric(rubric: Any) -> None:
+def check_rubric(rubric: Rubric) -> None:
     """Every id under the rubric's ``mistakes:`` must be in its assignment's catalogue.
 
     Raises:

@@ -16,13 +16,16 @@ import sys
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
 from grader.sinks import terminal
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -40,13 +43,13 @@ class ExitCode(IntEnum):
     USAGE_ERROR = 2
 
 
-def exit_code_for(reports: Sequence[Any], rubric: Any) -> ExitCode:
+def exit_code_for(reports: Sequence[Any], rubric: Rubric) -> ExitCode:
     if rubric.report.fail_below_pass_mark and any(not r.passed for r in reports):
         return ExitCode.BELOW_PASS_MARK
     return ExitCode.GRADED
 
 
-def _lang(lang: str | None, rubric: Any) -> str:
+def _lang(lang: str | None, rubric: Rubric) -> str:
     if lang:
         return lang
     env = os.environ.get("GRADER_LANG", "")
@@ -73,7 +76,7 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
     return _checked(load_rubric(rubric_path))
 
 
-def _checked(rubric: Any) -> Any:
+def _checked(rubric: Rubric) -> Any:
     from grader.catalogue import check_rubric
     from grader.rubric import check_parts
 
@@ -82,7 +85,7 @@ def _checked(rubric: Any) -> Any:
     return rubric
 
 
-def _default_submission(rubric: Any) -> str:
+def _default_submission(rubric: Rubric) -> str:
     """What ``grader check`` grades when no folder is named: the exercises folder you are in
     (a notebook cell runs in it), else the rubric's exercises folder."""
     here = Path(os.path.abspath(Path.cwd()))  # noqa: PTH100
@@ -101,7 +104,7 @@ def _tr(text: str, lang: str) -> str:
     return translate(text, lang)
 
 
-def render(report: Any, fmt: str, rubric: Any, lang: str) -> str:
+def render(report: Any, fmt: str, rubric: Rubric, lang: str) -> str:
     """One report in one format (audience: the student; hidden tests redacted per rubric)."""
     from grader import report as writers
 
@@ -161,7 +164,7 @@ def _format_for(out: str | None, fmt: str | None) -> str | None:
 SUMMARY_LIMIT = 1024 * 1024 - 64 * 1024
 
 
-def _github(report: Any, rubric: Any, lang: str, submission: str, *, annotate: bool,
+def _github(report: Any, rubric: Rubric, lang: str, submission: str, *, annotate: bool,
             sub: Any = None) -> None:
     """In GitHub Actions: the job summary, step outputs, and (``grader check``) annotations."""
     from grader.report import markdown, quiz_parts, redact
@@ -307,6 +310,13 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
               help="Grading processes, each with one warm sandbox (default: the number of CPUs).")
 @click.option("--resume", is_flag=True,
               help="Skip submissions whose report in OUT matches their content and this rubric.")
+@click.option("--cluster", "cluster", default=None, metavar="SPEC",
+              help="Grade on a Dask cluster: a scheduler's tcp:// or tls:// address, a scheduler file "
+                   "(.json), or a cluster file (.yaml: kind local|ssh|slurm|pbs|sge|lsf|kubernetes). "
+                   "Needs pip install \"grader[cluster]\".")
+@click.option("--shard-size", type=click.IntRange(min=1), default=None,
+              help="With --cluster: submissions per task (default: about four tasks per worker thread, "
+                   "16 to 128; 1 where grading one submission takes minutes).")
 @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
 @click.option("--table/--no-table", default=None,
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
@@ -314,9 +324,12 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
 @canvas_gradebook_option
 @canvas_id_option
 @bom_option
+@click.option("--similarity", is_flag=True,
+              help="Also compare the submissions (similarity.csv, similarity.{ja,en}.html; groups on the summary).")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
-          jobs: int | None, resume: bool, no_progress: bool, table: bool | None, gradebook: tuple[str, ...],
-          canvas_gradebook: str | None, canvas_assignment_id: str | None, bom: bool) -> None:
+          jobs: int | None, resume: bool, cluster: str | None, shard_size: int | None, no_progress: bool,
+          table: bool | None, gradebook: tuple[str, ...], canvas_gradebook: str | None,
+          canvas_assignment_id: str | None, bom: bool, similarity: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
@@ -325,7 +338,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
                            gradebooks=_formats(gradebook, canvas_gradebook, canvas_assignment_id), bom=bom,
-                           canvas=_canvas(canvas_gradebook, canvas_assignment_id), again=_again("resume"))
+                           canvas=_canvas(canvas_gradebook, canvas_assignment_id), again=_again("resume"),
+                           similarity=similarity, cluster=cluster, shard_size=shard_size)
         kinds = _not_graded(result.unrecognised)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not graded{kinds}, "
@@ -426,6 +440,144 @@ def _not_graded(unrecognised: list[tuple[str, str]]) -> str:
     kinds = Counter("empty upload" if "empty" in why else "online text" if "online text" in why
                     else "not a submission" for _, why in unrecognised)
     return f" ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})" if kinds else ""
+
+
+@main.command(name="similarity")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@rubric_option
+@click.option("--source", default=None, help="The submissions the batch graded (default: as the batch noted them).")
+@click.option("--against", "against", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Also compare with a previous term's batch folder.")
+def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, against: str | None) -> None:
+    """Which submissions of the batch in OUTDIR look alike: similarity.csv and pages, summary updated."""
+    from grader.similarity import refresh
+
+    def body() -> int:
+        result = refresh(outdir, _load(rubric_path), source=source, against=against)
+        err.print(f"{result.compared} compared, {len(result.pairs)} pairs in {len(result.groups)} groups; "
+                  f"{Path(outdir) / 'similarity.csv'}", soft_wrap=True)
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.group(name="catalogue")
+def catalogue_group() -> None:
+    """The assignment's mistake catalogue."""
+
+
+@catalogue_group.command(name="draft")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.option("--cluster", "number", type=click.IntRange(min=1), required=True,
+              help="The cluster's number (unrecognised-clusters.csv, the summary's first screen).")
+@click.option("--id", "mid", default=None, help="The new mistake id (default: new-mistake-N).")
+@rubric_option
+def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str | None) -> None:
+    """Write a draft catalogue entry and mutant from a cluster of OUTDIR's unknown mistakes."""
+    from grader.draft import draft_entry
+
+    def body() -> int:
+        done = draft_entry(outdir, _load(rubric_path), number, mid)
+        err.print(f"draft {done.id} ({done.function}, {done.size} submissions) added to {done.catalogue}"
+                  + (f"; mutant {done.mutant}" if done.mutant else "; no mutant (the code was not found)")
+                  + "; word it, delete `draft: true`, then run grader validate", soft_wrap=True)
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command()
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.argument("student")
+@click.option("--part", default=None, help="The part to adjust (default: the total).")
+@click.option("--points", type=float, default=None, help="Points to add (negative: to take off), e.g. --points=-2.")
+@click.option("--set", "set_to", type=float, default=None, help="The score to set outright.")
+@click.option("--undo", type=int, default=None, help="Take back adjustment N (it stays in the ledger).")
+@click.option("--confirm", type=int, default=None,
+              help="Adjustment N (shown 'needs review') holds against the automatic score as it is now.")
+@click.option("--reason", required=True, help="Why the score changes (shown to the student as written).")
+@click.option("--by", default="", help="Who makes the change (default: your login name).")
+@rubric_option
+@lang_option
+def adjust(outdir: str, student: str, part: str | None, points: float | None, set_to: float | None,
+           undo: int | None, confirm: int | None, reason: str, by: str, rubric_path: str | None,
+           lang: str | None) -> None:
+    """Adjust STUDENT's score in the batch output OUTDIR by hand; recorded in OUTDIR/ledger.jsonl."""
+    from grader import adjust as adjusting
+
+    def body() -> int:
+        rubric = _load(rubric_path)
+        out, language = Path(outdir), _lang(lang, rubric)
+        given = [x is not None for x in (points, set_to, undo, confirm)]
+        if sum(given) != 1:
+            raise UsageError("give one of --points, --set, --undo or --confirm")
+        if undo is not None:
+            entry = adjusting.undo(out, rubric, student, undo, reason=reason, by=by, lang=language)
+        elif confirm is not None:
+            entry = adjusting.confirm(out, rubric, student, confirm, reason=reason, by=by, lang=language)
+        else:
+            entry = adjusting.adjust(out, rubric, student, part=part, points=points, set_to=set_to, reason=reason,
+                                     by=by, lang=language)
+        err.print(_tr(f"ledger entry {entry.n} written: {entry.op} {entry.submission}", language), markup=False,
+                  highlight=False)
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command()
+@click.argument("source")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, exists=True),
+              help="The folder of the batch to grade again (its reports and ledger).")
+@click.option("--test", "tests", multiple=True, required=True,
+              help="Grade again only the tests whose id matches this pattern (* and ?; repeatable), "
+                   "e.g. 'hidden/test_scaling.py::*'.")
+@rubric_option
+@lang_option
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Grading processes (default: CPUs).")
+@click.option("--allow-weak-sandbox", is_flag=True, help="As for grader batch.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | None, lang: str | None,
+            jobs: int | None, allow_weak_sandbox: bool, no_progress: bool) -> None:
+    """Grade SOURCE again with only the tests matching --test, into the batch folder OUT."""
+    from grader.regrade import run_regrade
+
+    def body() -> int:
+        rubric = _load(rubric_path, source)
+        language = _lang(lang, rubric)
+        result = run_regrade(source, out, rubric, list(tests), jobs=jobs, allow_weak=allow_weak_sandbox,
+                             lang=language, progress=False if no_progress else None)
+        for name, why in result.not_regraded:
+            err.print(f"{terminal(name)}: {terminal(_tr(why, language))}", markup=False, highlight=False)
+        err.print(_tr(f"{result.regraded} graded again, {len(result.changed)} changed, in {result.elapsed_s:.1f} s;"
+                      f" record: {result.written[0]}", language), markup=False, highlight=False, soft_wrap=True)
+        return 0
+
+    sys.exit(_guard(body))
+
+
+@main.command(name="ledger")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.option("--verify", is_flag=True, help="Only check the chain; exit 2 naming the first broken line.")
+@lang_option
+def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
+    """List (or --verify) the hand adjustments recorded in OUTDIR/ledger.jsonl."""
+    from grader import ledger
+
+    def body() -> int:
+        entries = ledger.read(Path(outdir))
+        language = lang or os.environ.get("GRADER_LANG", "en")
+        if not verify:
+            for e in entries:
+                change = (f"{e.points:+g}" if e.points is not None else f"={e.set:g}" if e.set is not None
+                          else f"#{e.target}")
+                click.echo("\t".join([str(e.n), e.op, e.submission, e.part or "", change,
+                                      "" if e.against is None else f"{e.against:g}", e.by, e.at, e.reason]))
+        err.print(_tr(f"ledger verified: {len(entries)} entries, chain intact", language), markup=False,
+                  highlight=False)
+        return 0
+
+    sys.exit(_guard(body))
 
 
 @main.command()

@@ -45,8 +45,9 @@ def _assignment_of(folder: Path) -> str:
                 continue
         except (OSError, ValueError, yaml.YAMLError):
             continue
-        if isinstance(data, dict) and isinstance(data.get("assignment"), str):
-            return data["assignment"]
+        name = data.get("assignment") if isinstance(data, dict) else None
+        if isinstance(name, str):
+            return name
     return folder.name
 
 
@@ -77,6 +78,9 @@ def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], l
         book = folder / "gradebook.csv"
         if not book.is_file():
             raise UsageError(f"{book}: not found; pass the --out folders of grader batch runs")
+        from grader import ledger
+
+        ledger.read(folder)  # a batch whose ledger was edited by hand is refused, naming the line
         name = _assignment_of(folder)
         if name in assignments:
             raise UsageError(f"{folder}: a second gradebook for {name}; pass one folder per assignment")
@@ -105,6 +109,9 @@ def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], l
             else:
                 row = claimed[0]
                 entry[name] = row.get("score", "")
+                if row.get("adjustment_reasons"):  # a hand adjustment (grader.ledger): shown with its reasons
+                    entry[f"{name}:automatic"] = row.get("automatic_score", "")
+                    entry[f"{name}:adjustment"] = row.get("adjustment_reasons", "")
                 if row.get("errors"):
                     notes.append(f"{name}: {row['errors']}")
                 if not entry[name]:
@@ -134,7 +141,11 @@ def _safe(cell: str) -> str:
 
 def write_course_gradebook(path: Path, rows: list[dict[str, str]], assignments: list[str]) -> Path:
     """Write the merged table: student, one column per assignment (and its maximum), totals."""
-    columns = ["student"] + [c for a in assignments for c in (a, f"{a}:max")] + ["total", "total:max", "notes"]
+    def of(a: str) -> tuple[str, ...]:
+        adjusted = any(f"{a}:adjustment" in row for row in rows)
+        return (a, f"{a}:max", f"{a}:automatic", f"{a}:adjustment") if adjusted else (a, f"{a}:max")
+
+    columns = ["student"] + [c for a in assignments for c in of(a)] + ["total", "total:max", "notes"]
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     writer.writeheader()

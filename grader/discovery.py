@@ -407,7 +407,10 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
         shifted.append(("doubtful_name", {"entry": entry_name, "encoding": encoding}))
     base = lmsnames.disk_name(ident.name, student_id) if ident else _plain_base(entry_name, path)
 
-    def skip(said: str, key: str, **slots: str) -> None:
+    def skip(key: str, **slots: str) -> None:
+        """Not graded, with the plain reason of :data:`grader.lms.REASONS` (in English here;
+        every writer shows it in its own language)."""
+        said = lmsnames.reason(key, ("en",), **slots)
         if set_aside:
             said += "; set aside: " + "; ".join(set_aside)
         result.skipped.append(Skipped(entry_name, said, flags=[*shifted, (key, slots)], **who))
@@ -418,19 +421,18 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
         result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
         return
     if ident is not None and ident.plugin == "onlinetext":
-        skip("online text, not files", "online_text")
+        skip("online_text")
         return
     if path is None:
-        skip(f"holds no {files_wanted(parts)}, answers.yaml, notebook or zip", "no_work",
-             files=files_wanted(parts))
+        skip("no_work", files=files_wanted(parts))
         return
     if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
-        skip("not a folder, notebook or zip", "not_a_submission")
+        skip("not_a_submission")
         return
     target, extra = _work_in(path, assignment.id if assignment else "") if path.is_dir() else (path, [])
     set_aside += [f"{name} (another zip in the same upload)" for name in extra]
     if _is_empty(target):
-        skip("the upload is empty", "empty")
+        skip("empty")
         return
     try:
         sub = load_submission(target, assignment)
@@ -442,8 +444,7 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
         result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
         return
     if not sub.modules and sub.answers is None:
-        skip(f"holds no {files_wanted(parts)}, answers.yaml or notebook", "no_work",
-             files=files_wanted(parts))
+        skip("no_work", files=files_wanted(parts))
         return
     name = unique(base)
     notes = list(sub.notes)
@@ -464,7 +465,7 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
 
 def _flag_shared_ids(result: Discovery) -> None:
     """Two entries that claim one student id: both are flagged, neither is trusted."""
-    claims: dict[str, list[Any]] = {}
+    claims: dict[str, list[Found | Skipped]] = {}
     items: list[Found | Skipped] = [*result.found, *result.skipped, *(f.who for f in result.failed)]
     for item in items:
         # (plain folders too: "álice" written NFC and NFD is one id twice)
@@ -472,8 +473,8 @@ def _flag_shared_ids(result: Discovery) -> None:
             claims.setdefault(item.student_id, []).append(item)
     for student_id, items in claims.items():
         if len(items) > 1:
-            entries = ", ".join(i.entry for i in items)
+            listed = ", ".join(i.entry for i in items)
             for item in items:
-                item.flags.insert(0, ("duplicate_id", {"id": student_id, "entries": entries}))
+                item.flags.insert(0, ("duplicate_id", {"id": student_id, "entries": listed}))
 
 

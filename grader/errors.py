@@ -24,6 +24,10 @@ class UsageError(GraderError):
     """The command line asked for something impossible (exit 2)."""
 
 
+class SandboxRefused(UsageError):
+    """Student code would run as a user it must not run as; nothing was graded (exit 2)."""
+
+
 class RubricError(GraderError, ValueError):
     """A rubric file is invalid.
 

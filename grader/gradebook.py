@@ -36,16 +36,19 @@ import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader.discovery import Found, Skipped
 from grader.errors import UsageError
 from grader.outdir import read_report
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
-from grader.sinks import csv_cell
+from grader.sinks import csv_cell, file_name
 
-__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_lms", "cell", "csv_text", "export_gradebooks",
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
+
+__all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "csv_text", "export_gradebooks",
            "gradebook_rows", "write_canvas", "write_gradebook", "write_lms_gradebooks", "write_moodle",
            "write_moodle_feedback"]
 
@@ -293,10 +296,12 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
 
 
 def moodle_folder(name: str, participant: str) -> str:
-    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name."""
+    """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name,
+    nothing invisible (:func:`grader.sinks.file_name`: controls, DEL, C1, bidi overrides), not
+    longer than a file name may be (:func:`grader.lms.fit_name`, the id kept)."""
     from grader.lms import fit_name
 
-    clean = re.sub(r"[\x00-\x1f/\\:*?\"<>|&'`_]+", " ", name).strip() or "Participant"
+    clean = file_name(re.sub(r"[&'`_]+", " ", name)) or "Participant"
     return fit_name(f"{clean}_{participant}_assignsubmission_file_")
 
 
@@ -312,13 +317,14 @@ def write_moodle_feedback(path: Path, files: list[tuple[str, str, str, str]]) ->
 
 # --------------------------------------------------------------------------- the batch's rows
 
-GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "max_score", "passed"]
+GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
+                   "adjustment_reasons", "max_score", "passed"]
 GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at", "flags"]
 #: flags that put in doubt whose a row is: its score goes to no LMS and no course total
 DOUBT_FLAGS = ("duplicate_id", "ambiguous_id")
 
 
-def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]:
+def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric) -> dict[str, Any]:
     """Add who submitted it (from the LMS naming) to a report, and apply the late policy.
 
     The late policy (rubric ``late:``) takes its points off the total of a submission the
@@ -328,8 +334,13 @@ def apply_lms(data: dict[str, Any], found: Found, rubric: Any) -> dict[str, Any]
         data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
                            "entry": found.entry, "late": found.late,
                            "flags": [[key, dict(slots)] for key, slots in found.flags]}
+    return apply_late(data, found.late, rubric)
+
+
+def apply_late(data: dict[str, Any], late: bool, rubric: Any) -> dict[str, Any]:
+    """The rubric's late policy on a report's dict whose ``score`` is the tests' score."""
     policy = getattr(rubric, "late", None)
-    if found.late and policy is not None:
+    if late and policy is not None:
         before, top = float(data["score"]), float(data["max_score"])
         after = round(policy.apply(before, top), int(rubric.report.rounding))
         rule = {lang: policy.describe(lang) for lang in ("en", "ja")}
@@ -350,7 +361,7 @@ def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:
 
 
 def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]],
-                   rubric: Any) -> list[dict[str, Any]]:
+                   rubric: Rubric) -> list[dict[str, Any]]:
     """Rows of the gradebook: graded submissions, then entries that could not be graded.
 
     Each row is ``(Found or Skipped, report or None, extra flags)``; the errors column holds
@@ -375,6 +386,7 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
                        errors=" | ".join(errors if isinstance(item, Skipped) else
                                          [*(e.replace("\n", " ") for e in report.errors), *errors]),
                        content_hash=report.content_hash, graded_at=report.graded_at, report=report)
+            row.update(_adjustment_cells(report, langs))
             row.update({f"part:{p}": scores.get(p, "") for p in parts})
             if isinstance(item, Skipped):  # an upload that could not be read: its 0 is no grade for the LMS
                 row["flagged"] = True
@@ -385,7 +397,18 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
     return out
 
 
-def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Any, *, bom: bool = False) -> Path:
+def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, Any]:
+    """``automatic_score``, ``adjustment`` and ``adjustment_reasons`` (grader.ledger) of a row."""
+    from grader.report._text import adjustment_lines
+
+    adj = report.adjustment
+    if not adj:
+        return {"automatic_score": report.score, "adjustment": 0.0, "adjustment_reasons": ""}
+    return {"automatic_score": float(adj["automatic_score"]), "adjustment": float(adj["delta"]),
+            "adjustment_reasons": " | ".join(adjustment_lines(report, langs)[1:])}
+
+
+def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Rubric, *, bom: bool = False) -> Path:
     """``gradebook.csv``: every cell through :func:`cell` (no formulas)."""
     columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + GRADEBOOK_TAIL
     return write_atomic(path, csv_text(columns, [[row.get(c, "") for c in columns] for row in rows], bom=bom))
@@ -424,7 +447,7 @@ def check_formats(formats: tuple[str, ...], lmss: set[str], canvas: CanvasTarget
             raise UsageError(CANVAS_NEEDS)
 
 
-def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Any, formats: tuple[str, ...],
+def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubric, formats: tuple[str, ...],
                          *, bom: bool = False, lang: str = "en", assignment: str | None = None,
                          canvas: CanvasTarget | None = None) -> list[Written]:
     """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
@@ -489,19 +512,24 @@ def _old_rows(book: Path) -> list[dict[str, str]]:
         return []
 
 
-def export_gradebooks(outdir: Path, rubric: Any, formats: tuple[str, ...], *, bom: bool = False,
+def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *, bom: bool = False,
                       lang: str = "en", canvas: CanvasTarget | None = None) -> list[Written]:
     """``grader export``: the gradebooks again, from what a batch left in ``outdir``: the
-    reports for graded and unreadable entries, and ``gradebook.csv`` for the entries that have
-    no report (empty uploads, online text…), so the rows are the batch's rows.
+    reports for graded and unreadable entries (with the ledger's adjustments), and
+    ``gradebook.csv`` for the entries that have no report (empty uploads, online text…), so
+    the rows are the batch's rows.
 
     Raises:
         UsageError: no reports; the reports are of another assignment; the new gradebook would
             hold fewer rows than the batch's (it is never shrunk); a gradebook for an LMS the
             export did not come from.
     """
+    from grader import ledger
+
+    entries = ledger.read(outdir)  # a broken chain is refused: nothing is exported from it
     paths = sorted((outdir / "reports").glob("*.yaml"))
-    reports = [r for r in (read_report(p) for p in paths) if r is not None]
+    reports = [ledger.apply_report(r, ledger.for_submission(entries, p.name[: -len(".yaml")]), rubric)
+               for r, p in ((read_report(p), p) for p in paths) if r is not None]
     if not reports:
         raise UsageError(f"{outdir.name}: no reports in {outdir.name}/reports; run grader batch with --out"
                          f" {outdir.name} first")
@@ -549,7 +577,7 @@ def csv_written(path: Path, book: list[dict[str, Any]]) -> Written:
                    [(_who(r), str(r.get("errors") or "")) for r in book if r.get("score") in (None, "")])
 
 
-def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
+def _feedback_comment(row: dict[str, Any], rubric: Rubric, lang: str) -> str:
     """A short plain comment for the LMS's feedback column (HTML-escaped: Moodle shows HTML)."""
     from grader.sinks import html
 
@@ -561,6 +589,11 @@ def _feedback_comment(row: dict[str, Any], rubric: Any, lang: str) -> str:
     if report.late:
         text += (f"（期限後: {report.late['score_before']:g} から）" if ja
                  else f" (late: from {report.late['score_before']:g})")
+    if report.adjustment:
+        from grader.report._text import adjustment_lines
+
+        text += "。" if ja else ". "
+        text += " ".join(adjustment_lines(report, ["ja" if ja else "en"]))
     if report.mistakes:
         ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
         text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"

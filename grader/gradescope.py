@@ -13,8 +13,9 @@ interpreter (default ``python3``).
 
 Gradescope runs ``run_autograder`` as root. With namespaces (bubblewrap) the student's code
 sees none of the course files; where they cannot be built, the rlimits sandbox runs it as
-the unprivileged user ``nobody`` and the script first makes ``source/`` and ``results/``
-root-only. :func:`sandbox_note` says which level this machine gets and how to check it on
+the unprivileged user ``nobody`` (or the grader refuses to grade, where that user cannot read
+Python: ``setup.sh`` installs it where every user can, and checks) and the script first makes
+``source/`` and ``results/`` root-only. :func:`sandbox_note` says which level this machine gets and how to check it on
 Gradescope (each results.json carries ``extra_data.sandbox``).
 
 Example::
@@ -27,22 +28,34 @@ from __future__ import annotations
 import stat
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import grader
 from grader.install import TORCH_CPU_INSTALL
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 _SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".git", ".venv"}
 
 SETUP_SH = """\
 #!/usr/bin/env bash
 # Runs once when Gradescope builds the autograder image.
 set -euo pipefail
+# Python, torch and the grader go where every user can read them (the system's folders, files
+# 0644): without namespaces, student code runs as the unprivileged user nobody, who must be
+# able to import them; the grader refuses to grade otherwise.
+umask 022
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pip bubblewrap >/dev/null
 cd /autograder/source
 # The CPU build of torch from PyTorch's CPU index: the default index gives the CUDA build.
 python3 -m pip install --break-system-packages {torch} || python3 -m pip install {torch}
 python3 -m pip install --break-system-packages . || python3 -m pip install .
+# Fail the image build now, not each submission later, if nobody cannot import them.
+if ! (cd / && runuser -u nobody -- "$(command -v python3)" -I -c "import numpy, torch, fractions"); then
+  echo "setup.sh: the user nobody cannot import numpy and torch; install them where every user can read them" >&2
+  exit 1
+fi
 """
 
 RUN_AUTOGRADER = """\
@@ -59,9 +72,10 @@ cd "$SOURCE"
 export PYTHONPATH="$SOURCE${{PYTHONPATH:+:$PYTHONPATH}}"
 
 # Gradescope runs this as root. Where bubblewrap cannot build namespaces (Docker's default
-# profile often forbids them) the grader runs student code as the unprivileged user nobody:
-# the course files (reference, hidden suites, rubric) and the results are made root-only, so
-# that user cannot read them.
+# profile often forbids them) the grader runs student code as the unprivileged user nobody, or
+# refuses to grade where that user cannot read Python: the course files (reference, hidden
+# suites, rubric, the grader itself) and the results are made root-only, so that user can
+# neither read nor write them.
 if [ "$(id -u)" = 0 ]; then
   chmod -R go-rwx "$SOURCE" "$RESULTS"
 fi
@@ -100,7 +114,7 @@ exit 0
 """
 
 
-def _files(root: Path, rubric: Any) -> list[Path]:
+def _files(root: Path, rubric: Rubric) -> list[Path]:
     """The course files the autograder needs: package, rubric, suites, reference, stubs."""
     wanted = [Path(grader.__file__).resolve().parent, Path(rubric.file).resolve()]
     wanted += [Path(s.path).resolve() for s in rubric.suites]
@@ -120,7 +134,7 @@ def _files(root: Path, rubric: Any) -> list[Path]:
     return sorted(set(out))
 
 
-def build_autograder(rubric: Any, outdir: str | Path) -> Path:
+def build_autograder(rubric: Rubric, outdir: str | Path) -> Path:
     """Write ``outdir/autograder.zip`` for ``rubric``; returns its path."""
     from grader.errors import UsageError
 
@@ -163,8 +177,9 @@ def sandbox_note() -> str:
         f"sandbox on this machine: {here}.\n"
         "On Gradescope run_autograder runs as root: student code runs in namespaces (bubblewrap) where "
         "the image allows them, otherwise at the rlimits level as user 'nobody', with source/ "
-        "(reference, hidden suites, rubric) and results/ readable by root only (Python itself must "
-        "be readable by every user, as the image's system Python is).\n"
+        "(reference, hidden suites, rubric) and results/ readable by root only. Python itself must "
+        "be readable by every user, as the image's system Python is: where it is not, grading is "
+        "refused rather than run as root.\n"
         "To check: grade a test submission and read its results.json, extra_data.sandbox "
         "(level and user); or in the image run: GRADER_SANDBOX=rlimits bash /autograder/run_autograder."
     )

@@ -17,11 +17,16 @@ from it, each optional except ``RECOGNISERS``:
                        report, drawn from ``plot_data``'s dict
 ``expected_values``    ``(reference) -> dict``: the public suite's ``expected.json`` (written by
                        ``python -m grader.tools.expected``)
-``warm_up``            ``() -> None``: run in the sandbox's zygote before forking (torch ops the
-                       assignment's students use), so every child starts warm
+``NOTEBOOK_INTRO``     ``str``: the first markdown cell of the handed-out notebook
+``README_EXAMPLE``     ``{lang: str}``: the mistake the student README names as an example
 =====================  ==========================================================================
 
-The module runs in the trusted process (never in the sandbox, except ``warm_up``); it may import
+:class:`AssignmentHooks` lists them with their types (a plug-in author's checker can hold a
+hooks file against it); :class:`Hooks` is how the grader reaches them, the one way everywhere,
+each with its default. The sandbox's zygote warms torch itself before forking (the same
+operations for every assignment), so a plug-in has no warm-up hook.
+
+The module runs in the trusted process (never in the sandbox); it may import
 numpy, torch and :mod:`grader.probing`. It ships with the public suite, so it must hold no
 answer the hidden tests or the quiz key keep secret: expected values come from the reference
 (when loaded) or from torch.
@@ -43,11 +48,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from grader.errors import GraderError
 
-__all__ = ["Figure", "Hooks", "HooksModule", "load_hooks"]
+if TYPE_CHECKING:
+    from grader.sandbox.session import Session
+    from grader.probing import Finding, Probe
+
+__all__ = ["OPTIONAL_HOOKS", "AssignmentHooks", "Figure", "Hooks", "HooksModule", "Recogniser", "load_hooks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +68,34 @@ class Figure:
     name: str = field(metadata={"help": "short id, used as the image's anchor"})
 
 
-class HooksModule(Protocol):
-    """What a plug-in module may define (only ``RECOGNISERS`` is required)."""
+Recogniser = Callable[["Probe"], "list[Finding]"]
 
-    RECOGNISERS: Mapping[str, Callable[[Any], list[Any]]]
+
+class HooksModule(Protocol):
+    """What a plug-in module must define: ``RECOGNISERS``."""
+
+    RECOGNISERS: Mapping[str, Recogniser]
+
+
+class AssignmentHooks(HooksModule, Protocol):
+    """Every hook a plug-in module may define, with its type (all but ``RECOGNISERS`` optional)."""
+
+    ORACLE: Mapping[str, Callable[..., Any]]
+    NOTEBOOK_INTRO: str
+    README_EXAMPLE: Mapping[str, str]
+
+    def quiz_findings(self, answers: dict[str, Any]) -> list[Finding]: ...
+
+    def plot_data(self, session: Session, reference: Any) -> dict[str, Any]: ...
+
+    def figures(self, plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]: ...
+
+    def expected_values(self, reference: Any) -> dict[str, Any]: ...
+
+
+#: The optional hooks, as :class:`AssignmentHooks` names them (``grader new`` lists them).
+OPTIONAL_HOOKS = ("ORACLE", "quiz_findings", "plot_data", "figures", "expected_values", "NOTEBOOK_INTRO",
+                  "README_EXAMPLE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +103,18 @@ class Hooks:
     """An assignment's hooks, each with its default when the module does not define it."""
 
     module: ModuleType | None
-    recognisers: Mapping[str, Callable[[Any], list[Any]]] = field(default_factory=dict)
+    recognisers: Mapping[str, Recogniser] = field(default_factory=dict)
     oracle: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
 
     def _get(self, name: str) -> Callable[..., Any] | None:
         fn = getattr(self.module, name, None) if self.module is not None else None
         return fn if callable(fn) else None
 
-    def quiz_findings(self, answers: dict[str, Any]) -> list[Any]:
+    def quiz_findings(self, answers: dict[str, Any]) -> list[Finding]:
         fn = self._get("quiz_findings")
         return list(fn(answers)) if fn else []
 
-    def plot_data(self, session: Any, reference: Any) -> dict[str, Any]:
+    def plot_data(self, session: Session, reference: Any) -> dict[str, Any]:
         fn = self._get("plot_data")
         return dict(fn(session, reference) or {}) if fn else {}
 
@@ -92,6 +125,17 @@ class Hooks:
     def expected_values(self, reference: Any) -> dict[str, Any] | None:
         fn = self._get("expected_values")
         return dict(fn(reference)) if fn else None
+
+    @property
+    def notebook_intro(self) -> str:
+        """``NOTEBOOK_INTRO``, or "" when the module gives none."""
+        return str(getattr(self.module, "NOTEBOOK_INTRO", "") or "")
+
+    @property
+    def readme_example(self) -> Mapping[str, str] | None:
+        """``README_EXAMPLE`` ({lang: text}), or None."""
+        example = getattr(self.module, "README_EXAMPLE", None)
+        return example if isinstance(example, Mapping) else None
 
 
 NO_HOOKS = Hooks(module=None)

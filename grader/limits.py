@@ -56,10 +56,10 @@ class Limits:
         """``limits`` as a :class:`Limits`: None gives the defaults, a mapping its known keys."""
         if limits is None:
             return cls()
-        if isinstance(limits, cls):
-            return limits
+        if isinstance(limits, Limits):
+            return cls(**limits.to_dict()) if type(limits) is not cls else limits
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in dict(limits).items() if k in known})
+        return cls(**{k: v for k, v in limits.items() if k in known})
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data: the limits frame sent to the sandbox."""

@@ -355,7 +355,7 @@ def group_flat_files(root: Path, staging: Path, lms: str | None,
                     names.update(stored)
                     if who == student_id and full:
                         student.name = full
-        chosen: dict[str, tuple[tuple, LmsName, Path]] = {}
+        chosen: dict[str, tuple[tuple[tuple[int | str, ...], int], LmsName, Path]] = {}
         for parsed, path in items:
             used.add(path.name)
             student.entries.append(path.name)

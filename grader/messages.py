@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["SENTENCES", "translate"]
+__all__ = ["SENTENCES", "keyed", "table", "translate"]
 
 #: English sentence -> Japanese. Slots are ``{name}``; both sides use the same names.
 SENTENCES: dict[str, str] = {
     # --- reading a submission (grader/submission.py) ---------------------------------------
     "skipped {name}: {problem}": "{name} を読み飛ばしました: {problem}",
     "it is a symbolic link, not a file": "シンボリックリンクで、ファイルではありません",
+    "it is not a regular file": "通常のファイルではありません",
     "it is {size}, over the {limit} limit for one file":
         "大きさが {size} で、1 ファイルの上限 {limit} を超えています",
     "over the {limit} limit": "上限 {limit} を超えています",
@@ -71,10 +72,10 @@ SENTENCES: dict[str, str] = {
         "{filename}: IPython のマジックコマンドとシェルコマンドは採点では実行しません: {what}",
     "ignored {what} in the zip": "zip の中の {what} は使いませんでした",
     # --- finding submissions in a batch (grader/batch.py) ------------------------------------
-    "not a submission": "提出物ではありません",
-    "not a folder, notebook or zip": "フォルダ、ノートブック、zip のどれでもありません",
-    "holds no scaling.py, softmax.py, variance.py, answers.yaml or notebook":
-        "scaling.py, softmax.py, variance.py, answers.yaml、ノートブックのどれも入っていません",
+    # (each entry's reason is a keyed sentence of grader.lms.REASONS, added below)
+    "not graded: {why}": "採点していません: {why}",
+    "{why}; set aside: {files}": "{why}。採点しなかったファイル: {files}",
+    "{name} (another zip in the same upload)": "{name}（同じ提出の別の zip）",
     "{name} could not be unpacked ({why})": "{name} を展開できませんでした（{why}）",
     "its files could not be put together ({why})": "ファイルをまとめられませんでした（{why}）",
     "the name {entry} has no UTF-8 mark in the zip; read as {encoding}":
@@ -161,6 +162,8 @@ SENTENCES: dict[str, str] = {
         "answers.yaml の入れ子が深すぎるか大きすぎるため、読み込みませんでした",
     "diagnosis stopped early: {what}": "間違いの診断が途中で止まりました: {what}",
     "plot data not collected: {what}": "グラフ用のデータを集められませんでした: {what}",
+    "plot data left out (over the size limit): {what}":
+        "大きさの上限を超えたため、グラフ用のデータを省きました: {what}",
     "diagnosis of {func}() failed: {what}": "{func}() の診断に失敗しました: {what}",
     "{where}: {what} (the cell's later lines did not run)":
         "{where}: {what}（このセルの残りの行は実行されていません）",
@@ -182,6 +185,15 @@ SENTENCES: dict[str, str] = {
     "the worker could not be started again": "採点用プロセスを再起動できませんでした",
     "the worker's channel is closed": "採点用プロセスとの通信が閉じられました",
     "the worker sent an invalid frame: {what}": "採点用プロセスから不正なデータが届きました: {what}",
+    # --- checks that pass with a remark (grader/testing.py) ---------------------------------
+    "{what} agrees with the float64 result only to a relative {error}: a constant such as 1/√d_k was "
+    "rounded to float32 (not counted as a mistake; a constant made in the input's dtype keeps float64 "
+    "precision)":
+        "{what} は float64 の結果と相対誤差 {error} までしか一致しません。1/√d_k のような定数が float32 に"
+        "丸められています（誤りとしては数えません。定数を入力と同じ dtype で作れば float64 の精度が保てます）",
+    # --- the notebook's check cell (grader/notebook.py) --------------------------------------
+    "run the cells that define these functions first, then check again: {functions}":
+        "先に、次の関数を定義しているセルを実行してから、もう一度チェックしてください: {functions}",
     # --- the sandbox (grader/sandbox/level.py) ---------------------------------------------
     "weak sandbox (rlimits only): {why}": "弱いサンドボックスです（rlimits のみ）: {why}",
     "sandbox weakened on request: rlimits only":
@@ -192,8 +204,84 @@ SENTENCES: dict[str, str] = {
     "filesystem or network isolation":
         "提出物ごとに通常のプロセスを一つ使います。時間と出力の上限、空にした環境変数はありますが、"
         "ファイルシステムとネットワークの隔離はありません",
+    "refusing to grade at the {level} level: student code would run as root, and {why}. Install "
+    "Python, torch and the grader where every user can read them (a system Python, not one inside "
+    "a private home folder, or point GRADER_WORKER_PYTHON at such an interpreter with the same "
+    "torch), or make the namespace sandbox work (bubblewrap with user namespaces)":
+        "{level} レベルでは採点しません: 学生のコードが root として動くことになり、しかも{why}。"
+        "Python、torch、採点システムをすべてのユーザーが読める場所にインストールするか（個人用の"
+        "ホームフォルダの中ではなくシステムの Python。または同じ torch を持つそのような Python を "
+        "GRADER_WORKER_PYTHON で指定する）、名前空間のサンドボックス（ユーザー名前空間が使える "
+        "bubblewrap）が動くようにしてください",
+    "the unprivileged user nobody cannot read Python's own files in {folder}":
+        "権限のないユーザー nobody が {folder} にある Python 自身のファイルを読めません",
+    "the scratch folder could not be handed to the unprivileged user nobody ({what})":
+        "作業用フォルダを権限のないユーザー nobody に渡せませんでした（{what}）",
+    "refusing to grade at the {level} level: student code would run as your user ({user}), which "
+    "can read {what}. Make the namespace sandbox work (install bubblewrap and allow user "
+    "namespaces), or grade as root so that student code runs as the unprivileged user nobody":
+        "{level} レベルでは採点しません: 学生のコードがあなたのユーザー（{user}）として動くことになり、"
+        "そのユーザーは {what} を読めます。名前空間のサンドボックスが動くようにするか（bubblewrap を"
+        "インストールし、ユーザー名前空間を許可する）、root として採点して学生のコードが権限のない"
+        "ユーザー nobody として動くようにしてください",
     "this platform has no fork (Windows)": "この環境には fork がありません（Windows）",
     "os.fork is not available here": "ここでは os.fork が使えません",
+    # --- grading on a cluster (grader/cluster.py, grader/_clusterworker.py) ----------------
+    "{what} needs the {module} package, which is not installed ({why}); install it with: "
+    "pip install \"grader[{extra}]\"":
+        "{what} には {module} パッケージが必要ですが、インストールされていません（{why}）。"
+        "次のコマンドでインストールしてください: pip install \"grader[{extra}]\"",
+    "{spec}: no such scheduler file; pass the file that dask scheduler --scheduler-file wrote, or "
+    "the scheduler's tcp:// or tls:// address":
+        "{spec}: そのようなスケジューラファイルはありません。dask scheduler --scheduler-file が書き出した"
+        "ファイルか、スケジューラの tcp:// または tls:// のアドレスを指定してください",
+    "--cluster {spec}: expected a tcp:// or tls:// address, a scheduler file (.json) or a cluster "
+    "file (.yaml)":
+        "--cluster {spec}: tcp:// または tls:// のアドレス、スケジューラファイル（.json）、"
+        "クラスタファイル（.yaml）のどれかを指定してください",
+    "{path}: cannot read the cluster file ({why})": "{path}: クラスタファイルを読み込めません（{why}）",
+    "{path}: the cluster file is not valid YAML ({problem})":
+        "{path}: クラスタファイルは正しい YAML ではありません（{problem}）",
+    "{path}: the cluster file must be a mapping with the key kind ({kinds}) or scheduler (an address)":
+        "{path}: クラスタファイルには、キー kind（{kinds}）か scheduler（アドレス）を持つ対応表を書いてください",
+    "{path}: kind and scheduler: give one of them (kind starts a cluster, scheduler names a running one)":
+        "{path}: kind と scheduler: どちらか一方だけを書いてください（kind はクラスタを起動し、scheduler は"
+        "動いているスケジューラを指します）",
+    "{path}: workers: {value} is not a whole number of at least 1":
+        "{path}: workers: {value} は 1 以上の整数ではありません",
+    "{path}: {key}: unknown key beside scheduler; use only scheduler and security":
+        "{path}: {key}: scheduler と一緒には使えないキーです。scheduler と security だけを書いてください",
+    "{path}: scheduler: {value} is not a tcp:// or tls:// address":
+        "{path}: scheduler: {value} は tcp:// または tls:// のアドレスではありません",
+    "{path}: kind: {value} is not one of {kinds}": "{path}: kind: {value} は {kinds} のどれでもありません",
+    "{path}: {key}: not an option of {cls} (kind: {kind}); its options are {options}":
+        "{path}: {key}: {cls}（kind: {kind}）のオプションではありません。使えるオプションは {options} です",
+    "{path}: security: must be a mapping with {keys}":
+        "{path}: security: には {keys} を持つ対応表を書いてください",
+    "{path}: security.{key}: unknown key; use {keys}": "{path}: security.{key}: 不明なキーです。{keys} を使ってください",
+    "{path}: security.{key}: missing; mutual TLS needs the CA, this machine's certificate and its key "
+    "(PEM files)":
+        "{path}: security.{key}: ありません。相互 TLS には CA、このマシンの証明書、その鍵（PEM ファイル）が必要です",
+    "{path}: security.{key}: no such file {value}": "{path}: security.{key}: ファイル {value} がありません",
+    "--cluster {spec}: cannot reach the scheduler ({why}); check the address, that the scheduler "
+    "runs, and the security: certificates":
+        "--cluster {spec}: スケジューラに接続できません（{why}）。アドレス、スケジューラが動いていること、"
+        "security: の証明書を確かめてください",
+    "the Dask worker on {host} cannot grade: {why}": "{host} の Dask ワーカーでは採点できません: {why}",
+    "the rubric or its suites at {path} differ from the client's; give every node the same course folder":
+        "{path} のルーブリックかテストが、採点を始めたマシンのものと違います。すべてのノードに同じ授業フォルダを"
+        "置いてください",
+    "its grading processes keep stopping (see grader-logs in the worker's folder)":
+        "採点用プロセスが何度も終了しています（ワーカーのフォルダの grader-logs を見てください）",
+    "it holds another batch's grading processes (another rubric or seed)":
+        "別の採点（別のルーブリックかシード）の採点用プロセスを持っています",
+    "a grading worker on {host} stopped: {message}": "{host} の採点用プロセスが停止しました: {message}",
+    "a shard failed on the cluster: {what}": "クラスタでの採点の一部が失敗しました: {what}",
+    "its grading process stopped three times while grading it; it was not graded":
+        "採点中に採点用プロセスが 3 回終了したため、採点していません",
+    "grading it stopped its Dask worker every time it was tried; it was not graded (the worker's log "
+    "has details)":
+        "採点するたびに Dask ワーカーが終了したため、採点していません（詳しくはワーカーのログにあります）",
     # --- the command line (grader/cli.py, grader/rubric.py) --------------------------------
     "report written to {path}": "レポートを {path} に書き出しました",
     "reports in {n} formats written to {path}": "{n} 形式のレポートを {path} に書き出しました",
@@ -219,6 +307,58 @@ SENTENCES: dict[str, str] = {
     "out to use the rubrics/ folder of the course or release you are in.":
         "{path}: そのようなルーブリックはありません。--rubric にルーブリックの YAML ファイルのパスを"
         "指定するか、--rubric を省いて、いま居る授業またはリリースの rubrics/ フォルダを使ってください。",
+    # --- the ledger of hand adjustments (grader/ledger.py, grader/adjust.py) -----------------
+    "{path}: line {n}: {why}; the ledger is refused until it is restored (from a backup, or by "
+    "undoing the hand edit)":
+        "{path}: {n} 行目: {why}。元に戻す（バックアップから戻すか、手で書き換えたところを戻す）まで、"
+        "この台帳は使いません",
+    "not a ledger entry ({kind})": "台帳の記録ではありません（{kind}）",
+    "not a ledger entry (op, n or submission)": "台帳の記録ではありません（op、n、submission のどれか）",
+    "does not match the hash line {i} holds of it (edited, reordered or deleted)":
+        "{i} 行目が持つこの行のハッシュと一致しません（書き換え、並べ替え、削除のどれか）",
+    "does not start the chain (edited, or lines were deleted before it)":
+        "連鎖の始まりになっていません（書き換えられたか、その前の行が削除されています）",
+    "numbered {m} (lines were reordered, inserted or deleted)":
+        "番号が {m} です（行が並べ替えられたか、挿入・削除されています）",
+    "missing (ledger.head records {n} lines, the ledger has {m})":
+        "ありません（ledger.head には {n} 行と記録されていますが、台帳は {m} 行です）",
+    "missing (ledger.head records entries, ledger.jsonl is gone)":
+        "ありません（ledger.head に記録がありますが、ledger.jsonl がありません）",
+    "does not match the hash ledger.head holds of it (edited)":
+        "ledger.head が持つこの行のハッシュと一致しません（書き換えられています）",
+    "not recorded in ledger.head ({n} lines; added by hand?)":
+        "ledger.head に記録されていません（{n} 行まで。手で追加されましたか？）",
+    "ledger.head is missing": "ledger.head がありません",
+    "ledger.head is not '<lines> <hash>'": "ledger.head が「<行数> <ハッシュ>」の形ではありません",
+    "{out}: no report for {student} (looked for a submission or a student id of that name); the "
+    "reports are in {reports}":
+        "{out}: {student} のレポートがありません（その名前の提出物と学生 ID を探しました）。"
+        "レポートは {reports} にあります",
+    "{out}: {student} matches {n} reports ({listed}); name the submission instead":
+        "{out}: {student} に当てはまるレポートが {n} 件あります（{listed}）。提出物の名前で指定してください",
+    "{out}: {student} has no part {part}; its parts are {parts}":
+        "{out}: {student} には課題 {part} がありません。課題は {parts} です",
+    "{out}: no adjustment {n} of {student} to {what}; see grader ledger {out}":
+        "{out}: {student} の調整 {n} は{what}できません。grader ledger {out} で確かめてください",
+    "ledger entry {n} written: {what}": "台帳に記録 {n} を書き込みました: {what}",
+    "ledger verified: {n} entries, chain intact": "台帳を検証しました: 記録 {n} 件、連鎖は壊れていません",
+    # --- grader regrade (grader/regrade.py) --------------------------------------------------
+    "no report from grader batch: run grader batch --resume":
+        "grader batch のレポートがありません。grader batch --resume を実行してください",
+    "its files changed since it was graded: run grader batch --resume":
+        "採点後にファイルが変わっています。grader batch --resume を実行してください",
+    "{out}: no report to grade again for {source}; run grader batch {source} --out {out} first":
+        "{out}: {source} について再採点するレポートがありません。先に grader batch {source} --out {out} を実行してください",
+    "no test id matches {patterns}; test ids look like {example}":
+        "{patterns} に当てはまるテスト ID がありません。テスト ID は {example} のような形です",
+    "{n} graded again, {changed} changed, in {s} s; record: {path}":
+        "{n} 件を再採点し、{changed} 件が変わりました（{s} 秒）。記録: {path}",
+    "undo": "取り消し",
+    "confirm": "確認",
+    "give one of --points, --set, --undo or --confirm": "--points、--set、--undo、--confirm のどれか一つを指定してください",
+    "--reason is required: say why the score changes": "--reason が必要です。得点を変える理由を書いてください",
+    "{out}: no batch output here (no reports folder); pass the --out folder of grader batch":
+        "{out}: 採点結果のフォルダではありません（reports フォルダがありません）。grader batch の --out のフォルダを指定してください",
     "No such file or directory": "そのようなファイルやフォルダはありません",
     "Permission denied": "アクセスが許可されていません",
 }
@@ -226,11 +366,26 @@ SENTENCES: dict[str, str] = {
 _SLOT = re.compile(r"\\\{(\w+)\\\}")
 
 
+def keyed() -> dict[str, dict[str, str]]:
+    """The sentences kept by key with both languages in one entry (``grader.lms.REASONS``):
+    key -> ``{"en", "ja"}``. Stages that keep a key write its English; this module reads it."""
+    from grader.lms import REASONS
+
+    return REASONS
+
+
+def table() -> dict[str, str]:
+    """Every English sentence the grader writes -> its Japanese: :data:`SENTENCES` and
+    the keyed sentences, each written once."""
+    return {**SENTENCES, **{entry["en"]: entry["ja"] for entry in keyed().values()}}
+
+
 @lru_cache(maxsize=1)
 def _patterns() -> list[tuple[re.Pattern[str], str]]:
     compiled = []
+    sentences = table()
     # Longer sentences first: "skipped {name}: {problem}" must not swallow a more exact one.
-    for en in sorted(SENTENCES, key=lambda t: (-len(_SLOT.sub("", re.escape(t))), t)):
+    for en in sorted(sentences, key=lambda t: (-len(_SLOT.sub("", re.escape(t))), t)):
         seen: set[str] = set()
 
         def slot(m: re.Match[str]) -> str:
@@ -240,7 +395,7 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
             seen.add(name)
             return f"(?P<{name}>.+?)"
 
-        compiled.append((re.compile(_SLOT.sub(slot, re.escape(en)), re.S), SENTENCES[en]))
+        compiled.append((re.compile(_SLOT.sub(slot, re.escape(en)), re.S), sentences[en]))
     return compiled
 
 

@@ -34,17 +34,68 @@ import atexit
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader.errors import GraderError, UsageError
 
-__all__ = ["check", "load_ipython_extension", "shutdown", "status"]
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
+
+__all__ = ["CellsNotRun", "check", "load_ipython_extension", "shutdown", "status"]
 
 _CHECKER: dict[str, Any] = {}  # rubric file -> WarmChecker, for the kernel's life
 _RUBRICS: dict[str, tuple[float, Any]] = {}  # rubric file -> (mtime, loaded rubric)
 _LANGS = ("ja", "en")
 #: the session's notebook path, where the front-end says it (Jupyter server, VS Code)
 _SESSION_NAMES = ("__session__", "__vsc_ipynb_file__")
+
+
+class CellsNotRun(UsageError):
+    """The check ran before the cells that define the assignment's functions.
+
+    Args:
+        functions: the functions no cell run in this kernel defines, in the rubric's order.
+        lang: the language to say it in.
+    """
+
+    def __init__(self, functions: list[str], lang: str = "ja") -> None:
+        self.functions = functions
+        self.lang = lang
+        super().__init__("run the cells that define these functions first, then check again: "
+                         + ", ".join(functions))
+
+
+def _defined(chunks: Any) -> set[str] | None:
+    """Every name the cells' code binds anywhere (def, class, assignment, import); None when
+    that cannot be told (a cell that does not parse, ``import *``): then grading says it."""
+    import ast
+
+    names: set[str] = set()
+    for chunk in chunks:
+        try:
+            tree = ast.parse(chunk.code)
+        except (SyntaxError, ValueError):
+            return None
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    if alias.name == "*":
+                        return None
+                    names.add((alias.asname or alias.name).split(".")[0])
+    return names
+
+
+def _not_run(loaded: Any, part: str | None, chunks: Any) -> list[str]:
+    """The rubric's functions (of ``part``, or all) that no cell run so far defines."""
+    defined = _defined(chunks)
+    if defined is None:
+        return []
+    wanted = [f for p in loaded.parts if part is None or p.id == part for f in (p.functions or ())]
+    return [f for f in dict.fromkeys(wanted) if f not in defined]
 
 
 def _shell() -> Any:
@@ -103,7 +154,7 @@ def _rubric(path: Path) -> Any:
     return _RUBRICS[key][1]
 
 
-def _language(lang: str | None, rubric: Any) -> str:
+def _language(lang: str | None, rubric: Rubric) -> str:
     if lang:
         if lang not in _LANGS:
             raise UsageError(f"lang={lang!r}: use one of {', '.join(_LANGS)}")
@@ -152,6 +203,11 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
     """
     try:
         result = _check(part, lang=lang, plots=plots, rubric=rubric, level=level)
+    except CellsNotRun as exc:
+        if not display:
+            raise
+        _show_not_run(exc)
+        return None
     except GraderError as exc:
         if not display:
             raise
@@ -184,6 +240,10 @@ def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.
     name = nb_file.stem if nb_file is not None else "notebook"
     sub = notebook_submission(name, cells, answers=_answers(nb_file), path=folder,
                               filename=nb_file.name if nb_file is not None else "notebook")
+    # Checked before the function cells were run: one instruction, not an error per test.
+    missing = _not_run(loaded, part, sub.modules[0].chunks)
+    if missing:
+        raise CellsNotRun(missing, language)
     return checker.check(sub, lang=language, part=part, cells=len(sub.modules[0].chunks), plots=plots)
 
 
@@ -201,6 +261,18 @@ def _show_error(exc: Exception) -> None:
     display({"text/plain": text,
              "text/html": f'<pre class="grader-check-error" style="color:#c92a2a">{html.escape(text)}</pre>'},
             raw=True)
+
+
+def _show_not_run(exc: CellsNotRun) -> None:
+    from grader.report.cell import render_not_run
+
+    views = render_not_run(exc.functions, exc.lang)
+    try:
+        from IPython.display import display
+    except ImportError:
+        print(views["text"])
+        return
+    display({"text/plain": views["text"], "text/html": views["html"]}, raw=True)
 
 
 def _show(result: Any) -> None:

@@ -8,6 +8,7 @@ still holds for the submission's content and the rubric.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +58,25 @@ def read_report(path: Path) -> GradeReport | None:
 def is_current(report: GradeReport | None, content_hash: str, rubric_hash: str) -> bool:
     return report is not None and report.content_hash == content_hash and report.rubric_hash == rubric_hash
 
+
+
+
+def write_report_files(outdir: Path, name: str, report: GradeReport, data: dict[str, Any], rubric: Any,
+                       lang: str, warn: Callable[[str, Exception], None]) -> None:
+    """One submission's report in every format the rubric asks for; the yaml one is the batch's
+    own record (``--resume`` reads it back): complete, unredacted. A format that cannot be
+    written calls ``warn(format, error)`` and is skipped."""
+    from grader.errors import UsageError
+    from grader.report import render
+    from grader.report.files import write_atomic
+
+    write_atomic(report_path(outdir, name, "yaml"), report_yaml(data))
+    for fmt in rubric.report.formats:
+        if fmt == "yaml":
+            continue
+        try:
+            text = render(report, fmt, rubric=rubric, lang=lang)
+        except UsageError as exc:
+            warn(fmt, exc)
+            continue
+        write_atomic(report_path(outdir, name, fmt), text)

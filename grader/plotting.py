@@ -1,8 +1,8 @@
 """Helpers for an assignment's report figures (its hooks' ``figures``, see :mod:`grader.hooks`).
 
 Figures are drawn with matplotlib's Agg canvas (no pyplot state, no display) and embedded in
-the HTML report as base64 PNG. Labels may be Japanese: :func:`style` picks a font that has
-the glyphs where one is installed; captions carry every language of the report.
+the HTML report as base64 PNG. Labels may be Japanese: :func:`style` gives the Japanese font
+matplotlib-fontja ships (no system font needed); captions carry every language of the report.
 
 Example::
 

@@ -17,18 +17,22 @@ import builtins
 import copy
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from grader.errors import WorkerCrashed
 from grader.report.model import CaseOutcome, Status
-from grader.sandbox.worker import StudentTimeout, StudentUnavailable, SubmissionSession
-from grader.testing import ANSWER_KEY, Mismatch, StudentRaised
+from grader.sandbox.session import Session
+from grader.sandbox.worker import StudentTimeout, StudentUnavailable
+from grader.testing import ANSWER_KEY, Mismatch, StudentRaised, take_notes
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 SUB_PARAM = "grader_submission"
 _EXCEPTION_GROUPS = getattr(builtins, "BaseExceptionGroup", ())  # Python 3.11+
@@ -50,8 +54,9 @@ class SubmissionRun:
     submission: Any
     answers: dict[str, Any]
     outcomes: list[CaseOutcome] = field(default_factory=list)
-    session: SubmissionSession | None = None
+    session: Session | None = None
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # remarks of checks that passed (grader.testing)
     started: float = field(default_factory=time.monotonic)
     done: bool = False
 
@@ -63,7 +68,7 @@ class GradingState:
     Args:
         rubric: the loaded rubric.
         submissions: what to grade, in order.
-        open_session: ``submission -> SubmissionSession`` (a child of a warm worker).
+        open_session: ``submission -> Session`` (a child of a warm worker).
         suite_dirs: ``{suite name: folder}`` of the suites being run.
         reference: namespace with one module per code part (``reference.<part>``) and ``answers_key``,
             or None when grading without the reference (``grader check``).
@@ -74,9 +79,9 @@ class GradingState:
             (appended to ``submissions``) or None/empty to end the session.
     """
 
-    rubric: Any
+    rubric: Rubric
     submissions: list[Any]
-    open_session: Callable[[Any], SubmissionSession]
+    open_session: Callable[[Any], Session]
     suite_dirs: dict[str, Path]
     reference: Any
     seed: int
@@ -88,6 +93,8 @@ class GradingState:
     current: int | None = None
     interrupted: bool = False
     collect_errors: list[str] = field(default_factory=list)
+    #: ``test id -> run it?``; None runs every test (``grader regrade`` runs a few)
+    select: Callable[[str], bool] | None = None
 
     # -- pytest hooks on the state object -------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -106,7 +113,7 @@ class GradingState:
         self.current = index
         return run
 
-    def session_for(self, index: int) -> SubmissionSession:
+    def session_for(self, index: int) -> Session:
         run = self.run_for(index)
         if run.session is None:
             run.session = self.open_session(run.submission)
@@ -159,7 +166,9 @@ class _Part:
         def args_after(*args: Any, **kwargs: Any) -> tuple[Any, list[Any] | None]:
             """``(value, arguments as the call left them)``: did the function change its input?"""
             __tracebackhide__ = True
-            return state.session_for(index).call(part, func, list(args), kwargs, echo_args=True)
+            echoed: tuple[Any, list[Any] | None] = state.session_for(index).call(part, func, list(args), kwargs,
+                                                                                 echo_args=True)
+            return echoed
 
         call.__name__ = func
         call.args_after = args_after  # type: ignore[attr-defined]
@@ -288,8 +297,12 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     state = config.stash[STATE]
-    for item in items:
+    dropped: list[pytest.Item] = []
+    for item in list(items):
         suite, test_id = _test_id(item, state)
+        if state.select is not None and not state.select(test_id):
+            dropped.append(item)
+            continue
         part = _part_of(item)
         item.stash[_TEMPLATE] = CaseOutcome(
             id=test_id,
@@ -301,9 +314,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             title=_titles(item),
         )
         item.stash[_FAST] = _fast_plan(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        gone = set(map(id, dropped))
+        items[:] = [item for item in items if id(item) not in gone]
 
 
-def _visibility(rubric: Any, suite: str) -> str:
+def _visibility(rubric: Rubric, suite: str) -> str:
     try:
         return str(rubric.suite(suite).visibility.value)
     except Exception:  # noqa: BLE001 - a suite the rubric does not list
@@ -335,7 +352,7 @@ def pytest_runtest_makereport_short(item: pytest.Item, call: pytest.CallInfo[Non
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # noqa: ANN201
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     case = item.stash.get(_OUTCOME, None)
@@ -343,6 +360,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         return
     state = item.config.stash[STATE]
     run = state.run_for(item.stash[_INDEX])
+    if call.when == "setup":
+        take_notes()  # nothing an earlier test left belongs to this one
     if call.when == "setup" and report.failed:
         _judge(case, call.excinfo.value if call.excinfo else None, run, setup=True)
     elif call.when == "setup" and report.skipped:
@@ -354,12 +373,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         if report.passed:
             case.status = Status.PASSED
             case.score = case.max_score
+            _keep_notes(run)
         elif report.skipped:
             case.status = Status.SKIPPED
         else:
             _judge(case, call.excinfo.value if call.excinfo else None, run, setup=False)
     if call.when == "teardown":
         run.outcomes.append(case)
+
+
+def _keep_notes(run: SubmissionRun) -> None:
+    """The remarks of the checks of a test that passed join the report's notes (once each)."""
+    for note in take_notes():
+        if note not in run.notes:
+            run.notes.append(note)
 
 
 def _ja(exc: BaseException) -> str:
@@ -501,6 +528,7 @@ def _run_fast(item: pytest.Item, plan: tuple[tuple[str, str], ...], state: Gradi
         _judge(case, exc, run, setup=True)
         run.outcomes.append(case)
         return
+    take_notes()
     try:
         item.obj(**kwargs)  # type: ignore[attr-defined]
     except (KeyboardInterrupt, pytest.exit.Exception):
@@ -513,6 +541,7 @@ def _run_fast(item: pytest.Item, plan: tuple[tuple[str, str], ...], state: Gradi
     else:
         case.status = Status.PASSED
         case.score = case.max_score
+        _keep_notes(run)
     case.duration_s = round(time.perf_counter() - start, 4)
     run.outcomes.append(case)
 

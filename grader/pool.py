@@ -68,10 +68,14 @@ class _Proc:
         Where ``fork`` exists, the first worker gets the pipes of the others and forks one
         copy per pipe pair once it has imported torch, pytest and the suites' helpers.
         """
-        cpu = lambda k: cpus[k] if cpus else None  # noqa: E731
+        def cpu(k: int) -> int | None:
+            return cpus[k] if cpus else None
+
         if n < 2 or not hasattr(os, "fork") or config.get("level") not in ("namespaces", "rlimits"):
             return [cls({**config, "cpu": cpu(k)}, logs / f"worker-{k}.log") for k in range(n)]
-        ours, theirs, siblings = [], [], []
+        ours: list[tuple[int, int]] = []
+        theirs: list[int] = []
+        siblings: list[dict[str, int | None]] = []
         for k in range(1, n):
             to_r, to_w = os.pipe()
             from_r, from_w = os.pipe()

@@ -40,21 +40,33 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from grader.errors import SandboxError
 from grader.report.model import Mistake, Status
+from grader.signature import (
+    SIGNATURE_CALLS,
+    SIGNATURE_TEXT,
+    SIGNATURE_TOTAL,
+    UNRECOGNISED,
+    same_signature,
+    signature_of,
+)
 from grader.testing import StudentRaised, describe_call
+
+if TYPE_CHECKING:
+    from grader.sandbox.session import Session
+    from grader.rubric import Rubric
 
 __all__ = [
     "UNRECOGNISED", "Finding", "Probe", "Raised", "arr", "close", "describe_call", "diagnose", "gen",
-    "hardcoded", "num", "pick", "plain", "probe_part", "randn", "ratio", "same", "show", "unrecognised",
+    "hardcoded", "num", "pick", "plain", "probe_part", "randn", "ratio", "same", "same_signature", "show",
+    "signature_of", "unrecognised",
 ]
 
-UNRECOGNISED = "unrecognised"
 
 
 @dataclass
@@ -69,7 +81,7 @@ class Finding:
 # --------------------------------------------------------------------------- entry point
 
 
-def diagnose(run: Any, session: Any, reference: Any, rubric: Any, *,
+def diagnose(run: Any, session: Session, reference: Any, rubric: Rubric, *,
              parts: Iterable[str] | None = None) -> list[Mistake]:
     """Name the known mistakes this submission shows, with its own numbers as evidence.
 
@@ -127,7 +139,7 @@ class _Kit:
     quiz_part: str | None
 
     @classmethod
-    def of(cls, rubric: Any) -> _Kit:
+    def of(cls, rubric: Rubric) -> _Kit:
         """What the rubric's assignment declares (no recognisers when it has no hooks)."""
         from grader.assignment import assignment_of
 
@@ -146,7 +158,7 @@ def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
     return out
 
 
-def _filename(session: Any, part: str, files: dict[str, str]) -> str:
+def _filename(session: Session, part: str, files: dict[str, str]) -> str:
     try:
         module = session.module_for(part)
         if module and session.kind == "notebook":
@@ -156,7 +168,7 @@ def _filename(session: Any, part: str, files: dict[str, str]) -> str:
     return files.get(part, part)
 
 
-def probe_part(session: Any, part: str, reference: Any, rubric: Any, *, errors: list[str] | None = None,
+def probe_part(session: Session, part: str, reference: Any, rubric: Rubric, *, errors: list[str] | None = None,
                kit: _Kit | None = None) -> list[Finding]:
     """Probe every function of ``part``; one or more findings per function that is wrong."""
     kit = kit or _Kit.of(rubric)
@@ -180,10 +192,21 @@ def probe_part(session: Any, part: str, reference: Any, rubric: Any, *, errors: 
         except Exception as exc:  # noqa: BLE001 - our own fault must not cost the other functions
             if errors is not None:
                 errors.append(f"diagnosis of {func}() failed: {type(exc).__name__}: {exc}")
-    return findings
+    return [_signed(f, probe.log, kit.entries) if f.id == UNRECOGNISED and f.function else f for f in findings]
 
 
-def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed: bool,
+def _signed(finding: Finding, log: dict[str, list[dict[str, Any]]], entries: Any) -> Finding:
+    """An unrecognised finding with its behaviour signature, or the catalogue id whose
+    recorded signature (``signature:`` of an entry, see :mod:`grader.catalogue`) it matches."""
+    calls = log.get(finding.function, [])
+    for entry in getattr(entries, "values", lambda: [])():
+        sig = getattr(entry, "signature", None)
+        if sig and sig.get("function") == finding.function and same_signature(sig.get("probes") or [], calls):
+            return Finding(entry.id, finding.function, {"call": calls[0]["call"] if calls else finding.function})
+    return Finding(finding.id, finding.function, {**finding.evidence, "probes": calls})
+
+
+def _merge(part: str, findings: list[Finding], file: str, rubric: Rubric, *, failed: bool,
            entries: Any) -> list[Mistake]:
     """One Mistake per id: the first function's evidence, the others listed."""
     if not findings and failed:
@@ -201,6 +224,8 @@ def _merge(part: str, findings: list[Finding], file: str, rubric: Any, *, failed
         slots = {**evidence, "functions": ", ".join(funcs), "count": len(funcs), "file": file,
                  "function": group[0].function or file}
         if mid == UNRECOGNISED:
+            evidence["probes"] = {f.function: f.evidence["probes"] for f in group if "probes" in f.evidence}
+            slots.pop("probes", None)
             slots["variant"] = "functions" if funcs else "default"
             raised = str(evidence.get("raised") or "")
             if raised == "MemoryError":  # its message is usually empty: say what the limit was
@@ -249,34 +274,55 @@ class Raised(Exception):
 class Probe:
     """Calls into the student's part, and computes expected values on the trusted side."""
 
-    def __init__(self, session: Any, part: str, reference: Any, oracle: Any = None) -> None:
+    def __init__(self, session: Session, part: str, reference: Any, oracle: Any = None) -> None:
         self.session = session
         self.part = part
         self.reference = reference
         self.oracle = oracle or {}
         self.calls = 0
+        #: function -> what its calls returned, bounded (:func:`signature_of`): the behaviour
+        #: signature an unrecognised failure keeps in the report
+        self.log: dict[str, list[dict[str, Any]]] = {}
 
     def __call__(self, func: str, *args: Any, **kwargs: Any) -> Any:
         return self._call(func, list(args), dict(kwargs))
 
     def args_after(self, func: str, *args: Any) -> tuple[Any, list[Any] | None]:
         """Like calling, but also returns the positional arguments as the call left them."""
-        return self._call(func, list(args), {}, echo_args=True)
+        echoed: tuple[Any, list[Any] | None] = self._call(func, list(args), {}, echo_args=True)
+        return echoed
 
     def _call(self, func: str, args: list[Any], kwargs: dict[str, Any], **echo: bool) -> Any:
         from grader.sandbox.worker import StudentTimeout, StudentUnavailable
 
         self.calls += 1
         try:
-            return self.session.call(self.part, func, args, kwargs, **echo)
+            out = self.session.call(self.part, func, args, kwargs, **echo)
         except StudentRaised as exc:
             if exc.type_name == "NotImplementedError" or "NotImplementedError" in exc.bases:
                 raise _NotImplemented from None
+            self._record(func, args, kwargs, raised=exc.type_name)
             raise Raised(exc.type_name, exc.message) from None
         except StudentUnavailable:
             raise _Unavailable from None
         except (StudentTimeout, SandboxError):
+            self._record(func, args, kwargs, raised="timeout")
             raise _Stop from None
+        self._record(func, args, kwargs, value=out[0] if echo else out)
+        return out
+
+    def _record(self, func: str, args: list[Any], kwargs: dict[str, Any], **what: Any) -> None:
+        calls = self.log.setdefault(func, [])
+        if len(calls) >= SIGNATURE_CALLS or sum(map(len, self.log.values())) >= SIGNATURE_TOTAL:
+            return
+        try:
+            call = describe_call(func, *args, **kwargs)[:200]
+        except Exception:  # noqa: BLE001 - a description is a nicety
+            call = func
+        if "raised" in what:
+            calls.append({"call": call, "raised": str(what["raised"])[:SIGNATURE_TEXT]})
+        else:
+            calls.append({"call": call, **signature_of(what.get("value"))})
 
     def expect(self, part: str, func: str, *args: Any) -> Any:
         """The right answer: the reference's when it is loaded, else torch's, as plain data."""

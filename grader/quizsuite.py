@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from grader.testing import quiz_answer, quiz_letter, quiz_number, require
 
@@ -100,7 +100,7 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
         answer = float(spec["answer"])
         tol = float(spec.get("tolerance", 0) or 0)
         require(
-            abs(number - answer) <= tol,
+            abs(cast(float, number) - answer) <= tol,  # (a number: required just above)
             en=f"{question_id}: the answer {shown} is not correct.",
             ja=f"{question_id}: 答え {shown} は正しくありません。",
             expected=f"{answer:g} ± {tol:g}",

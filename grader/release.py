@@ -28,13 +28,16 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import grader
 from grader.errors import UsageError
 from grader.install import TORCH, TORCH_CPU_INDEX, TORCH_CPU_INSTALL
 from grader.package_data import PATTERNS
 from grader.submission import HANDOUT_SUFFIX, Handout
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 #: package folders students do not get (they read the solutions)
 _INSTRUCTOR_ONLY = ("tools",)
@@ -93,7 +96,7 @@ def _fail_below_pass_mark(text: str) -> str:
     return text + "report:\n  fail_below_pass_mark: true\n"
 
 
-def build_release(rubric: Any, outdir: str | Path, *, force: bool = False) -> list[Path]:
+def build_release(rubric: Rubric, outdir: str | Path, *, force: bool = False) -> list[Path]:
     """Write the student repository for ``rubric`` into ``outdir``.
 
     Args:
@@ -172,22 +175,22 @@ def build_release(rubric: Any, outdir: str | Path, *, force: bool = False) -> li
     return sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
 
 
-def _example(rubric: Any) -> dict[str, str]:
+def _example(rubric: Rubric) -> dict[str, str]:
     """A mistake to name in the README: the hooks' ``README_EXAMPLE``, else the catalogue's first."""
     from grader.assignment import assignment_of
 
     a = assignment_of(rubric)
-    example = getattr(a.hooks.module, "README_EXAMPLE", None)
-    if not (isinstance(example, dict) and {"en", "ja"} <= set(example)):
+    example = a.hooks.readme_example
+    if example is None or not {"en", "ja"} <= set(example):
         ids = a.mistake_ids()
         title = a.catalogue()[ids[0]].title if ids else {"en": "a stub left in place", "ja": "雛形のまま"}
         example = {"en": title["en"][:1].lower() + title["en"][1:], "ja": title["ja"]}
     return {"example_en": str(example["en"]), "example_ja": str(example["ja"])}
 
 
-def _assignment_readme(rubric: Any) -> str:
+def _assignment_readme(rubric: Rubric) -> str:
     """The assignment's own README text (``plugin.readme``), as a section after the common text."""
-    readme = rubric.plugin.readme
+    readme: Path | None = rubric.plugin.readme
     if readme is None:
         return ""
     return "\n" + readme.read_text(encoding="utf-8").strip() + "\n"
@@ -222,6 +225,7 @@ dependencies = [
     "rich>=13",
     "jinja2>=3.1",
     "matplotlib>=3.8",
+    "matplotlib-fontja>=1.1",
 ]
 
 [project.scripts]

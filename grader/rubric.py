@@ -205,7 +205,8 @@ class MistakeOptions:
     )
     central: bool = field(
         default=False,
-        metadata=_help("the chapter's central mistake: the class summary counts who passed despite it"),
+        metadata=_help("the chapter's central mistake: a passing submission with it is shown as"
+                       " \"passed, but …\" with it first, and the class summary counts who passed despite it"),
     )
 
 
@@ -1230,7 +1231,7 @@ def check_parts(rubric: Rubric) -> None:
 KNOWLEDGE_MODULES = ("grader.probing",)
 
 
-def knowledge_files(rubric: Any = None) -> list[Path]:
+def knowledge_files(rubric: Rubric | None = None) -> list[Path]:
     """The mistake catalogue(s) and the diagnosis code a rubric's reports depend on.
 
     The assignment's catalogue, the framework's own entries, the plug-in's Python files (its
@@ -1254,7 +1255,7 @@ def knowledge_files(rubric: Any = None) -> list[Path]:
     return files
 
 
-def rubric_fingerprint(rubric: Any, suites: Sequence[str]) -> str:
+def rubric_fingerprint(rubric: Rubric, suites: Sequence[str]) -> str:
     """Hash of everything that decides a score or a named mistake besides the submission itself.
 
     The rubric file, the suites' files, the reference (with the hidden suite), and the grader's

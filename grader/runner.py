@@ -23,7 +23,7 @@ import types
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -31,13 +31,19 @@ import yaml
 
 from grader import plugin as _plugin
 from grader import sinks
-from grader.errors import GraderError
+from grader.errors import GraderError, SandboxRefused
 from grader.report.model import CaseOutcome, GradeReport, PartScore
 from grader.sandbox import backends
 from grader.rubric import rubric_fingerprint
-from grader.sandbox.level import choose_level, weak_warning
+from grader.sandbox.level import choose_level, require_other_user, weak_warning
 from grader.limits import Limits
 from grader.sandbox.worker import Worker
+
+if TYPE_CHECKING:
+    from grader.sandbox.session import Session
+    from grader.rubric import Rubric
+    from grader.assignment import Assignment
+    from grader.submission import Submission
 
 SUITE_INI = Path(__file__).with_name("suite.ini")
 _UNUSED_PLUGINS = (
@@ -102,7 +108,7 @@ def forget_other_suites(folders: Any) -> None:
                 del sys.modules[name]
 
 
-def reference_for(rubric: Any) -> types.SimpleNamespace | None:
+def reference_for(rubric: Rubric) -> types.SimpleNamespace | None:
     """The rubric's reference, loaded with the parts its assignment declares."""
     from grader.assignment import assignment_of
 
@@ -110,11 +116,21 @@ def reference_for(rubric: Any) -> types.SimpleNamespace | None:
     return load_reference(rubric.reference, [p.id for p in a.code_parts], a.quiz_file)
 
 
-def plot_data(rubric: Any, session: Any, reference: Any) -> dict[str, Any]:
-    """The student's values for the report's figures, from the assignment's ``plot_data`` hook."""
+def plot_data(rubric: Rubric, session: Session, reference: Any) -> tuple[dict[str, Any], list[str]]:
+    """The student's values for the report's figures, from the assignment's ``plot_data`` hook,
+    bounded where they are kept (:func:`grader.sinks.bound`: whatever the student's functions
+    returned, a report stays small); returns ``(plots, notes)``, a note naming what was left out."""
     from grader.assignment import assignment_of
 
-    return assignment_of(rubric).hooks.plot_data(session, reference)
+    raw = assignment_of(rubric).hooks.plot_data(session, reference)
+    kept, left_out = sinks.bound(sinks.clean(raw) if isinstance(raw, dict) else {})
+    notes = []
+    if left_out:
+        shown = ", ".join(sinks.cap(w, 120) for w in left_out[:5])
+        if len(left_out) > 5:
+            shown += f" (+{len(left_out) - 5})"
+        notes.append(f"plot data left out (over the size limit): {shown}")
+    return kept if isinstance(kept, dict) else {}, notes
 
 
 # --------------------------------------------------------------------------- quiz answers
@@ -176,8 +192,8 @@ def _now() -> str:
 
 
 def grade(
-    rubric: Any,
-    submissions: Sequence[Any],
+    rubric: Rubric | Assignment,
+    submissions: Sequence[Submission],
     *,
     suites: Sequence[str] = ("public", "hidden"),
     seed: int | None = None,
@@ -186,13 +202,16 @@ def grade(
     worker: Worker | None = None,
     on_report: Callable[[GradeReport], None] | None = None,
     diagnose: bool = True,
-    want_plots: bool | Callable[[Any], bool] = False,
-    more: Callable[[], Sequence[Any] | None] | None = None,
+    want_plots: bool | Callable[[Submission], bool] = False,
+    more: Callable[[], Sequence[Submission] | None] | None = None,
+    students: bool = True,
+    select: Callable[[str], bool] | None = None,
 ) -> list[GradeReport]:
-    """Grade ``submissions`` against ``rubric``'s ``suites``; one report each, in order.
+    """Grade ``submissions`` against the assignment's ``suites``; one report each, in order.
 
     Args:
-        rubric: a loaded :class:`grader.rubric.Rubric`.
+        rubric: the assignment (:func:`grader.assignment.assignment_of`), or its loaded
+            :class:`grader.rubric.Rubric`.
         submissions: :class:`grader.submission.Submission` objects.
         suites: which suites to run ("public" for ``grader check``).
         seed: the grading seed; a fresh random one when None (recorded in each report).
@@ -207,116 +226,172 @@ def grade(
             for the same session, or None/empty to end it (``grader batch`` workers). With
             ``more``, reports are handed to ``on_report`` only and not kept: the return
             value is empty, so a long session holds nothing it has finished with.
+        students: the submissions are students' code. Then, at a weak level, a grader that
+            is not root and can read the hidden suites or the reference refuses
+            (:func:`grader.sandbox.level.require_other_user`); ``grader validate`` passes
+            False for the course's own reference, mutants and fixtures.
+
+    Raises:
+        SandboxRefused: student code would run as a user that can read the course's secrets,
+            or as root where no unprivileged user can be had (nothing is graded).
+        select: test id -> whether to run it (``grader regrade``); every test when None.
     """
+    from grader.assignment import Assignment, assignment_of
+
     if not submissions and more is None:
         return []
-    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    assignment = rubric if isinstance(rubric, Assignment) else assignment_of(rubric)
     own_worker = worker is None
     if worker is None:
         chosen, warning = choose_level(allow_weak=allow_weak, prefer=level)
-        worker = Worker(level=chosen, limits=rubric.limits)
+        worker = Worker(level=chosen, limits=assignment.rubric.limits)
     else:
         warning = weak_warning(worker.level)
-    suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
-    reference = reference_for(rubric) if "hidden" in suites and rubric.reference else None
-    answer_problems: dict[int, str | None] = {}
+    if students:
+        private = [Path(assignment.rubric.suite(name).path) for name in suites if name != "public"]
+        if "hidden" in suites and assignment.rubric.reference:
+            private.append(Path(assignment.rubric.reference))
+        try:
+            require_other_user(worker.level, private)
+        except SandboxRefused:
+            if own_worker:
+                worker.stop()
+            raise
+    grading = _Grading(assignment, worker, warning, suites=suites, seed=seed, on_report=on_report,
+                       diagnose=diagnose, want_plots=want_plots, keep=more is None, select=select)
+    try:
+        if own_worker:
+            worker.start()
+        return grading.run(list(submissions), more)
+    finally:
+        if own_worker:
+            worker.stop()
 
-    def answers_of(index: int) -> dict[str, Any]:
-        parsed, answer_problems[index] = parse_answers(state.submissions[index].answers)
-        if answer_problems[index]:
+
+class _Grading:
+    """One pytest session over some submissions: what the plugin calls back into."""
+
+    def __init__(self, assignment: Assignment, worker: Worker, warning: str, *, suites: Sequence[str],
+                 seed: int | None, on_report: Callable[[GradeReport], None] | None, diagnose: bool,
+                 want_plots: bool | Callable[[Submission], bool], keep: bool,
+                 select: Callable[[str], bool] | None = None) -> None:
+        rubric = assignment.rubric
+        self.rubric, self.worker, self.warning, self.suites = rubric, worker, warning, tuple(suites)
+        self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
+        self.on_report, self.diagnose, self.want_plots, self.keep = on_report, diagnose, want_plots, keep
+        self.select = select
+        self.suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
+        self.reference = reference_for(rubric) if "hidden" in suites and rubric.reference else None
+        self.fingerprint = rubric_fingerprint(rubric, suites)
+        self.limits = Limits.of(rubric.limits)
+        self.answer_problems: dict[int, str | None] = {}
+        self.reports: dict[int, GradeReport] = {}
+        self.produced: set[int] = set()
+        self.submissions: list[Submission] = []
+        self.refused: SandboxRefused | None = None
+
+    def answers_of(self, index: int) -> Any:
+        parsed, self.answer_problems[index] = parse_answers(self.submissions[index].answers)
+        if self.answer_problems[index]:
             # Every quiz test then says the file cannot be read, not "no answer yet".
             from grader.messages import translate
             from grader.testing import UnreadableAnswers
 
-            problem = answer_problems[index] or ""
+            problem = self.answer_problems[index] or ""
             return UnreadableAnswers(problem, translate(problem, "ja"))
         return parsed
 
-    fingerprint = rubric_fingerprint(rubric, suites)
-    limits = Limits.of(rubric.limits)
-    reports: dict[int, GradeReport] = {}
-    produced: set[int] = set()
+    def open_session(self, sub: Submission) -> Session:
+        if self.refused is not None:
+            raise self.refused
+        try:
+            if not self.worker.alive():
+                self.worker.start()
+            return self.worker.open(sub, self.limits)
+        except SandboxRefused as exc:  # fail closed: no submission is graded, the session ends
+            self.refused = exc
+            pytest.exit(str(exc), returncode=int(pytest.ExitCode.USAGE_ERROR))
+            raise
 
-    def open_session(sub: Any) -> Any:
-        if not worker.alive():
-            worker.start()
-        return worker.open(sub, limits)
+    def _plots_wanted(self, sub: Submission) -> bool:
+        return self.want_plots if isinstance(self.want_plots, bool) else self.want_plots(sub)
 
-    def on_done(run: _plugin.SubmissionRun) -> None:
+    def on_done(self, run: _plugin.SubmissionRun) -> None:
         from grader import probing
 
-        session = run.session
         mistakes = []
-        if diagnose:
+        if self.diagnose:
             try:
-                if session is None:
-                    session = run.session = open_session(run.submission)
-                mistakes = probing.diagnose(run, session, reference, rubric)
+                session = run.session = run.session or self.open_session(run.submission)
+                mistakes = probing.diagnose(run, session, self.reference, self.rubric)
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
                 run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
         plots: dict[str, Any] = {}
-        if want_plots if isinstance(want_plots, bool) else want_plots(run.submission):
+        plot_notes: list[str] = []
+        if self._plots_wanted(run.submission):
             try:
-                if session is None:
-                    session = run.session = open_session(run.submission)
-                plots = plot_data(rubric, session, reference)
+                session = run.session = run.session or self.open_session(run.submission)
+                plots, plot_notes = plot_data(self.rubric, session, self.reference)
             except Exception as exc:  # noqa: BLE001 - a missing plot must never lose a grade
                 run.errors.append(f"plot data not collected: {type(exc).__name__}: {exc}")
-        output = session.close() if session is not None else ""
+        output = run.session.close() if run.session is not None else ""
         report = build_report(
-            rubric, run, mistakes, seed=seed, suites=suites, level=worker.level,
-            warning=warning, fingerprint=fingerprint, output=output,
-            answers_problem=answer_problems.pop(run.index, None),
+            self.rubric, run, mistakes, seed=self.seed, suites=self.suites, level=self.worker.level,
+            warning=self.warning, fingerprint=self.fingerprint, output=output,
+            answers_problem=self.answer_problems.pop(run.index, None),
         )
         report.plots = plots
-        produced.add(run.index)
-        if more is None:
-            reports[run.index] = report
-        if on_report is not None:
-            on_report(report)
+        if plot_notes:
+            report.notes = _lines(report.notes + plot_notes)
+        self.produced.add(run.index)
+        if self.keep:
+            self.reports[run.index] = report
+        if self.on_report is not None:
+            self.on_report(report)
 
-    state = _plugin.GradingState(
-        rubric=rubric,
-        submissions=list(submissions),
-        open_session=open_session,
-        suite_dirs=suite_dirs,
-        reference=reference,
-        seed=seed,
-        answers=answers_of,
-        on_done=on_done,
-        answer_key=(reference.answers_key if reference is not None else _public_quiz_ids(rubric)),
-        more=(lambda: list(more() or [])) if more is not None else None,
-    )
-    args = [str(p) for p in suite_dirs.values()] + [
-        "-c", str(SUITE_INI),
-        "--rootdir", str(Path(rubric.file).resolve().parent.parent),
-        "--import-mode=importlib",
-        "--noconftest",
-        "-s",
-        # Plugins a grading session never uses; several wrap every test phase, and
-        # unraisableexception runs gc.collect() over torch's objects at the end (~0.1 s).
-        *[arg for name in _UNUSED_PLUGINS for arg in ("-p", f"no:{name}")],
-    ]
-    try:
-        if own_worker:
-            worker.start()
-        forget_other_suites(suite_dirs.values())
+    def run(self, submissions: list[Submission],
+            more: Callable[[], Sequence[Submission] | None] | None) -> list[GradeReport]:
+        rubric, reference = self.rubric, self.reference
+        state = _plugin.GradingState(
+            rubric=rubric,
+            submissions=submissions,
+            open_session=self.open_session,
+            suite_dirs=self.suite_dirs,
+            reference=reference,
+            seed=self.seed,
+            answers=self.answers_of,
+            on_done=self.on_done,
+            answer_key=(reference.answers_key if reference is not None else _public_quiz_ids(rubric)),
+            more=(lambda: list(more() or [])) if more is not None else None,
+            select=self.select,
+        )
+        self.submissions = state.submissions
+        args = [str(p) for p in self.suite_dirs.values()] + [
+            "-c", str(SUITE_INI),
+            "--rootdir", str(Path(rubric.file).resolve().parent.parent),
+            "--import-mode=importlib",
+            "--noconftest",
+            "-s",
+            # Plugins a grading session never uses; several wrap every test phase, and
+            # unraisableexception runs gc.collect() over torch's objects at the end (~0.1 s).
+            *[arg for name in _UNUSED_PLUGINS for arg in ("-p", f"no:{name}")],
+        ]
+        forget_other_suites(self.suite_dirs.values())
         exit_code = pytest.main(args, plugins=[_plugin, state])
-    finally:
-        if own_worker:
-            worker.stop()
-    if state.collect_errors:
-        raise GraderError("the test suites could not be collected:\n" + "\n".join(state.collect_errors))
-    if exit_code == pytest.ExitCode.INTERRUPTED or state.interrupted:
-        raise KeyboardInterrupt
-    missing = [str(i) for i in range(len(state.submissions)) if i not in produced]
-    if missing:
-        names = [submissions[int(i)].name if int(i) < len(submissions) else f"#{i}" for i in missing]
-        raise GraderError(f"no report was produced for: {', '.join(names)} (pytest exit {exit_code})")
-    return [reports[i] for i in sorted(reports)]
+        if self.refused is not None:
+            raise self.refused
+        if state.collect_errors:
+            raise GraderError("the test suites could not be collected:\n" + "\n".join(state.collect_errors))
+        if exit_code == pytest.ExitCode.INTERRUPTED or state.interrupted:
+            raise KeyboardInterrupt
+        missing = [i for i in range(len(state.submissions)) if i not in self.produced]
+        if missing:
+            names = [getattr(state.submissions[i], "name", f"#{i}") for i in missing]
+            raise GraderError(f"no report was produced for: {', '.join(names)} (pytest exit {exit_code})")
+        return [self.reports[i] for i in sorted(self.reports)]
 
 
-def _public_quiz_ids(rubric: Any) -> dict[str, Any]:
+def _public_quiz_ids(rubric: Rubric) -> dict[str, Any]:
     """Question ids from the blank exercise quiz, for the public well-formedness test."""
     blank = Path(rubric.exercises) / "answers.yaml"
     if not blank.exists():
@@ -326,7 +401,7 @@ def _public_quiz_ids(rubric: Any) -> dict[str, Any]:
 
 
 def build_report(
-    rubric: Any,
+    rubric: Rubric,
     run: _plugin.SubmissionRun,
     mistakes: list[Any],
     *,
@@ -353,18 +428,16 @@ def build_report(
         errors.append(answers_problem)
     order = {part.id: i for i, part in enumerate(rubric.parts)}
     tests: list[CaseOutcome] = sorted(run.outcomes, key=lambda t: order.get(t.part, len(order)))
+    # The rubric's central mistakes lead every view: a passing score must not hide them.
+    central = {o.id for o in getattr(rubric, "mistakes", ()) if getattr(o, "central", False)}
+    for m in mistakes:
+        m.central = m.id in central
+    mistakes = sorted(mistakes, key=lambda m: not m.central)
     credit = {m.part: 0.0 for m in mistakes}
     for m in mistakes:
         credit[m.part] = credit.get(m.part, 0.0) + float(getattr(m, "partial_credit", 0.0) or 0.0)
-    parts: list[PartScore] = []
+    parts = score_parts(rubric, tests, credit)
     rounding = int(rubric.report.rounding)
-    for part in rubric.parts:
-        mine = [t for t in tests if t.part == part.id]
-        earned = sum(t.score for t in mine)
-        most = sum(t.max_score for t in mine)
-        earned = min(most, earned + credit.get(part.id, 0.0))
-        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
-                               {"en": part.title.en, "ja": part.title.ja}))
     score = round(sum(p.score for p in parts), rounding)
     max_score = round(sum(p.max_score for p in parts), rounding)
     pass_mark = float(rubric.report.pass_mark)
@@ -393,7 +466,7 @@ def build_report(
         pass_mark=pass_mark,
         passed=passed,
         suites=list(suites),
-        notes=list(sub.notes),
+        notes=[*sub.notes, *getattr(run, "notes", ())],
         output=output,
         languages=list(rubric.report.languages),
         duration_s=time.monotonic() - run.started,
@@ -403,6 +476,20 @@ def build_report(
 
 #: At most this many errors or notes per report; the rest are counted in the last line.
 MAX_LINES = 50
+
+
+def score_parts(rubric: Rubric, tests: Sequence[CaseOutcome], credit: dict[str, float]) -> list[PartScore]:
+    """Each part's score: its tests' points plus the partial ``credit`` its mistakes earn, up to its maximum."""
+    parts: list[PartScore] = []
+    rounding = int(rubric.report.rounding)
+    for part in rubric.parts:
+        mine = [t for t in tests if t.part == part.id]
+        earned = sum(t.score for t in mine)
+        most = sum(t.max_score for t in mine)
+        earned = min(most, earned + credit.get(part.id, 0.0))
+        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
+                               {"en": part.title.en, "ja": part.title.ja}))
+    return parts
 
 
 def _lines(items: list[str]) -> list[str]:
@@ -437,7 +524,10 @@ def contain(report: GradeReport, output_max: int | None = None) -> GradeReport:
             t.line = None
     for m in report.mistakes:
         m.message = {k: cap(u(v)) for k, v in m.message.items()}
-        m.evidence = sinks.cap_data(sinks.clean(m.evidence), 1024)
+        evidence, _ = sinks.bound(sinks.clean(m.evidence), items=sinks.EVIDENCE_ITEMS,
+                                  scalars=sinks.EVIDENCE_SCALARS, depth=sinks.EVIDENCE_DEPTH,
+                                  size=sinks.EVIDENCE_BYTES)
+        m.evidence = evidence if isinstance(evidence, dict) else {}
         if m.file is not None:
             m.file = cap(u(str(m.file)), 1024)
     report.errors = _lines(report.errors)
@@ -447,11 +537,12 @@ def contain(report: GradeReport, output_max: int | None = None) -> GradeReport:
     if report.sandbox:
         report.sandbox = sinks.cap_data(sinks.clean(report.sandbox), 2048)
     if report.plots:
-        report.plots = sinks.clean(report.plots)
+        plots, _ = sinks.bound(sinks.clean(report.plots))  # (kept bounded already: a backstop)
+        report.plots = plots if isinstance(plots, dict) else {}
     return report
 
 
-def error_report(rubric: Any, name: str, reason: str, *, like: GradeReport | None = None,
+def error_report(rubric: Rubric, name: str, reason: str, *, like: GradeReport | None = None,
                  content_hash: str = "", origin: str = "", seed: int = 0,
                  suites: Sequence[str] = ("public", "hidden")) -> GradeReport:
     """The report of a submission that could not be graded at all: zero points, the reason

@@ -159,6 +159,14 @@ RECOGNISERS = {{"double": _double}}
 
 #: The right answers without the reference (``grader check`` on a student's machine).
 ORACLE = {{"double": lambda x: x.double() * 2}}
+
+# Optional hooks (grader.hooks.AssignmentHooks gives each one's type; define those you need):
+#   def quiz_findings(answers): ...      mistakes a quiz answer shows -> list[Finding]
+#   def plot_data(session, reference): ...   the student's values for the figures -> dict
+#   def figures(plots, languages): ...   PNG figures drawn from plot_data -> list[Figure]
+#   def expected_values(reference): ...  the public suite's expected.json -> dict
+#   NOTEBOOK_INTRO = "..."               the handed-out notebook's first cell
+#   README_EXAMPLE = {{"en": "...", "ja": "..."}}   the mistake the student README names
 '''
 
 _CATALOGUE = """\

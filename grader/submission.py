@@ -30,6 +30,7 @@ both                   a folder with the ``.py`` files and a notebook is graded 
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import io
 import json
@@ -48,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from grader.errors import SubmissionError
 
 if TYPE_CHECKING:
+    from grader.rubric import Rubric
     from grader.assignment import Assignment
 
 __all__ = [
@@ -78,6 +80,10 @@ def _not_a_submission(parts: dict[str, str] | None) -> str:
 
 _ZIP_LESS = "zip only your .py files and answers.yaml, or your notebook"
 _SYMLINK = "it is a symbolic link, not a file"
+_NOT_FILE = "it is not a regular file"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+#: Whether files can be opened relative to a folder's descriptor (not on Windows).
+_DIR_FDS = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY") and bool(_NOFOLLOW)
 # Tools add these next to the real files; they are never part of the work.
 _JUNK_DIRS = frozenset({"__MACOSX", "__pycache__", ".ipynb_checkpoints", ".git"})
 _JUNK_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
@@ -199,6 +205,14 @@ class Submission:
                 "content_hash": self.content_hash, "notes": list(self.notes),
                 "code_parts": list(self.code_parts)}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Submission:
+        """The submission :meth:`to_dict` sent (a trusted worker reading its pipe)."""
+        return cls(name=data["name"], path=Path(data["path"]), origin=data["origin"], kind=data["kind"],
+                   modules=tuple(Module.from_dict(m) for m in data["modules"]), answers=data["answers"],
+                   content_hash=data["content_hash"], notes=tuple(data["notes"]),
+                   code_parts=tuple(data.get("code_parts") or ()))
+
     def part_module(self, part: str) -> Module | None:
         """The module to load for a code part (an id of the assignment's ``.py`` parts).
 
@@ -285,18 +299,22 @@ def _reason(exc: BaseException) -> str:
 
 def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[str, str] | None) -> Submission:
     if given.is_dir():
-        tree: _Tree = _FolderTree(given)
-        return _from_tree(
-            tree, _safe_name(_display_name(given)), given, "folder", limits, handout, parts
-        )
+        tree = _FolderTree(given)
+        try:
+            return _from_tree(
+                tree, _safe_name(_display_name(given)), given, "folder", limits, handout, parts
+            )
+        finally:
+            tree.close()
     suffix = given.suffix.lower()
     if given.is_file() and suffix == ".ipynb":
-        size = given.stat().st_size
+        fd = _open_given(given)
+        size = os.fstat(fd).st_size
         if size > limits.max_notebook_bytes:
+            os.close(fd)
             raise SubmissionError(_too_big_notebook(str(given), size, limits))
-        with given.open("rb") as handle:
-            data = handle.read(limits.max_notebook_bytes + 1)
-        if len(data) > limits.max_notebook_bytes:  # it grew since stat()
+        data = _read_fd(fd, limits.max_notebook_bytes)
+        if len(data) > limits.max_notebook_bytes:  # it grew since fstat()
             raise SubmissionError(_too_big_notebook(str(given), len(data), limits))
         notes: list[str] = []
         module, answers = _read_notebook(data, given.name, str(given), notes)
@@ -311,7 +329,7 @@ def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[
             code_parts=tuple(parts or ()),
         )
     if given.is_file() and suffix == ".zip":
-        with _open_zip(given, limits) as archive:
+        with os.fdopen(_open_given(given), "rb") as handle, _open_zip(given, limits, handle) as archive:
             return _from_tree(
                 _ZipTree(archive, given, limits),
                 _safe_name(given.stem),
@@ -497,8 +515,21 @@ def _read_work(tree: _Tree, origin: str, limits: ReadLimits, parts: dict[str, st
                 raise SubmissionError(_too_big_notebook(tree.describe(entry), entry.size, limits))
             notes.append(_too_big_notebook(chosen, entry.size, limits))
         else:
-            data = tree.read(entry, limits.max_notebook_bytes)
-            if present:
+            try:
+                data = tree.read(entry, limits.max_notebook_bytes)
+            except _Unreadable as exc:  # swapped for a link or a FIFO after the listing
+                if not present:
+                    raise SubmissionError(f"{tree.describe(entry)}: {exc}") from None
+                notes.append(f"skipped {chosen}: {exc}")
+                data = None
+            if data is not None and len(data) > limits.max_notebook_bytes:  # it grew since the listing
+                if not present:
+                    raise SubmissionError(_too_big_notebook(tree.describe(entry), len(data), limits))
+                notes.append(_too_big_notebook(chosen, len(data), limits))
+                data = None
+            if data is None:
+                pass
+            elif present:
                 try:
                     module, nb_answers = _read_notebook(data, chosen, tree.describe(entry), notes)
                     notebook = (chosen, module, nb_answers)
@@ -574,7 +605,7 @@ class Handout:
         )
 
 
-def load_handout(rubric: Any) -> Handout:
+def load_handout(rubric: Rubric) -> Handout:
     """What the students of ``rubric`` were handed.
 
     A release carries the fingerprints its students started from in
@@ -763,7 +794,11 @@ def _read_small(tree: _Tree, entry: _Entry, limits: ReadLimits, notes: list[str]
             f" {_size(limits.max_file_bytes)} limit for one file"
         )
         return None
-    data = tree.read(entry, limits.max_file_bytes)
+    try:
+        data = tree.read(entry, limits.max_file_bytes)
+    except _Unreadable as exc:  # swapped for a link or a FIFO after the listing
+        notes.append(f"skipped {entry.name}: {exc}")
+        return None
     if len(data) > limits.max_file_bytes:  # the file grew, or a zip header understated it
         notes.append(f"skipped {entry.name}: over the {_size(limits.max_file_bytes)} limit")
         return None
@@ -1087,45 +1122,154 @@ class _Tree:
         raise NotImplementedError
 
 
+class _Unreadable(Exception):
+    """A listed file that is no longer a regular file when opened (a link or FIFO swapped in)."""
+
+
+def _open_file(name: str, dir_fd: int | None, path: Path) -> int:
+    """A descriptor of regular file ``name`` in the folder ``dir_fd``, never following a link.
+
+    Opened with ``O_NOFOLLOW`` (a link gives ``ELOOP``) and ``O_NONBLOCK`` (a FIFO does not
+    wait for a writer), then checked on the open descriptor, so nothing swapped in after the
+    listing is read. Without descriptors for folders (Windows), ``path`` is checked with
+    ``lstat`` and the open file compared with it.
+
+    Raises:
+        _Unreadable: it is a link or not a regular file.
+    """
+    flags = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        if dir_fd is not None:
+            fd = os.open(name, flags, dir_fd=dir_fd)
+        else:
+            before = os.lstat(path)
+            if stat.S_ISLNK(before.st_mode):
+                raise _Unreadable(_SYMLINK)
+            fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a link (EMLINK: BSD)
+            raise _Unreadable(_SYMLINK) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _Unreadable(_NOT_FILE)
+        if dir_fd is None and (st.st_dev, st.st_ino) != (before.st_dev, before.st_ino):
+            raise _Unreadable(_NOT_FILE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_fd(fd: int, cap: int) -> bytes:
+    """At most ``cap + 1`` bytes from ``fd`` (closed afterwards)."""
+    try:
+        chunks: list[bytes] = []
+        left = cap + 1
+        while left > 0:
+            data = os.read(fd, min(left, 1 << 20))
+            if not data:
+                break
+            chunks.append(data)
+            left -= len(data)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _open_dir(root_fd: int, rel: str) -> int:
+    """A descriptor of folder ``rel`` under ``root_fd``, opened one component at a time
+    without following links."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    fd = os.dup(root_fd)
+    for part in [p for p in rel.split("/") if p]:
+        try:
+            nxt = os.open(part, flags, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = nxt
+    return fd
+
+
 class _FolderTree(_Tree):
+    """A folder as it was listed: every folder and file below the one the user named is opened
+    relative to its parent's descriptor, never through a link, and read with a size cap."""
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self.inner_zips = []
+        self.fd: int | None = None
+        if _DIR_FDS:
+            self.fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
     def listdir(self, rel: str) -> tuple[dict[str, _Entry], list[str]]:
         files: dict[str, _Entry] = {}
         dirs: list[str] = []
-        with os.scandir(self.root / rel) as it:
-            for item in it:
-                path = f"{rel}/{item.name}" if rel else item.name
-                if item.is_symlink():
-                    # A link could point at the reference solution or the hidden tests.
-                    files[item.name] = _Entry(item.name, path, 0, _SYMLINK)
-                elif item.is_dir(follow_symlinks=False):
-                    if item.name not in _JUNK_DIRS and not item.name.startswith("."):
-                        dirs.append(path)
-                elif item.is_file(follow_symlinks=False):
-                    size = item.stat(follow_symlinks=False).st_size
-                    files[item.name] = _Entry(item.name, path, size)
+        where: Any = self.root / rel
+        fd = _open_dir(self.fd, rel) if self.fd is not None else None
+        try:
+            with os.scandir(fd if fd is not None else where) as it:
+                for item in it:
+                    path = f"{rel}/{item.name}" if rel else item.name
+                    if item.is_symlink():
+                        # A link could point at the reference solution or the hidden tests.
+                        files[item.name] = _Entry(item.name, path, 0, _SYMLINK)
+                    elif item.is_dir(follow_symlinks=False):
+                        if item.name not in _JUNK_DIRS and not item.name.startswith("."):
+                            dirs.append(path)
+                    elif item.is_file(follow_symlinks=False):
+                        size = item.stat(follow_symlinks=False).st_size
+                        files[item.name] = _Entry(item.name, path, size)
+        finally:
+            if fd is not None:
+                os.close(fd)
         return files, sorted(dirs)
 
     def read(self, entry: _Entry, cap: int) -> bytes:
-        with (self.root / entry.rel).open("rb") as handle:
-            return handle.read(cap + 1)
+        folder, _, name = entry.rel.rpartition("/")
+        if self.fd is None:
+            return _read_fd(_open_file(name, None, self.root / entry.rel), cap)
+        parent = _open_dir(self.fd, folder)
+        try:
+            return _read_fd(_open_file(name, parent, self.root / entry.rel), cap)
+        finally:
+            os.close(parent)
 
     def describe(self, entry: _Entry) -> str:
         return str(self.root / entry.rel)
 
 
-def _open_zip(path: Path, limits: ReadLimits) -> zipfile.ZipFile:
-    size = path.stat().st_size
+def _open_given(given: Path) -> int:
+    """The notebook or zip the user named, as a descriptor: its folder is the user's, the file
+    itself is opened without following a link (a link swapped in after it was found)."""
+    if not _DIR_FDS:
+        return _open_file(given.name, None, given)
+    parent = os.open(given.parent, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        return _open_file(given.name, parent, given)
+    except _Unreadable as exc:
+        raise SubmissionError(f"{given}: {exc}") from None
+    finally:
+        os.close(parent)
+
+
+def _open_zip(path: Path, limits: ReadLimits, handle: Any = None) -> zipfile.ZipFile:
+    """``path`` as a zip, read from ``handle`` (an open file of it) when given."""
+    size = os.fstat(handle.fileno()).st_size if handle is not None else path.stat().st_size
     if size > limits.max_zip_bytes:
         raise SubmissionError(
             f"{path}: the zip is {_size(size)}, over the"
             f" {_size(limits.max_zip_bytes)} limit; {_ZIP_LESS}"
         )
     try:
-        return zipfile.ZipFile(path)
+        return zipfile.ZipFile(handle if handle is not None else path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise SubmissionError(
             f"{path}: not a readable zip file ({exc}); create the zip again"

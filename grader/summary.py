@@ -6,7 +6,8 @@
     OUTDIR/summary.en.md   summary.ja.md     (pictures linked from summary/)
     OUTDIR/summary.en.html summary.ja.html   (self-contained: pictures embedded as base64)
 
-Plot labels stay ASCII (a Japanese font may be missing); the bilingual text is the page's.
+Plot titles and axis labels follow the page's language (Japanese drawn with the font the
+matplotlib-fontja package ships, so no system font is needed); test and mistake ids stay ASCII.
 """
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader import sinks
 from grader.messages import translate
 from grader.report._text import plot_style, plot_word
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 TEXT = {
     "en": {
@@ -49,6 +53,16 @@ TEXT = {
         "error_list": "Submissions with errors",
         "error_col": "What went wrong",
         "none": "none",
+        "rings": "Similar submissions: look at these first",
+        "ring_row": "Group {g} ({n} submissions, code match up to {best:.2f}): {members}",
+        "ring_more": "Every pair side by side: similarity.en.html",
+        "clusters": "Failures no known mistake explains, grouped by behaviour",
+        "cluster_example": "example", "cluster_tests": "the tests they fail",
+        "cluster_draft": "Make cluster {n} a catalogue entry: grader catalogue draft OUT --cluster {n}",
+        "items": "Tests: pass rate and discrimination",
+        "items_note": ("Discrimination is the correlation between passing the test and the rest of the score; "
+                       "flagged tests may be broken or may not tell students apart."),
+        "disc": "Discrimination", "flags": "Flags",
     },
     "ja": {
         "title": "クラス全体のまとめ", "graded": "採点した提出物", "not_graded": "採点できなかった項目",
@@ -57,19 +71,29 @@ TEXT = {
         "parts": "小問ごとの平均点", "part": "小問", "mean_col": "平均", "max_col": "満点",
         "tests": "テストごとの合格率", "test": "テスト", "rate": "合格率",
         "hardest": "合格した学生が少ないテスト（低い順）",
-        "mistakes": "検出したミス", "mistake": "ミス ID", "count": "提出物数",
-        "no_mistakes": "既知のミスは検出されませんでした。",
+        "mistakes": "見つかった間違い", "mistake": "間違いの ID", "count": "提出物数",
+        "no_mistakes": "既知の間違いは見つかりませんでした。",
         "unrecognised": "提出物として認識できなかった項目", "entry": "項目", "why": "理由",
         "errors": "エラーのあった提出物（構文エラー・異常終了・時間切れ）",
         "timeouts": "時間切れのあった提出物",
         "first": "まずここを確認",
-        "central": "核心の誤りがあっても合格した提出物",
+        "central": "核心の間違いがあっても合格した提出物",
         "central_row": "{mid} のある提出物 {total} 件のうち {passed} 件が合格",
         "common": "よくある間違い（各 1 例）",
         "example": "例", "student": "提出物",
         "error_list": "エラーのあった提出物",
         "error_col": "起きたこと",
         "none": "なし",
+        "rings": "よく似た提出物：まずここを確認",
+        "ring_row": "グループ {g}（{n} 件、コードの一致は最大 {best:.2f}）: {members}",
+        "ring_more": "すべての組を並べて表示: similarity.ja.html",
+        "clusters": "既知の誤りで説明できない不合格（振る舞いでまとめたもの）",
+        "cluster_example": "例", "cluster_tests": "不合格のテスト",
+        "cluster_draft": "クラスタ {n} をカタログ項目にする: grader catalogue draft OUT --cluster {n}",
+        "items": "テストごとの合格率と識別力",
+        "items_note": ("識別力は、そのテストの合否と残りの得点との相関です。印の付いたテストは、壊れているか、"
+                       "学生の理解度を見分けていない可能性があります。"),
+        "disc": "識別力", "flags": "注意",
     },
 }
 
@@ -98,6 +122,12 @@ class ClassStats:
     examples: list[tuple[str, int, str, dict[str, str]]] = field(default_factory=list)
     #: submissions with errors: (submission, first error)
     error_list: list[tuple[str, str]] = field(default_factory=list)
+    #: unknown mistakes grouped by behaviour (grader.clusters), largest first
+    clusters: list[Any] = field(default_factory=list)
+    #: similar submissions (grader.similarity): (group, best code score, [who])
+    rings: list[tuple[int, float, list[str]]] = field(default_factory=list)
+    #: per-test item analysis (grader.items), flagged tests first
+    items: list[Any] = field(default_factory=list)
 
 
 def _who(report: GradeReport) -> str:
@@ -290,13 +320,14 @@ def _short(test_id: str, width: int = 60) -> str:
 # --------------------------------------------------------------------------- pages
 
 
-def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str, str]) -> str:
+def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[str, str]) -> str:
     t = TEXT[lang]
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     pct = lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"  # noqa: E731
     lines = [f"# {t['title']}: {title}", "", f"## {t['first']}", ""]
     for mid, total, passed in stats.central:
         lines.append(f"- **{t['central']}**: " + t["central_row"].format(passed=passed, total=total, mid=f"`{mid}`"))
+    lines += _insight_markdown(stats, lang)
     lines += ["", f"### {t['common']}", ""]
     if stats.examples:
         lines += [f"| {t['mistake']} | {t['count']} | {t['example']} |", "| --- | ---: | --- |"]
@@ -307,7 +338,7 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     lines += ["", f"### {t['error_list']} ({len(stats.error_list)})", ""]
     if stats.error_list:
         lines += [f"| {t['student']} | {t['error_col']} |", "| --- | --- |"]
-        lines += [f"| {_md(who)} | {_md(what)} |" for who, what in stats.error_list[:10]]
+        lines += [f"| {_md(who)} | {_md(translate(what, lang))} |" for who, what in stats.error_list[:10]]
     else:
         lines.append(t["none"])
     lines += [
@@ -336,11 +367,40 @@ def render_markdown(stats: ClassStats, rubric: Any, lang: str, images: dict[str,
     lines += ["", f"## {t['tests']}", "", f"![{t['tests']}]({images['test_pass_rate']})", "",
               t["hardest"] + ":", "", f"| {t['test']} | {t['rate']} |", "| --- | ---: |"]
     lines += [f"| `{tid}` | {100 * rate:.0f}% |" for tid, rate, _ in stats.tests if rate < 1.0]
+    if stats.items:
+        from grader.items import FLAGS
+
+        lines += ["", f"## {t['items']}", "", t["items_note"], "",
+                  f"| {t['test']} | {t['rate']} | {t['disc']} | {t['flags']} |", "| --- | ---: | ---: | --- |"]
+        lines += [f"| `{i.test}` | {100 * i.pass_rate:.0f}% | "
+                  f"{'–' if i.discrimination is None else f'{i.discrimination:.2f}'} | "
+                  f"{', '.join(FLAGS[f][lang] for f in i.flags)} |" for i in stats.items]
     if stats.unrecognised:
         lines += ["", f"## {t['unrecognised']}", "", f"| {t['entry']} | {t['why']} |", "| --- | --- |"]
         lines += [f"| {sinks.markdown(e)} | {sinks.markdown(translate(why, lang))} |"
                   for e, why in stats.unrecognised]
     return "\n".join(lines) + "\n"
+
+
+def _insight_markdown(stats: ClassStats, lang: str) -> list[str]:
+    """The first screen's rings and clusters (student text through the Markdown sink)."""
+    from grader.clusters import describe
+
+    t = TEXT[lang]
+    lines: list[str] = []
+    if stats.rings:
+        lines += ["", f"### {t['rings']}", ""]
+        lines += ["- " + _md(t["ring_row"].format(g=g, n=len(names), best=best, members=", ".join(names)))
+                  for g, best, names in stats.rings[:5]]
+        lines += ["", _md(t["ring_more"])]
+    if stats.clusters:
+        lines += ["", f"### {t['clusters']}", ""]
+        for c in stats.clusters[:5]:
+            d = describe(c, lang)
+            lines.append(f"- **{c.number}.** {_md(d['head'])}; {_md(d['probe'])}; {t['cluster_example']}: "
+                         f"{_md(d['example'])}; {t['cluster_tests']}: {_md(d['tests'])}")
+        lines += ["", _md(t["cluster_draft"].format(n=stats.clusters[0].number))]
+    return lines
 
 
 def _md(text: str) -> str:
@@ -362,24 +422,59 @@ def _templates() -> Any:
     )
 
 
-def render_html(stats: ClassStats, rubric: Any, lang: str, pngs: dict[str, bytes]) -> str:
+def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, bytes]) -> str:
     env = _templates()
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     images = {k: "data:image/png;base64," + base64.b64encode(v).decode() for k, v in pngs.items()}
+    from grader.clusters import describe
+    from grader.items import FLAGS
+
     return env.get_template("summary.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, s=stats, images=images,
+        flag_words=lambda item: ", ".join(FLAGS[f][lang] for f in item.flags),
+        clusters=[(c, describe(c, lang)) for c in stats.clusters[:5]],
         pct=(lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"),
         say=lambda text: translate(text, lang),
     )
 
 
-def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Any,
+def _rings(reports: list[GradeReport], outdir: Path) -> list[tuple[int, float, list[str]]]:
+    """Groups of similar submissions from ``OUTDIR/similarity.csv`` when it is there."""
+    from grader.similarity import read_similarity
+
+    who = {r.submission: _who(r) for r in reports}
+    groups: dict[int, tuple[float, list[str]]] = {}
+    for row in read_similarity(outdir):
+        try:
+            g, code = int(row["group"]), float(row["code_score"])
+        except (KeyError, ValueError):
+            continue
+        best, names = groups.setdefault(g, (code, []))
+        for name in (row.get("submission_a", ""), row.get("submission_b", "")):
+            shown = who.get(name, name)
+            if shown not in names:
+                names.append(shown)
+        groups[g] = (max(best, code), names)
+    return [(g, best, names) for g, (best, names) in sorted(groups.items())]
+
+
+def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Rubric,
                   unrecognised: list[tuple[str, str]] | None = None) -> list[Path]:
-    """Write the plots and the Markdown and HTML pages in both languages; returns the paths."""
+    """Write the plots and the Markdown and HTML pages in both languages; returns the paths.
+
+    Also ``OUTDIR/unrecognised-clusters.csv`` (:mod:`grader.clusters`); the first screen lists
+    those clusters, and the groups of ``OUTDIR/similarity.csv`` when similarity was run.
+    """
+    from grader import clusters as grouping
+    from grader.items import analyse
+
     out = Path(outdir)
     central = tuple(m.id for m in getattr(rubric, "mistakes", ()) if getattr(m, "central", False))
     stats = class_stats(reports, unrecognised, central)
-    written = []
+    stats.clusters = grouping.clusters(reports)
+    stats.rings = _rings(reports, out)
+    stats.items = analyse(reports)
+    written = [grouping.write_clusters(stats.clusters, out)]
     (out / "summary").mkdir(parents=True, exist_ok=True)
     for lang in ("ja", "en"):
         # Each language's pages get plots titled in that language: summary/<plot>.png in

@@ -37,13 +37,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import yaml
 from rich.table import Table
 from rich.text import Text
 
 from grader.errors import GraderError
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["Mutant", "Row", "ValidationResult", "load_corpus", "load_mutants", "render_lines", "render_table",
            "validate"]
@@ -138,7 +141,7 @@ def load_mutants(folder: Path, code_files: Sequence[str]) -> list[Mutant]:
     return mutants
 
 
-def _declared(rubric: Any) -> tuple[tuple[str, ...], list[str], set[str], Path | None, Path | None]:
+def _declared(rubric: Rubric) -> tuple[tuple[str, ...], list[str], set[str], Path | None, Path | None]:
     """Code files, mistake ids, known ids, mutants and correct-style corpus the rubric declares."""
     from grader.assignment import assignment_of
 
@@ -160,14 +163,14 @@ def load_corpus(folder: Path) -> list[Path]:
 def student_answers(key: dict[str, Any]) -> str:
     """A filled, student-shaped ``answers.yaml`` (``id: {answer: ...}``) from the answer key."""
     filled = {qid: {"answer": spec.get("answer") if isinstance(spec, dict) else spec} for qid, spec in key.items()}
-    return yaml.safe_dump(filled, sort_keys=False, allow_unicode=True)
+    return str(yaml.safe_dump(filled, sort_keys=False, allow_unicode=True))
 
 
 # --------------------------------------------------------------------------- validating
 
 
 def validate(
-    rubric: Any,
+    rubric: Rubric,
     *,
     seed: int | None = None,
     mutants: Path | None = None,
@@ -201,11 +204,6 @@ def validate(
     reference_dir = Path(rubric.reference)
     code_files, ids_declared, known, mutants_dir, fixtures_dir = _declared(rubric)
     parts = assignment_of(rubric).part_files
-
-    def load_submission(path: Path) -> Any:
-        """Each fixture graded as it is (no handout: a mutant is the reference's .py files)."""
-        return read_submission(path, parts=parts)
-
     mutants = mutants or mutants_dir
     mutant_list = load_mutants(mutants, code_files) if mutants is not None else []
     if corpus is not None:
@@ -224,42 +222,64 @@ def validate(
         *[(f"correct {f.name}", "correct", "full marks; nothing named", None) for f in fixtures],
     ]
     with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
-        root = Path(tmp)
-        subs = [load_submission(_reference_copy(root / "reference", reference_dir, answers, code_files))]
-        subs.append(load_submission(exercises))
-        subs += [load_submission(nb) for nb in notebooks]
-        for i, m in enumerate(mutant_list):
-            folder = _reference_copy(root / f"mutant-{i:02d}-{m.id}", reference_dir, answers, code_files)
-            (folder / m.file).write_text(m.source(reference_dir), encoding="utf-8")
-            subs.append(load_submission(folder))
-        for i, fixture in enumerate(fixtures):
-            if fixture.is_file() and fixture.suffix in WHOLE_SUBMISSIONS:
-                subs.append(load_submission(fixture))  # a notebook or a zip is graded as it is
-                continue
-            # A folder (or one file) over a copy of the reference: a fixture may hold only the
-            # files in a given style; a whole submission replaces every file.
-            folder = _reference_copy(root / f"correct-{i:02d}", reference_dir, answers, code_files)
-            for f in ([fixture] if fixture.is_file() else sorted(fixture.iterdir())):
-                shutil.copyfile(f, folder / f.name)
-            subs.append(load_submission(folder))
-        reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak)
+        subs = [read_submission(path, parts=parts)  # each graded as it is: no handout
+                for path in _subjects(Path(tmp), reference_dir, answers, code_files, exercises, notebooks,
+                                      mutant_list, fixtures)]
+        reports = grade(rubric, subs, suites=("public", "hidden"), seed=seed, level=level, allow_weak=allow_weak,
+                        students=False)  # the course's own code
         rows = [_judge(subject, kind, expected, mutant, report)
                 for (subject, kind, expected, mutant), report in zip(expectations, reports)]
         rows.append(_probe_everything(rubric, subs[0], reference, level, allow_weak))
+    rows += _catalogue_rows(rubric, rows, fixtures_dir, fixtures, ids_declared, known, mutant_list)
+    reports_seed = reports[0].seed if reports else seed
+    return ValidationResult(tuple(rows), reports_seed, time.monotonic() - started, tuple(ids_declared))
+
+
+def _subjects(root: Path, reference_dir: Path, answers: str, code_files: Sequence[str], exercises: Path,
+              notebooks: list[Path], mutant_list: list[Mutant], fixtures: list[Path]) -> list[Path]:
+    """The folders and files to grade, in the order of the expectations: the reference, the
+    stubs, each mutant over a copy of the reference, each correct style."""
+    paths = [_reference_copy(root / "reference", reference_dir, answers, code_files), exercises, *notebooks]
+    for i, m in enumerate(mutant_list):
+        folder = _reference_copy(root / f"mutant-{i:02d}-{m.id}", reference_dir, answers, code_files)
+        (folder / m.file).write_text(m.source(reference_dir), encoding="utf-8")
+        paths.append(folder)
+    for i, fixture in enumerate(fixtures):
+        if fixture.is_file() and fixture.suffix in WHOLE_SUBMISSIONS:
+            paths.append(fixture)  # a notebook or a zip is graded as it is
+            continue
+        # A folder (or one file) over a copy of the reference: a fixture may hold only the
+        # files in a given style; a whole submission replaces every file.
+        folder = _reference_copy(root / f"correct-{i:02d}", reference_dir, answers, code_files)
+        for f in ([fixture] if fixture.is_file() else sorted(fixture.iterdir())):
+            shutil.copyfile(f, folder / f.name)
+        paths.append(folder)
+    return paths
+
+
+def _catalogue_rows(rubric: Rubric, rows: list[Row], fixtures_dir: Path | None, fixtures: list[Path],
+                    ids_declared: Sequence[str], known: set[str], mutant_list: list[Mutant]) -> list[Row]:
+    """What the catalogue still lacks: a corpus, a mutant per id, worded entries, known ids."""
+    from grader.assignment import assignment_of
+
+    out: list[Row] = []
     if fixtures_dir is not None and not fixtures:
-        rows.append(Row("correct styles", "correct", "a corpus of correct submissions", None, None, (), False,
-                        f"no correct submissions found in {fixtures_dir}"))
-    ids = tuple(ids_declared)
-    for mid in ids:
+        out.append(Row("correct styles", "correct", "a corpus of correct submissions", None, None, (), False,
+                       f"no correct submissions found in {fixtures_dir}"))
+    for mid in ids_declared:
         if not any(r.kind == "mutant" and r.ok and r.named == (mid,) for r in rows):
-            rows.append(Row(f"catalogue {mid}", "catalogue", f"a mutant named {mid}", None, None, (), False,
-                            "no mutant proves this id"))
+            out.append(Row(f"catalogue {mid}", "catalogue", f"a mutant named {mid}", None, None, (), False,
+                           "no mutant proves this id"))
+    for mid, entry in assignment_of(rubric).catalogue().items():
+        if entry.draft:
+            out.append(Row(f"catalogue {mid}", "catalogue", "a worded entry", None, None, (), False,
+                           f"a draft: word its title and message in {Path(rubric.plugin.catalogue).name}, "
+                           "then delete `draft: true`"))
     for m in mutant_list:
         if m.id not in known:
-            rows.append(Row(f"mutant {m.name}", "catalogue", "a catalogue id", None, None, (), False,
-                            f"{m.id} is not in the catalogue"))
-    reports_seed = reports[0].seed if reports else seed
-    return ValidationResult(tuple(rows), reports_seed, time.monotonic() - started, ids)
+            out.append(Row(f"mutant {m.name}", "catalogue", "a catalogue id", None, None, (), False,
+                           f"{m.id} is not in the catalogue"))
+    return out
 
 
 def _reference_copy(folder: Path, reference: Path, answers: str, code_files: Sequence[str]) -> Path:
@@ -304,12 +324,12 @@ def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report
     return Row(subject, kind, expected, report.score, report.max_score, named, not problems, "; ".join(problems))
 
 
-def _probe_everything(rubric: Any, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
+def _probe_everything(rubric: Rubric, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
     """Run every probe of the diagnosis on the reference, failing parts or not."""
     from grader import probing
     from grader.assignment import assignment_of
-    from grader.runner import choose_level
     from grader.limits import Limits
+    from grader.sandbox.level import choose_level
     from grader.sandbox.worker import Worker
 
     chosen, _ = choose_level(allow_weak=allow_weak, prefer=level)

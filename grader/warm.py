@@ -31,9 +31,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader.errors import GraderError
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 #: seconds to wait for the checker's start (imports, zygote): generous, a cold disk is slow
 READY_TIMEOUT_S = 300.0
@@ -217,7 +220,7 @@ class WarmChecker:
                 line, self._buffer = self._buffer.split(b"\n", 1)
                 if not line.strip():
                     continue
-                msg = json.loads(line)
+                msg: dict[str, Any] = json.loads(line)
                 if msg.get("op") == "fatal":
                     self.stop()
                     raise GraderError(f"the checker stopped: {msg.get('message')}")
@@ -251,7 +254,7 @@ class WarmChecker:
 # --------------------------------------------------------------------------- in the checker
 
 
-def hidden_counts(rubric: Any, suites: Sequence[str]) -> dict[str, int] | None:
+def hidden_counts(rubric: Rubric, suites: Sequence[str]) -> dict[str, int] | None:
     """How many tests of the suites not run by a check wait at grading, per part.
 
     Collected (never run) in the checker, the trusted process; only the counts leave it. None
@@ -299,7 +302,7 @@ def prepare() -> None:
     html._ENV.get_template("cell.html.j2")
 
 
-def render_views(report: Any, rubric: Any, view: Mapping[str, Any], *,
+def render_views(report: Any, rubric: Rubric, view: Mapping[str, Any], *,
                  hidden: Mapping[str, int] | None = None) -> dict[str, str]:
     """The student's views of one check, as ``view`` (from :meth:`WarmChecker.check`) asks.
 

@@ -26,6 +26,7 @@ from grader.errors import GraderError, SubmissionError
 from grader.sinks import terminal
 
 if TYPE_CHECKING:
+    from grader.rubric import Rubric
     from grader.assignment import Assignment
 
 #: seconds between two looks at the files
@@ -77,7 +78,7 @@ def _changed(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int
     return sorted(Path(n).name for n in names)
 
 
-def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = None,
+def watch(submission: str, rubric: Rubric, *, lang: str, console: Console | None = None,
           level: str | None = None, poll_s: float = POLL_S,
           should_stop: Callable[[], bool] | None = None) -> int:
     """Check ``submission`` now and after every save until Ctrl-C (or ``should_stop()``).
@@ -103,9 +104,10 @@ def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = 
         last = _check(checker, path, assignment, lang, console)
         if last is not None:
             show(last, console, lang)
-        what = str(path)
+        # Names are the student's (a saved file may be called anything): the terminal sink,
+        # printed as plain text, never as markup.
         console.print(_text.pick(_text.LABELS["watching"], langs).format(
-            what=what, s=time.perf_counter() - t0), style="dim", soft_wrap=True)
+            what=terminal(str(path)), s=time.perf_counter() - t0), style="dim", soft_wrap=True, markup=False)
         while not (should_stop and should_stop()):
             time.sleep(poll_s)
             now = snapshot(path)
@@ -117,7 +119,7 @@ def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = 
                 if settled == now:
                     break
                 now = settled
-            files = ", ".join(_changed(seen, now)) or str(path)
+            files = terminal(", ".join(_changed(seen, now)) or str(path))
             seen = now
             t0 = time.perf_counter()
             report = _check(checker, path, assignment, lang, console)
@@ -125,7 +127,7 @@ def watch(submission: str, rubric: Any, *, lang: str, console: Console | None = 
                 continue
             console.print()
             console.print(_text.pick(_text.LABELS["rechecked"], langs).format(
-                file=files, s=time.perf_counter() - t0), style="bold", soft_wrap=True)
+                file=files, s=time.perf_counter() - t0), style="bold", soft_wrap=True, markup=False)
             for line in changes(last, report, lang):
                 console.print(terminal(line), soft_wrap=True, markup=False)
             last = report

@@ -13,7 +13,9 @@ None, bool, int, str    themselves
 finite float            itself
 nan / inf / -inf        ``{"$f": "nan"}`` / ``{"$f": "inf"}`` / ``{"$f": "-inf"}``
 list, tuple             ``[...]`` (a tuple comes back as a list)
+other sequence          ``[...]`` too (a namedtuple, ``torch.Size``, ``range``, a ``deque``)
 dict (str keys)         ``{"$d": [[key, value], ...]}``
+other mapping           ``{"$d": ...}`` too (an ``OrderedDict``, any ``Mapping``)
 numpy array             ``{"$a": {"dtype": "<f4", "shape": [2, 3], "buf": {"$raw": 0}}}``
 torch tensor            ``{"$t": {...same as $a...}}`` (decoded as a tensor where torch is loaded)
 anything else           ``{"$o": "<type name>"}`` (never an object: just its name)
@@ -46,6 +48,7 @@ import os
 import struct
 import sys
 import threading
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,6 +66,8 @@ _HEADER = struct.Struct(">I")  # size (and each buffer length in the table)
 _BODY = struct.Struct(">II")  # json_len, count
 _HEAD = struct.Struct(">III")  # size, json_len, count
 _DTYPES = {name: np.dtype(name) for name in ALLOWED_DTYPES}
+#: Most items a sequence other than a list or tuple may turn into (``range(10**12)`` is short).
+MAX_ITEMS = 1 << 22
 _MAX_DIM = 2**63  # no numpy axis is longer; also keeps math.prod of a forged shape cheap
 
 
@@ -92,7 +97,8 @@ def _array_to_wire(arr: np.ndarray) -> dict[str, Any]:
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")  # keeps 0-d arrays 0-d, unlike ascontiguousarray
     # No copy here: the view keeps the array alive (and unresizable) until the frame is built.
-    data = memoryview(arr).cast("B") if arr.size else memoryview(b"")  # (cast refuses 0 in shape)
+    # (numpy's stubs declare the buffer protocol on arrays for Python >= 3.12 only: the ignores.)
+    data = memoryview(arr).cast("B") if arr.size else memoryview(b"")  # type: ignore[arg-type]  # (cast refuses 0 in shape)
     return {"dtype": dtype, "shape": list(arr.shape), "buf": _Raw(data)}
 
 
@@ -117,7 +123,7 @@ def _array_from_wire(spec: Any) -> np.ndarray:
     except (ValueError, OverflowError):  # e.g. shape [0, 2**62, 2**62]: no bytes, and no such array
         raise WireError("array shape is out of range") from None
     if arr.size:  # (cast refuses a 0 in the shape)
-        memoryview(arr).cast("B")[:] = buf.data  # the one copy: never a view of the frame
+        memoryview(arr).cast("B")[:] = buf.data  # type: ignore[arg-type]  # the one copy: never a view of the frame
     return arr
 
 
@@ -139,12 +145,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if t is list or t is tuple:
         return [encode(v, _depth + 1) for v in value]
     if t is dict:
-        items = []
-        for k, v in value.items():
-            if type(k) is not str:
-                raise WireError("only str keys may cross the boundary")
-            items.append([k, encode(v, _depth + 1)])
-        return {"$d": items}
+        return _mapping(value, _depth)
     if t is np.ndarray:
         return {"$a": _array_to_wire(value)}
     if isinstance(value, np.generic) and t.__module__ == "numpy":
@@ -153,7 +154,24 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if torch is not None and isinstance(value, torch.Tensor):
         arr = torch.Tensor.numpy(torch.Tensor.contiguous(torch.Tensor.cpu(torch.Tensor.detach(value))))
         return {"$t": _array_to_wire(arr)}
+    # Where the student's value is encoded (inside the sandbox), a mapping becomes a plain dict
+    # and a sequence a plain list here, so the trusted side sees their items and nothing live.
+    if isinstance(value, Mapping):
+        return _mapping(value, _depth)
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray, memoryview)):
+        if not isinstance(value, (list, tuple)) and len(value) > MAX_ITEMS:
+            raise WireError(f"a sequence of more than {MAX_ITEMS} items cannot cross the boundary")
+        return [encode(v, _depth + 1) for v in list(value)]
     return {"$o": t.__name__[:80]}
+
+
+def _mapping(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+    items = []
+    for k, v in list(value.items()):
+        if type(k) is not str:
+            raise WireError("only str keys may cross the boundary")
+        items.append([k, encode(v, depth + 1)])
+    return {"$d": items}
 
 
 class Opaque:
@@ -417,7 +435,7 @@ class FrameReader:
         """
         if len(self._buf) < _HEADER.size:
             return READ_MIN
-        (size,) = _HEADER.unpack_from(self._buf)
+        size: int = _HEADER.unpack_from(self._buf)[0]
         return max(READ_MIN, min(READ_MAX, _HEADER.size + size - len(self._buf)))
 
     def reset(self) -> None:

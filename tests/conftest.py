@@ -1,17 +1,119 @@
-"""Shared fixtures and options for the project's own tests."""
+"""Shared fixtures and options for the project's own tests, and how pytest-xdist shares them out.
+
+``make test`` runs ``pytest -n auto --dist loadgroup``: the tests are dealt out to the workers
+one at a time, except for the groups below, each of which one worker runs start to finish:
+
+* ``TOGETHER``: a test module whose tests share a module- or class-scoped fixture (a graded
+  batch, a built release, a running sandbox worker), so that the fixture is built once, or
+  modules that must not run beside each other (one looks for processes and files the others'
+  sandboxes leave);
+* ``RELEASE_VENV``: the journeys that install a release on top of the run's one
+  ``release_venv``, so that one worker builds it while the other runs other tests.
+
+Groups are dealt out first, the slowest first, so that no long group starts last. Collection
+fails, naming the fix, when a test module outside ``TOGETHER`` shares such a fixture.
+
+Tests marked ``alone`` look at every process of this checkout (no batch worker may be left):
+``make test`` runs them after the others, in one process.
+"""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: The tests that install a release on top of ``release_venv`` (a module, or one test of one).
+RELEASE_VENV = ("tests/test_release_journey.py",
+                "tests/test_course.py::test_chapter08_release_installed_as_its_readme_says")
+
+#: Groups of modules run by one worker, the slowest first: a module whose tests share a module-
+#: or class-scoped fixture, or modules that must not run at the same time.
+TOGETHER: tuple[str | tuple[str, ...], ...] = (
+    # the attacks look for stray processes and marker files anywhere, as the hostile batch and
+    # the subprocess level might leave them
+    ("tests/test_attacks.py", "tests/test_hostile_batch.py", "tests/test_subprocess_level.py"),
+    "tests/test_grading_e2e.py",
+    "tests/test_fastyaml.py",
+    "tests/test_gradescope.py",
+    "tests/test_golden.py",
+    "tests/test_diagnosis.py",
+    "tests/test_quiz_input.py",
+    "tests/test_diagnosis_wording.py",
+    "tests/test_plugin.py",
+    "tests/test_sandbox.py",
+    "tests/test_release.py",
+    "tests/test_work_choice.py",
+    "tests/test_sink_properties.py",
+)
+
+
+_GROUP_OF_MODULE = {m: (g if isinstance(g, str) else g[0]) for g in TOGETHER for m in ((g,) if isinstance(g, str) else g)}
+
+
+def group_of(nodeid: str) -> str:
+    """The group a test runs in: ``release-venv``, a ``TOGETHER`` group (named by its first
+    module), or its own id (no group)."""
+    if any(nodeid == t or nodeid.startswith(t + "::") for t in RELEASE_VENV):
+        return "release-venv"
+    return _GROUP_OF_MODULE.get(nodeid.split("::", 1)[0], nodeid)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true", default=False,
                      help="Rewrite tests/golden/* from the current output instead of comparing.")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Collection fails when a test would break its group's promise (see the docstring)."""
+    wrong = []
+    for item in items:
+        group = group_of(item.nodeid)
+        info = getattr(item, "_fixtureinfo", None)
+        shared = [name for name, defs in (info.name2fixturedefs.items() if info else ())
+                  if defs and defs[-1].scope in ("module", "class")]
+        if shared and group == item.nodeid:
+            wrong.append(f"{item.nodeid} shares the {shared[0]} fixture (scope {info.name2fixturedefs[shared[0]][-1].scope}): "
+                         "add its module to TOGETHER in tests/conftest.py")
+    if wrong:
+        raise pytest.UsageError("\n".join(dict.fromkeys(wrong)))
+
+
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # pytest-xdist is a test extra; without it the tests run in one process
+    pass
+else:
+    class _GroupScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling with ``group_of`` as the scope, the groups dealt first."""
+
+        _first = ("release-venv", *(g if isinstance(g, str) else g[0] for g in TOGETHER))
+
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            for scope in reversed(self._first):
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") == "loadgroup":
+            return _GroupScheduling(config, log)
+        return None
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +131,100 @@ def rubric():
 @pytest.fixture(scope="session")
 def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def worker_python() -> Iterator[None]:
+    """Run as root, the rlimits and subprocess levels refuse to grade where the unprivileged user
+    nobody cannot read this interpreter (a Python under a root-only home): their workers then
+    get one every user can read (``GRADER_WORKER_PYTHON``), with this one's packages."""
+    if os.name != "posix" or os.geteuid() != 0 or os.environ.get("GRADER_WORKER_PYTHON"):
+        yield
+        return
+    from tests.public_python import public_python
+
+    base = Path(tempfile.mkdtemp(prefix="grader-worker-python-"))
+    os.chmod(base, 0o755)
+    try:
+        python = public_python(base)
+        if python is not None and python != sys.executable:
+            os.environ["GRADER_WORKER_PYTHON"] = python
+        yield
+    finally:
+        os.environ.pop("GRADER_WORKER_PYTHON", None)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _english_left(text: str) -> list[str]:
+    """The grader's own English sentences (fixed parts of three words or more) found in ``text``:
+    a Japanese page must show each of them in Japanese. Student text cannot trip it up unless
+    it quotes the grader word for word."""
+    import re
+    import string
+
+    from grader import messages
+    from grader.report import _text
+
+    fixed: set[str] = set()
+    english = [*messages.table(), *(w["en"] for w in _text.LABELS.values())]
+    for sentence in english:
+        for literal, *_ in string.Formatter().parse(sentence):
+            chunk = " ".join(literal.split())
+            if len(chunk.split()) >= 3 and re.search(r"[a-z]{3,} [a-z]{3,}", chunk):
+                fixed.add(chunk)
+    flat = " ".join(text.replace("\\", "").split())
+    return sorted(chunk for chunk in fixed if chunk in flat)
+
+
+@pytest.fixture(scope="session")
+def english_left():
+    """``english_left(text) -> [English sentence fragments of the grader's found in text]``."""
+    return _english_left
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` across the xdist workers (one process at a time)."""
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def release_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site-packages of this run's one venv holding what a release needs but itself.
+
+    Built once per run under the run's temporary folder (shared by every xdist worker, under a
+    lock, by the first to ask): ``python -m venv``, the release README's torch line, then a
+    chapter-7 release installed with pip (so every dependency is resolved as a student's
+    ``pip install .`` resolves it) and its grader uninstalled again, leaving the dependencies.
+    A journey makes its own venv by its README's lines and adds this folder to it with a
+    ``.pth`` file: its ``pip install`` of torch and of the dependencies is then already
+    satisfied, and its ``pip install .`` installs the release's grader into its own venv.
+    """
+    from grader.install import TORCH
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    venv = shared / "release-venv"
+    ready = shared / "release-venv.ready"
+    with _locked(shared / "release-venv.lock"):
+        if not ready.exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+            python = str(venv / "bin" / "python")
+            release = shared / "release-venv-source"
+            shutil.rmtree(release, ignore_errors=True)
+            for args in ([sys.executable, "-m", "grader", "release", str(release),
+                          "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
+                         [sys.executable, "-m", "venv", str(venv)], [python, "-m", "pip", "install", TORCH],
+                         [python, "-m", "pip", "install", str(release)],
+                         [python, "-m", "pip", "uninstall", "--yes", "grader"]):
+                done = subprocess.run(args, capture_output=True, text=True, timeout=1800, env=env, cwd=shared)
+                assert done.returncode == 0, f"{args}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+            ready.write_text(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                            capture_output=True, text=True, check=True).stdout.strip())
+    return Path(ready.read_text())

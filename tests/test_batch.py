@@ -250,6 +250,7 @@ def _batch_workers() -> set[int]:
     return found
 
 
+@pytest.mark.alone
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_workers_started_early_are_stopped_when_the_source_is_bad(tmp_path):
     """Workers start before the submissions are found; a bad source leaves none running."""
@@ -268,6 +269,7 @@ def test_workers_started_early_are_stopped_when_the_source_is_bad(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.alone
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_forked_workers_grade_and_leave_nothing_running(tmp_path):
     """With -j 2 the first worker forks the second: both grade, and both are gone at the end,

@@ -3,7 +3,7 @@
 Journeys run the real ``grader`` command (``python -m grader``) on real files: an LMS-style
 folder of chapter-8 submissions (a folder, a notebook, a zip and one mutant per catalogue id)
 through ``grader batch -j 2``, and ``grader new`` followed by ``grader validate`` in a fresh
-course folder.
+course folder; and the chapter-8 release installed as its README says, in the run's release venv.
 """
 
 from __future__ import annotations
@@ -283,7 +283,8 @@ def test_course_gradebook_merges_two_batches(tmp_path):
 
 
 @pytest.mark.slow
-def test_chapter08_release_installed_as_its_readme_says(tmp_path):
+@pytest.mark.install
+def test_chapter08_release_installed_as_its_readme_says(tmp_path, release_venv):
     """grader release --rubric rubrics/chapter08.yaml, installed in a fresh venv (no -e) by the
     README's lines; grader check there names the stubs, a mistake with the student's numbers
     (from the plug-in shipped in the release), and passes the finished work."""
@@ -296,7 +297,7 @@ def test_chapter08_release_installed_as_its_readme_says(tmp_path):
     assert not (repo / "suites" / "chapter08" / "hidden").exists()
     readme = (repo / "README.md").read_text(encoding="utf-8")
     assert "マスクするスコアに -inf ではなく 0 を書いている" in readme and "future_leak" in readme
-    me = Student(repo)
+    me = Student(repo, release_venv)
     for line in _readme_commands(readme):
         me.follow(line)
     folder = repo / "exercises" / "chapter08"
@@ -331,6 +332,7 @@ def test_two_assignments_graded_in_one_process_keep_their_own_suites():
     assert [("chapter08", True), ("chapter07", True), ("chapter08", True)] == scores
 
 
+@pytest.mark.browser
 def test_chapter08_heat_map_in_the_browser(tmp_path):
     """The HTML report of a leaking submission, painted by chromium: the heat map is there, with
     the leaked future cells outlined in red, and the page logs no errors."""

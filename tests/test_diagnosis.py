@@ -321,12 +321,60 @@ def test_quiz_answer_with_sqrt_d_model_is_named_without_giving_the_answer():
 
 def test_failure_no_known_mistake_explains_is_said_plainly(reference):
     """a wrong function that matches nothing known is reported as unrecognised, not guessed"""
-    code = "import torch\n\ndef softmax_jacobian(p):\n    return torch.diag(p) - 0.5 * torch.outer(p, p)\n"
+    code = "import torch\n\ndef softmax_jacobian(p):\n    return p - p * p\n"  # a vector, not a matrix
     found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
     [m] = found
     assert m.id == "unrecognised" and m.function == "softmax_jacobian"
     assert "softmax_jacobian" in m.message["en"] and "softmax_jacobian" in m.message["ja"]
     assert m.partial_credit == 0
+
+
+@pytest.mark.parametrize(("body", "en", "ja"), [
+    ("torch.diag(p) - 0.5 * torch.outer(p, p)", "p_i − 0.5 p_i² on the diagonal and −0.5 p_i p_j off it",
+     "対角成分が p_i − 0.5 p_i²、非対角成分が −0.5 p_i p_j"),
+    ("-torch.outer(p, p) + torch.diag(p * p)", "0 on the diagonal and −p_i p_j off it",
+     "対角成分が 0、非対角成分が −p_i p_j"),
+    ("torch.outer(p, p) - torch.diag(p)", "−p_i + p_i² on the diagonal and p_i p_j off it",
+     "対角成分が −p_i + p_i²、非対角成分が p_i p_j"),
+], ids=["half-outer", "off-diagonal-only", "wrong-sign"])
+def test_every_wrong_jacobian_is_jacobian_wrong_described_by_its_numbers(reference, body, en, ja):
+    """no list of forms decides: any wrong (n, n) Jacobian is named, with what its numbers hold"""
+    code = f"import torch\n\ndef softmax_jacobian(p):\n    return {body}\n"
+    found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
+    [m] = found
+    assert (m.id, m.function) == ("jacobian-wrong", "softmax_jacobian")
+    assert en in m.message["en"] and ja in m.message["ja"]
+    assert "-0.02331" in m.message["en"] and "-0.02331" in m.message["ja"]  # the expected entry [0, 1]
+
+
+def test_a_jacobian_no_combination_describes_is_shown_entry_by_entry(reference):
+    """J of softmax(p) instead of p: still jacobian-wrong, with the entries measured"""
+    import torch
+
+    code = ("import torch\n\ndef softmax_jacobian(p):\n"
+            "    s = torch.softmax(p, 0)\n    return torch.diag(s) - torch.outer(s, s)\n")
+    found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
+    [m] = found
+    assert m.id == "jacobian-wrong" and m.evidence.get("variant") == "measured"
+    p = torch.softmax(torch.tensor([1.0, 0.2, -0.5, 2.0]), 0)
+    s = torch.softmax(p, 0)
+    got = f"{float(-s[0] * s[1]):.4g}"
+    assert f"entry [0, 1] is {got} where -0.02331 is expected" in m.message["en"]
+    assert f"要素 [0, 1] が -0.02331 ではなく {got}" in m.message["ja"]
+
+
+def test_compare_saturation_wrong_only_through_its_softmax_is_named_with_it(reference):
+    """a softmax dividing by 1 + the sum: compare_saturation, which calls it, shares its id"""
+    code = ("import math\nimport torch\n\ndef softmax(x, dim=-1):\n"
+            "    e = torch.exp(x - x.amax(dim=dim, keepdim=True))\n"
+            "    return e / (1.0 + e.sum(dim=dim, keepdim=True))\n\n"
+            "def compare_saturation(scores, d_k):\n"
+            "    return {'unscaled': float(softmax(scores).max()),\n"
+            "            'scaled': float(softmax(scores / math.sqrt(d_k)).max())}\n")
+    found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
+    assert [m.id for m in found] == ["softmax-not-normalized"]
+    assert found[0].evidence["functions"][:2] == ["softmax", "compare_saturation"]
+    assert "compare_saturation" in found[0].message["en"] and "compare_saturation" in found[0].message["ja"]
 
 
 def test_failed_part_with_no_finding_gets_a_plain_note(reference):

@@ -23,7 +23,6 @@ import importlib.util
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -111,6 +110,13 @@ def test_every_entry_has_a_report_and_a_gradebook_row(batches):
     assert {r["submission"] for r in rows} == set(reports)
     for name in FIX.INGEST:
         assert _report_name(name) in reports, name
+
+
+def test_the_japanese_summary_says_every_reason_in_japanese(batches, english_left):
+    """Entries not graded and unreadable ones are listed in the Japanese summary in Japanese."""
+    _, _, out = batches
+    text = (out["hostile"][1] / "summary.ja.md").read_text(encoding="utf-8")
+    assert english_left(text) == []
 
 
 def test_colliding_names_get_distinct_reports_and_a_note(batches):

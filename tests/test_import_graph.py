@@ -95,3 +95,13 @@ def test_the_batch_stages_import_downwards_only() -> None:
                                                  ("grader.discovery", "grader.outdir", "grader.gradebook", "grader.pool")))
     assert {"grader.discovery", "grader.outdir", "grader.gradebook", "grader.pool"} <= imports["grader.batch"]
     assert "grader.gradebook" not in imports["grader.discovery"] | imports["grader.outdir"]
+
+
+def test_the_sandbox_session_meets_its_protocol() -> None:
+    """The session the worker gives out has every member the Session protocol names."""
+    from grader.sandbox.session import Session
+    from grader.sandbox.worker import SubmissionSession
+
+    members = [n for n in ("call", "module_for", "load_error", "close") if not callable(getattr(SubmissionSession, n, None))]
+    assert members == []
+    assert set(Session.__annotations__) == {"kind", "load_report", "events", "enforced"}

@@ -139,3 +139,107 @@ def test_the_sentence_check_finds_english() -> None:
             "<p><code>raise NotImplementedError in the stub</code> no-scaling-effect d_k sqrt-d-model</p>"
             "</body></html>")
     assert _english_sentences(page) == ["it is a symbolic link"]
+
+
+# --------------------------------------------------------------------------- no system fonts
+
+#: Run inside a mount namespace where no system font exists: draws the Japanese class summary
+#: of the golden reports and prints what matplotlib said about fonts.
+_NO_FONTS_SCRIPT = r"""
+import json, logging, sys, warnings
+from pathlib import Path
+
+said = []
+class _Log(logging.Handler):
+    def emit(self, record):
+        said.append(record.getMessage())
+logging.getLogger("matplotlib").addHandler(_Log())
+logging.getLogger("matplotlib").setLevel(logging.WARNING)
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    from matplotlib import font_manager
+    import grader.report._text as text
+    from grader.report.model import GradeReport
+    from grader.rubric import load_rubric
+    from grader.summary import write_summary
+    import yaml
+    if sys.argv[3] == "without-package":
+        text.packaged_ja_font = lambda: None
+    reports = [GradeReport.from_dict(yaml.safe_load(p.read_text(encoding="utf-8")))
+               for p in sorted(Path(sys.argv[1]).glob("*.yaml"))]
+    write_summary(reports, sys.argv[2], load_rubric(sys.argv[4]))
+    style = text.plot_style("ja")
+print(json.dumps({"said": said + [str(w.message) for w in caught], "style": style,
+                  "system": sorted({f.fname for f in font_manager.fontManager.ttflist
+                                    if "site-packages" not in f.fname and "dist-packages" not in f.fname})}))
+"""
+
+
+def _without_system_fonts(tmp: Path, out: Path, mode: str) -> dict:
+    """The script above in a fresh mount namespace: every system font folder empty, a fontconfig
+    that knows no folder, a new HOME and matplotlib config (no font cache)."""
+    import json
+
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        pytest.skip("needs bubblewrap to hide the system fonts")
+    conf = tmp / f"fonts-{mode}.conf"
+    conf.write_text("<?xml version='1.0'?>\n<fontconfig></fontconfig>\n", encoding="utf-8")
+    hidden = [a for d in ("/usr/share/fonts", "/usr/local/share/fonts", "/etc/fonts")
+              if Path(d).exists() for a in ("--tmpfs", d)]
+    home = tmp / f"home-{mode}"
+    home.mkdir()
+    run = subprocess.run(
+        [bwrap, "--dev-bind", "/", "/", *hidden, "--setenv", "HOME", str(home),
+         "--setenv", "MPLCONFIGDIR", str(tmp / f"mpl-{mode}"), "--setenv", "FONTCONFIG_FILE", str(conf),
+         "--setenv", "XDG_DATA_HOME", str(home / "share"),
+         sys.executable, "-c", _NO_FONTS_SCRIPT, str(ROOT / "tests" / "golden"), str(out), mode,
+         str(ROOT / "rubrics" / "chapter07.yaml")],
+        capture_output=True, text=True, timeout=600, cwd=tmp)
+    if run.returncode != 0 and "No permissions to create new namespace" in run.stderr:
+        pytest.skip("bubblewrap cannot make a mount namespace here")
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.sandbox
+def test_the_japanese_summary_draws_with_the_packaged_font_where_no_system_font_exists(tmp_path: Path) -> None:
+    """No font on the system and no font cache (Colab, macOS, Windows, a fresh Linux, as far
+    as matplotlib can tell): the ja plot titles come out in the font the package ships, with
+    no font warning, and chromium shows the page with its three plots. Without the package the
+    same run warns of missing glyphs (so the environment really has no Japanese font)."""
+    import numpy as np
+    from matplotlib import image
+    from matplotlib.ft2font import FT2Font
+
+    with_font = tmp_path / "with"
+    got = _without_system_fonts(tmp_path, with_font, "with-package")
+    assert got["system"] == []  # matplotlib saw only the fonts inside Python packages
+    assert got["style"]["font.sans-serif"][0] == "IPAexGothic"
+    assert got["said"] == []  # no "Glyph … missing", no "findfont: … not found"
+    control = _without_system_fonts(tmp_path, tmp_path / "without", "without-package")
+    assert any("missing from font" in x for x in control["said"]), control["said"]
+
+    # Every character of the Japanese plot words is in the packaged font.
+    from grader.report._text import PLOT_WORDS, packaged_ja_font
+
+    assert packaged_ja_font() == "IPAexGothic"
+    from matplotlib import font_manager
+
+    font = FT2Font(font_manager.findfont("IPAexGothic", fallback_to_default=False))
+    cmap = font.get_charmap()
+    words = "".join(PLOT_WORDS["ja"].values())
+    assert [c for c in words if not c.isascii() and ord(c) not in cmap] == []
+    # The drawn titles differ from the boxes drawn without the package.
+    drawn = image.imread(str(with_font / "summary" / "score_histogram.ja.png"))
+    boxes = image.imread(str(tmp_path / "without" / "summary" / "score_histogram.ja.png"))
+    assert drawn.shape != boxes.shape or float(np.abs(drawn - boxes).max()) > 0.1
+
+    browser = _chromium()
+    assert browser is not None
+    dom = _render(browser, with_font / "summary.ja.html", SHOTS / "summary.ja.no-system-fonts.png", tmp_path)
+    assert "得点" in dom and dom.count("data:image/png;base64,") == 3
+    assert _english_sentences(dom) == []
+    shot = np.asarray(image.imread(str(SHOTS / "summary.ja.no-system-fonts.png")))
+    assert float(shot[..., :3].std()) > 0.02

@@ -152,7 +152,7 @@ def _moodle_export(dest: Path) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
+def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, english_left):
     export = _moodle_export(tmp_path)
     out = tmp_path / "out"
     proc = _batch(export, out, "--gradebook", "moodle", "--bom")
@@ -198,7 +198,7 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path):
 
     _keep(out, "moodle", "gradebook.csv", "gradebook.moodle.csv", "moodle-feedback-files.zip", "summary.en.html")
     # the class summary's first screen, in the browser
-    _summary_first_screen(out, tmp_path)
+    _summary_first_screen(out, tmp_path, english_left)
 
 
 def _chromium() -> str | None:
@@ -206,7 +206,7 @@ def _chromium() -> str | None:
                 None)
 
 
-def _summary_first_screen(out: Path, tmp_path: Path) -> None:
+def _summary_first_screen(out: Path, tmp_path: Path, english_left) -> None:
     """What the instructor sees first: passed despite sqrt-d-model, common mistakes, errors."""
     page = (out / "summary.en.html").read_text(encoding="utf-8")
     first = page[page.index('id="first-screen"'):page.index('id="overview"')]
@@ -214,7 +214,8 @@ def _summary_first_screen(out: Path, tmp_path: Path) -> None:
     assert "Jiro Suzuki (123464)" in first  # the example of sqrt-d-model names the student
     assert "Empty Zip" in first and "Broken Zip" in first  # the entries that went wrong
     ja = (out / "summary.ja.md").read_text(encoding="utf-8")
-    assert "核心の誤りがあっても合格した提出物" in ja.split("| | |")[0]
+    assert "核心の間違いがあっても合格した提出物" in ja.split("| | |")[0]
+    assert english_left(ja) == []  # every reason and label of the grader's in Japanese
     browser = _chromium()
     if browser is None:
         pytest.fail("the summary must be seen in a browser: install chromium (make system-deps)")
@@ -415,3 +416,35 @@ def test_an_export_with_nothing_to_grade_exits_2_saying_so(tmp_path):
     proc = _batch(export, tmp_path / "out")
     assert proc.returncode == 2, proc.stderr
     assert "no submission found" in proc.stderr and "2 entries" in proc.stderr
+
+
+@pytest.mark.slow
+def test_moodle_feedback_folders_keep_no_control_or_bidi_character(tmp_path):
+    """A Moodle full name keeps what Moodle's clean_filename lets through: C1 controls (a CSI
+    that a terminal would act on), bidi overrides and isolates, zero-width characters. The
+    feedback-files zip names its folders after the student: none of them may be written raw,
+    and Moodle's importer must still map each folder to its participant."""
+    export = tmp_path / "CS101-Chapter 7-43.zip"
+    hostile = {
+        123480: "Mallory\u202e\u2066 evil\u2069\u0085\u009b31m\u200b Ito",
+        123481: "Dora\x7f\x9d0;title\x9c Kato",  # DEL and an OSC pair, from a hand-made folder
+    }
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        for fname, data in CORRECT.items():
+            zf.writestr(f"{moodle_prefix(hostile[123480], 123480)}_assignsubmission_file_/{fname}", data)
+            zf.writestr(f"{hostile[123481]}_123481_assignsubmission_file_/{fname}", data)
+    out = tmp_path / "out"
+    proc = _batch(export, out, "--gradebook", "moodle")
+    assert proc.returncode == 0, proc.stderr
+    rows = _gradebook(out)
+    assert set(rows) == {"123480", "123481"}
+    with zipfile.ZipFile(out / "moodle-feedback-files.zip") as zf:
+        names = zf.namelist()
+    assert len(names) == 2, names
+    bad = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+    assert not [n for n in names if bad.search(n)], names
+    assert any(n.startswith("Mallory evil31m Ito_123480_") for n in names), names
+    assert any(n.startswith("Dora0;title Kato_123481_") for n in names), names
+    assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") == {123480, 123481}
+    # the terminal never gets them raw either
+    assert not bad.search(proc.stderr.replace("\n", "")) and not bad.search(proc.stdout.replace("\n", ""))

@@ -164,6 +164,27 @@ def test_grading_the_saved_notebook_leaves_the_check_cell_out(tmp_path: Path) ->
     assert not any("magics" in note for note in sub.notes), sub.notes
 
 
+def test_not_run_is_said_only_when_no_cell_run_could_define_the_function() -> None:
+    """A cell that does not parse or a star import: grading says what happened, not "run first"."""
+    from grader import notebook
+    from grader.rubric import load_rubric
+    from grader.submission import notebook_submission
+
+    rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
+
+    def missing(*cells: str, part: str | None = None) -> list[str]:
+        sub = notebook_submission("nb", [(f"In [{i}]", c) for i, c in enumerate(cells, 1)])
+        return notebook._not_run(rubric, part, sub.modules[0].chunks)
+
+    assert missing() == _functions()
+    assert missing("def head_dim(a, b):\n    return a // b\n", part="scaling") == _functions("scaling")[1:]
+    assert missing("if True:\n    def softmax(x): ...\nsoftmax_with_temperature = softmax\n",
+                   part="softmax")[:2] == ["compare_saturation", "softmax_jacobian"]
+    assert missing("def head_dim(:\n") == []  # the syntax error is the student's message
+    assert missing("from scaling import *") == []
+    assert missing("from grader import notebook\nnotebook.check()") == _functions()
+
+
 # --------------------------------------------------------------------------- real kernels
 
 
@@ -198,6 +219,16 @@ def test_sqrt_d_model_then_fixed_in_one_warm_kernel_and_nothing_left_after_kill(
         page = _Page(first["text/html"])
         assert "sqrt-d-model" in {a["data-mistake"] for a in page.having("data-mistake")}
         assert "27.71" in page.all_text
+        # It passes on points, but the card says "passed, but …" with the mistake before the parts.
+        [root] = [a for a in page.having("data-score") if a["<tag>"] == "div"]
+        [score] = [a for a in page.having("class") if "gc-score" in a["class"].split()]
+        assert "gc-but" in score["class"].split() and float(root["data-score"]) < float(root["data-max-score"])
+        assert "合格。ただし核心の誤り sqrt-d-model があります" in page.all_text
+        [central] = page.having("data-central")
+        assert central["data-mistake"] == "sqrt-d-model"
+        assert page.attrs.index(central) < page.attrs.index(page.having("data-part")[0])
+        plain = first["text/plain"]
+        assert plain.index("sqrt-d-model") < plain.index("scaling\n") and "合格ですが" in plain
         before = _status(client, nb)
         assert before["alive"] and before["checks"] == 1 and before["starts"] == 1
 
@@ -228,6 +259,49 @@ def test_sqrt_d_model_then_fixed_in_one_warm_kernel_and_nothing_left_after_kill(
             time.sleep(0.2)
         assert not _alive(checker), "the checker outlived its kernel"
         assert not _alive(zygote), "the sandbox outlived its kernel"
+
+
+def _functions(*parts: str) -> list[str]:
+    import yaml
+
+    rubric = yaml.safe_load((ROOT / "rubrics" / "chapter07.yaml").read_text(encoding="utf-8"))
+    return [f for p in rubric["parts"] if not parts or p["id"] in parts for f in p.get("functions") or []]
+
+
+def test_check_before_the_function_cells_says_which_to_run_first(tmp_path: Path) -> None:
+    """The check cell run first in a fresh kernel: one instruction listing every function, not
+    an error per test; after the scaling cell only, the functions still missing (and a check of
+    that part grades it); after every cell, the full grade."""
+    client, nb = _executed(tmp_path, "correct")
+    check = nb.cells[-1]
+    with client.setup_kernel():
+        client.execute_cell(check, len(nb.cells) - 1)
+        first = _display(check)
+        page = _Page(first["text/html"])
+        [box] = page.having("data-not-run")
+        assert box["data-not-run"].split(",") == _functions()
+        assert not page.having("data-test") and not page.having("data-score")
+        assert "先に、次の関数を定義しているセルを実行してから" in first["text/plain"]
+        for name in _functions():
+            assert f"{name}()" in first["text/plain"] and f"{name}()" in page.all_text
+        assert "定義されていません" not in first["text/plain"] and "does not define" not in first["text/plain"]
+
+        for cell in [c for c in nb.cells if c.get("id") in ("imports", "scaling-code")]:
+            client.execute_cell(cell, nb.cells.index(cell))
+        client.execute_cell(check, len(nb.cells) - 1)
+        [box] = _Page(_display(check)["text/html"]).having("data-not-run")
+        assert box["data-not-run"].split(",") == _functions("softmax", "variance")
+        # One part whose cells have run is graded as usual.
+        part = _Page(_display(_run(client, nb, "%grader scaling --lang en"))["text/html"])
+        [root] = [a for a in part.having("data-score") if a["<tag>"] == "div"]
+        assert float(root["data-score"]) == float(root["data-max-score"]) > 0
+        assert not part.having("data-not-run")
+
+        _run_all(client, nb)  # every cell, the check cell last
+        done = _Page(_display(check)["text/html"])
+        assert not done.having("data-not-run")
+        [root] = [a for a in done.having("data-score") if a["<tag>"] == "div"]
+        assert float(root["data-score"]) == float(root["data-max-score"]) > 0
 
 
 def test_finished_notebook_passes_every_public_test_in_english(tmp_path: Path) -> None:
@@ -296,14 +370,14 @@ def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
     assert shot.exists(), run.stderr[-2000:]
     pixels = np.asarray(image.imread(str(shot)))
     assert float(pixels[..., :3].std()) > 0.02
-    # The mistake's red bar (#c92a2a) is painted.
-    red = ((np.abs(pixels[..., 0] - 0xC9 / 255) < 0.05) & (np.abs(pixels[..., 1] - 0x2A / 255) < 0.05)
-           & (np.abs(pixels[..., 2] - 0x2A / 255) < 0.05))
-    assert red.sum() > 100
+    # The central mistake's orange bar (#e67700: "passed, but …") is painted.
+    bar = ((np.abs(pixels[..., 0] - 0xE6 / 255) < 0.05) & (np.abs(pixels[..., 1] - 0x77 / 255) < 0.05)
+           & (np.abs(pixels[..., 2] - 0x00 / 255) < 0.05))
+    assert bar.sum() > 100
     dom = _headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri()).stdout
     parsed = _Page(dom)
     assert "sqrt-d-model" in {a["data-mistake"] for a in parsed.having("data-mistake")}
-    assert "27.71" in parsed.all_text and "見つかった間違い" in parsed.all_text
+    assert "27.71" in parsed.all_text and "合格ですが、この章の核心の誤りがあります" in parsed.all_text
 
 
 def test_no_rubric_or_unknown_part_is_a_message_in_the_cell(tmp_path: Path) -> None:

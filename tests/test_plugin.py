@@ -223,3 +223,15 @@ def test_one_session_takes_more_submissions_as_it_runs(tmp_path):
     assert set(_verdicts(got[0]).values()) == {Status.PASSED}
     assert set(_verdicts(got[1]).values()) == {Status.FAILED}
     assert set(_verdicts(got[2]).values()) == {Status.PASSED}  # nothing of "wrong" left over
+
+
+def test_grader_new_names_every_optional_hook(tmp_path) -> None:
+    """The hooks file `grader new` writes lists every optional hook the interface declares."""
+    from grader.hooks import OPTIONAL_HOOKS, AssignmentHooks
+    from grader.scaffold import _HOOKS
+
+    text = _HOOKS.format(name="chapter09")
+    assert [h for h in OPTIONAL_HOOKS if h not in text] == []
+    declared = set(AssignmentHooks.__annotations__) | {
+        n for n in vars(AssignmentHooks) if not n.startswith("_") and callable(vars(AssignmentHooks)[n])}
+    assert declared - {"RECOGNISERS"} == set(OPTIONAL_HOOKS)

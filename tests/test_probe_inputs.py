@@ -12,7 +12,6 @@ import itertools
 import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
@@ -76,15 +75,31 @@ def test_head_layouts_differ_at_every_multihead_probe(config):
         assert diagnosis._ratio(raw[x], raw[y]) is None, (x, y)
 
 
-def test_the_jacobian_forms_differ_from_the_right_one_and_each_other():
-    """each known wrong Jacobian differs from diag(p) − p pᵀ and from every other form at the probe p"""
+def test_the_operator_mixups_differ_from_the_right_one_and_each_other():
+    """each worded mix-up differs from diag(p) − p pᵀ and the other; no fit describes it"""
     p = diagnosis._JACOBIAN_P.double()
     right = torch.diag(p) - torch.outer(p, p)
-    forms = diagnosis._jacobian_forms(diagnosis._JACOBIAN_P)
-    assert any("inner product" in shown for shown, _ in forms)
-    values = [("right", right), *forms]
+    forms = diagnosis._operator_mixups(diagnosis._JACOBIAN_P)
+    assert any("inner product" in shown["en"] for shown, _ in forms)
+    values = [("right", right), *((shown["en"], v) for shown, v in forms)]
     for (a, x), (b, y) in itertools.combinations(values, 2):
         assert not torch.allclose(x, y, rtol=1e-3, atol=1e-4), (a, b)
+    for _, value in forms:
+        assert diagnosis._measured_form(value.numpy(), p.numpy()) is None
+
+
+@pytest.mark.parametrize(("make", "shown"), [
+    (lambda p: torch.diag(p), "p_i on the diagonal and 0 off it"),
+    (lambda p: -torch.outer(p, p), "−p_i² on the diagonal and −p_i p_j off it"),
+    (lambda p: torch.diag(p) + torch.outer(p, p), "p_i + p_i² on the diagonal and p_i p_j off it"),
+    (lambda p: torch.diag(p - p * p), "p_i − p_i² on the diagonal and 0 off it"),
+    (lambda p: 2 * (torch.diag(p) - torch.outer(p, p)), "2 p_i − 2 p_i² on the diagonal and −2 p_i p_j off it"),
+])
+def test_a_wrong_jacobian_is_described_from_its_numbers(make, shown):
+    """the fit reads back what the matrix holds, whatever the form"""
+    p = diagnosis._JACOBIAN_P.double()
+    form = diagnosis._measured_form(make(p).numpy(), p.numpy())
+    assert form is not None and form["en"] == f"a matrix with {shown}"
 
 
 UNSTABLE = {
@@ -119,6 +134,10 @@ EXPECTED = {
     # mutant: (first function named, evidence that must be there)
     "wrong-divisor/isqrt-divisor": ("scale_scores", {"divisor": 6.0, "d_k": 48, "expected_divisor": 6.9282}),
     "jacobian-wrong/inner-product": ("softmax_jacobian", {"form": "inner product"}),
+    "jacobian-wrong/off-diagonal-only": ("softmax_jacobian", {"form": "0 on the diagonal and −p_i p_j off it",
+                                                              "diagonal_entry": 0.0}),
+    "jacobian-wrong/autograd-at-logits": ("softmax_jacobian", {"variant": "measured", "expected_entry": -0.023307}),
+    "softmax-not-normalized/one-plus-sum": ("softmax", {"sums": "0.6259"}),
     "head-split-order/transpose-then-reshape": ("multihead_attention_scores", {"layout": "transpose(1, 2)"}),
     "softmax-overflow/temperature-exp-directly": ("softmax_with_temperature", {"magnitude": 1e4}),
     "softmax-overflow/mean-subtracted": ("softmax", {"magnitude": 1e4}),

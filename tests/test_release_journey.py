@@ -8,6 +8,11 @@ checked from the notebook's own folder as `!grader check` in a cell runs it.
 
 This machine cannot reach PyTorch's CPU index: the README's torch line runs without its
 ``--index-url`` so that pip takes the same pinned CPU wheel from the local wheel folder.
+
+torch and the grader's dependencies are installed once per run, into ``release_venv`` (see
+tests/conftest.py), which the README's venv sees through a ``.pth`` file: its torch line is then
+already satisfied, and its ``pip install .`` installs the release's grader into the README's venv.
+The chapter-8 journey in test_course.py shares it.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
 CODE = ("scaling.py", "softmax.py", "variance.py", "answers.yaml")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.install]
 
 
 def _readme_commands(readme: str) -> list[str]:
@@ -43,8 +48,9 @@ def _readme_commands(readme: str) -> list[str]:
 class Student:
     """A shell in the release folder with the README's venv activated."""
 
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, shared: Path) -> None:
         self.repo = repo
+        self.shared = shared  # the site-packages of the run's release_venv
         self.env = {k: v for k, v in os.environ.items()
                     if k not in ("PYTHONPATH", "VIRTUAL_ENV", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY",
                                  "GITHUB_OUTPUT", "GRADER_LANG", "GRADER_SANDBOX")}
@@ -59,6 +65,8 @@ class Student:
         words = line.split()
         if words[:3] == ["python", "-m", "venv"]:
             done = self.run([sys.executable, *words[1:]])
+            for site in (self.repo / words[3]).glob("lib/python*/site-packages"):
+                (site / "release-venv.pth").write_text(f"{self.shared}\n", encoding="utf-8")
         elif words[:1] == ["."] and words[1].endswith("/activate"):
             venv = (self.repo / words[1]).parent.parent
             self.env["VIRTUAL_ENV"] = str(venv)
@@ -88,13 +96,13 @@ class Student:
 
 
 @pytest.fixture(scope="module")
-def student(tmp_path_factory: pytest.TempPathFactory) -> Student:
+def student(tmp_path_factory: pytest.TempPathFactory, release_venv: Path) -> Student:
     repo = tmp_path_factory.mktemp("journey") / "student-repo"
     built = subprocess.run([sys.executable, "-m", "grader", "release", str(repo),
                             "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
                            capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr
-    me = Student(repo)
+    me = Student(repo, release_venv)
     # what was handed out, to put the folder back between states
     shutil.copytree(repo / "exercises" / "chapter07", repo.parent / "handed-out")
     readme = (repo / "README.md").read_text(encoding="utf-8")

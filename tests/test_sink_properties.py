@@ -186,3 +186,20 @@ def test_each_sink_function(s):
     assert page.bad == []
     capped = sinks.cap(s * 100, 500)
     assert len(capped.encode("utf-8", "surrogatepass")) <= 500
+
+
+@SETTINGS
+@given(HOSTILE, st.integers(min_value=0, max_value=10**9))
+def test_a_student_name_as_a_zip_folder_holds_nothing_invisible(name, participant):
+    """Moodle feedback-zip folders (and every name :func:`sinks.file_name` makes) from any name:
+    one component, no control, DEL, C1, bidi or zero-width character, within the length cap,
+    and still mapped to the participant as Moodle's zip importer splits it."""
+    from grader.gradebook import moodle_folder
+
+    for made in (sinks.file_name(name), moodle_folder(name, str(participant))):
+        assert not re.search("[\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069"
+                             "\ud800-\udfff\ufeff\ufffe\uffff/\\\\]", made), ascii(made)
+        assert made not in (".", "..")
+    assert len(sinks.file_name(name).encode("utf-8")) <= sinks.NAME_MAX
+    info = moodle_folder(name, str(participant)).split("_", 4)
+    assert info[1] == str(participant) and (info[2], info[3]) == ("assignsubmission", "file")

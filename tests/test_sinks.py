@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
@@ -91,16 +92,83 @@ def test_markdown_renders_as_the_same_text():
     assert sinks.markdown("日本語") == "日本語"
 
 
+#: Markup a student could try in a message, one case per construct Markdown (CommonMark and
+#: GitHub's extensions) reads: emphasis, code, links, images, definitions, footnotes, tags,
+#: entities, autolinks, math, strikethrough, and every block marker at the start of a line.
+MARKUP = [
+    "*em* **strong** _u_ __uu__ ***both***", "`code` ``two``", "[a](https://evil.example) [b][c] [d]",
+    "![img](x.png)", "[x]: https://evil.example", "[^1] and [^1]: note", "<b>x</b> <!-- c -->",
+    "<https://evil.example>", "&amp; &#x41; &copy;", "http://evil.example www.evil.example",
+    "mail me@evil.example", "$x^2$ and $$y$$", "~~gone~~ ~one~", "# heading", "## two", "> quote",
+    "- item", "+ item", "* item", "1. first", "12) twelfth", "---", "___", "***", "=== ", "```py",
+    "~~~", "    indented code", "| cell | break |", "\\*not em\\*", "ends with \\", ":smile: :+1:",
+    "- [ ] task", "a\\\\*b*", "_leading", "trailing_", "snake_case_name", "[1, 3]: x",
+]
+
+
+def test_markdown_output_renders_to_the_text_in_every_place_the_writers_put_it():
+    """Each string rendered as a table cell, a list item, bold text, a quote and a paragraph
+    shows exactly its own text, with no element of its own; a definition made in one item
+    links nothing in another."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    for s in MARKUP + HOSTILE:
+        cell = sinks.markdown(s)
+        want = sinks.visible(s).replace("\r", " ").replace("\n", " ").strip(" \t")
+        for doc, wrapper in [
+            (f"| a | b |\n| --- | --- |\n| {cell} | z |\n", ["table", "thead", "tr", "th", "th", "tbody",
+                                                           "tr", "td", "td"]),
+            (f"- {cell}\n", ["ul", "li"]),
+            (f"- **id** {cell}\n", ["ul", "li", "strong"]),
+            (f"> {cell}\n", ["blockquote", "p"]),
+            (f"{cell}\n", ["p"]),
+        ]:
+            page = md.render(doc)
+            p = _Collect()
+            p.feed(page)
+            p.close()
+            assert p.tags == wrapper, (s, cell, page)
+            # The student's text: the first data cell, or what follows the bold id, or all.
+            text = "".join(x for where, x in p.placed if ("td" not in wrapper or where == ("td", 1))
+                           and "th" not in where and "strong" not in where).replace("\n", "")
+            assert text.strip() == want.strip(), (s, cell, page)
+        # GitHub also links bare URLs and www. names (an extension markdown-it does not run):
+        assert not re.search(r"(?<!\\)://|(?i:www)\.|(?<!\\)@", cell), cell
+    doc = f"- {sinks.markdown('[x]: https://evil.example')}\n- {sinks.markdown('see [x]')}\n"
+    assert "<a" not in md.render(doc)
+
+
+def test_markdown_leaves_ordinary_text_readable_raw():
+    """Messages read in an editor or a terminal: no backslash where Markdown needs none."""
+    for s in ["multihead_attention_scores(float32[1, 3])", "scaling_factor(768, 12) uses 27.71 = √768",
+              "ONE head: 768 / 12 = 64, so divide by √64 = 8.", "max abs error 4.85e-08; allowed there 2.86e-10",
+              "returned (1, 1, 4, 4); expected (4, 4)", "softmax(x, dim=-1) at 12:30 - ok?",
+              "スコアを 27.71 = √768 で割っています。", "d_k = 64 {'d_k': 16.0} \"quoted\" 'single' 50%",
+              "test_softmax.py::test_rows_sum_to_one[float32-3]"]:
+        assert sinks.markdown(s) == s
+
+
 class _Collect(HTMLParser):
     def __init__(self):
         super().__init__()
         self.tags, self.text = [], []
+        self.placed: list[tuple[tuple, str]] = []  # (innermost tag, its count), data
+        self._open: list[str] = []
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
+        self._open.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self._open:
+            del self._open[len(self._open) - 1 - self._open[::-1].index(tag):]
 
     def handle_data(self, data):
         self.text.append(data)
+        inner = self._open[-1] if self._open else ""
+        self.placed.append(((inner, self.tags.count(inner)) if inner in ("td", "th") else
+                            tuple(self._open), data))
 
 
 def test_html_text_has_no_tags_and_reads_back():

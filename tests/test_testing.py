@@ -327,3 +327,58 @@ def test_exported_members():
         "dataclass", "field",
     }
     assert set(testing.__all__) == public
+
+
+def _float64_scores(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(2, 3, 32, generator=g, dtype=torch.float64), torch.randn(2, 6, 32, generator=g, dtype=torch.float64)
+    return q @ k.transpose(-2, -1), q @ k.transpose(-2, -1) / math.sqrt(32)
+
+
+def test_a_float32_constant_at_float64_precision_passes_with_a_note():
+    from grader.messages import translate
+
+    raw, want = _float64_scores()
+    got = (raw * torch.rsqrt(torch.tensor(32.0))).numpy()  # 1/√32 rounded to float32
+    tol = testing.tolerance(torch.float64, float(want.abs().max()))
+    assert not np.allclose(got, want.numpy(), rtol=tol["rtol"], atol=tol["atol"])  # the plain check fails
+    testing.take_notes()
+    testing.assert_close(got, want, **tol, dtype="float64", what="attention_scores(q, k)")
+    (note,) = testing.take_notes()
+    assert note.startswith("attention_scores(q, k) agrees with the float64 result only to a relative ")
+    assert "float32" in note and translate(note, "ja") != note and "float32 に丸められています" in translate(note, "ja")
+    assert testing.take_notes() == []  # taken once
+
+
+@pytest.mark.parametrize("how", ["float32-arithmetic", "factor-1e-5", "one-entry-off"])
+def test_float64_precision_still_refuses_anything_but_one_rounded_constant(how):
+    raw, want = _float64_scores(1)
+    if how == "float32-arithmetic":  # computed in float32 and cast back: errors differ per entry
+        g = torch.Generator().manual_seed(1)
+        q, k = torch.randn(2, 3, 32, generator=g, dtype=torch.float64), torch.randn(2, 6, 32, generator=g, dtype=torch.float64)
+        got = ((q.float() @ k.float().transpose(-2, -1)) / math.sqrt(32)).double().numpy()
+    elif how == "factor-1e-5":
+        got = (want * (1 + 1e-5)).numpy()
+    else:
+        got = want.clone().numpy()
+        got[0, 0, 0] *= 1 + 1e-7
+    tol = testing.tolerance(torch.float64, float(want.abs().max()))
+    testing.take_notes()
+    with pytest.raises(testing.Mismatch):
+        testing.assert_close(got, want, **tol, dtype="float64", what="attention_scores(q, k)")
+    assert testing.take_notes() == []
+
+
+def test_a_float32_test_gains_no_constant_allowance():
+    want = torch.ones(4, dtype=torch.float64)
+    with pytest.raises(testing.Mismatch):
+        testing.assert_close((want * (1 + 5e-5)).numpy(), want, rtol=2e-5, atol=0.0)
+    assert testing.take_notes() == []
+
+
+@pytest.mark.parametrize(("value", "number"), [
+    (16, 16.0), (16.0, 16.0), (np.array(16.0), 16.0), (np.array([16], dtype=np.int64), 16.0),
+    (True, None), ("16", None), (None, None), (np.zeros(2), None), ([16], None),
+])
+def test_number_value_compares_numbers_by_value(value, number):
+    assert testing.number_value(value) == number

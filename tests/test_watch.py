@@ -135,3 +135,62 @@ def test_watch_refuses_report_files(tmp_path: Path) -> None:
     )
     assert run.returncode == 2
     assert "--watch" in run.stderr and not (tmp_path / "r.yaml").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_watch_on_a_terminal_shows_a_hostile_file_name_as_text(tmp_path: Path) -> None:
+    """A file saved under a name made of terminal escapes, bidi overrides and rich markup is
+    printed by ``--watch`` on a real (pseudo-)terminal as visible escapes, never acted on."""
+    work = tmp_path / "my_work"
+    shutil.copytree(EXAMPLES / "correct", work)
+    master, slave = os.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("GRADER_LANG", "NO_COLOR")}
+    env.update(TERM="xterm-256color", COLUMNS="400", FORCE_COLOR="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader", "check", "--watch", str(work), "--lang", "en",
+         "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
+        stdin=slave, stdout=slave, stderr=slave, env=env, cwd=tmp_path, start_new_session=True,
+    )
+    os.close(slave)
+    os.set_blocking(master, False)
+    seen = b""
+
+    def wait_for(needle: bytes, start: int = 0, timeout: float = 300) -> int:
+        nonlocal seen
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                chunk = os.read(master, 65536)
+            except BlockingIOError:
+                chunk = b""
+            except OSError:  # the terminal closed: the watcher has ended
+                break
+            seen += chunk
+            at = seen.find(needle, start)
+            if at >= 0:
+                return at
+            if not chunk:
+                time.sleep(0.1)
+        raise AssertionError(f"{needle!r} never appeared; output so far:\n{seen[-3000:]!r}")
+
+    # an OSC title change + a bell, a cursor move, rich markup, a right-to-left override
+    hostile = "x\x1b]0;pwned\x07\x1b[2J[bold red]boom[blink]\u202etxt.py"
+    try:
+        first = wait_for(b"Watching")
+        (work / hostile).write_text("VALUE = 1\n", encoding="utf-8")
+        at = wait_for(b"saved: checked again", first)
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C on the terminal
+        try:
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            os.close(master)
+    line = seen[seen.rfind(b"\n", 0, at) + 1:at].decode("utf-8", "replace")
+    # the name shows as text: escapes made visible, markup literal, no override
+    assert "x\\x1b]0;pwned\\x07\\x1b[2J[bold red]boom[blink]\\u202etxt.py" in line, line
+    # and nothing of it reached the terminal raw (rich's own colour codes are ESC [ ... m only)
+    assert b"\x1b]" not in seen and b"\x07" not in seen and b"\x1b[2J" not in seen
+    assert "\u202e".encode() not in seen
+    assert b"pwned" in seen  # (the control: the name was printed)

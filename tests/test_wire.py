@@ -402,3 +402,61 @@ def test_frame_reader_asks_for_what_the_frame_still_lacks_within_bounds():
     assert reader.wanted() == wire.READ_MIN  # 100 bytes missing: never less than the minimum
     (frame,) = reader.feed(big[-100:])
     assert wire.decode(frame["v"]).nbytes == 3 * 1024 * 1024
+
+
+def test_mappings_and_sequences_cross_as_plain_dicts_and_lists():
+    from collections import OrderedDict, defaultdict, deque, namedtuple
+
+    import torch
+
+    row = namedtuple("row", "d_k variance")
+    assert through(OrderedDict(d_k=16, rows=(1, 2))) == {"d_k": 16, "rows": [1, 2]}
+    assert type(through(defaultdict(int, a=1))) is dict
+    assert through(row(16, 15.9)) == [16, 15.9] and through(torch.Size([1, 1, 4, 4])) == [1, 1, 4, 4]
+    assert through(range(3)) == [0, 1, 2] and through(deque([1.5])) == [1.5]
+    assert isinstance(through("abc"), str) and isinstance(through(b"abc"), wire.Opaque)
+    with pytest.raises(wire.WireError):
+        wire.encode(range(wire.MAX_ITEMS + 1))
+    with pytest.raises(wire.WireError):
+        wire.encode(OrderedDict({1: 2}))
+
+
+def test_a_students_mapping_becomes_plain_data_inside_the_sandbox():
+    """The conversion runs where the student's code runs: only items come back, nothing live."""
+    import sys
+    import textwrap
+
+    from grader.sandbox.worker import LimitsView, Worker
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the rlimits worker forks; this check is for POSIX")
+    code = textwrap.dedent('''
+        from collections import OrderedDict
+        from collections.abc import Mapping
+
+        class Rows(Mapping):  # a Mapping that is no dict, claiming to equal everything
+            def __init__(self): self.d = {"d_k": 16.0, "std": 4.0}
+            def __getitem__(self, k): return self.d[k]
+            def __iter__(self): return iter(self.d)
+            def __len__(self): return 2
+            def __eq__(self, other): return True
+
+        class Broken(dict):
+            def items(self): raise RuntimeError("no items")
+
+        def table(): return (OrderedDict(d_k=16, variance=15.8), Rows())
+        def broken(): return Broken(a=1)
+    ''')
+    limits = LimitsView(per_call_s=60, per_submission_s=300, memory_mb=1024, cpu_s=60, file_size_mb=16,
+                        scratch_mb=32, output_kb=16, processes=1)
+    module = {"name": "a", "filename": "a.py", "chunks": [{"code": code, "label": "a.py", "first_line": 1}]}
+    with Worker(level="rlimits", limits=limits) as worker:
+        session = worker.open({"kind": "folder", "modules": [module]}, limits)
+        try:
+            rows = session.call("a", "table", [], {})
+            broken = session.call("a", "broken", [], {})
+        finally:
+            session.close()
+    assert type(rows) is list and [type(r) for r in rows] == [dict, dict]
+    assert rows == [{"d_k": 16, "variance": 15.8}, {"d_k": 16.0, "std": 4.0}]
+    assert isinstance(broken, wire.Opaque) and "RuntimeError" in broken.type_name

@@ -20,11 +20,14 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader.errors import UsageError
 from grader.report.model import GradeReport
 from grader.report.redact import redact
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 #: format -> file name suffix when a report is written next to others (batch, release CI)
 SUFFIXES = {
@@ -61,7 +64,7 @@ def _writer(fmt: str) -> Callable[[GradeReport, Any, str], str]:
     raise UsageError(f"unknown report format {fmt!r}; use one of {', '.join(SUFFIXES)}")
 
 
-def render(report: GradeReport, fmt: str, *, rubric: Any = None, lang: str = "en",
+def render(report: GradeReport, fmt: str, *, rubric: Rubric | None = None, lang: str = "en",
            audience: str = "student") -> str:
     """``report`` in format ``fmt``, after redaction for ``audience``.
 
@@ -86,7 +89,7 @@ def render(report: GradeReport, fmt: str, *, rubric: Any = None, lang: str = "en
     return writer(redact(report, options, audience, quiz_parts=quiz_parts(rubric)), options, lang)
 
 
-def quiz_parts(rubric: Any) -> frozenset[str]:
+def quiz_parts(rubric: Rubric | None) -> frozenset[str]:
     """The parts graded from the answers file: their tests' ``expected`` is the answer key."""
     from grader.submission import ANSWERS_FILE
 

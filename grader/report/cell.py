@@ -20,11 +20,14 @@ from __future__ import annotations
 import copy
 import io
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from grader.report import _text
 from grader.report.model import GradeReport, Status
 from grader.report.redact import redact
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 
 def only_part(report: GradeReport, part: str) -> GradeReport:
@@ -89,6 +92,8 @@ def render_html(report: GradeReport, opts: Any = None, lang: str = "en", *, part
         status_word=lambda s: _text.pick(_text.STATUS_WORDS[s], langs),
         num=_text.num,
         failing=[t for t in shown.tests if t.status != Status.PASSED],
+        central=_text.passed_but(shown),
+        verdict=_text.verdict(shown, langs),
         passed_line=_passed_line(shown, langs),
         hidden_line=_hidden_line(hidden, part, langs),
         level_text=level_text,
@@ -120,7 +125,7 @@ def render_text(report: GradeReport, opts: Any = None, lang: str = "en", *, part
     return "\n".join(lines) + "\n"
 
 
-def render_views(report: GradeReport, rubric: Any, *, lang: str | None = None, part: str | None = None,
+def render_views(report: GradeReport, rubric: Rubric, *, lang: str | None = None, part: str | None = None,
                  hidden: Mapping[str, int] | None = None, cells: int | None = None,
                  formats: tuple[str, ...] = ("html", "text")) -> dict[str, str]:
     """``{"html": ..., "text": ...}`` (those of ``formats``) for one check."""
@@ -140,6 +145,23 @@ def render_views(report: GradeReport, rubric: Any, *, lang: str | None = None, p
     if "text" in formats:
         out["text"] = render_text(report, opts, lang, part=part, hidden=hidden, cells=cells)
     return out
+
+
+def render_not_run(functions: list[str], lang: str = "en") -> dict[str, str]:
+    """The check cell run before the cells that define ``functions``: what to run first."""
+    from grader import sinks
+
+    langs = [lang]
+    head = _text.pick(_text.LABELS["not_run"], langs)
+    how = _text.pick(_text.LABELS["not_run_how"], langs)
+    names = [f"{f}()" for f in functions]
+    text = "\n".join([head, *(f"  - {n}" for n in names), how]) + "\n"
+    items = "".join(f"<li><code>{sinks.html(n)}</code></li>" for n in names)
+    html = (f'<div class="grader-check" lang="{sinks.html(lang)}" data-not-run="{sinks.html(",".join(functions))}" '
+            'style="border:1px solid #dee2e6;border-left:4px solid #e67700;border-radius:6px;'
+            'padding:.6rem 1rem;max-width:60rem;background:#fff4e6;color:#212529">'
+            f"<p><strong>{sinks.html(head)}</strong></p><ul>{items}</ul><p>{sinks.html(how)}</p></div>")
+    return {"html": html, "text": text}
 
 
 # --------------------------------------------------------------------------- watch mode

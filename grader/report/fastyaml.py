@@ -163,7 +163,7 @@ def _lines(s: str, ind: str, out: list[str]) -> None:
     out.append("".join(f"{ind}{line}\n" if line else "\n" for line in lines))
 
 
-def _map(d: dict, lead: str, ind: str, out: list[str]) -> None:
+def _map(d: dict[Any, Any], lead: str, ind: str, out: list[str]) -> None:
     """A non-empty mapping; ``lead`` starts its first line, ``ind`` the others."""
     child = ind + "  "
     for k, v in d.items():
@@ -176,7 +176,7 @@ def _map(d: dict, lead: str, ind: str, out: list[str]) -> None:
         lead = ind
 
 
-def _seq(items: list, lead: str, ind: str, out: list[str]) -> None:
+def _seq(items: list[Any], lead: str, ind: str, out: list[str]) -> None:
     """A non-empty sequence; ``lead`` starts its first line, ``ind`` the others."""
     child = ind + "  "
     for v in items:

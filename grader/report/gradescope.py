@@ -58,6 +58,8 @@ def results(report: GradeReport, opts: Any = None, lang: str = "en") -> dict[str
             "visibility": "visible",
         })
     summary = [f"**{_text.label('score', langs)}: {_text.num(report.score)} / {_text.num(report.max_score)}**"]
+    if _text.passed_but(report):  # passed, but with the central mistake (listed first below)
+        summary[0] += f" ({_text.verdict(report, langs, '`')})"
     for p in report.parts:
         if p.max_score:
             summary.append(f"- {_text.pick(p.title, langs) or p.id}: {_text.num(p.score)} / {_text.num(p.max_score)}")

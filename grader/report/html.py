@@ -52,5 +52,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any
         say=lambda text: _text.sentence(text, langs),
         num=_text.num,
         verdict=_text.verdict(report, langs),
+        central=_text.passed_but(report),
         images=images,
+        adjustments=_text.adjustment_lines(report, langs),
     )

@@ -40,7 +40,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
         f"## {L('report')}: {_cell(report.assignment)} — {_cell(report.submission)}",
         "",
         f"**{L('score')}: {_text.num(report.score)} / {_text.num(report.max_score)}** "
-        f"({_text.verdict(report, langs)}; {L('pass_mark')} {_text.num(report.pass_mark)}%)",
+        f"({_text.verdict(report, langs, '`')}; {L('pass_mark')} {_text.num(report.pass_mark)}%)",
         "",
         f"| {L('part')} | {L('score')} |",
         "| --- | ---: |",
@@ -48,7 +48,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
     for p in report.parts:
         if p.max_score:
             out.append(f"| {_cell(_text.pick(p.title, langs) or p.id)} | {_text.num(p.score)} / {_text.num(p.max_score)} |")
-    out[4:4] = ["> " + " / ".join(dict.fromkeys(_outcome(report, opts, x) for x in langs)), ""]
+    out[4:4] = ["> " + ("⚠️ " if _text.passed_but(report) else "") + " / ".join(dict.fromkeys(_outcome(report, opts, x) for x in langs)), ""]
     if report.mistakes:
         out += ["", f"### {L('mistakes')}", ""]
         for m in report.mistakes:
@@ -69,6 +69,8 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
             for line in _text.each(t.feedback, langs):
                 out.append(f"  - {_cell(line)}")
         out += ["", "</details>"]
+    if report.adjustment:
+        out += ["", f"### {L('adjustments')}", ""] + [f"- {_cell(x)}" for x in _text.adjustment_lines(report, langs)]
     if report.notes:
         out += ["", f"### {L('notes')}", ""] + [f"- {_cell(_text.sentence(n, langs))}" for n in report.notes]
     out += ["", f"<sub>{L('sandbox')}: {_cell(report.sandbox.get('level', '?'))} · {L('seed')} {report.seed}</sub>", ""]
@@ -83,6 +85,12 @@ _BELOW = {
     "en": "The check ran, but did not pass: {score} of {max} points, below the pass mark of {mark}%.",
     "ja": "チェックは実行しましたが、合格していません：{max} 点中 {score} 点で、合格点 {mark}% 未満です。",
 }
+_BUT = {
+    "en": "The check ran and passed on points ({score} of {max}, pass mark {mark}%), but the code has the"
+          " chapter's central mistake: {mistake}",
+    "ja": "チェックを実行し、点数では合格しました（{max} 点中 {score} 点、合格点 {mark}%）。ただし、この章の"
+          "核心の誤りがあります: {mistake}",
+}
 _JOB_FAILS = {
     "en": " This job fails until the pass mark is reached.",
     "ja": "合格点に届くまで、このジョブは失敗と表示されます。",
@@ -91,9 +99,12 @@ _JOB_FAILS = {
 
 def _outcome(report: GradeReport, opts: Any, lang: str) -> str:
     """One plain sentence: the check ran; passed or not; whether that fails the job."""
-    words = (_RAN if report.passed else _BELOW).get(lang, _RAN["en"] if report.passed else _BELOW["en"])
+    but = _text.passed_but(report)
+    table = _BUT if but else _RAN if report.passed else _BELOW
+    words = table.get(lang, table["en"])
+    mistake = " ".join(f"**{_cell(m.id)}** {_cell(_text.pick(m.message, [lang]))}" for m in but)
     text = words.format(score=_text.num(report.score), max=_text.num(report.max_score),
-                        mark=_text.num(report.pass_mark))
+                        mark=_text.num(report.pass_mark), mistake=mistake)
     if not report.passed and getattr(opts, "fail_below_pass_mark", False):
         text += _JOB_FAILS.get(lang, _JOB_FAILS["en"])
     return text
@@ -140,7 +151,8 @@ ANNOTATIONS_PER_STEP = 10
 
 def annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
                 locate: Locator | None = None, limit: int = ANNOTATIONS_PER_STEP) -> list[str]:
-    """``::error`` workflow commands: one per student function with failing tests, at its ``def``.
+    """``::error`` workflow commands: one per student function with failing tests, at its ``def``;
+    first, when the report passed with the rubric's central mistake, a ``::warning`` for it.
 
     Functions are ranked by the points their failing tests lost (ties: file order), and only
     the first ``limit`` get an ``::error``, since GitHub drops the rest of a step's; when some
@@ -180,15 +192,28 @@ def annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
         g = group(t.part, function, t.file, t.line, said)
         g.lost += max(0.0, t.max_score - t.score)
         g.messages.append(_text.pick(t.feedback, langs) or _text.title_of(t, langs))
+    but = _text.passed_but(report)
+    warnings = []
     for m in report.mistakes:
         # A mistake may name several functions ("double, double_all"):
         # the annotation goes on the first.
         function = (m.function or "").split(",")[0].strip() or None
+        if m in but:  # passed, but with the central mistake: a ::warning of its own, never lost
+            found = locate(m.part, function, None, "") if locate is not None else None
+            where = []
+            where_file = found[0] if found else m.file
+            if where_file:
+                where.append(f"file={_prop(where_file)}")
+                if found and len(found) > 1 and found[1]:
+                    where.append(f"line={found[1]}")
+            where.append(f"title={_prop(_text.verdict(report, langs))}")
+            warnings.append(f"::warning {','.join(where)}::{_data(f'[{m.id}] ' + _text.pick(m.message, langs))}")
+            continue
         g = group(m.part, function, m.file, None)
         g.messages.insert(g.mistakes, f"[{m.id}] {_text.pick(m.message, langs)}")
         g.mistakes += 1
     ranked = sorted(groups.values(), key=lambda g: (-g.lost, g.order))
-    commands = []
+    commands = warnings
     for g in ranked[:limit]:
         where = []
         if g.file:

@@ -70,9 +70,14 @@ class Mistake:
     function: str | None = None
     file: str | None = None
     partial_credit: float = 0.0
+    #: the rubric marks it the chapter's central mistake (``central: true``): a passing
+    #: submission with it is shown as "passed, but …", this mistake first
+    central: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        if not self.central:  # written only when true: reports without it read as before
+            del d["central"]
         return {k: v for k, v in d.items() if v not in (None,)}
 
 
@@ -119,6 +124,9 @@ class GradeReport:
     student: dict[str, Any] = field(default_factory=dict)
     #: the rubric's late policy as applied: score_before, score, rule; optional
     late: dict[str, Any] = field(default_factory=dict)
+    #: hand adjustments from the batch's ledger (grader.ledger.apply): automatic_score, score,
+    #: delta, entries; optional
+    adjustment: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -151,6 +159,8 @@ class GradeReport:
             d["student"] = self.student
         if self.late:
             d["late"] = self.late
+        if self.adjustment:
+            d["adjustment"] = self.adjustment
         return d
 
     @classmethod
@@ -185,4 +195,5 @@ class GradeReport:
             plots=dict(d.get("plots") or {}),
             student=dict(d.get("student") or {}),
             late=dict(d.get("late") or {}),
+            adjustment=dict(d.get("adjustment") or {}),
         )

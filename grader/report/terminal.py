@@ -15,7 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.messages import translate
-from grader.report.model import GradeReport, Status
+from grader.report import _text
+from grader.report.model import GradeReport, Mistake, Status
 from grader.sinks import terminal as _safe
 
 MARKS = {
@@ -26,20 +27,11 @@ MARKS = {
     Status.SKIPPED: ("-", "dim"),
 }
 
-WORDS = {
-    "en": {
-        "score": "Score", "part": "Part", "mistakes": "What went wrong", "errors": "Problems while grading",
-        "sandbox": "Sandbox", "weak": "Warning", "passed": "passed", "below": "below the pass mark",
-        "notes": "Notes", "output": "Your code printed", "tests": "tests",
-        "submission": "submission", "mistake_ids": "mistakes", "seed": "seed",
-    },
-    "ja": {
-        "score": "得点", "part": "課題", "mistakes": "見つかった間違い", "errors": "採点中の問題",
-        "sandbox": "サンドボックス", "weak": "警告", "passed": "合格", "below": "合格点未満",
-        "notes": "補足", "output": "コードの出力", "tests": "テスト",
-        "submission": "提出物", "mistake_ids": "間違い", "seed": "シード",
-    },
-}
+#: The terminal's words, from the one table the report writers share (grader.report._text.LABELS).
+_TERMINAL_WORDS = ("score", "part", "mistakes", "errors", "sandbox", "weak", "passed", "below", "notes", "output",
+                   "tests", "submission", "mistake_ids", "seed")
+WORDS = {lang: {key: _text.LABELS[key][lang].lower() if key == "tests" else _text.LABELS[key][lang]
+                for key in _TERMINAL_WORDS} for lang in ("en", "ja")}
 
 
 def _fmt(x: float) -> str:
@@ -51,6 +43,10 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
     w = WORDS[lang]
     if report.sandbox.get("warning"):
         console.print(Text(f"{w['weak']}: {_safe(translate(report.sandbox['warning'], lang))}", style="yellow"))
+    but = _text.passed_but(report)
+    if but:  # a passing score with the chapter's central mistake: that mistake before anything else
+        console.print(Panel(Group(*(_mistake_line(m, lang, "bold yellow") for m in but)),
+                            title=_text.label("central_title", [lang]), border_style="yellow"))
     current = None
     for t in report.tests:
         if t.part != current:
@@ -66,16 +62,19 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
         if verbose:
             console.print(Text(f"      {_safe(t.id)}", style="dim"))
 
-    if report.mistakes:
-        body = []
-        for m in report.mistakes:
-            body.append(Text.assemble((f"[{_safe(m.id)}] ", "bold red"), _safe(m.message.get(lang, ""))))
+    rest = [m for m in report.mistakes if m not in but]
+    if rest:
+        body = [_mistake_line(m, lang, "bold red") for m in rest]
         console.print()
         console.print(Panel(Group(*body), title=w["mistakes"], border_style="red"))
 
     if report.errors:
         console.print(Panel(Text(_safe("\n".join(translate(e, lang) for e in report.errors))), title=w["errors"],
                             border_style="magenta"))
+    if report.adjustment:
+
+        console.print(Panel(Text(_safe("\n".join(_text.adjustment_lines(report, [lang])))),
+                            title=_text.label("adjustments", [lang]), border_style="cyan"))
     if report.notes:
         console.print(Panel(Text(_safe("\n".join(translate(n, lang) for n in report.notes))), title=w["notes"],
                             border_style="blue"))
@@ -90,12 +89,17 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
             continue
         style = "green" if p.score == p.max_score else ("red" if p.score == 0 else "yellow")
         table.add_row(Text(_safe(p.title.get(lang) or p.id)), Text(f"{_fmt(p.score)} / {_fmt(p.max_score)}", style=style))
-    verdict = w["passed"] if report.passed else w["below"]
-    table.add_row(Text(w["score"], style="bold"), Text(f"{_fmt(report.score)} / {_fmt(report.max_score)}  ({verdict})", style="bold"))
+    verdict = _text.verdict(report, [lang]) if but else (w["passed"] if report.passed else w["below"])
+    table.add_row(Text(w["score"], style="bold"), Text(f"{_fmt(report.score)} / {_fmt(report.max_score)}  ({_safe(verdict)})",
+                                                       style="bold yellow" if but else "bold"))
     console.print()
     console.print(table)
     level = report.sandbox.get("level", "?")
     console.print(Text(f"{w['sandbox']}: {_safe(level)} · {w['seed']} {report.seed} · {report.duration_s:.2f} s", style="dim"))
+
+
+def _mistake_line(m: Mistake, lang: str, style: str) -> Text:
+    return Text.assemble((f"[{_safe(m.id)}] ", style), _safe(m.message.get(lang, "")))
 
 
 def show_many(reports: Sequence[GradeReport], console: Console, lang: str = "en") -> None:

@@ -75,6 +75,16 @@ def find_bwrap() -> str | None:
         return None
 
 
+def worker_python() -> str:
+    """The interpreter of an rlimits or subprocess worker: ``$GRADER_WORKER_PYTHON`` or this one.
+
+    Run as root, those levels hand student code to the unprivileged user ``nobody``, who must
+    be able to read Python and its packages; where this interpreter lives in a private folder,
+    point the variable at one every user can read, with the same torch and numpy.
+    """
+    return os.environ.get("GRADER_WORKER_PYTHON") or sys.executable
+
+
 def _python_roots() -> list[str]:
     """Folders the interpreter and its packages live in (bound read-only)."""
     roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), sys.prefix}
@@ -281,5 +291,5 @@ def launch(level: str, scratch_mb: int, hide: tuple[str, ...] | list[str] = ()) 
     if os.name == "nt":  # Windows needs these to start Python at all; its temp folder is named so
         env.update({k: v for k, v in os.environ.items() if k.upper() in ("SYSTEMROOT", "PATH")})
         env.update({"TEMP": scratch, "TMP": scratch, "USERPROFILE": scratch})
-    argv = [sys.executable, "-I", str(ZYGOTE)]
+    argv = [worker_python(), "-I", str(ZYGOTE)]
     return Launch(argv=argv, env=env, level=level, scratch=scratch, cleanup=[scratch])

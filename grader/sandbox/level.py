@@ -12,8 +12,10 @@ level chosen that way is still refused where weak levels are (``grader batch`` w
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from pathlib import Path
 
-from grader.errors import UsageError
+from grader.errors import SandboxRefused, UsageError
 from grader.sandbox import backends
 
 LEVELS = ("namespaces", "rlimits", "subprocess")
@@ -90,3 +92,38 @@ def weak_warning(level: str) -> str:
         return f"{why}: {_WEAK['subprocess']}"
     ok, why = backends.namespaces_available()
     return f"weak sandbox (rlimits only): {why}" if not ok else "sandbox weakened on request: rlimits only"
+
+
+def _user() -> str:
+    try:
+        import pwd
+
+        return f"{pwd.getpwuid(os.geteuid()).pw_name}, uid {os.geteuid()}"
+    except (ImportError, KeyError, AttributeError):
+        import getpass
+
+        return getpass.getuser()
+
+
+def require_other_user(level: str, secrets: Sequence[Path]) -> None:
+    """Fail closed: refuse to run students' code at a weak ``level`` as a user who can read ``secrets``.
+
+    Outside namespaces student code runs as the grader's own user, unless that user is root
+    (then the worker hands it to ``nobody``, or refuses to start). A non-root instructor
+    grading with hidden suites or a reference solution would hand those, the course files
+    and the grader's own package folder (writable: code run later by the trusted side) to
+    every submission.
+
+    Raises:
+        SandboxRefused: ``level`` is not ``namespaces``, the grader is not root, and it can read
+            one of ``secrets`` (it must, to grade with them).
+    """
+    if level == "namespaces" or (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return
+    readable = [str(p) for p in secrets if os.access(p, os.R_OK)]
+    if readable:
+        raise SandboxRefused(
+            f"refusing to grade at the {level} level: student code would run as your user ({_user()}), "
+            f"which can read {readable[0]}. Make the namespace sandbox work (install bubblewrap and allow "
+            "user namespaces), or grade as root so that student code runs as the unprivileged user nobody"
+        )

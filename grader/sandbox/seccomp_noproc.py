@@ -31,6 +31,7 @@ import ctypes
 import errno
 import platform
 import struct
+from typing import Any
 
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
@@ -104,7 +105,10 @@ def machine() -> str:
 def build_filter(arch: str) -> list[tuple[int, int, int, int]]:
     """The BPF program for ``arch`` as (code, jt, jf, k) instructions."""
     nr = NR[arch]
-    errno_ret = lambda e: _stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (e & 0xFFFF))  # noqa: E731
+
+    def errno_ret(e: int) -> tuple[int, int, int, int]:
+        return _stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (e & 0xFFFF))
+
     prog: list[tuple[int, int, int, int]] = [
         _stmt(BPF_LD | BPF_W | BPF_ABS, OFF_ARCH),
         _jump(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH[arch], 1, 0),
@@ -133,10 +137,10 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-_PREPARED: dict = {}
+_PREPARED: dict[str, Any] = {}
 
 
-def prepare() -> dict:
+def prepare() -> dict[str, Any]:
     """Build the program and load libc once (the zygote calls this, so each child only installs).
 
     Returns ``{"arch", "libc", "buf", "fprog"}``, or ``{"reason": ...}`` where no filter can be had.
@@ -159,7 +163,7 @@ def prepare() -> dict:
     return _PREPARED
 
 
-def install() -> dict:
+def install() -> dict[str, Any]:
     """Install the filter on the calling thread (call it before starting any thread).
 
     Returns:

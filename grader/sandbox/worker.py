@@ -36,7 +36,7 @@ from typing import Any
 
 from grader import wire
 from grader.limits import Limits
-from grader.errors import SandboxError, WorkerCrashed, WorkerTimeout
+from grader.errors import SandboxError, SandboxRefused, WorkerCrashed, WorkerTimeout
 from grader.sandbox import backends
 
 READY_TIMEOUT_S = 120.0
@@ -242,6 +242,9 @@ class Worker:
             text = self._output.take() if self._output else ""
             self.stop()
             raise WorkerCrashed(f"the {self.level} worker did not start: {text.strip()[-2000:]}")
+        if ready.get("refused"):
+            self.stop()
+            raise refusal(self.level, str(ready["refused"]))
         self.info = ready
         self.started_s = time.monotonic() - t0
         return self
@@ -535,6 +538,17 @@ class Worker:
         wire.write_frame(self._fds["req"], message)
 
 
+def refusal(level: str, why: str) -> SandboxRefused:
+    """Why grading stops before any student code runs: the worker is root outside namespaces
+    and cannot become an unprivileged user (``why``, as the zygote said it)."""
+    return SandboxRefused(
+        f"refusing to grade at the {level} level: student code would run as root, and {why}. Install "
+        "Python, torch and the grader where every user can read them (a system Python, not one inside "
+        "a private home folder, or point GRADER_WORKER_PYTHON at such an interpreter with the same "
+        "torch), or make the namespace sandbox work (bubblewrap with user namespaces)"
+    )
+
+
 def _children(pid: int) -> list[int]:
     """The children of ``pid`` (Linux /proc; empty elsewhere)."""
     out: list[int] = []
@@ -665,33 +679,8 @@ class SubmissionSession:
             WorkerCrashed: the child died during the call.
             grader.testing.StudentRaised: the function raised; the exception is described.
         """
-        from grader.testing import StudentRaised  # the suites' own exception type
-
-        mod = self.module_for(part)
-        if mod is None:
-            raise StudentUnavailable(f"no {part}.py in the submission", f"{part}.py", 0)
-        err = self.load_error(part)
-        if err is not None:
-            raise StudentUnavailable(
-                f"{err.get('file') or mod['filename']}, line {err.get('line', 0)}: "
-                f"{err.get('type')}: {err.get('message')}",
-                str(err.get("file") or mod["filename"]), int(err.get("line") or 0),
-            )
-        key = (part, func)
-        stuck = self.stuck.get(key)
-        if stuck is not None:
-            raise type(stuck)(str(stuck))  # the same message, without a second wait
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise StudentTimeout(f"the submission used up its {self.limits.per_submission_s:g} s")
-        if not self.open_child:
-            restarted = time.monotonic()
-            self._spawn()  # only after a hang or a crash: not charged to the submission
-            self._excuse(time.monotonic() - restarted)
-            if not self.open_child:
-                raise WorkerCrashed(self.events[-1] if self.events else "the worker could not start")
-            left = self.deadline - time.monotonic()
-        timeout = min(self.limits.per_call_s, left)
+        mod = self._callable(part, func)
+        timeout = self._time_for_call()
         self.calls += 1
         began = time.monotonic()
         try:
@@ -702,26 +691,70 @@ class SubmissionSession:
                 timeout,
             )
         except StudentTimeout:
-            self.open_child = False
-            self._collect_output()
-            per_call = timeout >= self.limits.per_call_s
-            what = "per-call" if per_call else "per-submission"
-            msg = f"{func}() did not return within the {what} limit of {timeout:.3g} s; it was stopped"
-            self.events.append(msg)
-            if per_call:  # it hung by itself, not because the submission's time ran out
-                self.stuck[key] = StudentTimeout(msg)
-                self._excuse(time.monotonic() - began)
-            raise StudentTimeout(msg) from None
+            raise self._timed_out(part, func, timeout, began) from None
         except WorkerCrashed as exc:
-            self.open_child = False
-            self._collect_output()
-            msg = f"during {func}(): {exc}"
-            self.events.append(msg)
+            raise self._crashed(part, func, exc, began) from None
+        return self._answer(reply, func, mod, echo_args)
+
+    def _callable(self, part: str, func: str) -> dict[str, Any]:
+        """The module to call ``func`` in; raises at once what a call could only repeat."""
+        mod = self.module_for(part)
+        if mod is None:
+            raise StudentUnavailable(f"no {part}.py in the submission", f"{part}.py", 0)
+        err = self.load_error(part)
+        if err is not None:
+            raise StudentUnavailable(
+                f"{err.get('file') or mod['filename']}, line {err.get('line', 0)}: "
+                f"{err.get('type')}: {err.get('message')}",
+                str(err.get("file") or mod["filename"]), int(err.get("line") or 0),
+            )
+        stuck = self.stuck.get((part, func))
+        if stuck is not None:
+            raise type(stuck)(str(stuck))  # the same message, without a second wait
+        return mod
+
+    def _time_for_call(self) -> float:
+        """Seconds the next call may take; a child is started again first if the last one died."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise StudentTimeout(f"the submission used up its {self.limits.per_submission_s:g} s")
+        if not self.open_child:
+            restarted = time.monotonic()
+            self._spawn()  # only after a hang or a crash: not charged to the submission
+            self._excuse(time.monotonic() - restarted)
+            if not self.open_child:
+                raise WorkerCrashed(self.events[-1] if self.events else "the worker could not start")
+            left = self.deadline - time.monotonic()
+        return min(self.limits.per_call_s, left)
+
+    def _timed_out(self, part: str, func: str, timeout: float, began: float) -> StudentTimeout:
+        self.open_child = False
+        self._collect_output()
+        per_call = timeout >= self.limits.per_call_s
+        what = "per-call" if per_call else "per-submission"
+        msg = f"{func}() did not return within the {what} limit of {timeout:.3g} s; it was stopped"
+        self.events.append(msg)
+        if per_call:  # it hung by itself, not because the submission's time ran out
+            self.stuck[(part, func)] = StudentTimeout(msg)
             self._excuse(time.monotonic() - began)
-            self.crashes[key] = self.crashes.get(key, 0) + 1
-            if self.crashes[key] >= CRASHES_PER_FUNCTION:
-                self.stuck[key] = WorkerCrashed(msg)
-            raise WorkerCrashed(msg) from None
+        return StudentTimeout(msg)
+
+    def _crashed(self, part: str, func: str, exc: WorkerCrashed, began: float) -> WorkerCrashed:
+        self.open_child = False
+        self._collect_output()
+        msg = f"during {func}(): {exc}"
+        self.events.append(msg)
+        self._excuse(time.monotonic() - began)
+        key = (part, func)
+        self.crashes[key] = self.crashes.get(key, 0) + 1
+        if self.crashes[key] >= CRASHES_PER_FUNCTION:
+            self.stuck[key] = WorkerCrashed(msg)
+        return WorkerCrashed(msg)
+
+    def _answer(self, reply: dict[str, Any], func: str, mod: dict[str, Any], echo_args: bool) -> Any:
+        """The call's value (and arguments), or the student's exception raised on this side."""
+        from grader.testing import StudentRaised  # the suites' own exception type
+
         if reply.get("ok") is True:
             try:
                 value = wire.decode(reply.get("value"))
@@ -954,6 +987,10 @@ class SpawnWorker(Worker):
             text = spare.output.take()
             spare.finish("start")
             raise WorkerCrashed(f"the subprocess worker did not start: {text.strip()[-2000:]}")
+        if (spare.ready or {}).get("refused"):
+            why = str((spare.ready or {})["refused"])
+            self.stop()
+            raise refusal(self.level, why)
         return spare
 
     def _new_process(self) -> _Spawned:

@@ -135,7 +135,8 @@ class _Child:
             # Root's files (the reference, the hidden suites, the rubric, results) are closed
             # to an ordinary user; dropping capabilities alone would still leave the owner's
             # rights. So student code runs as the unprivileged user the zygote chose (first:
-            # switching users needs the capability that is dropped next).
+            # switching users needs the capability that is dropped next). Where that user
+            # cannot be had, no student code runs at all: _become raises.
             in_force["user"] = _become(self.cfg.get("run_as"))
             in_force["capabilities"] = _drop_capabilities()
         processes = int(lim.get("processes") or 0)
@@ -380,14 +381,15 @@ def _unprivileged(scratch: str) -> list | str | None:
     folder is handed to that user, so the submission can still write its files there.
 
     Returns why not (a str) when that user could not import Python itself (an interpreter
-    inside a root-only folder): a correct submission must not fail on ``import fractions``.
+    inside a root-only folder: a correct submission must not fail on ``import fractions``) or
+    the scratch folder could not be handed over. The trusted side then refuses to grade, and
+    a child never runs student code as root (:func:`_become` raises).
     """
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None
     closed = [f for f in _python_folders() if not _public(f)]
     if closed:
-        return ("not changed: an unprivileged user could not read Python's own files in "
-                f"{closed[0]} (install Python where every user can read it)")
+        return f"the unprivileged user nobody cannot read Python's own files in {closed[0]}"
     try:
         import pwd
 
@@ -395,19 +397,25 @@ def _unprivileged(scratch: str) -> list | str | None:
         uid, gid, name = entry.pw_uid, entry.pw_gid, "nobody"
     except (ImportError, KeyError):
         uid, gid, name = 65534, 65534, "uid 65534"
-    for folder in (scratch, os.path.join(scratch, "submission")):
-        os.makedirs(folder, exist_ok=True)
-        os.chown(folder, uid, gid)
-        os.chmod(folder, 0o700)
+    try:
+        for folder in (scratch, os.path.join(scratch, "submission")):
+            os.makedirs(folder, exist_ok=True)
+            os.chown(folder, uid, gid)
+            os.chmod(folder, 0o700)
+    except OSError as exc:
+        return f"the scratch folder could not be handed to the unprivileged user nobody ({exc})"
     return [uid, gid, name]
 
 
-def _become(run_as: list | None) -> str:
-    """Switch this child to ``run_as`` for good (groups, gid, then uid); what it became."""
-    if isinstance(run_as, str):
-        return run_as
-    if not run_as:
-        return "not changed (no unprivileged user found)"
+def _become(run_as: list | str | None) -> str:
+    """Switch this child to ``run_as`` for good (groups, gid, then uid); what it became.
+
+    Raises:
+        PermissionError: ``run_as`` says why no unprivileged user can be had; this process
+            (root) must not run student code.
+    """
+    if not isinstance(run_as, list):
+        raise PermissionError(f"refusing to run student code as root: {run_as or 'no unprivileged user'}")
     uid, gid, name = run_as
     os.setgroups([])
     os.setresgid(gid, gid, gid)
@@ -715,8 +723,30 @@ def _warm_up(torch, more: bool = False) -> None:  # noqa: ANN001
 
 def main() -> None:
     cfg = json.loads(sys.argv[1])
+    _start(cfg)
+    torch = _import_and_warm(cfg)
+    if not cfg.get("pid1"):  # (after the imports: it checks their folders)
+        cfg["run_as"] = _unprivileged(cfg["scratch"])
+    cfg["vmsize_kb"] = _vmsize_kb()
+    cfg["cpu_spent_s"] = _cpu_seconds() if cfg["spawned"] else 0.0
+    can_fork = hasattr(os, "fork") and not cfg["spawned"]
+    wire.write_frame(cfg["ctl_out"], {
+        "op": "ready",
+        "vmsize_kb": cfg["vmsize_kb"],
+        "pid": os.getpid(),
+        "python": sys.version.split()[0],
+        "torch": getattr(torch, "__version__", None),
+        "fork": can_fork,
+        # root outside namespaces and no unprivileged user to become: the trusted side refuses
+        "refused": cfg["run_as"] if isinstance(cfg.get("run_as"), str) else None,
+    })
+    _serve(cfg, can_fork)
+
+
+def _start(cfg: dict) -> None:
+    """Signals, process flags and the scratch folder, before anything is imported."""
     sys.dont_write_bytecode = True  # -I ignores PYTHONDONTWRITEBYTECODE
-    spawned = bool(cfg.get("spawned"))
+    cfg["spawned"] = spawned = bool(cfg.get("spawned"))
     if spawned:
         _own_stdio(cfg)
     for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2"):
@@ -732,6 +762,10 @@ def main() -> None:
     if cfg.get("pid1") and os.path.isdir("/dev/shm"):
         wipe.append("/dev/shm")  # the sandbox's own small tmpfs
     cfg["wipe"] = cfg.get("wipe") or wipe
+
+
+def _import_and_warm(cfg: dict):  # noqa: ANN202 - torch, or None where it is not installed
+    """Import numpy and torch once (every child inherits them), warm torch, freeze the heap."""
     # Importing torch makes ~10^6 objects and almost no garbage: the collector's passes over
     # them cost ~15 % of the import. It is off until everything is imported and frozen.
     gc.disable()
@@ -751,7 +785,7 @@ def main() -> None:
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            if not spawned:  # nothing is forked from a spawned process: no one to share it with
+            if not cfg["spawned"]:  # nothing is forked from a spawned process: no one to share it with
                 _warm_up(torch, more=bool(cfg.get("warm_more")))
         except Exception:  # noqa: BLE001 - a warm-up that fails costs speed, never a grade
             pass
@@ -769,19 +803,11 @@ def main() -> None:
     # almost nothing (imports leave next to no garbage). Frozen objects are never traversed.
     gc.freeze()
     gc.enable()  # (the children inherit it on: a student's cycles are collected as usual)
-    if not cfg.get("pid1"):  # (after the imports: it checks their folders)
-        cfg["run_as"] = _unprivileged(cfg["scratch"])
-    cfg["vmsize_kb"] = _vmsize_kb()
-    cfg["cpu_spent_s"] = _cpu_seconds() if spawned else 0.0
-    can_fork = hasattr(os, "fork") and not spawned
-    wire.write_frame(cfg["ctl_out"], {
-        "op": "ready",
-        "vmsize_kb": cfg["vmsize_kb"],
-        "pid": os.getpid(),
-        "python": sys.version.split()[0],
-        "torch": getattr(torch, "__version__", None),
-        "fork": can_fork,
-    })
+    return torch
+
+
+def _serve(cfg: dict, can_fork: bool) -> None:
+    """Answer the trusted side's control frames: a child per ``open``, until ``exit`` or EOF."""
     generation = 0
     while True:
         try:
@@ -798,7 +824,7 @@ def main() -> None:
         if op != "open":
             continue  # e.g. a kill that arrived after its child had already ended
         generation += 1
-        if not spawned:  # (a spawned process serves one submission: nothing came before it)
+        if not cfg["spawned"]:  # (a spawned process serves one submission: nothing came before it)
             wire.drain(cfg["req"])  # anything written for an earlier child is not for this one
         limits = msg.get("limits") or {}
         if not can_fork:

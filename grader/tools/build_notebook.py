@@ -24,10 +24,13 @@ import argparse
 import ast
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import nbformat
 from nbformat import NotebookNode
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 ANSWERS_MARKER = "# answers.yaml"
 
@@ -132,7 +135,7 @@ def render(nb: NotebookNode) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def for_rubric(rubric: Any) -> tuple[Path, str] | None:
+def for_rubric(rubric: Rubric) -> tuple[Path, str] | None:
     """The notebook file of ``rubric``'s assignment and its text as built now (None: no notebook)."""
     from grader.assignment import assignment_of
 
@@ -140,7 +143,7 @@ def for_rubric(rubric: Any) -> tuple[Path, str] | None:
     if not rubric.plugin.notebook:
         return None
     folder = Path(rubric.exercises)
-    intro = str(getattr(a.hooks.module, "NOTEBOOK_INTRO", "") or f"# {rubric.title.ja}\n# {rubric.title.en}\n")
+    intro = a.hooks.notebook_intro or f"# {rubric.title.ja}\n# {rubric.title.en}\n"
     quiz = folder / a.quiz_file if a.quiz_file else None
     return folder / rubric.plugin.notebook, render(build(folder, quiz, tuple(p.id for p in a.code_parts), intro))
 

@@ -29,7 +29,6 @@ from grader.probing import Probe as _Probe
 from grader.probing import Raised as _Raised
 from grader.probing import arr as _arr
 from grader.probing import close as _close
-from grader.probing import gen as _gen
 from grader.probing import hardcoded as _hardcoded
 from grader.probing import num as _num
 from grader.probing import pick as _pick
@@ -37,6 +36,8 @@ from grader.probing import randn as _randn
 from grader.probing import ratio as _ratio
 from grader.probing import same as _same
 from grader.probing import show as _show
+from grader.probing import UNRECOGNISED as _UNRECOGNISED
+from grader.probing import _NotImplemented, _Unavailable
 from grader.probing import unrecognised as _unrecognised
 from grader.testing import describe_call
 
@@ -419,6 +420,32 @@ def _max_prob_divisor(scores: np.ndarray, m: float) -> float | None:
     return math.exp((lo + hi) / 2)
 
 
+def _via_softmax(p: _Probe, func: str, cases: list[tuple[torch.Tensor, int]],
+                 got: list[tuple[float | None, float | None]]) -> list[Finding] | None:
+    """The student's own softmax's mistake, when ``func`` returned the maxima of that softmax.
+
+    compare_saturation is wrong only because the softmax it calls is: the values it returned
+    are max(softmax(s)) and max(softmax(s / √d_k)) of the student's softmax, which has a
+    named mistake. That id is then named for both (the report lists compare_saturation beside
+    softmax), not "unrecognised". None when the values are not the softmax's or it is right.
+    """
+    try:
+        for (scores, d_k), (u, s) in zip(cases, got):
+            mine = (_arr(p("softmax", scores)), _arr(p("softmax", scores / math.sqrt(d_k))))
+            if u is None or s is None or any(m is None or m.size == 0 for m in mine):
+                return None
+            assert mine[0] is not None and mine[1] is not None
+            if not (math.isclose(u, float(mine[0].max()), rel_tol=1e-4, abs_tol=1e-9)
+                    and math.isclose(s, float(mine[1].max()), rel_tol=1e-4, abs_tol=1e-9)):
+                return None
+        found = [f for f in _softmax(p) if f.id != _UNRECOGNISED]
+    except (_Raised, _NotImplemented, _Unavailable):  # no softmax of the student's to blame
+        return None
+    if not found:
+        return None
+    return [Finding(f.id, func, {**f.evidence, "via": "softmax"}) for f in found]
+
+
 def _compare_saturation(p: _Probe) -> list[Finding]:
     func = "compare_saturation"
     cases = [(torch.tensor([12.0, 9.0, 6.0, 3.0]), 64), (torch.tensor([2.0, 7.0, 4.0, -1.0, 5.0]), 16)]
@@ -445,6 +472,9 @@ def _compare_saturation(p: _Probe) -> list[Finding]:
         nonfinite = sum(1 for v in (u, s) if v is None or not math.isfinite(v))
         return [Finding("softmax-overflow", func, {"call": describe_call(func, big, d_k=64), "magnitude": 1000.0,
                                                    "nonfinite": nonfinite, "total": 2})]
+    inherited = _via_softmax(p, func, cases, got)
+    if inherited is not None:
+        return inherited
     # An unnormalised exp(x - max) has maximum exactly 1 for every input: a known form, so
     # it is checked before "the same value whatever the input".
     for (u, s), call in zip(got, calls):
@@ -468,42 +498,86 @@ def _compare_saturation(p: _Probe) -> list[Finding]:
     return _pick(found) or _unrecognised(func, call=calls[0])
 
 
-def _jacobian_forms(prob: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
-    """The known wrong Jacobians of a probability vector, as (how it is shown, value)."""
+#: Wrong Jacobians that no a·p_i + b·p_i² / c·p_i p_j describes, worded by what went wrong
+#: (an operator taken for another); any other wrong Jacobian is described by measurement.
+def _operator_mixups(prob: torch.Tensor) -> list[tuple[dict[str, str], torch.Tensor]]:
     pd = prob.double()
-    diag, outer = torch.diag(pd), torch.outer(pd, pd)
+    diag = torch.diag(pd)
     return [
-        ("diag(p)", diag), ("p pᵀ − diag(p)", outer - diag), ("diag(p) + p pᵀ", diag + outer),
-        ("−p pᵀ", -outer), ("diag(p − p²)", torch.diag(pd - pd * pd)), ("p pᵀ", outer),
-        # p @ p of a 1-D p (also p @ p.T) is the inner product p·p, a number, not p pᵀ.
-        ("diag(p) − p·p (the inner product, a number, instead of the outer product p pᵀ)",
-         diag - pd @ pd),
-        ("diag(p) − p ⊙ p (p² subtracted from every row instead of p pᵀ)", diag - pd * pd),
+        ({"en": "diag(p) − p·p (the inner product, a number, instead of the outer product p pᵀ)",
+          "ja": "diag(p) − p·p（外積 p pᵀ ではなく、数である内積）"}, diag - pd @ pd),
+        ({"en": "diag(p) − p ⊙ p (p² subtracted from every row instead of p pᵀ)",
+          "ja": "diag(p) − p ⊙ p（p pᵀ ではなく p² を各行から引いたもの）"}, diag - pd * pd),
     ]
+
+
+def _term(c: float, term: str) -> str:
+    if abs(c - 1) < 1e-3:
+        return term
+    if abs(c + 1) < 1e-3:
+        return f"−{term}"
+    return f"{c:.3g} {term}".replace("-", "−")
+
+
+def _sum_of(terms: list[str]) -> str:
+    out = " + ".join(t for t in terms if t).replace("+ −", "− ")
+    return out or "0"
+
+
+def _measured_form(o: np.ndarray, prob: np.ndarray) -> dict[str, str] | None:
+    """The student's Jacobian described from its own numbers: a·p_i + b·p_i² on the diagonal,
+    c·p_i p_j off it; None when either part is no such combination."""
+    n = prob.size
+    d = np.diag(o)
+    basis = np.stack([prob, prob * prob], axis=1)
+    (a, b), *_ = np.linalg.lstsq(basis, d, rcond=None)
+    a, b = (0.0 if abs(v) < 1e-3 else float(v) for v in (a, b))
+    off = ~np.eye(n, dtype=bool)
+    outer = np.outer(prob, prob)[off]
+    c = float(np.dot(o[off], outer) / np.dot(outer, outer))
+    c = 0.0 if abs(c) < 1e-3 else c
+    scale = max(float(np.abs(o).max()), 1e-12)
+    if (np.abs(basis @ np.array([a, b]) - d).max() > 1e-4 * scale
+            or np.abs(c * outer - o[off]).max() > 1e-4 * scale):
+        return None
+    diag_text = _sum_of([_term(a, "p_i") if a else "", _term(b, "p_i²") if b else ""])
+    off_text = _term(c, "p_i p_j") if c else "0"
+    return {"en": f"a matrix with {diag_text} on the diagonal and {off_text} off it",
+            "ja": f"対角成分が {diag_text}、非対角成分が {off_text} の行列"}
 
 
 _JACOBIAN_P = torch.softmax(torch.tensor([1.0, 0.2, -0.5, 2.0]), 0)
 
 
 def _jacobian(p: _Probe) -> list[Finding]:
+    """Any wrong (n, n) Jacobian is jacobian-wrong: what it holds is measured from its numbers."""
     func = "softmax_jacobian"
     prob = _JACOBIAN_P
     out = p(func, prob)
     want = p.expect("softmax", func, prob)
     if _close(out, want):
         return []
-    forms = _jacobian_forms(prob)
     o = _arr(out)
     call = describe_call(func, prob)
-    for shown, value in forms:
-        if _close(out, value.numpy()):
-            assert o is not None
-            return [Finding("jacobian-wrong", func, {"call": call, "form": shown, "entry": round(float(o[0, 1]), 6),
-                                                     "expected_entry": round(float(want[0, 1]), 6),
-                                                     "row_sum": round(float(o[0].sum()), 6)})]
+    n = prob.numel()
     p2 = torch.softmax(torch.tensor([0.1, 1.5, -1.0, 0.4]), 0)
     hard = _hardcoded(func, call, out, describe_call(func, p2), p(func, p2))
-    return [hard] if hard else _unrecognised(func, call=call, returned=_show(out))
+    if hard:
+        return [hard]
+    if o is None or o.shape != (n, n) or not np.all(np.isfinite(o)):
+        return _unrecognised(func, call=call, returned=_show(out))
+    form = next((shown for shown, value in _operator_mixups(prob) if _close(out, value.numpy())), None)
+    form = form or _measured_form(o.astype(np.float64), prob.double().numpy())
+    ev: dict[str, Any] = {"call": call, "entry": round(float(o[0, 1]), 6),
+                          "expected_entry": round(float(want[0, 1]), 6),
+                          "diagonal_entry": round(float(o[0, 0]), 6),
+                          "expected_diagonal_entry": round(float(want[0, 0]), 6),
+                          "row_sum": round(float(o[0].sum()), 6) + 0.0}  # never "-0"
+    if form is None:
+        ev["variant"] = "measured"
+    else:
+        ev["form"] = form
+    return [Finding("jacobian-wrong", func, ev)]
 
 
 def _attention(p: _Probe) -> list[Finding]:

@@ -24,6 +24,7 @@ from grader.plotting import figure as _figure
 from grader.plotting import png as _png
 from grader.plotting import series as _series
 from grader.plotting import style as _style
+from grader.sinks import PLOT_ITEMS
 
 D_K = 64
 DIMS = [1, 4, 16, 64, 256, 1024]
@@ -38,7 +39,7 @@ def _floats(value: Any) -> list[float] | None:
         arr = np.asarray(value, dtype=float).reshape(-1)
     except (TypeError, ValueError):
         return None
-    if arr.size == 0:
+    if arr.size == 0 or arr.size > PLOT_ITEMS:  # (more than any plot draws: never turned into a list)
         return None
     return [float(x) if math.isfinite(float(x)) else float("nan") for x in arr]
 

@@ -432,14 +432,6 @@ def expected_values(reference: Any) -> dict[str, Any]:
                      for qid, spec in key.items()]}
 
 
-def warm_up() -> None:
-    """Operations chapter 8's students use, run once before the sandbox forks."""
-    s = torch.randn(4, 4)
-    torch.ones(4, 4, dtype=torch.bool).tril()
-    s.masked_fill(torch.ones(4, 4, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
-    F.scaled_dot_product_attention(s[None], s[None], s[None], is_causal=True)
-
-
 # --------------------------------------------------------------------------- notebook, README
 
 #: The mistake the student README names as an example of what ``grader check`` recognises.

@@ -1,0 +1,144 @@
+"""The worker side of ``grader batch --cluster``: a Dask worker plugin and the shard task.
+
+Imported on every Dask worker (it needs ``distributed``); the client side is :mod:`grader.cluster`.
+:class:`GraderPlugin` starts one :mod:`grader._batchworker` per worker thread from ``setup``,
+which Dask runs on the worker's main thread: the processes' parent-death signal follows the
+thread that started them, and a task thread ends when Dask likes. No ``multiprocessing`` here:
+under a nanny the worker is a daemonic process, which may not have ``multiprocessing`` children.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import select
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from distributed.diagnostics.plugin import WorkerPlugin
+
+from grader.errors import GraderError, UsageError
+from grader.pool import _cpus_for, _Proc
+
+PLUGIN = "grader"
+
+
+
+class GraderPlugin(WorkerPlugin):
+    """Owns one warm grading process per Dask worker thread, for one (rubric, seed, level).
+
+    Registered under one name, so a second batch on a long-lived cluster replaces the first
+    one's processes (Dask tears the old plugin down) instead of reusing its seed or rubric.
+    """
+
+    name = PLUGIN
+
+    def __init__(self, rubric_file: str, fingerprint: str, seed: int, allow_weak: bool) -> None:
+        self.rubric_file, self.fingerprint, self.seed, self.allow_weak = rubric_file, fingerprint, seed, allow_weak
+        self.key = (fingerprint, seed)
+
+    def setup(self, worker: Any) -> None:
+        """On the worker's main thread: choose the sandbox, check the rubric, start the processes."""
+        from grader.rubric import load_rubric, rubric_fingerprint
+        from grader.sandbox.level import choose_level
+
+        self.worker = worker
+        self.host = socket.gethostname()
+        self.free: queue.Queue[_Proc] = queue.Queue()
+        self.procs: list[_Proc] = []
+        self.refused = ""
+        self.level, self.warning = "", ""
+        self.started = 0
+        self.lock = threading.Lock()
+        self.logs = Path(worker.local_directory) / "grader-logs"
+        try:
+            self.level, self.warning = choose_level(allow_weak=self.allow_weak)
+            rubric = load_rubric(self.rubric_file)
+            if rubric_fingerprint(rubric, ("public", "hidden")) != self.fingerprint:
+                raise UsageError(f"the rubric or its suites at {self.rubric_file} differ from the client's; "
+                                 "give every node the same course folder")
+        except (GraderError, OSError) as exc:
+            self.refused = str(exc)
+            return
+        self.silence_s = float(rubric.limits.per_submission_s) + 30.0
+        self.key = (self.fingerprint, self.seed, self.level)
+        self.config = {"op": "config", "rubric": self.rubric_file, "seed": self.seed, "level": self.level,
+                       "warning": self.warning, "parent": os.getpid()}
+        n = max(1, int(worker.state.nthreads))
+        for proc in _Proc.start_group(self.config, _cpus_for(n), n, self.logs):
+            self._add(proc)
+
+    def _add(self, proc: _Proc) -> None:
+        self.started += 1
+        self.procs.append(proc)
+        self.free.put(proc)
+
+    def respawn(self) -> None:
+        """Replace a lost process; run on the worker's event loop (its main thread), never a task's."""
+        n = max(1, int(self.worker.state.nthreads))
+        if self.started >= 3 * n + 5:
+            self.refused = "its grading processes keep stopping (see grader-logs in the worker's folder)"
+            return
+        self._add(_Proc({**self.config, "cpu": None}, self.logs / f"worker-{self.started}.log"))
+
+    def teardown(self, worker: Any) -> None:
+        for proc in getattr(self, "procs", []):
+            proc.stop(grace=2.0)
+
+    def grade(self, proc: _Proc, items: list[dict[str, Any]]) -> tuple[dict[int, list[Any]], bool]:
+        """One ``grade`` message to ``proc``; (index -> [report, error], whether ``proc`` is still usable)."""
+        got: dict[int, list[Any]] = {}
+        if not proc.send({"op": "grade", "seed": self.seed, "items": items}):
+            return got, False
+        fd = proc.stdout.fileno()
+        while True:
+            ready, _, _ = select.select([fd], [], [], self.silence_s)
+            if not ready:  # silent longer than a submission may take: hung
+                return got, False
+            messages = proc.read_lines()
+            if messages is None:
+                return got, False
+            for msg in messages:
+                op = msg.get("op")
+                if op in ("hello", "ready"):
+                    proc.pid = proc.pid or msg.get("pid")
+                elif op == "report":
+                    got[int(msg["index"])] = [msg.get("report"), str(msg.get("error") or "")]
+                elif op == "chunk_done":
+                    return got, True
+                elif op == "fatal":
+                    raise GraderError(f"a grading worker on {self.host} stopped: {msg.get('message')}")
+
+
+def grade_shard(key: tuple[str, int], items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cluster's task: grade ``items`` on this worker's warm process; plain data back."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    plugin = worker.plugins.get(PLUGIN)
+    host = socket.gethostname()
+    if not isinstance(plugin, GraderPlugin) or (plugin.fingerprint, plugin.seed) != tuple(key):
+        return {"host": host, "refused": "it holds another batch's grading processes (another rubric or seed)"}
+    if plugin.refused:
+        return {"host": host, "refused": plugin.refused}
+    waited = time.monotonic()
+    proc = plugin.free.get()
+    started = time.monotonic()
+    usable = False
+    try:
+        got, usable = plugin.grade(proc, items)
+    finally:
+        if usable:
+            plugin.free.put(proc)
+        else:
+            proc.stop(grace=2.0)
+            with plugin.lock:
+                if proc in plugin.procs:
+                    plugin.procs.remove(proc)
+            worker.loop.add_callback(plugin.respawn)
+    lost = [int(it["index"]) for it in items if int(it["index"]) not in got]
+    return {"host": host, "level": plugin.level, "reports": got, "lost": lost,
+            "wait_s": started - waited, "grade_s": time.monotonic() - started}

@@ -1,0 +1,182 @@
+"""``grader adjust`` and ``grader ledger``: hand adjustments of a finished batch's scores.
+
+An adjustment is an entry appended to the batch's ledger (:mod:`grader.ledger`); then every
+view is computed again from the reports and the ledger: the report files of that submission,
+``gradebook.csv`` (its rows patched in place, so entries that were never graded keep their
+rows) and the LMS gradebooks the folder already holds.
+
+Example::
+
+    adjust(Path("out"), rubric, "alice", points=2.0, reason="regrade request #4", by="tanaka")
+    undo(Path("out"), rubric, "alice", 1, reason="entered twice")
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grader import ledger
+from grader.errors import UsageError
+from grader.gradebook import BOM, GRADEBOOK_FIXED, cell, export_gradebooks
+from grader.outdir import _FastLoader, write_report_files
+from grader.report.files import write_atomic
+from grader.report.model import GradeReport
+
+__all__ = ["adjust", "confirm", "refresh", "refresh_gradebooks", "undo"]
+
+
+def _reports(outdir: Path) -> dict[str, Path]:
+    folder = outdir / "reports"
+    if not folder.is_dir():
+        raise UsageError(f"{outdir}: no batch output here (no reports folder); pass the --out folder of grader batch")
+    return {p.name[: -len(".yaml")]: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_FastLoader)  # noqa: S506 - a safe loader
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: cannot read it (not a report); check that the path is readable")
+    return data
+
+
+def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
+    """The report ``student`` names: a submission's name, else an LMS student id."""
+    reports = _reports(outdir)
+    if student in reports:
+        return student, _load(reports[student])
+    hits = []
+    for name, path in reports.items():
+        data = _load(path)
+        if str((data.get("student") or {}).get("id", "")) == student or data.get("submission") == student:
+            hits.append((name, data))
+    if not hits:
+        raise UsageError(f"{outdir}: no report for {student} (looked for a submission or a student id of that "
+                         f"name); the reports are in {outdir / 'reports'}")
+    if len(hits) > 1:
+        raise UsageError(f"{outdir}: {student} matches {len(hits)} reports ({', '.join(h[0] for h in hits)}); "
+                         "name the submission instead")
+    return hits[0]
+
+
+def adjust(outdir: Path, rubric: Any, student: str, *, part: str | None = None, points: float | None = None,
+           set_to: float | None = None, reason: str, by: str = "", lang: str = "en") -> ledger.Entry:
+    """Append one adjustment (``points`` or ``set_to``, of ``part`` or the total) and refresh."""
+    if (points is None) == (set_to is None):
+        raise UsageError("give one of --points, --set, --undo or --confirm")
+    if not reason.strip():
+        raise UsageError("--reason is required: say why the score changes")
+    ledger.read(outdir)  # a broken chain is refused before anything else
+    name, data = find(outdir, student)
+    data = ledger.apply(data, [], rubric)  # the automatic report
+    against = ledger.automatic_of(data, part)
+    if against is None:
+        parts = ", ".join(p["id"] for p in data.get("parts", []))
+        raise UsageError(f"{outdir}: {student} has no part {part}; its parts are {parts}")
+    entry = ledger.append(outdir, op="adjust", submission=name, student=str((data.get("student") or {}).get("id", "")),
+                          part=part, points=points, set=set_to, reason=reason, by=by, against=against)
+    refresh(outdir, rubric, lang, only={name})
+    return entry
+
+
+def _target(outdir: Path, rubric: Any, student: str, n: int, what: str) -> tuple[str, dict[str, Any]]:
+    entries = ledger.read(outdir)
+    name, data = find(outdir, student)
+    standing = {e.n for e in ledger.for_submission(entries, name)}
+    if n not in standing:
+        raise UsageError(f"{outdir}: no adjustment {n} of {student} to {what}; see grader ledger {outdir}")
+    return name, data
+
+
+def undo(outdir: Path, rubric: Any, student: str, n: int, *, reason: str, by: str = "",
+         lang: str = "en") -> ledger.Entry:
+    """Append an entry taking back adjustment ``n`` (it stays in the ledger) and refresh."""
+    if not reason.strip():
+        raise UsageError("--reason is required: say why the score changes")
+    name, data = _target(outdir, rubric, student, n, "undo")
+    entry = ledger.append(outdir, op="undo", submission=name, student=str((data.get("student") or {}).get("id", "")),
+                          target=n, reason=reason, by=by)
+    refresh(outdir, rubric, lang, only={name})
+    return entry
+
+
+def confirm(outdir: Path, rubric: Any, student: str, n: int, *, reason: str, by: str = "",
+            lang: str = "en") -> ledger.Entry:
+    """Append an entry saying adjustment ``n`` holds against the automatic score as it is now."""
+    if not reason.strip():
+        raise UsageError("--reason is required: say why the score changes")
+    name, data = _target(outdir, rubric, student, n, "confirm")
+    entries = ledger.read(outdir)
+    adjusted = next(e for e in entries if e.n == n)
+    against = ledger.automatic_of(ledger.apply(data, [], rubric), adjusted.part)
+    entry = ledger.append(outdir, op="confirm", submission=name,
+                          student=str((data.get("student") or {}).get("id", "")), target=n, reason=reason, by=by,
+                          against=against)
+    refresh(outdir, rubric, lang, only={name})
+    return entry
+
+
+def refresh(outdir: Path, rubric: Any, lang: str, *, only: set[str] | None = None) -> list[str]:
+    """Every view again from the reports and the ledger; returns the submissions whose report changed."""
+    entries = ledger.read(outdir)
+    changed: dict[str, GradeReport] = {}
+    for name, path in _reports(outdir).items():
+        if only is not None and name not in only:
+            continue
+        data = _load(path)
+        now = ledger.apply(dict(data), ledger.for_submission(entries, name), rubric)
+        if now != data or only is not None:
+            report = GradeReport.from_dict(now)
+            write_report_files(outdir, name, report, now, rubric, lang, lambda fmt, exc: None)
+            changed[report.submission] = report
+    refresh_gradebooks(outdir, rubric, lang, changed)
+    return sorted(changed)
+
+
+def refresh_gradebooks(outdir: Path, rubric: Any, lang: str, changed: dict[str, GradeReport]) -> None:
+    """gradebook.csv's rows of the ``changed`` reports (by submission) written again, and the LMS
+    gradebooks the folder holds written again from the reports."""
+    _patch_gradebook(outdir / "gradebook.csv", changed, rubric)
+    present = tuple(f for f, file in (("canvas", "gradebook.canvas.csv"), ("moodle", "gradebook.moodle.csv"))
+                    if (outdir / file).exists())
+    if present:
+        bom = any((outdir / f).read_bytes().startswith(BOM.encode()) for f in ("gradebook.canvas.csv",
+                                                                                 "gradebook.moodle.csv")
+                  if (outdir / f).exists())
+        export_gradebooks(outdir, rubric, present, bom=bom, lang=lang)
+
+
+def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Any) -> None:
+    """gradebook.csv with the changed rows' score columns written again; every other row as it was."""
+    from grader.gradebook import _adjustment_cells
+
+    if not path.exists() or not changed:
+        return
+    raw = path.read_text(encoding="utf-8")
+    bom = raw.startswith(BOM)
+    rows = list(csv.reader(io.StringIO(raw.removeprefix(BOM))))
+    header, body = rows[0], rows[1:]
+    for col in ("automatic_score", "adjustment", "adjustment_reasons"):
+        if col not in header:  # a gradebook written before these columns existed
+            at = header.index("score") + 1 + ["automatic_score", "adjustment", "adjustment_reasons"].index(col)
+            header.insert(at, col)
+            for row in body:
+                row.insert(at, "")
+    idx = {c: header.index(c) for c in GRADEBOOK_FIXED if c in header}
+    langs = tuple(rubric.report.languages)
+    for row in body:
+        report = changed.get(row[idx["submission"]])
+        if report is None:
+            continue
+        values = {"score": report.score, "passed": report.passed, **_adjustment_cells(report, langs)}
+        for col, value in values.items():
+            if col in idx:
+                row[idx[col]] = cell(value)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows([header, *body])
+    write_atomic(path, (BOM if bom else "") + buf.getvalue())
+

@@ -1,0 +1,459 @@
+"""Stage 2 of ``grader batch`` on a Dask cluster: shards of submissions to warm workers elsewhere.
+
+The client (this process) keeps everything the local driver's caller keeps: discovery, hashing,
+``--resume``, report writing, the gradebooks and the summary. The cluster only grades shards.
+On every Dask worker, :class:`GraderPlugin` starts one :mod:`grader._batchworker` per worker
+thread from ``setup`` (the worker's main thread, which outlives them: their parent-death signal
+follows it), keyed by (rubric fingerprint, seed, sandbox level); :func:`grade_shard` borrows one
+and writes it one ``grade`` message, exactly what :class:`grader.pool.LocalPool` writes.
+
+Faults, and who handles them:
+
+* a Dask worker dies (killed, out of memory, its node lost): Dask runs its shard again on
+  another worker; after ``allowed-failures`` deaths the client gets ``KilledWorker``, splits the
+  shard into single submissions, and one that still kills its worker gets an error report;
+* a grading process dies or goes silent longer than the rubric lets a submission take: the task
+  returns what it got plus the lost submissions, which the client grades again (twice at most);
+* a node hangs (no heartbeat for :func:`hung_after` seconds): the client asks the scheduler to
+  drop it, so its shards run elsewhere;
+* Ctrl-C: the client cancels its futures and unregisters the plugin; ``--resume`` continues.
+
+SPEC (``--cluster``): ``tcp://`` or ``tls://`` address of a running scheduler, a scheduler file
+(``*.json``, as ``dask scheduler --scheduler-file`` writes it), or a cluster file (``*.yaml``)
+whose ``kind`` picks the helper that starts one (see :func:`read_cluster_file`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from grader.errors import GraderError, UsageError
+from grader.pool import Tally, Write
+
+if TYPE_CHECKING:
+    from distributed import Client, Future, Security
+
+#: ``kind:`` of a cluster file -> (module, class, the extra that installs it)
+KINDS: dict[str, tuple[str, str, str]] = {
+    "local": ("distributed", "LocalCluster", "cluster"),
+    "ssh": ("distributed", "SSHCluster", "cluster-ssh"),
+    "slurm": ("dask_jobqueue", "SLURMCluster", "cluster-jobqueue"),
+    "pbs": ("dask_jobqueue", "PBSCluster", "cluster-jobqueue"),
+    "sge": ("dask_jobqueue", "SGECluster", "cluster-jobqueue"),
+    "lsf": ("dask_jobqueue", "LSFCluster", "cluster-jobqueue"),
+    "kubernetes": ("dask_kubernetes.operator", "KubeCluster", "cluster-kubernetes"),
+}
+#: the grader's own keys in a cluster file; every other key goes to the helper
+OWN_KEYS = ("kind", "workers", "security", "scheduler")
+#: keys of ``security:``
+SECURITY_KEYS = ("ca_file", "cert_file", "key_file", "require_encryption")
+#: a submission whose grading process was lost this many times is given up on (as in the
+#: local pool); a Dask worker's death is counted by the scheduler (``allowed-failures``)
+MAX_RETRIES = 2
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """What ``--cluster`` named, parsed once: an address, a scheduler file, or a helper to start."""
+
+    source: str
+    address: str = ""
+    scheduler_file: str = ""
+    kind: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    workers: int = 1
+    security: dict[str, Any] = field(default_factory=dict)
+
+
+def _need(module: str, extra: str, what: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise UsageError(f"{what} needs the {module} package, which is not installed ({exc}); "
+                         f"install it with: pip install \"grader[{extra}]\"") from None
+
+
+def parse_spec(spec: str) -> ClusterSpec:
+    """``--cluster SPEC`` -> :class:`ClusterSpec`; a bad file or a missing extra is a UsageError."""
+    _need("distributed", "cluster", "--cluster")
+    text = spec.strip()
+    if text.startswith(("tcp://", "tls://")):
+        return ClusterSpec(source=spec, address=text)
+    path = Path(text)
+    if path.suffix == ".json":
+        if not path.is_file():
+            raise UsageError(f"{spec}: no such scheduler file; pass the file that "
+                             "dask scheduler --scheduler-file wrote, or the scheduler's tcp:// or tls:// address")
+        return ClusterSpec(source=spec, scheduler_file=str(path))
+    if path.suffix in (".yaml", ".yml"):
+        return read_cluster_file(path)
+    raise UsageError(f"--cluster {spec}: expected a tcp:// or tls:// address, a scheduler file (.json) "
+                     "or a cluster file (.yaml)")
+
+
+def read_cluster_file(path: Path) -> ClusterSpec:
+    """A ``cluster.yaml``: ``kind`` (or ``scheduler``), ``workers``, ``security``, the helper's options.
+
+    Example::
+
+        kind: slurm
+        workers: 4            # jobs (Slurm, PBS, ...), processes (local) or pods (kubernetes)
+        cores: 32
+        memory: 64GB
+        walltime: "02:00:00"
+        security: {ca_file: ca.pem, cert_file: grader.pem, key_file: grader.key}
+    """
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the cluster file ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{path}: the cluster file is not valid YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: the cluster file must be a mapping with the key kind "
+                         f"({', '.join(KINDS)}) or scheduler (an address)")
+    kind, scheduler = data.get("kind"), data.get("scheduler")
+    if scheduler is not None and kind is not None:
+        raise UsageError(f"{path}: kind and scheduler: give one of them (kind starts a cluster, "
+                         "scheduler names a running one)")
+    security = _security_block(path, data.get("security"))
+    workers = data.get("workers", 1)
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise UsageError(f"{path}: workers: {workers!r} is not a whole number of at least 1")
+    if scheduler is not None:
+        extra = sorted(set(data) - {"scheduler", "security"})
+        if extra:
+            raise UsageError(f"{path}: {extra[0]}: unknown key beside scheduler; "
+                             "use only scheduler and security")
+        if not isinstance(scheduler, str) or not scheduler.startswith(("tcp://", "tls://")):
+            raise UsageError(f"{path}: scheduler: {scheduler!r} is not a tcp:// or tls:// address")
+        return ClusterSpec(source=str(path), address=scheduler, security=security)
+    if kind not in KINDS:
+        raise UsageError(f"{path}: kind: {kind!r} is not one of {', '.join(KINDS)}")
+    options = {k: v for k, v in data.items() if k not in OWN_KEYS}
+    module, cls, extra = KINDS[kind]
+    helper = getattr(_need(module, extra, f"kind: {kind}"), cls)
+    allowed = _helper_keys(helper)
+    for key in options:
+        if allowed is not None and key not in allowed:
+            raise UsageError(f"{path}: {key}: not an option of {cls} (kind: {kind}); "
+                             f"its options are {', '.join(sorted(allowed))}")
+    return ClusterSpec(source=str(path), kind=kind, options=options, workers=workers, security=security)
+
+
+def _helper_keys(helper: Any) -> set[str] | None:
+    """The keyword arguments a deployment helper takes (None: it takes any)."""
+    import inspect
+
+    keys: set[str] = set()
+    open_ended = False
+    classes = [helper]
+    job_cls = getattr(helper, "job_cls", None)
+    if job_cls is not None:  # dask-jobqueue: the cluster passes the rest to its Job class
+        classes += [c for c in job_cls.__mro__ if "__init__" in vars(c) and c is not object]
+    for cls in classes:
+        for name, p in inspect.signature(cls.__init__).parameters.items():
+            if p.kind is p.VAR_KEYWORD:
+                open_ended = True
+            elif name != "self":
+                keys.add(name)
+    if open_ended and job_cls is None:
+        return None
+    return keys - {"security", "job_cls", "loop", "asynchronous", "scheduler", "scheduler_cls"}
+
+
+def _security_block(path: Path, block: Any) -> dict[str, Any]:
+    if block is None:
+        return {}
+    if not isinstance(block, dict):
+        raise UsageError(f"{path}: security: must be a mapping with {', '.join(SECURITY_KEYS)}")
+    for key in block:
+        if key not in SECURITY_KEYS:
+            raise UsageError(f"{path}: security.{key}: unknown key; use {', '.join(SECURITY_KEYS)}")
+    out: dict[str, Any] = {"require_encryption": bool(block.get("require_encryption", True))}
+    for key in ("ca_file", "cert_file", "key_file"):
+        value = block.get(key)
+        if value is None:
+            raise UsageError(f"{path}: security.{key}: missing; mutual TLS needs the CA, this "
+                             "machine's certificate and its key (PEM files)")
+        file = (path.parent / str(value)).resolve()
+        if not file.is_file():
+            raise UsageError(f"{path}: security.{key}: no such file {value}")
+        out[key] = str(file)
+    return out
+
+
+def security_of(spec: ClusterSpec) -> Security | None:
+    """Mutual TLS from the cluster file's ``security:`` (one certificate for every role)."""
+    from distributed import Security
+
+    s = spec.security
+    if not s:
+        return None
+    return Security(tls_ca_file=s["ca_file"], tls_client_cert=s["cert_file"], tls_client_key=s["key_file"],
+                    tls_scheduler_cert=s["cert_file"], tls_scheduler_key=s["key_file"],
+                    tls_worker_cert=s["cert_file"], tls_worker_key=s["key_file"],
+                    require_encryption=s["require_encryption"])
+
+
+def build_cluster(spec: ClusterSpec, hung_s: float) -> Any:
+    """Start the helper a cluster file names; its scheduler runs in this process, dashboard off.
+
+    ``hung_s`` becomes the scheduler's ``worker-ttl``: a node silent that long is dropped and
+    its shards run elsewhere (Dask's default waits five minutes).
+    """
+    import dask
+
+    module, cls, extra = KINDS[spec.kind]
+    helper = getattr(_need(module, extra, f"kind: {spec.kind}"), cls)
+    sec = security_of(spec)
+    opts = dict(spec.options)
+    protocol = {"protocol": "tls://"} if sec is not None else {}
+    # The scheduler's HTTP server (dashboard off, health and metrics) listens on loopback only.
+    http = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
+    with dask.config.set({"distributed.scheduler.worker-ttl": f"{int(hung_s)}s"}):
+        if spec.kind == "local":
+            opts.setdefault("threads_per_worker", 1)
+            return helper(n_workers=spec.workers, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                          scheduler_kwargs={"dashboard": False}, security=sec, **protocol, **opts)
+        if spec.kind == "ssh":
+            opts["scheduler_options"] = {**opts.get("scheduler_options", {}), **http}
+            opts.setdefault("worker_options", {}).setdefault("n_workers", 1)
+            return helper(security=sec, **opts)
+        if spec.kind == "kubernetes":
+            from dask_kubernetes.operator import make_cluster_spec
+
+            return helper(custom_cluster_spec=kubernetes_spec(spec, make_cluster_spec))
+        opts.setdefault("processes", 1)
+        opts["scheduler_options"] = {**opts.get("scheduler_options", {}), **http}
+        return helper(security=sec, **protocol, **opts)  # scaled by connect(): jobs are asked for there
+
+
+def kubernetes_spec(spec: ClusterSpec, make_cluster_spec: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """The DaskCluster resource for ``kind: kubernetes`` (no cluster needed to build it)."""
+    opts = dict(spec.options)
+    return make_cluster_spec(name=opts.pop("name", "grader"), n_workers=spec.workers, **opts)
+
+
+def connect(spec: ClusterSpec, hung_s: float) -> tuple[Client, Any]:
+    """A client to the cluster SPEC names (and the cluster object when it was started here)."""
+    from distributed import Client
+
+    cluster = None
+    sec = security_of(spec)
+    try:
+        if spec.kind:
+            cluster = build_cluster(spec, hung_s)
+            client = Client(cluster, security=sec)
+            if KINDS[spec.kind][0] == "dask_jobqueue":
+                cluster.scale(jobs=spec.workers)
+        elif spec.scheduler_file:
+            client = Client(scheduler_file=spec.scheduler_file, security=sec, timeout="30s")
+        else:
+            client = Client(spec.address, security=sec, timeout="30s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise UsageError(f"--cluster {spec.source}: cannot reach the scheduler ({type(exc).__name__}: {exc}); "
+                         "check the address, that the scheduler runs, and the security: certificates") from None
+    return client, cluster
+
+
+def shard_size(remaining: int, threads: int) -> int:
+    """Submissions per task: about four per worker thread, 16 to 128, never fewer tasks than threads."""
+    threads = max(1, threads)
+    return max(1, min(128, max(16, math.ceil(remaining / (threads * 4))), math.ceil(remaining / threads)))
+
+
+def hung_after(limits: Any) -> float:
+    """Seconds of silence after which a node counts as hung: within the rubric's own limits."""
+    return float(min(limits.per_submission_s, max(10.0, 3.0 * limits.per_call_s)))
+
+
+# --------------------------------------------------------------------------- the client
+
+
+class ClusterPool:
+    """Hand shards of submissions to a Dask cluster; write each report as its shard comes back.
+
+    Same shape as :class:`grader.pool.LocalPool`: ``run(todo, write, tally)``.
+    """
+
+    def __init__(self, spec: ClusterSpec, *, rubric: Any, fingerprint: str, seed: int,
+                 wire: Callable[[int], dict[str, Any]], allow_weak: bool, shard: int | None,
+                 say: Callable[[str], None], log: Path | None = None) -> None:
+        self.spec, self.rubric, self.fingerprint, self.seed = spec, rubric, fingerprint, seed
+        self.wire, self.allow_weak, self.shard, self.say = wire, allow_weak, shard, say
+        self.hung_s = hung_after(rubric.limits)
+        self.log = log
+        self.retries: dict[int, int] = {}
+        self.done: set[int] = set()
+        self.tasks = 0
+        self._shard_of: dict[str, list[int]] = {}
+        self.write_s = 0.0  # this process's time spent writing reports
+
+    def _note(self, text: str) -> None:
+        if self.log is not None:
+            self.log.parent.mkdir(parents=True, exist_ok=True)
+            with self.log.open("a", encoding="utf-8") as fh:
+                fh.write(f"{time.strftime('%H:%M:%S')} {text}\n")
+
+    def run(self, todo: list[int], write: Write, tally: Tally) -> None:
+        from distributed import as_completed
+
+        from grader._clusterworker import PLUGIN, GraderPlugin
+
+        began = time.monotonic()
+        client, cluster = connect(self.spec, self.hung_s)
+        inflight: dict[Future, list[int]] = {}
+        try:
+            client.register_plugin(GraderPlugin(str(Path(self.rubric.file).resolve()), self.fingerprint, self.seed,
+                                                self.allow_weak), name=PLUGIN)
+            threads = self._threads(client)
+            self._note(f"connected in {time.monotonic() - began:.3f} s; {threads} worker threads")
+            size = self.shard or shard_size(len(todo), threads)
+            pending: deque[list[int]] = deque(todo[i:i + size] for i in range(0, len(todo), size))
+            watch = as_completed()
+            with tally.bar:
+                last_check = time.monotonic()
+                while pending or inflight:
+                    while pending and len(inflight) < 2 * threads + 1:
+                        future = self._submit(client, pending.popleft())
+                        inflight[future] = self._shard_of[future.key]
+                        watch.add(future)
+                    for future in watch.next_batch(block=False) or self._wait(watch):
+                        shard = inflight.pop(future)
+                        self._shard_of.pop(future.key, None)
+                        self._finished(future, shard, pending, write, tally)
+                        future.release()
+                    if time.monotonic() - last_check > 2.0:
+                        last_check = time.monotonic()
+                        threads = self._threads(client, wait=False) or threads
+                        self._drop_hung(client)
+            self._note(f"done: {len(self.done)} submissions in {self.tasks} tasks of up to {size}, "
+                       f"{threads} worker threads, {time.monotonic() - began:.3f} s, "
+                       f"writing reports {self.write_s:.3f} s")
+        except BaseException:
+            if inflight:
+                client.cancel(list(inflight), force=True)
+            raise
+        finally:
+            inflight.clear()
+            try:
+                client.unregister_worker_plugin(PLUGIN)
+            except Exception:  # noqa: BLE001 - the cluster may be gone; nothing to tear down then
+                pass
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+    def _submit(self, client: Client, shard: list[int]) -> Future:
+        self.tasks += 1
+        key = f"grade-{self.fingerprint[:12]}-{self.seed}-{self.tasks}"
+        items = [{"index": i, "submission": self.wire(i)} for i in shard]
+        from grader._clusterworker import grade_shard
+
+        future = client.submit(grade_shard, (self.fingerprint, self.seed), items, key=key, pure=False)
+        self._shard_of[key] = shard
+        return future
+
+    @staticmethod
+    def _wait(watch: Any) -> list[Future]:
+        """The next finished futures, or none after a second (so the watch on nodes goes on)."""
+        from distributed import wait
+
+        futures = list(watch.futures)
+        if not futures:
+            return []
+        try:
+            wait(futures, timeout=1.0, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return []
+        return watch.next_batch(block=False) or []
+
+    def _threads(self, client: Client, wait: bool = True) -> int:
+        if wait:
+            while not client.scheduler_info(n_workers=-1)["workers"]:
+                self.say("waiting for a Dask worker to join the scheduler")
+                try:
+                    client.wait_for_workers(1, timeout=600)
+                except TimeoutError:
+                    continue
+        workers = client.scheduler_info(n_workers=-1)["workers"].values()
+        return sum(int(w.get("nthreads", 1)) for w in workers)
+
+    def _drop_hung(self, client: Client) -> None:
+        """Ask the scheduler to drop a worker whose heartbeats stopped (its shards run elsewhere)."""
+        info = client.scheduler_info(n_workers=-1)
+        now = time.time()
+        for address, w in info["workers"].items():
+            if now - float(w.get("last_seen", now)) > self.hung_s:
+                self.say(f"worker {address} sent no heartbeat for {self.hung_s:.0f} s; its shards go elsewhere")
+                self._note(f"hung {address}")
+                client.run_on_scheduler(_remove_worker, address)
+
+    def _finished(self, future: Future, shard: list[int], pending: deque[list[int]], write: Write,
+                  tally: Tally) -> None:
+        from distributed import KilledWorker
+
+        if future.status == "finished":
+            result = future.result()
+            if result.get("refused"):
+                raise UsageError(f"the Dask worker on {result.get('host')} cannot grade: {result['refused']}")
+            self._note(f"{future.key} on {result.get('host')}: {len(result['reports'])} reports, "
+                       f"lost {result['lost']}, waited {result.get('wait_s', 0):.3f} s, "
+                       f"graded in {result.get('grade_s', 0):.3f} s")
+            for index, (data, error) in result["reports"].items():
+                self._write(int(index), data, error, write, tally)
+            self._lost(result["lost"], pending, write, tally,
+                       "its grading process stopped three times while grading it; it was not graded")
+            return
+        exc = future.exception() if future.status == "error" else None
+        self._note(f"{future.key}: {future.status} {type(exc).__name__ if exc else ''}")
+        if isinstance(exc, KilledWorker) or future.status == "cancelled":
+            if len(shard) > 1:  # split: only the submission that kills its worker fails
+                pending.extendleft([i] for i in reversed(shard))
+            else:
+                for i in shard:
+                    self._write(i, None, "grading it stopped its Dask worker every time it was tried; "
+                                         "it was not graded (the worker's log has details)", write, tally)
+            return
+        raise GraderError(f"a shard failed on the cluster: {type(exc).__name__}: {exc}")
+
+    def _lost(self, lost: list[int], pending: deque[list[int]], write: Write, tally: Tally, reason: str) -> None:
+        again = []
+        for i in lost:
+            if i in self.done:
+                continue
+            self.retries[i] = self.retries.get(i, 0) + 1
+            if self.retries[i] > MAX_RETRIES:
+                self._write(i, None, reason, write, tally)
+            else:
+                again.append(i)
+        if again:
+            pending.appendleft(again)
+
+    def _write(self, index: int, data: dict[str, Any] | None, reason: str, write: Write, tally: Tally) -> None:
+        """The first report of a submission counts; a second one (a re-run shard) is dropped."""
+        if index in self.done:
+            self._note(f"duplicate report for {index} dropped")
+            return
+        self.done.add(index)
+        began = time.perf_counter()
+        report = write(index, data, reason)
+        self.write_s += time.perf_counter() - began
+        tally.done(report)
+
+
+def _remove_worker(dask_scheduler: Any, address: str) -> str:
+    return str(dask_scheduler.remove_worker(address, stimulus_id=f"grader-hung-{time.time()}", close=True))

@@ -1,0 +1,211 @@
+"""``grader regrade``: run only the tests an instructor fixed, for every submission of a batch.
+
+Every submission of SOURCE that has a report in OUT is graded again with only the tests whose
+id matches one of the patterns (:func:`fnmatch.fnmatchcase`, e.g. ``hidden/test_scaling.py::*``
+or ``*test_head_dim*``), with the seed the batch used and no mistake diagnosis. In each report
+those tests' results are replaced; every other test's result is kept as it was, byte for byte
+in the YAML record; the parts and the total are scored again from them (with the mistakes'
+partial credit as before), then the late policy and the ledger (:mod:`grader.ledger`) apply as
+in the batch. ``OUT/regrades/<time>.md`` and ``.csv`` list each student whose score changed:
+from, to, and which tests.
+
+Example::
+
+    result = run_regrade("uploads.zip", "out", rubric, ["hidden/test_scaling.py::test_scale*"], jobs=2)
+    result.changed  # [(submission, student id, from, to, [test ids])]
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+
+from grader import ledger
+from grader.errors import UsageError
+from grader.outdir import _FastLoader, report_path, write_report_files
+from grader.report.files import write_atomic
+from grader.report.model import GradeReport
+
+__all__ = ["RegradeResult", "matcher", "merge_tests", "run_regrade"]
+
+
+def matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
+    """``test id -> matches one of patterns``."""
+    pats = [str(p) for p in patterns]
+    return lambda test_id: any(fnmatch.fnmatchcase(test_id, p) for p in pats)
+
+
+@dataclass
+class RegradeResult:
+    regraded: int
+    changed: list[tuple[str, str, float, float, list[str]]] = field(default_factory=list)
+    not_regraded: list[tuple[str, str]] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+
+def _without_late_note(notes: list[str]) -> list[str]:
+    return [n for n in notes if not any(s.startswith(("late: ", "提出期限後: ")) for s in n.split(" / "))]
+
+
+def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str], bool], rubric: Any,
+                entries: Sequence[ledger.Entry]) -> dict[str, Any]:
+    """``old`` (a report's dict) with its selected tests' results taken from ``new``; scored again.
+
+    Tests ``select`` does not match keep their dicts untouched, in their places; a selected
+    test ``new`` lacks (removed from the suite) goes, one it adds comes after its part's tests.
+    """
+    from grader.gradebook import apply_late
+    from grader.report.model import CaseOutcome, Mistake, Status
+    from grader.rubric import rubric_fingerprint
+    from grader.runner import score_parts
+
+    data = ledger.apply(dict(old), [], rubric)  # the automatic report
+    fresh = {t["id"]: t for t in new.get("tests", [])}
+    tests = []
+    for t in data.get("tests", []):
+        if not select(t["id"]):
+            tests.append(t)
+        elif t["id"] in fresh:
+            tests.append(fresh.pop(t["id"]))
+    order = {p.id: i for i, p in enumerate(rubric.parts)}
+    for t in fresh.values():  # new tests: after the last test of their part
+        at = max((i + 1 for i, x in enumerate(tests) if order.get(x["part"], 99) <= order.get(t["part"], 99)),
+                 default=0)
+        tests.insert(at, t)
+    credit: dict[str, float] = {}
+    for m in data.get("mistakes", []):
+        credit[m["part"]] = credit.get(m["part"], 0.0) + float(Mistake(**m).partial_credit or 0.0)
+    outcomes = [CaseOutcome(**{**t, "status": Status(t["status"])}) for t in tests]
+    parts = score_parts(rubric, outcomes, credit)
+    rounding = int(rubric.report.rounding)
+    data["tests"] = tests
+    data["parts"] = [p.to_dict() for p in parts]
+    data["score"] = round(sum(p.score for p in parts), rounding)
+    data["max_score"] = round(sum(p.max_score for p in parts), rounding)
+    top = float(data["max_score"])
+    data["passed"] = top > 0 and data["score"] * 100.0 >= float(data.get("pass_mark", 0.0)) * top
+    data["rubric_hash"] = rubric_fingerprint(rubric, tuple(data.get("suites") or ("public", "hidden")))
+    late = bool((data.get("student") or {}).get("late"))
+    if data.pop("late", None) is not None:
+        data["notes"] = _without_late_note(list(data.get("notes", [])))
+    data = apply_late(data, late, rubric)
+    return ledger.apply(data, entries, rubric)
+
+
+def run_regrade(source: str, out: str, rubric: Any, patterns: Sequence[str], *, jobs: int | None = None,
+                allow_weak: bool = False, lang: str = "en", console: Console | None = None,
+                progress: bool | None = None) -> RegradeResult:
+    """Grade again, for every submission with a report in ``out``, only the tests matching ``patterns``.
+
+    Raises:
+        UsageError: no report in ``out``, no test matches, or a broken ledger.
+        GraderError: the suites could not run.
+    """
+    import time
+
+    from grader.assignment import assignment_of
+    from grader.discovery import find_submissions
+    from grader.pool import LocalPool, Tally
+    from grader.sandbox.level import choose_level
+
+    started = time.monotonic()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    console = console or Console(stderr=True, highlight=False, soft_wrap=True)
+    outdir = Path(out)
+    entries = ledger.read(outdir)  # a broken chain is refused before anything runs
+    select = matcher(patterns)
+    level, warning = choose_level(allow_weak=allow_weak)
+    found = find_submissions(source, outdir / ".sources", assignment_of(rubric))
+    result = RegradeResult(0)
+    olds: dict[int, dict[str, Any]] = {}
+    for i, f in enumerate(found.found):
+        path = report_path(outdir, f.submission.name)
+        try:
+            old = yaml.load(path.read_text(encoding="utf-8"), Loader=_FastLoader)  # noqa: S506 - a safe loader
+        except (OSError, yaml.YAMLError):
+            old = None
+        if not isinstance(old, dict):
+            result.not_regraded.append((f.submission.name, "no report from grader batch: run grader batch --resume"))
+        elif old.get("content_hash") != f.submission.content_hash:
+            result.not_regraded.append((f.submission.name, "its files changed since it was graded: run grader "
+                                                           "batch --resume"))
+        else:
+            olds[i] = old
+    if not olds:
+        raise UsageError(f"{out}: no report to grade again for {source}; run grader batch {source} --out {out} first")
+    if not any(select(t["id"]) for old in olds.values() for t in old.get("tests", [])):
+        known = sorted({t["id"] for old in olds.values() for t in old.get("tests", [])})
+        wanted = " or ".join(patterns)
+        raise UsageError(f"no test id matches {wanted}; test ids look like {known[0]}")
+    seed = int(next(iter(olds.values())).get("seed", 0))
+    todo = sorted(olds)
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+    config = {"op": "config", "rubric": str(rubric.file), "seed": seed, "level": level, "warning": warning,
+              "tests": list(patterns)}
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    new_reports: dict[str, GradeReport] = {}
+
+    def write(index: int, data: dict[str, Any] | None, reason: str = "") -> GradeReport:
+        name = found.found[index].submission.name
+        old = olds[index]
+        if data is None:  # this submission could not run now: its report stays as it was
+            result.not_regraded.append((name, reason or "no report"))
+            return GradeReport.from_dict(old)
+        merged = merge_tests(old, data, select, rubric, ledger.for_submission(entries, name))
+        report = GradeReport.from_dict(merged)
+        write_report_files(outdir, name, report, merged, rubric, lang, lambda fmt, exc: None)
+        before = {t["id"]: (t["status"], t["score"]) for t in old.get("tests", []) if select(t["id"])}
+        after = {t["id"]: (t["status"], t["score"]) for t in merged["tests"] if select(t["id"])}
+        moved = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+        if float(old["score"]) != float(merged["score"]) or moved:
+            result.changed.append((name, str((merged.get("student") or {}).get("id", "")), float(old["score"]),
+                                   float(merged["score"]), moved))
+        new_reports[report.submission] = report
+        result.regraded += 1
+        return report
+
+    pool = LocalPool(jobs, config, outdir / ".logs", lambda i: found.found[i].submission.to_dict())
+    pool.run(todo, write, Tally(len(todo), console, progress))
+    from grader.adjust import refresh_gradebooks
+
+    refresh_gradebooks(outdir, rubric, lang, new_reports)
+    result.changed.sort()
+    result.written = _write_record(outdir, stamp, patterns, result)
+    result.elapsed_s = time.monotonic() - started
+    return result
+
+
+def _write_record(outdir: Path, stamp: str, patterns: Sequence[str], result: RegradeResult) -> list[Path]:
+    """``regrades/<time>.csv`` and ``.md``: who changed, from → to, which tests."""
+    from grader import sinks
+    from grader.gradebook import csv_text
+    from grader.messages import translate
+
+    rows: list[list[Any]] = [[name, sid, before, after, after - before, " ".join(tests)]
+                             for name, sid, before, after, tests in result.changed]
+    folder = outdir / "regrades"
+    csv_path = write_atomic(folder / f"{stamp}.csv", csv_text(
+        ["submission", "student_id", "from", "to", "change", "tests"], rows))
+    lines = [f"# Regrade {stamp} / 再採点 {stamp}", "",
+             f"Tests / テスト: {sinks.markdown(' '.join(patterns))}", "",
+             f"{result.regraded} submissions graded again; {len(result.changed)} changed / "
+             f"{result.regraded} 件を再採点し、{len(result.changed)} 件が変わりました", ""]
+    if result.changed:
+        lines += ["| submission / 提出物 | from / 前 | to / 後 | tests / テスト |", "| --- | ---: | ---: | --- |"]
+        lines += [f"| {sinks.markdown(name)} | {before:g} | {after:g} | {sinks.markdown(', '.join(tests))} |"
+                  for name, _, before, after, tests in result.changed]
+    if result.not_regraded:
+        lines += ["", "Not graded again / 再採点していないもの:", ""]
+        lines += [f"- {sinks.markdown(name)}: {sinks.markdown(why)} / {sinks.markdown(translate(why, 'ja'))}"
+                  for name, why in result.not_regraded]
+    md_path = write_atomic(folder / f"{stamp}.md", "\n".join(lines) + "\n")
+    return [md_path, csv_path]

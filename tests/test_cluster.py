@@ -1,0 +1,509 @@
+"""``grader batch --cluster`` on a real Dask cluster: a ``dask scheduler`` and two ``dask worker``
+processes over 127.0.0.1, started as an instructor's ``sbatch`` script starts them.
+
+Forty mixed submissions (correct, named mistakes, a notebook, a zip, a hang, a crash) are graded
+once locally with ``-j 2`` (the reference, shared by the module) and compared report by report
+(scores, tests, mistakes, evidence) with the cluster's: as they are, and with ``kill -9`` of one
+worker while it grades. The lighter tests use two or three submissions.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+distributed = pytest.importorskip("distributed", reason="the cluster extra: pip install 'grader[cluster]'")
+
+from grader.cluster import ClusterSpec, parse_spec  # noqa: E402
+from grader.errors import UsageError  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "submissions"
+FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
+MUTANTS = ROOT / "suites" / "chapter07" / "mutants"
+RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
+SEED = 11
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+pytestmark = [pytest.mark.slow]
+
+
+# --------------------------------------------------------------------------- the submissions
+
+
+def _mixed_source(dest: Path, n: int = 40) -> Path:
+    """``n`` submissions: the bundled examples (one a notebook), a zip, a hang, a crash, and
+    mutants of the reference (each mutant's code appended to the file its header names)."""
+    dest.mkdir(parents=True)
+    for entry in sorted(EXAMPLES.iterdir()):
+        (shutil.copytree if entry.is_dir() else shutil.copyfile)(entry, dest / entry.name)
+    shutil.copyfile(FIXTURES / "correct-zip.zip", dest / "zipped.zip")
+    shutil.copytree(FIXTURES / "import-error", dest / "import-error")
+    hang = dest / "hang"
+    shutil.copytree(EXAMPLES / "correct", hang)
+    with (hang / "scaling.py").open("a", encoding="utf-8") as fh:
+        fh.write("\nwhile True:\n    pass\n")  # importing it never ends
+    crash = dest / "crash"
+    shutil.copytree(EXAMPLES / "correct", crash)
+    with (crash / "softmax.py").open("a", encoding="utf-8") as fh:
+        fh.write(textwrap.dedent("""
+            import os as _os
+            def softmax(x, dim=-1):
+                _os._exit(3)
+            """))
+    mutants = sorted(MUTANTS.rglob("*.py"))
+    k = 0
+    while len(list(dest.iterdir())) < n:
+        mutant = mutants[k % len(mutants)]
+        text = mutant.read_text(encoding="utf-8")
+        target = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("# file:"))
+        folder = dest / f"m{k:02d}-{mutant.parent.name}"
+        shutil.copytree(EXAMPLES / "correct", folder)
+        with (folder / target).open("a", encoding="utf-8") as fh:
+            fh.write("\n" + text)
+        k += 1
+    return dest
+
+
+def _batch(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "grader", "batch", *args, "--no-progress", "--no-table"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc
+
+
+def _gradebook(out: Path) -> list[dict[str, str]]:
+    with (out / "gradebook.csv").open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _graded(report: dict) -> dict:
+    """What a report says about the student's work: everything but when and how long."""
+    drop = {"graded_at", "duration_s"}
+    out = {k: v for k, v in report.items() if k not in drop}
+    out["tests"] = [{k: v for k, v in t.items() if k != "duration_s"} for t in report["tests"]]
+    return out
+
+
+def _reports(out: Path) -> dict[str, dict]:
+    return {p.stem: _graded(yaml.load(p.read_text(encoding="utf-8"), Loader=_Loader))
+            for p in sorted((out / "reports").glob("*.yaml"))}
+
+
+def _assert_same_as(reference: Path, out: Path) -> None:
+    want, got = _reports(reference), _reports(out)
+    assert sorted(want) == sorted(got)
+    for name in want:
+        assert want[name] == got[name], name
+    strip = lambda rows: sorted(({k: v for k, v in r.items() if k != "graded_at"} for r in rows),  # noqa: E731
+                                key=lambda r: r["submission"])
+    assert strip(_gradebook(reference)) == strip(_gradebook(out))
+
+
+@pytest.fixture(scope="module")
+def source40(tmp_path_factory) -> Path:
+    return _mixed_source(tmp_path_factory.mktemp("mixed") / "src")
+
+
+@pytest.fixture(scope="module")
+def reference(source40, tmp_path_factory) -> Path:
+    """The local batch every cluster batch is compared with: -j 2, the same seed."""
+    out = tmp_path_factory.mktemp("local") / "out"
+    proc = _batch(str(source40), "--out", str(out), "-j", "2", "--seed", str(SEED))
+    assert "40 graded" in proc.stderr
+    reports = _reports(out)
+    # the mix is what it says: a notebook, a zip, a hang, a crash, named mistakes
+    assert reports["notebook-student"]["origin"] == "notebook" and reports["zipped"]["origin"] == "zip"
+    assert any("did not finish within" in e for e in reports["hang"]["errors"]), reports["hang"]["errors"]
+    assert reports["crash"]["score"] < reports["correct"]["score"]
+    assert sum(1 for r in reports.values() if r["mistakes"]) >= 20
+    return out
+
+
+# --------------------------------------------------------------------------- the cluster
+
+
+def _start(args: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    with log.open("ab") as fh:
+        return subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_" + args[0], *args[1:]],
+                                cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, **(env or {})})
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        except ProcessLookupError:
+            pass
+
+
+class Cluster:
+    """A scheduler and its workers, as processes of their own; ended by pid."""
+
+    def __init__(self, folder: Path, *, tls: dict[str, str] | None = None) -> None:
+        self.folder, self.tls = folder, tls
+        self.file = folder / "scheduler.json"
+        self.procs: list[subprocess.Popen[bytes]] = []
+        args = ["scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file", str(self.file),
+                "--no-dashboard"]
+        if tls:
+            args += ["--protocol", "tls", *self._tls_args()]
+        self.procs.append(_start(args, folder / "scheduler.log"))
+        deadline = time.monotonic() + 60
+        while not self.file.is_file() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.address = json.loads(self.file.read_text())["address"]
+
+    def _tls_args(self) -> list[str]:
+        assert self.tls is not None
+        return ["--tls-ca-file", self.tls["ca"], "--tls-cert", self.tls["cert"], "--tls-key", self.tls["key"]]
+
+    def worker(self, name: str, *, certs: bool = True, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        args = ["worker", self.address, "--nthreads", "1", "--name", name, "--no-dashboard", "--memory-limit", "0",
+                "--death-timeout", "60"]
+        if self.tls and certs:
+            args += self._tls_args()
+        proc = _start(args, self.folder / f"{name}.log", env)
+        self.procs.append(proc)
+        return proc
+
+    def client(self):
+        sec = None
+        if self.tls:
+            sec = distributed.Security(tls_ca_file=self.tls["ca"], tls_client_cert=self.tls["cert"],
+                                       tls_client_key=self.tls["key"], require_encryption=True)
+        return distributed.Client(self.address, security=sec, timeout="60s")
+
+    def wait_for(self, n: int) -> None:
+        with self.client() as c:
+            c.wait_for_workers(n, timeout=120)
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            _end(proc)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = Cluster(tmp_path_factory.mktemp("dask"))
+    try:
+        c.worker("wA")
+        c.worker("wB")
+        c.wait_for(2)
+        yield c
+    finally:
+        c.close()
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process under ``pid`` now (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
+# --------------------------------------------------------------------------- the journeys
+
+
+def test_cluster_batch_grades_as_the_local_batch(cluster, source40, reference, tmp_path):
+    """--cluster tcp://127.0.0.1:PORT: every report identical to -j 2 with the same seed; the
+    scheduler holds no task of the batch afterwards (its futures were released)."""
+    out = tmp_path / "out"
+    proc = _batch(str(source40), "--out", str(out), "--cluster", cluster.address, "--seed", str(SEED))
+    assert "40 graded" in proc.stderr, proc.stderr
+    _assert_same_as(reference, out)
+    assert all(r["sandbox"]["level"] == "namespaces" for r in _reports(out).values())
+    with cluster.client() as c:
+        assert 0 == c.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+        # the batch's grading processes were torn down with its plugin
+        assert all("grader" not in names for names in c.run(lambda dask_worker: list(dask_worker.plugins)).values())
+
+
+def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference, tmp_path):
+    """kill -9 of a worker while it grades (through the scheduler file): its shard runs again,
+    all 40 reports arrive once and equal the local ones, and its grading processes are gone."""
+    out = tmp_path / "out"
+    batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(source40), "--out", str(out),
+                              "--cluster", str(cluster.file), "--seed", str(SEED), "--no-progress", "--no-table"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with cluster.client() as c:
+        deadline = time.monotonic() + 300
+        busy: dict[str, tuple[int, int]] = {}
+        while time.monotonic() < deadline and batch.poll() is None:
+            state = c.run(lambda dask_worker: (os.getpid(), len(dask_worker.state.executing)))
+            busy = {a: s for a, s in state.items() if s[1]}
+            if busy and (out / "reports").is_dir() and list((out / "reports").glob("*.yaml")):
+                break
+            time.sleep(0.2)
+        assert busy, "no worker was grading"
+        victim = next(iter(busy.values()))[0]
+        tree = _descendants(victim)
+        assert tree, "the worker's grading processes were not its children"
+        os.kill(victim, signal.SIGKILL)
+        _, err = batch.communicate(timeout=900)
+        assert batch.returncode in (0, 1), err
+        assert "40 graded" in err, err
+        _assert_same_as(reference, out)
+        assert 40 == len(_gradebook(out)) == len({r["submission"] for r in _gradebook(out)})
+        log = (out / ".logs" / "cluster.log").read_text(encoding="utf-8")
+        assert "duplicate" not in log
+        deadline = time.monotonic() + 20
+        while _alive(tree) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert set() == _alive(tree), "orphans of the killed worker"
+        c.wait_for_workers(2, timeout=120)  # the nanny started a new one
+
+
+def test_kind_local_resume_and_a_second_seed(tmp_path):
+    """kind: local in a cluster file; --resume grades only what is missing; a second batch with
+    another seed on the same kind of cluster reports that seed."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("correct", "divide-by-dk", "sqrt-d-model"):
+        shutil.copytree(EXAMPLES / name, src / name)
+    spec = tmp_path / "cluster.yaml"
+    spec.write_text("kind: local\nworkers: 1\nthreads_per_worker: 2\n", encoding="utf-8")
+    out = tmp_path / "out"
+    first = _batch(str(src), "--out", str(out), "--cluster", str(spec), "--seed", "4")
+    assert "3 graded" in first.stderr, first.stderr
+    assert {4} == {r["seed"] for r in _reports(out).values()}
+    (out / "reports" / "correct.yaml").unlink()
+    again = _batch(str(src), "--out", str(out), "--cluster", str(spec), "--resume")
+    assert "1 graded, 2 kept from before" in again.stderr, again.stderr
+    assert {4} == {r["seed"] for r in _reports(out).values()}  # a resumed batch keeps its seed
+    other = _batch(str(src), "--out", str(tmp_path / "other"), "--cluster", str(spec), "--seed", "5")
+    assert "3 graded" in other.stderr
+    assert {5} == {r["seed"] for r in _reports(tmp_path / "other").values()}
+
+
+def test_a_worker_with_a_weak_sandbox_is_refused(tmp_path):
+    """A worker that can only give rlimits (no namespaces) is refused, named, unless
+    --allow-weak-sandbox; with the flag its reports carry the warning."""
+    c = Cluster(tmp_path / "dask")
+    try:
+        c.worker("weak", env={"GRADER_SANDBOX": "rlimits"})
+        c.wait_for(1)
+        src = tmp_path / "src"
+        src.mkdir()
+        shutil.copytree(EXAMPLES / "correct", src / "alice")
+        proc = subprocess.run([sys.executable, "-m", "grader", "batch", str(src), "--out", str(tmp_path / "out"),
+                               "--cluster", c.address, "--no-progress", "--lang", "en"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert 2 == proc.returncode, proc.stderr
+        assert "cannot grade" in proc.stderr and "allow-weak-sandbox" in proc.stderr, proc.stderr
+        assert not (tmp_path / "out" / "reports" / "alice.yaml").exists()
+        ja = subprocess.run([sys.executable, "-m", "grader", "batch", str(src), "--out", str(tmp_path / "out"),
+                             "--cluster", c.address, "--no-progress", "--lang", "ja"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert 2 == ja.returncode and "採点できません" in ja.stderr, ja.stderr
+        _batch(str(src), "--out", str(tmp_path / "weak"), "--cluster", c.address, "--allow-weak-sandbox")
+        [report] = _reports(tmp_path / "weak").values()
+        assert report["sandbox"]["level"] == "rlimits" and report["sandbox"]["warning"]
+    finally:
+        c.close()
+
+
+def _certs(folder: Path) -> dict[str, str]:
+    """A throw-away CA and one certificate it signed (for 127.0.0.1), with the openssl command."""
+    folder.mkdir(parents=True, exist_ok=True)
+    run = lambda *a: subprocess.run(["openssl", *a], cwd=folder, check=True, capture_output=True)  # noqa: E731
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+        "-subj", "/CN=grader test CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "node.key", "-out", "node.csr", "-subj", "/CN=127.0.0.1")
+    (folder / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                                    "extendedKeyUsage=serverAuth,clientAuth\n")
+    run("x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "node.pem", "-days", "2", "-extfile", "ext.cnf")
+    return {"ca": str(folder / "ca.pem"), "cert": str(folder / "node.pem"), "key": str(folder / "node.key")}
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make certificates")
+def test_tls_with_mutual_authentication(tmp_path):
+    """A tls:// scheduler: the cluster file's security: block grades over mutual TLS; a worker
+    without the certificate never joins; a client without it is refused with a clear error."""
+    certs = _certs(tmp_path / "certs")
+    c = Cluster(tmp_path / "dask", tls=certs)
+    try:
+        assert c.address.startswith("tls://127.0.0.1:")
+        c.worker("good")
+        intruder = c.worker("intruder", certs=False)
+        c.wait_for(1)
+        src = tmp_path / "src"
+        src.mkdir()
+        shutil.copytree(EXAMPLES / "correct", src / "alice")
+        spec = tmp_path / "cluster.yaml"
+        spec.write_text(f"scheduler: {c.address}\nsecurity:\n  ca_file: certs/ca.pem\n"
+                        "  cert_file: certs/node.pem\n  key_file: certs/node.key\n", encoding="utf-8")
+        proc = _batch(str(src), "--out", str(tmp_path / "out"), "--cluster", str(spec))
+        assert "1 graded" in proc.stderr, proc.stderr
+        with c.client() as client:
+            names = [w["name"] for w in client.scheduler_info(n_workers=-1)["workers"].values()]
+            assert ["good"] == names
+            assert all(a.startswith("tls://") for a in client.scheduler_info(n_workers=-1)["workers"])
+        intruder.wait(timeout=120)  # it gives up: it cannot speak to a TLS scheduler without a certificate
+        assert intruder.returncode != 0
+        plain = subprocess.run([sys.executable, "-m", "grader", "batch", str(src), "--out", str(tmp_path / "no"),
+                                "--cluster", c.address, "--no-progress", "--lang", "en"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert 2 == plain.returncode and "cannot reach the scheduler" in plain.stderr, plain.stderr
+    finally:
+        c.close()
+
+
+# --------------------------------------------------------------------------- poison, offline helpers
+
+
+def test_a_shard_that_kills_its_worker_is_split_so_only_the_poison_fails(tmp_path):
+    """A shard whose grading kills its Dask worker every time ends in KilledWorker; the client
+    splits it, and only the one submission that kills its worker gets an error report."""
+    import dask
+
+    from grader import _clusterworker
+    from grader.batch import run_batch
+    from grader.rubric import load_rubric
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("correct", "divide-by-dk", "sqrt-d-model", "untouched-stub"):
+        shutil.copytree(EXAMPLES / name, src / name)
+    real = _clusterworker.grade_shard
+
+    def poisoned(key, items):  # the stand-in for a node that dies on one submission (e.g. out of memory)
+        if any(it["submission"]["name"] == "sqrt-d-model" for it in items):
+            os._exit(9)
+        return real(key, items)
+
+    spec = tmp_path / "cluster.yaml"
+    spec.write_text("kind: local\nworkers: 2\n", encoding="utf-8")
+    original = _clusterworker.grade_shard
+    _clusterworker.grade_shard = poisoned
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            result = run_batch(str(src), str(tmp_path / "out"), load_rubric(RUBRIC), cluster=str(spec),
+                               shard_size=4, seed=2, progress=False, summary=False)
+    finally:
+        _clusterworker.grade_shard = original
+    by_name = {r.submission: r for r in result.reports}
+    assert sorted(by_name) == ["correct", "divide-by-dk", "sqrt-d-model", "untouched-stub"]
+    assert any("stopped its Dask worker" in e for e in by_name["sqrt-d-model"].errors)
+    for name in ("correct", "divide-by-dk", "untouched-stub"):
+        assert not by_name[name].errors, by_name[name].errors
+    assert by_name["correct"].score == by_name["correct"].max_score
+    rows = {r["submission"]: r for r in _gradebook(tmp_path / "out")}
+    assert "stopped its Dask worker" in rows["sqrt-d-model"]["errors"]
+
+
+def test_bad_cluster_files_name_the_key_and_the_fix(tmp_path):
+    """A bad cluster file is a usage error naming the file and the key, in English and Japanese."""
+    from grader.messages import translate
+
+    cases = {
+        "kind: lsff\n": "kind: 'lsff' is not one of",
+        "kind: slurm\ncoresz: 4\n": "coresz: not an option of SLURMCluster",
+        "kind: local\nworkers: 0\n": "workers: 0 is not a whole number",
+        "kind: local\nsecurity: {ca_file: ca.pem}\n": "security.cert_file: missing",
+        "kind: local\nsecurity: {cafile: ca.pem}\n": "security.cafile: unknown key",
+        "scheduler: tcp://127.0.0.1:1\ncores: 2\n": "cores: unknown key beside scheduler",
+        "- a list\n": "must be a mapping",
+        "kind: local\nsecurity: {ca_file: none.pem, cert_file: ca.pem, key_file: ca.pem}\n":
+            "security.ca_file: no such file none.pem",
+    }
+    (tmp_path / "ca.pem").write_text("-----BEGIN CERTIFICATE-----\n", encoding="utf-8")
+    for text, expected in cases.items():
+        path = tmp_path / "cluster.yaml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(UsageError) as info:
+            parse_spec(str(path))
+        message = str(info.value)
+        assert str(path) in message and expected in message, message
+        ja = translate(message, "ja")
+        assert ja != message and str(path) in ja, message
+    with pytest.raises(UsageError, match="expected a tcp:// or tls:// address"):
+        parse_spec("cluster.toml")
+    with pytest.raises(UsageError, match="no such scheduler file"):
+        parse_spec(str(tmp_path / "missing.json"))
+
+
+def test_a_missing_extra_says_which_to_install(tmp_path, monkeypatch):
+    """Without the helper's package, the error names the extra to install (en and ja)."""
+    from grader.messages import translate
+
+    monkeypatch.setitem(sys.modules, "dask_jobqueue", None)  # what an absent package looks like to import
+    path = tmp_path / "cluster.yaml"
+    path.write_text("kind: pbs\ncores: 4\n", encoding="utf-8")
+    with pytest.raises(UsageError) as info:
+        parse_spec(str(path))
+    assert 'pip install "grader[cluster-jobqueue]"' in str(info.value)
+    assert "インストール" in translate(str(info.value), "ja")
+
+
+@pytest.mark.parametrize(("kind", "directive"), [("slurm", "#SBATCH"), ("pbs", "#PBS")])
+def test_jobqueue_kinds_write_the_job_script(kind, directive, tmp_path):
+    """kind: slurm / pbs: the job script the helper generates asks for what the cluster file
+    says and starts a worker of the grader's scheduler (no Slurm or PBS needed)."""
+    from grader.cluster import build_cluster
+
+    pytest.importorskip("dask_jobqueue")
+    path = tmp_path / "cluster.yaml"
+    path.write_text(textwrap.dedent(f"""\
+        kind: {kind}
+        workers: 1
+        cores: 8
+        memory: 16GB
+        walltime: "02:00:00"
+        queue: grading
+        job_script_prologue: ["module load python/3.11"]
+        worker_extra_args: ["--lifetime", "110m", "--lifetime-stagger", "5m"]
+        """), encoding="utf-8")
+    spec = parse_spec(str(path))
+    assert isinstance(spec, ClusterSpec) and spec.kind == kind
+    cluster = build_cluster(spec, hung_s=30)
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    assert directive in script
+    assert "grading" in script and "module load python/3.11" in script
+    assert "--nthreads 8" in script and "--lifetime 110m" in script
+    assert "distributed.cli.dask_worker" in script or "dask worker" in script or "dask-worker" in script
+    assert cluster.scheduler_address.split("://")[1].split(":")[0] in script

@@ -1,0 +1,238 @@
+"""Class insight as an instructor meets it, with the real commands and a real browser.
+
+1. ``grader batch SRC --out OUT --similarity`` over a class with a planted copy ring (a
+   folder, its renamed and reordered copy, and a notebook of it) and an unknown wrong variant
+   spelled two ways: chromium renders the class summary, and its first screen shows the ring
+   and the cluster in Japanese and in English; hostile code and values show as text.
+2. ``grader catalogue draft OUT --cluster 1`` in a copied course, the entry worded by hand,
+   ``grader validate`` passes, and the batch run again names the new id.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from test_report_html import _chromium, _headless
+
+ROOT = Path(__file__).resolve().parent.parent
+CORRECT = ROOT / "suites" / "chapter07" / "correct"
+RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
+
+pytestmark = [pytest.mark.slow]
+
+#: in every member of the ring: markup and control characters in strings
+HOSTILE = "<script>alert('x')</script>\x1b[2J\u202e"
+
+
+def _grader(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=1800, check=False)
+
+
+def _ring_original() -> str:
+    code = (CORRECT / "19-helpers-and-constants" / "scaling.py").read_text(encoding="utf-8")
+    # a message nobody else writes, with markup and control characters
+    return code.replace("def head_dim(", f'_NOTE = "{HOSTILE}"\n\n\ndef head_dim(', 1)  # raw controls
+
+
+def _disguised(code: str) -> str:
+    """Renamed, functions reordered, comments changed (what a copier does)."""
+    import ast
+
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id.startswith("_") and node.id != "_NOTE":
+            node.id = "helper" + node.id
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("_"):
+            node.name = "helper" + node.name
+    body = tree.body
+    defs = [n for n in body if isinstance(n, ast.FunctionDef)]
+    rest = [n for n in body if not isinstance(n, ast.FunctionDef)]
+    return "\n\n\n".join("# " + str(i) + "\n" + ast.unparse(n) for i, n in enumerate(rest + defs[::-1])) + "\n"
+
+
+def _class(src: Path) -> dict[str, str]:
+    """Six honest styles, a ring of three, an unknown variant spelled two ways."""
+    src.mkdir()
+    for style in ("01-minimal-checks", "05-float64-throughout", "07-functional-softmax", "11-einsum",
+                  "13-rsqrt", "15-numpy-everywhere"):
+        shutil.copytree(CORRECT / style, src / style)
+    ring = CORRECT / "19-helpers-and-constants"
+    original = _ring_original()
+    for name, code in (("ring-a", original), ("ring-b", _disguised(original))):
+        shutil.copytree(ring, src / name)
+        (src / name / "scaling.py").write_text(code, encoding="utf-8")
+    nb = nbformat.v4.new_notebook()
+    cells = [nbformat.v4.new_markdown_cell("# 第7章")]
+    for part in ("scaling", "softmax", "variance"):
+        text = _disguised(original) if part == "scaling" else (ring / f"{part}.py").read_text(encoding="utf-8")
+        cells.append(nbformat.v4.new_code_cell(text))
+    cells.append(nbformat.v4.new_raw_cell("# answers.yaml\n" + (ring / "answers.yaml").read_text(encoding="utf-8")))
+    nb.cells = cells
+    nbformat.write(nb, str(src / "ring-c.ipynb"))
+    # the unknown variant: scores clamped to ±4 after scaling, in two spellings, in two styles
+    # no one else in the class writes
+    for name, base, body in (
+        ("clamp-a", "17-table-one-pass", "    return (scores / math.sqrt(d_k)).clamp(-4, 4)\n"),
+        ("clamp-b", "20-tensor-sqrt-and-validation",
+         "    out = torch.div(scores, d_k ** 0.5)\n    return torch.clip(out, min=-4.0, max=4.0)\n"),
+    ):
+        shutil.copytree(CORRECT / base, src / name)
+        path = src / name / "scaling.py"
+        code = path.read_text(encoding="utf-8")
+        path.write_text("import math\nimport torch\n" + code + "\n\ndef scale_scores(scores, d_k):\n" + body,
+                        encoding="utf-8")
+    return {"ring": "ring-a ring-b ring-c", "cluster": "clamp-a clamp-b"}
+
+
+class _Screen(HTMLParser):
+    """The text inside #first-screen, and the tags found there."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.text: list[str] = []
+        self.tags: list[str] = []
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        ident = dict(attrs).get("id")
+        if ident == "first-screen":
+            self.depth = 1
+        elif self.depth:
+            self.depth += tag not in ("br", "img", "meta")
+            self.tags.append(tag)
+            if ident:
+                self.ids.append(ident)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth and tag not in ("br", "img", "meta"):
+            self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.text.append(data)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")
+def test_batch_with_similarity_puts_the_ring_and_the_cluster_on_the_first_screen(tmp_path: Path) -> None:
+    planted = _class(tmp_path / "src")
+    out = tmp_path / "out"
+    proc = _grader("batch", str(tmp_path / "src"), "--out", str(out), "--rubric", str(RUBRIC), "-j", "2",
+                   "--no-progress", "--no-table", "--similarity")
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+
+    rows = list(csv.DictReader(io.StringIO((out / "similarity.csv").read_text(encoding="utf-8"))))
+    flagged = {frozenset((r["submission_a"], r["submission_b"])) for r in rows}
+    ring = planted["ring"].split()
+    assert flagged == {frozenset(p) for p in [(ring[0], ring[1]), (ring[0], ring[2]), (ring[1], ring[2])]}
+    assert {r["group"] for r in rows} == {"1"}
+    book = {r["submission"] for r in csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8")))}
+    assert {n for p in flagged for n in p} <= book  # named as the gradebook names them
+    clusters = list(csv.DictReader(io.StringIO((out / "unrecognised-clusters.csv").read_text(encoding="utf-8"))))
+    assert {r["submission"]: r["cluster"] for r in clusters} == {"clamp-a": "1", "clamp-b": "1"}
+
+    browser = _chromium()
+    assert browser is not None
+    for lang, ring_word, cluster_word in (("ja", "グループ 1（3 件", "2 件の提出物"),
+                                          ("en", "Group 1 (3 submissions", "2 submissions")):
+        page = out / f"summary.{lang}.html"
+        dom = _headless(browser, tmp_path / f"profile-{lang}", "--dump-dom", page.as_uri()).stdout
+        screen = _Screen()
+        screen.feed(dom)
+        text = " ".join(screen.text)
+        assert "rings" in screen.ids and "clusters" in screen.ids, lang
+        assert ring_word in text and all(name in text for name in ring), (lang, text[:2000])
+        assert cluster_word in text and "scale_scores" in text and "clamp-a" in text, (lang, text[:2000])
+        shot = tmp_path / f"summary-{lang}.png"
+        _headless(browser, tmp_path / f"profile-shot-{lang}", f"--screenshot={shot}", "--window-size=1200,900",
+                  page.as_uri())
+        assert shot.exists()
+
+        similar = out / f"similarity.{lang}.html"
+        dom = _headless(browser, tmp_path / f"profile-sim-{lang}", "--dump-dom", similar.as_uri()).stdout
+        assert "<script>alert" not in dom  # markup from the student's code is text
+        assert "&lt;script&gt;alert('x')&lt;/script&gt;\\x1b[2J\\u202e" in dom
+        assert dom.count("<mark>") >= 5
+        assert "\x1b" not in dom and "\u202e" not in dom
+
+
+def _course(tmp: Path) -> Path:
+    """A copy of the chapter-7 course whose plug-in the test may change."""
+    course = tmp / "course"
+    (course / "rubrics").mkdir(parents=True)
+    shutil.copy(RUBRIC, course / "rubrics" / "chapter07.yaml")
+    for top in ("suites", "exercises", "solutions"):
+        shutil.copytree(ROOT / top / "chapter07", course / top / "chapter07")
+    return course
+
+
+def test_a_drafted_entry_once_worded_validates_and_names_the_cluster_next_time(tmp_path: Path) -> None:
+    course = _course(tmp_path)
+    rubric = course / "rubrics" / "chapter07.yaml"
+    src = tmp_path / "src"
+    src.mkdir()
+    for style in ("01-minimal-checks", "07-functional-softmax", "11-einsum"):
+        shutil.copytree(CORRECT / style, src / style)
+    for name, base, body in (("double-a", "01-minimal-checks", "torch.diag(p) - 2 * torch.outer(p, p)"),
+                             ("double-b", "07-functional-softmax", "torch.diag(p) - p.outer(p) - p.outer(p)")):
+        shutil.copytree(CORRECT / base, src / name)
+        path = src / name / "softmax.py"
+        code = path.read_text(encoding="utf-8")
+        code = re.sub(r"(def softmax_jacobian\(p[^)]*\)[^:]*:\n)(    .*\n)+", rf"\1    return {body}\n", code)
+        path.write_text(code, encoding="utf-8")
+    out = tmp_path / "out"
+    proc = _grader("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "2", "--no-progress",
+                   "--no-table")
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    rows = list(csv.DictReader(io.StringIO((out / "unrecognised-clusters.csv").read_text(encoding="utf-8"))))
+    assert [(r["cluster"], r["submission"]) for r in rows] == [("1", "double-a"), ("1", "double-b")]
+
+    proc = _grader("catalogue", "draft", str(out), "--cluster", "1", "--id", "jacobian-outer-twice",
+                   "--rubric", str(rubric))
+    assert proc.returncode == 0, proc.stderr
+    catalogue = course / "suites" / "chapter07" / "plugin" / "mistakes.yaml"
+    entry = yaml.safe_load(catalogue.read_text(encoding="utf-8"))["mistakes"]["jacobian-outer-twice"]
+    assert entry["draft"] is True and entry["signature"]["function"] == "softmax_jacobian"
+    mutant = course / "suites" / "chapter07" / "mutants" / "jacobian-outer-twice" / "from-cluster-1.py"
+    assert "def softmax_jacobian" in mutant.read_text(encoding="utf-8")
+
+    # The instructor words the entry (ja and en) and deletes the draft mark.
+    text = catalogue.read_text(encoding="utf-8")
+    head, _, tail = text.partition("  jacobian-outer-twice:\n")
+    data = yaml.safe_load("x:\n" + "  jacobian-outer-twice:\n" + tail)["x"]["jacobian-outer-twice"]
+    del data["draft"]
+    data["title"] = {"en": "The Jacobian subtracts the outer product twice",
+                     "ja": "ヤコビアンで外積を 2 回引いている"}
+    data["message"] = {"default": {
+        "en": "{call} subtracts p pᵀ twice: the Jacobian of softmax is diag(p) − p pᵀ, once.",
+        "ja": "{call} は p pᵀ を 2 回引いています。softmax のヤコビアンは diag(p) − p pᵀ で、引くのは 1 回です。"}}
+    worded = yaml.safe_dump({"jacobian-outer-twice": data}, allow_unicode=True, sort_keys=False,
+                            default_flow_style=None, width=100)
+    catalogue.write_text(head + "\n".join("  " + ln for ln in worded.splitlines()) + "\n", encoding="utf-8")
+
+    proc = _grader("validate", "--rubric", str(rubric))
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "jacobian-outer-twice" in proc.stdout
+
+    again = tmp_path / "again"
+    proc = _grader("batch", str(src), "--out", str(again), "--rubric", str(rubric), "-j", "2", "--no-progress",
+                   "--no-table")
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    for name in ("double-a", "double-b"):
+        report = yaml.safe_load((again / "reports" / f"{name}.yaml").read_text(encoding="utf-8"))
+        assert [m["id"] for m in report["mistakes"]] == ["jacobian-outer-twice"]
+        assert "p pᵀ" in report["mistakes"][0]["message"]["en"]
+    assert (again / "unrecognised-clusters.csv").read_text(encoding="utf-8").strip() == "cluster,submission,signature"

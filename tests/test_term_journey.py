@@ -1,0 +1,187 @@
+"""A term of grading, as an instructor runs it with the real commands.
+
+Batch a Canvas export (one student late); two adjustments and one undo; a hidden test that was
+wrong is fixed and graded again for the class with ``grader regrade``; ``--resume``; the Canvas
+import file read back with Canvas's importer rules; the ledger verifies. Then one ledger line is
+edited by hand, and every command that reads the ledger names that line and refuses.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "submissions"
+FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {f.name: f.read_bytes() for f in sorted(folder.iterdir()) if f.is_file()}
+
+
+def canvas_entry(sortable_name: str, user_id: int, attachment_id: int, display_name: str, *, late: bool = False) -> str:
+    """Canvas ContentZipper: the sortable name lower-cased, LATE, the user id, the attachment id."""
+    parts = [re.sub(r"_(\d+)_", r"\1", sortable_name).lower(), *(["LATE"] if late else []), str(user_id)]
+    return f"{re.sub(r'[^\w]', '', '_'.join(parts))}_{attachment_id}_{display_name}"
+
+
+def _export(dest: Path) -> Path:
+    export = dest / "cs101-chapter-7_submissions.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        for name, uid, folder, late in (("Doe, Jane", 98765, "correct", False), ("山田, 太郎", 11111, "correct", True),
+                                        ("Smith, John", 22222, "sqrt-d-model", False)):
+            for k, (fname, data) in enumerate(_files(EXAMPLES / folder).items()):
+                zf.writestr(canvas_entry(name, uid, 7000 + 100 * (uid % 7) + k, fname, late=late), data)
+    return export
+
+
+def _course(dest: Path) -> Path:
+    """A copy of the course whose hidden test FIXED_TEST is wrong: it fails every submission."""
+    for name in ("rubrics", "exercises", "suites", "solutions"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    test = dest / "suites" / "chapter07" / "hidden" / "test_scaling.py"
+    text = test.read_text(encoding="utf-8")
+    body = '    """\n    for _ in range(8):\n        n_heads = int(rng.integers(1, 65))'
+    assert text.count(body) == 1
+    test.write_text(text.replace(body, '    """\n    assert False, "a wrong test"\n' + body[8:], 1), encoding="utf-8")
+    return dest / "rubrics" / "chapter07.yaml"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+
+
+def _book(out: Path) -> dict[str, dict[str, str]]:
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        return {r["student_id"]: r for r in csv.DictReader(fh)}
+
+
+def _canvas_import(path: Path) -> dict:
+    """Canvas's GradebookImporter rules: Student, ID, ..., Section, then one column per assignment
+    (columns named like Current/Final Score or Override ignored); a Points Possible row."""
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+    header = rows[0]
+    assert "Student" in header[0] and "ID" in header[1]
+    section = max(i for i, h in enumerate(header) if "Section" in h)
+    ignored = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
+    [col] = [i for i in range(section + 1, len(header)) if not ignored.search(header[i])]
+    got: dict = {"by_id": {}}
+    for row in rows[1:]:
+        if "Points Possible" in row[0]:
+            got["points_possible"] = float(row[col])
+        else:
+            got["by_id"][row[1]] = float(row[col])
+    return got
+
+
+def _tests(out: Path) -> dict[str, dict[str, str]]:
+    """Each report's tests, each dumped as its own YAML text (to compare byte for byte)."""
+    got = {}
+    for path in sorted((out / "reports").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        got[path.name] = {t["id"]: yaml.safe_dump(t, allow_unicode=True, sort_keys=True) for t in data["tests"]}
+    return got
+
+
+@pytest.mark.slow
+def test_a_term_of_grading(tmp_path):
+    rubric = _course(tmp_path / "course")
+    export = _export(tmp_path)
+    out = tmp_path / "out"
+    r = ("--rubric", str(rubric))
+
+    first = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--seed", "5",
+                 "--gradebook", "canvas", *r)
+    assert first.returncode == 0, first.stderr
+    rows = _book(out)
+    top = float(rows["98765"]["max_score"])
+    points = 1.0 * [t for t in yaml.safe_load((out / "reports" / "doejane_98765.yaml").read_text(encoding="utf-8"))
+                    ["tests"] if t["id"] == FIXED_TEST][0]["max_score"]
+    assert float(rows["98765"]["score"]) == top - points  # the wrong test cost everyone its points
+    late_before = float(rows["11111"]["score"])
+    assert rows["11111"]["late"] == "yes" and float(rows["11111"]["late_penalty"]) > 0
+
+    # two adjustments and one undo
+    assert _run("adjust", str(out), "22222", "--points", "3", "--reason", "regrade request: 採点ミス", "--by", "tanaka",
+                *r).returncode == 0
+    assert _run("adjust", str(out), "98765", "--part", "quiz", "--points=-1", "--reason", "wrong student",
+                *r).returncode == 0
+    assert _run("adjust", str(out), "98765", "--undo", "2", "--reason", "entered for the wrong student",
+                *r).returncode == 0
+    rows = _book(out)
+    auto_smith = float(rows["22222"]["automatic_score"])
+    assert float(rows["22222"]["score"]) == auto_smith + 3 and "採点ミス" in rows["22222"]["adjustment_reasons"]
+    assert float(rows["98765"]["score"]) == top - points and rows["98765"]["adjustment_reasons"] == ""
+
+    # the wrong test is fixed, and graded again for the class
+    before = _tests(out)
+    shutil.copyfile(ROOT / "suites" / "chapter07" / "hidden" / "test_scaling.py",
+                    rubric.parent.parent / "suites" / "chapter07" / "hidden" / "test_scaling.py")
+    again = _run("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "-j", "2", "--no-progress", *r)
+    assert again.returncode == 0, again.stderr
+    after = _tests(out)
+    for report, tests in before.items():
+        assert tests.keys() == after[report].keys()
+        for test_id, text in tests.items():
+            if test_id != FIXED_TEST:
+                assert after[report][test_id] == text, (report, test_id)  # byte for byte
+            else:
+                assert "passed" in after[report][test_id] and "a wrong test" not in after[report][test_id]
+    [record] = sorted((out / "regrades").glob("*.csv"))
+    changed = {r["student_id"]: r for r in csv.DictReader(record.open(encoding="utf-8"))}
+    assert set(changed) == {"98765", "11111", "22222"} and all(FIXED_TEST in c["tests"] for c in changed.values())
+    assert float(changed["98765"]["from"]) == top - points and float(changed["98765"]["to"]) == top
+    rows = _book(out)
+    assert float(rows["98765"]["score"]) == top
+    assert float(rows["11111"]["score"]) == pytest.approx(round(top * 0.9, 2)) > late_before  # late policy again
+    # Smith's +3 was made against the score before the fix: shown for review, not applied
+    assert float(rows["22222"]["score"]) == float(rows["22222"]["automatic_score"]) == auto_smith + points
+    assert "needs review" in rows["22222"]["adjustment_reasons"]
+    assert _run("adjust", str(out), "22222", "--confirm", "1", "--reason", "still owed after the fix",
+                *r).returncode == 0
+    assert float(_book(out)["22222"]["score"]) == auto_smith + points + 3
+
+    # --resume keeps everything, and the ledger is still applied once
+    resumed = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--resume",
+                   "--gradebook", "canvas", *r)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "0 graded, 3 kept" in resumed.stderr
+    rows = _book(out)
+    assert float(rows["22222"]["score"]) == auto_smith + points + 3
+    assert float(rows["22222"]["adjustment"]) == 3
+
+    # the Canvas import file, as Canvas reads it
+    assert _run("export", str(out), "--gradebook", "canvas", *r).returncode == 0
+    grades = _canvas_import(out / "gradebook.canvas.csv")
+    assert grades["points_possible"] == top
+    assert grades["by_id"] == {"98765": top, "11111": pytest.approx(round(top * 0.9, 2)),
+                               "22222": auto_smith + points + 3}
+    verified = _run("ledger", str(out), "--verify")
+    assert verified.returncode == 0 and "4 entries" in verified.stderr
+
+    # one line edited by hand: every command that reads the ledger names it and refuses
+    ledger = out / "ledger.jsonl"
+    lines = ledger.read_text(encoding="utf-8").splitlines()
+    lines[0] = lines[0].replace('"points":3.0', '"points":30.0')
+    ledger.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for args in (("ledger", str(out), "--verify"),
+                 ("adjust", str(out), "98765", "--points", "1", "--reason", "x", *r),
+                 ("export", str(out), "--gradebook", "canvas", *r),
+                 ("batch", str(export), "--out", str(out), "-j", "1", "--no-progress", "--resume", *r),
+                 ("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "-j", "1", *r),
+                 ("gradebook", str(out), "--out", str(tmp_path / "course.csv"))):
+        proc = _run(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "ledger.jsonl: line 1:" in proc.stderr and "1 行目" in proc.stderr, (args, proc.stderr)
+    assert _canvas_import(out / "gradebook.canvas.csv") == grades  # nothing was written from it
