@@ -102,7 +102,7 @@ def test_a_term_of_grading(tmp_path):
     r = ("--rubric", str(rubric))
 
     first = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--seed", "5",
-                 "--gradebook", "canvas", *r)
+                 "--gradebook", "canvas", "--canvas-assignment-id", "4242", *r)
     assert first.returncode == 0, first.stderr
     rows = _book(out)
     top = float(rows["98765"]["max_score"])
@@ -154,7 +154,7 @@ def test_a_term_of_grading(tmp_path):
 
     # --resume keeps everything, and the ledger is still applied once
     resumed = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--resume",
-                   "--gradebook", "canvas", *r)
+                   "--gradebook", "canvas", "--canvas-assignment-id", "4242", *r)
     assert resumed.returncode == 0, resumed.stderr
     assert "0 graded, 3 kept" in resumed.stderr
     rows = _book(out)
@@ -162,7 +162,7 @@ def test_a_term_of_grading(tmp_path):
     assert float(rows["22222"]["adjustment"]) == 3
 
     # the Canvas import file, as Canvas reads it
-    assert _run("export", str(out), "--gradebook", "canvas", *r).returncode == 0
+    assert _run("export", str(out), "--gradebook", "canvas", "--canvas-assignment-id", "4242", *r).returncode == 0
     grades = _canvas_import(out / "gradebook.canvas.csv")
     assert grades["points_possible"] == top
     assert grades["by_id"] == {"98765": top, "11111": pytest.approx(round(top * 0.9, 2)),
@@ -177,7 +177,7 @@ def test_a_term_of_grading(tmp_path):
     ledger.write_text("\n".join(lines) + "\n", encoding="utf-8")
     for args in (("ledger", str(out), "--verify"),
                  ("adjust", str(out), "98765", "--points", "1", "--reason", "x", *r),
-                 ("export", str(out), "--gradebook", "canvas", *r),
+                 ("export", str(out), "--gradebook", "canvas", "--canvas-assignment-id", "4242", *r),
                  ("batch", str(export), "--out", str(out), "-j", "1", "--no-progress", "--resume", *r),
                  ("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "-j", "1", *r),
                  ("gradebook", str(out), "--out", str(tmp_path / "course.csv"))):
