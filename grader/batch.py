@@ -34,7 +34,8 @@ from rich.console import Console
 
 from grader.discovery import Discovery, Found, Skipped, files_wanted, find_submissions
 from grader.errors import GraderError, UsageError
-from grader.gradebook import apply_lms, gradebook_rows, write_gradebook, write_lms_gradebooks
+from grader.gradebook import (CanvasTarget, apply_lms, check_formats, csv_written, gradebook_rows,
+                              say_written, write_gradebook, write_lms_gradebooks)
 from grader import ledger
 from grader.outdir import is_current, read_report, report_path, write_report_files
 from grader.pool import LocalPool, Tally, _cpus_for, _Proc
@@ -79,6 +80,8 @@ def run_batch(
     shard_size: int | None = None,
     submitted: dict[str, Any] | None = None,
     extensions: dict[str, Any] | None = None,
+    canvas: CanvasTarget | None = None,
+    again: str = "",
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
@@ -89,6 +92,9 @@ def run_batch(
     processes (:mod:`grader.cluster`); each node's own sandbox level counts there, not this
     machine's, and ``shard_size`` submissions go to a node at a time.
 
+    ``again`` is the command as it was given (``grader batch … --rubric …``): every hint to run it
+    again (``--resume``) repeats it, options included.
+
     Raises:
         UsageError: bad source or cluster SPEC, or no namespace sandbox (here, or on a node of
             the cluster) and ``allow_weak`` is false.
@@ -97,6 +103,8 @@ def run_batch(
     from grader.sandbox.level import choose_level
 
     started = time.monotonic()
+    if "canvas" in gradebooks:  # before any work: a Canvas file needs its assignment
+        check_formats(("canvas",), {"canvas"}, canvas, rubric.title.en)
     # This process and its workers keep both CPUs busy on their own: an idle BLAS pool
     # (numpy's) would only spin on them. Read when numpy loads; the workers inherit it.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -129,9 +137,9 @@ def run_batch(
     try:
         return _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
                       started=started, cluster=spec, shard_size=shard_size,
-                      allow_weak=allow_weak, submitted=submitted, extensions=extensions).run(early, retired, jobs=jobs, resume=resume, seed=seed,
-                                                 progress=progress, summary=summary, gradebooks=gradebooks,
-                                                 bom=bom, similarity=similarity)
+                      allow_weak=allow_weak, submitted=submitted, extensions=extensions, canvas=canvas,
+                      again=again).run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
+                                       summary=summary, gradebooks=gradebooks, bom=bom, similarity=similarity)
     finally:
         for proc in early + retired:
             proc.stop()
@@ -146,9 +154,12 @@ class _Batch:
     def __init__(self, source: str, out: str, outdir: Path, rubric: Rubric, *, lang: str, console: Console,
                  level: str, warning: str, started: float, cluster: Any = None, shard_size: int | None = None,
                  allow_weak: bool = False, submitted: dict[str, Any] | None = None,
-                 extensions: dict[str, Any] | None = None) -> None:
+                 extensions: dict[str, Any] | None = None, canvas: CanvasTarget | None = None,
+                 again: str = "") -> None:
         from grader.assignment import assignment_of
 
+        self.canvas = canvas
+        self.again = again or f"grader batch {source} --out {out}"
         self.source, self.out, self.outdir, self.rubric = source, out, outdir, rubric
         self.assignment = assignment_of(rubric)
         self.lang, self.console, self.level, self.warning, self.started = lang, console, level, warning, started
@@ -166,6 +177,10 @@ class _Batch:
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
             bom: bool, similarity: bool = False) -> BatchResult:
         self.found = self._discover()
+        if gradebooks:  # refused before grading: an LMS the export did not come from
+            entries: list[Found | Skipped] = [*self.found.found, *self.found.skipped,
+                                              *(f.who for f in self.found.failed)]
+            check_formats(gradebooks, {i.lms for i in entries if i.lms}, self.canvas, self.rubric.title.en)
         todo = self._resumable(resume)
         resumed = len(self.finished)
         if seed is None:
@@ -186,7 +201,7 @@ class _Batch:
         reports = self._record(interrupted, gradebooks, bom)
         if failure is not None:
             raise GraderError(f"{failure} ({len(self.finished)} finished reports kept in {self.outdir}; "
-                              "fix the cause, then run again with --resume)")
+                              f"fix the cause, then run again: {self.again} --resume)")
         from grader import similarity as alike
 
         alike.note_source(self.outdir, self.source)
@@ -205,8 +220,8 @@ class _Batch:
         if interrupted:
             self.console.print(
                 f"[yellow]interrupted:[/yellow] {len(self.finished)} of {len(self.found.found)} graded and kept"
-                f" in {self.outdir}; finish with: grader batch {self.source} --out {self.out} --resume",
-                markup=True)
+                f" in {self.outdir}; finish with: {terminal_markup(self.again)} --resume",
+                markup=True, soft_wrap=True)
         return BatchResult(reports, len(self.finished) - resumed, resumed, self.found.unrecognised, interrupted,
                            self.outdir, time.monotonic() - self.started,
                            unreadable=len(reports) - len(self.finished))
@@ -363,18 +378,20 @@ class _Batch:
             report = error_report(self.rubric, failed.name, failed.why, like=like, origin="", seed=self.seed)
             who = failed.who
             data = report.to_dict()
-            if who.lms or who.name:
-                data["student"] = {"id": who.student_id, "name": who.name, "lms": who.lms, "entry": who.entry,
-                                   "late": who.late, "flags": [[k, dict(v)] for k, v in who.flags]}
-                report = GradeReport.from_dict(data)
+            # who it is, and (its flags) why it is no grade: grader export reads it back
+            data["student"] = {"id": who.student_id, "name": who.name, "lms": who.lms, "entry": who.entry,
+                               "late": who.late, "flags": [[k, dict(v)] for k, v in who.flags]}
+            report = GradeReport.from_dict(data)
             self.save(failed.name, report, data)
             failed_reports.append(report)
             rows.append((who, report, []))
         rows += [(s, None, []) for s in found.skipped]
         book = gradebook_rows(rows, self.rubric)
-        write_gradebook(self.outdir / "gradebook.csv", book, self.rubric, bom=bom)
+        written = [csv_written(write_gradebook(self.outdir / "gradebook.csv", book, self.rubric, bom=bom), book)]
         if gradebooks:
-            write_lms_gradebooks(self.outdir, book, self.rubric, gradebooks, bom=bom, lang=self.lang)
+            written += write_lms_gradebooks(self.outdir, book, self.rubric, gradebooks, bom=bom, lang=self.lang,
+                                            canvas=self.canvas)
+        say_written(written, book, self.console, self.lang)
         return [self.finished[i] for i in sorted(self.finished)] + failed_reports
 
 

@@ -58,15 +58,16 @@ def _lang(lang: str | None, rubric: Rubric) -> str:
     return str(rubric.report.languages[0]) if rubric.report.languages else "en"
 
 
-def _load(rubric_path: str | None, submission: str | None = None) -> Any:
-    """The rubric named by --rubric, else the one :func:`grader.rubric.find_rubric` finds."""
+def _load(rubric_path: str | None, submission: str | None = None, assignment: str | None = None) -> Any:
+    """The rubric named by --rubric, else the one :func:`grader.rubric.find_rubric` finds: one
+    rule for every command (``assignment`` when what the command reads names it)."""
     from grader.rubric import find_rubric, load_rubric
 
     if rubric_path is None:
         if submission is not None and not Path(submission).exists():
             raise UsageError(f"{submission}: no such file or folder; name your submission's folder,"
                              " notebook or zip")
-        return _checked(load_rubric(find_rubric(submission=submission)))
+        return _checked(load_rubric(find_rubric(submission=submission, assignment=assignment)))
     if not Path(rubric_path).exists():
         raise UsageError(
             f"{rubric_path}: no such rubric. Pass --rubric with the path of a rubric YAML file,"
@@ -77,8 +78,10 @@ def _load(rubric_path: str | None, submission: str | None = None) -> Any:
 
 def _checked(rubric: Rubric) -> Any:
     from grader.catalogue import check_rubric
+    from grader.rubric import check_parts
 
     check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
+    check_parts(rubric)  # so is a part file or function the stubs and the reference lack
     return rubric
 
 
@@ -129,6 +132,14 @@ gradebook_option = click.option(
     help="Also write the gradebook an LMS imports (repeatable): canvas -> gradebook.canvas.csv (Canvas's "
          "gradebook import), moodle -> gradebook.moodle.csv (grading worksheet) and "
          "moodle-feedback-files.zip; csv is gradebook.csv, always written.")
+canvas_gradebook_option = click.option(
+    "--canvas-gradebook", "canvas_gradebook", type=click.Path(dir_okay=False, exists=True), default=None,
+    help="Your gradebook exported from Canvas (Grades > Export): gradebook.canvas.csv is that file with this "
+         "assignment's column filled in, every other row, column and section kept.")
+canvas_id_option = click.option(
+    "--canvas-assignment-id", "canvas_assignment_id", default=None,
+    help="The Canvas assignment's id (the number at the end of its address, .../assignments/ID): the "
+         "column is 'Title (ID)', which Canvas's import matches to that assignment.")
 bom_option = click.option("--bom", is_flag=True,
                           help="Start the CSV files with a UTF-8 byte order mark, so Excel reads Japanese names.")
 
@@ -310,6 +321,8 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
 @click.option("--table/--no-table", default=None,
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")
 @gradebook_option
+@canvas_gradebook_option
+@canvas_id_option
 @bom_option
 @click.option("--similarity", is_flag=True,
               help="Also compare the submissions (similarity.csv, similarity.{ja,en}.html; groups on the summary).")
@@ -320,7 +333,8 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
               help="CSV of student, due (a date-time) or days, reason: each student's own due date.")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
           jobs: int | None, resume: bool, cluster: str | None, shard_size: int | None, no_progress: bool,
-          table: bool | None, gradebook: tuple[str, ...], bom: bool, similarity: bool, submitted_file: str | None,
+          table: bool | None, gradebook: tuple[str, ...], canvas_gradebook: str | None,
+          canvas_assignment_id: str | None, bom: bool, similarity: bool, submitted_file: str | None,
           extensions_file: str | None) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
@@ -331,12 +345,14 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
         rubric = _load(rubric_path, source)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
-                           gradebooks=tuple(gradebook), bom=bom, similarity=similarity, cluster=cluster,
-                           shard_size=shard_size,
+                           gradebooks=_formats(gradebook, canvas_gradebook, canvas_assignment_id), bom=bom,
+                           canvas=_canvas(canvas_gradebook, canvas_assignment_id), again=_again("resume"),
+                           similarity=similarity, cluster=cluster, shard_size=shard_size,
                            submitted=read_submitted(Path(submitted_file)) if submitted_file else None,
                            extensions=read_extensions(Path(extensions_file)) if extensions_file else None)
+        kinds = _not_graded(result.unrecognised)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
-                  f"{len(result.unrecognised)} not recognised, "
+                  f"{len(result.unrecognised)} not graded{kinds}, "
                   + (f"{result.unreadable} unreadable (error reports written), " if result.unreadable else "")
                   + f"in {result.elapsed_s:.1f} s; "
                   f"gradebook: {Path(out) / 'gradebook.csv'}", soft_wrap=True)
@@ -357,20 +373,83 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
 @rubric_option
 @lang_option
 @gradebook_option
+@canvas_gradebook_option
+@canvas_id_option
 @bom_option
-def export_cmd(outdir: str, rubric_path: str, lang: str | None, gradebook: tuple[str, ...], bom: bool) -> None:
-    """Write the LMS gradebooks again from the reports of a finished batch in OUTDIR."""
-    from grader.gradebook import export_gradebooks
+def export_cmd(outdir: str, rubric_path: str | None, lang: str | None, gradebook: tuple[str, ...],
+               canvas_gradebook: str | None, canvas_assignment_id: str | None, bom: bool) -> None:
+    """Write the gradebooks again from what a finished batch left in OUTDIR (the assignment is
+    the one its reports name; --rubric only to choose another rubric file)."""
+    from grader.gradebook import (
+        export_gradebooks,
+        lms_of,
+        reports_assignment,
+        say_written,
+    )
 
     def body() -> int:
-        rubric = _load(rubric_path)
-        written = export_gradebooks(Path(outdir), rubric, tuple(gradebook) or ("canvas", "moodle"), bom=bom,
-                                    lang=_lang(lang, rubric))
-        for path in written:
-            err.print(f"written: {path}")
+        rubric = _load(rubric_path, assignment=reports_assignment(Path(outdir)) or None)
+        formats = _formats(gradebook, canvas_gradebook, canvas_assignment_id)
+        if not formats:  # the LMS gradebooks the export's own entries can be matched in
+            from grader.gradebook import _old_rows
+
+            formats = tuple(sorted(lms_of(_old_rows(Path(outdir) / "gradebook.csv")) & {"canvas", "moodle"}))
+        written = export_gradebooks(Path(outdir), rubric, ("csv", *formats) if formats else ("csv",), bom=bom,
+                                    lang=_lang(lang, rubric), canvas=_canvas(canvas_gradebook, canvas_assignment_id))
+        say_written(written, [], err, _lang(lang, rubric))
         return 0
 
     sys.exit(_guard(body))
+
+
+def _formats(gradebook: tuple[str, ...], canvas_gradebook: str | None, canvas_id: str | None) -> tuple[str, ...]:
+    """The gradebooks asked for; a Canvas option asks for the Canvas file too."""
+    wanted = tuple(dict.fromkeys(gradebook))
+    if (canvas_gradebook or canvas_id) and "canvas" not in wanted:
+        wanted += ("canvas",)
+    return wanted
+
+
+def _canvas(canvas_gradebook: str | None, canvas_id: str | None) -> Any:
+    from grader.gradebook import CanvasTarget
+
+    return CanvasTarget(assignment_id=(canvas_id or "").strip(),
+                        export=Path(canvas_gradebook) if canvas_gradebook else None)
+
+
+def _again(*without: str) -> str:
+    """The command as it was given, every option kept (but ``without``), for a hint to run it again."""
+    import shlex
+
+    ctx = click.get_current_context()
+    words = ["grader", ctx.info_name or ""]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        if param.name in without or value in (None, False, ()) or (
+                ctx.get_parameter_source(param.name or "") == click.core.ParameterSource.DEFAULT):
+            continue
+        if isinstance(param, click.Argument):
+            words.append(str(value))
+            continue
+        flag = max(param.opts, key=len)
+        if isinstance(param, click.Option) and param.is_flag:
+            if value is True:
+                words.append(flag)
+            elif param.secondary_opts:
+                words.append(max(param.secondary_opts, key=len))
+            continue
+        for v in (value if isinstance(value, (tuple, list)) else [value]):
+            words += [flag, str(v)]
+    return shlex.join(words)
+
+
+def _not_graded(unrecognised: list[tuple[str, str]]) -> str:
+    """`` (2 empty uploads, 1 online text)``: why the entries not graded were not."""
+    from collections import Counter
+
+    kinds = Counter("empty upload" if "empty" in why else "online text" if "online text" in why
+                    else "not a submission" for _, why in unrecognised)
+    return f" ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})" if kinds else ""
 
 
 @main.command(name="similarity")
@@ -554,12 +633,18 @@ def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
               help="The course gradebook to write (CSV).")
 def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
     """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
-    from grader.course import merge, write_course_gradebook
+    from grader.course import merge_with_reasons, write_course_gradebook
+    from grader.messages import translate
 
     def body() -> int:
-        rows, assignments = merge([Path(o) for o in outputs])
+        rows, assignments, left_out = merge_with_reasons([Path(o) for o in outputs])
         write_course_gradebook(Path(out), rows, assignments)
+        env = os.environ.get("GRADER_LANG", "")
+        lang = env if env in LANGS else "en"
         err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
+        for student, assignment, why in left_out:
+            err.print(terminal(translate(f"  no score for {student} in {assignment}: {why}", lang)),
+                      markup=False, soft_wrap=True)
         return 0
 
     sys.exit(_guard(body))

@@ -26,8 +26,9 @@ import yaml
 
 from grader.errors import UsageError
 from grader.report.files import write_atomic
+from grader.sinks import csv_cell
 
-__all__ = ["merge", "write_course_gradebook"]
+__all__ = ["merge", "merge_with_reasons", "write_course_gradebook"]
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
@@ -51,14 +52,28 @@ def _assignment_of(folder: Path) -> str:
 
 
 def merge(folders: Sequence[Path]) -> tuple[list[dict[str, str]], list[str]]:
-    """Rows keyed by student, with ``<assignment>`` and ``<assignment>:max`` per folder.
+    """Rows keyed by student, with ``<assignment>`` and ``<assignment>:max`` per folder, and
+    ``notes``: the batch's flags and errors for that student, per assignment.
+
+    A score is never chosen between rows that claim one student (two entries with one id, or
+    a row the batch flagged as in doubt): the cell stays empty and ``notes`` says why; so it
+    does for a gradebook row that had no score.
 
     Raises:
         UsageError: a folder has no ``gradebook.csv``, or two folders grade the same assignment.
     """
+    rows, assignments, _ = merge_with_reasons(folders)
+    return rows, assignments
+
+
+def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], list[str], list[tuple[str, str, str]]]:
+    """:func:`merge`, and ``(student, assignment, why)`` for every score left out."""
+    from grader.gradebook import DOUBT_FLAGS
+
     assignments: list[str] = []
     most: dict[str, float] = {}
     students: dict[str, dict[str, str]] = {}
+    left_out: list[tuple[str, str, str]] = []
     for folder in folders:
         book = folder / "gradebook.csv"
         if not book.is_file():
@@ -70,26 +85,44 @@ def merge(folders: Sequence[Path]) -> tuple[list[dict[str, str]], list[str]]:
         if name in assignments:
             raise UsageError(f"{folder}: a second gradebook for {name}; pass one folder per assignment")
         assignments.append(name)
-        with book.open(encoding="utf-8", newline="") as fh:
+        claims: dict[str, list[dict[str, str]]] = {}
+        with book.open(encoding="utf-8-sig", newline="") as fh:
             for row in csv.DictReader(fh):
                 key = (row.get("student_id") or row.get("submission") or "").strip()
-                if not key:
-                    continue
-                entry = students.setdefault(key, {"student": key})
-                entry[name] = row.get("score", "")
-                if row.get("adjustment_reasons"):  # a hand adjustment (grader.ledger): shown with its reasons
-                    entry[f"{name}:automatic"] = row.get("automatic_score", "")
-                    entry[f"{name}:adjustment"] = row.get("adjustment_reasons", "")
+                if key:
+                    claims.setdefault(key, []).append(row)
                 try:
                     most[name] = max(most.get(name, 0.0), float(row.get("max_score") or 0))
                 except ValueError:
                     pass
+        for key, claimed in claims.items():
+            entry = students.setdefault(key, {"student": key})
+            notes = [entry["notes"]] if entry.get("notes") else []
+            doubt = [r for r in claimed if set((r.get("flags") or "").split(";")) & set(DOUBT_FLAGS)]
+            if len(claimed) > 1 or doubt:
+                entries = ", ".join(r.get("submission") or "?" for r in claimed)
+                why = (f"{len(claimed)} rows claim this student ({entries}); check by hand whose each is"
+                       if len(claimed) > 1 else f"the batch flagged the row in doubt: {claimed[0].get('errors', '')}")
+                entry[name] = ""
+                notes.append(f"{name}: {why}")
+                left_out.append((key, name, why))
+            else:
+                row = claimed[0]
+                entry[name] = row.get("score", "")
+                if row.get("adjustment_reasons"):  # a hand adjustment (grader.ledger): shown with its reasons
+                    entry[f"{name}:automatic"] = row.get("automatic_score", "")
+                    entry[f"{name}:adjustment"] = row.get("adjustment_reasons", "")
+                if row.get("errors"):
+                    notes.append(f"{name}: {row['errors']}")
+                if not entry[name]:
+                    left_out.append((key, name, row.get("errors") or "no score in the batch's gradebook"))
+            entry["notes"] = " | ".join(notes)
     for entry in students.values():
         for a in assignments:  # a student with no submission still has the assignment's maximum
             entry[f"{a}:max"] = f"{most.get(a, 0.0):g}"
         entry["total"] = _sum([entry.get(a, "") for a in assignments])
         entry["total:max"] = _sum([entry[f"{a}:max"] for a in assignments])
-    return [students[k] for k in sorted(students)], assignments
+    return [students[k] for k in sorted(students)], assignments, left_out
 
 
 def _sum(values: list[str]) -> str:
@@ -112,10 +145,11 @@ def write_course_gradebook(path: Path, rows: list[dict[str, str]], assignments: 
         adjusted = any(f"{a}:adjustment" in row for row in rows)
         return (a, f"{a}:max", f"{a}:automatic", f"{a}:adjustment") if adjusted else (a, f"{a}:max")
 
-    columns = ["student"] + [c for a in assignments for c in of(a)] + ["total", "total:max"]
+    columns = ["student"] + [c for a in assignments for c in of(a)] + ["total", "total:max", "notes"]
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({c: _safe(str(row.get(c, ""))) for c in columns})
+        writer.writerow({c: (str(csv_cell(row.get(c, ""))) if c == "notes" else _safe(str(row.get(c, ""))))
+                         for c in columns})
     return write_atomic(path, buf.getvalue())

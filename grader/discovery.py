@@ -113,12 +113,41 @@ def _is_junk(name: str) -> bool:
     return name in JUNK or name.startswith(".") or name.startswith("._")
 
 
+@dataclass
+class Unpacked:
+    """An unpacked export: its root, and what unpacking it had to say, per top-level name.
+
+    Keys of ``failed`` and ``decoded`` are paths on disk under ``dest`` (``Jane_123_assignsubmission_file_/x.py``);
+    :func:`find_submissions` maps them to entries once it knows the export's root.
+    """
+
+    dest: Path
+    root: Path
+    #: name on disk -> the name in the export, for names shortened to fit the file system
+    originals: dict[str, str] = field(default_factory=dict)
+    #: name on disk -> why (part of) it could not be unpacked
+    failed: dict[str, str] = field(default_factory=dict)
+    #: name on disk -> (encoding it was read in, doubtful) for names without the UTF-8 flag
+    decoded: dict[str, tuple[str, bool]] = field(default_factory=dict)
+
+
 def unpack_export(archive: Path, dest: Path) -> Path:
-    """Unpack an LMS export zip into ``dest``, refusing names that leave it; returns the root.
+    """Unpack an LMS export zip into ``dest``, refusing names that leave it; returns the root."""
+    return unpack(archive, dest).root
+
+
+def unpack(archive: Path, dest: Path) -> Unpacked:
+    """Unpack an LMS export zip into ``dest``, refusing names that leave it.
 
     Only the outer archive is unpacked: a student's own zip inside it stays a zip and is read
-    in memory by :func:`grader.submission.load_submission`, with its caps.
+    in memory by :func:`grader.submission.load_submission`, with its caps. Names are read as
+    the platform that wrote the zip meant them (:func:`grader.lms.member_name`), and a name
+    too long for the file system is shortened keeping its LMS id (:func:`grader.lms.fit_name`).
+    Any error with one member (a name the file system refuses, a damaged or encrypted member)
+    is recorded against its top-level entry, and unpacking goes on: that entry fails alone.
     """
+    from grader.lms import fit_name, member_name, nfc
+
     try:
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -131,22 +160,52 @@ def unpack_export(archive: Path, dest: Path) -> Path:
         if dest.exists():
             shutil.rmtree(dest)
         dest.mkdir(parents=True)
+        result = Unpacked(dest, dest)
         for info in infos:
-            name = info.filename.replace("\\", "/")
+            read = member_name(info)
+            name = read.name.replace("\\", "/")
             parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
             if (name.startswith("/") or ".." in parts or re.match(r"[A-Za-z]:", name)
                     or not parts or any(_is_junk(p) for p in parts)):
                 continue
             if (info.external_attr >> 16) & 0o170000 == 0o120000:  # a symbolic link
                 continue
-            target = dest.joinpath(*parts)
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(info) as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-    return _unwrap(dest)
+            fitted = [fit_name(p) for p in parts]
+            for short, original in zip(fitted, parts):
+                if short != original:
+                    result.originals[short] = nfc(original)
+            key = "/".join(fitted)
+            if read.encoding != "utf-8":
+                result.decoded[key] = (read.encoding, read.doubtful)
+            target = dest.joinpath(*fitted)
+            try:
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(info) as src, open(target, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+            except Exception as exc:  # noqa: BLE001 - the ingest rule: this entry fails, the rest go on
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+                result.failed.setdefault(key, f"{'/'.join(parts[-1:])} could not be unpacked ({why})")
+                try:
+                    target.unlink(missing_ok=True)
+                except OSError:
+                    pass
+    result.root = _unwrap(dest)
+    return result
+
+
+def _for_root(unpacked: Unpacked, root: Path, table: dict[str, Any]) -> dict[str, Any]:
+    """``table`` (keyed by paths under the archive's top) keyed by the entry directly under
+    ``root``, the export's own top once wrapper folders are stepped into."""
+    inner = list(root.relative_to(unpacked.dest).parts)
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        names = key.split("/")
+        if names[:len(inner)] == inner and len(names) > len(inner):
+            out.setdefault(names[len(inner)], value)
+    return out
 
 
 def _unwrap(root: Path) -> Path:
@@ -238,103 +297,73 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
 
     src = Path(source)
     staging = staging or Path(".grader-sources")
+    unpacked: Unpacked | None = None
     if src.is_file() and src.suffix.lower() == ".zip":
-        root = unpack_export(src, staging / "export")
+        unpacked = unpack(src, staging / "export")
+        root = unpacked.root
     elif src.is_dir():
         root = src
     else:
         raise UsageError(f"{src}: not a folder of submissions nor an LMS export zip")
     result = Discovery()
+    originals = unpacked.originals if unpacked else {}
+    broken: dict[str, str] = _for_root(unpacked, root, unpacked.failed) if unpacked else {}
+    decoded: dict[str, tuple[str, bool]] = _for_root(unpacked, root, unpacked.decoded) if unpacked else {}
     kind = lmsnames.detect(root)
-    students, grouped = lmsnames.group_flat_files(root, staging / "lms", kind)
-    # (entry, path to read or None, identity, files set aside)
-    candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str]]] = []
+    students, grouped = lmsnames.group_flat_files(root, staging / "lms", kind, originals=originals)
+    # (entry, path to read or None, identity, files set aside, why it cannot be read)
+    candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str], str]] = []
     symlinks: list[str] = []
+    ident: lmsnames.LmsName | None
     for st in students:
-        grouped_ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
-                                         other_ids=tuple(sorted(st.other_ids)))
-        candidates.append((st.entries[0], st.folder, grouped_ident, list(st.set_aside)))
+        ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
+                                 other_ids=tuple(sorted(st.other_ids)))
+        why = st.error or "; ".join(broken.pop(e) for e in [*st.entries] if e in broken)
+        candidates.append((originals.get(st.entries[0], st.entries[0]), st.folder, ident, list(st.set_aside), why))
     for entry in sorted(root.iterdir()):
         if _is_junk(entry.name) or entry.name in grouped:
             continue
+        shown = lmsnames.nfc(originals.get(entry.name, entry.name))
         if entry.is_symlink():  # it could point at anything the instructor can read
-            symlinks.append(lmsnames.nfc(entry.name))
+            symlinks.append(shown)
             continue
         if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
             continue  # our own output folder inside the source
-        ident = lmsnames.lms_name(entry.name, is_dir=entry.is_dir(), lms=kind) if kind else None
-        candidates.append((lmsnames.nfc(entry.name), entry, ident, []))
+        ident = lmsnames.lms_name(shown, is_dir=entry.is_dir(), lms=kind) if kind else None
+        candidates.append((shown, entry, ident, [], broken.pop(entry.name, "")))
+    for entry_name, why in sorted(broken.items()):  # a member that never reached the disk
+        shown = lmsnames.nfc(originals.get(entry_name, entry_name))
+        ident = lmsnames.lms_name(shown, is_dir=False, lms=kind) if kind else None
+        candidates.append((shown, None, ident, [], why))
+    # Each entry's own name is its report's name when it can be: a name made unique
+    # ("alice-2") is never one another entry has as its own.
+    own = {lmsnames.disk_name(c[2].name, c[2].student_id) if c[2] else _plain_base(c[0], c[1])
+           for c in candidates}
     names: set[str] = set()
 
     def unique(wanted: str) -> str:
         """A report name no other entry has, case aside, whose files no other entry's
         files coincide with (:func:`grader.outdir.name_aliases`)."""
         name, n = wanted, 2
-        while name.casefold() in names:
+        while name.casefold() in names or (name != wanted and name in own):
             name, n = f"{wanted}-{n}", n + 1
         names.update(name_aliases(name))
         return name
 
-    for entry_name, path, ident, set_aside in sorted(candidates, key=lambda c: c[0]):
-        student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
-        who: dict[str, Any] = {"student_id": student_id, "name": ident.name if ident else "",
-               "late": ident.late if ident else False, "lms": ident.lms if ident else ""}
-
-        shifted: list[tuple[str, dict[str, str]]] = []
-        if ident is not None and ident.other_ids:
-            shifted.append(("ambiguous_id", {"id": student_id, "others": ", ".join(ident.other_ids)}))
-
-        def skip(key: str, **slots: str) -> None:
-            """Not graded, with the plain reason of :data:`grader.lms.REASONS` (in English here;
-            every writer shows it in its own language)."""
-            said = lmsnames.reason(key, ("en",), **slots)
-            if set_aside:
-                said += "; set aside: " + "; ".join(set_aside)
-            result.skipped.append(Skipped(entry_name, said, flags=[*shifted, (key, slots)], **who))
-
-        if ident is not None and ident.plugin == "onlinetext":
-            skip("online_text")
-            continue
-        if path is None:
-            skip("no_work", files=files_wanted(parts))
-            continue
-        if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
-            skip("not_a_submission")
-            continue
-        target, extra = _work_in(path, assignment.id if assignment else "") if path.is_dir() else (path, [])
-        set_aside += [f"{name} (another zip in the same upload)" for name in extra]
-        if _is_empty(target):
-            skip("empty")
-            continue
-        stem = entry_name
-        for suffix in (".zip", ".ipynb"):
-            if stem.lower().endswith(suffix) and not path.is_dir():
-                stem = stem[: -len(suffix)]
-        base = lmsnames.disk_name(ident.name, student_id) if ident else lmsnames.disk_name(stem, "")
+    for entry_name, path, ident, set_aside, broke in sorted(candidates, key=lambda c: c[0]):
         try:
-            sub = load_submission(target, assignment)
-        except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
-            said = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
-            said = said.replace(str(target), entry_name if target == path else f"{entry_name}/{target.name}")
-            said = said.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")  # as in the export
-            who_failed = Skipped(entry_name, said, flags=[*shifted, ("unreadable", {"why": said})], **who)
-            result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
-            continue
-        if not sub.modules and sub.answers is None:
-            skip("no_work", files=files_wanted(parts))
-            continue
-        name = unique(base)
-        notes = list(sub.notes)
-        if name != base:
-            notes.append(f"another entry of the batch is also named {base!r}; this one's reports are named {name!r}")
-        flags: list[tuple[str, dict[str, str]]] = list(shifted)
-        if set_aside:  # the student's report says which of their uploads were not graded
-            notes.append("set aside (not graded): " + "; ".join(set_aside))
-        missing = _missing_files(sub, parts)
-        if missing:
-            flags.append(("missing", {"files": ", ".join(missing)}))
-        sub = replace(sub, name=name, notes=tuple(notes))
-        result.found.append(Found(sub, entry=entry_name, flags=flags, **who))
+            _discover_one(result, entry_name, path, ident, set_aside, broke, parts, assignment, root, staging,
+                          unique, decoded)
+        except Exception as exc:  # noqa: BLE001 - the ingest rule: one entry fails alone
+            student_id = ident.student_id if ident else student_id_of(entry_name)
+            said = f"{entry_name}: cannot read it ({type(exc).__name__}: {exc})"
+            said = said.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
+            who = Skipped(entry_name, said, student_id, name=ident.name if ident else "",
+                          late=bool(ident and ident.late), lms=ident.lms if ident else "",
+                          flags=[("unreadable", {"why": said})])
+            result.failed.append(Failed(unique(lmsnames.disk_name(who.name, student_id) if ident
+                                               else lmsnames.disk_name(entry_name, "")),
+                                        student_id, entry_name, said, who))
     for entry_name in symlinks:
         who_link = Skipped(entry_name, "a symbolic link; not followed", student_id_of(entry_name),
                            flags=[("symlink", {})])
@@ -349,12 +378,98 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     return result
 
 
+def _plain_base(entry_name: str, path: Path | None) -> str:
+    from grader.lms import disk_name
+
+    stem = entry_name
+    for suffix in (".zip", ".ipynb"):
+        if stem.lower().endswith(suffix) and not (path is not None and path.is_dir()):
+            stem = stem[: -len(suffix)]
+    return disk_name(stem, "")
+
+
+def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: Any, set_aside: list[str],
+                  broke: str, parts: dict[str, str] | None, assignment: Assignment | None, root: Path,
+                  staging: Path, unique: Any, decoded: dict[str, tuple[str, bool]]) -> None:
+    """Sort one entry of the source into found, skipped or failed."""
+    from grader import lms as lmsnames
+
+    student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
+    who: dict[str, Any] = {"student_id": student_id, "name": ident.name if ident else "",
+           "late": ident.late if ident else False, "lms": ident.lms if ident else ""}
+
+    shifted: list[tuple[str, dict[str, str]]] = []
+    if ident is not None and ident.other_ids:
+        shifted.append(("ambiguous_id", {"id": student_id, "others": ", ".join(ident.other_ids)}))
+    encoding, doubtful = decoded.get(path.name if path is not None else entry_name) or decoded.get(
+        entry_name, ("utf-8", False))
+    if doubtful:
+        shifted.append(("doubtful_name", {"entry": entry_name, "encoding": encoding}))
+    base = lmsnames.disk_name(ident.name, student_id) if ident else _plain_base(entry_name, path)
+
+    def skip(key: str, **slots: str) -> None:
+        """Not graded, with the plain reason of :data:`grader.lms.REASONS` (in English here;
+        every writer shows it in its own language)."""
+        said = lmsnames.reason(key, ("en",), **slots)
+        if set_aside:
+            said += "; set aside: " + "; ".join(set_aside)
+        result.skipped.append(Skipped(entry_name, said, flags=[*shifted, (key, slots)], **who))
+
+    if broke:
+        said = f"{entry_name}: {broke}"
+        who_failed = Skipped(entry_name, said, flags=[*shifted, ("unreadable", {"why": broke})], **who)
+        result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
+        return
+    if ident is not None and ident.plugin == "onlinetext":
+        skip("online_text")
+        return
+    if path is None:
+        skip("no_work", files=files_wanted(parts))
+        return
+    if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
+        skip("not_a_submission")
+        return
+    target, extra = _work_in(path, assignment.id if assignment else "") if path.is_dir() else (path, [])
+    set_aside += [f"{name} (another zip in the same upload)" for name in extra]
+    if _is_empty(target):
+        skip("empty")
+        return
+    try:
+        sub = load_submission(target, assignment)
+    except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
+        said = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
+        said = said.replace(str(target), entry_name if target == path else f"{entry_name}/{target.name}")
+        said = said.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")  # as in the export
+        who_failed = Skipped(entry_name, said, flags=[*shifted, ("unreadable", {"why": said})], **who)
+        result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
+        return
+    if not sub.modules and sub.answers is None:
+        skip("no_work", files=files_wanted(parts))
+        return
+    name = unique(base)
+    notes = list(sub.notes)
+    if name != base:
+        notes.append(f"another entry of the batch is also named {base!r}; this one's reports are named {name!r}")
+    if encoding != "utf-8":
+        notes.append(f"the name {entry_name!r} has no UTF-8 mark in the zip; read as {encoding}"
+                     + ("; it may be garbled: check it by hand" if doubtful else ""))
+    flags: list[tuple[str, dict[str, str]]] = list(shifted)
+    if set_aside:  # the student's report says which of their uploads were not graded
+        notes.append("set aside (not graded): " + "; ".join(set_aside))
+    missing = _missing_files(sub, parts)
+    if missing:
+        flags.append(("missing", {"files": ", ".join(missing)}))
+    sub = replace(sub, name=name, notes=tuple(notes))
+    result.found.append(Found(sub, entry=entry_name, flags=flags, **who))
+
+
 def _flag_shared_ids(result: Discovery) -> None:
     """Two entries that claim one student id: both are flagged, neither is trusted."""
     claims: dict[str, list[Found | Skipped]] = {}
-    entries: list[Found | Skipped] = [*result.found, *result.skipped, *(f.who for f in result.failed)]
-    for item in entries:
-        if item.lms and not any(key == "online_text" for key, _ in item.flags):
+    items: list[Found | Skipped] = [*result.found, *result.skipped, *(f.who for f in result.failed)]
+    for item in items:
+        # (plain folders too: "álice" written NFC and NFD is one id twice)
+        if not any(key in ("online_text", "symlink") for key, _ in item.flags):
             claims.setdefault(item.student_id, []).append(item)
     for student_id, items in claims.items():
         if len(items) > 1:

@@ -8,8 +8,10 @@ submission, with its reasons); :func:`write_gradebook` writes ``gradebook.csv``,
 the batch's own ``gradebook.csv``:
 
 =================================  ================================================================
-``gradebook.canvas.csv``           Canvas's gradebook import: ``Student, ID, SIS User ID, SIS Login
-                                   ID, Section, <assignment>``, a ``Points Possible`` row, one row per
+``gradebook.canvas.csv``           Canvas's gradebook import: the instructor's own export
+                                   (``--canvas-gradebook``) with the assignment's column filled in, or
+                                   ``Student, ID, SIS User ID, SIS Login ID, Section, Title (id)``
+                                   (``--canvas-assignment-id``), a ``Points Possible`` row, one row per
                                    student keyed by the Canvas user id taken from the export.
 ``gradebook.moodle.csv``           Moodle's offline grading worksheet: ``Identifier`` is
                                    ``Participant <id>`` (the number in the Moodle folder name),
@@ -27,10 +29,11 @@ a formula.
 from __future__ import annotations
 
 import csv
-import math
 import io
+import math
 import re
 import zipfile
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
@@ -89,24 +92,152 @@ def _grade(value: float) -> str:
 # --------------------------------------------------------------------------- Canvas
 
 
-def canvas_column(assignment: str) -> str:
-    """The assignment column: ``Title (id)`` matches an existing Canvas assignment; a bare
-    title makes Canvas create a new one."""
-    return assignment
+@dataclass(frozen=True)
+class Written:
+    """One gradebook file written, and what it says about each student of the export."""
+
+    path: Path
+    rows: int  #: student rows in the file
+    graded: int  #: of them, rows with a grade
+    #: (who, why) for each student whose row holds no grade
+    no_grade: list[tuple[str, str]] = field(default_factory=list)
+    #: (who, why) for each entry of the export that has no row (the LMS could not match it)
+    left_out: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CanvasTarget:
+    """Which Canvas assignment the scores go to: the instructor's own gradebook export
+    (``--canvas-gradebook``, filled in place) or the assignment's id (``--canvas-assignment-id``)."""
+
+    assignment_id: str = ""
+    export: Path | None = None
+
+
+_CANVAS_ID = re.compile(r"\((\d+)\)\s*$")
+_CANVAS_IGNORED = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
+
+
+def canvas_column(title: str, assignment_id: str) -> str:
+    """The assignment column: ``Title (id)`` updates that Canvas assignment; a bare title makes
+    Canvas's import create a new assignment."""
+    return f"{title} ({assignment_id})"
+
+
+def _who(row: dict[str, Any]) -> str:
+    name, sid = str(row.get("name") or ""), str(row.get("student_id") or "")
+    return f"{name} ({sid})" if name and name != sid else sid or str(row.get("entry", ""))
+
+
+def _no_grade_reason(row: dict[str, Any], langs: Any) -> str:
+    """Why a row holds no grade for the LMS (its errors, else a plain reason)."""
+    from grader.lms import reason
+
+    if row.get("errors"):
+        return str(row["errors"])
+    return reason("not_graded", langs, why="no report")
+
+
+def _has_grade(row: dict[str, Any]) -> bool:
+    return row.get("score") not in (None, "") and not row.get("flagged")
+
+
+def _read_canvas_export(path: Path) -> tuple[str, list[list[str]]]:
+    """(separator, rows) of a gradebook exported from Canvas, as its importer reads it."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path.name}: cannot read the Canvas gradebook export ({exc}); pass the CSV"
+                         " file Canvas's Grades > Export wrote") from None
+    first = text.splitlines()[0] if text else ""
+    sep = ";" if first.count(";") > first.count(",") else ","
+    rows = list(csv.reader(io.StringIO(text), delimiter=sep))
+    if not rows or len(rows[0]) < 2 or "Student" not in rows[0][0] or "ID" not in rows[0][1]:
+        raise UsageError(f"{path.name}: not a Canvas gradebook export (its first columns are not Student, ID);"
+                         " export the gradebook from Canvas (Grades > Export > CSV) and pass that file")
+    return sep, rows
+
+
+def canvas_export_column(path: Path, title: str, assignment_id: str = "") -> int:
+    """The column of the Canvas export the scores go in: ``… (assignment_id)`` when the id is
+    given, else the one assignment column titled ``title``.
+
+    Raises:
+        UsageError: no such column, or several (the message lists the assignment columns).
+    """
+    _, rows = _read_canvas_export(path)
+    header = rows[0]
+    section = max((i for i, h in enumerate(header) if "Section" in h), default=1)
+    columns = [(i, h) for i, h in enumerate(header) if i > section and _CANVAS_ID.search(h)
+               and not _CANVAS_IGNORED.search(h)]
+    if assignment_id:
+        hits = [i for i, h in columns if _CANVAS_ID.search(h)[1] == assignment_id]  # type: ignore[index]
+    else:
+        wanted = title.strip().casefold()
+        hits = [i for i, h in columns if _CANVAS_ID.sub("", h).strip().casefold() == wanted]
+    if len(hits) == 1:
+        return hits[0]
+    listed = ", ".join(h for _, h in columns) or "none"
+    what = f"id {assignment_id}" if assignment_id else f"the title {title!r}"
+    raise UsageError(f"{path.name}: {'no' if not hits else 'more than one'} assignment column with {what}"
+                     f" (its assignment columns: {listed}); pass --canvas-assignment-id with the number"
+                     " in the column's brackets")
 
 
 def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_score: float,
-                 *, bom: bool = False) -> Path:
-    """Canvas's gradebook import file for the students whose Canvas ids are known."""
-    header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", canvas_column(assignment)]
+                 *, bom: bool = False, target: CanvasTarget | None = None, title: str = "",
+                 langs: Any = ("en",)) -> Written:
+    """Canvas's gradebook import file: every Canvas student of the export has a row; a row
+    whose score is not to be trusted (no grade, a flag) has an empty cell, which Canvas's
+    import leaves as it was.
+
+    With ``target.export`` the instructor's own gradebook export is filled in: the
+    assignment's column, every other row, column and section kept as Canvas wrote them.
+    """
+    target = target or CanvasTarget()
+    canvas = [r for r in rows if r.get("lms") == "canvas" and str(r.get("student_id", "")).isdigit()]
+    left_out = [(_who(r), "not a Canvas user id: " + (
+        "an anonymous id (anonymous grading); enter the score by hand" if str(r.get("student_id", "")).startswith("anon_")
+        else "the entry is not named as Canvas names its downloads"))
+        for r in rows if r not in canvas]
+    no_grade = [(_who(r), _no_grade_reason(r, langs)) for r in canvas if not _has_grade(r)]
+    graded = {str(r["student_id"]): _grade(r["score"]) for r in canvas if _has_grade(r)}
+    if target.export is not None:
+        sep, table = _read_canvas_export(target.export)
+        col = canvas_export_column(target.export, title or assignment, target.assignment_id)
+        seen: set[str] = set()
+        students = 0
+        for line in table[1:]:
+            if not line or "Points Possible" in line[0] or len(line) <= col:
+                continue
+            if all(c.strip() in ("", "Muted", "Manual Posting") for c in line[1:]):
+                continue  # "Muted" / "Manual Posting" rows
+            students += 1
+            sid = line[1].strip()
+            if sid in graded:
+                line[col] = graded[sid]
+                seen.add(sid)
+        missing = [(_who(r), "not in the Canvas gradebook export (not enrolled, or the export is older)")
+                   for r in canvas if _has_grade(r) and str(r["student_id"]) not in seen]
+        buf = io.StringIO()
+        csv.writer(buf, delimiter=sep, lineterminator="\r\n").writerows(table)
+        write_atomic(path, (BOM if bom else "") + buf.getvalue())
+        return Written(path, students, len(seen), no_grade, left_out + missing)
+    if not target.assignment_id:
+        raise UsageError(CANVAS_NEEDS)
+    header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+              canvas_column(title or assignment, target.assignment_id)]
     body: list[list[Any]] = [["Points Possible", "", "", "", "", _grade(max_score)]]
-    for row in rows:
-        if (row.get("lms") != "canvas" or row.get("score") in (None, "") or row.get("flagged")
-                or not str(row["student_id"]).isdigit()):
-            continue
+    for row in canvas:
         body.append([row.get("name") or row["student_id"], row["student_id"], "", "", "",
-                     _grade(row["score"])])
-    return write_atomic(path, csv_text(header, body, bom=bom))
+                     graded.get(str(row["student_id"]), "")])
+    write_atomic(path, csv_text(header, body, bom=bom))
+    return Written(path, len(canvas), len(graded), no_grade, left_out)
+
+
+CANVAS_NEEDS = ("--gradebook canvas needs the Canvas assignment: pass --canvas-gradebook EXPORT.csv (the"
+                " gradebook exported from Canvas, filled in) or --canvas-assignment-id ID (the number at"
+                " the end of the assignment's address, …/assignments/ID)")
 
 
 # --------------------------------------------------------------------------- Moodle
@@ -130,24 +261,48 @@ def moodle_time(iso: str) -> str:
             f"{hour}:{when.minute:02d} {'AM' if when.hour < 12 else 'PM'}")
 
 
-def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bom: bool = False) -> Path:
-    """Moodle's offline grading worksheet for the students whose participant ids are known."""
+#: The worksheet's "Last modified (grade)" for a row with no grade: Moodle's import refuses to
+#: overwrite a grade changed after the worksheet's date, so this row changes no grade given by hand.
+NO_GRADE_TIME = "Thursday, 1 January 1970, 12:00 AM"
+
+
+def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bom: bool = False,
+                 langs: Any = ("en",)) -> Written:
+    """Moodle's offline grading worksheet: a row for every Moodle participant of the export.
+
+    A row with no trustworthy grade (nothing graded, a flag) has an empty grade, the reason
+    as its feedback and a modification time before any grade, so Moodle's import keeps a
+    grade given by hand (its check against grades changed since the worksheet was made).
+    """
     body: list[list[Any]] = []
-    for row in rows:
-        if (row.get("lms") != "moodle" or row.get("flagged") or row.get("score") in (None, "")
-                or not str(row.get("student_id", "")).isdigit()):
-            continue  # (an empty grade would clear one given by hand)
-        body.append([f"Participant {row['student_id']}", row.get("name", ""), "Graded",
-                     _grade(row["score"]), _grade(max_score), "Yes",
-                     moodle_time(str(row.get("graded_at") or "")), row.get("feedback", "")])
-    return write_atomic(path, csv_text(MOODLE_HEADER, body, bom=bom))
+    moodle = [r for r in rows if r.get("lms") == "moodle" and str(r.get("student_id", "")).isdigit()]
+    left_out = [(_who(r), "not a Moodle participant id: the entry is not named as Moodle names its downloads")
+                for r in rows if r not in moodle]
+    no_grade = []
+    for row in moodle:
+        if _has_grade(row):
+            body.append([f"Participant {row['student_id']}", row.get("name", ""), "Graded",
+                         _grade(row["score"]), _grade(max_score), "Yes",
+                         moodle_time(str(row.get("graded_at") or "")), row.get("feedback", "")])
+            continue
+        why = _no_grade_reason(row, langs)
+        no_grade.append((_who(row), why))
+        from grader.sinks import html
+
+        body.append([f"Participant {row['student_id']}", row.get("name", ""), "No grade", "",
+                     _grade(max_score), "Yes", NO_GRADE_TIME, html(why)])
+    write_atomic(path, csv_text(MOODLE_HEADER, body, bom=bom))
+    return Written(path, len(body), len(body) - len(no_grade), no_grade, left_out)
 
 
 def moodle_folder(name: str, participant: str) -> str:
     """The folder Moodle's feedback-file import maps to a participant: no ``_`` in the name,
-    nothing invisible (:func:`grader.sinks.file_name`: controls, DEL, C1, bidi overrides)."""
+    nothing invisible (:func:`grader.sinks.file_name`: controls, DEL, C1, bidi overrides), not
+    longer than a file name may be (:func:`grader.lms.fit_name`, the id kept)."""
+    from grader.lms import fit_name
+
     clean = file_name(re.sub(r"[&'`_]+", " ", name)) or "Participant"
-    return f"{clean}_{participant}_assignsubmission_file_"
+    return fit_name(f"{clean}_{participant}_assignsubmission_file_")
 
 
 def write_moodle_feedback(path: Path, files: list[tuple[str, str, str, str]]) -> Path:
@@ -164,7 +319,9 @@ def write_moodle_feedback(path: Path, files: list[tuple[str, str, str, str]]) ->
 
 GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
                    "adjustment_reasons", "max_score", "passed"]
-GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at"]
+GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at", "flags"]
+#: flags that put in doubt whose a row is: its score goes to no LMS and no course total
+DOUBT_FLAGS = ("duplicate_id", "ambiguous_id")
 
 
 def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric, when: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -263,6 +420,7 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
                                # whose it is is in doubt: never sent back to the LMS automatically
                                "flagged": any(k in ("duplicate_id", "ambiguous_id") for k, _ in item.flags)}
         errors = _reasons([*item.flags, *extra], langs)
+        row["flags"] = ";".join(dict.fromkeys(k for k, _ in [*item.flags, *extra]))
         if report is not None:
             scores = {p.id: p.score for p in report.parts}
             row.update(submission=report.submission, score=report.score, max_score=report.max_score,
@@ -300,34 +458,116 @@ def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Rubric, *, b
     return write_atomic(path, csv_text(columns, [[row.get(c, "") for c in columns] for row in rows], bom=bom))
 
 
+def lms_of(rows: list[dict[str, Any]]) -> set[str]:
+    """The LMSs the batch's entries were named by."""
+    return {str(r["lms"]) for r in rows if r.get("lms")}
+
+
+_LMS_TITLE = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard"}
+
+
+def check_formats(formats: tuple[str, ...], lmss: set[str], canvas: CanvasTarget | None = None,
+                  title: str = "") -> None:
+    """Refuse, before grading, a gradebook its LMS could match no student of: one for an LMS
+    the export did not come from, or a Canvas file without its assignment.
+
+    Raises:
+        UsageError: naming the format, where the submissions came from and what to ask for.
+    """
+    for fmt in formats:
+        if fmt not in ("canvas", "moodle") or fmt in lmss:
+            continue
+        came = (f"the export came from {', '.join(_LMS_TITLE.get(x, x) for x in sorted(lmss))}" if lmss
+                else "the submissions are a plain folder, not an LMS download")
+        ask = (" ask for " + " ".join(f"--gradebook {x}" for x in sorted(lmss) if x in FORMATS) if
+               any(x in FORMATS for x in lmss) else " use gradebook.csv")
+        raise UsageError(f"--gradebook {fmt}: {came}, so {_LMS_TITLE[fmt]} could match none of its students"
+                         f" (it knows them by the ids in its own download names);{ask}")
+    if "canvas" in formats:
+        canvas = canvas or CanvasTarget()
+        if canvas.export is not None:
+            canvas_export_column(canvas.export, title, canvas.assignment_id)
+        elif not canvas.assignment_id:
+            raise UsageError(CANVAS_NEEDS)
+
+
 def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubric, formats: tuple[str, ...],
-                         *, bom: bool = False, lang: str = "en", assignment: str | None = None) -> list[Path]:
+                         *, bom: bool = False, lang: str = "en", assignment: str | None = None,
+                         canvas: CanvasTarget | None = None) -> list[Written]:
     """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
     from grader.report import render
 
+    langs = tuple(rubric.report.languages)
     top = max((float(r["max_score"]) for r in rows if r.get("max_score") not in (None, "")), default=0.0)
     written = []
     if "canvas" in formats:
-        written.append(write_canvas(outdir / "gradebook.canvas.csv", rows,
-                                              assignment or rubric.assignment, top, bom=bom))
+        written.append(write_canvas(outdir / "gradebook.canvas.csv", rows, assignment or rubric.assignment, top,
+                                    bom=bom, target=canvas, title=rubric.title.en, langs=langs))
     if "moodle" in formats:
         for row in rows:
             row["feedback"] = _feedback_comment(row, rubric, lang)
-        written.append(write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom))
+        written.append(write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom, langs=langs))
         files = [(row["name"], row["student_id"], f"report.{lang}.html",
                   render(row["report"], "html", rubric=rubric, lang=lang))
                  for row in rows if row.get("lms") == "moodle" and row.get("report") is not None
                  and not row.get("flagged") and str(row["student_id"]).isdigit()]
-        written.append(write_moodle_feedback(outdir / "moodle-feedback-files.zip", files))
+        path = write_moodle_feedback(outdir / "moodle-feedback-files.zip", files)
+        moodle = [r for r in rows if r.get("lms") == "moodle" and str(r.get("student_id", "")).isdigit()]
+        written.append(Written(path, len(files), len(files),
+                               [(_who(r), _no_grade_reason(r, langs)) for r in moodle
+                                if r.get("report") is None or r.get("flagged")],
+                               written[-1].left_out))
     return written
 
 
-_REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing")
+def say_written(written: list[Written], rows: list[dict[str, Any]], console: Any, lang: str = "en") -> None:
+    """Per file: how many rows it holds, and why any student has no grade or no row."""
+    from grader.messages import translate
+    from grader.sinks import terminal_markup
+
+    for w in written:
+        console.print(terminal_markup(translate(f"{w.path.name}: {w.rows} rows, {w.graded} with a grade", lang)),
+                      markup=True, soft_wrap=True)
+        for who, why in w.no_grade:
+            console.print(terminal_markup(translate(f"  no grade for {who}: {why}", lang)), soft_wrap=True)
+        for who, why in w.left_out:
+            console.print(terminal_markup(translate(f"  left out {who}: {why}", lang)), soft_wrap=True)
+
+
+_REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing", "doubtful_name", "unreadable", "symlink")
+#: flags of an entry that could not be read: its error report is no grade
+_UNREAD = ("unreadable", "symlink")
+
+
+def reports_assignment(outdir: Path) -> str:
+    """The assignment the batch's reports in ``outdir`` name ("" when none does)."""
+    for path in sorted((outdir / "reports").glob("*.yaml")):
+        report = read_report(path)
+        if report is not None and report.assignment:
+            return str(report.assignment)
+    return ""
+
+
+def _old_rows(book: Path) -> list[dict[str, str]]:
+    try:
+        with book.open(encoding="utf-8-sig", newline="") as fh:
+            return list(csv.DictReader(fh))
+    except (OSError, csv.Error, UnicodeDecodeError):
+        return []
 
 
 def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *, bom: bool = False,
-                      lang: str = "en") -> list[Path]:
-    """``grader export``: the LMS gradebooks again, from the reports a batch left in ``outdir``."""
+                      lang: str = "en", canvas: CanvasTarget | None = None) -> list[Written]:
+    """``grader export``: the gradebooks again, from what a batch left in ``outdir``: the
+    reports for graded and unreadable entries (with the ledger's adjustments), and
+    ``gradebook.csv`` for the entries that have no report (empty uploads, online text…), so
+    the rows are the batch's rows.
+
+    Raises:
+        UsageError: no reports; the reports are of another assignment; the new gradebook would
+            hold fewer rows than the batch's (it is never shrunk); a gradebook for an LMS the
+            export did not come from.
+    """
     from grader import ledger
 
     entries = ledger.read(outdir)  # a broken chain is refused: nothing is exported from it
@@ -335,21 +575,50 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
     reports = [ledger.apply_report(r, ledger.for_submission(entries, p.name[: -len(".yaml")]), rubric)
                for r, p in ((read_report(p), p) for p in paths) if r is not None]
     if not reports:
-        raise UsageError(f"{outdir}: no reports in {outdir / 'reports'}; run grader batch with --out {outdir} first")
-    rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = []
+        raise UsageError(f"{outdir.name}: no reports in {outdir.name}/reports; run grader batch with --out"
+                         f" {outdir.name} first")
+    other = sorted({str(r.assignment) for r in reports if r.assignment and r.assignment != rubric.assignment})
+    if other:
+        raise UsageError(f"{outdir.name}: its reports are of {', '.join(other)}, not of {rubric.assignment};"
+                         f" pass the rubric of {other[0]} with --rubric")
+    old = _old_rows(outdir / "gradebook.csv")
+    rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]] = []
+    named = set()
     for report in reports:
         who = report.student or {}
         flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []
                  if isinstance(f, (list, tuple)) and len(f) == 2 and str(f[0]) in _REASON_KEYS]
-        item = Found(None, str(who.get("id") or report.submission), str(who.get("entry") or report.submission),
-                     name=str(who.get("name") or ""), late=bool(who.get("late")), lms=str(who.get("lms") or ""),
-                     flags=flags)
+        ident: dict[str, Any] = {"student_id": str(who.get("id") or report.submission), "name": str(who.get("name") or ""),
+                 "late": bool(who.get("late")), "lms": str(who.get("lms") or ""), "flags": flags}
+        entry = str(who.get("entry") or report.submission)
+        item: Found | Skipped
+        if any(key in _UNREAD for key, _ in flags):
+            item = Skipped(entry, "; ".join(report.errors), **ident)
+        else:
+            item = Found(None, entry=entry, **ident)
+        named.add(report.submission)
         rows.append((item, report, []))
     book = gradebook_rows(rows, rubric)
+    for old_row in old:  # entries without a report: as the batch wrote them
+        if old_row.get("submission") in named or old_row.get("score"):
+            continue  # (a graded row whose report is gone is counted missing below)
+        book.append({**old_row, "flagged": True})
+    if len(book) < len(old):
+        raise UsageError(f"{outdir.name}/gradebook.csv: the batch wrote {len(old)} rows and the reports give"
+                         f" only {len(book)}; not rewritten (a report was removed or is unreadable): run"
+                         " grader batch again with --resume")
+    check_formats(formats, lms_of(book), canvas, rubric.title.en)
     written = []
     if "csv" in formats:
-        written.append(write_gradebook(outdir / "gradebook.csv", book, rubric, bom=bom))
-    return written + write_lms_gradebooks(outdir, book, rubric, formats, bom=bom, lang=lang)
+        path = write_gradebook(outdir / "gradebook.csv", book, rubric, bom=bom)
+        written.append(csv_written(path, book))
+    return written + write_lms_gradebooks(outdir, book, rubric, formats, bom=bom, lang=lang, canvas=canvas)
+
+
+def csv_written(path: Path, book: list[dict[str, Any]]) -> Written:
+    """What ``gradebook.csv`` holds: every entry, and why any has no score."""
+    return Written(path, len(book), sum(1 for r in book if r.get("score") not in (None, "")),
+                   [(_who(r), str(r.get("errors") or "")) for r in book if r.get("score") in (None, "")])
 
 
 def _feedback_comment(row: dict[str, Any], rubric: Rubric, lang: str) -> str:

@@ -26,13 +26,22 @@ Example::
 
 from __future__ import annotations
 
+import binascii
+import hashlib
 import re
 import shutil
+import struct
 import unicodedata
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["LmsName", "Student", "detect", "disk_name", "group_flat_files", "lms_name", "reason"]
+__all__ = ["NAME_MAX_BYTES", "LmsName", "MemberName", "Student", "detect", "disk_name", "fit_name",
+           "group_flat_files", "lms_name", "member_name", "reason"]
+
+#: The longest name (one path component, in UTF-8 bytes) the grader writes: file systems allow
+#: 255, and a report adds a suffix such as ``.results.json``.
+NAME_MAX_BYTES = 200
 
 _MOODLE_FOLDER = re.compile(r"^(?P<name>.*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_$", re.S)
 _MOODLE_FLAT = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.+)$", re.S)
@@ -123,11 +132,155 @@ def _moodle_display(name: str) -> str:
     return name.strip() or name
 
 
+#: the longest report name, in UTF-8 bytes (the longest report suffix still fits in 255)
+DISK_NAME_BYTES = 160
+
+
 def disk_name(name: str, student_id: str) -> str:
-    """A file-system-safe, Unicode-keeping name that still carries the id: ``山田_太郎_123458``."""
-    text = nfc(f"{name}_{student_id}" if name and name != student_id else student_id)
-    safe = re.sub(r"[^\w.-]+", "_", text).strip("._")[:100]
-    return safe or "submission"
+    """A file-system-safe, Unicode-keeping name that still carries the id: ``山田_太郎_123458``.
+
+    A long name is cut (at most :data:`DISK_NAME_BYTES` bytes), never the id after it.
+    """
+    def safe(text: str) -> str:
+        return re.sub(r"[^\w.-]+", "_", nfc(text)).strip("._")
+
+    tail = safe(student_id)
+    head = safe(name) if name and name != student_id else ""
+    if not head or not tail:
+        return _cut(head or tail, DISK_NAME_BYTES).rstrip("._") or "submission"
+    room = DISK_NAME_BYTES - len(tail.encode()) - 1
+    if room < 16:  # an id that long is cut itself, with a digest keeping it apart
+        return fit_name(f"{head}_{tail}", DISK_NAME_BYTES)
+    return f"{_cut(head, room).rstrip('._') or 'x'}_{tail}"
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, at a character boundary."""
+    data = text.encode("utf-8")
+    return text if len(data) <= limit else data[:max(0, limit)].decode("utf-8", "ignore")
+
+
+def _digest(text: str) -> str:
+    return "~" + hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+
+
+def _short_file(file: str, limit: int) -> str:
+    """A file name cut to ``limit`` bytes keeping its extension."""
+    stem, dot, ext = file.rpartition(".")
+    if not dot or len(ext) > 16:
+        stem, ext = file, ""
+    tail = ("." + ext) if ext else ""
+    return _cut(stem, max(1, limit - len(tail.encode()))) + tail
+
+
+def fit_name(component: str, limit: int = NAME_MAX_BYTES) -> str:
+    """One name of an export, shortened to ``limit`` bytes the same way every time, keeping
+    the part the LMS fixes (ids, the Moodle suffix, the Canvas attachment id) whole.
+
+    The display name (and a flat export's file name, its extension kept) is cut and a digest
+    of the whole name is added, so two long names stay two names.
+
+    >>> fit_name("x" * 300 + "_123458_assignsubmission_file_").endswith("_123458_assignsubmission_file_")
+    True
+    """
+    if len(component.encode("utf-8", "surrogateescape")) <= limit:
+        return component
+    tag = _digest(component)
+
+    def joined(name: str, fixed: str, file: str = "") -> str:
+        room = limit - len(fixed.encode()) - len(tag.encode())
+        if file:
+            file_room = max(24, room - min(len(name.encode()), room // 2))
+            file = _short_file(file, file_room)
+            room -= len(file.encode())
+        return _cut(name, max(0, room)) + tag + fixed + file
+
+    m = _MOODLE_FOLDER.match(component)
+    if m:
+        return joined(m["name"], component[m.end("name"):])
+    m = _MOODLE_FLAT.match(component)
+    if m:
+        return joined(m["name"], component[m.end("name"):m.start("file")], m["file"])
+    m = _BLACKBOARD.match(component)
+    if m and m["file"]:
+        return joined(m["assignment"], component[m.end("assignment"):m.start("file")], m["file"])
+    m = _CANVAS.match(component)
+    if m and m["name"]:
+        return joined(m["name"], component[m.end("name"):m.start("file")], m["file"])
+    if m:
+        return _cut(component[:m.start("file")], limit // 2) + _short_file(
+            m["file"], limit - len(_cut(component[:m.start("file")], limit // 2).encode()) - len(tag)) + tag
+    stem, dot, ext = component.rpartition(".")
+    if dot and 0 < len(ext) <= 16:
+        return _cut(stem, limit - len(tag.encode()) - len(ext.encode()) - 1) + tag + "." + ext
+    return _cut(component, limit - len(tag.encode())) + tag
+
+
+# --------------------------------------------------------------------------- names in any zip
+
+_UTF8_FLAG = 0x800
+_UNICODE_PATH = 0x7075  # Info-ZIP's "Unicode Path" extra field
+
+
+@dataclass(frozen=True)
+class MemberName:
+    """A zip member's name as the platform that wrote it meant it."""
+
+    name: str
+    encoding: str  # utf-8 | cp932 | cp437
+    doubtful: bool = False  # no encoding reads it cleanly: the name may be garbled
+
+
+def _unicode_path(info: zipfile.ZipInfo, raw: bytes) -> str | None:
+    extra = info.extra or b""
+    i = 0
+    while i + 4 <= len(extra):
+        kind, size = struct.unpack("<HH", extra[i:i + 4])
+        body = extra[i + 4:i + 4 + size]
+        if kind == _UNICODE_PATH and len(body) >= 5 and body[0] == 1:
+            (crc,) = struct.unpack("<L", body[1:5])
+            if crc == binascii.crc32(raw) & 0xFFFFFFFF:
+                try:
+                    return body[5:].decode("utf-8")
+                except UnicodeDecodeError:
+                    return None
+        i += 4 + size
+    return None
+
+
+def _plausible(text: str) -> bool:
+    """No control characters, no half-width katakana: what a Japanese Windows name looks like."""
+    return not any(unicodedata.category(c).startswith("C") or "\uff61" <= c <= "\uff9f" for c in text)
+
+
+def member_name(info: zipfile.ZipInfo) -> MemberName:
+    """The name of ``info`` as the platform that wrote the zip meant it.
+
+    With the UTF-8 flag (or Info-ZIP's Unicode Path field) the name is UTF-8. Without it, the
+    bytes are the writer's own encoding: UTF-8 on Linux and macOS (Info-ZIP, most tools), cp932
+    on Japanese Windows (Explorer's "send to compressed folder"), cp437 in the zip standard. The
+    first that reads the bytes cleanly is used; a name only cp437 reads is ``doubtful``.
+    """
+    if info.flag_bits & _UTF8_FLAG:
+        return MemberName(info.orig_filename, "utf-8")
+    raw = info.orig_filename.encode("cp437")  # zipfile read the bytes as cp437: undo it exactly
+    unicode_path = _unicode_path(info, raw)
+    if unicode_path is not None:
+        return MemberName(unicode_path, "utf-8")
+    if raw.isascii():
+        return MemberName(raw.decode("ascii"), "utf-8")
+    try:
+        return MemberName(raw.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = raw.decode("cp932")
+    except UnicodeDecodeError:
+        pass
+    else:
+        if _plausible(text):
+            return MemberName(text, "cp932")
+    return MemberName(raw.decode("cp437"), "cp437", doubtful=True)
 
 
 # --------------------------------------------------------------------------- flat exports
@@ -145,6 +298,7 @@ class Student:
     folder: Path | None = None
     entries: list[str] = field(default_factory=list)  # export entries used
     set_aside: list[str] = field(default_factory=list)  # older uploads of the same file, etc.
+    error: str = ""  # why the files could not be put together (the entry fails alone)
 
 
 def _reupload(filename: str) -> tuple[str, int]:
@@ -166,20 +320,23 @@ def _blackboard_metadata(path: Path) -> tuple[str, str, dict[str, str]]:
     return (m["id"].strip(), nfc(m["name"].strip()), files) if m else ("", "", files)
 
 
-def group_flat_files(root: Path, staging: Path, lms: str | None) -> tuple[list[Student], set[str]]:
+def group_flat_files(root: Path, staging: Path, lms: str | None,
+                     originals: dict[str, str] | None = None) -> tuple[list[Student], set[str]]:
     """Regroup the loose files of a Canvas, Blackboard or flat Moodle export per student.
 
     For each file name a student uploaded, the latest upload is kept (Canvas: the largest
     attachment id, then the largest ``-N``; Blackboard: the latest attempt); the others are
     listed in ``set_aside``. Returns the students and the export entries they account for.
+    ``originals`` maps a name shortened on unpacking to the name in the export (read instead).
     """
+    originals = originals or {}
     # Keyed by the name too: two people whose names claim one id stay two entries (and are
     # flagged), never one folder mixing their files.
     candidates: dict[tuple[str, str, str], list[tuple[LmsName, Path]]] = {}
     for entry in sorted(root.iterdir()):
         if not entry.is_file() or entry.is_symlink():
             continue
-        parsed = lms_name(entry.name, is_dir=False, lms=lms) if lms else None
+        parsed = lms_name(originals.get(entry.name, entry.name), is_dir=False, lms=lms) if lms else None
         if parsed is None or parsed.plugin == "onlinetext":
             continue
         candidates.setdefault((parsed.lms, parsed.student_id, parsed.name), []).append((parsed, entry))
@@ -229,12 +386,15 @@ def group_flat_files(root: Path, staging: Path, lms: str | None) -> tuple[list[S
         while folder.exists() and folder.name in staged:
             folder = folder.with_name(folder.name + "+")
         staged.add(folder.name)
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        for target, (_, _, path) in chosen.items():
-            shutil.copyfile(path, folder / Path(target).name)
-        student.folder = folder
+        try:
+            if folder.exists():
+                shutil.rmtree(folder)
+            folder.mkdir(parents=True)
+            for target, (_, _, path) in chosen.items():
+                shutil.copyfile(path, folder / fit_name(Path(target).name))
+            student.folder = folder
+        except OSError as exc:  # the ingest rule: this student's entry fails alone
+            student.error = f"its files could not be put together ({exc.strerror or exc})"
         students.append(student)
     return students, used
 
@@ -267,6 +427,11 @@ REASONS: dict[str, dict[str, str]] = {
     "not_a_submission": {"en": "not a folder, notebook or zip", "ja": "フォルダ・ノートブック・zip のいずれでもありません"},
     "symlink": {"en": "a symbolic link; not followed", "ja": "シンボリックリンクなので辿りません"},
     "online_text": {"en": "online text, not files", "ja": "オンラインテキストの提出で、ファイルではありません"},
+    "doubtful_name": {"en": "the name {entry} in the zip has no UTF-8 mark and reads cleanly in no known"
+                            " encoding (read as {encoding}); check the student's name by hand",
+                      "ja": "zip の中の名前 {entry} には UTF-8 の印がなく、どの既知の文字コードでも正しく"
+                            "読めません（{encoding} として読みました）。学生の名前を確認してください"},
+    "not_graded": {"en": "not graded: {why}", "ja": "採点していません: {why}"},
 }
 
 

@@ -76,6 +76,74 @@ SENTENCES: dict[str, str] = {
     "not graded: {why}": "採点していません: {why}",
     "{why}; set aside: {files}": "{why}。採点しなかったファイル: {files}",
     "{name} (another zip in the same upload)": "{name}（同じ提出の別の zip）",
+    "{name} could not be unpacked ({why})": "{name} を展開できませんでした（{why}）",
+    "its files could not be put together ({why})": "ファイルをまとめられませんでした（{why}）",
+    "the name {entry} has no UTF-8 mark in the zip; read as {encoding}":
+        "zip の中の名前 {entry} には UTF-8 の印がないため、{encoding} として読みました",
+    "the name {entry} has no UTF-8 mark in the zip; read as {encoding}; it may be garbled: check it by hand":
+        "zip の中の名前 {entry} には UTF-8 の印がないため、{encoding} として読みました。文字化けして"
+        "いるかもしれません。確認してください",
+    "another entry of the batch is also named {base}; this one's reports are named {name}":
+        "一括採点の別の項目も {base} という名前です。この項目のレポートの名前は {name} です",
+    # --- the gradebooks (grader/gradebook.py, grader/course.py) -----------------------------
+    "{file}: {rows} rows, {graded} with a grade": "{file}: {rows} 行、うち成績のある行 {graded}",
+    "  no grade for {who}: {why}": "  {who} には成績がありません: {why}",
+    "  left out {who}: {why}": "  {who} は含めていません: {why}",
+    "  no score for {student} in {assignment}: {why}": "  {student} の {assignment} には得点を入れていません: {why}",
+    "not a Canvas user id: an anonymous id (anonymous grading); enter the score by hand":
+        "Canvas のユーザー ID ではありません: 匿名採点の ID です。得点は手で入力してください",
+    "not a Canvas user id: the entry is not named as Canvas names its downloads":
+        "Canvas のユーザー ID ではありません: Canvas のダウンロードの名前の形ではありません",
+    "not a Moodle participant id: the entry is not named as Moodle names its downloads":
+        "Moodle の参加者 ID ではありません: Moodle のダウンロードの名前の形ではありません",
+    "not in the Canvas gradebook export (not enrolled, or the export is older)":
+        "Canvas から書き出した成績表にいません（履修していないか、書き出しが古いか）",
+    "{n} rows claim this student ({entries}); check by hand whose each is":
+        "{n} 行がこの学生のものだとしています（{entries}）。どれが誰のものか確認してください",
+    "the batch flagged the row in doubt: {why}": "一括採点がこの行を要確認としました: {why}",
+    "no score in the batch's gradebook": "一括採点の成績表に得点がありません",
+    "--gradebook canvas needs the Canvas assignment: pass --canvas-gradebook EXPORT.csv (the gradebook "
+    "exported from Canvas, filled in) or --canvas-assignment-id ID (the number at the end of the "
+    "assignment's address, …/assignments/ID)":
+        "--gradebook canvas には Canvas の課題が必要です: --canvas-gradebook EXPORT.csv（Canvas から書き出した"
+        "成績表。そこに書き込みます）か --canvas-assignment-id ID（課題のアドレスの末尾の番号、…/assignments/ID）"
+        "を指定してください",
+    "--gradebook {fmt}: {came}, so {lms} could match none of its students (it knows them by the ids in "
+    "its own download names);{ask}":
+        "--gradebook {fmt}: {came}。そのため {lms} はどの学生とも対応付けられません（{lms} は自分のダウンロードの"
+        "名前にある ID で学生を見分けます）。{ask}",
+    "the export came from {lms}": "書き出しは {lms} のものです",
+    "the submissions are a plain folder, not an LMS download":
+        "提出物は LMS のダウンロードではなく、ふつうのフォルダです",
+    " ask for {what}": "{what} を指定してください",
+    " use gradebook.csv": "gradebook.csv を使ってください",
+    "{file}: no assignment column with {what} (its assignment columns: {listed}); pass "
+    "--canvas-assignment-id with the number in the column's brackets":
+        "{file}: {what} の課題の列がありません（課題の列: {listed}）。列名の括弧の中の番号を "
+        "--canvas-assignment-id に指定してください",
+    "{file}: more than one assignment column with {what} (its assignment columns: {listed}); pass "
+    "--canvas-assignment-id with the number in the column's brackets":
+        "{file}: {what} の課題の列が複数あります（課題の列: {listed}）。列名の括弧の中の番号を "
+        "--canvas-assignment-id に指定してください",
+    "id {id}": "ID {id}",
+    "the title {title}": "題名 {title}",
+    "{dir}: its reports are of {other}, not of {mine}; pass the rubric of {first} with --rubric":
+        "{dir}: レポートは {other} のもので、{mine} のものではありません。{first} のルーブリックを --rubric で"
+        "指定してください",
+    "{book}: the batch wrote {old} rows and the reports give only {new}; not rewritten (a report was "
+    "removed or is unreadable): run grader batch again with --resume":
+        "{book}: 一括採点は {old} 行を書きましたが、レポートからは {new} 行しか作れません。書き換えていません"
+        "（レポートが消されたか読めません）。grader batch を --resume を付けてもう一度実行してください",
+    "{dir}: no reports in {dir}/reports; run grader batch with --out {dir} first":
+        "{dir}: {dir}/reports にレポートがありません。先に grader batch を --out {dir} で実行してください",
+    "{name}: an assignment name is at most {max} characters (this one has {n}); pick a shorter name "
+    "(e.g. chapter09)":
+        "{name}: 課題の名前は {max} 文字までです（この名前は {n} 文字）。短い名前にしてください（例: chapter09）",
+    # --- the rubric's parts (grader/rubric.py) ---------------------------------------------
+    "{file} is in neither {where}": "{file} は {where} のどちらにもありません",
+    "{func} is defined in no {file} of {where}": "{func} は {where} のどの {file} にも定義されていません",
+    "did you mean {near}? write file: {name}": "{near} のことですか。file: {name} と書いてください",
+    "did you mean {near}? write {name}": "{near} のことですか。{name} と書いてください",
     # --- grading (grader/runner.py, the worker) --------------------------------------------
     "answers.yaml is larger than {kib} KiB; it was not read":
         "answers.yaml が {kib} KiB を超えているため、読み込みませんでした",

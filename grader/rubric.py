@@ -376,7 +376,8 @@ RUBRICS_FOLDER = "rubrics"
 
 
 def find_rubric(
-    cwd: str | os.PathLike[str] | None = None, submission: str | os.PathLike[str] | None = None
+    cwd: str | os.PathLike[str] | None = None, submission: str | os.PathLike[str] | None = None,
+    assignment: str | None = None,
 ) -> Path:
     """The rubric of the course or release folder that ``cwd`` or ``submission`` lies in.
 
@@ -391,6 +392,8 @@ def find_rubric(
     Args:
         cwd: the working folder (default: the process's).
         submission: the submission as the user named it, if the command has one.
+        assignment: the assignment id, when what the command reads names it (a batch's
+            reports): the rubric with that ``assignment:`` is chosen.
 
     Returns:
         The rubric file: relative to the process's working folder when it lies inside it
@@ -420,7 +423,8 @@ def find_rubric(
             candidates = sorted((folder / RUBRICS_FOLDER).glob("*.yaml"))
             if not candidates:
                 continue
-            chosen = _choose_rubric(candidates, inside) or _choose_by_content(candidates, inside[1:])
+            chosen = (_choose_by_id(candidates, assignment) or _choose_rubric(candidates, inside)
+                      or _choose_by_content(candidates, inside[1:]))
             if chosen is None:
                 # A course with several assignments: the submission's own walk may still find
                 # the one folder (a release) that is its course.
@@ -457,6 +461,21 @@ def find_rubrics(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
             return [Path(_show_from(f, here)) for f in found]
     raise UsageError(f"no rubric found: no {RUBRICS_FOLDER}/*.yaml in {here.as_posix()} or above it;"
                      " run the command inside the course folder")
+
+
+def _choose_by_id(candidates: list[Path], assignment: str | None) -> Path | None:
+    """The one candidate whose ``assignment:`` is ``assignment``; None without one."""
+    if not assignment:
+        return None
+    hits = []
+    for candidate in candidates:
+        try:
+            data = yaml.safe_load(candidate.read_text(encoding="utf-8-sig"))
+        except Exception:  # noqa: BLE001 -- an unreadable rubric simply does not match
+            continue
+        if isinstance(data, dict) and str(data.get("assignment")) == assignment:
+            hits.append(candidate)
+    return hits[0] if len(hits) == 1 else None
 
 
 def _choose_rubric(candidates: list[Path], inside: list[Path]) -> Path | None:
@@ -519,8 +538,16 @@ def _names_in(path: Path) -> tuple[set[str], set[str]]:
                 if entry.is_dir() and not entry.is_symlink():
                     names.update(e.name for e in list(entry.iterdir())[:_SNIFF_NAMES])
         elif path.suffix.lower() == ".zip":
+            from grader.lms import lms_name
+
             with zipfile.ZipFile(path) as zf:
-                names.update(PurePosixPath(n).name for n in zf.namelist()[:_SNIFF_NAMES])
+                for member in zf.namelist()[:_SNIFF_NAMES]:
+                    name = PurePosixPath(member).name
+                    names.add(name)
+                    # a flat LMS download names each file <who>_<ids>_<file>: the file is the name
+                    parsed = lms_name(name, is_dir=False) if "/" not in member.rstrip("/") else None
+                    if parsed is not None and parsed.file:
+                        names.add(re.sub(r"-\d+(\.[A-Za-z0-9]+)$", r"\1", parsed.file))
         elif path.suffix.lower() == ".ipynb":
             with path.open("rb") as fh:
                 text = fh.read(_SNIFF_BYTES).decode("utf-8", "replace")
@@ -809,8 +836,10 @@ class _Reader:
             raw = self.string(data[key], path, example.split(": ", 1)[1])
             resolved = (self.base / raw).resolve()
             if not resolved.is_file() and key != "expected":  # the expected values are written by a tool
+                near = _nearest(resolved.name, resolved.parent)
                 raise self.fail(path, f"file not found: {_show(resolved)} ({raw!r} from the rubric's folder)",
-                                f"create it, or correct the path ({example})")
+                                f"did you mean {near!r}? write {key}: {Path(raw).parent.as_posix()}/{near}"
+                                if near else f"create it, or correct the path ({example})")
             found[key] = resolved
         if "notebook" in data:
             found["notebook"] = self.string(data["notebook"], "plugin.notebook", "chapter07.ipynb")
@@ -1172,11 +1201,68 @@ def _kebab(name: str) -> str:
 
 
 def _show(path: Path) -> str:
-    """``path`` relative to the working folder when it is inside it, else absolute."""
+    """``path`` relative to the working folder (never absolute: messages name no machine's folders)."""
+    here = Path.cwd().resolve()
     try:
-        return path.relative_to(Path.cwd().resolve()).as_posix() or "."
+        return path.relative_to(here).as_posix() or "."
     except ValueError:
-        return path.as_posix()
+        try:
+            return Path(os.path.relpath(path, here)).as_posix()
+        except ValueError:  # another drive (Windows): the name from the rubric's folder is all we say
+            return path.name
+
+
+def _nearest(name: str, folder: Path, suffix: str = "") -> str:
+    """The name in ``folder`` closest to ``name`` ("" when none is close)."""
+    try:
+        names = [p.name for p in folder.iterdir() if not suffix or p.name.endswith(suffix)]
+    except OSError:
+        return ""
+    hit = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+    return hit[0] if hit else ""
+
+
+def check_parts(rubric: Rubric) -> None:
+    """Every ``parts[].file`` is a file of the stubs or the reference, and every name under its
+    ``functions:`` is defined there: a misspelt one would cost every student that part.
+
+    Only where the reference is (the instructor's course): in a student's release the
+    exercises folder holds the student's own work, whose files say nothing about the rubric.
+
+    Raises:
+        RubricError: naming the key, the value, the nearest match and the fix.
+    """
+    import ast
+
+    if rubric.reference is None or not Path(rubric.reference).is_dir():
+        return  # a student's release: its exercises folder is the student's own work, not the rubric's
+    folders = [f for f in (rubric.exercises, rubric.reference) if f is not None and Path(f).is_dir()]
+    shown = " and ".join(_show(Path(f)) for f in folders)
+    for i, part in enumerate(rubric.parts):
+        if not str(part.file).endswith(".py"):
+            continue
+        found = [Path(f) / part.file for f in folders if (Path(f) / part.file).is_file()]
+        if not found:
+            near = next((n for n in (_nearest(part.file, Path(f), ".py") for f in folders) if n), "")
+            raise RubricError(str(rubric.file), f"parts[{i}].file",
+                              f"{part.file!r} is in neither {shown}",
+                              f"did you mean {near!r}? write file: {near}" if near else
+                              f"write the file's name as it is in {shown}")
+        defined: set[str] = set()
+        for path in found:
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8-sig"))
+                defined.update(n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            except (OSError, SyntaxError, ValueError):
+                defined.update(_DEF.findall(path.read_text(encoding="utf-8", errors="replace")))
+        for k, function in enumerate(part.functions):
+            if function in defined:
+                continue
+            close = difflib.get_close_matches(function, sorted(defined), n=1, cutoff=0.5)
+            raise RubricError(str(rubric.file), f"parts[{i}].functions[{k}]",
+                              f"{function!r} is defined in no {part.file} of {shown}",
+                              f"did you mean {close[0]!r}? write {close[0]}" if close else
+                              f"write a function {part.file} defines: {', '.join(sorted(defined)) or 'none yet'}")
 
 
 #: Modules of the grader whose code decides what a report says about a submission beyond the

@@ -187,6 +187,10 @@ def double(x):
 '''
 
 
+#: The longest assignment name: it names folders and files, far under any file system's limit.
+NAME_MAX = 64
+
+
 def scaffold(root: Path, name: str) -> list[Path]:
     """Write a new assignment called ``name`` under the course folder ``root``.
 
@@ -199,6 +203,9 @@ def scaffold(root: Path, name: str) -> list[Path]:
     if not _NAME.fullmatch(name):
         raise UsageError(f"{name!r}: an assignment name is lower-case letters, digits and '_', "
                          "starting with a letter (e.g. chapter09)")
+    if len(name) > NAME_MAX:  # it names files (rubrics/NAME.yaml, suites/NAME/...) and a Python package
+        raise UsageError(f"{name[:20]}…: an assignment name is at most {NAME_MAX} characters (this one has"
+                         f" {len(name)}); pick a shorter name (e.g. chapter09)")
     files = {
         f"rubrics/{name}.yaml": _RUBRIC,
         f"exercises/{name}/part1.py": _STUB,

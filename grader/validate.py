@@ -29,6 +29,7 @@ Example::
 
 from __future__ import annotations
 
+import difflib
 import shutil
 import tempfile
 import textwrap
@@ -129,10 +130,13 @@ def load_mutants(folder: Path, code_files: Sequence[str]) -> list[Mutant]:
             key, sep, value = line[1:].partition(":")
             if sep:
                 header[key.strip()] = value.strip()
+        shown = f"{folder.name}/{path.relative_to(folder).as_posix()}"  # (no machine's folders in a message)
         if "mistake" not in header or "file" not in header:
-            raise GraderError(f"{path}: a mutant starts with '# mistake: <id>' and '# file: <name>.py'")
+            raise GraderError(f"{shown}: a mutant starts with '# mistake: <id>' and '# file: <name>.py'")
         if header["file"] not in code_files:
-            raise GraderError(f"{path}: '# file: {header['file']}' must be one of {', '.join(code_files)}")
+            near = difflib.get_close_matches(header["file"], list(code_files), n=1)
+            raise GraderError(f"{shown}: '# file: {header['file']}' must be one of {', '.join(code_files)}"
+                              + (f"; did you mean {near[0]!r}?" if near else ""))
         mutants.append(Mutant(header["mistake"], header["file"], path, header.get("mutant", "")))
     return mutants
 

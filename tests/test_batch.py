@@ -141,9 +141,9 @@ def test_batch_writes_reports_gradebook_summary_and_resumes(tmp_path):
     proc = _batch(str(src), "--out", str(out), "-j", "2", "--seed", "5")
     assert "6 graded" in proc.stderr
     rows = _gradebook(out)
-    assert ["submission", "student_id", "name", "lms", "late", "score", "max_score", "passed", "part:scaling",
-            "part:softmax", "part:variance", "part:quiz", "late_penalty", "mistakes", "errors", "content_hash",
-            "graded_at"] == list(rows[0])
+    assert ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
+            "adjustment_reasons", "max_score", "passed", "part:scaling", "part:softmax", "part:variance",
+            "part:quiz", "late_penalty", "mistakes", "errors", "content_hash", "graded_at", "flags"] == list(rows[0])
     by_name = {r["submission"]: r for r in rows}
     assert 6 == len(by_name)
     full = by_name["s00-correct"]

@@ -286,7 +286,8 @@ def test_course_gradebook_merges_two_batches(tmp_path):
     with course.open(encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         rows = {r["student"]: r for r in reader}
-    assert ["student", "chapter08", "chapter08:max", "chapter07", "chapter07:max", "total", "total:max"] == reader.fieldnames
+    assert ["student", "chapter08", "chapter08:max", "chapter07", "chapter07:max", "total", "total:max",
+            "notes"] == reader.fieldnames
     assert {"101", "102", "103"} == set(rows)
     taro = rows["101"]
     assert float(taro["chapter08"]) == float(taro["chapter08:max"]) == 70

@@ -121,6 +121,9 @@ def _max(rows: dict[str, dict[str, str]]) -> float:
 # --------------------------------------------------------------------------- Moodle
 
 
+LONG_NAME = "寿限無寿限無五劫の擦り切れ海砂利水魚の" * 8  # ~480 bytes in UTF-8
+
+
 def _moodle_export(dest: Path) -> Path:
     export = dest / "CS101-Chapter 7-42.zip"
     nfd_name = unicodedata.normalize("NFD", "鈴木 ジロウ")  # as macOS tools write it
@@ -142,6 +145,7 @@ def _moodle_export(dest: Path) -> Path:
         # A student whose full name ends like another student's folder name.
         put("Eve_123458_assignsubmission_file_", 123473, CORRECT)
         put("Stub Only", 123474, STUB)
+        put(LONG_NAME, 123475, CORRECT)  # longer than a file name may be: shortened, id kept
         zf.writestr("__MACOSX/" + moodle_prefix("山田 太郎", 123458) + folder + "._scaling.py", b"\0junk")
     return export
 
@@ -164,7 +168,8 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, engli
     assert (out / "reports" / "山田_太郎_123458.yaml").is_file()
 
     # what: a zip alone in the folder is the submission, a notebook too
-    for full in ("123458", "123462", "123463", "123465", "123473"):
+    assert rows["123475"]["name"] == LONG_NAME and rows["123475"]["submission"].endswith("_123475")
+    for full in ("123458", "123462", "123463", "123465", "123473", "123475"):
         assert float(rows[full]["score"]) == top, (full, rows[full])
         assert rows[full]["errors"] == "", rows[full]
     assert "sqrt-d-model" in rows["123464"]["mistakes"] and rows["123464"]["passed"] == "yes"
@@ -183,7 +188,10 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, engli
     # the worksheet, read as Moodle's offline-grading importer reads it
     sheet = _moodle_worksheet(out / "gradebook.moodle.csv")
     assert sheet["123458"]["grade"] == top and sheet["123464"]["grade"] == float(rows["123464"]["score"])
-    assert "123471" not in sheet and "123472" not in sheet  # no empty grade over one given by hand
+    # every participant has a row; one with no grade changes none given by hand (its time is
+    # before any grade, so Moodle's import keeps a grade changed since) and says why
+    assert sheet["123471"]["grade"] == "" and sheet["123472"]["grade"] == ""
+    assert "empty" in sheet["123471"]["feedback"]
     assert {"123458", "123462", "123463", "123464", "123465", "123470", "123473", "123474"} <= set(sheet)
     # feedback files, as Moodle's zip importer maps them to participants
     assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") >= {123458, 123462, 123473}
@@ -294,7 +302,7 @@ def _canvas_export(dest: Path) -> Path:
 def test_canvas_export_newest_uploads_late_flags_and_the_import_file(tmp_path):
     export = _canvas_export(tmp_path)
     out = tmp_path / "out"
-    proc = _batch(export, out, "--gradebook", "canvas")
+    proc = _batch(export, out, "--gradebook", "canvas", "--canvas-assignment-id", "4242")
     assert proc.returncode == 0, proc.stderr
     rows = _gradebook(out)
     top = _max(rows)
@@ -327,13 +335,16 @@ def test_canvas_export_newest_uploads_late_flags_and_the_import_file(tmp_path):
     grades = _canvas_import(out / "gradebook.canvas.csv")
     assert grades["points_possible"] == top
     assert grades["by_id"]["98765"] == top and grades["by_id"]["11111"] == float(late["score"])
-    assert "anon_Xy7Q2" not in grades["by_id"] and "33333" not in grades["by_id"]
-    assert set(grades["by_id"]) == {"98765", "11111", "22222", "44444", "55555", "66666", "77777"}
+    assert "anon_Xy7Q2" not in grades["by_id"] and grades["by_id"]["33333"] is None
+    assert {k for k, v in grades["by_id"].items() if v is not None} == {
+        "98765", "11111", "22222", "44444", "55555", "66666", "77777"}
+    assert grades["by_id"]["88888"] is None  # online text: a row, no grade
+    assert "anon_Xy7Q2 は含めていません" in " ".join(proc.stderr.split())  # the rubric speaks ja first
     _keep(out, "canvas", "gradebook.csv", "gradebook.canvas.csv")
 
     # grader export: the same import file again from the reports alone, here with a BOM
     again = subprocess.run([sys.executable, "-m", "grader", "export", str(out), "--gradebook", "canvas", "--bom",
-                            "--rubric", str(RUBRIC)],
+                            "--canvas-assignment-id", "4242"],
                            cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert (out / "gradebook.canvas.csv").read_bytes().startswith(b"\xef\xbb\xbf")
@@ -353,12 +364,13 @@ def _canvas_import(path: Path) -> dict:
     columns = [i for i in range(section + 1, len(header)) if not ignored.search(header[i])]
     assert len(columns) == 1
     col = columns[0]
+    assert re.search(r"\(\d+\)$", header[col])  # Title (id): Canvas updates that assignment
     out: dict = {"by_id": {}}
     for row in rows[1:]:
         if "Points Possible" in row[0]:
             out["points_possible"] = float(row[col])
             continue
-        out["by_id"][row[1]] = float(row[col])
+        out["by_id"][row[1]] = float(row[col]) if row[col] else None  # empty: Canvas leaves it
     return out
 
 

@@ -33,7 +33,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 def canvas_entry(sortable_name: str, user_id: int, attachment_id: int, display_name: str, *, late: bool = False) -> str:
     """Canvas ContentZipper: the sortable name lower-cased, LATE, the user id, the attachment id."""
     parts = [re.sub(r"_(\d+)_", r"\1", sortable_name).lower(), *(["LATE"] if late else []), str(user_id)]
-    prefix = re.sub(r"[^\w]", "", "_".join(parts))
+    prefix = re.sub(r"[^\w]", "", "_".join(parts))  # (no backslash inside an f-string before 3.12)
     return f"{prefix}_{attachment_id}_{display_name}"
 
 
@@ -110,7 +110,7 @@ def test_a_term_of_grading(tmp_path):
     submitted.write_text("student,submitted\n98765,2026-12-01T20:00:00+09:00\n11111,2026-12-02T10:00:00+09:00\n"
                          "22222,2026-12-01T14:59:00+00:00\n", encoding="utf-8")
     first = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--seed", "5",
-                 "--gradebook", "canvas", "--submitted", str(submitted), *r)
+                 "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--submitted", str(submitted), *r)
     assert first.returncode == 0, first.stderr
     rows = _book(out)
     top = float(rows["98765"]["max_score"])
@@ -168,7 +168,8 @@ def test_a_term_of_grading(tmp_path):
     extensions = tmp_path / "extensions.csv"
     extensions.write_text("student,due,days,reason\n11111,,1,illness (doctor's note)\n", encoding="utf-8")
     resumed = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--resume",
-                   "--gradebook", "canvas", "--submitted", str(submitted), "--extensions", str(extensions), *r)
+                   "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--submitted", str(submitted),
+                   "--extensions", str(extensions), *r)
     assert resumed.returncode == 0, resumed.stderr
     assert "0 graded, 3 kept" in resumed.stderr
     rows = _book(out)
@@ -177,7 +178,7 @@ def test_a_term_of_grading(tmp_path):
     assert float(rows["11111"]["score"]) == top and rows["11111"]["late_penalty"] == ""
 
     # the Canvas import file, as Canvas reads it
-    assert _run("export", str(out), "--gradebook", "canvas", *r).returncode == 0
+    assert _run("export", str(out), "--gradebook", "canvas", "--canvas-assignment-id", "4242", *r).returncode == 0
     grades = _canvas_import(out / "gradebook.canvas.csv")
     assert grades["points_possible"] == top
     assert grades["by_id"] == {"98765": top, "11111": top, "22222": auto_smith + points + 3}
@@ -191,7 +192,7 @@ def test_a_term_of_grading(tmp_path):
     ledger.write_text("\n".join(lines) + "\n", encoding="utf-8")
     for args in (("ledger", str(out), "--verify"),
                  ("adjust", str(out), "98765", "--points", "1", "--reason", "x", *r),
-                 ("export", str(out), "--gradebook", "canvas", *r),
+                 ("export", str(out), "--gradebook", "canvas", "--canvas-assignment-id", "4242", *r),
                  ("batch", str(export), "--out", str(out), "-j", "1", "--no-progress", "--resume", *r),
                  ("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "-j", "1", *r),
                  ("gradebook", str(out), "--out", str(tmp_path / "course.csv"))):

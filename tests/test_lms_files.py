@@ -1,0 +1,393 @@
+"""The instructor's journey with LMS files: names from any zip, long names, colliding names,
+the Canvas file for the right assignment, no student silently left out of any gradebook, and
+the batch's flags carried into ``grader export`` and ``grader gradebook``.
+
+Exports are built byte for byte as the platforms name their entries (``tests.test_lms_journey``
+has the naming rules); zips are also written by Info-ZIP's ``zip`` and, without the UTF-8 flag,
+with the bytes Windows Explorer writes (cp932). Gradebooks are read back with the importers'
+column rules.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+import sys
+import unicodedata
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.discovery import find_submissions
+from grader.lms import NAME_MAX_BYTES, member_name
+from tests.test_lms_journey import (CORRECT, EMPTY_ZIP, RUBRIC, STUB, canvas_entry,
+                                    canvas_text_entry, moodle_prefix)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class _RawName(zipfile.ZipInfo):
+    """A member whose name is these bytes, without the UTF-8 flag (as Windows Explorer and
+    older tools write them)."""
+
+    def __init__(self, raw: bytes) -> None:
+        super().__init__(raw.decode("cp437"))
+        self._raw = raw
+
+    def _encodeFilenameFlags(self) -> tuple[bytes, int]:  # noqa: N802 - zipfile's own hook
+        return self._raw, self.flag_bits & ~0x800
+
+
+def _raw_zip(path: Path, members: dict[bytes, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for raw, data in members.items():
+            zf.writestr(_RawName(raw), data)
+    return path
+
+
+def _moodle_members(full_name: str, pid: int, encoding: str) -> dict[bytes, bytes]:
+    folder = f"{moodle_prefix(full_name, pid)}_assignsubmission_file_/"
+    return {(folder + name).encode(encoding): data for name, data in CORRECT.items()}
+
+
+# --------------------------------------------------------------------------- names from any zip
+
+
+def test_names_without_the_utf8_flag_are_read_as_the_platform_wrote_them(tmp_path):
+    """Info-ZIP on Linux (raw UTF-8, no flag), Python without the flag, Japanese Windows (cp932):
+    every name comes back as the student's; a name no encoding reads cleanly is flagged."""
+    if shutil.which("zip") is None:
+        pytest.fail("Info-ZIP's zip is needed to write the export as Linux tools do (apt-get install zip)")
+    # Info-ZIP, run as an instructor re-zips a download folder on Linux
+    tree = tmp_path / "tree"
+    for name, pid in (("山田 太郎", 123458), ("Taro Yamada", 123462)):
+        folder = tree / f"{moodle_prefix(name, pid)}_assignsubmission_file_"
+        folder.mkdir(parents=True)
+        for fname, data in CORRECT.items():
+            (folder / fname).write_bytes(data)
+    infozip = tmp_path / "infozip.zip"
+    subprocess.run(["zip", "-qr", str(infozip), "."], cwd=tree, check=True, env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"})
+    with zipfile.ZipFile(infozip) as zf:
+        assert not any(i.flag_bits & 0x800 for i in zf.infolist())  # the flag really is absent
+        assert any("σ" in i.filename for i in zf.infolist())  # and zipfile alone garbles the name
+
+    python_noflag = _raw_zip(tmp_path / "python.zip", _moodle_members("鈴木 花子", 123470, "utf-8"))
+    windows = _raw_zip(tmp_path / "windows.zip", {**_moodle_members("佐藤 次郎", 123480, "cp932"),
+                                                   **_moodle_members("ｶﾀｶﾅ", 123481, "shift_jis")})
+    doubtful_raw = b"\x80\xa0\xfd_123490_assignsubmission_file_/"
+    doubtful = _raw_zip(tmp_path / "doubtful.zip", {doubtful_raw + n.encode(): d for n, d in CORRECT.items()})
+
+    names = {}
+    for export in (infozip, python_noflag, windows, doubtful):
+        found = find_submissions(export, tmp_path / export.stem)
+        for f in found.found:
+            names[f.student_id] = f
+    assert names["123458"].name == "山田 太郎" and names["123462"].name == "Taro Yamada"
+    assert names["123470"].name == "鈴木 花子"
+    assert names["123480"].name == "佐藤 次郎"
+    assert names["123480"].submission.name == "佐藤_次郎_123480"  # the report's name too
+    assert any("read as cp932" in n for n in names["123480"].submission.notes)
+    # half-width katakana, as cp932 and cp437 both read those bytes, is not trusted
+    for sid in ("123481", "123490"):
+        flags = dict(names[sid].flags)
+        assert "doubtful_name" in flags, names[sid]
+        assert any("check it by hand" in n for n in names[sid].submission.notes)
+    assert not any(key == "doubtful_name" for f in names.values() if f.student_id in ("123458", "123480")
+                   for key, _ in f.flags)
+
+
+def test_member_name_prefers_the_flag_and_info_zips_unicode_field():
+    flagged = zipfile.ZipInfo("山田.py")
+    flagged.flag_bits |= 0x800
+    assert member_name(flagged).name == "山田.py"
+    raw = "山田.py".encode("cp932")
+    info = zipfile.ZipInfo(raw.decode("cp437"))
+    import binascii
+    import struct
+
+    utf8 = "山田.py".encode()
+    info.extra = struct.pack("<HHB", 0x7075, 5 + len(utf8), 1) + struct.pack("<L", binascii.crc32(raw)) + utf8
+    assert member_name(info).name == "山田.py" and member_name(info).encoding == "utf-8"
+
+
+# --------------------------------------------------------------------------- one entry fails alone
+
+
+def test_a_long_named_moodle_folder_and_a_damaged_member_fail_nobody_else(tmp_path):
+    """A full name longer than the file system allows is shortened keeping the participant id;
+    a member that cannot be unpacked makes only its own entry fail, with the reason."""
+    long_name = "寿限無寿限無五劫の擦り切れ海砂利水魚の" * 8  # ~480 bytes in UTF-8
+    export = tmp_path / "CS101-Chapter 7-42.zip"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        for fname, data in CORRECT.items():
+            zf.writestr(f"{moodle_prefix(long_name, 123500)}_assignsubmission_file_/{fname}", data)
+            zf.writestr(f"{moodle_prefix('Taro Yamada', 123501)}_assignsubmission_file_/{fname}", data)
+            zf.writestr(f"{moodle_prefix('Damaged Upload', 123502)}_assignsubmission_file_/{fname}", data)
+    raw = bytearray(export.read_bytes())
+    with zipfile.ZipFile(export) as zf:  # corrupt one member's compressed bytes (its CRC check fails)
+        info = next(i for i in zf.infolist() if "Damaged" in i.filename)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    raw[start:start + 8] = b"\xff" * 8
+    export.write_bytes(bytes(raw))
+
+    found = find_submissions(export, tmp_path / "s")
+    by_id = {f.student_id: f for f in found.found}
+    assert by_id["123500"].name == long_name  # the name as the LMS wrote it, whole
+    assert len(by_id["123500"].submission.name.encode()) <= NAME_MAX_BYTES
+    assert by_id["123500"].submission.name.endswith("_123500")
+    assert "123501" in by_id
+    [failed] = found.failed
+    assert failed.student_id == "123502" and "could not be unpacked" in failed.why
+    assert ("unreadable", {"why": failed.why.split(": ", 1)[1]}) in failed.who.flags
+
+
+def test_grader_new_with_a_long_valid_name_says_so(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "grader", "new", "a" * 300, "--root", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "at most 64 characters" in proc.stderr and "300" in proc.stderr
+    assert "64 文字まで" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- colliding names
+
+
+def test_colliding_entries_keep_their_own_names(tmp_path):
+    """``Alice``, ``alice``, an existing ``alice-2``, and ``álice`` written NFC and NFD: no
+    report is named after another entry, and the two ``álice`` are flagged, not merged."""
+    src = tmp_path / "src"
+    for name in ("Alice", "alice", "alice-2", unicodedata.normalize("NFC", "álice"),
+                 unicodedata.normalize("NFD", "álice")):
+        shutil.copytree(ROOT / "examples" / "submissions" / "correct", src / name)
+    found = find_submissions(src, tmp_path / "s")
+    rows = {f.entry: f for f in found.found}
+    own = {f.entry for f in found.found}
+    assert rows["Alice"].submission.name == "Alice" and rows["alice-2"].submission.name == "alice-2"
+    assert rows["alice"].submission.name not in own  # never another entry's own name
+    assert rows["alice"].student_id == "alice" and rows["alice-2"].student_id == "alice-2"
+    names = [f.submission.name.casefold() for f in found.found]
+    assert len(names) == len(set(names)) == 5
+    alices = [f for f in found.found if f.student_id == "álice"]
+    assert len(alices) == 2 and all(dict(f.flags).get("duplicate_id") for f in alices)
+
+
+# --------------------------------------------------------------------------- choosing the assignment
+
+
+def test_one_rule_chooses_the_assignment_for_every_lms_shape(tmp_path):
+    from grader.rubric import find_rubric
+
+    course = tmp_path / "course"
+    (course / "rubrics").mkdir(parents=True)
+    for name in ("chapter07.yaml", "chapter08.yaml"):
+        shutil.copyfile(ROOT / "rubrics" / name, course / "rubrics" / name)
+    downloads = course / "downloads"
+    downloads.mkdir()
+    canvas = downloads / "cs101-chapter-7_submissions.zip"
+    with zipfile.ZipFile(canvas, "w") as zf:
+        for k, (fname, data) in enumerate(CORRECT.items()):
+            zf.writestr(canvas_entry("Doe, Jane", 98765, 7000 + k, fname), data)
+            zf.writestr(canvas_entry("Re, Upload", 66666, 8000 + k, fname.replace(".py", "-1.py")), data)
+    moodle = downloads / "moodle.zip"
+    with zipfile.ZipFile(moodle, "w") as zf:
+        for fname, data in CORRECT.items():
+            zf.writestr(f"{moodle_prefix('Jane Doe', 1)}_assignsubmission_file_/{fname}", data)
+    for source in (canvas, moodle):
+        assert find_rubric(cwd=course, submission=source).name == "chapter07.yaml", source
+    assert find_rubric(cwd=course, assignment="chapter08").name == "chapter08.yaml"
+    with pytest.raises(Exception, match="holds 2 rubrics"):
+        find_rubric(cwd=course)
+
+
+def test_the_resume_hint_repeats_the_options_given(tmp_path, monkeypatch):
+    """After Ctrl-C, the hint is the command as typed (its --rubric included), plus --resume."""
+    from click.testing import CliRunner
+
+    from grader import batch, cli, pool
+
+    monkeypatch.setattr(pool._Proc, "start_group", staticmethod(lambda *a, **k: []))
+    monkeypatch.setattr(batch._Batch, "_grade", lambda self, *a, **k: (True, None))
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct", src / "alice")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli.main, ["batch", str(src), "--out", str(out), "--rubric", str(RUBRIC), "--seed", "4", "--no-progress",
+                   "--allow-weak-sandbox"])
+    said = " ".join(result.stderr.split())
+    assert f"grader batch {src} --out {out} --rubric {RUBRIC} --seed 4" in said, said
+    assert "--resume" in said and "--allow-weak-sandbox" in said
+
+
+# --------------------------------------------------------------------------- rubric errors where made
+
+
+def _course(tmp_path: Path) -> Path:
+    course = tmp_path / "course"
+    for top in ("rubrics", "exercises", "solutions", "suites"):
+        shutil.copytree(ROOT / top, course / top, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (course / "rubrics" / "chapter08.yaml").unlink()
+    return course
+
+
+@pytest.mark.parametrize(("wrong", "right", "key"), [
+    ("file: scaling.py", "file: scalling.py", "parts[0].file"),
+    ("functions: [head_dim,", "functions: [head_dims,", "parts[0].functions[0]"),
+    ("hooks: ../suites/chapter07/plugin/hooks.py", "hooks: ../suites/chapter07/plugin/hook.py", "plugin.hooks"),
+])
+def test_a_misspelt_rubric_name_is_a_rubric_error_in_check_batch_and_validate(tmp_path, wrong, right, key):
+    course = _course(tmp_path)
+    rubric = course / "rubrics" / "chapter07.yaml"
+    text = rubric.read_text(encoding="utf-8")
+    assert wrong in text
+    rubric.write_text(text.replace(wrong, right, 1), encoding="utf-8")
+    for args in (["check", "exercises/chapter07"], ["batch", "exercises", "--out", "out"], ["validate"]):
+        proc = subprocess.run([sys.executable, "-m", "grader", *args, "--rubric", "rubrics/chapter07.yaml"],
+                              cwd=course, capture_output=True, text=True, timeout=300)
+        said = " ".join(proc.stderr.split())
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert key in said and "did you mean" in said, (args, said)
+        assert str(tmp_path) not in proc.stderr  # no absolute path in any message
+
+
+# --------------------------------------------------------------------------- no silent loss, flags travel
+
+
+def _canvas_export(dest: Path) -> Path:
+    export = dest / "cs101-chapter-7_submissions.zip"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        def put(name: str | None, uid: int | str, first: int, files: dict[str, bytes]) -> None:
+            for k, (fname, data) in enumerate(files.items()):
+                zf.writestr(canvas_entry(name, uid, first + k, fname), data)
+
+        put("Doe, Jane", 98765, 7000, CORRECT)
+        put("Stub, Only", 22222, 7100, STUB)
+        put("Empty, Zip", 33333, 7200, {"chapter07.zip": EMPTY_ZIP})
+        put("Twin, One", 44444, 7300, CORRECT)  # two people whose entries claim one id
+        put("Twin, Two", 44444, 7400, STUB)
+        put(None, "anon_Xy7Q2", 7500, CORRECT)
+        zf.writestr(canvas_text_entry("Text, Only", 88888), b"<p>my answer is 8</p>")
+    return export
+
+
+def _grader(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=900)
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+INSTRUCTOR_EXPORT = (
+    "Student,ID,SIS User ID,SIS Login ID,Section,Quiz 1 (4100),Chapter 7: scaled attention (4242),"
+    "Current Score,Final Score\r\n"
+    "    Points Possible,,,,,10,124,,\r\n"
+    '"Doe, Jane",98765,A001,jdoe,CS101-01,7,,70,70\r\n'
+    '"Stub, Only",22222,A002,sonly,CS101-02,9,3,90,90\r\n'
+    '"Empty, Zip",33333,A003,ezip,CS101-01,8,,80,80\r\n'
+    '"Twin, One",44444,A004,tone,CS101-02,6,50,60,60\r\n'
+    '"Never, Submitted",55555,A005,nsub,CS101-02,5,,50,50\r\n'
+)
+
+
+@pytest.mark.slow
+def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
+    export = _canvas_export(tmp_path)
+    out = tmp_path / "out"
+    base = ["batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--seed", "3", "--rubric",
+            str(RUBRIC)]
+
+    # Canvas without its assignment: refused before any grading, saying what to pass
+    proc = _grader(*base, "--gradebook", "canvas")
+    assert proc.returncode == 2 and "--canvas-assignment-id" in proc.stderr and "--canvas-gradebook" in proc.stderr
+    assert not (out / "reports").exists()
+    # a gradebook for an LMS the export did not come from: refused with the reason
+    proc = _grader(*base, "--gradebook", "moodle")
+    assert proc.returncode == 2 and "came from Canvas" in " ".join(proc.stderr.split())
+
+    proc = _grader(*base, "--canvas-assignment-id", "4242", "--lang", "en")
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stderr.split())
+    book = _rows(out / "gradebook.csv")
+    by_id: dict[str, list[dict[str, str]]] = {}
+    for row in book:
+        by_id.setdefault(row["student_id"], []).append(row)
+    assert {"98765", "22222", "33333", "44444", "anon_Xy7Q2", "88888"} <= set(by_id)
+    assert len(by_id["44444"]) == 2 and all("duplicate_id" in r["flags"] for r in by_id["44444"])
+
+    # the Canvas file: Title (id), every Canvas student a row, no grade where it is not to be trusted
+    text = (out / "gradebook.canvas.csv").read_text(encoding="utf-8")
+    header = next(csv.reader(io.StringIO(text)))
+    assert header[-1].endswith("(4242)")
+    canvas_rows = list(csv.DictReader(io.StringIO(text)))
+    ids = [r["ID"] for r in canvas_rows if "Points Possible" not in r["Student"]]
+    assert sorted(ids) == ["22222", "33333", "44444", "44444", "88888", "98765"]
+    cells = {r["ID"]: r[header[-1]] for r in canvas_rows if r["ID"] in ("33333", "88888", "98765", "44444")}
+    assert cells["33333"] == "" and cells["88888"] == "" and cells["44444"] == ""
+    assert float(cells["98765"]) > 0
+    # and the terminal says per file how many rows, and why each has no grade or no row
+    assert "gradebook.canvas.csv: 6 rows, 2 with a grade" in said, said
+    assert "no grade for emptyzip (33333)" in said and "the upload is empty" in said
+    assert "left out anon_Xy7Q2" in said and "anonymous" in said
+
+    # grader export: the batch's rows again, the assignment read from the reports (no --rubric)
+    before = _rows(out / "gradebook.csv")
+    (tmp_path / "instructor.csv").write_text(INSTRUCTOR_EXPORT, encoding="utf-8")
+    proc = _grader("export", str(out), "--canvas-gradebook", str(tmp_path / "instructor.csv"), cwd=ROOT)
+    # the column is titled otherwise in Canvas: refused, naming the columns, nothing rewritten
+    assert proc.returncode == 2 and "Chapter 7: scaled attention (4242)" in proc.stderr
+    assert _rows(out / "gradebook.csv") == before
+    proc = _grader("export", str(out), "--canvas-gradebook", str(tmp_path / "instructor.csv"),
+                   "--canvas-assignment-id", "4242", cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stderr.split())  # in the rubric's first language, Japanese
+    assert "gradebook.canvas.csv: 5 行、うち成績のある行 2" in said, said
+    assert "emptyzip (33333) には成績がありません" in said and "anon_Xy7Q2 は含めていません" in said
+    after = _rows(out / "gradebook.csv")
+    key = ["submission", "student_id", "score", "errors", "flags"]
+    assert [[r[k] for k in key] for r in after] == [[r[k] for k in key] for r in before]
+    filled = list(csv.reader(io.StringIO((out / "gradebook.canvas.csv").read_text(encoding="utf-8"))))
+    original = list(csv.reader(io.StringIO(INSTRUCTOR_EXPORT)))
+    assert filled[0] == original[0] and len(filled) == len(original)
+    assert [r[:6] for r in filled] == [r[:6] for r in original]  # every row, section, other assignment kept
+    column = {r[1]: r[6] for r in filled[2:]}
+    jane = next(r for r in after if r["student_id"] == "98765")
+    assert float(column["98765"]) == float(jane["score"])
+    assert column["22222"] == next(r["score"] for r in after if r["student_id"] == "22222")
+    assert column["44444"] == "50" and column["33333"] == "" and column["55555"] == ""  # kept as they were
+    parsed = _canvas_import_filled(out / "gradebook.canvas.csv")
+    assert parsed["98765"] == float(jane["score"])
+
+    # grader gradebook: the duplicate id is no score, and says why
+    proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
+    assert proc.returncode == 0, proc.stderr
+    course = {r["student"]: r for r in _rows(tmp_path / "course.csv")}
+    assert course["44444"]["chapter07"] == "" and "2 rows claim this student" in course["44444"]["notes"]
+    assert course["33333"]["chapter07"] == "" and "empty" in course["33333"]["notes"]
+    assert "no score for 44444 in chapter07" in " ".join(proc.stderr.split())
+
+    # a gradebook is never shrunk: a report removed, export refuses
+    jane_report = next((out / "reports").glob("doejane_98765.yaml"))
+    jane_report.unlink()
+    proc = _grader("export", str(out), "--canvas-assignment-id", "4242", cwd=ROOT)
+    assert proc.returncode == 2 and "not rewritten" in proc.stderr
+    assert _rows(out / "gradebook.csv") == after
+
+
+def _canvas_import_filled(path: Path) -> dict[str, float]:
+    """Canvas's importer on a filled export: Current/Final columns ignored, ids matched."""
+    text = path.read_text(encoding="utf-8-sig")
+    rows = list(csv.reader(io.StringIO(text)))
+    header = rows[0]
+    section = max(i for i, h in enumerate(header) if "Section" in h)
+    import re
+
+    ignored = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
+    columns = [i for i in range(section + 1, len(header)) if not ignored.search(header[i])]
+    col = next(i for i in columns if header[i].endswith("(4242)"))
+    return {r[1]: float(r[col]) for r in rows[1:] if "Points Possible" not in r[0] and r[col]}
