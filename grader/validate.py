@@ -273,7 +273,7 @@ def _catalogue_rows(rubric: Rubric, rows: list[Row], fixtures_dir: Path | None, 
     for mid, entry in assignment_of(rubric).catalogue().items():
         if entry.draft:
             out.append(Row(f"catalogue {mid}", "catalogue", "a worded entry", None, None, (), False,
-                           f"a draft: word its title and message in {Path(rubric.plugin.catalogue).name}, "
+                           f"a draft: word its title and message in {Path(str(rubric.plugin.catalogue)).name}, "
                            "then delete `draft: true`"))
     for m in mutant_list:
         if m.id not in known:
