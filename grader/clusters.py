@@ -168,7 +168,7 @@ def _shown(call: dict[str, Any]) -> str:
     """``call → value`` for one probe record (student values are shown, not trusted)."""
     if call.get("raised"):
         got = f"raised {call['raised']}"
-    elif "values" in call:
+    elif isinstance(call.get("values"), list):
         vals = [_number(v) for v in call["values"][:4]]
         more = ", …" if int(call.get("n") or 0) > 4 else ""
         got = f"[{', '.join(vals)}{more}]" if call.get("shape") else (vals[0] if vals else "?")

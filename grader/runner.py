@@ -524,10 +524,18 @@ def contain(report: GradeReport, output_max: int | None = None) -> GradeReport:
             t.line = None
     for m in report.mistakes:
         m.message = {k: cap(u(v)) for k, v in m.message.items()}
-        evidence, _ = sinks.bound(sinks.clean(m.evidence), items=sinks.EVIDENCE_ITEMS,
+        raw = dict(m.evidence) if isinstance(m.evidence, dict) else {}
+        probes = raw.pop("probes", None)  # an unrecognised failure's behaviour signature: its own bound
+        evidence, _ = sinks.bound(sinks.clean(raw), items=sinks.EVIDENCE_ITEMS,
                                   scalars=sinks.EVIDENCE_SCALARS, depth=sinks.EVIDENCE_DEPTH,
                                   size=sinks.EVIDENCE_BYTES)
         m.evidence = evidence if isinstance(evidence, dict) else {}
+        if probes is not None:
+            kept, _ = sinks.bound(sinks.clean(probes), items=sinks.SIGNATURE_ITEMS,
+                                  scalars=sinks.SIGNATURE_SCALARS, depth=sinks.SIGNATURE_DEPTH,
+                                  size=sinks.SIGNATURE_BYTES)
+            if isinstance(kept, dict):
+                m.evidence["probes"] = kept
         if m.file is not None:
             m.file = cap(u(str(m.file)), 1024)
     report.errors = _lines(report.errors)

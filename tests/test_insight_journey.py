@@ -191,13 +191,16 @@ def test_a_drafted_entry_once_worded_validates_and_names_the_cluster_next_time(t
     src.mkdir()
     for style in ("01-minimal-checks", "07-functional-softmax", "11-einsum"):
         shutil.copytree(CORRECT / style, src / style)
-    for name, base, body in (("double-a", "01-minimal-checks", "torch.diag(p) - 2 * torch.outer(p, p)"),
-                             ("double-b", "07-functional-softmax", "torch.diag(p) - p.outer(p) - p.outer(p)")):
+    # an unknown variant: the temperature applied twice, in two spellings
+    for name, base, body in (("double-a", "01-minimal-checks", "softmax(x / temperature ** 2, dim)"),
+                             ("double-b", "07-functional-softmax",
+                              "torch.softmax(x / temperature / temperature, dim=dim)")):
         shutil.copytree(CORRECT / base, src / name)
         path = src / name / "softmax.py"
         code = path.read_text(encoding="utf-8")
-        code = re.sub(r"(def softmax_jacobian\(p[^)]*\)[^:]*:\n)(    .*\n)+", rf"\1    return {body}\n", code)
-        path.write_text(code, encoding="utf-8")
+        path.write_text("import torch\n" + code + "\n\ndef softmax_with_temperature(x, temperature, dim=-1):\n"
+                        "    if temperature <= 0:\n        raise ValueError('temperature must be positive')\n"
+                        f"    return {body}\n", encoding="utf-8")
     out = tmp_path / "out"
     proc = _grader("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "2", "--no-progress",
                    "--no-table")
@@ -205,32 +208,32 @@ def test_a_drafted_entry_once_worded_validates_and_names_the_cluster_next_time(t
     rows = list(csv.DictReader(io.StringIO((out / "unrecognised-clusters.csv").read_text(encoding="utf-8"))))
     assert [(r["cluster"], r["submission"]) for r in rows] == [("1", "double-a"), ("1", "double-b")]
 
-    proc = _grader("catalogue", "draft", str(out), "--cluster", "1", "--id", "jacobian-outer-twice",
+    proc = _grader("catalogue", "draft", str(out), "--cluster", "1", "--id", "temperature-twice",
                    "--rubric", str(rubric))
     assert proc.returncode == 0, proc.stderr
     catalogue = course / "suites" / "chapter07" / "plugin" / "mistakes.yaml"
-    entry = yaml.safe_load(catalogue.read_text(encoding="utf-8"))["mistakes"]["jacobian-outer-twice"]
-    assert entry["draft"] is True and entry["signature"]["function"] == "softmax_jacobian"
-    mutant = course / "suites" / "chapter07" / "mutants" / "jacobian-outer-twice" / "from-cluster-1.py"
-    assert "def softmax_jacobian" in mutant.read_text(encoding="utf-8")
+    entry = yaml.safe_load(catalogue.read_text(encoding="utf-8"))["mistakes"]["temperature-twice"]
+    assert entry["draft"] is True and entry["signature"]["function"] == "softmax_with_temperature"
+    mutant = course / "suites" / "chapter07" / "mutants" / "temperature-twice" / "from-cluster-1.py"
+    assert "def softmax_with_temperature" in mutant.read_text(encoding="utf-8")
 
     # The instructor words the entry (ja and en) and deletes the draft mark.
     text = catalogue.read_text(encoding="utf-8")
-    head, _, tail = text.partition("  jacobian-outer-twice:\n")
-    data = yaml.safe_load("x:\n" + "  jacobian-outer-twice:\n" + tail)["x"]["jacobian-outer-twice"]
+    head, _, tail = text.partition("  temperature-twice:\n")
+    data = yaml.safe_load("x:\n" + "  temperature-twice:\n" + tail)["x"]["temperature-twice"]
     del data["draft"]
-    data["title"] = {"en": "The Jacobian subtracts the outer product twice",
-                     "ja": "ヤコビアンで外積を 2 回引いている"}
+    data["title"] = {"en": "The temperature divides the scores twice",
+                     "ja": "温度で 2 回割っている"}
     data["message"] = {"default": {
-        "en": "{call} subtracts p pᵀ twice: the Jacobian of softmax is diag(p) − p pᵀ, once.",
-        "ja": "{call} は p pᵀ を 2 回引いています。softmax のヤコビアンは diag(p) − p pᵀ で、引くのは 1 回です。"}}
-    worded = yaml.safe_dump({"jacobian-outer-twice": data}, allow_unicode=True, sort_keys=False,
+        "en": "{call} divides the scores by T² instead of T: divide by the temperature once.",
+        "ja": "{call} はスコアを T ではなく T² で割っています。温度で割るのは 1 回です。"}}
+    worded = yaml.safe_dump({"temperature-twice": data}, allow_unicode=True, sort_keys=False,
                             default_flow_style=None, width=100)
     catalogue.write_text(head + "\n".join("  " + ln for ln in worded.splitlines()) + "\n", encoding="utf-8")
 
     proc = _grader("validate", "--rubric", str(rubric))
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert "jacobian-outer-twice" in proc.stdout
+    assert "temperature-twice" in proc.stdout
 
     again = tmp_path / "again"
     proc = _grader("batch", str(src), "--out", str(again), "--rubric", str(rubric), "-j", "2", "--no-progress",
@@ -238,6 +241,7 @@ def test_a_drafted_entry_once_worded_validates_and_names_the_cluster_next_time(t
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     for name in ("double-a", "double-b"):
         report = yaml.safe_load((again / "reports" / f"{name}.yaml").read_text(encoding="utf-8"))
-        assert [m["id"] for m in report["mistakes"]] == ["jacobian-outer-twice"]
-        assert "p pᵀ" in report["mistakes"][0]["message"]["en"]
+        ids = [m["id"] for m in report["mistakes"]]
+        assert "temperature-twice" in ids and "unrecognised" not in ids, ids
+        assert "T²" in next(m for m in report["mistakes"] if m["id"] == "temperature-twice")["message"]["en"]
     assert (again / "unrecognised-clusters.csv").read_text(encoding="utf-8").strip() == "cluster,submission,signature"
