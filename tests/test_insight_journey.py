@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import shutil
 import subprocess
 import sys
