@@ -77,18 +77,18 @@ def analyse(reports: Iterable[GradeReport], corpus: Mapping[str, Iterable[str]] 
     for test, rows in per_test.items():
         passes = [p for p, _ in rows]
         rate = sum(passes) / len(passes)
-        r = _correlation(passes, [rest for _, rest in rows]) if len(rows) >= MIN_SUBMISSIONS else None
+        corr = _correlation(passes, [rest for _, rest in rows]) if len(rows) >= MIN_SUBMISSIONS else None
         flags = []
         if rate == 1.0 and len(rows) >= MIN_SUBMISSIONS:
             flags.append("all-pass")
         if rate == 0.0 and len(rows) >= MIN_SUBMISSIONS:
             flags.append("all-fail")
-        if r is not None and r < LOW_DISCRIMINATION:
+        if corr is not None and corr < LOW_DISCRIMINATION:
             flags.append("low-discrimination")
         if corpus.get(test):
             flags.append("fails-correct")
-        items.append(Item(test, len(rows), rate, None if r is None else round(r, 3), tuple(flags),
-                          corpus.get(test, ())))
+        items.append(Item(test, len(rows), rate, None if corr is None else round(corr, 3), tuple(flags),
+                          tuple(corpus.get(test, ()))))
     items.sort(key=lambda i: (not i.flags, i.test))
     return items
 

@@ -72,7 +72,7 @@ def same_signature(a: list[dict[str, Any]], b: list[dict[str, Any]], rtol: float
         vx, vy = x.get("values"), y.get("values")
         if (vx is None) != (vy is None):
             return False
-        if vx is not None and not _close_lists([*vx, x.get("sum", 0.0)], [*vy, y.get("sum", 0.0)], rtol):
+        if vx is not None and not _close_lists([*vx, x.get("sum", 0.0)], [*(vy or ()), y.get("sum", 0.0)], rtol):
             return False
     return True
 

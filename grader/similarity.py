@@ -133,8 +133,8 @@ def _constant(value: Any) -> str:
 
 
 def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         return body[1:] or [ast.Pass()]
     return body
 
@@ -518,9 +518,9 @@ def render_page(result: Similarity, rubric: Any, lang: str) -> str:
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     pairs = [{"p": p, "regions": side_by_side(p, result.coded)} for p in result.pairs]
     who = {name: c.who for name, c in result.coded.items()}
-    return _templates().get_template("similarity.html.j2").render(
+    return str(_templates().get_template("similarity.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, r=result, pairs=pairs, who=who,
-        rings=[(g, [who.get(m, m) for m in members]) for g, members in result.groups.items()])
+        rings=[(g, [who.get(m, m) for m in members]) for g, members in result.groups.items()]))
 
 
 def _submissions(source: str, outdir: Path, rubric: Any) -> list[tuple[str, Any]]:
