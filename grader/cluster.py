@@ -11,7 +11,8 @@ Faults, and who handles them:
 
 * a Dask worker dies (killed, out of memory, its node lost): Dask runs its shard again on
   another worker; after ``allowed-failures`` deaths the client gets ``KilledWorker``, splits the
-  shard into single submissions, and one that still kills its worker gets an error report;
+  shard into single submissions graded alone, one at a time (Dask charges a death to every
+  task the worker held), and one that still kills its worker gets an error report;
 * a grading process dies or goes silent longer than the rubric lets a submission take: the task
   returns what it got plus the lost submissions, which the client grades again (twice at most);
 * a node hangs (no heartbeat for :func:`hung_after` seconds): the client asks the scheduler to
@@ -264,7 +265,7 @@ def connect(spec: ClusterSpec, hung_s: float) -> tuple[Client, Any]:
             client = Client(scheduler_file=spec.scheduler_file, security=sec, timeout="30s")
         else:
             client = Client(spec.address, security=sec, timeout="30s")
-    except (OSError, TimeoutError, ValueError) as exc:
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:  # TypeError: tls:// without security:
         if cluster is not None:
             cluster.close()
         raise UsageError(f"--cluster {spec.source}: cannot reach the scheduler ({type(exc).__name__}: {exc}); "
@@ -300,7 +301,8 @@ class ClusterPool:
         self.hung_s = hung_after(rubric.limits)
         self.log = log
         self.retries: dict[int, int] = {}
-        self.kills: dict[int, int] = {}  # single-submission tasks that ended in KilledWorker
+        self.kills: dict[int, int] = {}  # how often a submission's task ended in KilledWorker
+        self.suspects: deque[int] = deque()  # to be graded alone, one at a time
         self.done: set[int] = set()
         self.tasks = 0
         self._shard_of: dict[str, list[int]] = {}
@@ -330,8 +332,12 @@ class ClusterPool:
             watch = as_completed()
             with tally.bar:
                 last_check = time.monotonic()
-                while pending or inflight:
-                    while pending and len(inflight) < 2 * threads + 1:
+                while pending or inflight or self.suspects:
+                    if self.suspects and not inflight:  # alone on the cluster: a death is its own
+                        future = self._submit(client, [self.suspects.popleft()])
+                        inflight[future] = self._shard_of[future.key]
+                        watch.add(future)
+                    while pending and not self.suspects and len(inflight) < 2 * threads + 1:
                         future = self._submit(client, pending.popleft())
                         inflight[future] = self._shard_of[future.key]
                         watch.add(future)
@@ -429,18 +435,17 @@ class ClusterPool:
         exc = future.exception() if future.status == "error" else None
         self._note(f"{future.key}: {future.status} {type(exc).__name__ if exc else ''}")
         if isinstance(exc, KilledWorker) or future.status == "cancelled":
-            if len(shard) > 1:  # split: only the submission that kills its worker fails
-                pending.extendleft([i] for i in reversed(shard))
-                return
-            # A task queued on a worker that died is charged that death too (dask/distributed
-            # #5234): a single submission is given up on only the second time its own task ends so.
-            [i] = shard
-            self.kills[i] = self.kills.get(i, 0) + 1
-            if self.kills[i] < MAX_RETRIES:
-                pending.appendleft([i])
+            # Dask charges a worker's death to every task it held, queued ones too (dask/distributed
+            # #5234): each submission of the shard is graded again alone on the cluster, so that
+            # a death then is its own, and only the submission that kills its worker fails.
+            if len(shard) > 1 or self.kills.get(shard[0], 0) == 0:
+                for i in shard:
+                    self.kills[i] = self.kills.get(i, 0) + 1
+                self.suspects.extend(shard)
             else:
-                self._write(i, None, "grading it stopped its Dask worker every time it was tried; "
-                                     "it was not graded (the worker's log has details)", write, tally)
+                for i in shard:
+                    self._write(i, None, "grading it stopped its Dask worker every time it was tried; "
+                                         "it was not graded (the worker's log has details)", write, tally)
             return
         raise GraderError(f"a shard failed on the cluster: {type(exc).__name__}: {exc}")
 
