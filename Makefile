@@ -43,12 +43,15 @@ system-deps:
 	command -v bwrap >/dev/null 2>&1 || missing=" bubblewrap"; \
 	$(APT_MISSING)
 
-# Only for the browser tests: chromium renders the HTML pages, with a Japanese font for the
-# page text it draws (the plots carry their own font, from matplotlib-fontja).
+# Only for the tests: chromium renders the HTML pages, with a Japanese font for the page text
+# it draws (the plots carry their own font, from matplotlib-fontja); Info-ZIP's zip writes the
+# exports the LMS tests read, as Linux users re-zip them; openssl makes the cluster's TLS certificates.
 browser-deps:
-	@missing=""; why="the browser tests"; \
+	@missing=""; why="the browser tests and the test tools"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	fc-list :lang=ja 2>/dev/null | grep -q . || missing="$$missing fonts-ipafont-gothic"; \
+	command -v zip >/dev/null 2>&1 || missing="$$missing zip"; \
+	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
 	$(APT_MISSING)
 
 demo: $(STAMP) system-deps
