@@ -136,8 +136,8 @@ def signature(report: GradeReport) -> Signature | None:
         ev = m.evidence if isinstance(m.evidence, dict) else {}
         funcs = [str(f) for f in ev.get("functions") or []] or [m.file or m.part]
         parts += [(m.part, f) for f in funcs]
-        logged = ev.get("probes") if isinstance(ev.get("probes"), dict) else {}
-        for func, calls in logged.items():
+        logged = ev.get("probes")
+        for func, calls in (logged.items() if isinstance(logged, dict) else ()):
             if isinstance(calls, list):
                 probes[str(func)] = [c for c in calls if isinstance(c, dict)]
                 raised |= {str(c["raised"]) for c in probes[str(func)] if c.get("raised")}
