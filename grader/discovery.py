@@ -26,8 +26,14 @@ from grader.outdir import name_aliases
 from grader.submission import load_submission
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from grader.assignment import Assignment
+    from grader.lms import LmsName
     from grader.submission import Submission
+
+    #: (entry, path to read or None, identity, files set aside, why it cannot be read)
+    _Candidate: TypeAlias = tuple[str, Path | None, LmsName | None, list[str], str]
 
 #: Names an OS or a tool leaves next to real files; never submissions, never listed.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
@@ -279,6 +285,43 @@ def _missing_files(sub: Submission, parts: dict[str, str] | None = None) -> list
     return missing + ([] if sub.answers is not None else [ANSWERS_FILE])
 
 
+def _candidates(root: Path, staging: Path, kind: str | None, originals: dict[str, str],
+                broken: dict[str, str]) -> tuple[list[_Candidate], list[str]]:
+    """Every entry under ``root`` that may be a submission, and the symbolic links among them.
+
+    A flat export's loose files are regrouped per student first; ``broken`` (members that could
+    not be unpacked) are used up here, each becoming its entry's reason.
+    """
+    from grader import lms as lmsnames
+
+    students, grouped = lmsnames.group_flat_files(root, staging / "lms", kind, originals=originals)
+    # (entry, path to read or None, identity, files set aside, why it cannot be read)
+    candidates: list[_Candidate] = []
+    symlinks: list[str] = []
+    ident: lmsnames.LmsName | None
+    for st in students:
+        ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
+                                 other_ids=tuple(sorted(st.other_ids)))
+        why = st.error or "; ".join(broken.pop(e) for e in [*st.entries] if e in broken)
+        candidates.append((originals.get(st.entries[0], st.entries[0]), st.folder, ident, list(st.set_aside), why))
+    for entry in sorted(root.iterdir()):
+        if _is_junk(entry.name) or entry.name in grouped:
+            continue
+        shown = lmsnames.nfc(originals.get(entry.name, entry.name))
+        if entry.is_symlink():  # it could point at anything the instructor can read
+            symlinks.append(shown)
+            continue
+        if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
+            continue  # our own output folder inside the source
+        ident = lmsnames.lms_name(shown, is_dir=entry.is_dir(), lms=kind) if kind else None
+        candidates.append((shown, entry, ident, [], broken.pop(entry.name, "")))
+    for entry_name, why in sorted(broken.items()):  # a member that never reached the disk
+        shown = lmsnames.nfc(originals.get(entry_name, entry_name))
+        ident = lmsnames.lms_name(shown, is_dir=False, lms=kind) if kind else None
+        candidates.append((shown, None, ident, [], why))
+    return candidates, symlinks
+
+
 def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
                      assignment: Assignment | None = None) -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
@@ -310,31 +353,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     broken: dict[str, str] = _for_root(unpacked, root, unpacked.failed) if unpacked else {}
     decoded: dict[str, tuple[str, bool]] = _for_root(unpacked, root, unpacked.decoded) if unpacked else {}
     kind = lmsnames.detect(root)
-    students, grouped = lmsnames.group_flat_files(root, staging / "lms", kind, originals=originals)
-    # (entry, path to read or None, identity, files set aside, why it cannot be read)
-    candidates: list[tuple[str, Path | None, lmsnames.LmsName | None, list[str], str]] = []
-    symlinks: list[str] = []
-    ident: lmsnames.LmsName | None
-    for st in students:
-        ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
-                                 other_ids=tuple(sorted(st.other_ids)))
-        why = st.error or "; ".join(broken.pop(e) for e in [*st.entries] if e in broken)
-        candidates.append((originals.get(st.entries[0], st.entries[0]), st.folder, ident, list(st.set_aside), why))
-    for entry in sorted(root.iterdir()):
-        if _is_junk(entry.name) or entry.name in grouped:
-            continue
-        shown = lmsnames.nfc(originals.get(entry.name, entry.name))
-        if entry.is_symlink():  # it could point at anything the instructor can read
-            symlinks.append(shown)
-            continue
-        if entry.resolve() in (staging.resolve(), staging.parent.resolve()):
-            continue  # our own output folder inside the source
-        ident = lmsnames.lms_name(shown, is_dir=entry.is_dir(), lms=kind) if kind else None
-        candidates.append((shown, entry, ident, [], broken.pop(entry.name, "")))
-    for entry_name, why in sorted(broken.items()):  # a member that never reached the disk
-        shown = lmsnames.nfc(originals.get(entry_name, entry_name))
-        ident = lmsnames.lms_name(shown, is_dir=False, lms=kind) if kind else None
-        candidates.append((shown, None, ident, [], why))
+    candidates, symlinks = _candidates(root, staging, kind, originals, broken)
     # Each entry's own name is its report's name when it can be: a name made unique
     # ("alice-2") is never one another entry has as its own.
     own = {lmsnames.disk_name(c[2].name, c[2].student_id) if c[2] else _plain_base(c[0], c[1])
