@@ -100,8 +100,6 @@ def run_batch(
             the cluster) and ``allow_weak`` is false.
         GraderError: the suites could not run (a fault of the assignment, not of a student).
     """
-    from grader.sandbox.level import choose_level
-
     started = time.monotonic()
     if "canvas" in gradebooks:  # before any work: a Canvas file needs its assignment
         check_formats(("canvas",), {"canvas"}, canvas, rubric.title.en)
@@ -110,14 +108,9 @@ def run_batch(
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     console = console or Console(stderr=True, highlight=False, soft_wrap=True)
     outdir = Path(out)
-    spec = None
-    if cluster is not None:
-        from grader.cluster import parse_spec
-
-        spec = parse_spec(cluster)  # a bad SPEC or a missing extra stops here, before any work
-        level, warning, jobs = "namespaces", "", 0  # each node chooses (and reports) its own
-    else:
-        level, warning = choose_level(allow_weak=allow_weak)
+    spec, level, warning = _where_to_grade(cluster, allow_weak)
+    if spec is not None:
+        jobs = 0  # no local workers: each node chooses (and reports) its own level
     if warning:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     outdir.mkdir(parents=True, exist_ok=True)
@@ -146,6 +139,21 @@ def run_batch(
         gc.set_threshold(*thresholds)
         if froze:  # (a caller that had frozen objects itself keeps them frozen)
             gc.unfreeze()
+
+
+def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[Any, str, str]:
+    """(the cluster's parsed SPEC or None, the sandbox level here, its warning).
+
+    A bad SPEC or a missing extra stops the batch here, before any work.
+    """
+    if cluster is not None:
+        from grader.cluster import parse_spec
+
+        return parse_spec(cluster), "namespaces", ""
+    from grader.sandbox.level import choose_level
+
+    level, warning = choose_level(allow_weak=allow_weak)
+    return None, level, warning
 
 
 class _Batch:
