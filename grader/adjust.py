@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -26,6 +26,9 @@ from grader.gradebook import BOM, GRADEBOOK_FIXED, cell, export_gradebooks
 from grader.outdir import _FastLoader, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["adjust", "confirm", "refresh", "refresh_gradebooks", "undo"]
 
@@ -63,7 +66,7 @@ def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
     return hits[0]
 
 
-def adjust(outdir: Path, rubric: Any, student: str, *, part: str | None = None, points: float | None = None,
+def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = None, points: float | None = None,
            set_to: float | None = None, reason: str, by: str = "", lang: str = "en") -> ledger.Entry:
     """Append one adjustment (``points`` or ``set_to``, of ``part`` or the total) and refresh."""
     if (points is None) == (set_to is None):
@@ -83,7 +86,7 @@ def adjust(outdir: Path, rubric: Any, student: str, *, part: str | None = None, 
     return entry
 
 
-def _target(outdir: Path, rubric: Any, student: str, n: int, what: str) -> tuple[str, dict[str, Any]]:
+def _target(outdir: Path, rubric: Rubric, student: str, n: int, what: str) -> tuple[str, dict[str, Any]]:
     entries = ledger.read(outdir)
     name, data = find(outdir, student)
     standing = {e.n for e in ledger.for_submission(entries, name)}
@@ -92,7 +95,7 @@ def _target(outdir: Path, rubric: Any, student: str, n: int, what: str) -> tuple
     return name, data
 
 
-def undo(outdir: Path, rubric: Any, student: str, n: int, *, reason: str, by: str = "",
+def undo(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by: str = "",
          lang: str = "en") -> ledger.Entry:
     """Append an entry taking back adjustment ``n`` (it stays in the ledger) and refresh."""
     if not reason.strip():
@@ -104,7 +107,7 @@ def undo(outdir: Path, rubric: Any, student: str, n: int, *, reason: str, by: st
     return entry
 
 
-def confirm(outdir: Path, rubric: Any, student: str, n: int, *, reason: str, by: str = "",
+def confirm(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by: str = "",
             lang: str = "en") -> ledger.Entry:
     """Append an entry saying adjustment ``n`` holds against the automatic score as it is now."""
     if not reason.strip():
@@ -120,7 +123,7 @@ def confirm(outdir: Path, rubric: Any, student: str, n: int, *, reason: str, by:
     return entry
 
 
-def refresh(outdir: Path, rubric: Any, lang: str, *, only: set[str] | None = None) -> list[str]:
+def refresh(outdir: Path, rubric: Rubric, lang: str, *, only: set[str] | None = None) -> list[str]:
     """Every view again from the reports and the ledger; returns the submissions whose report changed."""
     entries = ledger.read(outdir)
     changed: dict[str, GradeReport] = {}
@@ -137,7 +140,7 @@ def refresh(outdir: Path, rubric: Any, lang: str, *, only: set[str] | None = Non
     return sorted(changed)
 
 
-def refresh_gradebooks(outdir: Path, rubric: Any, lang: str, changed: dict[str, GradeReport]) -> None:
+def refresh_gradebooks(outdir: Path, rubric: Rubric, lang: str, changed: dict[str, GradeReport]) -> None:
     """gradebook.csv's rows of the ``changed`` reports (by submission) written again, and the LMS
     gradebooks the folder holds written again from the reports."""
     _patch_gradebook(outdir / "gradebook.csv", changed, rubric)
@@ -150,7 +153,7 @@ def refresh_gradebooks(outdir: Path, rubric: Any, lang: str, changed: dict[str, 
         export_gradebooks(outdir, rubric, present, bom=bom, lang=lang)
 
 
-def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Any) -> None:
+def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric) -> None:
     """gradebook.csv with the changed rows' score columns written again; every other row as it was."""
     from grader.gradebook import _adjustment_cells
 

@@ -40,6 +40,7 @@ from grader.errors import GraderError, UsageError
 from grader.pool import Tally, Write
 
 if TYPE_CHECKING:
+    from grader.rubric import Rubric
     from distributed import Client, Future, Security
 
 #: ``kind:`` of a cluster file -> (module, class, the extra that installs it)
@@ -293,7 +294,7 @@ class ClusterPool:
     Same shape as :class:`grader.pool.LocalPool`: ``run(todo, write, tally)``.
     """
 
-    def __init__(self, spec: ClusterSpec, *, rubric: Any, fingerprint: str, seed: int,
+    def __init__(self, spec: ClusterSpec, *, rubric: Rubric, fingerprint: str, seed: int,
                  wire: Callable[[int], dict[str, Any]], allow_weak: bool, shard: int | None,
                  say: Callable[[str], None], log: Path | None = None) -> None:
         self.spec, self.rubric, self.fingerprint, self.seed = spec, rubric, fingerprint, seed

@@ -20,11 +20,14 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from grader.errors import UsageError
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["Drafted", "draft_entry"]
 
@@ -63,7 +66,7 @@ def _function_source(code: str, func: str) -> str | None:
     return "\n".join(s for s in imports if s) + "\n\n\n" + "\n\n\n".join(b for b in bodies if b) + "\n"
 
 
-def _code_of(outdir: Path, rubric: Any, name: str, func: str) -> str | None:
+def _code_of(outdir: Path, rubric: Rubric, name: str, func: str) -> str | None:
     from grader.similarity import _source_of, _submissions
 
     try:
@@ -81,7 +84,7 @@ def _code_of(outdir: Path, rubric: Any, name: str, func: str) -> str | None:
     return None
 
 
-def draft_entry(outdir: str | Path, rubric: Any, number: int, mid: str | None = None) -> Drafted:
+def draft_entry(outdir: str | Path, rubric: Rubric, number: int, mid: str | None = None) -> Drafted:
     """Write the draft entry and mutant for cluster ``number`` of the batch in ``outdir``.
 
     Raises:

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from grader.errors import UsageError
 
 if TYPE_CHECKING:
+    from grader.rubric import Rubric
     from grader.report.model import GradeReport
 
 __all__ = ["Entry", "LedgerError", "append", "apply", "apply_report", "automatic_of", "for_submission", "head", "read",
@@ -225,7 +226,7 @@ def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) < 1e-9
 
 
-def apply(data: dict[str, Any], entries: Sequence[Entry], rubric: Any) -> dict[str, Any]:
+def apply(data: dict[str, Any], entries: Sequence[Entry], rubric: Rubric) -> dict[str, Any]:
     """The report's dict with ``entries`` (one submission's, :func:`for_submission`) applied.
 
     ``score`` becomes the final score; ``adjustment`` keeps the automatic score, the change
@@ -265,7 +266,7 @@ def apply(data: dict[str, Any], entries: Sequence[Entry], rubric: Any) -> dict[s
     return data
 
 
-def apply_report(report: GradeReport, entries: Sequence[Entry], rubric: Any) -> GradeReport:
+def apply_report(report: GradeReport, entries: Sequence[Entry], rubric: Rubric) -> GradeReport:
     """:func:`apply` on a report object."""
     from grader.report.model import GradeReport as Report
 

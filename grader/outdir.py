@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from grader.report import SUFFIXES
 from grader.report import fastyaml
 from grader.report.model import GradeReport
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 #: Infixes by which one submission's file of one format is another's of a second format:
 #: ``x.results`` writes ``x.results.json`` (json), which is ``x``'s Gradescope report.
@@ -61,7 +64,7 @@ def is_current(report: GradeReport | None, content_hash: str, rubric_hash: str) 
 
 
 
-def write_report_files(outdir: Path, name: str, report: GradeReport, data: dict[str, Any], rubric: Any,
+def write_report_files(outdir: Path, name: str, report: GradeReport, data: dict[str, Any], rubric: Rubric,
                        lang: str, warn: Callable[[str, Exception], None]) -> None:
     """One submission's report in every format the rubric asks for; the yaml one is the batch's
     own record (``--resume`` reads it back): complete, unredacted. A format that cannot be

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from rich.console import Console
@@ -33,6 +33,9 @@ from grader.errors import UsageError
 from grader.outdir import _FastLoader, report_path, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = ["RegradeResult", "matcher", "merge_tests", "run_regrade"]
 
@@ -52,7 +55,7 @@ class RegradeResult:
     elapsed_s: float = 0.0
 
 
-def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str], bool], rubric: Any,
+def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str], bool], rubric: Rubric,
                 entries: Sequence[ledger.Entry]) -> dict[str, Any]:
     """``old`` (a report's dict) with its selected tests' results taken from ``new``; scored again.
 
@@ -97,7 +100,26 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     return ledger.apply(data, entries, rubric)
 
 
-def run_regrade(source: str, out: str, rubric: Any, patterns: Sequence[str], *, jobs: int | None = None,
+def _kept_reports(found: Sequence[Any], outdir: Path, result: RegradeResult) -> dict[int, dict[str, Any]]:
+    """The batch's report of each submission, by index; those that cannot be regraded, with why."""
+    olds: dict[int, dict[str, Any]] = {}
+    for i, f in enumerate(found):
+        path = report_path(outdir, f.submission.name)
+        try:
+            old = yaml.load(path.read_text(encoding="utf-8"), Loader=_FastLoader)  # noqa: S506 - a safe loader
+        except (OSError, yaml.YAMLError):
+            old = None
+        if not isinstance(old, dict):
+            result.not_regraded.append((f.submission.name, "no report from grader batch: run grader batch --resume"))
+        elif old.get("content_hash") != f.submission.content_hash:
+            result.not_regraded.append((f.submission.name, "its files changed since it was graded: run grader "
+                                                           "batch --resume"))
+        else:
+            olds[i] = old
+    return olds
+
+
+def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], *, jobs: int | None = None,
                 allow_weak: bool = False, lang: str = "en", console: Console | None = None,
                 progress: bool | None = None) -> RegradeResult:
     """Grade again, for every submission with a report in ``out``, only the tests matching ``patterns``.
@@ -122,20 +144,7 @@ def run_regrade(source: str, out: str, rubric: Any, patterns: Sequence[str], *, 
     level, warning = choose_level(allow_weak=allow_weak)
     found = find_submissions(source, outdir / ".sources", assignment_of(rubric))
     result = RegradeResult(0)
-    olds: dict[int, dict[str, Any]] = {}
-    for i, f in enumerate(found.found):
-        path = report_path(outdir, f.submission.name)
-        try:
-            old = yaml.load(path.read_text(encoding="utf-8"), Loader=_FastLoader)  # noqa: S506 - a safe loader
-        except (OSError, yaml.YAMLError):
-            old = None
-        if not isinstance(old, dict):
-            result.not_regraded.append((f.submission.name, "no report from grader batch: run grader batch --resume"))
-        elif old.get("content_hash") != f.submission.content_hash:
-            result.not_regraded.append((f.submission.name, "its files changed since it was graded: run grader "
-                                                           "batch --resume"))
-        else:
-            olds[i] = old
+    olds = _kept_reports(found.found, outdir, result)
     if not olds:
         raise UsageError(f"{out}: no report to grade again for {source}; run grader batch {source} --out {out} first")
     if not any(select(t["id"]) for old in olds.values() for t in old.get("tests", [])):

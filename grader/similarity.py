@@ -44,11 +44,14 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader import sinks
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 __all__ = [
     "BEHAVIOUR_FLAG", "CODE_FLAG", "CODE_WITH_BEHAVIOUR", "SIMILARITY_FILE", "Coded", "Pair", "Similarity",
@@ -511,7 +514,7 @@ TEXT = {
 }
 
 
-def render_page(result: Similarity, rubric: Any, lang: str) -> str:
+def render_page(result: Similarity, rubric: Rubric, lang: str) -> str:
     """The similarity page in ``lang``: groups, then each pair's matching regions side by side."""
     from grader.summary import _templates
 
@@ -523,7 +526,7 @@ def render_page(result: Similarity, rubric: Any, lang: str) -> str:
         rings=[(g, [who.get(m, m) for m in members]) for g, members in result.groups.items()]))
 
 
-def _submissions(source: str, outdir: Path, rubric: Any) -> list[tuple[str, Any]]:
+def _submissions(source: str, outdir: Path, rubric: Rubric) -> list[tuple[str, Any]]:
     """(report name, Submission) of every submission in ``source``, named as the batch named them."""
     from grader.assignment import assignment_of
     from grader.discovery import find_submissions
@@ -547,7 +550,7 @@ def note_source(outdir: str | Path, source: str) -> None:
     write_atomic(Path(outdir) / SOURCE_NOTE, json.dumps({"source": str(Path(source).resolve())}))
 
 
-def base_code(rubric: Any, api: Iterable[str]) -> list[Coded]:
+def base_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
     """The handed-out stubs (the ``.py`` files and the notebook) as fingerprints: the base code."""
     from grader.assignment import assignment_of
     from grader.submission import load_submission
@@ -562,7 +565,7 @@ def base_code(rubric: Any, api: Iterable[str]) -> list[Coded]:
     return out
 
 
-def run(outdir: str | Path, rubric: Any, *, source: str | None = None,
+def run(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
         submissions: Sequence[tuple[str, Any]] | None = None, reports: Sequence[GradeReport] | None = None,
         against: str | None = None, against_source: str | None = None) -> Similarity:
     """Compare a finished batch's submissions; write ``similarity.csv`` and the two pages.
@@ -611,7 +614,7 @@ def _who(report: GradeReport | None, name: str) -> str:
     return f"{n} ({sid})" if n and sid else name
 
 
-def refresh(outdir: str | Path, rubric: Any, *, source: str | None = None, against: str | None = None) -> Similarity:
+def refresh(outdir: str | Path, rubric: Rubric, *, source: str | None = None, against: str | None = None) -> Similarity:
     """``grader similarity OUT``: :func:`run`, then the class summary again (its first screen
     lists the groups). Entries the batch did not grade come back from ``gradebook.csv``."""
     from grader.clusters import read_reports
