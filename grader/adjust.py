@@ -22,7 +22,7 @@ import yaml
 
 from grader import ledger
 from grader.errors import UsageError
-from grader.gradebook import BOM, GRADEBOOK_FIXED, cell, export_gradebooks
+from grader.gradebook import BOM, GRADEBOOK_FIXED, CanvasTarget, cell, export_gradebooks
 from grader.outdir import _FastLoader, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
@@ -150,7 +150,9 @@ def refresh_gradebooks(outdir: Path, rubric: Rubric, lang: str, changed: dict[st
         bom = any((outdir / f).read_bytes().startswith(BOM.encode()) for f in ("gradebook.canvas.csv",
                                                                                  "gradebook.moodle.csv")
                   if (outdir / f).exists())
-        export_gradebooks(outdir, rubric, present, bom=bom, lang=lang)
+        # The Canvas file already names its column `Title (id)`: it is filled again in place.
+        canvas = CanvasTarget(export=outdir / "gradebook.canvas.csv") if "canvas" in present else None
+        export_gradebooks(outdir, rubric, present, bom=bom, lang=lang, canvas=canvas)
 
 
 def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric) -> None:

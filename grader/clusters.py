@@ -68,8 +68,8 @@ class Signature:
 
         The first unrecognised function (in probe order) must be the same; functions both
         have must answer alike; a function only one of them has is where the same mistake
-        spread further (one student's ``attention_scores`` calls their ``scale_scores``,
-        another's does not), so it does not split them.
+        spread further (one student's later function calls their earlier one, another's
+        does not), so it does not split them.
         """
         if not self.functions or not other.functions or self.functions[0] != other.functions[0]:
             return False

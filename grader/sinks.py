@@ -138,7 +138,7 @@ def markdown(s: Any) -> str:
     r"""``s`` as inline Markdown text: shown verbatim, never a link, tag, table cell break or
     heading; a backslash is added only before a character Markdown could read as markup.
 
-    ``multihead_attention_scores(float32[1, 3])`` comes back unchanged; ``*x* [a](http://b) | _y_``
+    ``head_scores(float32[1, 3])`` comes back unchanged; ``*x* [a](http://b) | _y_``
     comes back as ``\*x\* [a\](http\://b) \| \_y\_``.
     """
     s = visible(str(s)).replace("\r", " ").replace("\n", " ").lstrip(" \t")

@@ -126,7 +126,7 @@ def test_the_japanese_report_and_summary_hold_no_english_sentence(tmp_path: Path
     assert "両方が配布時から書き換えられています" in report_dom  # both forms changed: .py graded
     assert "answers.yaml を読み込めない" in report_dom and "タブ" in report_dom
     assert "あなたの関数のグラフ" in report_dom and report_dom.count("data:image/png;base64,") == 2
-    assert "提出物ではありません" in summary_dom or "フォルダ、ノートブック、zip のどれでもありません" in summary_dom
+    assert "フォルダ・ノートブック・zip のいずれでもありません" in summary_dom  # the keyed reason, in Japanese
     assert summary_dom.count("data:image/png;base64,") == 3
     assert _english_sentences(report_dom) == []
     assert _english_sentences(summary_dom) == []

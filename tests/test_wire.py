@@ -426,7 +426,8 @@ def test_a_students_mapping_becomes_plain_data_inside_the_sandbox():
     import sys
     import textwrap
 
-    from grader.sandbox.worker import LimitsView, Worker
+    from grader.limits import Limits
+    from grader.sandbox.worker import Worker
 
     if not sys.platform.startswith("linux"):
         pytest.skip("the rlimits worker forks; this check is for POSIX")
@@ -447,7 +448,7 @@ def test_a_students_mapping_becomes_plain_data_inside_the_sandbox():
         def table(): return (OrderedDict(d_k=16, variance=15.8), Rows())
         def broken(): return Broken(a=1)
     ''')
-    limits = LimitsView(per_call_s=60, per_submission_s=300, memory_mb=1024, cpu_s=60, file_size_mb=16,
+    limits = Limits(per_call_s=60, per_submission_s=300, memory_mb=1024, cpu_s=60, file_size_mb=16,
                         scratch_mb=32, output_kb=16, processes=1)
     module = {"name": "a", "filename": "a.py", "chunks": [{"code": code, "label": "a.py", "first_line": 1}]}
     with Worker(level="rlimits", limits=limits) as worker:
