@@ -75,6 +75,15 @@ SENTENCES: dict[str, str] = {
     # (each entry's reason is a keyed sentence of grader.lms.REASONS, added below)
     "not graded: {why}": "採点していません: {why}",
     "{why}; set aside: {files}": "{why}。採点しなかったファイル: {files}",
+    "{what}: cannot read it ({why})": "{what}: 読み取れません（{why}）",
+    "cannot read it ({why})": "読み取れません（{why}）",
+    "{what}: cannot read it ({why}); save or create it again as ordinary files, a .ipynb notebook or a plain .zip":
+        "{what}: 読み取れません（{why}）。普通のファイル、.ipynb ノートブック、または普通の .zip として保存し直してください",
+    "{what}: cannot read it ({why}); create the zip without a password":
+        "{what}: 読み取れません（{why}）。パスワードなしで zip を作り直してください",
+    "{what}: cannot read it ({why}); create the zip again": "{what}: 読み取れません（{why}）。zip を作り直してください",
+    "{entry}: a symbolic link; not followed (put the files themselves in the folder)":
+        "{entry}: シンボリックリンクなので辿りません（ファイルそのものをフォルダに入れてください）",
     "{name} (another zip in the same upload)": "{name}（同じ提出の別の zip）",
     "{name} could not be unpacked ({why})": "{name} を展開できませんでした（{why}）",
     "its files could not be put together ({why})": "ファイルをまとめられませんでした（{why}）",
