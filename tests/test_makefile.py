@@ -63,7 +63,7 @@ def test_an_apt_failure_is_a_note_and_make_goes_on(tmp_path: Path) -> None:
         pytest.skip("the recipes call apt only as root")
     env = _bare_path(tmp_path)
     for target, packages, why in (("system-deps", " bubblewrap", "the full sandbox"),
-                                  ("browser-deps", " chromium fonts-ipafont-gothic", "the browser tests")):
+                                  ("browser-deps", " chromium fonts-ipafont-gothic zip openssl", "the browser tests")):
         run = _make(target, env=env)
         assert run.returncode == 0, (target, run.stdout, run.stderr)
         assert f"installing:{packages}" in run.stdout
@@ -72,4 +72,4 @@ def test_an_apt_failure_is_a_note_and_make_goes_on(tmp_path: Path) -> None:
     # apt was really asked, and only for what was missing.
     asked = (tmp_path / "apt.log").read_text(encoding="utf-8").splitlines()
     assert [x.split()[0] for x in asked] == ["update", "install", "update", "install"]
-    assert asked[1].split()[-1:] == ["bubblewrap"] and asked[3].split()[-2:] == ["chromium", "fonts-ipafont-gothic"]
+    assert asked[1].split()[-1:] == ["bubblewrap"] and asked[3].split()[-4:] == ["chromium", "fonts-ipafont-gothic", "zip", "openssl"]
