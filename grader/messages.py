@@ -82,6 +82,14 @@ SENTENCES: dict[str, str] = {
     "{what}: cannot read it ({why}); create the zip without a password":
         "{what}: 読み取れません（{why}）。パスワードなしで zip を作り直してください",
     "{what}: cannot read it ({why}); create the zip again": "{what}: 読み取れません（{why}）。zip を作り直してください",
+    "{what}: cannot read it ({why}); create the zip again with ordinary compression":
+        "{what}: 読み取れません（{why}）。普通の圧縮方式で zip を作り直してください",
+    "{what}: not a readable zip file ({why}); create the zip again":
+        "{what}: zip ファイルとして読み取れません（{why}）。zip を作り直してください",
+    "{what}: the zip holds two entries named {name}; create the zip again with one copy of each file":
+        "{what}: zip の中に {name} という名前が二つあります。各ファイルを一つずつ入れて zip を作り直してください",
+    "{what}: refused: the zip holds an entry named {name}, which points outside the zip; create the zip again from your folder":
+        "{what}: 受け付けません: zip の中の {name} という名前は zip の外を指しています。フォルダから zip を作り直してください",
     "{entry}: a symbolic link; not followed (put the files themselves in the folder)":
         "{entry}: シンボリックリンクなので辿りません（ファイルそのものをフォルダに入れてください）",
     "{name} (another zip in the same upload)": "{name}（同じ提出の別の zip）",
