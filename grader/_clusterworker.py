@@ -124,6 +124,7 @@ def grade_shard(key: tuple[str, int], items: list[dict[str, Any]]) -> dict[str, 
         return {"host": host, "refused": "it holds another batch's grading processes (another rubric or seed)"}
     if plugin.refused:
         return {"host": host, "refused": plugin.refused}
+    began = time.time()
     waited = time.monotonic()
     proc = plugin.free.get()
     started = time.monotonic()
@@ -140,5 +141,5 @@ def grade_shard(key: tuple[str, int], items: list[dict[str, Any]]) -> dict[str, 
                     plugin.procs.remove(proc)
             worker.loop.add_callback(plugin.respawn)
     lost = [int(it["index"]) for it in items if int(it["index"]) not in got]
-    return {"host": host, "level": plugin.level, "reports": got, "lost": lost,
-            "wait_s": started - waited, "grade_s": time.monotonic() - started}
+    return {"host": host, "worker": worker.address, "level": plugin.level, "reports": got, "lost": lost,
+            "wait_s": started - waited, "grade_s": time.monotonic() - started, "began": began, "ended": time.time()}

@@ -101,6 +101,9 @@ def run_batch(
         GraderError: the suites could not run (a fault of the assignment, not of a student).
     """
     started = time.monotonic()
+    if cluster is not None and jobs is not None:
+        raise UsageError("--jobs sets how many processes grade on this machine; with --cluster the "
+                         "cluster's workers grade: drop --jobs, or start workers with more threads")
     if "canvas" in gradebooks:  # before any work: a Canvas file needs its assignment
         check_formats(("canvas",), {"canvas"}, canvas, rubric.title.en)
     # This process and its workers keep both CPUs busy on their own: an idle BLAS pool
@@ -315,6 +318,12 @@ class _Batch:
             return True, exc
         return False, None
 
+    def _say(self, text: str) -> None:
+        """A line on the terminal in the batch's language (``ja`` shows Japanese; else English)."""
+        from grader.messages import translate
+
+        self.console.print(translate(text, self.lang), markup=False)
+
     def _grade_on_cluster(self, todo: list[int], progress: bool | None) -> tuple[bool, GraderError | None]:
         import grader.runner  # noqa: F401 - torch, imported here before Dask's threads start
         from grader.cluster import ClusterPool
@@ -323,7 +332,7 @@ class _Batch:
         pool = ClusterPool(self.cluster, rubric=self.rubric, seed=self.seed,
                            fingerprint=rubric_fingerprint(self.rubric, ("public", "hidden")),
                            wire=lambda i: self.found.found[i].submission.to_dict(), allow_weak=self.allow_weak,
-                           shard=self.shard_size, say=lambda text: self.console.print(text, markup=False),
+                           shard=self.shard_size, say=self._say,
                            log=self.outdir / ".logs" / "cluster.log")
         try:
             pool.run(todo, self.write, Tally(len(todo), self.console, progress))

@@ -54,7 +54,7 @@ KINDS: dict[str, tuple[str, str, str]] = {
     "kubernetes": ("dask_kubernetes.operator", "KubeCluster", "cluster-kubernetes"),
 }
 #: the grader's own keys in a cluster file; every other key goes to the helper
-OWN_KEYS = ("kind", "workers", "security", "scheduler")
+OWN_KEYS = ("kind", "workers", "security", "scheduler", "resources")
 #: keys of ``security:``
 SECURITY_KEYS = ("ca_file", "cert_file", "key_file", "require_encryption")
 #: a submission whose grading process was lost this many times is given up on (as in the
@@ -73,6 +73,9 @@ class ClusterSpec:
     options: dict[str, Any] = field(default_factory=dict)
     workers: int = 1
     security: dict[str, Any] = field(default_factory=dict)
+    #: what each task asks of its worker (``resources:``), e.g. ``{"train": 1}``: only workers
+    #: started with ``dask worker --resources train=1`` take it, one at a time each
+    resources: dict[str, float] = field(default_factory=dict)
 
 
 def _need(module: str, extra: str, what: str) -> Any:
@@ -114,6 +117,7 @@ def read_cluster_file(path: Path) -> ClusterSpec:
         memory: 64GB
         walltime: "02:00:00"
         security: {ca_file: ca.pem, cert_file: grader.pem, key_file: grader.key}
+        resources: {train: 1}  # each task takes one "train" of a worker (dask worker --resources train=1)
     """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -129,17 +133,18 @@ def read_cluster_file(path: Path) -> ClusterSpec:
         raise UsageError(f"{path}: kind and scheduler: give one of them (kind starts a cluster, "
                          "scheduler names a running one)")
     security = _security_block(path, data.get("security"))
+    resources = _resources_block(path, data.get("resources"))
     workers = data.get("workers", 1)
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise UsageError(f"{path}: workers: {workers!r} is not a whole number of at least 1")
     if scheduler is not None:
-        extra = sorted(set(data) - {"scheduler", "security"})
+        extra = sorted(set(data) - {"scheduler", "security", "resources"})
         if extra:
             raise UsageError(f"{path}: {extra[0]}: unknown key beside scheduler; "
-                             "use only scheduler and security")
+                             "use only scheduler, security and resources")
         if not isinstance(scheduler, str) or not scheduler.startswith(("tcp://", "tls://")):
             raise UsageError(f"{path}: scheduler: {scheduler!r} is not a tcp:// or tls:// address")
-        return ClusterSpec(source=str(path), address=scheduler, security=security)
+        return ClusterSpec(source=str(path), address=scheduler, security=security, resources=resources)
     if kind not in KINDS:
         raise UsageError(f"{path}: kind: {kind!r} is not one of {', '.join(KINDS)}")
     options = {k: v for k, v in data.items() if k not in OWN_KEYS}
@@ -153,7 +158,8 @@ def read_cluster_file(path: Path) -> ClusterSpec:
         if allowed is not None and key not in allowed:
             raise UsageError(f"{path}: {key}: not an option of {cls} (kind: {kind}); "
                              f"its options are {', '.join(sorted(allowed))}")
-    return ClusterSpec(source=str(path), kind=kind, options=options, workers=workers, security=security)
+    return ClusterSpec(source=str(path), kind=kind, options=options, workers=workers, security=security,
+                       resources=resources)
 
 
 def _helper_keys(helper: Any) -> set[str] | None:
@@ -175,6 +181,22 @@ def _helper_keys(helper: Any) -> set[str] | None:
     if open_ended and job_cls is None:
         return None
     return keys - {"security", "job_cls", "loop", "asynchronous", "scheduler", "scheduler_cls", "n_workers"}
+
+
+def _resources_block(path: Path, block: Any) -> dict[str, float]:
+    if block is None:
+        return {}
+    if not isinstance(block, dict) or not block:
+        raise UsageError(f"{path}: resources: must map a resource's name to what each task takes, "
+                         "e.g. resources: {train: 1}")
+    out: dict[str, float] = {}
+    for name, amount in block.items():
+        if (not isinstance(name, str) or not name.isidentifier() or isinstance(amount, bool)
+                or not isinstance(amount, (int, float)) or not amount > 0):
+            raise UsageError(f"{path}: resources.{name}: {amount!r} is not a positive number of a resource "
+                             "named in letters, digits and _ (e.g. train: 1)")
+        out[name] = float(amount)
+    return out
 
 
 def _security_block(path: Path, block: Any) -> dict[str, Any]:
@@ -280,6 +302,19 @@ def shard_size(remaining: int, threads: int) -> int:
     return max(1, min(128, max(16, math.ceil(remaining / (threads * 4))), math.ceil(remaining / threads)))
 
 
+def task_slots(workers: list[dict[str, Any]], resources: dict[str, float]) -> int:
+    """Tasks the ``workers`` (the scheduler's records) run at once: their threads, or with
+    ``resources`` the whole tasks each one's resources hold (never more than its threads)."""
+    total = 0
+    for w in workers:
+        threads = int(w.get("nthreads", 1))
+        if resources:
+            have = w.get("resources") or {}
+            threads = min([threads, *(int(float(have.get(k, 0)) // v) for k, v in resources.items())])
+        total += threads
+    return total
+
+
 def hung_after(limits: Any) -> float:
     """Seconds of silence after which a node counts as hung: within the rubric's own limits."""
     return float(min(limits.per_submission_s, max(10.0, 3.0 * limits.per_call_s)))
@@ -374,7 +409,8 @@ class ClusterPool:
         items = [{"index": i, "submission": self.wire(i)} for i in shard]
         from grader._clusterworker import grade_shard
 
-        future = client.submit(grade_shard, (self.fingerprint, self.seed), items, key=key, pure=False)
+        future = client.submit(grade_shard, (self.fingerprint, self.seed), items, key=key, pure=False,
+                               resources=self.spec.resources or None)
         self._shard_of[key] = shard
         return future
 
@@ -393,15 +429,20 @@ class ClusterPool:
         return watch.next_batch(block=False) or []
 
     def _threads(self, client: Client, wait: bool = True) -> int:
-        if wait:
-            while not client.scheduler_info(n_workers=-1)["workers"]:
-                self.say("waiting for a Dask worker to join the scheduler")
-                try:
-                    client.wait_for_workers(1, timeout=600)
-                except TimeoutError:
-                    continue
-        workers = client.scheduler_info(n_workers=-1)["workers"].values()
-        return sum(int(w.get("nthreads", 1)) for w in workers)
+        """How many tasks the cluster runs at once: its worker threads, or with ``resources:``
+        what the workers that offer them can take. With ``wait``, until there is at least one."""
+        asked = "".join(f" --resources {k}={v:g}" for k, v in self.spec.resources.items())
+        while True:
+            workers = list(client.scheduler_info(n_workers=-1)["workers"].values())
+            slots = task_slots(workers, self.spec.resources)
+            if slots or not wait:
+                return slots
+            self.say("waiting for a Dask worker to join the scheduler" if not asked
+                     else f"waiting for a Dask worker started with{asked}")
+            try:
+                client.wait_for_workers(len(workers) + 1, timeout=10 if asked else 600)
+            except TimeoutError:
+                continue
 
     def _drop_hung(self, client: Client) -> None:
         """Have the scheduler drop workers whose heartbeats stopped (their shards run elsewhere).
@@ -425,7 +466,8 @@ class ClusterPool:
             result = future.result()
             if result.get("refused"):
                 raise UsageError(f"the Dask worker on {result.get('host')} cannot grade: {result['refused']}")
-            self._note(f"{future.key} on {result.get('host')}: {len(result['reports'])} reports, "
+            self._note(f"{future.key} on {result.get('host')} {result.get('worker', '')} "
+                       f"from {result.get('began', 0):.3f} to {result.get('ended', 0):.3f}: {len(result['reports'])} reports, "
                        f"lost {result['lost']}, waited {result.get('wait_s', 0):.3f} s, "
                        f"graded in {result.get('grade_s', 0):.3f} s")
             for index, (data, error) in result["reports"].items():

@@ -266,8 +266,8 @@ SENTENCES: dict[str, str] = {
         "動いているスケジューラを指します）",
     "{path}: workers: {value} is not a whole number of at least 1":
         "{path}: workers: {value} は 1 以上の整数ではありません",
-    "{path}: {key}: unknown key beside scheduler; use only scheduler and security":
-        "{path}: {key}: scheduler と一緒には使えないキーです。scheduler と security だけを書いてください",
+    "{path}: {key}: unknown key beside scheduler; use only scheduler, security and resources":
+        "{path}: {key}: scheduler と一緒には使えないキーです。scheduler、security、resources だけを書いてください",
     "{path}: scheduler: {value} is not a tcp:// or tls:// address":
         "{path}: scheduler: {value} は tcp:// または tls:// のアドレスではありません",
     "{path}: kind: {value} is not one of {kinds}": "{path}: kind: {value} は {kinds} のどれでもありません",
@@ -388,6 +388,19 @@ SENTENCES: dict[str, str] = {
     "--reason is required: say why the score changes": "--reason が必要です。得点を変える理由を書いてください",
     "{out}: no batch output here (no reports folder); pass the --out folder of grader batch":
         "{out}: 採点結果のフォルダではありません（reports フォルダがありません）。grader batch の --out のフォルダを指定してください",
+    "--jobs sets how many processes grade on this machine; with --cluster the cluster's workers grade: "
+    "drop --jobs, or start workers with more threads":
+        "--jobs はこのマシンで採点するプロセスの数です。--cluster ではクラスターのワーカーが採点します。"
+        "--jobs を外すか、スレッドを増やしてワーカーを起動してください",
+    "{path}: resources: must map a resource's name to what each task takes, e.g. resources: {train: 1}":
+        "{path}: resources: には、資源の名前と各タスクが使う量を書いてください（例: resources: {{train: 1}}）",
+    "{path}: resources.{name}: {amount} is not a positive number of a resource named in letters, digits "
+    "and _ (e.g. train: 1)":
+        "{path}: resources.{name}: {amount} は、英数字と _ で名付けた資源の正の量ではありません（例: train: 1）",
+    "waiting for a Dask worker started with{asked}": "{asked} で起動された Dask ワーカーを待っています",
+    "worker {address} sent no heartbeat for {s} s; its shards go elsewhere":
+        "ワーカー {address} から {s} 秒間ハートビートが届きません。その分担は別のワーカーに回します",
+    "waiting for a Dask worker to join the scheduler": "Dask ワーカーがスケジューラーにつながるのを待っています",
     "No such file or directory": "そのようなファイルやフォルダはありません",
     "Permission denied": "アクセスが許可されていません",
 }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -487,6 +488,8 @@ def test_bad_cluster_files_name_the_key_and_the_fix(tmp_path):
         "- a list\n": "must be a mapping",
         "kind: local\nsecurity: {ca_file: none.pem, cert_file: ca.pem, key_file: ca.pem}\n":
             "security.ca_file: no such file none.pem",
+        "kind: local\nresources: {train: 0}\n": "resources.train: 0 is not a positive number",
+        "scheduler: tcp://127.0.0.1:1\nresources: [train]\n": "resources: must map a resource's name",
     }
     (tmp_path / "ca.pem").write_text("-----BEGIN CERTIFICATE-----\n", encoding="utf-8")
     for text, expected in cases.items():
@@ -502,6 +505,20 @@ def test_bad_cluster_files_name_the_key_and_the_fix(tmp_path):
         parse_spec("cluster.toml")
     with pytest.raises(UsageError, match="no such scheduler file"):
         parse_spec(str(tmp_path / "missing.json"))
+
+
+def test_jobs_with_a_cluster_is_refused_not_ignored(tmp_path):
+    """-j counts this machine's processes; beside --cluster it would be silently ignored, so it
+    is a usage error saying what to do instead (in Japanese too)."""
+    from grader.batch import run_batch
+    from grader.messages import translate
+    from grader.rubric import load_rubric
+
+    with pytest.raises(UsageError) as info:
+        run_batch(str(EXAMPLES), str(tmp_path / "out"), load_rubric(RUBRIC), cluster="tcp://127.0.0.1:1", jobs=2)
+    assert "drop --jobs" in str(info.value)
+    assert "--jobs を外す" in translate(str(info.value), "ja")
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_missing_extra_says_which_to_install(tmp_path, monkeypatch):
@@ -569,3 +586,66 @@ def test_kind_kubernetes_builds_its_cluster_resource(tmp_path):
     path.write_text("kind: kubernetes\nimagez: x\n", encoding="utf-8")
     with pytest.raises(UsageError, match="imagez: not an option of make_cluster_spec"):
         parse_spec(str(path))
+
+
+def test_ctrl_c_cancels_the_clusters_work_and_resume_finishes(cluster, source40, reference, tmp_path):
+    """SIGINT to the client mid-batch: exit 130 naming --resume, whole reports only, nothing left
+    running on the cluster; --resume on the cluster grades the rest, equal to the local batch."""
+    out = tmp_path / "out"
+    args = [str(source40), "--out", str(out), "--cluster", cluster.address, "--seed", str(SEED),
+            "--shard-size", "2"]
+    batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", *args, "--no-progress", "--no-table"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and batch.poll() is None:
+        if (out / "reports").is_dir() and len(list((out / "reports").glob("*.yaml"))) >= 4:
+            break
+        time.sleep(0.1)
+    batch.send_signal(signal.SIGINT)
+    _, err = batch.communicate(timeout=120)
+    assert batch.returncode == 130, err
+    assert "--resume" in err
+    done = sorted((out / "reports").glob("*.yaml"))
+    assert 4 <= len(done) < 40
+    assert [] == list(out.rglob("*.part"))
+    with cluster.client() as c:
+        deadline = time.monotonic() + 30
+        while c.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert 0 == c.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+        assert all("grader" not in names for names in c.run(lambda dask_worker: list(dask_worker.plugins)).values())
+    again = _batch(*args, "--resume")
+    assert f"{40 - len(done)} graded, {len(done)} kept from before" in again.stderr, again.stderr
+    _assert_same_as(reference, out)
+
+
+def test_resources_put_each_task_on_a_worker_that_offers_them_one_at_a_time(tmp_path):
+    """resources: {train: 1} with --shard-size 1 (a chapter whose grading trains a model): only
+    the worker started with --resources train=1 grades, one submission at a time although it has
+    two threads; the worker without it takes none."""
+    c = Cluster(tmp_path / "dask")
+    try:
+        c.procs.append(_start(["worker", c.address, "--nthreads", "2", "--name", "trainer", "--no-dashboard",
+                               "--memory-limit", "0", "--resources", "train=1"], c.folder / "trainer.log"))
+        c.worker("plain")
+        c.wait_for(2)
+        with c.client() as client:
+            by_name = {w["name"]: a for a, w in client.scheduler_info(n_workers=-1)["workers"].items()}
+        src = tmp_path / "src"
+        src.mkdir()
+        for k in range(4):
+            shutil.copytree(EXAMPLES / "correct", src / f"s{k}")
+        spec = tmp_path / "cluster.yaml"
+        spec.write_text(f"scheduler: {c.address}\nresources: {{train: 1}}\n", encoding="utf-8")
+        out = tmp_path / "out"
+        proc = _batch(str(src), "--out", str(out), "--cluster", str(spec), "--shard-size", "1")
+        assert "4 graded" in proc.stderr, proc.stderr
+        log = (out / ".logs" / "cluster.log").read_text(encoding="utf-8")
+        runs = re.findall(r" on \S+ (\S+) from ([\d.]+) to ([\d.]+): \d+ reports", log)
+        assert len(runs) == 4, log
+        assert {worker for worker, _, _ in runs} == {by_name["trainer"]}, (by_name, log)
+        spans = [(float(began), float(ended)) for _, began, ended in runs]
+        spans.sort()
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans  # never two at once
+    finally:
+        c.close()
