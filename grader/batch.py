@@ -26,6 +26,7 @@ import os
 import secrets
 import threading
 import time
+from datetime import timezone
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
@@ -271,16 +272,19 @@ class _Batch:
 
     def _when(self, found: Found) -> dict[str, Any] | None:
         """The submission time and the student's own due date (grader.due), when both are known."""
-        from grader.due import due_for, parse_when
+        from grader.due import due_for, lms_wall_time, parse_when
 
         if not self.rubric.due:
             return None
         keys = [k for k in (found.student_id, found.submission.name if found.submission else "") if k]
+        assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")
         at = next((self.submitted[k] for k in keys if k in self.submitted), None)
+        if at is None and found.lms_time:  # the LMS's own clock (Blackboard), in the due date's zone
+            at = lms_wall_time(found.lms_time, assigned.tzinfo or timezone.utc)
         if at is None:
             return None  # the LMS's late flag decides
         key = next((k for k in keys if k in self.extensions), keys[0])
-        due, ext = due_for(key, parse_when(self.rubric.due, f"{self.rubric.file}: due"), self.extensions)
+        due, ext = due_for(key, assigned, self.extensions)
         return {"submitted": at.isoformat(), "due": due.isoformat(), "extension": ext.reason if ext else ""}
 
     def _adjusted(self, index: int, report: GradeReport) -> GradeReport:

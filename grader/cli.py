@@ -297,6 +297,23 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
                                        seed, allow_weak_sandbox, verbose, out_dir)))
 
 
+def _submitted_times(rubric: Any, submitted_file: str | None, worksheet_file: str | None) -> dict[str, Any] | None:
+    """Each student's submission time: Moodle's worksheet, then --submitted over it."""
+    from grader.due import parse_when, read_moodle_worksheet, read_submitted
+
+    times: dict[str, Any] = {}
+    if worksheet_file:
+        if not rubric.due:
+            raise UsageError(f"--worksheet {worksheet_file}: the rubric {rubric.file} has no due:, so no time "
+                             "is late; add due: (e.g. 2026-12-01T23:59:00+09:00) to the rubric")
+        zone = parse_when(rubric.due, f"{rubric.file}: due").tzinfo
+        assert zone is not None  # parse_when refuses a time without one
+        times.update(read_moodle_worksheet(Path(worksheet_file), zone))
+    if submitted_file:
+        times.update(read_submitted(Path(submitted_file)))
+    return times or None
+
+
 @main.command()
 @click.argument("source")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Folder for reports and the gradebook.")
@@ -331,24 +348,28 @@ def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: s
                    "due: and each student's extension.")
 @click.option("--extensions", "extensions_file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="CSV of student, due (a date-time) or days, reason: each student's own due date.")
+@click.option("--worksheet", "worksheet_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Moodle's grading worksheet (Download grading worksheet): each participant's "
+                   "\"Last modified (submission)\", read in the time zone of the rubric's due:; --submitted wins.")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
           jobs: int | None, resume: bool, cluster: str | None, shard_size: int | None, no_progress: bool,
           table: bool | None, gradebook: tuple[str, ...], canvas_gradebook: str | None,
           canvas_assignment_id: str | None, bom: bool, similarity: bool, submitted_file: str | None,
-          extensions_file: str | None) -> None:
+          extensions_file: str | None, worksheet_file: str | None) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
     def body() -> int:
-        from grader.due import read_extensions, read_submitted
+        from grader.due import read_extensions
 
         rubric = _load(rubric_path, source)
+        submitted = _submitted_times(rubric, submitted_file, worksheet_file)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=_lang(lang, rubric), progress=False if no_progress else None,
                            gradebooks=_formats(gradebook, canvas_gradebook, canvas_assignment_id), bom=bom,
                            canvas=_canvas(canvas_gradebook, canvas_assignment_id), again=_again("resume"),
                            similarity=similarity, cluster=cluster, shard_size=shard_size,
-                           submitted=read_submitted(Path(submitted_file)) if submitted_file else None,
+                           submitted=submitted,
                            extensions=read_extensions(Path(extensions_file)) if extensions_file else None)
         kinds = _not_graded(result.unrecognised)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "

@@ -53,6 +53,9 @@ class Found:
     lms: str = ""  # moodle | canvas | blackboard | "" (a plain folder)
     #: plain reasons for the gradebook's errors column: (key of grader.lms.REASONS, slots)
     flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    #: when the LMS says it was submitted, on its own wall clock with no zone (Blackboard's
+    #: attempt ``2026-11-30-23-05-23``); "" when the export does not say
+    lms_time: str = ""
 
 
 @dataclass
@@ -66,6 +69,7 @@ class Skipped:
     late: bool = False
     lms: str = ""
     flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    lms_time: str = ""
 
 
 class Failed(NamedTuple):
@@ -301,7 +305,7 @@ def _candidates(root: Path, staging: Path, kind: str | None, originals: dict[str
     ident: lmsnames.LmsName | None
     for st in students:
         ident = lmsnames.LmsName(st.lms, st.student_id, st.name, late=st.late,
-                                 other_ids=tuple(sorted(st.other_ids)))
+                                 other_ids=tuple(sorted(st.other_ids)), attempted=st.attempted)
         why = st.error or "; ".join(broken.pop(e) for e in [*st.entries] if e in broken)
         candidates.append((originals.get(st.entries[0], st.entries[0]), st.folder, ident, list(st.set_aside), why))
     for entry in sorted(root.iterdir()):
@@ -415,7 +419,8 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
 
     student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
     who: dict[str, Any] = {"student_id": student_id, "name": ident.name if ident else "",
-           "late": ident.late if ident else False, "lms": ident.lms if ident else ""}
+           "late": ident.late if ident else False, "lms": ident.lms if ident else "",
+           "lms_time": ident.attempted if ident else ""}
 
     shifted: list[tuple[str, dict[str, str]]] = []
     if ident is not None and ident.other_ids:

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 
 from grader.errors import UsageError
 
-__all__ = ["Extension", "Lateness", "LatePolicyRule", "due_for", "late_penalty", "parse_when", "read_extensions",
-           "read_submitted"]
+__all__ = ["Extension", "Lateness", "LatePolicyRule", "due_for", "late_penalty", "lms_wall_time", "parse_when",
+           "read_extensions", "read_moodle_worksheet", "read_submitted"]
 
 DAY = timedelta(days=1)
 
@@ -96,6 +97,58 @@ def read_submitted(path: Path) -> dict[str, datetime]:
     for line, row in _rows(path, ("student", "submitted")):
         out[row["student"].strip()] = parse_when(row["submitted"], f"{path}: line {line}")
     return out
+
+
+#: the columns of Moodle's grading worksheet (mod/assign: ``hiddenuser`` + id, ``lastmodifiedsubmission``)
+WORKSHEET_ID, WORKSHEET_SUBMITTED = "Identifier", "Last modified (submission)"
+_MOODLE_TIME = re.compile(r"^\s*(?:[A-Za-z]+,\s*)?(?P<day>\d{1,2})\s+(?P<month>[A-Za-z]+)\s+(?P<year>\d{4}),?\s+"
+                          r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<ampm>AM|PM)\s*$", re.IGNORECASE)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+def read_moodle_worksheet(path: Path, zone: tzinfo) -> dict[str, datetime]:
+    """``--worksheet FILE``: Moodle's grading worksheet (Assignment > View all submissions >
+    Download grading worksheet): participant id -> its "Last modified (submission)".
+
+    Moodle writes that time (``Tuesday, 1 December 2026, 11:05 PM``, to the minute) on the
+    downloading teacher's clock without naming the zone; it is read in ``zone``, the zone of
+    the rubric's ``due:``. A row whose time is ``-`` (nothing submitted) is left out.
+    """
+    out: dict[str, datetime] = {}
+    for line, row in _rows(path, (WORKSHEET_ID, WORKSHEET_SUBMITTED)):
+        ident = re.sub(r"^\D*", "", row[WORKSHEET_ID].strip())
+        text = row[WORKSHEET_SUBMITTED].strip()
+        if not ident or text in ("", "-"):
+            continue
+        out[ident] = _moodle_time(text, zone, f"{path}: line {line}")
+    return out
+
+
+def _moodle_time(text: str, zone: tzinfo, where: str) -> datetime:
+    m = _MOODLE_TIME.match(text)
+    month = _MONTHS.index(m["month"].lower()) + 1 if m and m["month"].lower() in _MONTHS else 0
+    if not m or not month:
+        raise UsageError(f"{where}: {text!r} is not a time as Moodle writes it "
+                         "(e.g. Tuesday, 1 December 2026, 11:05 PM); download the worksheet from Moodle in English")
+    hour = int(m["hour"]) % 12 + (12 if m["ampm"].upper() == "PM" else 0)
+    try:
+        return datetime(int(m["year"]), month, int(m["day"]), hour, int(m["minute"]), tzinfo=zone)
+    except ValueError:
+        raise UsageError(f"{where}: {text!r} is not a date that exists") from None
+
+
+def lms_wall_time(stamp: str, zone: tzinfo) -> datetime | None:
+    """An LMS's own submission time with no zone (Blackboard's ``2026-11-30-23-05-23``) read in
+    ``zone``; None when ``stamp`` is not one."""
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})", stamp.strip())
+    if not m:
+        return None
+    try:
+        year, month, day, hour, minute, second = (int(g) for g in m.groups())
+        return datetime(year, month, day, hour, minute, second, tzinfo=zone)
+    except ValueError:
+        return None
 
 
 def _rows(path: Path, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:

@@ -81,6 +81,7 @@ class LmsName:
     #: other ids the same name could be read as (Canvas: a name ending in _<digits> and a file
     #: name starting <digits>_ shift the split); such an entry is flagged, never exported
     other_ids: tuple[str, ...] = ()
+    attempted: str = ""  # Blackboard: the graded attempt's time (see :class:`Student`)
 
 
 LMS = ("moodle", "canvas", "blackboard")
@@ -295,6 +296,9 @@ class Student:
     name: str
     late: bool = False
     other_ids: set[str] = field(default_factory=set)
+    #: Blackboard: the graded attempt's time as the export names it (``2026-11-30-23-05-23``,
+    #: the server's wall clock, no zone); "" elsewhere
+    attempted: str = ""
     folder: Path | None = None
     entries: list[str] = field(default_factory=list)  # export entries used
     set_aside: list[str] = field(default_factory=list)  # older uploads of the same file, etc.
@@ -402,6 +406,7 @@ def group_flat_files(root: Path, staging: Path, lms: str | None,
 def _latest_attempt(items: list[tuple[LmsName, Path]], student: Student) -> list[tuple[LmsName, Path]]:
     attempts = sorted({p.order for p, _ in items})
     latest = attempts[-1]
+    student.attempted = str(latest[0]) if latest else ""
     for parsed, path in items:
         if parsed.order != latest:
             student.set_aside.append(f"{path.name} (an earlier attempt, {parsed.order[0]})")

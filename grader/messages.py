@@ -401,6 +401,15 @@ SENTENCES: dict[str, str] = {
     "worker {address} sent no heartbeat for {s} s; its shards go elsewhere":
         "ワーカー {address} から {s} 秒間ハートビートが届きません。その分担は別のワーカーに回します",
     "waiting for a Dask worker to join the scheduler": "Dask ワーカーがスケジューラーにつながるのを待っています",
+    "--worksheet {file}: the rubric {rubric} has no due:, so no time is late; add due: (e.g. "
+    "2026-12-01T23:59:00+09:00) to the rubric":
+        "--worksheet {file}: ルーブリック {rubric} に due: がないため、遅れの判定ができません。ルーブリックに due:"
+        "（例: 2026-12-01T23:59:00+09:00）を書き足してください",
+    "{where}: {text} is not a time as Moodle writes it (e.g. Tuesday, 1 December 2026, 11:05 PM); download the "
+    "worksheet from Moodle in English":
+        "{where}: {text} は Moodle の書く時刻の形（例: Tuesday, 1 December 2026, 11:05 PM）ではありません。"
+        "英語表示の Moodle から採点ワークシートをダウンロードしてください",
+    "{where}: {text} is not a date that exists": "{where}: {text} は存在しない日付です",
     "No such file or directory": "そのようなファイルやフォルダはありません",
     "Permission denied": "アクセスが許可されていません",
 }

@@ -1,0 +1,162 @@
+"""Submission times from the LMS itself: Moodle's grading worksheet (``--worksheet``) and
+Blackboard's attempt time, measured against the rubric's ``due:`` by its late policy.
+
+The worksheet is written as Moodle's "Download grading worksheet" writes it (mod/assign's
+grading table: ``Identifier`` = ``Participant <id>``, ``Last modified (submission)`` = the
+teacher's ``userdate()``, ``-`` when nothing was submitted); the Blackboard export as
+Blackboard names its entries (``<assignment>_<user>_attempt_<YYYY-MM-DD-HH-MM-SS>_<file>``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+import sys
+import zipfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.due import lms_wall_time, read_moodle_worksheet
+from grader.errors import UsageError
+
+from test_lms_journey import blackboard_txt
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "submissions"
+JST = timezone(timedelta(hours=9))
+DUE = "2026-12-01T23:59:00+09:00"
+#: the columns of a worksheet downloaded from an assignment with file submissions and feedback comments
+WORKSHEET_HEADER = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
+                    "Grade can be changed", "Last modified (submission)", "Last modified (grade)", "Feedback comments"]
+
+
+def _worksheet(path: Path, rows: list[tuple[str, str, str]]) -> Path:
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(WORKSHEET_HEADER)
+    for pid, name, when in rows:
+        writer.writerow([f"Participant {pid}", name, f"{pid}@example.ac.jp", "Submitted for grading", "", "100.00",
+                         "Yes", when, "-", ""])
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return path
+
+
+def test_the_worksheet_is_read_in_the_due_dates_zone():
+    """Moodle's day and hour without leading zeros, 12 AM/PM, '-' for no submission."""
+    rows = [("123458", "山田 太郎", "Tuesday, 1 December 2026, 11:05 PM"),
+            ("123462", "Jane Doe", "Wednesday, 2 December 2026, 12:10 AM"),
+            ("123463", "No One", "-"),
+            ("123464", "Noon", "Wednesday, 2 December 2026, 12:00 PM")]
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        got = read_moodle_worksheet(_worksheet(Path(tmp) / "w.csv", rows), JST)
+    assert got == {"123458": datetime(2026, 12, 1, 23, 5, tzinfo=JST),
+                   "123462": datetime(2026, 12, 2, 0, 10, tzinfo=JST),
+                   "123464": datetime(2026, 12, 2, 12, 0, tzinfo=JST)}
+    assert lms_wall_time("2026-12-02-01-30-00", JST) == datetime(2026, 12, 2, 1, 30, tzinfo=JST)
+    assert lms_wall_time("not-a-time", JST) is None
+
+
+def test_a_worksheet_not_as_moodle_writes_it_names_the_line_and_the_fix(tmp_path):
+    from grader.messages import translate
+
+    bad = _worksheet(tmp_path / "w.csv", [("1", "A", "Tuesday, 1 December 2026, 11:05 PM"),
+                                          ("2", "B", "mardi 1 décembre 2026, 23:05")])
+    with pytest.raises(UsageError) as info:
+        read_moodle_worksheet(bad, JST)
+    assert f"{bad}: line 3" in str(info.value) and "in English" in str(info.value)
+    assert "英語表示" in translate(str(info.value), "ja")
+    (tmp_path / "x.csv").write_text("Identifier,Grade\nParticipant 1,3\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="no column Last modified"):
+        read_moodle_worksheet(tmp_path / "x.csv", JST)
+
+
+def _course(dest: Path) -> Path:
+    for name in ("rubrics", "exercises", "suites", "solutions"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    rubric = dest / "rubrics" / "chapter07.yaml"
+    rubric.write_text(rubric.read_text(encoding="utf-8") + f"\ndue: {DUE}\n", encoding="utf-8")
+    return rubric
+
+
+def _batch(rubric: Path, source: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", "batch", str(source), "--out", str(out), "-j", "2",
+                           "--no-progress", "--no-table", "--seed", "3", "--rubric", str(rubric), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+
+
+def _lateness(out: Path) -> dict[str, dict]:
+    got = {}
+    for path in sorted((out / "reports").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        got[data["student"]["id"]] = data
+    return got
+
+
+def _correct() -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((EXAMPLES / "correct").iterdir()) if p.is_file()}
+
+
+@pytest.mark.slow
+def test_moodle_worksheet_times_decide_who_is_late(tmp_path):
+    """A Moodle export and its worksheet: the one who submitted after the due date (on the
+    teacher's clock, the due date's zone) loses one day's penalty, with the times in the report;
+    the one on time and the one the worksheet has no time for lose nothing."""
+    rubric = _course(tmp_path / "course")
+    export = tmp_path / "CS101-Chapter 7-42.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        for name, pid in (("山田 太郎", "123458"), ("Jane Doe", "123462"), ("No Time", "123463")):
+            for fname, data in _correct().items():
+                zf.writestr(f"{name}_{pid}_assignsubmission_file_/{fname}", data)
+    sheet = _worksheet(tmp_path / "Grades-CS101-Chapter 7-42.csv",
+                       [("123458", "山田 太郎", "Tuesday, 1 December 2026, 11:05 PM"),
+                        ("123462", "Jane Doe", "Wednesday, 2 December 2026, 9:30 AM"),
+                        ("123463", "No Time", "-")])
+    out = tmp_path / "out"
+    proc = _batch(rubric, export, out, "--worksheet", str(sheet))
+    assert proc.returncode == 0, proc.stderr
+    reports = _lateness(out)
+    assert "late" not in reports["123458"] and "late" not in reports["123463"]
+    late = reports["123462"]["late"]
+    assert late["days"] == 1 and late["submitted"] == "2026-12-02T09:30:00+09:00" and late["due"] == DUE
+    assert late["score"] == pytest.approx(late["score_before"] * 0.9)
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        rows = {r["student_id"]: r for r in csv.DictReader(fh)}
+    assert float(rows["123462"]["score"]) == pytest.approx(late["score"])
+    assert float(rows["123458"]["score"]) == pytest.approx(late["score_before"])
+    # without the worksheet nothing says they were late: nobody loses anything
+    plain = _batch(rubric, export, tmp_path / "plain")
+    assert plain.returncode == 0, plain.stderr
+    assert all("late" not in r for r in _lateness(tmp_path / "plain").values())
+
+
+@pytest.mark.slow
+def test_blackboard_attempt_time_decides_who_is_late(tmp_path):
+    """Blackboard names each attempt with its time: the later attempt counts, and it is late
+    by two days on the due date's clock; --submitted, where given, wins over it."""
+    rubric = _course(tmp_path / "course")
+    export = tmp_path / "gradebook_CS101_Chapter7_2026-12-05-10-00-00.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        for user, full, when in (("jdoe", "Jane Doe", "2026-11-30-21-15-00"), ("jdoe", "Jane Doe", "2026-12-03-08-00-00"),
+                                 ("tyamada", "山田 太郎", "2026-12-01-23-00-00")):
+            stored = [(f, f"Chapter7_{user}_attempt_{when}_{f}") for f in _correct()]
+            zf.writestr(f"Chapter7_{user}_attempt_{when}.txt", blackboard_txt(full, user, "Chapter7", when, stored))
+            for (_, name), data in zip(stored, _correct().values()):
+                zf.writestr(name, data)
+    out = tmp_path / "out"
+    proc = _batch(rubric, export, out)
+    assert proc.returncode == 0, proc.stderr
+    reports = _lateness(out)
+    assert "late" not in reports["tyamada"]
+    assert reports["jdoe"]["late"]["days"] == 2 and reports["jdoe"]["late"]["submitted"] == "2026-12-03T08:00:00+09:00"
+    submitted = tmp_path / "submitted.csv"
+    submitted.write_text("student,submitted\njdoe,2026-12-01T20:00:00+09:00\n", encoding="utf-8")
+    again = _batch(rubric, export, tmp_path / "again", "--submitted", str(submitted))
+    assert again.returncode == 0, again.stderr
+    assert all("late" not in r for r in _lateness(tmp_path / "again").values())
