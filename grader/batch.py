@@ -44,6 +44,7 @@ from grader.report.model import GradeReport
 from grader.sinks import terminal_markup
 
 if TYPE_CHECKING:
+    from grader.cluster import ClusterPool
     from grader.rubric import Rubric
 
 
@@ -184,10 +185,27 @@ class _Batch:
         #: the hand adjustments (grader.ledger), read and checked before anything is graded
         self.ledger = ledger.read(outdir)
         self.cluster, self.shard_size, self.allow_weak = cluster, shard_size, allow_weak
+        self._pool: ClusterPool | None = None  # opened before discovery when the seed is known
 
     def run(self, early: list[_Proc], retired: list[_Proc], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
             bom: bool, similarity: bool = False) -> BatchResult:
+        if self.cluster is not None and (seed is not None or not resume):
+            # Known before discovery: the cluster's grading processes warm up meanwhile.
+            self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
+            seed = self.seed
+            self._pool = self._cluster_pool()
+            self._pool.open_soon()
+        try:
+            return self._run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
+                             summary=summary, gradebooks=gradebooks, bom=bom, similarity=similarity)
+        finally:
+            if self._pool is not None:
+                self._pool.close()
+
+    def _run(self, early: list[_Proc], retired: list[_Proc], *, jobs: int | None, resume: bool,
+             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
+             bom: bool, similarity: bool) -> BatchResult:
         self.found = self._discover()
         if gradebooks:  # refused before grading: an LMS the export did not come from
             entries: list[Found | Skipped] = [*self.found.found, *self.found.skipped,
@@ -328,16 +346,19 @@ class _Batch:
 
         self.console.print(translate(text, self.lang), markup=False)
 
-    def _grade_on_cluster(self, todo: list[int], progress: bool | None) -> tuple[bool, GraderError | None]:
+    def _cluster_pool(self) -> ClusterPool:
         import grader.runner  # noqa: F401 - torch, imported here before Dask's threads start
         from grader.cluster import ClusterPool
         from grader.rubric import rubric_fingerprint
 
-        pool = ClusterPool(self.cluster, rubric=self.rubric, seed=self.seed,
+        return ClusterPool(self.cluster, rubric=self.rubric, seed=self.seed,
                            fingerprint=rubric_fingerprint(self.rubric, ("public", "hidden")),
                            wire=lambda i: self.found.found[i].submission.to_dict(), allow_weak=self.allow_weak,
                            shard=self.shard_size, say=self._say,
                            log=self.outdir / ".logs" / "cluster.log")
+
+    def _grade_on_cluster(self, todo: list[int], progress: bool | None) -> tuple[bool, GraderError | None]:
+        pool = self._pool if self._pool is not None and self._pool.seed == self.seed else self._cluster_pool()
         try:
             pool.run(todo, self.write, Tally(len(todo), self.console, progress))
         except KeyboardInterrupt:

@@ -27,6 +27,7 @@ whose ``kind`` picks the helper that starts one (see :func:`read_cluster_file`).
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -54,7 +55,7 @@ KINDS: dict[str, tuple[str, str, str]] = {
     "kubernetes": ("dask_kubernetes.operator", "KubeCluster", "cluster-kubernetes"),
 }
 #: the grader's own keys in a cluster file; every other key goes to the helper
-OWN_KEYS = ("kind", "workers", "security", "scheduler", "resources")
+OWN_KEYS = ("kind", "workers", "security", "scheduler", "task_resources")
 #: keys of ``security:``
 SECURITY_KEYS = ("ca_file", "cert_file", "key_file", "require_encryption")
 #: a submission whose grading process was lost this many times is given up on (as in the
@@ -73,7 +74,7 @@ class ClusterSpec:
     options: dict[str, Any] = field(default_factory=dict)
     workers: int = 1
     security: dict[str, Any] = field(default_factory=dict)
-    #: what each task asks of its worker (``resources:``), e.g. ``{"train": 1}``: only workers
+    #: what each task asks of its worker (``task_resources:``), e.g. ``{"train": 1}``: only workers
     #: started with ``dask worker --resources train=1`` take it, one at a time each
     resources: dict[str, float] = field(default_factory=dict)
 
@@ -117,7 +118,7 @@ def read_cluster_file(path: Path) -> ClusterSpec:
         memory: 64GB
         walltime: "02:00:00"
         security: {ca_file: ca.pem, cert_file: grader.pem, key_file: grader.key}
-        resources: {train: 1}  # each task takes one "train" of a worker (dask worker --resources train=1)
+        task_resources: {train: 1}  # each task takes one "train" of a worker (dask worker --resources train=1)
     """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -133,15 +134,15 @@ def read_cluster_file(path: Path) -> ClusterSpec:
         raise UsageError(f"{path}: kind and scheduler: give one of them (kind starts a cluster, "
                          "scheduler names a running one)")
     security = _security_block(path, data.get("security"))
-    resources = _resources_block(path, data.get("resources"))
+    resources = _resources_block(path, data.get("task_resources"))
     workers = data.get("workers", 1)
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise UsageError(f"{path}: workers: {workers!r} is not a whole number of at least 1")
     if scheduler is not None:
-        extra = sorted(set(data) - {"scheduler", "security", "resources"})
+        extra = sorted(set(data) - {"scheduler", "security", "task_resources"})
         if extra:
             raise UsageError(f"{path}: {extra[0]}: unknown key beside scheduler; "
-                             "use only scheduler, security and resources")
+                             "use only scheduler, security and task_resources")
         if not isinstance(scheduler, str) or not scheduler.startswith(("tcp://", "tls://")):
             raise UsageError(f"{path}: scheduler: {scheduler!r} is not a tcp:// or tls:// address")
         return ClusterSpec(source=str(path), address=scheduler, security=security, resources=resources)
@@ -187,13 +188,13 @@ def _resources_block(path: Path, block: Any) -> dict[str, float]:
     if block is None:
         return {}
     if not isinstance(block, dict) or not block:
-        raise UsageError(f"{path}: resources: must map a resource's name to what each task takes, "
-                         "e.g. resources: {train: 1}")
+        raise UsageError(f"{path}: task_resources: must map a resource's name to what each task takes, "
+                         "e.g. task_resources: {train: 1}")
     out: dict[str, float] = {}
     for name, amount in block.items():
         if (not isinstance(name, str) or not name.isidentifier() or isinstance(amount, bool)
                 or not isinstance(amount, (int, float)) or not amount > 0):
-            raise UsageError(f"{path}: resources.{name}: {amount!r} is not a positive number of a resource "
+            raise UsageError(f"{path}: task_resources.{name}: {amount!r} is not a positive number of a resource "
                              "named in letters, digits and _ (e.g. train: 1)")
         out[name] = float(amount)
     return out
@@ -343,6 +344,10 @@ class ClusterPool:
         self.tasks = 0
         self._shard_of: dict[str, list[int]] = {}
         self.write_s = 0.0  # this process's time spent writing reports
+        self._began = time.monotonic()
+        self._opened: tuple[Client, Any] | None = None
+        self._opening: threading.Thread | None = None
+        self._failed: BaseException | None = None
 
     def _note(self, text: str) -> None:
         if self.log is not None:
@@ -350,17 +355,69 @@ class ClusterPool:
             with self.log.open("a", encoding="utf-8") as fh:
                 fh.write(f"{time.strftime('%H:%M:%S')} {text}\n")
 
+    def open_soon(self) -> None:
+        """Connect and start the grading processes on every worker in the background, so that
+        they warm up while this process finds and reads the submissions; :meth:`run` waits."""
+        import grader.runner  # noqa: F401 - torch, imported before Dask's threads start
+
+        self._opening = threading.Thread(target=self._open_here, name="cluster-open", daemon=True)
+        self._opening.start()
+
+    def _open_here(self) -> None:
+        try:
+            self._open()
+        except BaseException as exc:  # noqa: BLE001 - raised again by run(), in the caller's thread
+            self._failed = exc
+
+    def _open(self) -> tuple[Client, Any]:
+        if self._opened is None:
+            from grader._clusterworker import PLUGIN, GraderPlugin
+
+            client, cluster = connect(self.spec, self.hung_s)
+            try:
+                client.register_plugin(GraderPlugin(str(Path(self.rubric.file).resolve()), self.fingerprint,
+                                                    self.seed, self.allow_weak), name=PLUGIN)
+            except BaseException:
+                self._shut(client, cluster)
+                raise
+            self._opened = (client, cluster)
+        return self._opened
+
+    def close(self) -> None:
+        """Unregister the plugin (its grading processes stop) and disconnect, if connected."""
+        if self._opening is not None:
+            self._opening.join()
+            self._opening = None
+        if self._opened is not None:
+            client, cluster = self._opened
+            self._opened = None
+            self._shut(client, cluster)
+
+    @staticmethod
+    def _shut(client: Client, cluster: Any) -> None:
+        from grader._clusterworker import PLUGIN
+
+        try:
+            client.unregister_worker_plugin(PLUGIN)
+        except Exception:  # noqa: BLE001 - the cluster may be gone; nothing to tear down then
+            pass
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
     def run(self, todo: list[int], write: Write, tally: Tally) -> None:
         from distributed import as_completed
 
-        from grader._clusterworker import PLUGIN, GraderPlugin
-
-        began = time.monotonic()
-        client, cluster = connect(self.spec, self.hung_s)
+        began = self._began
+        if self._opening is not None:
+            self._opening.join()
+            self._opening = None
+        if self._failed is not None:
+            failed, self._failed = self._failed, None
+            raise failed
+        client, _ = self._open()
         inflight: dict[Future, list[int]] = {}
         try:
-            client.register_plugin(GraderPlugin(str(Path(self.rubric.file).resolve()), self.fingerprint, self.seed,
-                                                self.allow_weak), name=PLUGIN)
             threads = self._threads(client)
             self._note(f"connected in {time.monotonic() - began:.3f} s; {threads} worker threads")
             size = self.shard or shard_size(len(todo), threads)
@@ -395,13 +452,7 @@ class ClusterPool:
             raise
         finally:
             inflight.clear()
-            try:
-                client.unregister_worker_plugin(PLUGIN)
-            except Exception:  # noqa: BLE001 - the cluster may be gone; nothing to tear down then
-                pass
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            self.close()
 
     def _submit(self, client: Client, shard: list[int]) -> Future:
         self.tasks += 1
@@ -429,7 +480,7 @@ class ClusterPool:
         return watch.next_batch(block=False) or []
 
     def _threads(self, client: Client, wait: bool = True) -> int:
-        """How many tasks the cluster runs at once: its worker threads, or with ``resources:``
+        """How many tasks the cluster runs at once: its worker threads, or with ``task_resources:``
         what the workers that offer them can take. With ``wait``, until there is at least one."""
         asked = "".join(f" --resources {k}={v:g}" for k, v in self.spec.resources.items())
         while True:

@@ -266,8 +266,8 @@ SENTENCES: dict[str, str] = {
         "動いているスケジューラを指します）",
     "{path}: workers: {value} is not a whole number of at least 1":
         "{path}: workers: {value} は 1 以上の整数ではありません",
-    "{path}: {key}: unknown key beside scheduler; use only scheduler, security and resources":
-        "{path}: {key}: scheduler と一緒には使えないキーです。scheduler、security、resources だけを書いてください",
+    "{path}: {key}: unknown key beside scheduler; use only scheduler, security and task_resources":
+        "{path}: {key}: scheduler と一緒には使えないキーです。scheduler、security、task_resources だけを書いてください",
     "{path}: scheduler: {value} is not a tcp:// or tls:// address":
         "{path}: scheduler: {value} は tcp:// または tls:// のアドレスではありません",
     "{path}: kind: {value} is not one of {kinds}": "{path}: kind: {value} は {kinds} のどれでもありません",
@@ -392,11 +392,11 @@ SENTENCES: dict[str, str] = {
     "drop --jobs, or start workers with more threads":
         "--jobs はこのマシンで採点するプロセスの数です。--cluster ではクラスターのワーカーが採点します。"
         "--jobs を外すか、スレッドを増やしてワーカーを起動してください",
-    "{path}: resources: must map a resource's name to what each task takes, e.g. resources: {train: 1}":
-        "{path}: resources: には、資源の名前と各タスクが使う量を書いてください（例: resources: {{train: 1}}）",
-    "{path}: resources.{name}: {amount} is not a positive number of a resource named in letters, digits "
+    "{path}: task_resources: must map a resource's name to what each task takes, e.g. task_resources: {train: 1}":
+        "{path}: task_resources: には、資源の名前と各タスクが使う量を書いてください（例: task_resources: {{train: 1}}）",
+    "{path}: task_resources.{name}: {amount} is not a positive number of a resource named in letters, digits "
     "and _ (e.g. train: 1)":
-        "{path}: resources.{name}: {amount} は、英数字と _ で名付けた資源の正の量ではありません（例: train: 1）",
+        "{path}: task_resources.{name}: {amount} は、英数字と _ で名付けた資源の正の量ではありません（例: train: 1）",
     "waiting for a Dask worker started with{asked}": "{asked} で起動された Dask ワーカーを待っています",
     "worker {address} sent no heartbeat for {s} s; its shards go elsewhere":
         "ワーカー {address} から {s} 秒間ハートビートが届きません。その分担は別のワーカーに回します",

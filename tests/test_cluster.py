@@ -315,7 +315,8 @@ def test_a_hung_node_is_dropped_within_the_rubrics_limits(tmp_path):
             shutil.copytree(EXAMPLES / "correct", src / f"s{k}")
         out = tmp_path / "out"
         batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(src), "--out", str(out),
-                                  "--cluster", c.address, "--shard-size", "1", "--no-progress", "--no-table"],
+                                  "--cluster", c.address, "--shard-size", "1", "--no-progress", "--no-table",
+                                  "--lang", "en"],
                                  cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         with c.client() as client:
             deadline = time.monotonic() + 300
@@ -488,8 +489,8 @@ def test_bad_cluster_files_name_the_key_and_the_fix(tmp_path):
         "- a list\n": "must be a mapping",
         "kind: local\nsecurity: {ca_file: none.pem, cert_file: ca.pem, key_file: ca.pem}\n":
             "security.ca_file: no such file none.pem",
-        "kind: local\nresources: {train: 0}\n": "resources.train: 0 is not a positive number",
-        "scheduler: tcp://127.0.0.1:1\nresources: [train]\n": "resources: must map a resource's name",
+        "kind: local\ntask_resources: {train: 0}\n": "task_resources.train: 0 is not a positive number",
+        "scheduler: tcp://127.0.0.1:1\ntask_resources: [train]\n": "task_resources: must map a resource's name",
     }
     (tmp_path / "ca.pem").write_text("-----BEGIN CERTIFICATE-----\n", encoding="utf-8")
     for text, expected in cases.items():
@@ -620,7 +621,7 @@ def test_ctrl_c_cancels_the_clusters_work_and_resume_finishes(cluster, source40,
 
 
 def test_resources_put_each_task_on_a_worker_that_offers_them_one_at_a_time(tmp_path):
-    """resources: {train: 1} with --shard-size 1 (a chapter whose grading trains a model): only
+    """task_resources: {train: 1} with --shard-size 1 (a chapter whose grading trains a model): only
     the worker started with --resources train=1 grades, one submission at a time although it has
     two threads; the worker without it takes none."""
     c = Cluster(tmp_path / "dask")
@@ -636,7 +637,7 @@ def test_resources_put_each_task_on_a_worker_that_offers_them_one_at_a_time(tmp_
         for k in range(4):
             shutil.copytree(EXAMPLES / "correct", src / f"s{k}")
         spec = tmp_path / "cluster.yaml"
-        spec.write_text(f"scheduler: {c.address}\nresources: {{train: 1}}\n", encoding="utf-8")
+        spec.write_text(f"scheduler: {c.address}\ntask_resources: {{train: 1}}\n", encoding="utf-8")
         out = tmp_path / "out"
         proc = _batch(str(src), "--out", str(out), "--cluster", str(spec), "--shard-size", "1")
         assert "4 graded" in proc.stderr, proc.stderr
