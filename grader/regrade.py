@@ -56,7 +56,8 @@ class RegradeResult:
 
 
 def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str], bool], rubric: Rubric,
-                entries: Sequence[ledger.Entry]) -> dict[str, Any]:
+                entries: Sequence[ledger.Entry], fingerprints: dict[tuple[str, ...], str] | None = None
+                ) -> dict[str, Any]:
     """``old`` (a report's dict) with its selected tests' results taken from ``new``; scored again.
 
     Tests ``select`` does not match keep their dicts untouched, in their places; a selected
@@ -65,7 +66,7 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     from grader.gradebook import apply_late, without_late_note
     from grader.report.model import CaseOutcome, Mistake, Status
     from grader.rubric import rubric_fingerprint
-    from grader.runner import score_parts
+    from grader.report.model import score_parts
 
     data = ledger.apply(dict(old), [], rubric)  # the automatic report
     fresh = {t["id"]: t for t in new.get("tests", [])}
@@ -92,7 +93,11 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     data["max_score"] = round(sum(p.max_score for p in parts), rounding)
     top = float(data["max_score"])
     data["passed"] = top > 0 and data["score"] * 100.0 >= float(data.get("pass_mark", 0.0)) * top
-    data["rubric_hash"] = rubric_fingerprint(rubric, tuple(data.get("suites") or ("public", "hidden")))
+    suites = tuple(data.get("suites") or ("public", "hidden"))
+    known = fingerprints if fingerprints is not None else {}
+    if suites not in known:  # (hashing the suites costs ~4 ms: once per batch, not per report)
+        known[suites] = rubric_fingerprint(rubric, suites)
+    data["rubric_hash"] = known[suites]
     late = bool((data.get("student") or {}).get("late"))
     data.pop("late", None)  # (the score was just computed from the tests)
     data["notes"] = without_late_note(list(data.get("notes", [])))
@@ -130,9 +135,7 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
     """
     import time
 
-    from grader.assignment import assignment_of
-    from grader.discovery import find_submissions
-    from grader.pool import LocalPool, Tally
+    from grader.pool import _cpus_for, _Proc
     from grader.sandbox.level import choose_level
 
     started = time.monotonic()
@@ -142,6 +145,30 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
     entries = ledger.read(outdir)  # a broken chain is refused before anything runs
     select = matcher(patterns)
     level, warning = choose_level(allow_weak=allow_weak)
+    # The workers (torch, the sandbox, the suites: a few seconds) start while this process reads
+    # the kept reports; they learn the batch's seed with their first chunk.
+    base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning, "tests": list(patterns)}
+    wanted = max(1, jobs or os.cpu_count() or 1)
+    early = _Proc.start_group(base, _cpus_for(wanted), wanted, outdir / ".logs") if (outdir / "reports").is_dir() else []
+    retired: list[Any] = []
+    try:
+        return _regrade_with(early, retired, source, out, rubric, patterns, select, entries, base, wanted, lang,
+                             console, progress, started)
+    finally:
+        for proc in early + retired:  # those the pool did not take
+            proc.stop()
+
+
+def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, rubric: Rubric, patterns: Sequence[str],
+                  select: Callable[[str], bool], entries: Sequence[ledger.Entry], base: dict[str, Any], jobs: int,
+                  lang: str, console: Console, progress: bool | None, started: float) -> RegradeResult:
+    import time
+
+    from grader.assignment import assignment_of
+    from grader.discovery import find_submissions
+    from grader.pool import LocalPool, Tally
+
+    outdir = Path(out)
     found = find_submissions(source, outdir / ".sources", assignment_of(rubric))
     result = RegradeResult(0)
     olds = _kept_reports(found.found, outdir, result)
@@ -153,9 +180,13 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
         raise UsageError(f"no test id matches {wanted}; test ids look like {known[0]}")
     seed = int(next(iter(olds.values())).get("seed", 0))
     todo = sorted(olds)
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    config = {"op": "config", "rubric": str(rubric.file), "seed": seed, "level": level, "warning": warning,
-              "tests": list(patterns)}
+    jobs = max(1, min(jobs, len(todo)))
+    while len(early) > jobs:  # fewer reports than workers started: the spare ones stop at the end
+        spare = early.pop()
+        spare.send({"op": "stop"})
+        retired.append(spare)
+    config = {**base, "seed": seed}
+    fingerprints: dict[tuple[str, ...], str] = {}
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     new_reports: dict[str, GradeReport] = {}
 
@@ -165,7 +196,7 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
         if data is None:  # this submission could not run now: its report stays as it was
             result.not_regraded.append((name, reason or "no report"))
             return GradeReport.from_dict(old)
-        merged = merge_tests(old, data, select, rubric, ledger.for_submission(entries, name))
+        merged = merge_tests(old, data, select, rubric, ledger.for_submission(entries, name), fingerprints)
         report = GradeReport.from_dict(merged)
         write_report_files(outdir, name, report, merged, rubric, lang, lambda fmt, exc: None)
         before = {t["id"]: (t["status"], t["score"]) for t in old.get("tests", []) if select(t["id"])}
@@ -178,7 +209,7 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
         result.regraded += 1
         return report
 
-    pool = LocalPool(jobs, config, outdir / ".logs", lambda i: found.found[i].submission.to_dict())
+    pool = LocalPool(jobs, config, outdir / ".logs", lambda i: found.found[i].submission.to_dict(), early)
     pool.run(todo, write, Tally(len(todo), console, progress))
     from grader.adjust import refresh_gradebooks
 

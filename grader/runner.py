@@ -32,7 +32,7 @@ import yaml
 from grader import plugin as _plugin
 from grader import sinks
 from grader.errors import GraderError, SandboxRefused
-from grader.report.model import CaseOutcome, GradeReport, PartScore
+from grader.report.model import CaseOutcome, GradeReport, PartScore, score_parts
 from grader.sandbox import backends
 from grader.rubric import rubric_fingerprint
 from grader.sandbox.level import choose_level, require_other_user, weak_warning
@@ -476,20 +476,6 @@ def build_report(
 
 #: At most this many errors or notes per report; the rest are counted in the last line.
 MAX_LINES = 50
-
-
-def score_parts(rubric: Rubric, tests: Sequence[CaseOutcome], credit: dict[str, float]) -> list[PartScore]:
-    """Each part's score: its tests' points plus the partial ``credit`` its mistakes earn, up to its maximum."""
-    parts: list[PartScore] = []
-    rounding = int(rubric.report.rounding)
-    for part in rubric.parts:
-        mine = [t for t in tests if t.part == part.id]
-        earned = sum(t.score for t in mine)
-        most = sum(t.max_score for t in mine)
-        earned = min(most, earned + credit.get(part.id, 0.0))
-        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
-                               {"en": part.title.en, "ja": part.title.ja}))
-    return parts
 
 
 def _lines(items: list[str]) -> list[str]:

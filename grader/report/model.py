@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from grader.rubric import Rubric
 
 SCHEMA = 1
 
@@ -197,3 +201,18 @@ class GradeReport:
             late=dict(d.get("late") or {}),
             adjustment=dict(d.get("adjustment") or {}),
         )
+
+
+def score_parts(rubric: Rubric, tests: Sequence[CaseOutcome], credit: dict[str, float]) -> list[PartScore]:
+    """Each part's score: its tests' points plus the partial ``credit`` its mistakes earn, up to its
+    maximum. Torch-free, so ``grader regrade`` scores in its own process without importing it."""
+    parts: list[PartScore] = []
+    rounding = int(rubric.report.rounding)
+    for part in rubric.parts:
+        mine = [t for t in tests if t.part == part.id]
+        earned = sum(t.score for t in mine)
+        most = sum(t.max_score for t in mine)
+        earned = min(most, earned + credit.get(part.id, 0.0))
+        parts.append(PartScore(part.id, round(earned, rounding), round(most, rounding),
+                               {"en": part.title.en, "ja": part.title.ja}))
+    return parts
