@@ -390,6 +390,121 @@ SENTENCES: dict[str, str] = {
         "{out}: 採点結果のフォルダではありません（reports フォルダがありません）。grader batch の --out のフォルダを指定してください",
     "No such file or directory": "そのようなファイルやフォルダはありません",
     "Permission denied": "アクセスが許可されていません",
+    # --- command-line and reading errors raised across grader/ ------------------------------
+    "{path}: no such file or folder; name your submission's folder, notebook or zip":
+        '{path}: そのようなファイルやフォルダはありません。提出物のフォルダ、ノートブック、または zip を指定してください',
+    '{path}: no such file or folder; name your submission folder or notebook':
+        '{path}: そのようなファイルやフォルダはありません。提出物のフォルダかノートブックを指定してください',
+    '--watch prints to the terminal; it cannot be combined with --format, --out or --out-dir':
+        '--watch は端末に表示します。--format、--out、--out-dir とは一緒に使えません',
+    '{dir}: no reports in {reports}; run grader batch with --out {out} first':
+        '{dir}: {reports} にレポートがありません。先に grader batch を --out {out} で実行してください',
+    '{path}: not found; pass the --out folders of grader batch runs':
+        '{path}: 見つかりません。grader batch の --out のフォルダを指定してください',
+    '{path}: a second gradebook for {assignment}; pass one folder per assignment':
+        '{path}: {assignment} の 2 つ目の成績表です。課題ごとに一つのフォルダを指定してください',
+    '{path}: not a readable zip file ({why})':
+        '{path}: zip ファイルとして読み取れません（{why}）',
+    '{path}: the export is too large to unpack (over {n} entries or {gib} GiB)':
+        '{path}: 書き出しが大きすぎて展開できません（{n} 項目または {gib} GiB を超えています）',
+    '{path}: not a folder of submissions nor an LMS export zip':
+        '{path}: 提出物のフォルダでも、LMS から書き出した zip でもありません',
+    '{path}: must be inside the course repository {repo}':
+        '{path}: 授業のリポジトリ {repo} の中にある必要があります',
+    '{path}: the {what} must be inside the course repository {repo}':
+        '{path}: {what}は授業のリポジトリ {repo} の中にある必要があります',
+    '{path}: the folder is not empty; choose a new one or pass --force':
+        '{path}: フォルダが空ではありません。新しいフォルダを選ぶか、--force を指定してください',
+    '{path}: hidden material overlaps what students get; separate the folders':
+        '{path}: 非公開の素材が学生に配るものと重なっています。フォルダを分けてください',
+    "{path}: the assignment's plug-in overlaps the hidden suite; separate the folders":
+        '{path}: 課題のプラグインが非公開のテストと重なっています。フォルダを分けてください',
+    'unknown report format {fmt}; use one of {formats}':
+        '不明なレポート形式 {fmt} です。{formats} のどれかを使ってください',
+    'unknown language {lang}; use one of {langs}':
+        '不明な言語 {lang} です。{langs} のどれかを使ってください',
+    'lang={lang}: use one of {langs}':
+        'lang={lang}: {langs} のどれかを使ってください',
+    '{path}: no such rubric; pass rubric= with the path of the rubric YAML file':
+        '{path}: そのようなルーブリックはありません。rubric= にルーブリックの YAML ファイルのパスを指定してください',
+    'check({part}): no such part; the parts are {parts}':
+        'check({part}): そのような小問はありません。小問は {parts} です',
+    'no rubric found: no {dir}/*.yaml in {start} or above it; run the command inside the course folder':
+        'ルーブリックが見つかりません: {start} とその上のフォルダに {dir}/*.yaml がありません。授業のフォルダで実行してください',
+    'unknown sandbox level {level} (GRADER_SANDBOX): use one of {levels}':
+        '不明なサンドボックスのレベル {level} です（GRADER_SANDBOX）。{levels} のどれかを使ってください',
+    'cannot build the namespace sandbox: {why}':
+        '名前空間のサンドボックスを作れません: {why}',
+    "{name}: an assignment name is lower-case letters, digits and '_', starting with a letter (e.g. chapter09)":
+        "{name}: 課題の名前は英小文字、数字、'_' で書き、英字で始めてください（例: chapter09）",
+    '{name} exists already ({files}); pick another name or remove those files':
+        '{name} はすでにあります（{files}）。別の名前にするか、それらのファイルを消してください',
+    '{path}: holds another zip ({name}) instead of the files; zip your folder or notebook directly, not a zip of a zip':
+        '{path}: ファイルではなく別の zip（{name}）が入っています。zip の zip ではなく、フォルダかノートブックを直接 zip にしてください',
+    '{path}: cannot read it ({why}); build the release again or delete the file':
+        '{path}: 読み取れません（{why}）。リリースを作り直すか、ファイルを消してください',
+    '{path}: cannot read the notebook ({name}: {why}); open it in Jupyter and save it again':
+        '{path}: ノートブックを読み取れません（{name}: {why}）。Jupyter で開いて保存し直してください',
+    '{path}: the zip is {size}, over the {limit} limit; {fix}':
+        '{path}: zip の大きさが {size} で、上限 {limit} を超えています。{fix}',
+    '{path}: the zip holds {n} entries, over the limit of {limit}; {fix}':
+        '{path}: zip に {n} 個の項目があり、上限 {limit} を超えています。{fix}',
+    '{path}: the zip unpacks to {size}, over the {limit} limit; {fix}':
+        '{path}: zip を展開すると {size} になり、上限 {limit} を超えています。{fix}',
+    '{path}: cannot be imported as a Python module':
+        '{path}: Python のモジュールとして読み込めません',
+    "{path}: importing the assignment's hooks failed: {name}: {why}":
+        '{path}: 課題のフックの読み込みに失敗しました: {name}: {why}',
+    'grading workers keep stopping; see {log}':
+        '採点用プロセスが何度も停止しています。{log} を見てください',
+    'a grading worker stopped: {why} (its log: {log})':
+        '採点用プロセスが停止しました: {why}（ログ: {log}）',
+    'no report was produced for: {what} (pytest exit {code})':
+        '次のレポートが作られませんでした: {what}（pytest の終了コード {code}）',
+    '{path}: the reference has no {part}.py':
+        '{path}: 模範解答に {part}.py がありません',
+    'the subprocess worker did not start: {why}':
+        'subprocess の採点用プロセスが起動しませんでした: {why}',
+    'the subprocess worker could not be started: {why}':
+        'subprocess の採点用プロセスを起動できませんでした: {why}',
+    'the {level} worker did not start: {why}':
+        '{level} の採点用プロセスが起動しませんでした: {why}',
+    'the worker process is gone':
+        '採点用プロセスがなくなりました',
+    '{func}() returned something that could not be read: {why}':
+        '{func}() の戻り値を読み取れませんでした: {why}',
+    'the value holds {n} MiB; at most {limit} MiB can be returned':
+        '値の大きさが {n} MiB です。返せるのは {limit} MiB までです',
+    'the value is {n} MiB on the wire; at most {limit} MiB can be returned':
+        '値は送ると {n} MiB になります。返せるのは {limit} MiB までです',
+    "{path}: a mutant starts with '# mistake: <id>' and '# file: <name>.py'":
+        "{path}: ミュータントは '# mistake: <id>' と '# file: <name>.py' で始めてください",
+    'the check gave no report: {why}':
+        'チェックがレポートを返しませんでした: {why}',
+    'the checker is not running':
+        'チェック用プロセスが動いていません',
+    'the checker gave no answer in {seconds} s; it was stopped':
+        'チェック用プロセスが {seconds} 秒以内に応答しなかったため、停止しました',
+    'the checker stopped: {why}':
+        'チェック用プロセスが停止しました: {why}',
+    '{path}: {key}: needs en and ja strings':
+        '{path}: {key}: en と ja の文字列が必要です',
+    '{path}: {key}.message: needs en and ja templates':
+        '{path}: {key}.message: en と ja のテンプレートが必要です',
+    "{path}: the top level must be 'mistakes:' mapping ids to entries":
+        "{path}: 最上位には、id から項目への対応表として 'mistakes:' を書いてください",
+    "--id {id}: an id is lower-case words joined by '-', e.g. scores-clamped":
+        "--id {id}: id は英小文字の単語を '-' でつないで書いてください（例: scores-clamped）",
+    '{path}: plugin.catalogue: this assignment has no catalogue to add to; name one (e.g. plugin/mistakes.yaml)':
+        '{path}: plugin.catalogue: この課題には追加先のカタログがありません。カタログを指定してください（例: plugin/mistakes.yaml）',
+    '{path}: mistakes.{id}: the id is taken; pass another with --id':
+        '{path}: mistakes.{id}: この id はすでに使われています。--id で別の id を指定してください',
+    "{path}: cannot add to it: 'mistakes:' must be its last top-level key":
+        "{path}: 追加できません: 'mistakes:' は最上位の最後のキーでなければなりません",
+    "{path}: cannot read the Canvas gradebook export ({why}); pass the CSV file Canvas's Grades > Export wrote":
+        '{path}: Canvas から書き出した成績表を読み取れません（{why}）。Canvas の Grades > Export が書き出した CSV ファイルを指定してください',
+    "{path}: {which} assignment column with {what} (its assignment columns: {listed}); pass --canvas-assignment-id with the number in the column's brackets":
+        '{path}: {what} の課題の列が{which}（課題の列: {listed}）。列名の括弧の中の番号を --canvas-assignment-id に指定してください',
 }
 
 _SLOT = re.compile(r"\\\{(\w+)\\\}")
