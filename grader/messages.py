@@ -302,9 +302,9 @@ SENTENCES: dict[str, str] = {
     # --- the command line (grader/cli.py, grader/rubric.py) --------------------------------
     "report written to {path}": "レポートを {path} に書き出しました",
     "reports in {n} formats written to {path}": "{n} 形式のレポートを {path} に書き出しました",
-    "no rubric found: looked for rubrics/*.yaml in every folder {walks}. Run the command inside "
+    "no rubric found: looked for {folder}/*.yaml in every folder {walks}. Run the command inside "
     "the course or release folder (or any folder in it), or pass --rubric PATH":
-        "ルーブリックが見つかりません: {walks}のすべてのフォルダで rubrics/*.yaml を探しました。"
+        "ルーブリックが見つかりません: {walks}のすべてのフォルダで {folder}/*.yaml を探しました。"
         "授業またはリリースのフォルダ（その中のどのフォルダでも可）で実行するか、--rubric PATH を"
         "指定してください",
     "from {start} up to {top}": "{start} から {top} まで",
@@ -391,6 +391,22 @@ SENTENCES: dict[str, str] = {
     "No such file or directory": "そのようなファイルやフォルダはありません",
     "Permission denied": "アクセスが許可されていません",
     # --- command-line and reading errors raised across grader/ ------------------------------
+    '{failure} ({n} finished reports kept in {outdir}; fix the cause, then run again: {again} --resume)':
+        '{failure}（終わったレポート {n} 件は {outdir} に残してあります。原因を直してから、もう一度実行してください: {again} --resume）',
+    "{source}: no submission found (entries looked at: {seen}; none holds {files}, answers.yaml, a notebook or a zip of them); pass the folder or the LMS's download zip that holds the students' uploads":
+        '{source}: 提出物が見つかりません（{seen} 項目を調べましたが、{files}、answers.yaml、ノートブック、またはそれらの zip を含むものはありません）。学生の提出物が入ったフォルダか、LMS からダウンロードした zip を指定してください',
+    "{name}: {where}: needs 'function' (a name) and 'probes' (a list of records with a 'call' key, as grader catalogue draft writes them)":
+        "{name}: {where}: 'function'（名前）と 'probes'（grader catalogue draft が書く、'call' キーを持つ記録のリスト）が必要です",
+    'cluster {number}: its functions left no probe values to recognise it by (they raised before returning); word an entry and a recogniser in hooks.py by hand':
+        'クラスタ {number}: 関数が値を返す前に例外を送出したため、見分けるためのプローブの値がありません。項目と判定関数を hooks.py に手で書いてください',
+    '{path}: not a Canvas gradebook export (its first columns are not Student, ID); export the gradebook from Canvas (Grades > Export > CSV) and pass that file':
+        '{path}: Canvas から書き出した成績表ではありません（最初の列が Student、ID ではありません）。Canvas から成績表を書き出し（Grades > Export > CSV）、そのファイルを指定してください',
+    'cannot build the namespace sandbox: {why}. Fix that, or pass --allow-weak-sandbox to grade with rlimits only (student code could then read files and reach the network).':
+        '名前空間のサンドボックスを作れません: {why}。それを直すか、--allow-weak-sandbox を指定して rlimits だけで採点してください（その場合、学生のコードがファイルを読んだりネットワークにつないだりできます）。',
+    'the {level} worker needs POSIX pipes and fork, which this platform does not have; use the subprocess level (chosen automatically where fork is missing)':
+        '{level} の採点用プロセスには POSIX のパイプと fork が必要ですが、この環境にはありません。subprocess レベルを使ってください（fork がない環境では自動で選ばれます）',
+    '{outdir}: no note of the submissions it graded ({note}); name them: grader similarity {outdir} --source DIR_OR_ZIP':
+        '{outdir}: 採点した提出物の記録がありません（{note}）。提出物を指定してください: grader similarity {outdir} --source DIR_OR_ZIP',
     "{path}: no such file or folder; name your submission's folder, notebook or zip":
         '{path}: そのようなファイルやフォルダはありません。提出物のフォルダ、ノートブック、または zip を指定してください',
     '{path}: no such file or folder; name your submission folder or notebook':

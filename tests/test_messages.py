@@ -84,6 +84,7 @@ _NEVER_SHOWN: dict[str, str] = {
     "report/redact.py": "the audience is chosen by the grader's own writers, never typed by a user",
 }
 _ENGLISH = re.compile(r"[A-Za-z]{3,} [a-z]{2,} [a-z]{2,}")
+_COMMAND = re.compile(r"\bgrader(?: [a-z]+){1,2}")  # command names stay as they are typed
 
 
 def _template(node: ast.expr) -> str | None:
@@ -118,7 +119,7 @@ def _left_in_english(source: str) -> list[str]:
     for line, text in _raised(source):
         sample = re.sub(r"\{[^{}]*\}", "X", text)
         ja = messages.translate(sample, "ja")
-        if _ENGLISH.search(ja.replace("X", "")):
+        if _ENGLISH.search(_COMMAND.sub("", ja.replace("X", ""))):
             out.append(f"{line}: {text}")
     return out
 
