@@ -391,6 +391,54 @@ SENTENCES: dict[str, str] = {
     "No such file or directory": "そのようなファイルやフォルダはありません",
     "Permission denied": "アクセスが許可されていません",
     # --- command-line and reading errors raised across grader/ ------------------------------
+    'arrays of dtype {dtype} cannot cross the boundary':
+        'dtype が {dtype} の配列は境界を越えて送れません',
+    'array spec must have exactly dtype, shape and buf':
+        '配列の記述には dtype、shape、buf のちょうど三つが必要です',
+    'dtype {dtype} is not allowed on the wire':
+        'dtype {dtype} は送れません',
+    'array shape must be a list of at most MAX_DEPTH ints':
+        '配列の shape は MAX_DEPTH 個までの整数のリストでなければなりません',
+    'array dimensions must be ints from 0 to 2**63 - 1':
+        '配列の各次元は 0 から 2**63 - 1 までの整数でなければなりません',
+    'array bytes must be a buffer of the frame':
+        '配列のバイト列はフレームのバッファでなければなりません',
+    'array byte count does not match its dtype and shape':
+        '配列のバイト数が dtype と shape に合いません',
+    'array shape is out of range':
+        '配列の shape が範囲外です',
+    'value is nested too deeply':
+        '値の入れ子が深すぎます',
+    'a sequence of more than {n} items cannot cross the boundary':
+        '{n} 個を超える要素の列は境界を越えて送れません',
+    'only str keys may cross the boundary':
+        '境界を越えて送れる辞書のキーは str だけです',
+    'dict entries must be [str, value] pairs':
+        '辞書の項目は [str, 値] の組でなければなりません',
+    'unknown value on the wire':
+        '送られてきた値の種類が不明です',
+    'frame of {size} bytes exceeds the {limit}-byte limit':
+        '{size} バイトのフレームは上限 {limit} バイトを超えています',
+    'invalid or out-of-order buffer reference':
+        'バッファの参照が不正か、順番が違います',
+    'buffer runs past the end of the frame':
+        'バッファがフレームの終わりを越えています',
+    '{name} is not JSON':
+        '{name} は JSON ではありません',
+    'frame is too short for its header':
+        'フレームがヘッダより短いです',
+    "frame's lengths do not add up to its size":
+        'フレームの各長さの合計が大きさと合いません',
+    'a buffer is unreferenced, referenced outside an array, or the buffers do not fill the frame':
+        '参照されていないバッファか、配列の外から参照されたバッファがあるか、バッファがフレームを埋めていません',
+    'frame is not JSON: {why}':
+        'フレームが JSON ではありません: {why}',
+    'frame must hold one JSON object and nothing else':
+        'フレームには JSON のオブジェクトを一つだけ入れてください',
+    'frame of {size} bytes exceeds the limit':
+        '{size} バイトのフレームは上限を超えています',
+    'refusing to run student code as root: {why}':
+        '学生のコードを root として実行しません: {why}',
     '{failure} ({n} finished reports kept in {outdir}; fix the cause, then run again: {again} --resume)':
         '{failure}（終わったレポート {n} 件は {outdir} に残してあります。原因を直してから、もう一度実行してください: {again} --resume）',
     "{source}: no submission found (entries looked at: {seen}; none holds {files}, answers.yaml, a notebook or a zip of them); pass the folder or the LMS's download zip that holds the students' uploads":

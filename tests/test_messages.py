@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import string
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -66,10 +70,6 @@ def test_batch_reasons_read_in_japanese() -> None:
 
 # --- every sentence the grader raises has Japanese ---------------------------------------------
 
-import ast  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 _GRADER = Path(messages.__file__).parent
 #: Builtin exceptions that only ever mean "the grader is broken", never shown as a user's error.
@@ -77,9 +77,7 @@ _INTERNAL = {"AssertionError", "NotImplementedError", "TypeError", "RuntimeError
              "OSError", "PermissionError"}
 #: Sentences that never reach a user, each with why.
 _NEVER_SHOWN: dict[str, str] = {
-    "wire.py": "frames between the grader's own processes; a bad one is logged as the worker's crash",
-    "testing.py": "_fail's argument is a noun phrase the suite's Mismatch wraps, not a sentence of its own",
-    "sandbox/zygote.py": "raised inside the forked worker before student code runs; surfaces as a crash",
+    "testing.py": "_fail(expected, actual, en, ja) carries its own Japanese; the first argument is a description",
     "sandbox/backends.py": "the level is validated by sandbox/level.py before a backend is chosen",
     "report/redact.py": "the audience is chosen by the grader's own writers, never typed by a user",
 }
