@@ -267,7 +267,7 @@ class _Batch:
         if not found.found and not found.failed:
             seen = len(found.skipped)
             raise UsageError(
-                f"{self.source}: no submission found ({seen} entr{'y' if seen == 1 else 'ies'} looked at, none "
+                f"{self.source}: no submission found (entries looked at: {seen}; none "
                 f"holds {files_wanted(self.assignment.part_files)}, answers.yaml, a notebook or a zip"
                 " of them); "
                 "pass the folder or the LMS's download zip that holds the students' uploads")

@@ -132,7 +132,7 @@ def _signature(value: Any, where: str, name: str) -> dict[str, Any] | None:
             or not isinstance(value.get("probes"), list) or not value["probes"]
             or not all(isinstance(c, dict) and isinstance(c.get("call"), str) for c in value["probes"])):
         raise ValueError(f"{name}: {where}: needs 'function' (a name) and 'probes' (a list of "
-                         "{call, ...} records as grader catalogue draft writes them)")
+                         "records with a 'call' key, as grader catalogue draft writes them)")
     return {"function": value["function"], "probes": value["probes"]}
 
 

@@ -302,9 +302,9 @@ SENTENCES: dict[str, str] = {
     # --- the command line (grader/cli.py, grader/rubric.py) --------------------------------
     "report written to {path}": "レポートを {path} に書き出しました",
     "reports in {n} formats written to {path}": "{n} 形式のレポートを {path} に書き出しました",
-    "no rubric found: looked for rubrics/*.yaml in every folder {walks}. Run the command inside "
+    "no rubric found: looked for {folder}/*.yaml in every folder {walks}. Run the command inside "
     "the course or release folder (or any folder in it), or pass --rubric PATH":
-        "ルーブリックが見つかりません: {walks}のすべてのフォルダで rubrics/*.yaml を探しました。"
+        "ルーブリックが見つかりません: {walks}のすべてのフォルダで {folder}/*.yaml を探しました。"
         "授業またはリリースのフォルダ（その中のどのフォルダでも可）で実行するか、--rubric PATH を"
         "指定してください",
     "from {start} up to {top}": "{start} から {top} まで",
@@ -412,6 +412,185 @@ SENTENCES: dict[str, str] = {
     "{where}: {text} is not a date that exists": "{where}: {text} は存在しない日付です",
     "No such file or directory": "そのようなファイルやフォルダはありません",
     "Permission denied": "アクセスが許可されていません",
+    # --- command-line and reading errors raised across grader/ ------------------------------
+    'arrays of dtype {dtype} cannot cross the boundary':
+        'dtype が {dtype} の配列は境界を越えて送れません',
+    'array spec must have exactly dtype, shape and buf':
+        '配列の記述には dtype、shape、buf のちょうど三つが必要です',
+    'dtype {dtype} is not allowed on the wire':
+        'dtype {dtype} は送れません',
+    'array shape must be a list of at most MAX_DEPTH ints':
+        '配列の shape は MAX_DEPTH 個までの整数のリストでなければなりません',
+    'array dimensions must be ints from 0 to 2**63 - 1':
+        '配列の各次元は 0 から 2**63 - 1 までの整数でなければなりません',
+    'array bytes must be a buffer of the frame':
+        '配列のバイト列はフレームのバッファでなければなりません',
+    'array byte count does not match its dtype and shape':
+        '配列のバイト数が dtype と shape に合いません',
+    'array shape is out of range':
+        '配列の shape が範囲外です',
+    'value is nested too deeply':
+        '値の入れ子が深すぎます',
+    'a sequence of more than {n} items cannot cross the boundary':
+        '{n} 個を超える要素の列は境界を越えて送れません',
+    'only str keys may cross the boundary':
+        '境界を越えて送れる辞書のキーは str だけです',
+    'dict entries must be [str, value] pairs':
+        '辞書の項目は [str, 値] の組でなければなりません',
+    'unknown value on the wire':
+        '送られてきた値の種類が不明です',
+    'frame of {size} bytes exceeds the {limit}-byte limit':
+        '{size} バイトのフレームは上限 {limit} バイトを超えています',
+    'invalid or out-of-order buffer reference':
+        'バッファの参照が不正か、順番が違います',
+    'buffer runs past the end of the frame':
+        'バッファがフレームの終わりを越えています',
+    '{name} is not JSON':
+        '{name} は JSON ではありません',
+    'frame is too short for its header':
+        'フレームがヘッダより短いです',
+    "frame's lengths do not add up to its size":
+        'フレームの各長さの合計が大きさと合いません',
+    'a buffer is unreferenced, referenced outside an array, or the buffers do not fill the frame':
+        '参照されていないバッファか、配列の外から参照されたバッファがあるか、バッファがフレームを埋めていません',
+    'frame is not JSON: {why}':
+        'フレームが JSON ではありません: {why}',
+    'frame must hold one JSON object and nothing else':
+        'フレームには JSON のオブジェクトを一つだけ入れてください',
+    'frame of {size} bytes exceeds the limit':
+        '{size} バイトのフレームは上限を超えています',
+    'refusing to run student code as root: {why}':
+        '学生のコードを root として実行しません: {why}',
+    '{failure} ({n} finished reports kept in {outdir}; fix the cause, then run again: {again} --resume)':
+        '{failure}（終わったレポート {n} 件は {outdir} に残してあります。原因を直してから、もう一度実行してください: {again} --resume）',
+    "{source}: no submission found (entries looked at: {seen}; none holds {files}, answers.yaml, a notebook or a zip of them); pass the folder or the LMS's download zip that holds the students' uploads":
+        '{source}: 提出物が見つかりません（{seen} 項目を調べましたが、{files}、answers.yaml、ノートブック、またはそれらの zip を含むものはありません）。学生の提出物が入ったフォルダか、LMS からダウンロードした zip を指定してください',
+    "{name}: {where}: needs 'function' (a name) and 'probes' (a list of records with a 'call' key, as grader catalogue draft writes them)":
+        "{name}: {where}: 'function'（名前）と 'probes'（grader catalogue draft が書く、'call' キーを持つ記録のリスト）が必要です",
+    'cluster {number}: its functions left no probe values to recognise it by (they raised before returning); word an entry and a recogniser in hooks.py by hand':
+        'クラスタ {number}: 関数が値を返す前に例外を送出したため、見分けるためのプローブの値がありません。項目と判定関数を hooks.py に手で書いてください',
+    '{path}: not a Canvas gradebook export (its first columns are not Student, ID); export the gradebook from Canvas (Grades > Export > CSV) and pass that file':
+        '{path}: Canvas から書き出した成績表ではありません（最初の列が Student、ID ではありません）。Canvas から成績表を書き出し（Grades > Export > CSV）、そのファイルを指定してください',
+    'cannot build the namespace sandbox: {why}. Fix that, or pass --allow-weak-sandbox to grade with rlimits only (student code could then read files and reach the network).':
+        '名前空間のサンドボックスを作れません: {why}。それを直すか、--allow-weak-sandbox を指定して rlimits だけで採点してください（その場合、学生のコードがファイルを読んだりネットワークにつないだりできます）。',
+    'the {level} worker needs POSIX pipes and fork, which this platform does not have; use the subprocess level (chosen automatically where fork is missing)':
+        '{level} の採点用プロセスには POSIX のパイプと fork が必要ですが、この環境にはありません。subprocess レベルを使ってください（fork がない環境では自動で選ばれます）',
+    '{outdir}: no note of the submissions it graded ({note}); name them: grader similarity {outdir} --source DIR_OR_ZIP':
+        '{outdir}: 採点した提出物の記録がありません（{note}）。提出物を指定してください: grader similarity {outdir} --source DIR_OR_ZIP',
+    "{path}: no such file or folder; name your submission's folder, notebook or zip":
+        '{path}: そのようなファイルやフォルダはありません。提出物のフォルダ、ノートブック、または zip を指定してください',
+    '{path}: no such file or folder; name your submission folder or notebook':
+        '{path}: そのようなファイルやフォルダはありません。提出物のフォルダかノートブックを指定してください',
+    '--watch prints to the terminal; it cannot be combined with --format, --out or --out-dir':
+        '--watch は端末に表示します。--format、--out、--out-dir とは一緒に使えません',
+    '{dir}: no reports in {reports}; run grader batch with --out {out} first':
+        '{dir}: {reports} にレポートがありません。先に grader batch を --out {out} で実行してください',
+    '{path}: not found; pass the --out folders of grader batch runs':
+        '{path}: 見つかりません。grader batch の --out のフォルダを指定してください',
+    '{path}: a second gradebook for {assignment}; pass one folder per assignment':
+        '{path}: {assignment} の 2 つ目の成績表です。課題ごとに一つのフォルダを指定してください',
+    '{path}: not a readable zip file ({why})':
+        '{path}: zip ファイルとして読み取れません（{why}）',
+    '{path}: the export is too large to unpack (over {n} entries or {gib} GiB)':
+        '{path}: 書き出しが大きすぎて展開できません（{n} 項目または {gib} GiB を超えています）',
+    '{path}: not a folder of submissions nor an LMS export zip':
+        '{path}: 提出物のフォルダでも、LMS から書き出した zip でもありません',
+    '{path}: must be inside the course repository {repo}':
+        '{path}: 授業のリポジトリ {repo} の中にある必要があります',
+    '{path}: the {what} must be inside the course repository {repo}':
+        '{path}: {what}は授業のリポジトリ {repo} の中にある必要があります',
+    '{path}: the folder is not empty; choose a new one or pass --force':
+        '{path}: フォルダが空ではありません。新しいフォルダを選ぶか、--force を指定してください',
+    '{path}: hidden material overlaps what students get; separate the folders':
+        '{path}: 非公開の素材が学生に配るものと重なっています。フォルダを分けてください',
+    "{path}: the assignment's plug-in overlaps the hidden suite; separate the folders":
+        '{path}: 課題のプラグインが非公開のテストと重なっています。フォルダを分けてください',
+    'unknown report format {fmt}; use one of {formats}':
+        '不明なレポート形式 {fmt} です。{formats} のどれかを使ってください',
+    'unknown language {lang}; use one of {langs}':
+        '不明な言語 {lang} です。{langs} のどれかを使ってください',
+    'lang={lang}: use one of {langs}':
+        'lang={lang}: {langs} のどれかを使ってください',
+    '{path}: no such rubric; pass rubric= with the path of the rubric YAML file':
+        '{path}: そのようなルーブリックはありません。rubric= にルーブリックの YAML ファイルのパスを指定してください',
+    'check({part}): no such part; the parts are {parts}':
+        'check({part}): そのような小問はありません。小問は {parts} です',
+    'no rubric found: no {dir}/*.yaml in {start} or above it; run the command inside the course folder':
+        'ルーブリックが見つかりません: {start} とその上のフォルダに {dir}/*.yaml がありません。授業のフォルダで実行してください',
+    'unknown sandbox level {level} (GRADER_SANDBOX): use one of {levels}':
+        '不明なサンドボックスのレベル {level} です（GRADER_SANDBOX）。{levels} のどれかを使ってください',
+    'cannot build the namespace sandbox: {why}':
+        '名前空間のサンドボックスを作れません: {why}',
+    "{name}: an assignment name is lower-case letters, digits and '_', starting with a letter (e.g. chapter09)":
+        "{name}: 課題の名前は英小文字、数字、'_' で書き、英字で始めてください（例: chapter09）",
+    '{name} exists already ({files}); pick another name or remove those files':
+        '{name} はすでにあります（{files}）。別の名前にするか、それらのファイルを消してください',
+    '{path}: holds another zip ({name}) instead of the files; zip your folder or notebook directly, not a zip of a zip':
+        '{path}: ファイルではなく別の zip（{name}）が入っています。zip の zip ではなく、フォルダかノートブックを直接 zip にしてください',
+    '{path}: cannot read it ({why}); build the release again or delete the file':
+        '{path}: 読み取れません（{why}）。リリースを作り直すか、ファイルを消してください',
+    '{path}: cannot read the notebook ({name}: {why}); open it in Jupyter and save it again':
+        '{path}: ノートブックを読み取れません（{name}: {why}）。Jupyter で開いて保存し直してください',
+    '{path}: the zip is {size}, over the {limit} limit; {fix}':
+        '{path}: zip の大きさが {size} で、上限 {limit} を超えています。{fix}',
+    '{path}: the zip holds {n} entries, over the limit of {limit}; {fix}':
+        '{path}: zip に {n} 個の項目があり、上限 {limit} を超えています。{fix}',
+    '{path}: the zip unpacks to {size}, over the {limit} limit; {fix}':
+        '{path}: zip を展開すると {size} になり、上限 {limit} を超えています。{fix}',
+    '{path}: cannot be imported as a Python module':
+        '{path}: Python のモジュールとして読み込めません',
+    "{path}: importing the assignment's hooks failed: {name}: {why}":
+        '{path}: 課題のフックの読み込みに失敗しました: {name}: {why}',
+    'grading workers keep stopping; see {log}':
+        '採点用プロセスが何度も停止しています。{log} を見てください',
+    'a grading worker stopped: {why} (its log: {log})':
+        '採点用プロセスが停止しました: {why}（ログ: {log}）',
+    'no report was produced for: {what} (pytest exit {code})':
+        '次のレポートが作られませんでした: {what}（pytest の終了コード {code}）',
+    '{path}: the reference has no {part}.py':
+        '{path}: 模範解答に {part}.py がありません',
+    'the subprocess worker did not start: {why}':
+        'subprocess の採点用プロセスが起動しませんでした: {why}',
+    'the subprocess worker could not be started: {why}':
+        'subprocess の採点用プロセスを起動できませんでした: {why}',
+    'the {level} worker did not start: {why}':
+        '{level} の採点用プロセスが起動しませんでした: {why}',
+    'the worker process is gone':
+        '採点用プロセスがなくなりました',
+    '{func}() returned something that could not be read: {why}':
+        '{func}() の戻り値を読み取れませんでした: {why}',
+    'the value holds {n} MiB; at most {limit} MiB can be returned':
+        '値の大きさが {n} MiB です。返せるのは {limit} MiB までです',
+    'the value is {n} MiB on the wire; at most {limit} MiB can be returned':
+        '値は送ると {n} MiB になります。返せるのは {limit} MiB までです',
+    "{path}: a mutant starts with '# mistake: <id>' and '# file: <name>.py'":
+        "{path}: ミュータントは '# mistake: <id>' と '# file: <name>.py' で始めてください",
+    'the check gave no report: {why}':
+        'チェックがレポートを返しませんでした: {why}',
+    'the checker is not running':
+        'チェック用プロセスが動いていません',
+    'the checker gave no answer in {seconds} s; it was stopped':
+        'チェック用プロセスが {seconds} 秒以内に応答しなかったため、停止しました',
+    'the checker stopped: {why}':
+        'チェック用プロセスが停止しました: {why}',
+    '{path}: {key}: needs en and ja strings':
+        '{path}: {key}: en と ja の文字列が必要です',
+    '{path}: {key}.message: needs en and ja templates':
+        '{path}: {key}.message: en と ja のテンプレートが必要です',
+    "{path}: the top level must be 'mistakes:' mapping ids to entries":
+        "{path}: 最上位には、id から項目への対応表として 'mistakes:' を書いてください",
+    "--id {id}: an id is lower-case words joined by '-', e.g. scores-clamped":
+        "--id {id}: id は英小文字の単語を '-' でつないで書いてください（例: scores-clamped）",
+    '{path}: plugin.catalogue: this assignment has no catalogue to add to; name one (e.g. plugin/mistakes.yaml)':
+        '{path}: plugin.catalogue: この課題には追加先のカタログがありません。カタログを指定してください（例: plugin/mistakes.yaml）',
+    '{path}: mistakes.{id}: the id is taken; pass another with --id':
+        '{path}: mistakes.{id}: この id はすでに使われています。--id で別の id を指定してください',
+    "{path}: cannot add to it: 'mistakes:' must be its last top-level key":
+        "{path}: 追加できません: 'mistakes:' は最上位の最後のキーでなければなりません",
+    "{path}: cannot read the Canvas gradebook export ({why}); pass the CSV file Canvas's Grades > Export wrote":
+        '{path}: Canvas から書き出した成績表を読み取れません（{why}）。Canvas の Grades > Export が書き出した CSV ファイルを指定してください',
+    "{path}: {which} assignment column with {what} (its assignment columns: {listed}); pass --canvas-assignment-id with the number in the column's brackets":
+        '{path}: {what} の課題の列が{which}（課題の列: {listed}）。列名の括弧の中の番号を --canvas-assignment-id に指定してください',
 }
 
 _SLOT = re.compile(r"\\\{(\w+)\\\}")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import string
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -62,3 +66,85 @@ def test_batch_reasons_read_in_japanese() -> None:
     """What discovery writes for an entry it cannot grade is shown in Japanese in a Japanese page."""
     said = messages.translate("not graded: " + reason("no_work", ("en",), files="masking.py"), "ja")
     assert said == "採点していません: masking.py・answers.yaml・ノートブック・zip のどれも含まれていません"
+
+
+# --- every sentence the grader raises has Japanese ---------------------------------------------
+
+
+_GRADER = Path(messages.__file__).parent
+#: Builtin exceptions that only ever mean "the grader is broken", never shown as a user's error.
+_INTERNAL = {"AssertionError", "NotImplementedError", "TypeError", "RuntimeError", "KeyError", "AttributeError",
+             "OSError", "PermissionError"}
+#: Sentences that never reach a user, each with why.
+_NEVER_SHOWN: dict[str, str] = {
+    "testing.py": "_fail(expected, actual, en, ja) carries its own Japanese; the first argument is a description",
+    "sandbox/backends.py": "the level is validated by sandbox/level.py before a backend is chosen",
+    "report/redact.py": "the audience is chosen by the grader's own writers, never typed by a user",
+}
+_ENGLISH = re.compile(r"[A-Za-z]{3,} [a-z]{2,} [a-z]{2,}")
+_COMMAND = re.compile(r"\bgrader(?: [a-z]+){1,2}")  # command names stay as they are typed
+
+
+def _template(node: ast.expr) -> str | None:
+    """The sentence an expression raises, each formatted value as ``{slotN}``; None if not a literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else f"{{slot{i}}}" for i, v in enumerate(node.values))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _template(node.left), _template(node.right)
+        return None if left is None or right is None else left + right
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)):
+        return node.func.value.value
+    return None
+
+
+def _raised(source: str) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            func = node.exc.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            text = _template(node.exc.args[0])
+            if name not in _INTERNAL and text is not None:
+                found.append((node.lineno, text))
+    return found
+
+
+def _left_in_english(source: str) -> list[str]:
+    out = []
+    for line, text in _raised(source):
+        sample = re.sub(r"\{[^{}]*\}", "X", text)
+        ja = messages.translate(sample, "ja")
+        if _ENGLISH.search(_COMMAND.sub("", ja.replace("X", ""))):
+            out.append(f"{line}: {text}")
+    return out
+
+
+def test_every_raised_sentence_has_japanese() -> None:
+    left = {}
+    for path in sorted(_GRADER.rglob("*.py")):
+        rel = path.relative_to(_GRADER).as_posix()
+        if rel in _NEVER_SHOWN:
+            continue
+        found = _left_in_english(path.read_text(encoding="utf-8"))
+        if found:
+            left[rel] = found
+    assert left == {}
+
+
+def test_an_untranslated_raise_is_caught() -> None:
+    """The scan above can fail: a planted raise with no Japanese is found, f-string and ``+`` alike."""
+    planted = ('raise UsageError(f"{path}: this sentence has no " + "Japanese at all")\n'
+               'raise UsageError(f"{out}: no reports in {out}/reports; run grader batch with --out {out} first")\n')
+    assert _left_in_english(planted) == ['1: {slot0}: this sentence has no Japanese at all']
+
+
+def test_the_command_line_shows_a_usage_error_in_japanese(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    done = subprocess.run([sys.executable, "-m", "grader", "check", str(missing), "--lang", "ja"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "エラー" in done.stderr and "そのようなファイルやフォルダはありません" in done.stderr, done.stderr
+    assert "no such file" not in done.stderr
