@@ -188,8 +188,8 @@ def _resources_block(path: Path, block: Any) -> dict[str, float]:
     if block is None:
         return {}
     if not isinstance(block, dict) or not block:
-        raise UsageError(f"{path}: task_resources: must map a resource's name to what each task takes, "
-                         "e.g. task_resources: {train: 1}")
+        raise UsageError(f"{path}: task_resources: must map a resource's name to what each task takes "
+                         "(a line train: 1 under it, for example)")
     out: dict[str, float] = {}
     for name, amount in block.items():
         if (not isinstance(name, str) or not name.isidentifier() or isinstance(amount, bool)

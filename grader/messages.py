@@ -392,8 +392,9 @@ SENTENCES: dict[str, str] = {
     "drop --jobs, or start workers with more threads":
         "--jobs はこのマシンで採点するプロセスの数です。--cluster ではクラスターのワーカーが採点します。"
         "--jobs を外すか、スレッドを増やしてワーカーを起動してください",
-    "{path}: task_resources: must map a resource's name to what each task takes, e.g. task_resources: {train: 1}":
-        "{path}: task_resources: には、資源の名前と各タスクが使う量を書いてください（例: task_resources: {{train: 1}}）",
+    "{path}: task_resources: must map a resource's name to what each task takes (a line train: 1 under it, "
+    "for example)":
+        "{path}: task_resources: には、資源の名前と各タスクが使う量を書いてください（例: その下に train: 1 の行）",
     "{path}: task_resources.{name}: {amount} is not a positive number of a resource named in letters, digits "
     "and _ (e.g. train: 1)":
         "{path}: task_resources.{name}: {amount} は、英数字と _ で名付けた資源の正の量ではありません（例: train: 1）",
