@@ -390,6 +390,14 @@ SENTENCES: dict[str, str] = {
         "{out}: 採点結果のフォルダではありません（reports フォルダがありません）。grader batch の --out のフォルダを指定してください",
     "No such file or directory": "そのようなファイルやフォルダはありません",
     "Permission denied": "アクセスが許可されていません",
+    # grader publish and report.hidden_details
+    "results published: {n} files written again": "結果を公開しました: {n} 個のファイルを書き直しました",
+    "{name}: not a publication record; run grader publish {out} again":
+        "{name}: 公開の記録として読めません。grader publish {out} をもう一度実行してください",
+    "{file}: report.hidden_details: after_due needs the rubric's due date (there is no due:); add due: {example}"
+    " at the top level, or write hidden_details: after_publish":
+        "{file}: report.hidden_details: after_due には採点基準の締め切りが必要です（due: がありません）。"
+        "最上位に due: {example} を書くか、hidden_details: after_publish にしてください",
 }
 
 _SLOT = re.compile(r"\\\{(\w+)\\\}")
