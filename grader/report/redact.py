@@ -19,6 +19,12 @@ default) only when that test's visibility is ``after_due_date``, i.e. in a repor
 after the due date and never in ``grader check``; ``always``. When anything of a hidden test
 is concealed, the plot data goes too (its inputs may be a hidden test's), in every format.
 
+``hidden_details`` says from when the *student* audience sees hidden tests as ``full``, whatever
+``hidden_tests`` says: ``never`` (the default), ``after_due`` (the rubric's due date has passed
+at the :class:`Moment` the view is written), ``after_publish`` (``grader publish OUT`` ran);
+:func:`details_visible` is that one rule, and from then on the tests are ``visible`` to
+Gradescope too.
+
 The ``instructor`` audience keeps every test. Both audiences get scores rounded to
 ``rounding`` places and text limited to the rubric's languages.
 
