@@ -556,6 +556,28 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
     sys.exit(_guard(body))
 
 
+@main.command(name="publish")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.option("--by", default="", help="Who publishes (default: your login name).")
+@rubric_option
+@lang_option
+def publish_cmd(outdir: str, by: str, rubric_path: str | None, lang: str | None) -> None:
+    """Publish the results in the batch output OUTDIR: students' views show hidden tests in full
+    where the rubric says hidden_details: after_publish (recorded in OUTDIR/published.json)."""
+    from grader.gradebook import reports_assignment
+    from grader.publish import publish
+
+    def body() -> int:
+        rubric = _load(rubric_path, assignment=reports_assignment(Path(outdir)) or None)
+        language = _lang(lang, rubric)
+        written = publish(Path(outdir), rubric, by=by, lang=language)
+        err.print(_tr(f"results published: {len(written)} files written again", language), markup=False,
+                  highlight=False)
+        return 0
+
+    sys.exit(_guard(body))
+
+
 @main.command()
 @click.argument("source")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, exists=True),

@@ -495,8 +495,10 @@ def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubri
                          *, bom: bool = False, lang: str = "en", assignment: str | None = None,
                          canvas: CanvasTarget | None = None) -> list[Written]:
     """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
+    from grader.outdir import moment_of
     from grader.report import render
 
+    moment = moment_of(outdir)  # the feedback files show hidden tests as the reports do
     langs = tuple(rubric.report.languages)
     top = max((float(r["max_score"]) for r in rows if r.get("max_score") not in (None, "")), default=0.0)
     written = []
@@ -508,7 +510,7 @@ def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubri
             row["feedback"] = _feedback_comment(row, rubric, lang)
         written.append(write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom, langs=langs))
         files = [(row["name"], row["student_id"], f"report.{lang}.html",
-                  render(row["report"], "html", rubric=rubric, lang=lang))
+                  render(row["report"], "html", rubric=rubric, lang=lang, moment=moment))
                  for row in rows if row.get("lms") == "moodle" and row.get("report") is not None
                  and not row.get("flagged") and str(row["student_id"]).isdigit()]
         path = write_moodle_feedback(outdir / "moodle-feedback-files.zip", files)

@@ -592,6 +592,14 @@ SENTENCES: dict[str, str] = {
         '{path}: Canvas から書き出した成績表を読み取れません（{why}）。Canvas の Grades > Export が書き出した CSV ファイルを指定してください',
     "{path}: {which} assignment column with {what} (its assignment columns: {listed}); pass --canvas-assignment-id with the number in the column's brackets":
         '{path}: {what} の課題の列が{which}（課題の列: {listed}）。列名の括弧の中の番号を --canvas-assignment-id に指定してください',
+    # grader publish and report.hidden_details
+    "results published: {n} files written again": "結果を公開しました: {n} 個のファイルを書き直しました",
+    "{name}: not a publication record; run grader publish {out} again":
+        "{name}: 公開の記録として読めません。grader publish {out} をもう一度実行してください",
+    "{file}: report.hidden_details: after_due needs the rubric's due date (there is no due:); add due: {example}"
+    " at the top level, or write hidden_details: after_publish":
+        "{file}: report.hidden_details: after_due には採点基準の締め切りが必要です（due: がありません）。"
+        "最上位に due: {example} を書くか、hidden_details: after_publish にしてください",
 }
 
 _SLOT = re.compile(r"\\\{(\w+)\\\}")

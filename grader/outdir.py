@@ -9,6 +9,7 @@ still holds for the submission's content and the rubric.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,9 @@ import yaml
 
 from grader.report import SUFFIXES
 from grader.report import fastyaml
+from grader.report.files import write_atomic
 from grader.report.model import GradeReport
+from grader.report.redact import Moment
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -64,22 +67,72 @@ def is_current(report: GradeReport | None, content_hash: str, rubric_hash: str) 
 
 
 
-def write_report_files(outdir: Path, name: str, report: GradeReport, data: dict[str, Any], rubric: Rubric,
-                       lang: str, warn: Callable[[str, Exception], None]) -> None:
-    """One submission's report in every format the rubric asks for; the yaml one is the batch's
-    own record (``--resume`` reads it back): complete, unredacted. A format that cannot be
-    written calls ``warn(format, error)`` and is skipped."""
+#: the record that the batch's results were published (``grader publish OUT``)
+PUBLISHED = "published.json"
+
+
+def read_published(outdir: Path) -> dict[str, str] | None:
+    """``{"at", "by"}`` of the publication of ``outdir``'s results, or None when unpublished.
+
+    Raises:
+        UsageError: the record is there but unreadable (naming the file and the fix).
+    """
+    import json
+
     from grader.errors import UsageError
-    from grader.report import render
+
+    path = outdir / PUBLISHED
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {"at": str(data["at"]), "by": str(data["by"])}
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError(f"{path.name}: not a publication record; run grader publish {outdir.name} again") from None
+
+
+def write_published(outdir: Path, by: str, at: datetime) -> dict[str, str]:
+    """Record (atomically) that ``outdir``'s results are published, when and by whom."""
+    import json
+
     from grader.report.files import write_atomic
 
+    record = {"at": at.isoformat(), "by": by}
+    write_atomic(outdir / PUBLISHED, json.dumps(record, ensure_ascii=False) + "\n")
+    return record
+
+
+def moment_of(outdir: Path, at: datetime | None = None) -> Moment:
+    """The moment a student view written into ``outdir`` now is written at."""
+    return Moment(at=at or datetime.now(timezone.utc), published=read_published(outdir) is not None)
+
+
+def write_report_files(outdir: Path, name: str, report: GradeReport, data: dict[str, Any], rubric: Rubric,
+                       lang: str, warn: Callable[[str, Exception], None], at: datetime | None = None) -> None:
+    """One submission's report in every format the rubric asks for; the yaml one is the batch's
+    own record (``--resume`` reads it back): complete, unredacted. A format that cannot be
+    written calls ``warn(format, error)`` and is skipped. The student formats show hidden tests
+    as :func:`grader.report.redact.details_visible` decides at ``at`` (default: now)."""
     write_atomic(report_path(outdir, name, "yaml"), report_yaml(data))
+    write_student_files(outdir, name, report, rubric, lang, warn, at)
+
+
+def write_student_files(outdir: Path, name: str, report: GradeReport, rubric: Rubric, lang: str,
+                        warn: Callable[[str, Exception], None], at: datetime | None = None) -> list[Path]:
+    """The formats besides the yaml record (what students see); returns the files written."""
+    from grader.errors import UsageError
+    from grader.report import render
+
+    moment = moment_of(outdir, at)
+    written = []
     for fmt in rubric.report.formats:
         if fmt == "yaml":
             continue
         try:
-            text = render(report, fmt, rubric=rubric, lang=lang)
+            text = render(report, fmt, rubric=rubric, lang=lang, moment=moment)
         except UsageError as exc:
             warn(fmt, exc)
             continue
         write_atomic(report_path(outdir, name, fmt), text)
+        written.append(report_path(outdir, name, fmt))
+    return written

@@ -40,6 +40,7 @@ __all__ = [
     "FORMATS",
     "HiddenDetail",
     "LatePolicy",
+    "HiddenDetails",
     "QuizAnswers",
     "Limits",
     "MistakeOptions",
@@ -77,6 +78,14 @@ class HiddenDetail(str, Enum):
     NONE = "none"  #: only the total score those tests contributed
     PASS_FAIL = "pass-fail"  #: each test's name and status, without feedback
     FULL = "full"  #: name, status and feedback, like a visible test
+
+
+class HiddenDetails(str, Enum):
+    """When the details of tests not visible to students (names, inputs, feedback) are shown."""
+
+    NEVER = "never"  #: never: students see what ``hidden_tests`` says
+    AFTER_DUE = "after_due"  #: once the rubric's ``due:`` has passed when the report is written
+    AFTER_PUBLISH = "after_publish"  #: once ``grader publish OUT`` was run on the batch output
 
 
 class QuizAnswers(str, Enum):
@@ -191,6 +200,11 @@ class ReportOptions:
         metadata=_help("when a student sees the right answer of a quiz question answered wrongly:"
                        " never | after_due_date (only where the quiz tests' visibility is"
                        " after_due_date; never in grader check) | always"),
+    )
+    hidden_details: HiddenDetails = field(
+        default=HiddenDetails.NEVER,
+        metadata=_help("when students see hidden tests in full (before: as hidden_tests says):"
+                       " never | after_due (needs due:) | after_publish (grader publish OUT)"),
     )
 
 
@@ -793,6 +807,11 @@ class _Reader:
         suites = self.suites(data["suites"])
         default_points, rules = self.points(_section(data, "points"), suites)
         reference = data.get("reference")
+        report = self.report(_section(data, "report"))
+        if report.hidden_details == HiddenDetails.AFTER_DUE and not self.due(data.get("due")):
+            raise self.fail("report.hidden_details", "after_due needs the rubric's due date (there is no due:)",
+                            "add due: 2026-12-01T23:59:00+09:00 at the top level, or write hidden_details:"
+                            " after_publish")
         return Rubric(
             file=file,
             assignment=assignment,
@@ -816,7 +835,7 @@ class _Reader:
             default_points=default_points,
             point_rules=rules,
             limits=self.limits(_section(data, "limits")),
-            report=self.report(_section(data, "report")),
+            report=report,
             mistakes=self.mistakes(_section(data, "mistakes")),
             late=self.late(data["late"]) if data.get("late") is not None else None,
             due=self.due(data.get("due")),
@@ -1049,6 +1068,7 @@ class _Reader:
             "pass_mark",
             "fail_below_pass_mark",
             "quiz_answers",
+            "hidden_details",
         )
         data = self.mapping(value, "report", keys, "report: {formats: [yaml], language: both}")
         defaults = ReportOptions()
@@ -1092,6 +1112,10 @@ class _Reader:
         if "quiz_answers" in data:
             got["quiz_answers"] = QuizAnswers(
                 self.choice(data["quiz_answers"], "report.quiz_answers", tuple(q.value for q in QuizAnswers))
+            )
+        if "hidden_details" in data:
+            got["hidden_details"] = HiddenDetails(
+                self.choice(data["hidden_details"], "report.hidden_details", tuple(h.value for h in HiddenDetails))
             )
         return ReportOptions(**got)
 

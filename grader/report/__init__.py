@@ -24,7 +24,7 @@ from typing import Any, TYPE_CHECKING
 
 from grader.errors import UsageError
 from grader.report.model import GradeReport
-from grader.report.redact import redact
+from grader.report.redact import Moment, redact
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -65,7 +65,7 @@ def _writer(fmt: str) -> Callable[[GradeReport, Any, str], str]:
 
 
 def render(report: GradeReport, fmt: str, *, rubric: Rubric | None = None, lang: str = "en",
-           audience: str = "student") -> str:
+           audience: str = "student", moment: Moment | None = None) -> str:
     """``report`` in format ``fmt``, after redaction for ``audience``.
 
     Args:
@@ -76,17 +76,21 @@ def render(report: GradeReport, fmt: str, *, rubric: Rubric | None = None, lang:
         lang: the language shown first.
         audience: ``"student"`` (default; hidden tests trimmed per the rubric) or
             ``"instructor"`` (everything).
+        moment: when the view is written and whether the results are published (the clock
+            now, unpublished, when None): :func:`grader.report.redact.details_visible`.
 
     Raises:
         UsageError: an unknown format.
     """
     writer = _writer(fmt)
     options = getattr(rubric, "report", None)
+    shown = redact(report, options, audience, quiz_parts=quiz_parts(rubric), due=str(getattr(rubric, "due", "") or ""),
+                   moment=moment)
     if fmt == "html":
         from grader.assignment import figures_hook
 
-        return writer(redact(report, options, audience, quiz_parts=quiz_parts(rubric)), options, lang, draw=figures_hook(rubric))
-    return writer(redact(report, options, audience, quiz_parts=quiz_parts(rubric)), options, lang)
+        return writer(shown, options, lang, draw=figures_hook(rubric))
+    return writer(shown, options, lang)
 
 
 def quiz_parts(rubric: Rubric | None) -> frozenset[str]:

@@ -19,6 +19,12 @@ default) only when that test's visibility is ``after_due_date``, i.e. in a repor
 after the due date and never in ``grader check``; ``always``. When anything of a hidden test
 is concealed, the plot data goes too (its inputs may be a hidden test's), in every format.
 
+``hidden_details`` says from when the *student* audience sees hidden tests as ``full``, whatever
+``hidden_tests`` says: ``never`` (the default), ``after_due`` (the rubric's due date has passed
+at the :class:`Moment` the view is written), ``after_publish`` (``grader publish OUT`` ran);
+:func:`details_visible` is that one rule, and from then on the tests are ``visible`` to
+Gradescope too.
+
 The ``instructor`` audience keeps every test. Both audiences get scores rounded to
 ``rounding`` places and text limited to the rubric's languages.
 
@@ -32,6 +38,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from grader.report.model import CaseOutcome, GradeReport, Status
@@ -43,6 +51,32 @@ _HIDDEN_NOTE = {
     "en": "The details of these tests are not shown.",
     "ja": "これらのテストの詳細は表示されません。",
 }
+
+
+@dataclass(frozen=True)
+class Moment:
+    """When a student view is written: the time (None: the clock now), and whether the batch's
+    results were published (``grader publish OUT``)."""
+
+    at: datetime | None = None
+    published: bool = False
+
+
+def details_visible(options: Any, due: str = "", moment: Moment | None = None) -> bool:
+    """The one rule: may a student see hidden tests in full at ``moment``?
+
+    ``report.hidden_details`` ``never`` (the default): no; ``after_due``: once the rubric's
+    ``due`` has passed (none given: no); ``after_publish``: once the results were published.
+    Before that moment the student sees what ``hidden_tests`` says.
+    """
+    when = str(_opt(options, "hidden_details", "never"))
+    moment = moment or Moment()
+    if when == "after_publish":
+        return moment.published
+    if when == "after_due" and due:
+        at = moment.at or datetime.now(timezone.utc)
+        return at >= datetime.fromisoformat(due.replace("Z", "+00:00"))
+    return False
 
 
 def _opt(options: Any, name: str, default: Any) -> Any:
@@ -81,7 +115,8 @@ def _summary(part: str, tests: list[CaseOutcome], rounding: int) -> CaseOutcome:
 
 
 def redact(report: GradeReport, options: Any = None, audience: str = "student", *,
-           quiz_parts: frozenset[str] | set[str] = frozenset()) -> GradeReport:
+           quiz_parts: frozenset[str] | set[str] = frozenset(), due: str = "",
+           moment: Moment | None = None) -> GradeReport:
     """Return a copy of ``report`` holding only what ``audience`` may see.
 
     Args:
@@ -91,6 +126,8 @@ def redact(report: GradeReport, options: Any = None, audience: str = "student", 
             ``"instructor"`` (everything).
         quiz_parts: the parts whose tests' ``expected`` is the answer key (the rubric's parts
             graded from ``answers.yaml``; :func:`grader.report.quiz_parts`).
+        due: the rubric's due date (ISO 8601), for ``hidden_details: after_due``.
+        moment: when the view is written (:func:`details_visible` decides from it).
 
     Returns:
         A new report; totals and part scores are unchanged apart from rounding.
@@ -105,6 +142,9 @@ def redact(report: GradeReport, options: Any = None, audience: str = "student", 
     rounding = int(_opt(options, "rounding", 2))
     languages = tuple(_opt(options, "languages", ("ja", "en")))
     out = copy.deepcopy(report)
+    released = audience == "student" and details_visible(options, due, moment)
+    if released:
+        detail = "full"
 
     tests: list[CaseOutcome] = []
     held: dict[str, list[CaseOutcome]] = {}
@@ -119,6 +159,8 @@ def redact(report: GradeReport, options: Any = None, audience: str = "student", 
             t.expected = None  # the answer key
         concealed = audience == "student" and t.visibility != "visible" and detail != "full"
         if not concealed:
+            if released and t.visibility != "visible":
+                t.visibility = "visible"  # Gradescope shows it too, from now on
             tests.append(t)
             continue
         trimmed = True

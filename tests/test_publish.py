@@ -1,0 +1,171 @@
+"""Hidden results on a schedule (``report.hidden_details``), as the instructor runs it.
+
+A real batch (one submission that fails hidden tests) with ``hidden_tests: none``: every student
+view names no hidden test and holds none of its feedback. ``grader publish OUT`` (a real
+process) writes them again with every hidden test's name and feedback; ``after_due`` does the
+same by the time the views are written (a clock passed in). Bad values are clear errors.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.errors import RubricError
+from grader.outdir import read_published, write_student_files
+from grader.rubric import load_rubric
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMATS = "[yaml, json, gradescope, junit, markdown, html]"
+DUE = "2026-12-01T23:59:00+09:00"
+
+
+def _course(dest: Path, when: str, *, due: bool = True) -> Path:
+    for name in ("rubrics", "exercises", "suites", "solutions"):
+        if not (dest / name).exists():
+            shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    rubric = dest / "rubrics" / f"{when}.yaml"
+    text = (ROOT / "rubrics" / "chapter07.yaml").read_text(encoding="utf-8")
+    for old, new in (("formats: [yaml]", f"formats: {FORMATS}"), ("hidden_tests: full", "hidden_tests: none"),
+                     ("hidden_details: never", f"hidden_details: {when}")):
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    rubric.write_text(text + (f"\ndue: {DUE}\n" if due else ""), encoding="utf-8")
+    return rubric
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+
+
+def _views(out: Path) -> dict[str, str]:
+    """Every student view in the folder, its text as a student reads it (entities and JSON decoded)."""
+    got = {}
+    for path in sorted((out / "reports").iterdir()):
+        if path.suffix == ".yaml":
+            continue  # the batch's own record, never handed to a student
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":
+            text = json.dumps(json.loads(text), ensure_ascii=False)
+        text = re.sub(r"\\([^\w\s])", r"\1", text)  # Markdown's escapes (also inside Gradescope's output)
+        got[path.name] = html.unescape(text)
+    return got
+
+
+def _hidden_details(out: Path) -> list[tuple[str, ...]]:
+    """What a student must not see early: each failing hidden test's name (its spellings) and feedback."""
+    [record] = sorted((out / "reports").glob("*.yaml"))
+    data = yaml.safe_load(record.read_text(encoding="utf-8"))
+    failing = [t for t in data["tests"] if t["suite"] == "hidden" and t["status"] != "passed"]
+    assert failing, "the submission must fail a hidden test for this test to mean anything"
+    public = " ".join(json.dumps(t, ensure_ascii=False) for t in data["tests"] if t["suite"] != "hidden")
+    details = []
+    for t in failing:  # what only the hidden tests say (a public test may say the same of the same function)
+        # its name: the title where a format shows titles, the test function where it shows ids
+        names = (*[v for k, v in (t.get("title") or {}).items() if k == "en"], t["id"],
+                 t["id"].rsplit("::", 1)[-1].split("[")[0])
+        details.append(tuple(n for n in names if n not in public))
+        details += [(line,) for text in (t.get("feedback") or {}).values() for line in text.splitlines()
+                    if len(line.strip()) > 12 and line not in public]
+    details = sorted({d for d in details if d})
+    assert details, "the hidden tests must say something the public ones do not"
+    return details
+
+
+def _assert_hidden(views: dict[str, str], details: list[tuple[str, ...]]) -> None:
+    assert len(views) == 5  # json, gradescope, junit, markdown, html
+    for name, text in views.items():
+        for d in details:
+            assert not any(x in text for x in d), f"{name} shows {d!r} early"
+
+
+def _assert_shown(views: dict[str, str], details: list[tuple[str, ...]]) -> None:
+    assert len(views) == 5
+    for name, text in views.items():
+        missing = [d for d in details if not any(x in text for x in d)]
+        assert not missing, f"{name} does not show {missing}"
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("publish")
+    rubric = _course(base / "course", "after_publish")
+    src = base / "class"
+    shutil.copytree(ROOT / "examples" / "submissions" / "sqrt-d-model", src / "sqrt-d-model")
+    out = base / "out"
+    out.mkdir()
+    done = _run("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
+                "--lang", "en")
+    assert done.returncode == 0, done.stderr
+    return rubric, out
+
+
+def test_after_publish_shows_hidden_details_only_once_published(batch: tuple[Path, Path]) -> None:
+    rubric, out = batch
+    details = _hidden_details(out)
+    _assert_hidden(_views(out), details)
+    assert read_published(out) is None
+
+    done = _run("publish", str(out), "--rubric", str(rubric), "--by", "tanaka", "--lang", "en")
+    assert done.returncode == 0, done.stderr
+    record = read_published(out)
+    assert record is not None and record["by"] == "tanaka"
+    assert datetime.fromisoformat(record["at"]).tzinfo is not None
+    _assert_shown(_views(out), details)
+    gradescope = json.loads(next((out / "reports").glob("*.results.json")).read_text(encoding="utf-8"))
+    assert all(t["visibility"] == "visible" for t in gradescope["tests"])
+
+    # Every later writer keeps them published: a resumed batch writes the same views again.
+    done = _run("batch", str(out.parent / "class"), "--out", str(out), "--rubric", str(rubric), "-j", "1",
+                "--no-progress", "--lang", "en", "--resume")
+    assert done.returncode == 0, done.stderr
+    _assert_shown(_views(out), details)
+
+
+def test_after_due_shows_hidden_details_by_the_time_they_are_written(batch: tuple[Path, Path],
+                                                                      tmp_path: Path) -> None:
+    _, published = batch
+    out = tmp_path / "out"
+    shutil.copytree(published, out)
+    (out / "published.json").unlink(missing_ok=True)
+    rubric = load_rubric(str(_course(tmp_path / "course", "after_due")))
+    details = _hidden_details(out)
+    [record] = sorted((out / "reports").glob("*.yaml"))
+    from grader.outdir import read_report
+
+    report = read_report(record)
+    assert report is not None
+    due = datetime.fromisoformat(DUE)
+    write_student_files(out, record.stem, report, rubric, "en", lambda f, e: None, due.replace(minute=58))
+    _assert_hidden(_views(out), details)
+    write_student_files(out, record.stem, report, rubric, "en", lambda f, e: None, due)
+    _assert_shown(_views(out), details)
+    # never: not even long after the due date
+    never = load_rubric(str(_course(tmp_path / "course", "never")))
+    write_student_files(out, record.stem, report, never, "en", lambda f, e: None,
+                        datetime(2030, 1, 1, tzinfo=timezone.utc))
+    _assert_hidden(_views(out), details)
+
+
+def test_bad_values_are_clear_errors(tmp_path: Path) -> None:
+    rubric = _course(tmp_path / "course", "after_due", due=False)
+    with pytest.raises(RubricError) as no_due:
+        load_rubric(str(rubric))
+    assert no_due.value.yaml_path == "report.hidden_details"
+    assert str(rubric) in str(no_due.value) and "due:" in str(no_due.value)
+    rubric.write_text(rubric.read_text(encoding="utf-8").replace("hidden_details: after_due",
+                                                                 "hidden_details: soon"), encoding="utf-8")
+    with pytest.raises(RubricError) as bad:
+        load_rubric(str(rubric))
+    assert bad.value.yaml_path == "report.hidden_details"
+    assert "after_publish" in str(bad.value)
