@@ -138,6 +138,25 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     assert "0 graded, 3 kept from before" in again.stderr
     assert not [(w, s) for w, blob in _blobs(out) for s in _secrets() if s in blob]
 
+    # grader adjust takes the anonymous id, and refuses a real name without saying whose id it is
+    import subprocess
+    import sys
+
+    from test_lms_journey import RUBRIC, ROOT
+
+    def adjust(who: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "grader", "adjust", str(out), who, "--points", "-1",
+                               "--reason", "late upload", "--rubric", str(RUBRIC)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+    named = adjust("Alice Quinn")
+    assert named.returncode != 0 and "anonymous id" in named.stderr
+    assert not [s for s in _secrets() if s in named.stderr.encode("utf-8")]
+    aid = next(a for a, p in anon.items() if p == "723462")
+    assert adjust(aid).returncode == 0
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        assert float({r["student_id"]: r for r in csv.DictReader(fh)}[aid]["adjustment"]) == -1.0
+
     # without --anonymous, the blind folder is refused rather than filled with names
     plain = _batch(export, out, "--resume")
     assert plain.returncode != 0 and "--anonymous" in plain.stderr
