@@ -57,6 +57,9 @@ def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
         data = _load(path)
         if str((data.get("student") or {}).get("id", "")) == student or data.get("submission") == student:
             hits.append((name, data))
+    if not hits and (outdir / "identities.csv").is_file():
+        raise UsageError(f"{outdir}: an anonymous batch: name the student by the anonymous id its reports and"
+                         " gradebook.csv give (anon-…), not by a name or an LMS id")
     if not hits:
         raise UsageError(f"{outdir}: no report for {student} (looked for a submission or a student id of that "
                          f"name); the reports are in {outdir / 'reports'}")

@@ -84,6 +84,7 @@ def run_batch(
     extensions: dict[str, Any] | None = None,
     canvas: CanvasTarget | None = None,
     again: str = "",
+    anonymous: bool = False,
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
@@ -96,6 +97,9 @@ def run_batch(
 
     ``again`` is the command as it was given (``grader batch … --rubric …``): every hint to run it
     again (``--resume``) repeats it, options included.
+
+    ``anonymous`` (``--anonymous``): every output names each student by a random id
+    (:mod:`grader.anonymous`); the export is unpacked outside ``out``.
 
     Raises:
         UsageError: bad source or cluster SPEC, or no namespace sandbox (here, or on a node of
@@ -118,6 +122,9 @@ def run_batch(
         jobs = 0  # no local workers: each node chooses (and reports) its own level
     if warning:
         console.print(f"[yellow]warning:[/yellow] {warning}")
+    from grader.anonymous import check_folder
+
+    check_folder(outdir, anonymous)
     outdir.mkdir(parents=True, exist_ok=True)
     # Workers (each importing torch and starting its sandbox, ~1 s) start now, while this
     # process finds and hashes the submissions; they learn the seed with their first chunk.
@@ -136,7 +143,7 @@ def run_batch(
         return _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
                       started=started, cluster=spec, shard_size=shard_size,
                       allow_weak=allow_weak, submitted=submitted, extensions=extensions, canvas=canvas,
-                      again=again).run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
+                      again=again, anonymous=anonymous).run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
                                        summary=summary, gradebooks=gradebooks, bom=bom, similarity=similarity)
     finally:
         for proc in early + retired:
@@ -168,9 +175,10 @@ class _Batch:
                  level: str, warning: str, started: float, cluster: Any = None, shard_size: int | None = None,
                  allow_weak: bool = False, submitted: dict[str, Any] | None = None,
                  extensions: dict[str, Any] | None = None, canvas: CanvasTarget | None = None,
-                 again: str = "") -> None:
+                 again: str = "", anonymous: bool = False) -> None:
         from grader.assignment import assignment_of
 
+        self.anonymous = anonymous
         self.canvas = canvas
         self.again = again or f"grader batch {source} --out {out}"
         self.source, self.out, self.outdir, self.rubric = source, out, outdir, rubric
@@ -257,7 +265,23 @@ class _Batch:
                            unreadable=len(reports) - len(self.finished))
 
     def _discover(self) -> Discovery:
-        found = find_submissions(self.source, self.outdir / ".sources", self.assignment)
+        if self.anonymous:  # the export's names stay out of the output folder: unpacked elsewhere
+            import shutil
+            import tempfile
+
+            from grader import anonymous
+
+            staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))
+            try:
+                found = find_submissions(self.source, staging, self.assignment)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+            ids = anonymous.Identities.load(self.outdir)
+            found = anonymous.anonymise(found, ids, self.assignment.part_files)
+            if ids.changed or not anonymous.is_anonymous(self.outdir):
+                ids.save()
+        else:
+            found = find_submissions(self.source, self.outdir / ".sources", self.assignment)
         for entry, why in found.unrecognised:
             self.console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}",
                                markup=True)

@@ -351,11 +351,14 @@ def _submitted_times(rubric: Any, submitted_file: str | None, worksheet_file: st
 @click.option("--worksheet", "worksheet_file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Moodle's grading worksheet (Download grading worksheet): each participant's "
                    "\"Last modified (submission)\", read in the time zone of the rubric's due:; --submitted wins.")
+@click.option("--anonymous", is_flag=True,
+              help="Blind grading: every output names each student by a random id (anon-…); OUT/identities.csv "
+                   "(readable by you only) maps the ids back and is used only for the LMS gradebooks.")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
           jobs: int | None, resume: bool, cluster: str | None, shard_size: int | None, no_progress: bool,
           table: bool | None, gradebook: tuple[str, ...], canvas_gradebook: str | None,
           canvas_assignment_id: str | None, bom: bool, similarity: bool, submitted_file: str | None,
-          extensions_file: str | None, worksheet_file: str | None) -> None:
+          extensions_file: str | None, worksheet_file: str | None, anonymous: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.batch import run_batch
 
@@ -370,7 +373,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
                            canvas=_canvas(canvas_gradebook, canvas_assignment_id), again=_again("resume"),
                            similarity=similarity, cluster=cluster, shard_size=shard_size,
                            submitted=submitted,
-                           extensions=read_extensions(Path(extensions_file)) if extensions_file else None)
+                           extensions=read_extensions(Path(extensions_file)) if extensions_file else None,
+                           anonymous=anonymous)
         kinds = _not_graded(result.unrecognised)
         err.print(f"{result.graded} graded, {result.resumed} kept from before, "
                   f"{len(result.unrecognised)} not graded{kinds}, "

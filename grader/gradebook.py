@@ -129,6 +129,12 @@ def _who(row: dict[str, Any]) -> str:
     return f"{name} ({sid})" if name and name != sid else sid or str(row.get("entry", ""))
 
 
+def _lms_id(row: dict[str, Any]) -> str:
+    """The id the LMS knows the row's student by: in an anonymous batch, from identities.csv
+    (:func:`grader.anonymous.for_lms`), never shown anywhere else."""
+    return str(row.get("lms_id") or row.get("student_id", ""))
+
+
 def _no_grade_reason(row: dict[str, Any], langs: Any) -> str:
     """Why a row holds no grade for the LMS (its errors, else a plain reason)."""
     from grader.lms import reason
@@ -195,13 +201,13 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
     assignment's column, every other row, column and section kept as Canvas wrote them.
     """
     target = target or CanvasTarget()
-    canvas = [r for r in rows if r.get("lms") == "canvas" and str(r.get("student_id", "")).isdigit()]
+    canvas = [r for r in rows if r.get("lms") == "canvas" and _lms_id(r).isdigit()]
     left_out = [(_who(r), "not a Canvas user id: " + (
         "an anonymous id (anonymous grading); enter the score by hand" if str(r.get("student_id", "")).startswith("anon_")
         else "the entry is not named as Canvas names its downloads"))
         for r in rows if r not in canvas]
     no_grade = [(_who(r), _no_grade_reason(r, langs)) for r in canvas if not _has_grade(r)]
-    graded = {str(r["student_id"]): _grade(r["score"]) for r in canvas if _has_grade(r)}
+    graded = {_lms_id(r): _grade(r["score"]) for r in canvas if _has_grade(r)}
     if target.export is not None:
         sep, table = _read_canvas_export(target.export)
         col = canvas_export_column(target.export, title or assignment, target.assignment_id)
@@ -218,7 +224,7 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
                 line[col] = graded[sid]
                 seen.add(sid)
         missing = [(_who(r), "not in the Canvas gradebook export (not enrolled, or the export is older)")
-                   for r in canvas if _has_grade(r) and str(r["student_id"]) not in seen]
+                   for r in canvas if _has_grade(r) and _lms_id(r) not in seen]
         buf = io.StringIO()
         csv.writer(buf, delimiter=sep, lineterminator="\r\n").writerows(table)
         write_atomic(path, (BOM if bom else "") + buf.getvalue())
@@ -229,8 +235,8 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
               canvas_column(title or assignment, target.assignment_id)]
     body: list[list[Any]] = [["Points Possible", "", "", "", "", _grade(max_score)]]
     for row in canvas:
-        body.append([row.get("name") or row["student_id"], row["student_id"], "", "", "",
-                     graded.get(str(row["student_id"]), "")])
+        body.append([row.get("name") or row["student_id"], _lms_id(row), "", "", "",
+                     graded.get(_lms_id(row), "")])
     write_atomic(path, csv_text(header, body, bom=bom))
     return Written(path, len(canvas), len(graded), no_grade, left_out)
 
@@ -275,13 +281,13 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
     grade given by hand (its check against grades changed since the worksheet was made).
     """
     body: list[list[Any]] = []
-    moodle = [r for r in rows if r.get("lms") == "moodle" and str(r.get("student_id", "")).isdigit()]
+    moodle = [r for r in rows if r.get("lms") == "moodle" and _lms_id(r).isdigit()]
     left_out = [(_who(r), "not a Moodle participant id: the entry is not named as Moodle names its downloads")
                 for r in rows if r not in moodle]
     no_grade = []
     for row in moodle:
         if _has_grade(row):
-            body.append([f"Participant {row['student_id']}", row.get("name", ""), "Graded",
+            body.append([f"Participant {_lms_id(row)}", row.get("name") or row["student_id"], "Graded",
                          _grade(row["score"]), _grade(max_score), "Yes",
                          moodle_time(str(row.get("graded_at") or "")), row.get("feedback", "")])
             continue
@@ -289,7 +295,7 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
         no_grade.append((_who(row), why))
         from grader.sinks import html
 
-        body.append([f"Participant {row['student_id']}", row.get("name", ""), "No grade", "",
+        body.append([f"Participant {_lms_id(row)}", row.get("name") or row["student_id"], "No grade", "",
                      _grade(max_score), "Yes", NO_GRADE_TIME, html(why)])
     write_atomic(path, csv_text(MOODLE_HEADER, body, bom=bom))
     return Written(path, len(body), len(body) - len(no_grade), no_grade, left_out)
@@ -495,11 +501,13 @@ def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubri
                          *, bom: bool = False, lang: str = "en", assignment: str | None = None,
                          canvas: CanvasTarget | None = None) -> list[Written]:
     """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
+    from grader.anonymous import for_lms
     from grader.outdir import moment_of
     from grader.report import render
 
     moment = moment_of(outdir)  # the feedback files show hidden tests as the reports do
     langs = tuple(rubric.report.languages)
+    rows = for_lms(outdir, rows)  # the LMS's own ids, in an anonymous batch (and only here)
     top = max((float(r["max_score"]) for r in rows if r.get("max_score") not in (None, "")), default=0.0)
     written = []
     if "canvas" in formats:
@@ -509,12 +517,12 @@ def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubri
         for row in rows:
             row["feedback"] = _feedback_comment(row, rubric, lang)
         written.append(write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom, langs=langs))
-        files = [(row["name"], row["student_id"], f"report.{lang}.html",
+        files = [(row["name"] or "Participant", _lms_id(row), f"report.{lang}.html",
                   render(row["report"], "html", rubric=rubric, lang=lang, moment=moment))
                  for row in rows if row.get("lms") == "moodle" and row.get("report") is not None
-                 and not row.get("flagged") and str(row["student_id"]).isdigit()]
+                 and not row.get("flagged") and _lms_id(row).isdigit()]
         path = write_moodle_feedback(outdir / "moodle-feedback-files.zip", files)
-        moodle = [r for r in rows if r.get("lms") == "moodle" and str(r.get("student_id", "")).isdigit()]
+        moodle = [r for r in rows if r.get("lms") == "moodle" and _lms_id(r).isdigit()]
         written.append(Written(path, len(files), len(files),
                                [(_who(r), _no_grade_reason(r, langs)) for r in moodle
                                 if r.get("report") is None or r.get("flagged")],

@@ -600,6 +600,15 @@ SENTENCES: dict[str, str] = {
     " at the top level, or write hidden_details: after_publish":
         "{file}: report.hidden_details: after_due には採点基準の締め切りが必要です（due: がありません）。"
         "最上位に due: {example} を書くか、hidden_details: after_publish にしてください",
+    # --- blind grading (grader/anonymous.py) ------------------------------------------------
+    "{out}: an anonymous batch (identities.csv); run it again with --anonymous":
+        "{out}: 匿名で採点したフォルダです（identities.csv）。--anonymous を付けて実行してください",
+    "{out}: its reports already name the students; pass another --out folder for an anonymous batch":
+        "{out}: このフォルダのレポートには学生の名前があります。匿名で採点するには別の --out フォルダを指定してください",
+    "{out}: an anonymous batch: name the student by the anonymous id its reports and gradebook.csv give "
+    "(anon-…), not by a name or an LMS id":
+        "{out}: 匿名で採点したフォルダです。学生は、名前や LMS の ID ではなく、レポートと gradebook.csv の"
+        "匿名 ID（anon-…）で指定してください",
 }
 
 _SLOT = re.compile(r"\\\{(\w+)\\\}")

@@ -1,0 +1,201 @@
+"""Blind grading (``grader batch … --anonymous``): a random id in place of who submitted.
+
+Right after discovery every entry of the source is given an id (``anon-7f3k2q``, from
+:mod:`secrets`) and everything the batch writes names it by that id: report files and their
+names, ``gradebook.csv``, the summary, the similarity page, feedback files, terminal lines and
+logs. Names, LMS ids, entry and file names are replaced in the notes and flags the batch writes;
+notebook metadata is never read into a submission. ``OUTDIR/identities.csv`` (mode 0600,
+written atomically) maps each id back to the student id, name, LMS and original entry; an id
+stays the same for the same entry on ``--resume`` and every re-run into the same folder.
+
+identities.csv is read in one place: :func:`for_lms`, when the LMS gradebooks are written
+(Canvas's ``ID``, Moodle's ``Participant N`` and its feedback folders), which need the LMS id.
+
+Example::
+
+    ids = Identities.load(outdir)
+    found = anonymise(found, ids)
+    ids.save()
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import secrets
+import unicodedata
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grader.errors import UsageError
+from grader.sinks import csv_cell
+
+if TYPE_CHECKING:
+    from grader.discovery import Discovery
+
+__all__ = ["FILE", "Identities", "anonymise", "for_lms", "is_anonymous"]
+
+FILE = "identities.csv"
+COLUMNS = ["anonymous_id", "student_id", "name", "lms", "entry"]
+_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+
+
+def is_anonymous(outdir: Path) -> bool:
+    return (outdir / FILE).is_file()
+
+
+@dataclass
+class Identities:
+    """identities.csv of one output folder: anonymous id -> who."""
+
+    outdir: Path
+    rows: dict[str, dict[str, str]] = field(default_factory=dict)  #: by anonymous id
+    changed: bool = False
+
+    @classmethod
+    def load(cls, outdir: Path) -> Identities:
+        path = outdir / FILE
+        ids = cls(outdir)
+        if path.is_file():
+            with path.open(encoding="utf-8", newline="") as fh:
+                for row in csv.DictReader(fh):
+                    ids.rows[row["anonymous_id"]] = {k: row.get(k) or "" for k in COLUMNS}
+        return ids
+
+    def id_for(self, entry: str, student_id: str, name: str, lms: str) -> str:
+        """The entry's id: the one it had in this folder before, else a new random one."""
+        key = str(csv_cell(entry))
+        for aid, row in self.rows.items():
+            if row["entry"] == key:
+                return aid
+        aid = ""
+        while not aid or aid in self.rows:
+            aid = "anon-" + "".join(secrets.choice(_ALPHABET) for _ in range(6))
+        self.rows[aid] = {"anonymous_id": aid, "student_id": str(csv_cell(student_id)), "name": str(csv_cell(name)),
+                          "lms": str(csv_cell(lms)), "entry": key}
+        self.changed = True
+        return aid
+
+    def save(self) -> None:
+        """Written atomically, readable by its owner only (0600)."""
+        from grader.report.files import write_atomic
+
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, COLUMNS, lineterminator="\r\n")
+        writer.writeheader()
+        writer.writerows(self.rows.values())
+        path = write_atomic(self.outdir / FILE, buf.getvalue())  # (a mkstemp file: 0600 already)
+        os.chmod(path, 0o600)
+        self.changed = False
+
+
+def check_folder(outdir: Path, anonymous: bool) -> None:
+    """Refuse to mix: names into a blind folder, or a blind batch into a folder with names.
+
+    Raises:
+        UsageError: naming the folder and the fix.
+    """
+    has_reports = any((outdir / "reports").glob("*.yaml")) if (outdir / "reports").is_dir() else False
+    if is_anonymous(outdir) and not anonymous:
+        raise UsageError(f"{outdir}: an anonymous batch (identities.csv); run it again with --anonymous")
+    if anonymous and has_reports and not is_anonymous(outdir):
+        raise UsageError(f"{outdir}: its reports already name the students; pass another --out folder for an"
+                         " anonymous batch")
+
+
+class _Scrub:
+    """Every identity string of the batch replaced by its entry's anonymous id."""
+
+    def __init__(self) -> None:
+        self.words: dict[str, str] = {}
+        self.ids: dict[str, str] = {}
+
+    def add(self, aid: str, *, texts: tuple[str, ...], ids: tuple[str, ...]) -> None:
+        for text in texts:
+            for form in {text, unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text)}:
+                if len(form) >= 2:
+                    self.words.setdefault(form, aid)
+        for sid in ids:
+            if sid:
+                self.ids.setdefault(sid, aid)
+
+    def __call__(self, text: str) -> str:
+        for word in sorted(self.words, key=len, reverse=True):
+            text = text.replace(word, self.words[word])
+        for sid in sorted(self.ids, key=len, reverse=True):
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(sid)}(?![A-Za-z0-9])", self.ids[sid], text)
+        return text
+
+
+def _flags(flags: list[tuple[str, dict[str, str]]], aid: str, scrub: _Scrub) -> list[tuple[str, dict[str, str]]]:
+    out = []
+    for key, slots in flags:
+        clean = {k: (aid if k in ("id", "entry") else "-" if k == "others" else scrub(str(v)))
+                 for k, v in slots.items()}
+        out.append((key, clean))
+    return out
+
+
+def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | None = None) -> Discovery:
+    """``found`` with every entry known by its anonymous id (see the module docstring)."""
+    from grader.discovery import Discovery, Failed, Found, Skipped
+    from grader.lms import disk_name
+
+    items: list[Found | Skipped] = [*found.found, *found.skipped, *(f.who for f in found.failed)]
+    scrub = _Scrub()
+    aids = []
+    for item in items:
+        aid = ids.id_for(item.entry, item.student_id, item.name, item.lms)
+        aids.append(aid)
+        sub = item.submission if isinstance(item, Found) else None
+        texts = [item.entry, item.name, disk_name(item.name, item.student_id) if item.name else ""]
+        if sub is not None:
+            texts += [sub.name, sub.path.name, str(sub.path)]
+            texts += [m.filename for m in sub.modules if m.filename not in (part_files or {}).values()]
+        scrub.add(aid, texts=tuple(t for t in texts if t), ids=(item.student_id,))
+    out = Discovery()
+    for item, aid in zip(items[: len(found.found)], aids):
+        assert isinstance(item, Found)
+        out.found.append(replace(item, submission=_submission(item.submission, aid, scrub, part_files),
+                                 student_id=aid, entry=aid, name="", flags=_flags(item.flags, aid, scrub)))
+    rest = items[len(found.found):]
+    for item, aid in zip(rest[: len(found.skipped)], aids[len(found.found):]):
+        out.skipped.append(_skipped(item, aid, scrub))
+    for failed, aid in zip(found.failed, aids[len(found.found) + len(found.skipped):]):
+        who = _skipped(failed.who, aid, scrub)
+        out.failed.append(Failed(aid, aid, aid, scrub(failed.why), who))
+    return out
+
+
+def _skipped(item: Any, aid: str, scrub: _Scrub) -> Any:
+    return replace(item, entry=aid, student_id=aid, name="", why=scrub(item.why), flags=_flags(item.flags, aid, scrub))
+
+
+def _submission(sub: Any, aid: str, scrub: _Scrub, part_files: dict[str, str] | None) -> Any:
+    wanted = set((part_files or {}).values())
+    modules = []
+    for m in sub.modules:
+        if m.filename in wanted:
+            modules.append(m)
+            continue
+        new = "submission" + Path(m.filename).suffix
+        chunks = tuple(replace(c, label=c.label.replace(m.filename, new)) for c in m.chunks)
+        modules.append(replace(m, filename=new, chunks=chunks))
+    return replace(sub, name=aid, path=Path(aid), modules=tuple(modules),
+                   notes=tuple(scrub(n) for n in sub.notes))
+
+
+def for_lms(outdir: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The gradebook's rows for an LMS gradebook: in an anonymous folder, each row carries its
+    LMS id (``lms_id``, from identities.csv) beside its anonymous one; elsewhere, as they are."""
+    if not is_anonymous(outdir):
+        return rows
+    ids = Identities.load(outdir).rows
+    out = []
+    for row in rows:
+        who = ids.get(str(row.get("student_id", "")))
+        out.append({**row, "lms_id": who["student_id"]} if who else row)
+    return out

@@ -1,0 +1,162 @@
+"""Blind grading: ``grader batch … --anonymous`` on a real Moodle export.
+
+Every byte under the output folder (zip members and their names too) is searched for each
+student's name (NFC and NFD), LMS id and original file names; only identities.csv and the
+identity cells the LMS needs to import (Moodle's ``Identifier`` and the participant id of each
+feedback folder) may hold them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import stat
+import unicodedata
+import zipfile
+from pathlib import Path
+
+from test_lms_journey import (CORRECT, FIXTURES, _batch, _moodle_feedback_participants, _moodle_worksheet,
+                              _zip_bytes, moodle_prefix)
+
+NOTEBOOK_USER = "yamadataro-home"
+
+
+def _notebook() -> bytes:
+    """A correct notebook whose metadata names its author and the kernel's path in their home."""
+    nb = json.loads((FIXTURES / "correct-notebook.ipynb").read_text(encoding="utf-8"))
+    nb["metadata"]["authors"] = [{"name": "佐藤 花子"}]
+    nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": f"/home/{NOTEBOOK_USER}/venv python",
+                                    "language": "python"}
+    return json.dumps(nb).encode("utf-8")
+
+
+# (full name, Moodle participant id, original file name -> bytes)
+STUDENTS = [
+    ("山田 太郎", 723458, {"yamada-taro-ch7.zip": _zip_bytes(CORRECT, "yamada-taro-ch7/")}),
+    ("Alice Quinn", 723462, dict(CORRECT)),
+    ("佐藤 花子", 723463, {"sato-hanako.ipynb": _notebook()}),
+]
+
+
+def _export(dest: Path) -> Path:
+    export = dest / "CS101-Chapter 7-42.zip"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        for i, (name, pid, files) in enumerate(STUDENTS):
+            written = unicodedata.normalize("NFD", name) if i == 2 else name  # as macOS tools write it
+            for fname, data in files.items():
+                zf.writestr(f"{moodle_prefix(written, pid)}_assignsubmission_file_/{fname}", data)
+    return export
+
+
+def _secrets() -> list[bytes]:
+    out = []
+    for name, pid, files in STUDENTS:
+        words = [name, name.split(" ")[0], str(pid), *(f for f in files if f not in CORRECT),
+                 *(Path(f).stem for f in files if f not in CORRECT)]
+        for word in words:
+            out += {unicodedata.normalize(form, word).encode("utf-8") for form in ("NFC", "NFD")}
+    return [*out, NOTEBOOK_USER.encode()]
+
+
+def _blobs(out: Path) -> list[tuple[str, bytes]]:
+    """(where, bytes) of everything under ``out`` but identities.csv: file names and contents,
+    each zip's member names and members; the LMS's own identity cells blanked."""
+    found: list[tuple[str, bytes]] = []
+    for path in sorted(out.rglob("*")):
+        rel = str(path.relative_to(out))
+        found.append((f"name {rel}", rel.encode("utf-8")))
+        if not path.is_file() or path.name == "identities.csv":
+            continue
+        data = path.read_bytes()
+        if path.name == "gradebook.moodle.csv":
+            rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+            col = rows[0].index("Identifier")
+            data = json.dumps([[c for i, c in enumerate(r) if i != col] for r in rows],
+                              ensure_ascii=False).encode("utf-8")
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                for member in zf.namelist():
+                    shown = member
+                    if path.name == "moodle-feedback-files.zip":  # Participant_<id>_assignsubmission_file_/
+                        head, _, rest = member.partition("/")
+                        parts = head.split("_")
+                        shown = "_".join([parts[0], *parts[2:]]) + "/" + rest
+                    found.append((f"{rel}:{member} (name)", shown.encode("utf-8")))
+                    found.append((f"{rel}:{member}", zf.read(member)))
+            continue  # (its raw bytes hold the member names, read above, and compressed members)
+        found.append((rel, data))
+    return found
+
+
+def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
+    export = _export(tmp_path)
+    out = tmp_path / "out"
+    proc = _batch(export, out, "--anonymous", "--gradebook", "moodle", "--bom")
+    assert proc.returncode == 0, proc.stderr
+
+    # identities.csv: the owner's only, one row per student, each id back to its student
+    ident = out / "identities.csv"
+    assert stat.S_IMODE(ident.stat().st_mode) == 0o600
+    with ident.open(encoding="utf-8", newline="") as fh:
+        ids = {r["student_id"]: r for r in csv.DictReader(fh)}
+    assert set(ids) == {str(pid) for _, pid, _ in STUDENTS}
+    for name, pid, _ in STUDENTS:
+        row = ids[str(pid)]
+        assert unicodedata.normalize("NFC", row["name"]) == name and row["lms"] == "moodle"
+        assert row["entry"].startswith(moodle_prefix(row["name"], pid))
+        assert row["anonymous_id"].startswith("anon-") and len(row["anonymous_id"]) == 11
+    anon = {row["anonymous_id"]: pid for pid, row in ids.items()}
+    assert len(anon) == len(STUDENTS)
+
+    # every report, row and page names the anonymous ids
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        book = {r["student_id"]: r for r in csv.DictReader(fh)}
+    assert set(book) == set(anon)
+    assert all(float(r["score"]) == float(r["max_score"]) > 0 for r in book.values())  # all three correct
+    assert {p.name.split(".")[0] for p in (out / "reports").iterdir()} == set(anon)
+
+    # zero hits for any name, id or original file name, in any byte but identities.csv
+    terminal = [("stderr", proc.stderr.encode("utf-8")), ("stdout", proc.stdout.encode("utf-8"))]
+    hits = [(where, s) for where, blob in [*_blobs(out), *terminal] for s in _secrets() if s in blob]
+    assert hits == []
+
+    # the worksheet Moodle imports still knows each participant by the id Moodle gave them
+    sheet = _moodle_worksheet(out / "gradebook.moodle.csv")
+    assert set(sheet) == {str(pid) for _, pid, _ in STUDENTS}
+    for aid, pid in anon.items():
+        assert sheet[str(pid)]["grade"] == float(book[aid]["score"])
+    assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") == {pid for _, pid, _ in STUDENTS}
+
+    # --resume keeps every id, and grades nothing again
+    again = _batch(export, out, "--anonymous", "--gradebook", "moodle", "--bom", "--resume")
+    assert again.returncode == 0, again.stderr
+    assert ident.read_bytes() == ident.read_bytes() and stat.S_IMODE(ident.stat().st_mode) == 0o600
+    with ident.open(encoding="utf-8", newline="") as fh:
+        assert {r["anonymous_id"]: int(r["student_id"]) for r in csv.DictReader(fh)} == {
+            a: int(p) for a, p in anon.items()}
+    assert "0 graded, 3 kept from before" in again.stderr
+    assert not [(w, s) for w, blob in _blobs(out) for s in _secrets() if s in blob]
+
+    # grader adjust takes the anonymous id, and refuses a real name without saying whose id it is
+    import subprocess
+    import sys
+
+    from test_lms_journey import RUBRIC, ROOT
+
+    def adjust(who: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "grader", "adjust", str(out), who, "--points", "-1",
+                               "--reason", "late upload", "--rubric", str(RUBRIC)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+    named = adjust("Alice Quinn")
+    assert named.returncode != 0 and "anonymous id" in named.stderr
+    assert not [s for s in _secrets() if s in named.stderr.encode("utf-8")]
+    aid = next(a for a, p in anon.items() if p == "723462")
+    assert adjust(aid).returncode == 0
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        assert float({r["student_id"]: r for r in csv.DictReader(fh)}[aid]["adjustment"]) == -1.0
+
+    # without --anonymous, the blind folder is refused rather than filled with names
+    plain = _batch(export, out, "--resume")
+    assert plain.returncode != 0 and "--anonymous" in plain.stderr
