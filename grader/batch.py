@@ -107,11 +107,7 @@ def run_batch(
         GraderError: the suites could not run (a fault of the assignment, not of a student).
     """
     started = time.monotonic()
-    if cluster is not None and jobs is not None:
-        raise UsageError("--jobs sets how many processes grade on this machine; with --cluster the "
-                         "cluster's workers grade: drop --jobs, or start workers with more threads")
-    if "canvas" in gradebooks:  # before any work: a Canvas file needs its assignment
-        check_formats(("canvas",), {"canvas"}, canvas, rubric.title.en)
+    _refuse_early(rubric, jobs=jobs, cluster=cluster, gradebooks=gradebooks, canvas=canvas)
     # This process and its workers keep both CPUs busy on their own: an idle BLAS pool
     # (numpy's) would only spin on them. Read when numpy loads; the workers inherit it.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -126,13 +122,7 @@ def run_batch(
 
     check_folder(outdir, anonymous)
     outdir.mkdir(parents=True, exist_ok=True)
-    # Workers (each importing torch and starting its sandbox, ~1 s) start now, while this
-    # process finds and hashes the submissions; they learn the seed with their first chunk.
-    early: list[_Proc] = []
-    if jobs != 0:
-        wanted = max(1, jobs or os.cpu_count() or 1)
-        base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning}
-        early = _Proc.start_group(base, _cpus_for(wanted), wanted, outdir / ".logs")
+    early = _start_early(rubric, jobs, level, warning, outdir)
     retired: list[_Proc] = []
     # Hundreds of reports of ~2,000 objects each pass through this process: the default
     # collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack.
@@ -140,17 +130,38 @@ def run_batch(
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
     try:
-        return _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
-                      started=started, cluster=spec, shard_size=shard_size,
-                      allow_weak=allow_weak, submitted=submitted, extensions=extensions, canvas=canvas,
-                      again=again, anonymous=anonymous).run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
-                                       summary=summary, gradebooks=gradebooks, bom=bom, similarity=similarity)
+        batch = _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
+                       started=started, cluster=spec, shard_size=shard_size, allow_weak=allow_weak,
+                       submitted=submitted, extensions=extensions, canvas=canvas, again=again, anonymous=anonymous)
+        return batch.run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress, summary=summary,
+                         gradebooks=gradebooks, bom=bom, similarity=similarity)
     finally:
         for proc in early + retired:
             proc.stop()
         gc.set_threshold(*thresholds)
         if froze:  # (a caller that had frozen objects itself keeps them frozen)
             gc.unfreeze()
+
+
+def _refuse_early(rubric: Rubric, *, jobs: int | None, cluster: str | None, gradebooks: tuple[str, ...],
+                  canvas: CanvasTarget | None) -> None:
+    """Options that cannot work together, refused before any work."""
+    if cluster is not None and jobs is not None:
+        raise UsageError("--jobs sets how many processes grade on this machine; with --cluster the "
+                         "cluster's workers grade: drop --jobs, or start workers with more threads")
+    if "canvas" in gradebooks:  # a Canvas file needs its assignment
+        check_formats(("canvas",), {"canvas"}, canvas, rubric.title.en)
+
+
+def _start_early(rubric: Rubric, jobs: int | None, level: str, warning: str, outdir: Path) -> list[_Proc]:
+    """Workers (each importing torch and starting its sandbox, ~1 s) started now, while this
+    process finds and hashes the submissions; they learn the seed with their first chunk.
+    None when ``jobs`` is 0 (a cluster grades)."""
+    if jobs == 0:
+        return []
+    wanted = max(1, jobs or os.cpu_count() or 1)
+    base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning}
+    return _Proc.start_group(base, _cpus_for(wanted), wanted, outdir / ".logs")
 
 
 def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[Any, str, str]:
