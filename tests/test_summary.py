@@ -61,20 +61,37 @@ def test_summary_pages_are_bilingual_and_self_contained(tmp_path):
     assert (tmp_path / "summary" / "mistakes.png").read_bytes().startswith(b"\x89PNG")
 
 
-def test_plots_drawn_side_by_side_equal_plots_drawn_in_turn(monkeypatch):
+def test_plots_drawn_side_by_side_equal_plots_drawn_in_turn():
     """Two of the three plots are drawn in forked copies; each PNG is byte for byte the one
-    this process draws itself, which is also what happens when a copy fails or is not made."""
+    this process draws itself, which is also what happens when a copy fails or is not made.
+
+    In a fresh process: plots are forked only from a single-threaded one, and a test worker
+    may hold threads left by earlier tests."""
+    import os
+    import subprocess
+    import sys
+
+    here = Path(__file__).resolve().parent
+    proc = subprocess.run([sys.executable, "-c", "import test_summary; test_summary._side_by_side()"],
+                          cwd=here, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(here)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "side by side: 2 copies made" in proc.stdout
+
+
+def _side_by_side() -> None:
     import threading
 
     from grader import summary
 
     stats = class_stats(REPORTS)
     forked = summary.plots(stats)
-    made = []
+    made: list = []
     real = summary._drawn_elsewhere
-    monkeypatch.setattr(summary, "_drawn_elsewhere", lambda make: made.append(real(make)) or made[-1])
+    summary._drawn_elsewhere = lambda make: made.append(real(make)) or made[-1]
     summary.plots(stats)
-    assert len(made) == 2 and all(m is not None for m in made)  # the copies were really made
+    assert len(made) == 2 and all(m is not None for m in made), made  # the copies were really made
+    print("side by side: 2 copies made")
 
     hold = threading.Event()
     other = threading.Thread(target=hold.wait)  # another thread: no fork, all drawn here
@@ -91,5 +108,5 @@ def test_plots_drawn_side_by_side_equal_plots_drawn_in_turn(monkeypatch):
         assert forked[name].startswith(b"\x89PNG") and forked[name] == in_turn[name], name
 
     real_collect = summary._collect
-    monkeypatch.setattr(summary, "_collect", lambda pid, read: real_collect(pid, read) and None)
+    summary._collect = lambda pid, read: real_collect(pid, read) and None
     assert summary.plots(stats) == in_turn  # copies whose PNG is lost: drawn here instead
