@@ -39,7 +39,7 @@ from grader.gradebook import (CanvasTarget, apply_lms, check_formats, csv_writte
                               say_written, write_gradebook, write_lms_gradebooks)
 from grader import ledger
 from grader.outdir import is_current, read_report, report_path, write_report_files
-from grader.pool import LocalPool, Tally, _cpus_for, _Proc
+from grader.pool import LocalPool, Tally, _Proc, retire_spares, start_early
 from grader.report.model import GradeReport
 from grader.sinks import terminal_markup
 
@@ -154,14 +154,12 @@ def _refuse_early(rubric: Rubric, *, jobs: int | None, cluster: str | None, grad
 
 
 def _start_early(rubric: Rubric, jobs: int | None, level: str, warning: str, outdir: Path) -> list[_Proc]:
-    """Workers (each importing torch and starting its sandbox, ~1 s) started now, while this
-    process finds and hashes the submissions; they learn the seed with their first chunk.
-    None when ``jobs`` is 0 (a cluster grades)."""
+    """The local workers, started while this process finds and hashes the submissions
+    (:func:`grader.pool.start_early`); none when ``jobs`` is 0 (a cluster grades)."""
     if jobs == 0:
         return []
-    wanted = max(1, jobs or os.cpu_count() or 1)
     base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning}
-    return _Proc.start_group(base, _cpus_for(wanted), wanted, outdir / ".logs")
+    return start_early(base, jobs, outdir / ".logs")
 
 
 def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[Any, str, str]:
@@ -239,10 +237,7 @@ class _Batch:
         if resume and resumed:
             self.console.print(f"resume: {resumed} submission(s) already graded with this rubric; skipped")
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
-        while len(early) > jobs:  # fewer submissions to grade than workers started
-            spare = early.pop()
-            spare.send({"op": "stop"})
-            retired.append(spare)  # stopped at the very end: no waiting for it here
+        retire_spares(early, jobs, retired)
         if summary and todo:
             # The parent mostly waits on its workers: load the plotting library meanwhile.
             threading.Thread(target=_preload_plotting, daemon=True).start()

@@ -95,8 +95,6 @@ def write_published(outdir: Path, by: str, at: datetime) -> dict[str, str]:
     """Record (atomically) that ``outdir``'s results are published, when and by whom."""
     import json
 
-    from grader.report.files import write_atomic
-
     record = {"at": at.isoformat(), "by": by}
     write_atomic(outdir / PUBLISHED, json.dumps(record, ensure_ascii=False) + "\n")
     return record

@@ -195,6 +195,23 @@ def chunk_size(remaining: int, jobs: int) -> int:
 
 
 
+def start_early(config: dict[str, Any], jobs: int | None, logs: Path) -> list[_Proc]:
+    """Workers (each importing torch and starting its sandbox, ~1 s) started before the
+    submissions are found, one per job (default: per CPU); they learn the seed with their
+    first chunk. The caller hands them to :class:`LocalPool` and stops what it did not take."""
+    wanted = max(1, jobs or os.cpu_count() or 1)
+    return _Proc.start_group(config, _cpus_for(wanted), wanted, logs)
+
+
+def retire_spares(early: list[_Proc], jobs: int, retired: list[_Proc]) -> None:
+    """Fewer submissions than workers started: the spare ones are told to stop now and moved to
+    ``retired``, to be stopped at the very end (no waiting for them here)."""
+    while len(early) > jobs:
+        spare = early.pop()
+        spare.send({"op": "stop"})
+        retired.append(spare)
+
+
 def _cpus_for(jobs: int) -> list[int]:
     """One CPU per worker when there are enough, else none (the scheduler places them).
 

@@ -64,9 +64,8 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     test ``new`` lacks (removed from the suite) goes, one it adds comes after its part's tests.
     """
     from grader.gradebook import apply_late, without_late_note
-    from grader.report.model import CaseOutcome, Mistake, Status
+    from grader.report.model import CaseOutcome, Mistake, Status, score_parts
     from grader.rubric import rubric_fingerprint
-    from grader.report.model import score_parts
 
     data = ledger.apply(dict(old), [], rubric)  # the automatic report
     fresh = {t["id"]: t for t in new.get("tests", [])}
@@ -135,7 +134,7 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
     """
     import time
 
-    from grader.pool import _cpus_for, _Proc
+    from grader.pool import start_early
     from grader.sandbox.level import choose_level
 
     started = time.monotonic()
@@ -149,7 +148,7 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
     # the kept reports; they learn the batch's seed with their first chunk.
     base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning, "tests": list(patterns)}
     wanted = max(1, jobs or os.cpu_count() or 1)
-    early = _Proc.start_group(base, _cpus_for(wanted), wanted, outdir / ".logs") if (outdir / "reports").is_dir() else []
+    early = start_early(base, wanted, outdir / ".logs") if (outdir / "reports").is_dir() else []
     retired: list[Any] = []
     try:
         return _regrade_with(early, retired, source, out, rubric, patterns, select, entries, base, wanted, lang,
@@ -166,7 +165,7 @@ def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, r
 
     from grader.assignment import assignment_of
     from grader.discovery import find_submissions
-    from grader.pool import LocalPool, Tally
+    from grader.pool import LocalPool, Tally, retire_spares
 
     outdir = Path(out)
     found = find_submissions(source, outdir / ".sources", assignment_of(rubric))
@@ -181,10 +180,7 @@ def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, r
     seed = int(next(iter(olds.values())).get("seed", 0))
     todo = sorted(olds)
     jobs = max(1, min(jobs, len(todo)))
-    while len(early) > jobs:  # fewer reports than workers started: the spare ones stop at the end
-        spare = early.pop()
-        spare.send({"op": "stop"})
-        retired.append(spare)
+    retire_spares(early, jobs, retired)
     config = {**base, "seed": seed}
     fingerprints: dict[tuple[str, ...], str] = {}
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
