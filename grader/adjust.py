@@ -18,12 +18,11 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 
 from grader import ledger
 from grader.errors import UsageError
 from grader.gradebook import BOM, GRADEBOOK_FIXED, CanvasTarget, cell, export_gradebooks
-from grader.outdir import _FastLoader, write_report_files
+from grader.outdir import read_record, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 
@@ -41,8 +40,8 @@ def _reports(outdir: Path) -> dict[str, Path]:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_FastLoader)  # noqa: S506 - a safe loader
-    if not isinstance(data, dict):
+    data = read_record(path)
+    if data is None:
         raise UsageError(f"{path}: cannot read it (not a report); check that the path is readable")
     return data
 

@@ -25,12 +25,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from rich.console import Console
 
 from grader import ledger
 from grader.errors import UsageError
-from grader.outdir import _FastLoader, report_path, write_report_files
+from grader.outdir import read_record, report_path, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 
@@ -109,11 +108,8 @@ def _kept_reports(found: Sequence[Any], outdir: Path, result: RegradeResult) -> 
     olds: dict[int, dict[str, Any]] = {}
     for i, f in enumerate(found):
         path = report_path(outdir, f.submission.name)
-        try:
-            old = yaml.load(path.read_text(encoding="utf-8"), Loader=_FastLoader)  # noqa: S506 - a safe loader
-        except (OSError, yaml.YAMLError):
-            old = None
-        if not isinstance(old, dict):
+        old = read_record(path)
+        if old is None:
             result.not_regraded.append((f.submission.name, "no report from grader batch: run grader batch --resume"))
         elif old.get("content_hash") != f.submission.content_hash:
             result.not_regraded.append((f.submission.name, "its files changed since it was graded: run grader "
