@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import re
 import shutil
@@ -506,6 +507,23 @@ def test_bad_cluster_files_name_the_key_and_the_fix(tmp_path):
         parse_spec("cluster.toml")
     with pytest.raises(UsageError, match="no such scheduler file"):
         parse_spec(str(tmp_path / "missing.json"))
+
+
+@pytest.mark.parametrize("n, threads", [(1, 1), (7, 2), (200, 2), (200, 1), (1000, 8), (100_000, 64)])
+def test_shards_shrink_towards_the_end_and_cover_every_submission_once(n, threads):
+    """Every submission is in exactly one shard, in order; shards never grow, hold at most 128,
+    and the last ones are short (no thread waits a long shard's time for another's last one),
+    while a large class is a bounded number of tasks."""
+    from grader.cluster import shards
+
+    todo = list(range(n))
+    cut = shards(todo, threads)
+    assert [i for s in cut for i in s] == todo
+    sizes = [len(s) for s in cut]
+    assert sizes == sorted(sizes, reverse=True) and max(sizes) <= 128 and min(sizes) >= 1
+    assert max(sizes[-threads:]) <= 2
+    assert len(cut) <= max(threads, 1) * 4 * (1 + math.log(max(n, 2))) + n // 128
+    assert shards(todo, threads, fixed=3) == [todo[i:i + 3] for i in range(0, n, 3)]
 
 
 def test_jobs_with_a_cluster_is_refused_not_ignored(tmp_path):
