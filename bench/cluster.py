@@ -125,7 +125,8 @@ def main() -> int:
         print(f"{args.n} submissions, {args.repeat} run(s) of each, medians; load average now "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         for name, t in med.items():
-            print(f"  {name:20s} {t:7.1f} s   {1000 * t / args.n:7.1f} ms a submission")
+            each = ", ".join(f"{x:.1f}" for x in times[name])
+            print(f"  {name:20s} {t:7.1f} s   {1000 * t / args.n:7.1f} ms a submission   (each run: {each} s)")
         print(f"  cluster overhead (2 one-thread workers vs -j 2): {med['cluster, 2 workers'] / med['local -j 2']:.3f}x"
               "  (target <= 1.15x)")
         print(f"  scaling, 1 worker / 2 workers: {med['cluster, 1 worker'] / med['cluster, 2 workers']:.2f}x")

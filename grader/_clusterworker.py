@@ -21,10 +21,58 @@ from typing import Any
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from grader.errors import GraderError, UsageError
-from grader.pool import _cpus_for, _Proc
+from grader.pool import _Proc
 
 PLUGIN = "grader"
 
+
+
+def claim_cpus(n: int, folder: Path | None = None) -> tuple[list[int], list[int]]:
+    """``n`` CPUs of this host for this Dask worker's grading processes, one each, that no other
+    grading worker on the host holds; and the held locks' descriptors (close them to let go).
+
+    Several Dask workers often share a host (``dask worker --nworkers``, a few one-thread workers
+    on a lab machine). Each pins its processes, as ``grader batch -j`` does, only to CPUs it
+    holds an exclusive ``flock`` on in a folder of this user's; where fewer than ``n`` are free,
+    or the folder is not this user's own, nothing is pinned (the kernel places them).
+    """
+    import fcntl
+    import tempfile
+
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return [], []
+    if not 1 < len(allowed) or n > len(allowed):
+        return [], []
+    folder = folder or Path(tempfile.gettempdir()) / f"grader-cpus-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        if folder.is_symlink() or folder.stat().st_uid != os.getuid():
+            return [], []
+    except OSError:
+        return [], []
+    got: list[int] = []
+    fds: list[int] = []
+    for cpu in allowed:
+        if len(got) == n:
+            break
+        try:
+            fd = os.open(folder / f"cpu{cpu}.lock", os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        got.append(cpu)
+        fds.append(fd)
+    if len(got) < n:
+        for fd in fds:
+            os.close(fd)
+        return [], []
+    return got, fds
 
 
 class GraderPlugin(WorkerPlugin):
@@ -68,7 +116,8 @@ class GraderPlugin(WorkerPlugin):
         self.config = {"op": "config", "rubric": self.rubric_file, "seed": self.seed, "level": self.level,
                        "warning": self.warning, "parent": os.getpid()}
         n = max(1, int(worker.state.nthreads))
-        for proc in _Proc.start_group(self.config, _cpus_for(n), n, self.logs):
+        cpus, self.cpu_locks = claim_cpus(n)
+        for proc in _Proc.start_group(self.config, cpus, n, self.logs):
             self._add(proc)
 
     def _add(self, proc: _Proc) -> None:
@@ -87,6 +136,9 @@ class GraderPlugin(WorkerPlugin):
     def teardown(self, worker: Any) -> None:
         for proc in getattr(self, "procs", []):
             proc.stop(grace=2.0)
+        for fd in getattr(self, "cpu_locks", []):
+            os.close(fd)  # (the kernel lets go of them too when this process ends)
+        self.cpu_locks = []
 
     def grade(self, proc: _Proc, items: list[dict[str, Any]]) -> tuple[dict[int, list[Any]], bool]:
         """One ``grade`` message to ``proc``; (index -> [report, error], whether ``proc`` is still usable)."""

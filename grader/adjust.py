@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from grader import ledger
 from grader.errors import UsageError
 from grader.gradebook import BOM, GRADEBOOK_FIXED, CanvasTarget, cell, export_gradebooks
+from grader.gradebook_view import write_views
 from grader.outdir import read_record, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
@@ -186,4 +187,5 @@ def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\r\n").writerows([header, *body])
     write_atomic(path, (BOM if bom else "") + buf.getvalue())
+    write_views(path.parent, rubric)
 

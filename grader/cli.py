@@ -332,8 +332,9 @@ def _submitted_times(rubric: Any, submitted_file: str | None, worksheet_file: st
                    "(.json), or a cluster file (.yaml: kind local|ssh|slurm|pbs|sge|lsf|kubernetes). "
                    "Needs pip install \"grader[cluster]\".")
 @click.option("--shard-size", type=click.IntRange(min=1), default=None,
-              help="With --cluster: submissions per task (default: about four tasks per worker thread, "
-                   "16 to 128; 1 where grading one submission takes minutes).")
+              help="With --cluster: submissions per task (default: a quarter of each worker thread's share of "
+                   "what is left, 2 to 128, so shards shrink as the batch ends; 1 where grading one "
+                   "submission takes minutes).")
 @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
 @click.option("--table/--no-table", default=None,
               help=f"Print the class table (default: when at most {TABLE_ROWS} submissions were graded).")

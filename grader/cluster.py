@@ -298,9 +298,23 @@ def connect(spec: ClusterSpec, hung_s: float) -> tuple[Client, Any]:
 
 
 def shard_size(remaining: int, threads: int) -> int:
-    """Submissions per task: about four per worker thread, 16 to 128, never fewer tasks than threads."""
+    """Submissions in the next task while ``remaining`` are left: a quarter of each worker
+    thread's share, 2 to 128. Shards shrink as the batch ends, so the last ones are short and
+    no thread waits long for another's last shard; early on they are large, so a batch of
+    100k submissions is a few thousand tasks (a task costs the scheduler a few ms)."""
     threads = max(1, threads)
-    return max(1, min(128, max(16, math.ceil(remaining / (threads * 4))), math.ceil(remaining / threads)))
+    return max(1, min(remaining, 128, max(2, math.ceil(remaining / (threads * 4)))))
+
+
+def shards(todo: list[int], threads: int, fixed: int | None = None) -> list[list[int]]:
+    """``todo`` cut into tasks: ``fixed`` submissions each (``--shard-size``), else as
+    :func:`shard_size` says for what is left after each cut."""
+    out, at = [], 0
+    while at < len(todo):
+        size = fixed or shard_size(len(todo) - at, threads)
+        out.append(todo[at:at + size])
+        at += size
+    return out
 
 
 def task_slots(workers: list[dict[str, Any]], resources: dict[str, float]) -> int:
@@ -420,8 +434,8 @@ class ClusterPool:
         try:
             threads = self._threads(client)
             self._note(f"connected in {time.monotonic() - began:.3f} s; {threads} worker threads")
-            size = self.shard or shard_size(len(todo), threads)
-            pending: deque[list[int]] = deque(todo[i:i + size] for i in range(0, len(todo), size))
+            pending: deque[list[int]] = deque(shards(todo, threads, self.shard))
+            size = max((len(s) for s in pending), default=0)
             watch = as_completed()
             with tally.bar:
                 last_check = time.monotonic()

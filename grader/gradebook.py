@@ -459,9 +459,14 @@ def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, 
 
 
 def write_gradebook(path: Path, rows: list[dict[str, Any]], rubric: Rubric, *, bom: bool = False) -> Path:
-    """``gradebook.csv``: every cell through :func:`cell` (no formulas)."""
+    """``gradebook.csv``: every cell through :func:`cell` (no formulas); then the pages
+    :mod:`grader.gradebook_view` reads from it."""
+    from grader.gradebook_view import write_views
+
     columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + GRADEBOOK_TAIL
-    return write_atomic(path, csv_text(columns, [[row.get(c, "") for c in columns] for row in rows], bom=bom))
+    written = write_atomic(path, csv_text(columns, [[row.get(c, "") for c in columns] for row in rows], bom=bom))
+    write_views(path.parent, rubric)  # the page to read, from the file just written
+    return written
 
 
 def lms_of(rows: list[dict[str, Any]]) -> set[str]:

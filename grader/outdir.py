@@ -82,14 +82,19 @@ def write_record(path: Path, data: dict[str, Any]) -> None:
     write_atomic(path, text)
     copy = cache_path(path)
     try:
-        copy.parent.mkdir(parents=True, exist_ok=True)
         kept = json.dumps(data, ensure_ascii=False)
-        if json.loads(kept) != data:  # (keys that are not strings, a nan): the yaml alone holds it
-            raise ValueError("not the same in JSON")
+        same = json.loads(kept) == data  # not so for keys that are not strings, or a nan: the yaml alone holds those
+    except (TypeError, ValueError):
+        same = False
+    try:
+        if not same:
+            copy.unlink(missing_ok=True)
+            return
+        copy.parent.mkdir(parents=True, exist_ok=True)
         part = copy.with_name(f".{copy.name}.{os.getpid()}.part")
         part.write_text(f'{{"yaml_sha256": "{_digest(text.encode("utf-8"))}", "report": {kept}}}', encoding="utf-8")
         os.replace(part, copy)
-    except (OSError, TypeError, ValueError):  # a copy that cannot be kept only costs speed later
+    except OSError:  # a copy that cannot be kept only costs speed later
         try:
             copy.unlink()
         except OSError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import re
 import shutil
@@ -506,6 +507,47 @@ def test_bad_cluster_files_name_the_key_and_the_fix(tmp_path):
         parse_spec("cluster.toml")
     with pytest.raises(UsageError, match="no such scheduler file"):
         parse_spec(str(tmp_path / "missing.json"))
+
+
+@pytest.mark.parametrize("n, threads", [(1, 1), (7, 2), (200, 2), (200, 1), (1000, 8), (100_000, 64)])
+def test_shards_shrink_towards_the_end_and_cover_every_submission_once(n, threads):
+    """Every submission is in exactly one shard, in order; shards never grow, hold at most 128,
+    and the last ones are short (no thread waits a long shard's time for another's last one),
+    while a large class is a bounded number of tasks."""
+    from grader.cluster import shards
+
+    todo = list(range(n))
+    cut = shards(todo, threads)
+    assert [i for s in cut for i in s] == todo
+    sizes = [len(s) for s in cut]
+    assert sizes == sorted(sizes, reverse=True) and max(sizes) <= 128 and min(sizes) >= 1
+    assert max(sizes[-threads:]) <= 2
+    assert len(cut) <= max(threads, 1) * 4 * (1 + math.log(max(n, 2))) + n // 128
+    assert shards(todo, threads, fixed=3) == [todo[i:i + 3] for i in range(0, n, 3)]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs to tell claims apart")
+def test_dask_workers_on_one_host_pin_to_cpus_no_other_holds(tmp_path):
+    """Each Dask worker's grading processes pin only to CPUs it holds a lock on: a second worker
+    on the host gets other CPUs, none when none is free, and a CPU is free again once let go."""
+    from grader._clusterworker import claim_cpus
+
+    allowed = sorted(os.sched_getaffinity(0))
+    folder = tmp_path / "cpus"
+    first, held = claim_cpus(1, folder)
+    second, held2 = claim_cpus(len(allowed) - 1, folder)
+    assert len(first) == 1 and sorted(first + second) == allowed
+    assert claim_cpus(1, folder) == ([], [])  # every CPU held: nothing pinned
+    for fd in held:
+        os.close(fd)
+    again, held3 = claim_cpus(1, folder)
+    assert again == first
+    for fd in held2 + held3:
+        os.close(fd)
+    assert claim_cpus(len(allowed) + 1, folder) == ([], [])  # more than the host has
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    assert claim_cpus(1, tmp_path / "link") == ([], [])  # not a folder of our own
 
 
 def test_jobs_with_a_cluster_is_refused_not_ignored(tmp_path):

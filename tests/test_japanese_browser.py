@@ -3,7 +3,8 @@
 A course whose rubric says ``language: ja`` grades real submissions with the real commands
 (`grader grade --format html`, `grader batch`); chromium renders the pages; the text a reader
 sees must hold no English sentence outside code and ids. The screenshots are kept in
-``build/screenshots/`` (report.ja.png, summary.ja.png) to show the Japanese plot titles.
+``build/screenshots/`` (report.ja.png, summary.ja.png, gradebook.ja.png) to show the Japanese
+plot titles and a hand adjustment on the gradebook page.
 """
 
 from __future__ import annotations
@@ -118,8 +119,16 @@ def test_the_japanese_report_and_summary_hold_no_english_sentence(tmp_path: Path
                            capture_output=True, text=True, timeout=900, cwd=tmp_path)
     assert batch.returncode in (0, 1), batch.stderr[-3000:]
 
+    # a hand adjustment, as the instructor types it: the gradebook page shows it beside the automatic score
+    adjusted = subprocess.run([sys.executable, "-m", "grader", "adjust", str(out), "ken", "--points", "-2",
+                               "--reason", "参考文献の記載漏れ", "--by", "TA 佐藤", "--rubric", str(rubric)],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert adjusted.returncode == 0, adjusted.stderr[-3000:]
+
     report_dom = _render(browser, page, SHOTS / "report.ja.png", tmp_path)
     summary_dom = _render(browser, out / "summary.ja.html", SHOTS / "summary.ja.png", tmp_path)
+    gradebook_dom = _render(browser, out / "gradebook.ja.html", SHOTS / "gradebook.ja.png", tmp_path)
+    assert not (out / "gradebook.en.html").exists()  # a Japanese course: one page, in Japanese
 
     # what the report must say, in Japanese: the mistake with its number, the notes, the problem
     assert "27.71" in report_dom and "sqrt-d-model" in report_dom
@@ -130,6 +139,13 @@ def test_the_japanese_report_and_summary_hold_no_english_sentence(tmp_path: Path
     assert summary_dom.count("data:image/png;base64,") == 3
     assert _english_sentences(report_dom) == []
     assert _english_sentences(summary_dom) == []
+    # the gradebook page: ken's row marked, 124 automatic, -2 by hand, 122 final, with who and why
+    assert '<tr class="adjusted"><td>ken</td>' in gradebook_dom
+    ken = gradebook_dom.split('<tr class="adjusted"><td>ken</td>', 1)[1].split("</tr>", 1)[0]
+    assert '<td class="num">122</td><td class="num">124</td><td class="num">-2</td>' in ken
+    assert "参考文献の記載漏れ" in ken and "TA 佐藤" in ken and "-2 点（合計）" in ken
+    assert "手作業で調整した行 1" in gradebook_dom and "成績表" in gradebook_dom
+    assert _english_sentences(gradebook_dom) == []
 
 
 def test_the_sentence_check_finds_english() -> None:
