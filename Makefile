@@ -1,5 +1,6 @@
-# `make demo` grades the bundled example submissions, `make test` runs every test, and `make check`
-# every test but the fresh-venv installs and the browser (the loop between commits). Each creates
+# `make demo` grades the bundled example submissions, `make test` runs every test, `make check`
+# every test but the fresh-venv installs and the browser, and `make quick` also leaves out the
+# end-to-end tests that start grading workers (the loop between commits). Each creates
 # .venv and installs what it needs, Debian packages included when run as root.
 
 VENV ?= .venv
@@ -16,7 +17,7 @@ PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
 # otherwise compile the package and rewrite the test modules' asserts from source again.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test check lint system-deps browser-deps clean bench
+.PHONY: demo test check quick lint system-deps browser-deps clean bench
 
 $(STAMP): pyproject.toml setup.py grader/package_data.py
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -72,6 +73,10 @@ test: $(STAMP) system-deps browser-deps lint
 check: $(STAMP) system-deps lint
 	$(PYTEST) -m "not install and not browser and not alone"
 	$(PY) -m pytest -q -m "alone and not install and not browser"
+
+# The fastest loop: also without the end-to-end tests that start grading workers (marker `slow`).
+quick: $(STAMP) system-deps lint
+	$(PYTEST) -m "not slow and not install and not browser and not alone"
 
 bench: $(STAMP) system-deps
 	$(PY) bench/run.py
