@@ -1,5 +1,6 @@
-# `make demo` grades the bundled example submissions, `make test` runs every test, and `make check`
-# every test but the fresh-venv installs and the browser (the loop between commits). Each creates
+# `make demo` grades the bundled example submissions, `make test` runs every test, `make check`
+# every test but the fresh-venv installs and the browser, and `make quick` also leaves out the
+# end-to-end tests that start grading workers (the loop between commits). Each creates
 # .venv and installs what it needs, Debian packages included when run as root.
 
 VENV ?= .venv
@@ -7,15 +8,16 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_OUT ?= demo-out
 
-# pytest-xdist workers: one per core by default (`make test JOBS=0` runs them in one process).
+# pytest-xdist workers: one more than the cores by default, since many tests spend much of their
+# time waiting on a child process or a timeout (`make test JOBS=0` runs them in one process).
 # Tests that share an expensive fixture stay on one worker: see tests/conftest.py.
-JOBS ?= auto
+JOBS ?= $(shell python3 -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
 PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
 # Bytecode caches: each worker's collection and every `python -m grader` a test starts would
 # otherwise compile the package and rewrite the test modules' asserts from source again.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test check lint system-deps browser-deps clean bench
+.PHONY: demo test check quick lint system-deps browser-deps clean bench
 
 $(STAMP): pyproject.toml setup.py grader/package_data.py
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -71,6 +73,10 @@ test: $(STAMP) system-deps browser-deps lint
 check: $(STAMP) system-deps lint
 	$(PYTEST) -m "not install and not browser and not alone"
 	$(PY) -m pytest -q -m "alone and not install and not browser"
+
+# The fastest loop: also without the end-to-end tests that start grading workers (marker `slow`).
+quick: $(STAMP) system-deps lint
+	$(PYTEST) -m "not slow and not install and not browser and not alone"
 
 bench: $(STAMP) system-deps
 	$(PY) bench/run.py

@@ -223,6 +223,7 @@ class _Batch:
     def _run(self, early: list[_Proc], retired: list[_Proc], *, jobs: int | None, resume: bool,
              seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
              bom: bool, similarity: bool) -> BatchResult:
+        self._record_latest_due()
         self.found = self._discover()
         if gradebooks:  # refused before grading: an LMS the export did not come from
             entries: list[Found | Skipped] = [*self.found.found, *self.found.skipped,
@@ -317,6 +318,18 @@ class _Batch:
             else:
                 todo.append(i)
         return todo
+
+    def _record_latest_due(self) -> None:
+        """``OUT/latest_due.json``: the rubric's due date or the latest extension's, before any
+        report is written (``hidden_details: after_due`` waits for it: grader.report.redact)."""
+        from grader.due import due_for, parse_when
+        from grader.outdir import write_latest_due
+
+        if not self.rubric.due:
+            return
+        assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")
+        write_latest_due(self.outdir, max([assigned, *(due_for(k, assigned, self.extensions)[0]
+                                                       for k in self.extensions)]))
 
     def _when(self, found: Found) -> dict[str, Any] | None:
         """The submission time and the student's own due date (grader.due), when both are known."""

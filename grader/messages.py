@@ -596,6 +596,8 @@ SENTENCES: dict[str, str] = {
     "results published: {n} files written again": "結果を公開しました: {n} 個のファイルを書き直しました",
     "{name}: not a publication record; run grader publish {out} again":
         "{name}: 公開の記録として読めません。grader publish {out} をもう一度実行してください",
+    "{name}: not a due-date record; run grader batch {out} --resume to write it again":
+        "{name}: 期限の記録として読めません。grader batch {out} --resume を実行して書き直してください",
     "{file}: report.hidden_details: after_due needs the rubric's due date (there is no due:); add due: {example}"
     " at the top level, or write hidden_details: after_publish":
         "{file}: report.hidden_details: after_due には採点基準の締め切りが必要です（due: がありません）。"

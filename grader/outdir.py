@@ -169,9 +169,39 @@ def write_published(outdir: Path, by: str, at: datetime) -> dict[str, str]:
     return record
 
 
+#: the latest due date of the batch's students, extensions included (written by ``grader batch``)
+LATEST_DUE = "latest_due.json"
+
+
+def write_latest_due(outdir: Path, due: datetime) -> None:
+    write_atomic(outdir / LATEST_DUE, json.dumps({"latest_due": due.isoformat()}) + "\n")
+
+
+def read_latest_due(outdir: Path) -> datetime | None:
+    """The batch's latest due date, or None when none was recorded.
+
+    Raises:
+        UsageError: the record is there but unreadable (naming the file and the fix).
+    """
+    from grader.errors import UsageError
+
+    path = outdir / LATEST_DUE
+    if not path.exists():
+        return None
+    try:
+        due: datetime | None = datetime.fromisoformat(str(json.loads(path.read_text(encoding="utf-8"))["latest_due"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        due = None
+    if due is not None and due.utcoffset() is not None:
+        return due
+    raise UsageError(f"{path.name}: not a due-date record; run grader batch {outdir.name} --resume to write "
+                     "it again")
+
+
 def moment_of(outdir: Path, at: datetime | None = None) -> Moment:
     """The moment a student view written into ``outdir`` now is written at."""
-    return Moment(at=at or datetime.now(timezone.utc), published=read_published(outdir) is not None)
+    return Moment(at=at or datetime.now(timezone.utc), published=read_published(outdir) is not None,
+                  latest_due=read_latest_due(outdir))
 
 
 def write_report_files(outdir: Path, name: str, report: GradeReport, data: dict[str, Any], rubric: Rubric,

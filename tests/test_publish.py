@@ -14,13 +14,13 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 import yaml
 
-from grader.errors import RubricError
+from grader.errors import RubricError, UsageError
 from grader.outdir import read_published, write_student_files
 from grader.rubric import load_rubric
 
@@ -155,6 +155,38 @@ def test_after_due_shows_hidden_details_by_the_time_they_are_written(batch: tupl
     write_student_files(out, record.stem, report, never, "en", lambda f, e: None,
                         datetime(2030, 1, 1, tzinfo=timezone.utc))
     _assert_hidden(_views(out), details)
+
+
+def test_after_due_waits_for_the_latest_extension(tmp_path: Path) -> None:
+    """A student with an extension is still working after the rubric's due date: no report shows
+    the hidden tests until their due date has passed too. The real batch with ``--extensions``
+    records that date; a batch without extensions, only the rubric's."""
+    from grader.outdir import read_latest_due, read_report
+
+    rubric_file = _course(tmp_path / "course", "after_due")
+    rubric = load_rubric(str(rubric_file))
+    src = tmp_path / "class"
+    shutil.copytree(ROOT / "examples" / "submissions" / "sqrt-d-model", src / "sqrt-d-model")
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_text("student,days,reason\nken,2,illness\n", encoding="utf-8")
+    out = tmp_path / "out"
+    done = _run("batch", str(src), "--out", str(out), "--rubric", str(rubric_file), "-j", "1", "--no-progress",
+                "--lang", "en", "--extensions", str(extensions))
+    assert done.returncode == 0, done.stderr
+    due = datetime.fromisoformat(DUE)
+    assert read_latest_due(out) == due + timedelta(days=2)
+    [record] = sorted((out / "reports").glob("*.yaml"))
+    report = read_report(record)
+    assert report is not None
+    details = _hidden_details(out)
+    write_student_files(out, record.stem, report, rubric, "en", lambda f, e: None, due + timedelta(days=1))
+    _assert_hidden(_views(out), details)
+    write_student_files(out, record.stem, report, rubric, "en", lambda f, e: None, due + timedelta(days=2))
+    _assert_shown(_views(out), details)
+
+    (out / "latest_due.json").write_text('{"latest_due": "2026-12-03T23:59:00"}\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="latest_due.json: not a due-date record; run grader batch out --resume"):
+        read_latest_due(out)
 
 
 def test_bad_values_are_clear_errors(tmp_path: Path) -> None:

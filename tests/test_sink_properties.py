@@ -153,13 +153,17 @@ def test_the_terminal_view_shows_everything_as_text(name, feedback, value, error
 
 @settings(max_examples=200, deadline=None)
 @given(cells=st.lists(st.one_of(HOSTILE, st.integers(), st.floats(allow_nan=False), st.none()), min_size=1, max_size=6))
-def test_gradebook_cells_read_back_and_are_never_formulas(tmp_path_factory, cells):
-    class _R:
-        parts = ()
-
+def test_gradebook_cells_read_back_and_are_never_formulas(tmp_path_factory, rubric, cells):
     path = tmp_path_factory.mktemp("gb") / "gradebook.csv"
     row = dict(zip(["submission", "student_id", "mistakes", "errors", "content_hash", "graded_at"], cells))
-    write_gradebook(path, [row], _R())
+    write_gradebook(path, [row], rubric)
+    for lang in rubric.report.languages:  # the page written from it: text only, nothing raw
+        text = (path.parent / f"gradebook.{lang}.html").read_text(encoding="utf-8")
+        page = _Page()
+        page.feed(text)
+        page.close()
+        assert page.bad == []
+        assert not RAW.search(text.replace("\n", "").replace("\t", ""))
     with open(path, newline="", encoding="utf-8") as fh:  # (UTF-8: a surrogate would not encode)
         [back] = list(csv.DictReader(fh))
     for key, value in row.items():

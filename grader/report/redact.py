@@ -60,14 +60,18 @@ class Moment:
 
     at: datetime | None = None
     published: bool = False
+    #: the latest due date of anyone in the batch, extensions included (``OUT/latest_due.json``)
+    latest_due: datetime | None = None
 
 
 def details_visible(options: Any, due: str = "", moment: Moment | None = None) -> bool:
     """The one rule: may a student see hidden tests in full at ``moment``?
 
     ``report.hidden_details`` ``never`` (the default): no; ``after_due``: once the rubric's
-    ``due`` has passed (none given: no); ``after_publish``: once the results were published.
-    Before that moment the student sees what ``hidden_tests`` says.
+    ``due`` has passed, and every extension granted in the batch too (``moment.latest_due``:
+    a student still working must not learn the hidden tests from a classmate's report; no due
+    given: no); ``after_publish``: once the results were published. Before that moment the
+    student sees what ``hidden_tests`` says.
     """
     when = str(_opt(options, "hidden_details", "never"))
     moment = moment or Moment()
@@ -75,7 +79,10 @@ def details_visible(options: Any, due: str = "", moment: Moment | None = None) -
         return moment.published
     if when == "after_due" and due:
         at = moment.at or datetime.now(timezone.utc)
-        return at >= datetime.fromisoformat(due.replace("Z", "+00:00"))
+        deadline = datetime.fromisoformat(due.replace("Z", "+00:00"))
+        if moment.latest_due is not None and moment.latest_due > deadline:
+            deadline = moment.latest_due
+        return at >= deadline
     return False
 
 
