@@ -1,6 +1,6 @@
 """Shared fixtures and options for the project's own tests, and how pytest-xdist shares them out.
 
-``make test`` runs ``pytest -n <cores + 1> --dist loadgroup``: the tests are dealt out to the workers
+``make test`` runs ``pytest -n auto --dist loadgroup``: the tests are dealt out to the workers
 one at a time, except for the groups below, each of which one worker runs start to finish:
 
 * ``TOGETHER``: a test module whose tests share a module- or class-scoped fixture (a graded
