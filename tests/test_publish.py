@@ -189,6 +189,47 @@ def test_after_due_waits_for_the_latest_extension(tmp_path: Path) -> None:
         read_latest_due(out)
 
 
+def _feedback_texts(feedback_zip: Path) -> dict[str, str]:
+    """Each file of Moodle's feedback-files zip, as a student reads it (entities decoded)."""
+    import zipfile
+
+    with zipfile.ZipFile(feedback_zip) as zf:
+        return {n: html.unescape(zf.read(n).decode("utf-8")) for n in zf.namelist() if not n.endswith("/")}
+
+
+def test_publish_rewrites_the_moodle_feedback_files(tmp_path: Path) -> None:
+    """A Moodle export graded with ``--gradebook moodle`` under ``after_publish``: the feedback
+    files Moodle hands each student hold no hidden test before ``grader publish``, and every
+    failing hidden test after it (the zip is written again, still importable as before)."""
+    import zipfile
+
+    from test_lms_journey import _files, _moodle_feedback_participants, moodle_prefix
+
+    rubric = _course(tmp_path / "course", "after_publish")
+    export = tmp_path / "CS101-Chapter 7-42.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        for name, data in _files(ROOT / "examples" / "submissions" / "sqrt-d-model").items():
+            zf.writestr(f"{moodle_prefix('山田 太郎', 723458)}_assignsubmission_file_/{name}", data)
+    out = tmp_path / "out"
+    done = _run("batch", str(export), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
+                "--lang", "en", "--gradebook", "moodle")
+    assert done.returncode == 0, done.stderr
+    feedback = out / "moodle-feedback-files.zip"
+    details = _hidden_details(out)
+    before = _feedback_texts(feedback)
+    assert before and _moodle_feedback_participants(feedback) == {723458}
+    for name, text in before.items():
+        assert not any(x in text for d in details for x in d), f"{name} shows a hidden test before publish"
+
+    done = _run("publish", str(out), "--rubric", str(rubric), "--by", "tanaka", "--lang", "en")
+    assert done.returncode == 0, done.stderr
+    after = _feedback_texts(feedback)
+    assert sorted(after) == sorted(before) and _moodle_feedback_participants(feedback) == {723458}
+    shown = "\n".join(after.values())
+    missing = [d for d in details if not any(x in shown for x in d)]
+    assert not missing, f"the feedback files do not show {missing} after publish"
+
+
 def test_bad_values_are_clear_errors(tmp_path: Path) -> None:
     rubric = _course(tmp_path / "course", "after_due", due=False)
     with pytest.raises(RubricError) as no_due:
