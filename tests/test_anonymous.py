@@ -16,8 +16,8 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
-from test_lms_journey import (CORRECT, FIXTURES, _batch, _moodle_feedback_participants, _moodle_worksheet,
-                              _zip_bytes, moodle_prefix)
+from test_lms_journey import (CORRECT, FIXTURES, _batch, _canvas_import, _moodle_feedback_participants,
+                              _moodle_worksheet, _zip_bytes, canvas_entry, moodle_prefix)
 
 NOTEBOOK_USER = "yamadataro-home"
 
@@ -129,9 +129,10 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") == {pid for _, pid, _ in STUDENTS}
 
     # --resume keeps every id, and grades nothing again
+    kept = ident.read_bytes()
     again = _batch(export, out, "--anonymous", "--gradebook", "moodle", "--bom", "--resume")
     assert again.returncode == 0, again.stderr
-    assert ident.read_bytes() == ident.read_bytes() and stat.S_IMODE(ident.stat().st_mode) == 0o600
+    assert ident.read_bytes() == kept and stat.S_IMODE(ident.stat().st_mode) == 0o600
     with ident.open(encoding="utf-8", newline="") as fh:
         assert {r["anonymous_id"]: int(r["student_id"]) for r in csv.DictReader(fh)} == {
             a: int(p) for a, p in anon.items()}
@@ -160,3 +161,44 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     # without --anonymous, the blind folder is refused rather than filled with names
     plain = _batch(export, out, "--resume")
     assert plain.returncode != 0 and "--anonymous" in plain.stderr
+
+
+CANVAS_STUDENTS = [("Doe, Jane", 98765), ("山田, 太郎", 11111)]
+
+
+def test_anonymous_canvas_export_names_no_student_and_imports_by_canvas_id(tmp_path):
+    """The same promise for a Canvas export: Canvas writes the sortable name and user id into
+    every entry's name; only identities.csv and the import file's own Student and ID cells may
+    hold them, and the import file still gives each Canvas user their score."""
+    export = tmp_path / "cs101-chapter-7_submissions.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        for k, (name, uid) in enumerate(CANVAS_STUDENTS):
+            for j, (fname, data) in enumerate(CORRECT.items()):
+                zf.writestr(canvas_entry(name, uid, 7000 + 100 * k + j, fname), data)
+    out = tmp_path / "out"
+    proc = _batch(export, out, "--anonymous", "--gradebook", "canvas", "--canvas-assignment-id", "4242")
+    assert proc.returncode == 0, proc.stderr
+    with (out / "identities.csv").open(encoding="utf-8", newline="") as fh:
+        ids = {r["student_id"]: r["anonymous_id"] for r in csv.DictReader(fh)}
+    assert set(ids) == {str(uid) for _, uid in CANVAS_STUDENTS}
+    grades = _canvas_import(out / "gradebook.canvas.csv")
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        book = {r["student_id"]: r for r in csv.DictReader(fh)}
+    assert set(book) == set(ids.values())
+    for uid, aid in ids.items():
+        assert grades["by_id"][uid] == float(book[aid]["score"]) == grades["points_possible"]
+
+    secrets = []
+    for name, uid in CANVAS_STUDENTS:
+        last, first = (x.strip() for x in name.split(","))
+        words = [last, first, f"{last}{first}".lower(), f"{last}, {first}", str(uid),
+                 canvas_entry(name, uid, 0, "")[:-3]]
+        secrets += [w.encode("utf-8") for w in words]
+    blobs = []
+    for where, data in _blobs(out):
+        if where == "gradebook.canvas.csv":  # Canvas matches rows by its own ID: those two cells are the LMS's
+            rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+            data = json.dumps([r[2:] for r in rows], ensure_ascii=False).encode("utf-8")
+        blobs.append((where, data))
+    terminal = [("stderr", proc.stderr.encode("utf-8")), ("stdout", proc.stdout.encode("utf-8"))]
+    assert [(w, s) for w, blob in [*blobs, *terminal] for s in secrets if s in blob] == []
