@@ -146,8 +146,6 @@ def read_published(outdir: Path) -> dict[str, str] | None:
     Raises:
         UsageError: the record is there but unreadable (naming the file and the fix).
     """
-    import json
-
     from grader.errors import UsageError
 
     path = outdir / PUBLISHED
@@ -162,8 +160,6 @@ def read_published(outdir: Path) -> dict[str, str] | None:
 
 def write_published(outdir: Path, by: str, at: datetime) -> dict[str, str]:
     """Record (atomically) that ``outdir``'s results are published, when and by whom."""
-    import json
-
     record = {"at": at.isoformat(), "by": by}
     write_atomic(outdir / PUBLISHED, json.dumps(record, ensure_ascii=False) + "\n")
     return record
