@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 from test_lms_journey import (CORRECT, FIXTURES, _batch, _canvas_import, _moodle_feedback_participants,
-                              _moodle_worksheet, _zip_bytes, canvas_entry, moodle_prefix)
+                              _moodle_worksheet, _zip_bytes, blackboard_txt, canvas_entry, moodle_prefix)
 
 NOTEBOOK_USER = "yamadataro-home"
 
@@ -202,3 +202,34 @@ def test_anonymous_canvas_export_names_no_student_and_imports_by_canvas_id(tmp_p
         blobs.append((where, data))
     terminal = [("stderr", proc.stderr.encode("utf-8")), ("stdout", proc.stdout.encode("utf-8"))]
     assert [(w, s) for w, blob in [*blobs, *terminal] for s in secrets if s in blob] == []
+
+
+BLACKBOARD_STUDENTS = [("jdoe", "Jane Doe"), ("tyamada", "山田 太郎")]
+
+
+def test_anonymous_blackboard_export_names_no_student(tmp_path):
+    """A Blackboard export names each attempt by username and its metadata by full name: under
+    --anonymous neither appears anywhere under OUT or on the terminal but in identities.csv."""
+    when = "2026-11-30-21-15-00"
+    export = tmp_path / "gradebook_CS101_Chapter7_2026-12-01-10-00-00.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        for user, full in BLACKBOARD_STUDENTS:
+            stored = [(f, f"Chapter7_{user}_attempt_{when}_{f}") for f in CORRECT]
+            zf.writestr(f"Chapter7_{user}_attempt_{when}.txt", blackboard_txt(full, user, "Chapter7", when, stored))
+            for (_, name), data in zip(stored, CORRECT.values()):
+                zf.writestr(name, data)
+    out = tmp_path / "out"
+    proc = _batch(export, out, "--anonymous")
+    assert proc.returncode == 0, proc.stderr
+    with (out / "identities.csv").open(encoding="utf-8", newline="") as fh:
+        ids = {r["student_id"]: r for r in csv.DictReader(fh)}
+    assert set(ids) == {user for user, _ in BLACKBOARD_STUDENTS}
+    assert {r["name"] for r in ids.values()} == {full for _, full in BLACKBOARD_STUDENTS}
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        book = {r["student_id"]: r for r in csv.DictReader(fh)}
+    assert set(book) == {r["anonymous_id"] for r in ids.values()}
+    assert all(float(r["score"]) == float(r["max_score"]) > 0 for r in book.values())
+    secrets = [w.encode("utf-8") for user, full in BLACKBOARD_STUDENTS
+               for w in (user, full, *full.split(" "), f"{full} ({user})")]
+    terminal = [("stderr", proc.stderr.encode("utf-8")), ("stdout", proc.stdout.encode("utf-8"))]
+    assert [(w, s) for w, blob in [*_blobs(out), *terminal] for s in secrets if s in blob] == []
