@@ -93,13 +93,13 @@ def _reasons_in(outdir: Path | None, row: dict[str, str], lang: str) -> str:
 def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path | None = None) -> str:
     """The page for ``rows`` (gradebook.csv read back) in ``lang``; with ``outdir``, each
     adjustment's reasons are read from its report in ``lang`` alone."""
-    adjusted = [r for r in rows if (r.get("adjustment") or "0") not in ("0", "0.0", "")]
-    ungraded = [r for r in rows if not (r.get("score") or "").strip()]
+    adjusted = [(r.get("adjustment") or "0") not in ("0", "0.0", "") for r in rows]
+    ungraded = [not (r.get("score") or "").strip() for r in rows]
+    kinds = ["nograde" if u else "adjusted" if a else "" for a, u in zip(adjusted, ungraded)]
     title = f"{_label('gb_title', lang)}: {rubric.title.get(lang)}"
     head = "".join(f"<th>{sinks.html(_label(key, lang))}</th>" for _, key in _COLUMNS)
     body = []
-    for r in rows:
-        kind = "nograde" if r in ungraded else "adjusted" if r in adjusted else ""
+    for r, kind_of in zip(rows, kinds):
         cells = []
         for column, _ in _COLUMNS:
             value = _shown(column, r.get(column) or "", lang)
@@ -109,8 +109,9 @@ def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path |
                 value = " | ".join(translate(part, lang) for part in value.split(" | "))
             num = ' class="num"' if column in ("score", "automatic_score", "adjustment", "max_score") else ""
             cells.append(f"<td{num}>{sinks.html(value)}</td>")
-        body.append(f'<tr class="{kind}">' + "".join(cells) + "</tr>" if kind else "<tr>" + "".join(cells) + "</tr>")
-    counts = _label("gb_counts", lang).format(n=len(rows), adjusted=len(adjusted), ungraded=len(ungraded))
+        body.append((f'<tr class="{kind_of}">' if kind_of else "<tr>") + "".join(cells) + "</tr>")
+    counts = _label("gb_counts", lang).format(n=len(rows), adjusted=sum(adjusted),
+                                              ungraded=sum(ungraded))
     legend = (f'<p class="legend"><span style="background:#fff6d5">{sinks.html(_label("gb_adjusted", lang))}</span>'
               f'<span style="background:#fde8e8">{sinks.html(_label("gb_ungraded", lang))}</span></p>')
     return ("<!DOCTYPE html>\n"

@@ -140,22 +140,37 @@ def is_current(report: GradeReport | None, content_hash: str, rubric_hash: str) 
 PUBLISHED = "published.json"
 
 
+def _read_json_record(outdir: Path, name: str, read: Callable[[Any], Any], refusal: str) -> Any:
+    """``read(data)`` of the JSON record ``outdir/name``, or None when there is none.
+
+    Raises:
+        UsageError: ``refusal`` (naming the file and the fix) when the file is there but
+            unreadable, or ``read`` raises ``KeyError``/``TypeError``/``ValueError`` or returns None.
+    """
+    from grader.errors import UsageError
+
+    path = outdir / name
+    if not path.exists():
+        return None
+    try:
+        value = read(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        value = None
+    if value is None:
+        raise UsageError(refusal)
+    return value
+
+
 def read_published(outdir: Path) -> dict[str, str] | None:
     """``{"at", "by"}`` of the publication of ``outdir``'s results, or None when unpublished.
 
     Raises:
         UsageError: the record is there but unreadable (naming the file and the fix).
     """
-    from grader.errors import UsageError
-
-    path = outdir / PUBLISHED
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {"at": str(data["at"]), "by": str(data["by"])}
-    except (OSError, ValueError, KeyError, TypeError):
-        raise UsageError(f"{path.name}: not a publication record; run grader publish {outdir.name} again") from None
+    record: dict[str, str] | None = _read_json_record(
+        outdir, PUBLISHED, lambda data: {"at": str(data["at"]), "by": str(data["by"])},
+        f"{PUBLISHED}: not a publication record; run grader publish {outdir.name} again")
+    return record
 
 
 def write_published(outdir: Path, by: str, at: datetime) -> dict[str, str]:
@@ -179,19 +194,14 @@ def read_latest_due(outdir: Path) -> datetime | None:
     Raises:
         UsageError: the record is there but unreadable (naming the file and the fix).
     """
-    from grader.errors import UsageError
+    def read(data: Any) -> datetime | None:
+        due = datetime.fromisoformat(str(data["latest_due"]))
+        return due if due.utcoffset() is not None else None
 
-    path = outdir / LATEST_DUE
-    if not path.exists():
-        return None
-    try:
-        due: datetime | None = datetime.fromisoformat(str(json.loads(path.read_text(encoding="utf-8"))["latest_due"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        due = None
-    if due is not None and due.utcoffset() is not None:
-        return due
-    raise UsageError(f"{path.name}: not a due-date record; run grader batch {outdir.name} --resume to write "
-                     "it again")
+    due: datetime | None = _read_json_record(
+        outdir, LATEST_DUE, read,
+        f"{LATEST_DUE}: not a due-date record; run grader batch {outdir.name} --resume to write it again")
+    return due
 
 
 def moment_of(outdir: Path, at: datetime | None = None) -> Moment:
@@ -216,11 +226,12 @@ def write_student_files(outdir: Path, name: str, report: GradeReport, rubric: Ru
     from grader.errors import UsageError
     from grader.report import render
 
+    formats = [fmt for fmt in rubric.report.formats if fmt != "yaml"]
+    if not formats:  # the record alone: no moment to look up (two small files read per report)
+        return []
     moment = moment_of(outdir, at)
     written = []
-    for fmt in rubric.report.formats:
-        if fmt == "yaml":
-            continue
+    for fmt in formats:
         try:
             text = render(report, fmt, rubric=rubric, lang=lang, moment=moment)
         except UsageError as exc:
