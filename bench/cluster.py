@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from run import generate  # noqa: E402
+from run import generate, warm_corpus_cache  # noqa: E402
 
 
 def _dask(args: list[str], log: Path) -> subprocess.Popen[bytes]:
@@ -106,6 +106,7 @@ def main() -> int:
         gen = base / "gen"
         gen.mkdir()
         generate(gen, args.n)
+        warm_corpus_cache(base)
         times: dict[str, list[float]] = {"local -j 2": [], "cluster, 1 worker": [], "cluster, 2 workers": []}
         starts: dict[int, list[float]] = {1: [], 2: []}
         costs: dict[int, tuple[list[float], list[float], float, float]] = {}

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import generate  # noqa: E402 - the bench folder's own generator
+from run import generate, warm_corpus_cache  # noqa: E402 - the bench folder's own generator and cache
 
 ROOT = Path(__file__).resolve().parent.parent
 RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
@@ -43,6 +43,7 @@ def main() -> None:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
         src.mkdir()
         generate(src, args.n)
+        warm_corpus_cache(Path(tmp), RUBRIC)
         common = ["--rubric", str(RUBRIC), "-j", str(args.jobs), "--no-progress"]
         batches, regrades = [], []
         for _ in range(args.rounds):

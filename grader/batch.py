@@ -21,12 +21,15 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import secrets
+import signal
 import threading
 import time
 from datetime import timezone
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
@@ -46,6 +49,7 @@ from grader.sinks import terminal_markup
 if TYPE_CHECKING:
     from grader.cluster import ClusterPool
     from grader.rubric import Rubric
+    from grader.submission import Submission
 
 
 @dataclass
@@ -203,6 +207,11 @@ class _Batch:
         self.ledger = ledger.read(outdir)
         self.cluster, self.shard_size, self.allow_weak = cluster, shard_size, allow_weak
         self._pool: ClusterPool | None = None  # opened before discovery when the seed is known
+        #: the validate corpus's correct styles graded beside the class (item analysis), by
+        #: index after the class's; their reports, by style; and those reports' ids (not counted)
+        self.corpus: list[tuple[str, Submission]] = []
+        self.corpus_reports: dict[str, GradeReport] = {}
+        self._aside: set[int] = set()
 
     def run(self, early: list[_Proc], retired: list[_Proc], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
@@ -231,18 +240,27 @@ class _Batch:
             check_formats(gradebooks, {i.lms for i in entries if i.lms}, self.canvas, self.rubric.title.en)
         todo = self._resumable(resume)
         resumed = len(self.finished)
+        digest = self._corpus_to_grade() if summary else None
         if seed is None:
             # A resumed batch keeps the seed it started with, so the whole class is graded alike.
             seed = next((r.seed for r in self.finished.values()), None)
         self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
         if resume and resumed:
             self.console.print(f"resume: {resumed} submission(s) already graded with this rubric; skipped")
-        jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+        jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) + len(self.corpus) or 1))
         retire_spares(early, jobs, retired)
         if summary and todo:
             # The parent mostly waits on its workers: load the plotting library meanwhile.
             threading.Thread(target=_preload_plotting, daemon=True).start()
-        interrupted, failure = self._grade(todo, jobs, early, progress)
+        n = len(self.found.found)
+        interrupted, failure = self._grade(todo, jobs, early, progress,
+                                           aside=list(range(n, n + len(self.corpus))))
+        if digest is not None and not interrupted and len(self.corpus_reports) == len(self.corpus):
+            from grader.items import corpus_failures
+            from grader.outdir import write_corpus
+
+            write_corpus(self.outdir, digest, self.seed, corpus_failures(self.corpus_reports),
+                         [name for name, _ in self.corpus])
         reports = self._record(interrupted, gradebooks, bom)
         if failure is not None:
             raise GraderError(f"{failure} ({len(self.finished)} finished reports kept in {self.outdir}; "
@@ -270,6 +288,27 @@ class _Batch:
         return BatchResult(reports, len(self.finished) - resumed, resumed, self.found.unrecognised, interrupted,
                            self.outdir, time.monotonic() - self.started,
                            unreadable=len(reports) - len(self.finished))
+
+    def _corpus_to_grade(self) -> str | None:
+        """Queue the validate corpus's correct styles unless ``OUT`` already records how they
+        fare with this rubric and corpus; the digest to record them under, or None."""
+        from grader.outdir import read_corpus
+        from grader.validate import corpus_digest, corpus_submissions
+
+        digest = corpus_digest(self.rubric)
+        if digest is None or read_corpus(self.outdir, digest, cached=True) is not None:
+            return None
+        self.corpus = corpus_submissions(self.rubric)
+        if self.corpus:
+            self._say(f"item analysis: {len(self.corpus)} correct styles of the validate corpus are graded "
+                      "beside the class")
+        return digest
+
+    def _wire(self, index: int) -> dict[str, Any]:
+        """Submission ``index`` as plain data for a worker: the class's, then the corpus's."""
+        n = len(self.found.found)
+        sub = self.found.found[index].submission if index < n else self.corpus[index - n][1]
+        return sub.to_dict()
 
     def _discover(self) -> Discovery:
         if self.anonymous:  # the export's names stay out of the output folder: unpacked elsewhere
@@ -364,19 +403,20 @@ class _Batch:
         self.save(name, report, now)
         return report
 
-    def _grade(self, todo: list[int], jobs: int, early: list[_Proc],
-               progress: bool | None) -> tuple[bool, GraderError | None]:
-        """Grade ``todo`` on the local pool or the cluster; (interrupted, the fault that stopped it)."""
-        if not todo:
+    def _grade(self, todo: list[int], jobs: int, early: list[_Proc], progress: bool | None,
+               aside: list[int]) -> tuple[bool, GraderError | None]:
+        """Grade ``todo`` and then ``aside`` (the corpus: not counted on the progress bar) on the
+        local pool or the cluster; (interrupted, the fault that stopped it)."""
+        if not todo and not aside:
             return False, None
+        tally = Tally(len(todo), self.console, progress, aside=self._aside)
         if self.cluster is not None:
-            return self._grade_on_cluster(todo, progress)
+            return self._grade_on_cluster(todo + aside, tally)
         config = {"op": "config", "rubric": str(self.rubric.file), "seed": self.seed, "level": self.level,
                   "warning": self.warning}
-        pool = LocalPool(jobs, config, self.outdir / ".logs", lambda i: self.found.found[i].submission.to_dict(),
-                         early)
+        pool = LocalPool(jobs, config, self.outdir / ".logs", self._wire, early)
         try:
-            pool.run(todo, self.write, Tally(len(todo), self.console, progress))
+            pool.run(todo + aside, self.write, tally)
         except KeyboardInterrupt:
             return True, None
         except GraderError as exc:  # the suites or the sandbox broke: keep what finished
@@ -396,14 +436,14 @@ class _Batch:
 
         return ClusterPool(self.cluster, rubric=self.rubric, seed=self.seed,
                            fingerprint=rubric_fingerprint(self.rubric, ("public", "hidden")),
-                           wire=lambda i: self.found.found[i].submission.to_dict(), allow_weak=self.allow_weak,
+                           wire=self._wire, allow_weak=self.allow_weak,
                            shard=self.shard_size, say=self._say,
                            log=self.outdir / ".logs" / "cluster.log")
 
-    def _grade_on_cluster(self, todo: list[int], progress: bool | None) -> tuple[bool, GraderError | None]:
+    def _grade_on_cluster(self, todo: list[int], tally: Tally) -> tuple[bool, GraderError | None]:
         pool = self._pool if self._pool is not None and self._pool.seed == self.seed else self._cluster_pool()
         try:
-            pool.run(todo, self.write, Tally(len(todo), self.console, progress))
+            pool.run(todo, self.write, tally)
         except KeyboardInterrupt:
             return True, None
         except UsageError:  # a node refused (weak sandbox, another rubric): nothing more to grade
@@ -415,8 +455,14 @@ class _Batch:
     def write(self, index: int, data: dict[str, Any] | None, reason: str = "") -> GradeReport:
         """Write the report a worker sent, or (``data`` None, or it cannot be written) an
         error report saying ``reason``: every submission ends with a report."""
+        with _whole():  # Ctrl-C waits: a report on disk is also one the gradebook lists
+            return self._write(index, data, reason)
+
+    def _write(self, index: int, data: dict[str, Any] | None, reason: str) -> GradeReport:
         from grader.runner import error_report
 
+        if index >= len(self.found.found):
+            return self._corpus_report(index - len(self.found.found), data)
         sub = self.found.found[index].submission
         report = None
         if data is not None:
@@ -436,6 +482,18 @@ class _Batch:
             report = GradeReport.from_dict(data)
             self.save(sub.name, report, data)
         self.finished[index] = report
+        return report
+
+    def _corpus_report(self, k: int, data: dict[str, Any] | None) -> GradeReport:
+        """Keep a corpus style's report in memory (one that did not arrive is left out)."""
+        from grader.runner import error_report
+
+        name, sub = self.corpus[k]
+        report = (GradeReport.from_dict(data) if data is not None
+                  else error_report(self.rubric, sub.name, "not graded", seed=self.seed))
+        if data is not None:
+            self.corpus_reports[name] = report
+        self._aside.add(id(report))
         return report
 
     def save(self, name: str, report: GradeReport, data: dict[str, Any]) -> None:
@@ -478,6 +536,19 @@ class _Batch:
                                             canvas=self.canvas)
         say_written(written, book, self.console, self.lang)
         return [self.finished[i] for i in sorted(self.finished)] + failed_reports
+
+
+@contextlib.contextmanager
+def _whole() -> Iterator[None]:
+    """SIGINT held back (in the main thread) until the block ends, then delivered."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _preload_plotting() -> None:

@@ -5,7 +5,8 @@ correlation between passing the test and the rest of the score (the score withou
 test's points), as in classical item analysis. A test is flagged when every submission
 passes it, when every submission fails it, when its discrimination is below
 :data:`LOW_DISCRIMINATION` (it does not go with the rest of the score), or when a correct
-style of the validate corpus fails it (``corpus``: test id -> the styles failing it).
+style of the validate corpus fails it (``corpus``: test id -> the styles failing it; ``grader
+batch`` grades the corpus beside the class and records it with :func:`grader.outdir.write_corpus`).
 
 Example::
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 
 from grader.report.model import GradeReport, Status
 
-__all__ = ["FLAGS", "LOW_DISCRIMINATION", "Item", "analyse"]
+__all__ = ["FLAGS", "LOW_DISCRIMINATION", "Item", "analyse", "corpus_failures", "flag_words"]
 
 #: Below this correlation with the rest of the score a test is flagged.
 LOW_DISCRIMINATION = 0.1
@@ -101,3 +102,14 @@ def corpus_failures(reports: Mapping[str, GradeReport]) -> dict[str, list[str]]:
             if t.status in (Status.FAILED, Status.ERROR, Status.TIMEOUT):
                 out.setdefault(t.id, []).append(style)
     return out
+
+
+def flag_words(item: Item, lang: str) -> str:
+    """The item's flags in ``lang``; the failing correct styles named after their flag."""
+    words = []
+    for f in item.flags:
+        text = FLAGS[f][lang]
+        if f == "fails-correct" and item.corpus:
+            text += f" ({', '.join(item.corpus)})"
+        words.append(text)
+    return ", ".join(words)

@@ -402,6 +402,8 @@ SENTENCES: dict[str, str] = {
     "worker {address} sent no heartbeat for {s} s; its shards go elsewhere":
         "ワーカー {address} から {s} 秒間ハートビートが届きません。その分担は別のワーカーに回します",
     "waiting for a Dask worker to join the scheduler": "Dask ワーカーがスケジューラーにつながるのを待っています",
+    "item analysis: {n} correct styles of the validate corpus are graded beside the class":
+        "テストの分析のため、validate の正しい別解 {n} 件をクラスと一緒に採点します",
     "--worksheet {file}: the rubric {rubric} has no due:, so no time is late; add due: (e.g. "
     "2026-12-01T23:59:00+09:00) to the rubric":
         "--worksheet {file}: ルーブリック {rubric} に due: がないため、遅れの判定ができません。ルーブリックに due:"

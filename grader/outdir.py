@@ -240,3 +240,52 @@ def write_student_files(outdir: Path, name: str, report: GradeReport, rubric: Ru
         write_atomic(report_path(outdir, name, fmt), text)
         written.append(report_path(outdir, name, fmt))
     return written
+
+
+
+#: which tests the validate corpus's correct styles fail (written by ``grader batch``), in the
+#: batch's folder and, for the next batch with the same rubric and corpus, in the user's cache
+CORPUS = ".cache/corpus.json"
+
+
+def _user_corpus(digest: str) -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "grader" / "corpus" / f"{digest}.json"
+
+
+def write_corpus(outdir: Path, digest: str, seed: int, failures: dict[str, list[str]], styles: list[str]) -> None:
+    """Record, for the rubric and corpus hashed as ``digest``, the tests correct styles fail:
+    in ``outdir`` and in the user's cache (skipped when that cannot be written)."""
+    record = {"digest": digest, "seed": seed, "styles": styles,
+              "failures": {test: sorted(names) for test, names in sorted(failures.items())}}
+    text = json.dumps(record, ensure_ascii=False) + "\n"
+    write_atomic(outdir / CORPUS, text)
+    try:
+        write_atomic(_user_corpus(digest), text)
+    except OSError:
+        pass  # a cache: the next batch grades the corpus again
+
+
+def _read_corpus_file(path: Path, digest: str) -> dict[str, list[str]] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data["digest"] != digest:
+            return None
+        return {str(test): [str(n) for n in names] for test, names in dict(data["failures"]).items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def read_corpus(outdir: Path, digest: str | None, *, cached: bool = False) -> dict[str, list[str]] | None:
+    """test id -> the correct styles failing it, when ``outdir`` (or, with ``cached``, the user's
+    cache, then copied into ``outdir``) holds a record for ``digest``; None when there is none,
+    it is for another rubric or corpus, or it is unreadable (the batch grades the corpus again)."""
+    if digest is None:
+        return None
+    found = _read_corpus_file(outdir / CORPUS, digest)
+    if found is None and cached:
+        path = _user_corpus(digest)
+        found = _read_corpus_file(path, digest)
+        if found is not None:
+            write_atomic(outdir / CORPUS, path.read_text(encoding="utf-8"))
+    return found

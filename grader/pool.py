@@ -239,11 +239,13 @@ Write = Callable[[int, "dict[str, Any] | None", str], GradeReport]
 class Tally:
     """The progress bar and its running counts, as every driver of the batch shows them."""
 
-    def __init__(self, total: int, console: Console, progress: bool | None) -> None:
+    def __init__(self, total: int, console: Console, progress: bool | None, aside: set[int] | None = None) -> None:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
 
         self.counts = {"below pass": 0, "errors": 0, "timeouts": 0}
+        #: ids of reports graded beside the class (the validate corpus): neither counted nor shown
+        self.aside = aside if aside is not None else set()
         self.bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn("ETA"),
                             TimeRemainingColumn(), console=console, disable=progress is False, transient=False)
@@ -255,6 +257,8 @@ class Tally:
 
     def done(self, report: GradeReport | None = None) -> None:
         """One more submission finished (its report counted when given)."""
+        if report is not None and id(report) in self.aside:
+            return
         if report is not None:
             below, err, tout = _counts(report)
             self.counts["below pass"] += below
@@ -363,6 +367,5 @@ class LocalPool:
         for i in lost:
             self.retries[i] = self.retries.get(i, 0) + 1
             if self.retries[i] > 2:  # this submission alone is given up on
-                write(i, None, reason)
-                tally.done()
+                tally.done(write(i, None, reason))
         self.queue.extendleft(reversed([i for i in lost if self.retries[i] <= 2]))

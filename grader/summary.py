@@ -368,13 +368,13 @@ def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[s
               t["hardest"] + ":", "", f"| {t['test']} | {t['rate']} |", "| --- | ---: |"]
     lines += [f"| `{tid}` | {100 * rate:.0f}% |" for tid, rate, _ in stats.tests if rate < 1.0]
     if stats.items:
-        from grader.items import FLAGS
+        from grader.items import flag_words
 
         lines += ["", f"## {t['items_title']}", "", t["items_note"], "",
                   f"| {t['test']} | {t['rate']} | {t['disc']} | {t['flags']} |", "| --- | ---: | ---: | --- |"]
         lines += [f"| `{i.test}` | {100 * i.pass_rate:.0f}% | "
                   f"{'–' if i.discrimination is None else f'{i.discrimination:.2f}'} | "
-                  f"{', '.join(FLAGS[f][lang] for f in i.flags)} |" for i in stats.items]
+                  f"{sinks.markdown(flag_words(i, lang))} |" for i in stats.items]
     if stats.unrecognised:
         lines += ["", f"## {t['unrecognised']}", "", f"| {t['entry']} | {t['why']} |", "| --- | --- |"]
         lines += [f"| {sinks.markdown(e)} | {sinks.markdown(translate(why, lang))} |"
@@ -427,11 +427,11 @@ def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, by
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     images = {k: "data:image/png;base64," + base64.b64encode(v).decode() for k, v in pngs.items()}
     from grader.clusters import describe
-    from grader.items import FLAGS
+    from grader.items import flag_words
 
     return env.get_template("summary.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, s=stats, images=images,
-        flag_words=lambda item: ", ".join(FLAGS[f][lang] for f in item.flags),
+        flag_words=lambda item: flag_words(item, lang),
         clusters=[(c, describe(c, lang)) for c in stats.clusters[:5]],
         pct=(lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"),
         say=lambda text: translate(text, lang),
@@ -473,7 +473,10 @@ def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Rubric
     stats = class_stats(reports, unrecognised, central)
     stats.clusters = grouping.clusters(reports)
     stats.rings = _rings(reports, out)
-    stats.items = analyse(reports)
+    from grader.outdir import read_corpus
+    from grader.validate import corpus_digest
+
+    stats.items = analyse(reports, corpus=read_corpus(out, corpus_digest(rubric)))
     written = [grouping.write_clusters(stats.clusters, out)]
     (out / "summary").mkdir(parents=True, exist_ok=True)
     for lang in ("ja", "en"):

@@ -30,6 +30,7 @@ Example::
 from __future__ import annotations
 
 import difflib
+import hashlib
 import shutil
 import tempfile
 import textwrap
@@ -47,9 +48,10 @@ from grader.errors import GraderError
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
+    from grader.submission import Submission
 
-__all__ = ["Mutant", "Row", "ValidationResult", "load_corpus", "load_mutants", "render_lines", "render_table",
-           "validate"]
+__all__ = ["Mutant", "Row", "ValidationResult", "corpus_digest", "corpus_submissions", "load_corpus", "load_mutants",
+           "render_lines", "render_table", "validate"]
 
 NOT_IMPLEMENTED = "not-implemented"
 
@@ -244,6 +246,13 @@ def _subjects(root: Path, reference_dir: Path, answers: str, code_files: Sequenc
         folder = _reference_copy(root / f"mutant-{i:02d}-{m.id}", reference_dir, answers, code_files)
         (folder / m.file).write_text(m.source(reference_dir), encoding="utf-8")
         paths.append(folder)
+    return paths + _corpus_paths(root, reference_dir, answers, code_files, fixtures)
+
+
+def _corpus_paths(root: Path, reference_dir: Path, answers: str, code_files: Sequence[str],
+                  fixtures: list[Path]) -> list[Path]:
+    """Each correct style as a whole submission, in the order of ``fixtures``."""
+    paths = []
     for i, fixture in enumerate(fixtures):
         if fixture.is_file() and fixture.suffix in WHOLE_SUBMISSIONS:
             paths.append(fixture)  # a notebook or a zip is graded as it is
@@ -255,6 +264,45 @@ def _subjects(root: Path, reference_dir: Path, answers: str, code_files: Sequenc
             shutil.copyfile(f, folder / f.name)
         paths.append(folder)
     return paths
+
+
+def corpus_digest(rubric: Rubric) -> str | None:
+    """Hash of the rubric's fingerprint and every file of its correct-style corpus; None
+    when the rubric declares no corpus or its folder holds none."""
+    from grader.rubric import rubric_fingerprint
+
+    fixtures_dir = _declared(rubric)[4]
+    fixtures = load_corpus(fixtures_dir) if fixtures_dir is not None else []
+    if fixtures_dir is None or not fixtures:
+        return None
+    h = hashlib.sha256(rubric_fingerprint(rubric, ("public", "hidden")).encode())
+    for fixture in fixtures:
+        for f in ([fixture] if fixture.is_file() else sorted(fixture.rglob("*"))):
+            if f.is_file() and "__pycache__" not in f.parts:
+                h.update(f.relative_to(fixtures_dir).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def corpus_submissions(rubric: Rubric) -> list[tuple[str, Submission]]:
+    """The rubric's correct styles as ``grader validate`` grades them: (style name, submission).
+
+    A style holding only some files is laid over a copy of the reference; the copies are read
+    into memory, so nothing on disk outlives the call. Empty when the rubric has no corpus.
+    """
+    from grader.assignment import assignment_of
+    from grader.runner import reference_for
+    from grader.submission import read_submission
+
+    code_files, _, _, _, fixtures_dir = _declared(rubric)
+    fixtures = load_corpus(fixtures_dir) if fixtures_dir is not None else []
+    reference = reference_for(rubric) if fixtures and rubric.reference is not None else None
+    if reference is None:
+        return []
+    answers = student_answers(reference.answers_key or {})
+    parts = assignment_of(rubric).part_files
+    with tempfile.TemporaryDirectory(prefix="grader-corpus-") as tmp:
+        paths = _corpus_paths(Path(tmp), Path(str(rubric.reference)), answers, code_files, fixtures)
+        return [(f.name, read_submission(p, parts=parts)) for f, p in zip(fixtures, paths)]
 
 
 def _catalogue_rows(rubric: Rubric, rows: list[Row], fixtures_dir: Path | None, fixtures: list[Path],

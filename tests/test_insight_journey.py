@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -35,9 +36,9 @@ pytestmark = [pytest.mark.slow]
 HOSTILE = "<script>alert('x')</script>\x1b[2J\u202e"
 
 
-def _grader(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def _grader(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=1800, check=False)
+                          timeout=1800, check=False, env=env)
 
 
 def _ring_original() -> str:
@@ -244,3 +245,112 @@ def test_a_drafted_entry_once_worded_validates_and_names_the_cluster_next_time(t
         assert "temperature-twice" in ids and "unrecognised" not in ids, ids
         assert "T²" in next(m for m in report["mistakes"] if m["id"] == "temperature-twice")["message"]["en"]
     assert (again / "unrecognised-clusters.csv").read_text(encoding="utf-8").strip() == "cluster,submission,signature"
+
+
+#: a hidden test an instructor might add: bit for bit what the chapter writes, which a correct
+#: style that multiplies by 1/√d_k (rsqrt, ** -0.5) misses in the last bit
+STRICT_TEST = '''
+
+def test_scale_scores_bit_for_bit(student):
+    """scale_scores equals scores / math.sqrt(d_k) bit for bit
+    ja: scale_scores が scores / math.sqrt(d_k) とビット単位で等しい
+    """
+    x = torch.linspace(-7.0, 7.0, 101)
+    assert np.array_equal(student.scaling.scale_scores(x, 48), (x / math.sqrt(48)).numpy())
+'''
+STRICT_ID = "hidden/test_scaling.py::test_scale_scores_bit_for_bit"
+
+
+def _item_flags(page: str) -> dict[str, str]:
+    """test id -> the flags cell of the summary page's item table (``<table id="items">``)."""
+    class Items(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inside, self.rows, self.cell = False, [], None
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            if tag == "table":
+                self.inside = ("id", "items") in attrs
+            elif self.inside and tag == "tr":
+                self.rows.append([])
+            elif self.inside and tag == "td":
+                self.cell = ""
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "table":
+                self.inside = False
+            elif tag == "td" and self.cell is not None:
+                self.rows[-1].append(self.cell.strip())
+                self.cell = None
+
+        def handle_data(self, data: str) -> None:
+            if self.cell is not None:
+                self.cell += data
+
+    parser = Items()
+    parser.feed(page)
+    return {row[0]: row[3] for row in parser.rows if len(row) == 4}
+
+
+def test_a_hidden_test_a_correct_style_fails_is_flagged_until_it_is_fixed(tmp_path: Path) -> None:
+    """The instructor adds a too-strict hidden test: the next batch's item analysis names the
+    correct styles of the validate corpus it fails; --resume reuses that finding; the fixed
+    test is flagged no more."""
+    course = _course(tmp_path)
+    rubric = course / "rubrics" / "chapter07.yaml"
+    hidden = course / "suites" / "chapter07" / "hidden" / "test_scaling.py"
+    hidden.write_text(hidden.read_text(encoding="utf-8") + STRICT_TEST, encoding="utf-8")
+    src = tmp_path / "src"
+    src.mkdir()
+    for style in ("01-minimal-checks", "07-functional-softmax", "11-einsum", "12-permute-reshape",
+                  "17-table-one-pass"):
+        shutil.copytree(CORRECT / style, src / style)
+    out = tmp_path / "out"
+    args = ("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "2", "--no-progress", "--no-table",
+            "--lang", "en")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = _grader(*args, env=env)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    assert "item analysis: 25 correct styles of the validate corpus are graded beside the class" in proc.stderr
+    # the class itself passes it: only the corpus shows the test is too strict
+    book = list(csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8"))))
+    assert [r["submission"] for r in book] == ["01-minimal-checks", "07-functional-softmax", "11-einsum",
+                                               "12-permute-reshape", "17-table-one-pass"]
+    en = _item_flags((out / "summary.en.html").read_text(encoding="utf-8"))
+    ja = _item_flags((out / "summary.ja.html").read_text(encoding="utf-8"))
+    assert "a correct style fails it (" in en[STRICT_ID], en[STRICT_ID]
+    assert "正しい別解が不合格 (" in ja[STRICT_ID], ja[STRICT_ID]
+    for style in ("13-rsqrt", "14-power-minus-half"):
+        assert style in en[STRICT_ID] and style in ja[STRICT_ID]
+    assert "01-minimal-checks" not in en[STRICT_ID]
+    flagged = {test for test, words in en.items() if "a correct style fails it" in words}
+    assert flagged == {STRICT_ID}, flagged  # the course's own tests fail no correct style
+    assert STRICT_ID in (out / "summary.en.md").read_text(encoding="utf-8")
+    record = out / ".cache" / "corpus.json"
+    first = record.read_bytes()
+
+    # --resume grades nothing again: the finding is read back, not regraded
+    proc = _grader(*args, "--resume", env=env)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    assert "validate corpus" not in proc.stderr
+    assert record.read_bytes() == first
+    assert "a correct style fails it (" in _item_flags((out / "summary.en.html").read_text(encoding="utf-8"))[STRICT_ID]
+    # another section of the course, graded in Japanese: the user's cache answers for the corpus
+    section = tmp_path / "section-b"
+    proc = _grader("batch", str(src), "--out", str(section), "--rubric", str(rubric), "-j", "2", "--no-progress",
+                   "--no-table", env=env)  # the course's first language: ja
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    assert "validate" not in proc.stderr
+    assert (section / ".cache" / "corpus.json").read_bytes() == first
+    assert "正しい別解が不合格 (" in _item_flags((section / "summary.ja.html").read_text(encoding="utf-8"))[STRICT_ID]
+
+    # the instructor fixes the test (a tolerance): the corpus is graded again and nothing is flagged
+    hidden.write_text(hidden.read_text(encoding="utf-8").replace(
+        "assert np.array_equal(student.scaling.scale_scores(x, 48), (x / math.sqrt(48)).numpy())",
+        "assert np.allclose(student.scaling.scale_scores(x, 48), (x / math.sqrt(48)).numpy())"), encoding="utf-8")
+    proc = _grader(*args[:-2], env=env)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    assert "テストの分析のため、validate の正しい別解 25 件をクラスと一緒に採点します" in proc.stderr
+    assert record.read_bytes() != first
+    en = _item_flags((out / "summary.en.html").read_text(encoding="utf-8"))
+    assert not any("a correct style fails it" in words for words in en.values()), en
