@@ -45,8 +45,9 @@ system-deps:
 	command -v bwrap >/dev/null 2>&1 || missing=" bubblewrap"; \
 	$(APT_MISSING)
 
-# Only for the tests: chromium renders the HTML pages, with a Japanese font for the page text
-# it draws (the plots carry their own font, from matplotlib-fontja); Info-ZIP's zip writes the
+# Only for the tests: chromium renders the HTML pages, with a system Japanese font for the notebook
+# card (the pages and plots carry their own font, from matplotlib-fontja; a test compares a page drawn
+# with that system font and without it, pixel for pixel); Info-ZIP's zip writes the
 # exports the LMS tests read, as Linux users re-zip them; openssl makes the cluster's TLS certificates.
 browser-deps:
 	@missing=""; why="the browser tests and the test tools"; \

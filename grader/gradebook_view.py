@@ -23,6 +23,7 @@ from grader import sinks
 from grader.messages import translate
 from grader.report._text import LABELS
 from grader.report.files import write_atomic
+from grader.report.webfont import FONT_STACK, embed
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -36,7 +37,7 @@ _COLUMNS = (("submission", "gb_submission"), ("student_id", "gb_student_id"), ("
             ("adjustment_reasons", "gb_reasons"), ("errors", "gb_problems"), ("flags", "gb_flags"))
 
 _STYLE = """
-body { font-family: system-ui, "Noto Sans CJK JP", "IPAGothic", sans-serif; margin: 2em; color: #222; }
+body { font-family: FONT_STACK; margin: 2em; color: #222; }
 table { border-collapse: collapse; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; vertical-align: top; text-align: left; }
 th { background: #f0f0f0; white-space: nowrap; }
@@ -44,7 +45,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 tr.adjusted td { background: #fff6d5; }
 tr.nograde td { background: #fde8e8; }
 .legend span { display: inline-block; padding: 0.1em 0.6em; margin-right: 1em; border: 1px solid #ccc; }
-"""
+""".replace("FONT_STACK", FONT_STACK)
 
 
 def view_path(outdir: Path, lang: str) -> Path:
@@ -114,12 +115,12 @@ def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path |
                                               ungraded=sum(ungraded))
     legend = (f'<p class="legend"><span style="background:#fff6d5">{sinks.html(_label("gb_adjusted", lang))}</span>'
               f'<span style="background:#fde8e8">{sinks.html(_label("gb_ungraded", lang))}</span></p>')
-    return ("<!DOCTYPE html>\n"
-            f'<html lang="{sinks.html(lang)}">\n<head>\n<meta charset="utf-8">\n'
-            f"<title>{sinks.html(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-            f"<h1>{sinks.html(title)}</h1>\n<p>{sinks.html(counts)}</p>\n{legend}\n"
-            f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody>\n</table>\n"
-            "</body>\n</html>\n")
+    return embed("<!DOCTYPE html>\n"
+                 f'<html lang="{sinks.html(lang)}">\n<head>\n<meta charset="utf-8">\n'
+                 f"<title>{sinks.html(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+                 f"<h1>{sinks.html(title)}</h1>\n<p>{sinks.html(counts)}</p>\n{legend}\n"
+                 f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body)
+                 + "\n</tbody>\n</table>\n</body>\n</html>\n")
 
 
 def write_views(outdir: Path, rubric: Rubric) -> list[Path]:

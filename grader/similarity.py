@@ -521,9 +521,11 @@ def render_page(result: Similarity, rubric: Rubric, lang: str) -> str:
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     pairs = [{"p": p, "regions": side_by_side(p, result.coded)} for p in result.pairs]
     who = {name: c.who for name, c in result.coded.items()}
-    return str(_templates().get_template("similarity.html.j2").render(
+    from grader.report.webfont import embed
+
+    return embed(str(_templates().get_template("similarity.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, r=result, pairs=pairs, who=who,
-        rings=[(g, [who.get(m, m) for m in members]) for g, members in result.groups.items()]))
+        rings=[(g, [who.get(m, m) for m in members]) for g, members in result.groups.items()])))
 
 
 def _submissions(source: str, outdir: Path, rubric: Rubric) -> list[tuple[str, Any]]:

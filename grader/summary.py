@@ -415,11 +415,18 @@ def _templates() -> Any:
     """The template environment, made once: each page then reuses the compiled template."""
     import jinja2
 
-    return jinja2.Environment(
+    from markupsafe import Markup
+
+    from grader.report.webfont import FONT_STACK, MONO_STACK
+
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("grader", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         trim_blocks=True, lstrip_blocks=True, finalize=sinks.jinja_finalize,
     )
+    env.globals["font_stack"] = Markup(FONT_STACK)
+    env.globals["mono_stack"] = Markup(MONO_STACK)
+    return env
 
 
 def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, bytes]) -> str:
@@ -428,14 +435,15 @@ def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, by
     images = {k: "data:image/png;base64," + base64.b64encode(v).decode() for k, v in pngs.items()}
     from grader.clusters import describe
     from grader.items import flag_words
+    from grader.report.webfont import embed
 
-    return env.get_template("summary.html.j2").render(
+    return embed(env.get_template("summary.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, s=stats, images=images,
         flag_words=lambda item: flag_words(item, lang),
         clusters=[(c, describe(c, lang)) for c in stats.clusters[:5]],
         pct=(lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"),
         say=lambda text: translate(text, lang),
-    )
+    ))
 
 
 def _rings(reports: list[GradeReport], outdir: Path) -> list[tuple[int, float, list[str]]]:

@@ -164,6 +164,7 @@ def test_the_sentence_check_finds_english() -> None:
 _NO_FONTS_SCRIPT = r"""
 import json, logging, sys, warnings
 from pathlib import Path
+from typing import Any
 
 said = []
 class _Log(logging.Handler):
@@ -192,24 +193,84 @@ print(json.dumps({"said": said + [str(w.message) for w in caught], "style": styl
 """
 
 
-def _without_system_fonts(tmp: Path, out: Path, mode: str) -> dict:
-    """The script above in a fresh mount namespace: every system font folder empty, a fontconfig
-    that knows no folder, a new HOME and matplotlib config (no font cache)."""
-    import json
-
+def _hide_fonts(tmp: Path, mode: str) -> list[str]:
+    """bubblewrap's arguments for a view of the system with no font: every font folder empty,
+    a fontconfig that knows no folder."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         pytest.skip("needs bubblewrap to hide the system fonts")
     conf = tmp / f"fonts-{mode}.conf"
     conf.write_text("<?xml version='1.0'?>\n<fontconfig></fontconfig>\n", encoding="utf-8")
-    hidden = [a for d in ("/usr/share/fonts", "/usr/local/share/fonts", "/etc/fonts")
+    hidden = [a for d in ("/usr/share/fonts", "/usr/local/share/fonts", "/etc/fonts", str(Path.home() / ".fonts"),
+                          str(Path.home() / ".local" / "share" / "fonts"))
               if Path(d).exists() for a in ("--tmpfs", d)]
+    return [bwrap, "--dev-bind", "/", "/", *hidden, "--setenv", "FONTCONFIG_FILE", str(conf)]
+
+
+class _Text(HTMLParser):
+    """The text a page shows: outside <style>, <script> and <title>, with attribute values left out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.skip, self.parts = 0, []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.skip += tag in ("style", "script", "title")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.skip -= tag in ("style", "script", "title")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.parts.append(data)
+
+
+def _page_text(html: str) -> str:
+    parser = _Text()
+    parser.feed(html)
+    return "".join(parser.parts)
+
+
+def _carried_font(html: str) -> set[int] | None:
+    """The code points of the font a page carries in its ``@font-face`` rule, or None."""
+    import base64
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    found = re.search(r"@font-face \{[^}]*url\(data:font/woff;base64,([A-Za-z0-9+/=]+)\)", html)
+    if found is None:
+        return None
+    font = TTFont(io.BytesIO(base64.b64decode(found.group(1))))
+    return set(font.getBestCmap())
+
+
+def _settled_shot(browser: str, page: Path, tmp: Path, name: str, fonts: Path | None) -> tuple[str, bytes]:
+    """``(font faces and their status, PNG)`` of ``page`` in chromium once its fonts are settled:
+    with ``fonts``, chromium's fontconfig knows only that folder; without, the system's fonts."""
+    from chromium_pipe import screenshot
+
+    prefix = [browser]
+    if fonts is not None:
+        conf = tmp / f"fonts-{name}.conf"
+        conf.write_text(f"<?xml version='1.0'?>\n<fontconfig><dir>{fonts}</dir>"
+                        f"<cachedir>{tmp / f'fc-cache-{name}'}</cachedir>"  # the system's aliases, not its fonts
+                        "<include ignore_missing='yes'>/etc/fonts/conf.d</include></fontconfig>\n",
+                        encoding="utf-8")
+        prefix = ["env", f"FONTCONFIG_FILE={conf}", browser]
+    return screenshot(prefix, page.as_uri(), width=1200, height=3200, profile=tmp / f"profile-{name}")
+
+
+def _without_system_fonts(tmp: Path, out: Path, mode: str) -> dict:
+    """The script above in a fresh mount namespace: every system font folder empty, a fontconfig
+    that knows no folder, a new HOME and matplotlib config (no font cache)."""
+    import json
+
     home = tmp / f"home-{mode}"
     home.mkdir()
     run = subprocess.run(
-        [bwrap, "--dev-bind", "/", "/", *hidden, "--setenv", "HOME", str(home),
-         "--setenv", "MPLCONFIGDIR", str(tmp / f"mpl-{mode}"), "--setenv", "FONTCONFIG_FILE", str(conf),
-         "--setenv", "XDG_DATA_HOME", str(home / "share"),
+        [*_hide_fonts(tmp, mode), "--setenv", "HOME", str(home),
+         "--setenv", "MPLCONFIGDIR", str(tmp / f"mpl-{mode}"), "--setenv", "XDG_DATA_HOME", str(home / "share"),
          sys.executable, "-c", _NO_FONTS_SCRIPT, str(ROOT / "tests" / "golden"), str(out), mode,
          str(ROOT / "rubrics" / "chapter07.yaml")],
         capture_output=True, text=True, timeout=600, cwd=tmp)
@@ -254,8 +315,30 @@ def test_the_japanese_summary_draws_with_the_packaged_font_where_no_system_font_
 
     browser = _chromium()
     assert browser is not None
-    dom = _render(browser, with_font / "summary.ja.html", SHOTS / "summary.ja.no-system-fonts.png", tmp_path)
+    page = with_font / "summary.ja.html"
+    dom = _render(browser, page, SHOTS / "summary.ja.png", tmp_path)
     assert "得点" in dom and dom.count("data:image/png;base64,") == 3
     assert _english_sentences(dom) == []
-    shot = np.asarray(image.imread(str(SHOTS / "summary.ja.no-system-fonts.png")))
-    assert float(shot[..., :3].std()) > 0.02
+
+    # The page's own text on a machine whose only fonts are Latin (as on a fresh Linux): every
+    # character the page shows is in the font the page carries, chromium loads that font, and not
+    # one glyph comes from the system: the page is drawn pixel for pixel as with the system's
+    # Japanese fonts present. Without the font it carries, its kana and kanji are empty boxes.
+    html = page.read_text(encoding="utf-8")
+    shown = {c for c in _page_text(html) if not c.isspace()}
+    assert any(not c.isascii() for c in shown)
+    carried = _carried_font(html)
+    assert carried is not None, "the Japanese page carries no font"
+    assert sorted(c for c in shown if ord(c) not in carried) == []
+    latin = next((d for d in (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation"))
+                  if d.is_dir()), None)
+    assert latin is not None, "no Latin-only font folder to stand for a machine without Japanese fonts"
+    faces, drawn = _settled_shot(browser, page, tmp_path, "latin", latin)
+    assert faces == "grader-ja:loaded", faces
+    (SHOTS / "summary.ja.latin-fonts-only.png").write_bytes(drawn)
+    _, everything = _settled_shot(browser, page, tmp_path, "system", None)
+    assert drawn == everything
+    bare = tmp_path / "summary.ja.bare.html"  # the same page without the font it carries
+    bare.write_text(re.sub(r"<style>@font-face[^<]*</style>", "", html), encoding="utf-8")
+    faces, boxes = _settled_shot(browser, bare, tmp_path, "bare", latin)
+    assert faces == "" and boxes != drawn

@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from grader import sinks
 from grader.report import _text
 from grader.report.model import GradeReport
+from grader.report.webfont import FONT_STACK, MONO_STACK, embed
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("grader", "templates"),
@@ -22,6 +24,8 @@ _ENV = jinja2.Environment(
     lstrip_blocks=True,
     finalize=sinks.jinja_finalize,  # then autoescaped: sinks.html, done by Jinja
 )
+_ENV.globals["font_stack"] = Markup(FONT_STACK)
+_ENV.globals["mono_stack"] = Markup(MONO_STACK)
 
 
 def figures(report: GradeReport, langs: list[str], draw: Any = None) -> list[tuple[str, list[str], str]]:
@@ -40,7 +44,7 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any
     langs = _text.order(lang, _text.languages_of(report, opts))
     images = figures(report, langs, draw)
     template = _ENV.get_template("report.html.j2")
-    return template.render(
+    return embed(template.render(
         r=report,
         langs=langs,
         lang=langs[0],
@@ -55,4 +59,4 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any
         central=_text.passed_but(report),
         images=images,
         adjustments=_text.adjustment_lines(report, langs),
-    )
+    ))
