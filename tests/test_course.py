@@ -143,6 +143,39 @@ def test_a_finite_mask_that_leaves_no_weight_is_told_from_one_that_leaks(tmp_pat
     assert "e^-1e+09 は float32 でちょうど 0 なので、重みは漏れていません" in mistake.message["ja"]
 
 
+@pytest.mark.parametrize(("mutant", "wanted", "unwanted"), [
+    # the 0/0 of renormalising underflowed rows, not an overflow: the rows and counts are the measured ones
+    ("mask-after-softmax/renormalised",
+     {"en": ["rows 0, 1, 2, 3 came out NaN (40 of 50 values), yet nothing overflowed", "divided 0 by 0"],
+      "ja": ["行 0, 1, 2, 3 が NaN になりました（50 個中 40 個）が、オーバーフローは起きていません", "0 を 0 で割っています"]},
+     {"en": ["overflows", "subtract each row's largest"], "ja": ["最大値を引"]}),
+    # GPT-2's (1, 1, n, n) buffer: both shapes said
+    ("wrong-shape/gpt2-buffer",
+     {"en": ["causal_mask(5) returned shape (1, 1, 5, 5) where (5, 5) is expected"],
+      "ja": ["causal_mask(5) の戻り値の形は (1, 1, 5, 5) でしたが、(5, 5) が必要です"]},
+     {"en": ["unrecognised"], "ja": []}),
+])
+def test_the_message_says_what_the_evidence_shows(tmp_path, mutant, wanted, unwanted):
+    """Real code's mistakes (a renormalised mask after the softmax, GPT-2's mask buffer): one id,
+    named from what was seen, with the measured numbers and nothing the evidence contradicts."""
+    from grader.runner import grade
+    from grader.submission import load_submission
+
+    rubric = load_rubric(CH8)
+    folder = tmp_path / "s"
+    folder.mkdir()
+    [m] = [m for m in load_mutants(rubric.plugin.mutants, ("masking.py",)) if m.name == mutant]
+    (folder / "masking.py").write_text(m.source(ROOT / "solutions" / "chapter08"), encoding="utf-8")
+    [report] = grade(rubric, [load_submission(folder, assignment_of(rubric))], seed=3)
+    assert [x.id for x in report.mistakes] == [mutant.split("/")[0]]
+    message = report.mistakes[0].message
+    for lang in ("en", "ja"):
+        for text in wanted[lang]:
+            assert text in message[lang], (lang, text, message[lang])
+        for text in unwanted[lang]:
+            assert text not in message[lang], (lang, text, message[lang])
+
+
 def test_new_assignment_validates_without_an_edit(tmp_path):
     """grader new chapter09, then grader validate --rubric rubrics/chapter09.yaml, in a fresh course."""
     proc = _grader("new", "chapter09", cwd=tmp_path)

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from grader.discovery import find_submissions
 from grader.lms import NAME_MAX_BYTES, member_name
@@ -201,6 +202,39 @@ def test_one_rule_chooses_the_assignment_for_every_lms_shape(tmp_path):
     assert find_rubric(cwd=course, assignment="chapter08").name == "chapter08.yaml"
     with pytest.raises(Exception, match="holds 2 rubrics"):
         find_rubric(cwd=course)
+
+
+@pytest.mark.slow
+def test_every_command_chooses_the_assignment_by_one_rule_in_a_two_rubric_course(tmp_path):
+    """From the course folder (chapter 7 and chapter 8 rubrics) with no --rubric: a Canvas zip of
+    chapter-7 work is batched with chapter 7, `grader export` takes the assignment its reports name,
+    and `release`, which has nothing to go by, stops with the one message that names both rubrics
+    and --rubric, as `check` without work to go by does."""
+    canvas = tmp_path / "cs101_submissions.zip"  # a name that says nothing of the chapter
+    with zipfile.ZipFile(canvas, "w") as zf:
+        for k, (fname, data) in enumerate(CORRECT.items()):
+            zf.writestr(canvas_entry("Doe, Jane", 98765, 7000 + k, fname), data)
+    out = tmp_path / "out"
+    proc = _grader("batch", str(canvas), "--out", str(out), "-j", "1", "--no-progress", "--no-table",
+                   "--canvas-assignment-id", "4242", "--lang", "en")
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    [report] = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in (out / "reports").glob("*.yaml")]
+    assert report["assignment"] == "chapter07" and report["score"] == report["max_score"], report["score"]
+    proc = _grader("export", str(out), "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--lang", "en")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [row] = _rows(out / "gradebook.canvas.csv")[1:] or _rows(out / "gradebook.canvas.csv")
+    assert row["ID"] == "98765", row
+    said = []
+    for args in (("release", str(tmp_path / "release")), ("check", str(tmp_path / "nothing-here"))):
+        (tmp_path / "nothing-here").mkdir(exist_ok=True)
+        proc = _grader(*args)  # no language asked: the message in both
+        assert proc.returncode == 2, (args, proc.stdout[-2000:], proc.stderr[-2000:])
+        text = " ".join(proc.stderr.split())
+        assert "holds 2 rubrics" in text and "--rubric" in text, text
+        assert "chapter07.yaml" in text and "chapter08.yaml" in text, text
+        said.append(text[text.index("holds 2 rubrics"):])
+    assert said[0] == said[1]  # the same sentence for every command
+    assert not (tmp_path / "release").exists()
 
 
 def test_the_resume_hint_repeats_the_options_given(tmp_path, monkeypatch):
