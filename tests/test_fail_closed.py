@@ -37,6 +37,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from grader.sandbox.uids import STUDENT_UIDS
 from tests.public_python import nobody_can_read, private_python, public_python
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -227,10 +228,12 @@ def test_as_root_at_the_subprocess_level_student_code_runs_as_nobody(
     assert run.returncode in (0, 1), run.stderr[-3000:]
     report = json.loads(run.stdout)
     assert report["sandbox"]["level"] == "subprocess"
-    assert report["sandbox"]["enforced"]["user"].startswith("nobody (uid 65534"), report["sandbox"]
+    user = report["sandbox"]["enforced"]["user"]
+    uid = int(re.match(r"uid (\d+) ", user).group(1))  # a user id of this worker's own, no account's
+    assert uid in STUDENT_UIDS and "a user of this grading worker alone" in user, user
     seen = json.dumps(report["tests"], ensure_ascii=False)
     assert "EXFIL" in seen  # the hostile code ran, and got nothing
-    assert f"uid={pwd.getpwnam('nobody').pw_uid}" in seen
+    assert f"uid={uid}" in seen
     for label in ("reference", "hidden", "rubric"):
         assert f"{label}=PermissionError" in seen, label
     for label in ("course", "results"):
@@ -271,3 +274,61 @@ def test_batch_as_root_allowing_the_weak_sandbox_with_a_python_nobody_cannot_rea
         with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
             assert list(csv.DictReader(fh)) == []
     assert "EXFIL" not in run.stdout + run.stderr and _planted(course) == []
+
+
+#: scaling.py of a student who, while graded, looks for other students' files in /tmp (where
+#: every worker's scratch folder is) for a few seconds, and prints what it read and how often
+#: it was refused
+_PEEKER = '''
+import glob
+import os
+import time
+
+_mine = os.path.realpath(os.environ.get("TMPDIR") or os.getcwd())
+_seen, _denied = [], 0
+_until = time.monotonic() + 8
+while time.monotonic() < _until and not _seen:
+    # every worker's scratch folder (its own TMPDIR is its scratch)
+    for folder in glob.glob("/tmp/grader-scratch-*") + glob.glob("/tmp/grader-spawn-*"):
+        if os.path.realpath(folder) == _mine:
+            continue
+        try:
+            os.listdir(folder)
+        except OSError:
+            _denied += 1
+            continue
+        for name in glob.glob(os.path.join(folder, "**", "*.py"), recursive=True):
+            try:
+                with open(name, encoding="utf-8") as fh:
+                    _seen.append(os.path.basename(name) + ":" + fh.read(60))
+            except OSError:
+                _denied += 1
+    time.sleep(0.1)
+print("PEEKED:" + repr(_seen[:40]) if _seen else "PEEKED: nothing", "DENIED:" + str(_denied))
+'''
+
+
+def test_in_a_batch_as_root_no_student_reads_another_students_files(
+        pythons: SimpleNamespace, course: SimpleNamespace) -> None:
+    """grader batch -j 2 at the rlimits level, as root: the two workers' students run as two
+    different unprivileged users, so what one student's code finds of another student's
+    submission in the other worker's scratch folder, while both are graded, it cannot open."""
+    src = course.base / "class"
+    marker = "# HONEST-WORK-OF-ALICE-7f3a"
+    for k in range(8):  # honest work, graded on the other worker while the peeker looks
+        shutil.copytree(ROOT / "examples" / "submissions" / "correct", src / f"alice{k}")
+        path = src / f"alice{k}" / "scaling.py"
+        path.write_text(marker + "\nimport time\ntime.sleep(1)\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct", src / "aaa-peeker")
+    path = src / "aaa-peeker" / "scaling.py"
+    path.write_text(_PEEKER + path.read_text(encoding="utf-8"), encoding="utf-8")
+    out = course.results / "class"
+    run = _as_root("rlimits", pythons.public, "batch", str(src), "--out", str(out), "--rubric", str(course.rubric),
+                   "--allow-weak-sandbox", "-j", "2", "--no-progress", "--no-table", "--lang", "en")
+    assert run.returncode in (0, 1), run.stderr[-3000:]
+    peeker = (out / "reports" / "aaa-peeker.yaml").read_text(encoding="utf-8")
+    assert "PEEKED" in peeker and "DENIED:" in peeker  # it ran and looked
+    assert int(re.search(r"DENIED:(\d+)", peeker).group(1)) > 0  # and found the other worker's files shut
+    assert marker not in peeker, peeker[:3000]
+    for report in (out / "reports").glob("alice*.yaml"):  # the honest work was graded
+        assert "PEEKED" not in report.read_text(encoding="utf-8")

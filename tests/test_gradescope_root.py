@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import re
 import shutil
 import subprocess
@@ -25,6 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from grader.sandbox.uids import STUDENT_UIDS
 from click.testing import CliRunner
 
 from grader.cli import main
@@ -237,12 +238,14 @@ def test_without_namespaces_a_submission_reads_writes_and_signals_nothing(autogr
 
     # graded at the weak level, as the unprivileged user
     assert results["extra_data"]["sandbox"]["level"] == "rlimits"
-    assert results["extra_data"]["sandbox"]["user"].startswith("nobody"), results["extra_data"]["sandbox"]
+    user = results["extra_data"]["sandbox"]["user"]
+    uid = int(re.match(r"uid (\d+) ", user).group(1))  # a user id of this worker's own, no account's
+    assert uid in STUDENT_UIDS and "a user of this grading worker alone" in user, user
     # the hostile code ran (its message is in the report, Markdown-escaped) and got nothing
     seen = "\n".join([results.get("output", ""), *(t.get("output", "") for t in results["tests"])])
     seen = seen.replace("\\", "")
     assert "EXFIL" in seen
-    assert f"uid={pwd.getpwnam('nobody').pw_uid}" in seen
+    assert f"uid={uid}" in seen
     assert "reference=PermissionError" in seen and "hidden=PermissionError" in seen
     assert "rubric=PermissionError" in seen
     assert "results=PermissionError" in seen and "list-results=PermissionError" in seen  # nor the results
