@@ -232,6 +232,12 @@ SENTENCES: dict[str, str] = {
         "bubblewrap）が動くようにしてください",
     "the unprivileged user nobody cannot read Python's own files in {folder}":
         "権限のないユーザー nobody が {folder} にある Python 自身のファイルを読めません",
+    "no folder of root's own for the students' user ids (/run/grader-student-uids)":
+        "学生のユーザー ID を管理する root 専用のフォルダがありません（/run/grader-student-uids）",
+    "every user id from {first} to {last} is held by another grading worker":
+        "{first} から {last} までのユーザー ID はすべて、ほかの採点ワーカーが使っています",
+    "no user id of its own was given to this grading worker":
+        "この採点ワーカーには専用のユーザー ID が渡されていません",
     "the scratch folder could not be handed to the unprivileged user nobody ({what})":
         "作業用フォルダを権限のないユーザー nobody に渡せませんでした（{what}）",
     "refusing to grade at the {level} level: student code would run as your user ({user}), which "

@@ -1,9 +1,9 @@
 """Gradescope as it runs: as root, and here with namespaces turned off (GRADER_SANDBOX=rlimits).
 
 A hostile submission tries to read the reference solution, the hidden suites, the rubric, the
-grader's environment and its parent's environment, to write into the results, the course
-files, the grader's own package and the submission folder, and to signal the grader's
-processes, and puts what it got into a visible message. The autograder must give it nothing:
+results folder, the grader's environment and its parent's environment, to write into the
+results, the course files, the grader's own package and the submission folder, and to signal
+the grader's processes, and puts what it got into a visible message. The autograder must give it nothing:
 the student's code runs as an unprivileged user and the course files and results are
 root-only. With a Python that user cannot read, the autograder refuses to grade (fail closed)
 instead of running the student's code as root.
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import re
 import shutil
 import subprocess
@@ -25,6 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from grader.sandbox.uids import STUDENT_UIDS
 from click.testing import CliRunner
 
 from grader.cli import main
@@ -47,6 +48,8 @@ def _hostile(root: Path) -> str:
         "reference": source / "solutions" / "chapter07" / "scaling.py",
         "hidden": next((source / "suites" / "chapter07" / "hidden").glob("test_*.py")),
         "rubric": source / "rubrics" / "chapter07.yaml",
+        # the grader's own stderr, open in results/ while it grades
+        "results": root / "results" / "grader-stderr.txt",
     }
     writes = {  # the results, the course files, the grader's own package, the submission, the layout
         "results": root / "results" / "results.json",
@@ -74,6 +77,10 @@ def _hostile(root: Path) -> str:
                     found.append("write-" + label + "=WROTE:" + path)
                 except Exception as exc:
                     found.append("write-" + label + "=" + type(exc).__name__)
+            try:
+                found.append("list-results=READ:" + ",".join(os.listdir({str(root / "results")!r})))
+            except Exception as exc:
+                found.append("list-results=" + type(exc).__name__)
             found.append("env=" + ("LEAKED" if "{SECRET}" in repr(dict(os.environ)) else "clean"))
             opened = denied = 0
             for pid in [p for p in os.listdir("/proc") if p.isdigit()]:  # the grader's processes too
@@ -231,14 +238,17 @@ def test_without_namespaces_a_submission_reads_writes_and_signals_nothing(autogr
 
     # graded at the weak level, as the unprivileged user
     assert results["extra_data"]["sandbox"]["level"] == "rlimits"
-    assert results["extra_data"]["sandbox"]["user"].startswith("nobody"), results["extra_data"]["sandbox"]
+    user = results["extra_data"]["sandbox"]["user"]
+    uid = int(re.match(r"uid (\d+) ", user).group(1))  # a user id of this worker's own, no account's
+    assert uid in STUDENT_UIDS and "a user of this grading worker alone" in user, user
     # the hostile code ran (its message is in the report, Markdown-escaped) and got nothing
     seen = "\n".join([results.get("output", ""), *(t.get("output", "") for t in results["tests"])])
     seen = seen.replace("\\", "")
     assert "EXFIL" in seen
-    assert f"uid={pwd.getpwnam('nobody').pw_uid}" in seen
+    assert f"uid={uid}" in seen
     assert "reference=PermissionError" in seen and "hidden=PermissionError" in seen
     assert "rubric=PermissionError" in seen
+    assert "results=PermissionError" in seen and "list-results=PermissionError" in seen  # nor the results
     assert "env=clean" in seen and "LEAKED" not in seen and "READ:" not in seen
     # it wrote nothing outside its scratch (where it could), signalled none of root's processes
     for label in ("results", "results-new", "source", "package", "submission", "layout"):

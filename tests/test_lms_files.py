@@ -24,8 +24,8 @@ import yaml
 
 from grader.discovery import find_submissions
 from grader.lms import NAME_MAX_BYTES, member_name
-from tests.test_lms_journey import (CORRECT, EMPTY_ZIP, RUBRIC, STUB, canvas_entry,
-                                    canvas_text_entry, moodle_prefix)
+from tests.test_lms_journey import (CORRECT, EMPTY_ZIP, RUBRIC, STUB, _moodle_feedback_participants,
+                                    _moodle_worksheet, canvas_entry, canvas_text_entry, moodle_prefix)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -411,6 +411,63 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     proc = _grader("export", str(out), "--canvas-assignment-id", "4242", cwd=ROOT)
     assert proc.returncode == 2 and "not rewritten" in proc.stderr
     assert _rows(out / "gradebook.csv") == after
+
+
+def _moodle_export(dest: Path) -> Path:
+    """A Moodle export in which two folders claim one participant id (two downloads merged by
+    hand, a folder renamed), beside a student of their own."""
+    export = dest / "CS101-Chapter 7-44.zip"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        def put(name: str, pid: int, files: dict[str, bytes]) -> None:
+            for fname, data in files.items():
+                zf.writestr(f"{moodle_prefix(name, pid)}_assignsubmission_file_/{fname}", data)
+
+        put("Jane Doe", 123600, CORRECT)
+        put("Twin One", 123601, CORRECT)  # two people whose folders claim one id
+        put("Twin Two", 123601, STUB)
+    return export
+
+
+@pytest.mark.slow
+def test_a_duplicate_moodle_id_is_credited_nowhere_and_says_so(tmp_path):
+    """The Moodle side of the flags: the grading worksheet gives neither claimant a grade (and
+    keeps a grade given by hand), the feedback-files zip has no folder for the id, the
+    terminal and the course gradebook say why."""
+    export = _moodle_export(tmp_path)
+    out = tmp_path / "out"
+    proc = _grader("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--seed", "3",
+                   "--rubric", str(RUBRIC), "--gradebook", "moodle", "--bom", "--lang", "en")
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stderr.split())
+    book = _rows(out / "gradebook.csv")
+    twins = [r for r in book if r["student_id"] == "123601"]
+    assert len(twins) == 2 and all("duplicate_id" in r["flags"] for r in twins), twins
+    assert all(r["score"] for r in twins)  # both were graded: which one counts is for a person
+
+    # the worksheet, as Moodle's offline-grading importer reads it: a row per claimant, no grade
+    with (out / "gradebook.moodle.csv").open(encoding="utf-8-sig", newline="") as fh:
+        sheet = list(csv.DictReader(fh))
+    rows = [r for r in sheet if r["Identifier"] == "Participant 123601"]
+    assert len(rows) == 2 and {r["Full name"] for r in rows} == {"Twin One", "Twin Two"}
+    for row in rows:
+        assert row["Grade"] == "" and row["Status"] == "No grade", row
+        assert row["Last modified (grade)"] == "Thursday, 1 January 1970, 12:00 AM"  # a hand grade stays
+        assert "more than one entry claims student id 123601" in row["Feedback comments"], row
+    graded = _moodle_worksheet(out / "gradebook.moodle.csv")
+    assert isinstance(graded["123600"]["grade"], float) and graded["123600"]["grade"] > 0
+    # the feedback files: Jane's report, none for the disputed id
+    assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") == {123600}
+    # and the terminal says per file what it left without a grade, and why
+    assert "gradebook.moodle.csv: 3 rows, 1 with a grade" in said, said
+    assert "moodle-feedback-files.zip: 1 rows, 1 with a grade" in said, said
+    assert "no grade for Twin One (123601)" in said and "no grade for Twin Two (123601)" in said, said
+
+    # grader gradebook: the duplicate id is no score, and says why
+    proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
+    assert proc.returncode == 0, proc.stderr
+    course = {r["student"]: r for r in _rows(tmp_path / "course.csv")}
+    assert course["123601"]["chapter07"] == "" and "2 rows claim this student" in course["123601"]["notes"]
+    assert float(course["123600"]["chapter07"]) > 0
 
 
 def _canvas_import_filled(path: Path) -> dict[str, float]:

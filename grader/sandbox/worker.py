@@ -31,13 +31,14 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 from grader import wire
 from grader.limits import Limits
 from grader.errors import SandboxError, SandboxRefused, WorkerCrashed, WorkerTimeout
-from grader.sandbox import backends
+from grader.sandbox import backends, uids
 
 READY_TIMEOUT_S = 120.0
 CLOSE_TIMEOUT_S = 5.0
@@ -173,6 +174,17 @@ class Worker:
         self.in_force: dict[str, Any] = {}  # what the last child reported as applied
         self.restarts = 0
         self.started_s = 0.0  # seconds the last start took
+        self._uid: uids.Claim | None = None  # root, outside namespaces: the students' user id of this worker
+
+    def student_uid(self) -> int | str | None:
+        """The user id this worker's student code runs as (claimed once, kept across restarts),
+        or why none could be had; None when not root (the code runs as the grader's user)."""
+        if not hasattr(os, "geteuid") or os.geteuid() != 0:
+            return None
+        if self._uid is None:
+            self._uid = uids.claim_uid()
+            weakref.finalize(self, self._uid.release)
+        return self._uid.uid
 
     # -- life cycle ----------------------------------------------------------------------
     def start(self, wait: bool = True) -> "Worker":
@@ -208,6 +220,8 @@ class Worker:
             "scratch": launch.scratch, "pid1": launch.pid1, "threads": self.threads,
             "seccomp": bool(seccomp), "warm_more": self.warm_more,
         }
+        if not launch.pid1:
+            cfg["student_uid"] = self.student_uid()
         inside = (req_r, resp_w, ci_r, co_w)
         try:
             self.proc = subprocess.Popen(
@@ -816,7 +830,7 @@ class _Spawned:
     def __init__(self, worker: "SpawnWorker") -> None:
         self.launch = backends.launch("subprocess", worker.limits.scratch_mb)
         cfg = {"spawned": True, "scratch": self.launch.scratch, "threads": worker.threads,
-               "seccomp": False, "pid1": False}
+               "seccomp": False, "pid1": False, "student_uid": worker.student_uid()}
         posix = os.name == "posix"
         try:
             self.proc = subprocess.Popen(

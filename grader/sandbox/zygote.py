@@ -375,36 +375,34 @@ def _python_folders() -> list[str]:
     return folders
 
 
-def _unprivileged(scratch: str) -> list | str | None:
-    """[uid, gid, name] of the user student code runs as when the zygote is root (and not
-    in namespaces): ``nobody``, or uid/gid 65534 where no such user is listed. The scratch
-    folder is handed to that user, so the submission can still write its files there.
+def _unprivileged(scratch: str, uid: int | str | None) -> list | str | None:
+    """[uid, gid, name] of the user student code runs as when the zygote is root (and not in
+    namespaces): ``uid``, a user id of this grading worker's own that the trusted side claimed
+    (unlisted, held by it alone on this machine), with the group of the same number. The
+    scratch folder is handed to that user, so the submission can still write its files there,
+    and no other worker's student can read them.
 
-    Returns why not (a str) when that user could not import Python itself (an interpreter
-    inside a root-only folder: a correct submission must not fail on ``import fractions``) or
-    the scratch folder could not be handed over. The trusted side then refuses to grade, and
-    a child never runs student code as root (:func:`_become` raises).
+    Returns why not (a str) when an unprivileged user could not import Python itself (an
+    interpreter inside a root-only folder: a correct submission must not fail on ``import
+    fractions``), the trusted side had no user id to give (``uid`` is its reason), or the scratch
+    folder could not be handed over. The trusted side then refuses to grade, and a child never
+    runs student code as root (:func:`_become` raises).
     """
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None
     closed = [f for f in _python_folders() if not _public(f)]
     if closed:
         return f"the unprivileged user nobody cannot read Python's own files in {closed[0]}"
-    try:
-        import pwd
-
-        entry = pwd.getpwnam("nobody")
-        uid, gid, name = entry.pw_uid, entry.pw_gid, "nobody"
-    except (ImportError, KeyError):
-        uid, gid, name = 65534, 65534, "uid 65534"
+    if not isinstance(uid, int):
+        return uid or "no user id of its own was given to this grading worker"
     try:
         for folder in (scratch, os.path.join(scratch, "submission")):
             os.makedirs(folder, exist_ok=True)
-            os.chown(folder, uid, gid)
+            os.chown(folder, uid, uid)
             os.chmod(folder, 0o700)
     except OSError as exc:
         return f"the scratch folder could not be handed to the unprivileged user nobody ({exc})"
-    return [uid, gid, name]
+    return [uid, uid, f"uid {uid}"]
 
 
 def _become(run_as: list | str | None) -> str:
@@ -422,7 +420,9 @@ def _become(run_as: list | str | None) -> str:
     os.setresuid(uid, uid, uid)
     if os.geteuid() == 0 or os.getegid() == 0:
         raise OSError("still root after setresuid")
-    return f"{name} (uid {uid}, gid {gid}): root-only files are out of reach"
+    os.umask(0o077)  # what the submission writes (in its scratch, in /tmp) is its own
+    return (f"{name} (gid {gid}, a user of this grading worker alone, like nobody): root-only files and "
+            "other workers' submissions are out of reach")
 
 
 def _drop_capabilities() -> str:
@@ -726,7 +726,7 @@ def main() -> None:
     _start(cfg)
     torch = _import_and_warm(cfg)
     if not cfg.get("pid1"):  # (after the imports: it checks their folders)
-        cfg["run_as"] = _unprivileged(cfg["scratch"])
+        cfg["run_as"] = _unprivileged(cfg["scratch"], cfg.get("student_uid"))
     cfg["vmsize_kb"] = _vmsize_kb()
     cfg["cpu_spent_s"] = _cpu_seconds() if cfg["spawned"] else 0.0
     can_fork = hasattr(os, "fork") and not cfg["spawned"]
