@@ -44,7 +44,6 @@ from grader import ledger
 from grader.outdir import is_current, read_report, report_path, write_report_files
 from grader.pool import LocalPool, Tally, _Proc, retire_spares, start_early
 from grader.report.model import GradeReport
-from grader.sinks import terminal_markup
 
 if TYPE_CHECKING:
     from grader.cluster import ClusterPool
@@ -121,7 +120,7 @@ def run_batch(
     if spec is not None:
         jobs = 0  # no local workers: each node chooses (and reports) its own level
     if warning:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        _flag(console, f"warning: {warning}", lang)
     from grader.anonymous import check_folder
 
     check_folder(outdir, anonymous)
@@ -246,7 +245,7 @@ class _Batch:
             seed = next((r.seed for r in self.finished.values()), None)
         self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
         if resume and resumed:
-            self.console.print(f"resume: {resumed} submission(s) already graded with this rubric; skipped")
+            self._say(f"resume: {resumed} submission(s) already graded with this rubric; skipped")
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) + len(self.corpus) or 1))
         retire_spares(early, jobs, retired)
         if summary and todo:
@@ -273,18 +272,15 @@ class _Batch:
                 alike.run(self.outdir, self.rubric, reports=reports,
                           submissions=[(f.submission.name, f.submission) for f in self.found.found])
             except Exception as exc:  # noqa: BLE001 - the reports and gradebook stand; say what failed
-                self.console.print(f"[yellow]warning:[/yellow] the similarity stage failed "
-                                   f"({terminal_markup(type(exc).__name__)}: {terminal_markup(exc)}); "
-                                   f"run it again with: grader similarity {self.out}", markup=True)
+                _flag(self.console, f"warning: the similarity stage failed ({type(exc).__name__}: {exc}); "
+                                    f"run it again with: grader similarity {self.out}", self.lang)
         if summary and reports:
             from grader import summary as class_summary
 
             class_summary.write_summary(reports, self.outdir, self.rubric, unrecognised=self.found.unrecognised)
         if interrupted:
-            self.console.print(
-                f"[yellow]interrupted:[/yellow] {len(self.finished)} of {len(self.found.found)} graded and kept"
-                f" in {self.outdir}; finish with: {terminal_markup(self.again)} --resume",
-                markup=True, soft_wrap=True)
+            _flag(self.console, f"interrupted: {len(self.finished)} of {len(self.found.found)} graded and kept"
+                                f" in {self.outdir}; finish with: {self.again} --resume", self.lang)
         return BatchResult(reports, len(self.finished) - resumed, resumed, self.found.unrecognised, interrupted,
                            self.outdir, time.monotonic() - self.started,
                            unreadable=len(reports) - len(self.finished))
@@ -329,11 +325,9 @@ class _Batch:
         else:
             found = find_submissions(self.source, self.outdir / ".sources", self.assignment)
         for entry, why in found.unrecognised:
-            self.console.print(f"[yellow]not graded:[/yellow] {terminal_markup(entry)}: {terminal_markup(why)}",
-                               markup=True)
+            _flag(self.console, f"not graded: {why}", self.lang, before=f"{entry}: ")
         for failed in found.failed:
-            self.console.print(f"[yellow]cannot read:[/yellow] {terminal_markup(failed.why)}"
-                               " (an error report is written)", markup=True)
+            _flag(self.console, f"cannot read: {failed.why} (an error report is written)", self.lang)
         if not found.found and not found.failed:
             seen = len(found.skipped)
             raise UsageError(
@@ -409,7 +403,7 @@ class _Batch:
         local pool or the cluster; (interrupted, the fault that stopped it)."""
         if not todo and not aside:
             return False, None
-        tally = Tally(len(todo), self.console, progress, aside=self._aside)
+        tally = Tally(len(todo), self.console, progress, aside=self._aside, lang=self.lang)
         if self.cluster is not None:
             return self._grade_on_cluster(todo + aside, tally)
         config = {"op": "config", "rubric": str(self.rubric.file), "seed": self.seed, "level": self.level,
@@ -503,7 +497,7 @@ class _Batch:
     def _warn_format(self, fmt: str, exc: Exception) -> None:
         if fmt not in self.warned:
             self.warned.add(fmt)
-            self.console.print(f"[yellow]warning:[/yellow] {exc}; {fmt} reports skipped")
+            _flag(self.console, f"warning: {exc}; {fmt} reports skipped", self.lang)
 
     def _record(self, interrupted: bool, gradebooks: tuple[str, ...], bom: bool) -> list[GradeReport]:
         """Error reports for unreadable entries, then the gradebooks; every report, in order."""
@@ -536,6 +530,18 @@ class _Batch:
                                             canvas=self.canvas)
         say_written(written, book, self.console, self.lang)
         return [self.finished[i] for i in sorted(self.finished)] + failed_reports
+
+
+def _flag(console: Console, text: str, lang: str, before: str = "") -> None:
+    """``text`` (``label: the rest``) on the terminal in ``lang``, its label in yellow, after
+    ``before`` (as it is)."""
+    from rich.text import Text
+
+    from grader.messages import translate
+    from grader.sinks import terminal
+
+    label, colon, rest = terminal(translate(text, lang)).partition(": ")
+    console.print(Text(terminal(before)) + Text(label, style="yellow") + Text(colon + rest), soft_wrap=True)
 
 
 @contextlib.contextmanager

@@ -376,12 +376,17 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
                            submitted=submitted,
                            extensions=read_extensions(Path(extensions_file)) if extensions_file else None,
                            anonymous=anonymous)
-        kinds = _not_graded(result.unrecognised)
-        err.print(f"{result.graded} graded, {result.resumed} kept from before, "
-                  f"{len(result.unrecognised)} not graded{kinds}, "
-                  + (f"{result.unreadable} unreadable (error reports written), " if result.unreadable else "")
-                  + f"in {result.elapsed_s:.1f} s; "
-                  f"gradebook: {Path(out) / 'gradebook.csv'}", soft_wrap=True)
+        from grader.messages import say
+
+        language = _lang(lang, rubric)
+        said = say("{graded} graded, {resumed} kept from before, {ungraded} not graded{kinds}, {unreadable} "
+                   "unreadable (error reports written), in {s} s; gradebook: {path}" if result.unreadable else
+                   "{graded} graded, {resumed} kept from before, {ungraded} not graded{kinds}, in {s} s; "
+                   "gradebook: {path}",
+                   language, graded=result.graded, resumed=result.resumed, ungraded=len(result.unrecognised),
+                   kinds=_not_graded(result.unrecognised, language), unreadable=result.unreadable,
+                   s=f"{result.elapsed_s:.1f}", path=Path(out) / "gradebook.csv")
+        err.print(terminal(said), markup=False, highlight=False, soft_wrap=True)
         if table or (table is None and 0 < len(result.reports) <= TABLE_ROWS):
             from grader.report.terminal import show_many
 
@@ -469,13 +474,21 @@ def _again(*without: str) -> str:
     return shlex.join(words)
 
 
-def _not_graded(unrecognised: list[tuple[str, str]]) -> str:
-    """`` (2 empty uploads, 1 online text)``: why the entries not graded were not."""
+def _not_graded(unrecognised: list[tuple[str, str]], lang: str) -> str:
+    """`` (empty upload: 2, online text: 1)``: why the entries not graded were not, in ``lang``."""
     from collections import Counter
 
-    kinds = Counter("empty upload" if "empty" in why else "online text" if "online text" in why
-                    else "not a submission" for _, why in unrecognised)
-    return f" ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})" if kinds else ""
+    from grader.messages import say
+
+    kinds = Counter("empty" if "empty" in why else "online text" if "online text" in why else "other"
+                    for _, why in unrecognised)
+    listed = [said for n, said in ((kinds["empty"], say("empty upload: {n}", lang, n=kinds["empty"])),
+                                   (kinds["other"], say("not a submission: {n}", lang, n=kinds["other"])),
+                                   (kinds["online text"], say("online text: {n}", lang, n=kinds["online text"])))
+              if n]
+    if not listed:
+        return ""
+    return f"（{'、'.join(listed)}）" if lang == "ja" else f" ({', '.join(listed)})"
 
 
 @main.command(name="similarity")
@@ -751,15 +764,15 @@ def gradescope(outdir: str, rubric_path: str | None) -> None:
 
 def _say_error(label: dict[str, str], exc: Exception) -> None:
     """An error in the language asked for (--lang, $GRADER_LANG); in both when none was."""
-    from grader.messages import translate
+    from grader.messages import error_text
 
     ctx = click.get_current_context(silent=True)
     lang = (ctx.params.get("lang") if ctx is not None else None) or os.environ.get("GRADER_LANG")
     text = str(exc)
-    langs = [lang] if lang in LANGS else (["en", "ja"] if translate(text, "ja") != text else ["en"])
+    langs = [lang] if lang in LANGS else (["en", "ja"] if error_text(exc, "ja") != text else ["en"])
     for x in langs:
         err.print(f"[red]{label[x]}:[/red] ", markup=True, highlight=False, end="")
-        err.print(terminal(translate(text, x)), markup=False, highlight=False, soft_wrap=True)
+        err.print(terminal(error_text(exc, x)), markup=False, highlight=False, soft_wrap=True)
 
 
 def _guard(fn: Any) -> int:
@@ -773,7 +786,9 @@ def _guard(fn: Any) -> int:
         _say_error({"en": "grader error", "ja": "採点システムのエラー"}, exc)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
-        err.print("interrupted")
+        ctx = click.get_current_context(silent=True)
+        lang = (ctx.params.get("lang") if ctx is not None else None) or os.environ.get("GRADER_LANG", "en")
+        err.print(_tr("interrupted", lang), markup=False, highlight=False)
         return 130
 
 

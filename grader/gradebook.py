@@ -544,9 +544,27 @@ def say_written(written: list[Written], rows: list[dict[str, Any]], console: Any
         console.print(terminal_markup(translate(f"{w.path.name}: {w.rows} rows, {w.graded} with a grade", lang)),
                       markup=True, soft_wrap=True)
         for who, why in w.no_grade:
-            console.print(terminal_markup(translate(f"  no grade for {who}: {why}", lang)), soft_wrap=True)
+            console.print(terminal_markup(translate(f"  no grade for {who}: {_cell_in(why, lang)}", lang)),
+                          soft_wrap=True)
         for who, why in w.left_out:
-            console.print(terminal_markup(translate(f"  left out {who}: {why}", lang)), soft_wrap=True)
+            console.print(terminal_markup(translate(f"  left out {who}: {_cell_in(why, lang)}", lang)),
+                          soft_wrap=True)
+
+
+def _cell_in(cell: str, lang: str) -> str:
+    """An errors cell (reasons joined by `` | ``, each ``ja / en`` in a bilingual rubric) as the
+    terminal says it in ``lang``: of a reason in both languages, the one in ``lang``; any other
+    reason translated."""
+    from grader.messages import translate
+
+    said = []
+    for part in cell.split(" | "):
+        ja, slash, en = part.partition(" / ")
+        if slash and " / " not in en and translate(en, "ja") == ja:
+            said.append(ja if lang == "ja" else en)
+        else:
+            said.append(translate(part, lang))
+    return " | ".join(said)
 
 
 _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing", "doubtful_name", "unreadable", "symlink")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["SENTENCES", "keyed", "table", "translate"]
+__all__ = ["SENTENCES", "error_text", "keyed", "say", "table", "translate"]
 
 #: English sentence -> Japanese. Slots are ``{name}``; both sides use the same names.
 SENTENCES: dict[str, str] = {
@@ -157,8 +157,20 @@ SENTENCES: dict[str, str] = {
     "(e.g. chapter09)":
         "{name}: 課題の名前は {max} 文字までです（この名前は {n} 文字）。短い名前にしてください（例: chapter09）",
     # --- the rubric's parts (grader/rubric.py) ---------------------------------------------
-    "{file} is in neither {where}": "{file} は {where} のどちらにもありません",
-    "{func} is defined in no {file} of {where}": "{func} は {where} のどの {file} にも定義されていません",
+    # (a rubric error's problem and its fix are translated apart: grader.messages.error_text)
+    "{file} is in neither {first} nor {second}": "{file} は {first} にも {second} にもありません",
+    "{file} is not a file in {folder}": "{file} は {folder} のファイルではありません",
+    "write the file's name as it is in {first} or {second}":
+        "{first} か {second} にあるとおりにファイル名を書いてください",
+    "write the file's name as it is in {folder}": "{folder} にあるとおりにファイル名を書いてください",
+    "{func} is defined in neither {first} nor {second}": "{func} は {first} にも {second} にも定義されていません",
+    "{func} is not defined in {file}": "{func} は {file} に定義されていません",
+    "write a function {file} defines: {names}": "{file} が定義している関数を書いてください: {names}",
+    "{file} defines no function yet: write one, or leave it out of functions:":
+        "{file} にはまだ関数が定義されていません。関数を書くか、functions: から外してください",
+    "file not found: {path} ({raw} from the rubric's folder)":
+        "ファイルが見つかりません: {path}（ルーブリックのフォルダから見て {raw}）",
+    "create it, or correct the path ({example})": "ファイルを作るか、パスを直してください（{example}）",
     "did you mean {near}? write file: {name}": "{near} のことですか。file: {name} と書いてください",
     "did you mean {near}? write {name}": "{near} のことですか。{name} と書いてください",
     # --- grading (grader/runner.py, the worker) --------------------------------------------
@@ -408,6 +420,31 @@ SENTENCES: dict[str, str] = {
     "worker {address} sent no heartbeat for {s} s; its shards go elsewhere":
         "ワーカー {address} から {s} 秒間ハートビートが届きません。その分担は別のワーカーに回します",
     "waiting for a Dask worker to join the scheduler": "Dask ワーカーがスケジューラーにつながるのを待っています",
+    # --- the batch's own lines on the terminal (grader/batch.py, grader/cli.py, grader/pool.py) ----
+    "{graded} graded, {resumed} kept from before, {ungraded} not graded{kinds}, in {s} s; gradebook: {path}":
+        "{graded} 件を採点、{resumed} 件は前回の採点のまま、{ungraded} 件は採点なし{kinds}、{s} 秒。成績表: {path}",
+    "{graded} graded, {resumed} kept from before, {ungraded} not graded{kinds}, {unreadable} unreadable (error "
+    "reports written), in {s} s; gradebook: {path}":
+        "{graded} 件を採点、{resumed} 件は前回の採点のまま、{ungraded} 件は採点なし{kinds}、{unreadable} 件は読み取れず"
+        "（エラーのレポートを書きました）、{s} 秒。成績表: {path}",
+    "empty upload: {n}": "空の提出: {n}",
+    "online text: {n}": "オンラインテキスト: {n}",
+    "not a submission: {n}": "提出物ではないもの: {n}",
+    "resume: {n} submission(s) already graded with this rubric; skipped":
+        "再開: このルーブリックで採点済みの提出物 {n} 件は採点し直しません",
+    "interrupted: {n} of {total} graded and kept in {outdir}; finish with: {again} --resume":
+        "中断しました: {total} 件中 {n} 件を採点して {outdir} に残しました。続きは次のコマンドで: {again} --resume",
+    "interrupted": "中断しました",
+    "warning: {warning}": "警告: {warning}",
+    "warning: the similarity stage failed ({what}); run it again with: grader similarity {out}":
+        "警告: 類似度の検出に失敗しました（{what}）。次のコマンドでやり直してください: grader similarity {out}",
+    "warning: {why}; {fmt} reports skipped": "警告: {why}。{fmt} のレポートは書きませんでした",
+    "cannot read: {why} (an error report is written)": "読み取れません: {why}（エラーのレポートを書きました）",
+    "rlimits only, no namespaces": "rlimits のみで、名前空間による隔離はありません",
+    "grading": "採点中",
+    "ETA": "残り",
+    "below pass {below}  errors {errors}  timeouts {timeouts}":
+        "合格点未満 {below}  エラー {errors}  時間切れ {timeouts}",
     "item analysis: {n} correct styles of the validate corpus are graded beside the class":
         "テストの分析のため、validate の正しい別解 {n} 件をクラスと一緒に採点します",
     "--worksheet {file}: the rubric {rubric} has no due:, so no time is late; add due: (e.g. "
@@ -554,6 +591,8 @@ SENTENCES: dict[str, str] = {
         '採点用プロセスが何度も停止しています。{log} を見てください',
     'a grading worker stopped: {why} (its log: {log})':
         '採点用プロセスが停止しました: {why}（ログ: {log}）',
+    'the sandbox did not start: {why}':
+        'サンドボックスが起動しませんでした: {why}',
     'no report was produced for: {what} (pytest exit {code})':
         '次のレポートが作られませんでした: {what}（pytest の終了コード {code}）',
     '{path}: the reference has no {part}.py':
@@ -638,8 +677,18 @@ def table() -> dict[str, str]:
     return {**SENTENCES, **{entry["en"]: entry["ja"] for entry in keyed().values()}}
 
 
-@lru_cache(maxsize=1)
-def _patterns() -> list[tuple[re.Pattern[str], str]]:
+#: A slot's text where it may end in more than one place: its brackets close inside it (nested
+#: up to four deep), as a sentence's or a value's do.
+_NESTED = r"[^()]"
+for _ in range(3):
+    _NESTED = rf"[^()]|\((?:{_NESTED})*\)"
+_BALANCED = rf"(?:[^()]|\((?:{_NESTED})*\))+?"
+
+
+@lru_cache(maxsize=2)
+def _patterns(balanced: bool) -> list[tuple[re.Pattern[str], str]]:
+    """Each sentence as a pattern, longest first; ``balanced``: each slot's brackets close
+    inside it (:data:`_BALANCED`), else a slot is any text."""
     compiled = []
     sentences = table()
     # Longer sentences first: "skipped {name}: {problem}" must not swallow a more exact one.
@@ -651,7 +700,7 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
             if name in seen:
                 return f"(?P={name})"
             seen.add(name)
-            return f"(?P<{name}>.+?)"
+            return f"(?P<{name}>{_BALANCED if balanced else '.+?'})"
 
         compiled.append((re.compile(_SLOT.sub(slot, re.escape(en)), re.S), sentences[en]))
     return compiled
@@ -660,13 +709,50 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
 def translate(text: str, lang: str) -> str:
     """``text`` in ``lang``: its Japanese when it is one of :data:`SENTENCES`, else as it is.
 
+    A sentence inside another (a slot's text) is translated on its own. Where a slot could end
+    in more than one place, the first place where every slot's brackets close inside it wins:
+    ``{failure} ({n} finished reports kept in …)`` takes a whole refusal with its own brackets
+    as ``{failure}``, not the words up to its first "(".
+
     Only ``ja`` translates; any other language gets ``text`` back unchanged.
     """
     if lang != "ja" or not text:
         return text
-    for pattern, ja in _patterns():
-        m = pattern.fullmatch(text)
-        if m:
-            slots = {k: translate(v, lang) for k, v in m.groupdict().items()}
-            return ja.format(**slots)
+    return _japanese(text)
+
+
+def say(sentence: str, lang: str, **slots: object) -> str:
+    """The sentence ``sentence`` (one of :data:`SENTENCES`) in ``lang`` with ``slots`` filled in:
+    its Japanese for ``ja``, else the English. The slots are put in as given (in ``lang``
+    already): for a line whose slots are themselves worded per language."""
+    return (SENTENCES[sentence] if lang == "ja" else sentence).format(**slots)
+
+
+def error_text(exc: BaseException, lang: str) -> str:
+    """What the error ``exc`` says, in ``lang``.
+
+    A rubric error is where, what is wrong and the fix (``file: key: problem; fix``): the
+    problem and the fix are each translated on their own, as a slot at the end of the problem
+    would take the fix in with it. Any other error is :func:`translate` of its message.
+    """
+    from grader.errors import RubricError
+
+    text = str(exc)
+    if lang != "ja" or not isinstance(exc, RubricError):
+        return translate(text, lang)
+    problem = translate(exc.problem, lang)
+    if problem == exc.problem:
+        return translate(text, lang)
+    where = f"{exc.file}: {exc.yaml_path}: " if exc.yaml_path else f"{exc.file}: "
+    fix = translate(exc.fix, lang)
+    return where + problem + (("" if problem.endswith("。") else "。") + fix if fix else "")
+
+
+@lru_cache(maxsize=4096)
+def _japanese(text: str) -> str:
+    for balanced in (True, False):
+        for pattern, ja in _patterns(balanced):
+            m = pattern.fullmatch(text)
+            if m:
+                return ja.format(**{k: _japanese(v) for k, v in m.groupdict().items()})
     return text

@@ -239,21 +239,28 @@ Write = Callable[[int, "dict[str, Any] | None", str], GradeReport]
 class Tally:
     """The progress bar and its running counts, as every driver of the batch shows them."""
 
-    def __init__(self, total: int, console: Console, progress: bool | None, aside: set[int] | None = None) -> None:
+    def __init__(self, total: int, console: Console, progress: bool | None, aside: set[int] | None = None,
+                 lang: str = "en") -> None:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
 
+        from grader.messages import say
+
+        self.lang = lang
         self.counts = {"below pass": 0, "errors": 0, "timeouts": 0}
         #: ids of reports graded beside the class (the validate corpus): neither counted nor shown
         self.aside = aside if aside is not None else set()
-        self.bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn("ETA"),
+        self.bar = Progress(TextColumn(say("grading", lang)), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn(say("ETA", lang)),
                             TimeRemainingColumn(), console=console, disable=progress is False, transient=False)
         self.task = self.bar.add_task("grading", total=total, stats=self.stats())
 
     def stats(self) -> str:
+        from grader.messages import say
+
         c = self.counts
-        return f"below pass {c['below pass']}  errors {c['errors']}  timeouts {c['timeouts']}"
+        return say("below pass {below}  errors {errors}  timeouts {timeouts}", self.lang, below=c["below pass"],
+                   errors=c["errors"], timeouts=c["timeouts"])
 
     def done(self, report: GradeReport | None = None) -> None:
         """One more submission finished (its report counted when given)."""

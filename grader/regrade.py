@@ -202,7 +202,7 @@ def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, r
         return report
 
     pool = LocalPool(jobs, config, outdir / ".logs", lambda i: found.found[i].submission.to_dict(), early)
-    pool.run(todo, write, Tally(len(todo), console, progress))
+    pool.run(todo, write, Tally(len(todo), console, progress, lang=lang))
     from grader.adjust import refresh_gradebooks
 
     refresh_gradebooks(outdir, rubric, lang, new_reports)

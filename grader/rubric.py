@@ -1261,17 +1261,21 @@ def check_parts(rubric: Rubric) -> None:
     if rubric.reference is None or not Path(rubric.reference).is_dir():
         return  # a student's release: its exercises folder is the student's own work, not the rubric's
     folders = [f for f in (rubric.exercises, rubric.reference) if f is not None and Path(f).is_dir()]
-    shown = " and ".join(_show(Path(f)) for f in folders)
+    shown = [_show(Path(f)) for f in folders]
     for i, part in enumerate(rubric.parts):
         if not str(part.file).endswith(".py"):
             continue
         found = [Path(f) / part.file for f in folders if (Path(f) / part.file).is_file()]
         if not found:
             near = next((n for n in (_nearest(part.file, Path(f), ".py") for f in folders) if n), "")
-            raise RubricError(str(rubric.file), f"parts[{i}].file",
-                              f"{part.file!r} is in neither {shown}",
-                              f"did you mean {near!r}? write file: {near}" if near else
-                              f"write the file's name as it is in {shown}")
+            if len(shown) == 2:
+                problem = f"{part.file!r} is in neither {shown[0]} nor {shown[1]}"
+                fix = f"write the file's name as it is in {shown[0]} or {shown[1]}"
+            else:
+                problem = f"{part.file!r} is not a file in {shown[0]}"
+                fix = f"write the file's name as it is in {shown[0]}"
+            raise RubricError(str(rubric.file), f"parts[{i}].file", problem,
+                              f"did you mean {near!r}? write file: {near}" if near else fix)
         defined: set[str] = set()
         for path in found:
             try:
@@ -1279,14 +1283,20 @@ def check_parts(rubric: Rubric) -> None:
                 defined.update(n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
             except (OSError, SyntaxError, ValueError):
                 defined.update(_DEF.findall(path.read_text(encoding="utf-8", errors="replace")))
+        files = [_show(path) for path in found]
         for k, function in enumerate(part.functions):
             if function in defined:
                 continue
             close = difflib.get_close_matches(function, sorted(defined), n=1, cutoff=0.5)
-            raise RubricError(str(rubric.file), f"parts[{i}].functions[{k}]",
-                              f"{function!r} is defined in no {part.file} of {shown}",
-                              f"did you mean {close[0]!r}? write {close[0]}" if close else
-                              f"write a function {part.file} defines: {', '.join(sorted(defined)) or 'none yet'}")
+            problem = (f"{function!r} is defined in neither {files[0]} nor {files[1]}" if len(files) == 2
+                       else f"{function!r} is not defined in {files[0]}")
+            if close:
+                fix = f"did you mean {close[0]!r}? write {close[0]}"
+            elif defined:
+                fix = f"write a function {part.file} defines: {', '.join(sorted(defined))}"
+            else:
+                fix = f"{part.file} defines no function yet: write one, or leave it out of functions:"
+            raise RubricError(str(rubric.file), f"parts[{i}].functions[{k}]", problem, fix)
 
 
 #: Modules of the grader whose code decides what a report says about a submission beyond the

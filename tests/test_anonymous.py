@@ -130,7 +130,7 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
 
     # --resume keeps every id, and grades nothing again
     kept = ident.read_bytes()
-    again = _batch(export, out, "--anonymous", "--gradebook", "moodle", "--bom", "--resume")
+    again = _batch(export, out, "--anonymous", "--gradebook", "moodle", "--bom", "--resume", "--lang", "en")
     assert again.returncode == 0, again.stderr
     assert ident.read_bytes() == kept and stat.S_IMODE(ident.stat().st_mode) == 0o600
     with ident.open(encoding="utf-8", newline="") as fh:

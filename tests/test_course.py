@@ -76,7 +76,7 @@ def test_batch_grades_chapter08_folder_notebook_zip_and_every_mutant(tmp_path):
     expected = _submissions(tmp_path / "src")
     out = tmp_path / "out"
     proc = _grader("batch", str(tmp_path / "src"), "--out", str(out), "--rubric", "rubrics/chapter08.yaml",
-                   "-j", "2", "--no-progress", "--seed", "8")
+                   "-j", "2", "--no-progress", "--seed", "8", "--lang", "en")
     assert proc.returncode in (0, 1), proc.stderr
     assert f"{len(expected)} graded" in proc.stderr
     with (out / "gradebook.csv").open(encoding="utf-8") as fh:

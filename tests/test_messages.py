@@ -148,3 +148,74 @@ def test_the_command_line_shows_a_usage_error_in_japanese(tmp_path: Path) -> Non
     assert done.returncode == 2, done.stderr
     assert "エラー" in done.stderr and "そのようなファイルやフォルダはありません" in done.stderr, done.stderr
     assert "no such file" not in done.stderr
+
+
+# --- sentences inside sentences ------------------------------------------------------------------
+
+
+REFUSAL = ("refusing to grade at the rlimits level: student code would run as root, and the unprivileged user "
+           "nobody cannot read Python's own files in /opt/py/lib/python3.11. Install Python, torch and the grader "
+           "where every user can read them (a system Python, not one inside a private home folder, or point "
+           "GRADER_WORKER_PYTHON at such an interpreter with the same torch), or make the namespace sandbox work "
+           "(bubblewrap with user namespaces)")
+
+
+def test_a_sentence_with_its_own_brackets_is_whole_inside_another() -> None:
+    """The wrapper's slot ends where the refusal's brackets have closed, not at its first "(":
+    every sentence of the four is Japanese and each stays whole."""
+    text = (f"a grading worker stopped: the sandbox did not start: {REFUSAL} (its log: out/.logs/worker-0.log) "
+            "(0 finished reports kept in out; fix the cause, then run again: grader batch src --out out --resume)")
+    said = messages.translate(text, "ja")
+    assert said == (
+        "採点用プロセスが停止しました: サンドボックスが起動しませんでした: " + messages.translate(REFUSAL, "ja")
+        + "（ログ: out/.logs/worker-0.log）（終わったレポート 0 件は out に残してあります。原因を直してから、"
+        "もう一度実行してください: grader batch src --out out --resume）")
+    assert messages.translate(REFUSAL, "ja").startswith("rlimits レベルでは採点しません")
+    assert not _ENGLISH.search(_COMMAND.sub("", said)), said
+
+
+def test_a_slot_whose_brackets_never_close_still_translates() -> None:
+    """Text with a bracket left open (student text, a traceback) matches as before."""
+    said = messages.translate("skipped x.py: it is a symbolic link, not a file (", "ja")
+    assert said == "x.py を読み飛ばしました: it is a symbolic link, not a file ("
+    assert messages.translate("ignored a(b in the zip", "ja") == "zip の中の a(b は使いませんでした"
+
+
+def test_a_rubric_error_says_its_problem_and_its_fix_each_in_japanese() -> None:
+    from grader.errors import RubricError
+
+    exc = RubricError("rubrics/r.yaml", "parts[1].file", "'softmx.py' is in neither ex nor sol",
+                      "did you mean 'softmax.py'? write file: softmax.py")
+    assert str(exc) == ("rubrics/r.yaml: parts[1].file: 'softmx.py' is in neither ex nor sol; did you mean "
+                        "'softmax.py'? write file: softmax.py")
+    assert messages.error_text(exc, "ja") == (
+        "rubrics/r.yaml: parts[1].file: 'softmx.py' は ex にも sol にもありません。'softmax.py' のことですか。"
+        "file: softmax.py と書いてください")
+    assert messages.error_text(exc, "en") == str(exc)
+    # a problem with no Japanese: the message as a whole, as before
+    plain = RubricError("r.yaml", "", "unknown key 'pasrts'", "did you mean 'parts'?")
+    assert messages.error_text(plain, "ja") == messages.translate(str(plain), "ja")
+
+
+def test_the_batch_warnings_read_in_japanese() -> None:
+    """Lines the batch prints that a test run cannot easily bring about."""
+    for text in ("warning: the similarity stage failed (MemoryError: out of memory); run it again with: grader "
+                 "similarity out",
+                 "warning: cannot render the report (ValueError: x); html reports skipped",
+                 "interrupted: 3 of 9 graded and kept in out; finish with: grader batch src --out out --resume"):
+        said = messages.translate(text, "ja")
+        assert said != text and not _ENGLISH.search(_COMMAND.sub("", said).replace("MemoryError: out of memory", "")
+                                                    .replace("cannot render the report (ValueError: x)", "")), said
+
+
+def test_every_sentence_said_with_say_is_a_sentence() -> None:
+    """``say(SENTENCE, lang, ...)`` looks its Japanese up: every literal it is given is in SENTENCES."""
+    said = []
+    for path in sorted(_GRADER.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "say" and node.args:
+                first = node.args[0]
+                options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
+                said += [(path.name, o.value) for o in options if isinstance(o, ast.Constant)]
+    assert len(said) >= 5
+    assert [s for s in said if s[1] not in messages.SENTENCES] == []

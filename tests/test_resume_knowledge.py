@@ -58,7 +58,7 @@ def _checkout(dest: Path) -> Path:
 
 def _batch(checkout: Path, src: Path, out: Path, *extra: str) -> str:
     proc = subprocess.run([sys.executable, "-m", "grader", "batch", str(src), "--out", str(out), "-j", "1",
-                           "--seed", "11", "--no-progress", *extra], cwd=checkout, capture_output=True, text=True,
+                           "--seed", "11", "--no-progress", "--lang", "en", *extra], cwd=checkout, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode in (0, 1), proc.stderr
     return proc.stderr

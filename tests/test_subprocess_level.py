@@ -253,7 +253,7 @@ def test_batch_refuses_the_level_without_the_flag_and_reports_it_with_it(root, t
     assert "allow-weak-sandbox" in refused.stderr and "subprocess" in refused.stderr
     assert not (tmp_path / "out" / "gradebook.csv").exists()
 
-    done = batch("--allow-weak-sandbox")
+    done = batch("--allow-weak-sandbox", "--lang", "en")
     assert done.returncode == 0, done.stderr
     assert "warning" in done.stderr and "one plain process per submission" in done.stderr
     [path] = (tmp_path / "out" / "reports").glob("*.yaml")

@@ -169,7 +169,7 @@ def test_a_term_of_grading(tmp_path):
     extensions.write_text("student,due,days,reason\n11111,,1,illness (doctor's note)\n", encoding="utf-8")
     resumed = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--resume",
                    "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--submitted", str(submitted),
-                   "--extensions", str(extensions), *r)
+                   "--extensions", str(extensions), "--lang", "en", *r)
     assert resumed.returncode == 0, resumed.stderr
     assert "0 graded, 3 kept" in resumed.stderr
     rows = _book(out)
