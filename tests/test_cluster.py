@@ -273,7 +273,8 @@ def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference
     all 40 reports arrive once and equal the local ones, and its grading processes are gone."""
     out = tmp_path / "out"
     batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(source40), "--out", str(out),
-                              "--cluster", str(cluster.file), "--seed", str(SEED), "--no-progress", "--no-table"],
+                              "--cluster", str(cluster.file), "--seed", str(SEED), "--no-progress", "--no-table",
+                              "--lang", "en"],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     with cluster.client() as c:
         deadline = time.monotonic() + 300
@@ -639,7 +640,7 @@ def test_ctrl_c_cancels_the_clusters_work_and_resume_finishes(cluster, source40,
     out = tmp_path / "out"
     args = [str(source40), "--out", str(out), "--cluster", cluster.address, "--seed", str(SEED),
             "--shard-size", "2"]
-    batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", *args, "--no-progress", "--no-table"],
+    batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", *args, "--no-progress", "--no-table", "--lang", "en"],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and batch.poll() is None:
