@@ -36,8 +36,9 @@ def claim_cpus(n: int, folder: Path | None = None) -> tuple[list[int], list[int]
     holds an exclusive ``flock`` on in a folder of this user's; where fewer than ``n`` are free,
     or the folder is not this user's own, nothing is pinned (the kernel places them).
     """
-    import fcntl
     import tempfile
+
+    from grader.sandbox.uids import hold
 
     try:
         allowed = sorted(os.sched_getaffinity(0))
@@ -57,14 +58,8 @@ def claim_cpus(n: int, folder: Path | None = None) -> tuple[list[int], list[int]
     for cpu in allowed:
         if len(got) == n:
             break
-        try:
-            fd = os.open(folder / f"cpu{cpu}.lock", os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
+        fd = hold(folder / f"cpu{cpu}.lock")
+        if fd is None:
             continue
         got.append(cpu)
         fds.append(fd)

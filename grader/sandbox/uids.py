@@ -22,7 +22,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 
-__all__ = ["STUDENT_UIDS", "Claim", "claim_uid"]
+__all__ = ["STUDENT_UIDS", "Claim", "claim_uid", "hold"]
 
 #: the ids handed out, one per grading worker at a time
 STUDENT_UIDS = range(61000, 65000)
@@ -73,26 +73,33 @@ def _listed(uid: int) -> bool:
     return True
 
 
-def claim_uid() -> Claim:
-    """A user id of :data:`STUDENT_UIDS` no other grading worker on this machine holds."""
+def hold(path: str | os.PathLike[str]) -> int | None:
+    """An exclusive ``flock`` on the lock file ``path`` (made if need be, never through a link):
+    its descriptor, held until closed; None when another process holds it or it cannot be opened."""
     import fcntl
 
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def claim_uid() -> Claim:
+    """A user id of :data:`STUDENT_UIDS` no other grading worker on this machine holds."""
     folder = _folder()
     if folder is None:
         return Claim("no folder of root's own for the students' user ids (/run/grader-student-uids)")
     for uid in STUDENT_UIDS:
         if _listed(uid):
             continue  # an account's id: never handed to student code
-        try:
-            fd = os.open(os.path.join(folder, f"{uid}.lock"),
-                         os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue
-        return Claim(uid, fd)
+        fd = hold(os.path.join(folder, f"{uid}.lock"))
+        if fd is not None:
+            return Claim(uid, fd)
     return Claim(f"every user id from {STUDENT_UIDS.start} to {STUDENT_UIDS.stop - 1} is held by another "
                  "grading worker")
