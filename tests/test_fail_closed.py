@@ -276,7 +276,7 @@ def test_batch_as_root_allowing_the_weak_sandbox_with_a_python_nobody_cannot_rea
     assert "EXFIL" not in run.stdout + run.stderr and _planted(course) == []
 
 
-#: scaling.py of a student who, while graded, looks for other students' files in /tmp (where
+#: scaling.py of a student who, while graded, looks for other students' files in the temporary folder (where
 #: every worker's scratch folder is) for a few seconds, and prints what it read and how often
 #: it was refused
 _PEEKER = '''
@@ -284,12 +284,13 @@ import glob
 import os
 import time
 
+_TOP = {top!r}  # the grader's temporary folder, where every worker's scratch folder is
 _mine = os.path.realpath(os.environ.get("TMPDIR") or os.getcwd())
 _seen, _denied = [], 0
 _until = time.monotonic() + 8
 while time.monotonic() < _until and not _seen:
     # every worker's scratch folder (its own TMPDIR is its scratch)
-    for folder in glob.glob("/tmp/grader-scratch-*") + glob.glob("/tmp/grader-spawn-*"):
+    for folder in glob.glob(os.path.join(_TOP, "grader-scratch-*")) + glob.glob(os.path.join(_TOP, "grader-spawn-*")):
         if os.path.realpath(folder) == _mine:
             continue
         try:
@@ -321,7 +322,8 @@ def test_in_a_batch_as_root_no_student_reads_another_students_files(
         path.write_text(marker + "\nimport time\ntime.sleep(1)\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
     shutil.copytree(ROOT / "examples" / "submissions" / "correct", src / "aaa-peeker")
     path = src / "aaa-peeker" / "scaling.py"
-    path.write_text(_PEEKER + path.read_text(encoding="utf-8"), encoding="utf-8")
+    source = _PEEKER.replace("{top!r}", repr(tempfile.gettempdir()))
+    path.write_text(source + path.read_text(encoding="utf-8"), encoding="utf-8")
     out = course.results / "class"
     run = _as_root("rlimits", pythons.public, "batch", str(src), "--out", str(out), "--rubric", str(course.rubric),
                    "--allow-weak-sandbox", "-j", "2", "--no-progress", "--no-table", "--lang", "en")
