@@ -70,6 +70,25 @@ def claim_cpus(n: int, folder: Path | None = None) -> tuple[list[int], list[int]
     return got, fds
 
 
+#: The worker's own sampling of its task threads' stacks (every 10 ms, for the dashboard's
+#: profile; ``distributed.worker.profile``). A grading task's thread only waits on a pipe to its
+#: grading process, so the samples tell nothing, and on a node whose every core grades they take
+#: CPU from the grading processes: the cluster batch ran 1.17x the local one with them, 1.08x
+#: without (``bench/cluster.py``).
+SAMPLERS = ("profile", "profile-cycle")
+
+
+def pause_sampling(worker: Any) -> list[Any]:
+    """Stop the worker's stack sampling while the plugin is installed; returns what to start again."""
+    paused = []
+    for name in SAMPLERS:
+        callback = getattr(worker, "periodic_callbacks", {}).get(name)
+        if callback is not None and callback.is_running():
+            callback.stop()
+            paused.append(callback)
+    return paused
+
+
 class GraderPlugin(WorkerPlugin):
     """Owns one warm grading process per Dask worker thread, for one (rubric, seed, level).
 
@@ -114,6 +133,7 @@ class GraderPlugin(WorkerPlugin):
         cpus, self.cpu_locks = claim_cpus(n)
         for proc in _Proc.start_group(self.config, cpus, n, self.logs):
             self._add(proc)
+        self.paused = pause_sampling(worker)
 
     def _add(self, proc: _Proc) -> None:
         self.started += 1
@@ -131,6 +151,9 @@ class GraderPlugin(WorkerPlugin):
     def teardown(self, worker: Any) -> None:
         for proc in getattr(self, "procs", []):
             proc.stop(grace=2.0)
+        for callback in getattr(self, "paused", []):
+            callback.start()  # the worker samples its threads again, as it did before the batch
+        self.paused = []
         for fd in getattr(self, "cpu_locks", []):
             os.close(fd)  # (the kernel lets go of them too when this process ends)
         self.cpu_locks = []

@@ -256,10 +256,28 @@ def _alive(pids: set[int]) -> set[int]:
 
 def test_cluster_batch_grades_as_the_local_batch(cluster, source40, reference, tmp_path):
     """--cluster tcp://127.0.0.1:PORT: every report identical to -j 2 with the same seed; the
-    scheduler holds no task of the batch afterwards (its futures were released)."""
+    scheduler holds no task of the batch afterwards (its futures were released); while the
+    grader's plugin is installed, the workers do not sample their threads' stacks, and they do
+    again once it is gone."""
     out = tmp_path / "out"
-    proc = _batch(str(source40), "--out", str(out), "--cluster", cluster.address, "--seed", str(SEED))
-    assert "40 graded" in proc.stderr, proc.stderr
+
+    def sampling(dask_worker):
+        return "grader" in dask_worker.plugins, dask_worker.periodic_callbacks["profile"].is_running()
+
+    with cluster.client() as c:
+        assert {(False, True)} == set(c.run(sampling).values())  # Dask's default, before the batch
+        batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(source40), "--out", str(out),
+                                  "--cluster", cluster.address, "--seed", str(SEED), "--no-progress", "--no-table",
+                                  "--lang", "en"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen: set[tuple[bool, bool]] = set()
+        while batch.poll() is None:
+            seen |= set(c.run(sampling).values())
+            time.sleep(0.2)
+        _, err = batch.communicate()
+        assert batch.returncode in (0, 1), err
+        assert (True, False) in seen and (True, True) not in seen, seen
+        assert {(False, True)} == set(c.run(sampling).values())
+    assert "40 graded" in err, err
     _assert_same_as(reference, out)
     assert all(r["sandbox"]["level"] == "namespaces" for r in _reports(out).values())
     with cluster.client() as c:
