@@ -6,7 +6,8 @@ or ``*test_head_dim*``), with the seed the batch used and no mistake diagnosis. 
 those tests' results are replaced; every other test's result is kept as it was, byte for byte
 in the YAML record; the parts and the total are scored again from them (with the mistakes'
 partial credit as before), then the late policy and the ledger (:mod:`grader.ledger`) apply as
-in the batch. ``OUT/regrades/<time>.md`` and ``.csv`` list each student whose score changed:
+in the batch. A report whose results did not move (but for the tests' durations) is not
+written again. ``OUT/regrades/<time>.md`` and ``.csv`` list each student whose score changed:
 from, to, and which tests.
 
 Example::
@@ -29,7 +30,7 @@ from rich.console import Console
 
 from grader import ledger
 from grader.errors import UsageError
-from grader.outdir import read_record, report_path, write_report_files
+from grader.outdir import read_record, report_path, write_report_files, write_student_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 
@@ -101,6 +102,14 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     data["notes"] = without_late_note(list(data.get("notes", [])))
     data = apply_late(data, late, rubric, (data.get("student") or {}).get("timing"))
     return ledger.apply(data, entries, rubric)
+
+
+def _same_results(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether ``new`` says what ``old`` does, but for how long its tests took."""
+    def timeless(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "tests": [{k: v for k, v in t.items() if k != "duration_s"} for t in data.get("tests", [])]}
+
+    return timeless(old) == timeless(new)
 
 
 def _kept_reports(found: Sequence[Any], outdir: Path, result: RegradeResult) -> dict[int, dict[str, Any]]:
@@ -190,7 +199,10 @@ def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, r
             return GradeReport.from_dict(old)
         merged = merge_tests(old, data, select, rubric, ledger.for_submission(entries, name), fingerprints)
         report = GradeReport.from_dict(merged)
-        write_report_files(outdir, name, report, merged, rubric, lang, lambda fmt, exc: None)
+        if _same_results(old, merged):  # nothing moved: the record stays as it was, unwritten (~15 ms)
+            write_student_files(outdir, name, report, rubric, lang, lambda fmt, exc: None)
+        else:
+            write_report_files(outdir, name, report, merged, rubric, lang, lambda fmt, exc: None)
         before = {t["id"]: (t["status"], t["score"]) for t in old.get("tests", []) if select(t["id"])}
         after = {t["id"]: (t["status"], t["score"]) for t in merged["tests"] if select(t["id"])}
         moved = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))

@@ -160,6 +160,13 @@ def test_a_term_of_grading(tmp_path):
     # Smith's +3 was made against the score before the fix: shown for review, not applied
     assert float(rows["22222"]["score"]) == float(rows["22222"]["automatic_score"]) == auto_smith + points
     assert "needs review" in rows["22222"]["adjustment_reasons"]
+    # graded again with nothing changed since: no record is written again, and none is listed
+    records = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (out / "reports").glob("*.yaml")}
+    same = _run("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "-j", "1", "--no-progress", *r)
+    assert same.returncode == 0, same.stderr
+    assert records == {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (out / "reports").glob("*.yaml")}
+    newest = sorted((out / "regrades").glob("*.csv"))[-1]
+    assert newest != record and [] == list(csv.DictReader(newest.open(encoding="utf-8")))
     assert _run("adjust", str(out), "22222", "--confirm", "1", "--reason", "still owed after the fix",
                 *r).returncode == 0
     assert float(_book(out)["22222"]["score"]) == auto_smith + points + 3
