@@ -164,7 +164,7 @@ def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric
 
     if not path.exists() or not changed:
         return
-    raw = path.read_text(encoding="utf-8")
+    raw = path.read_bytes().decode("utf-8")  # (its \r\n kept, to compare with what is written)
     bom = raw.startswith(BOM)
     rows = list(csv.reader(io.StringIO(raw.removeprefix(BOM))))
     header, body = rows[0], rows[1:]
@@ -186,6 +186,9 @@ def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric
                 row[idx[col]] = cell(value)
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\r\n").writerows([header, *body])
-    write_atomic(path, (BOM if bom else "") + buf.getvalue())
+    text = (BOM if bom else "") + buf.getvalue()
+    if text == raw:  # every row already says this (a regrade that moved nothing): nothing to write
+        return
+    write_atomic(path, text)
     write_views(path.parent, rubric)
 
