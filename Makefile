@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed
 DEMO_OUT ?= demo-out
 
 # pytest-xdist workers: one per core by default (`make test JOBS=0` runs them in one process; one
-# more than the cores did not make `make test` faster alone here: 21 min 33 s at -n 3).
+# more than the cores did not make `make test` faster alone here: 21 min 33 s at -n 3; `make check`
+# took 8 min 56 s at -n 3 against 9 min 28 s at -n auto, and showed a race at -n 3, since fixed).
 # Tests that share an expensive fixture stay on one worker: see tests/conftest.py.
 JOBS ?= auto
 PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup

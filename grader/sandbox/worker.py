@@ -998,8 +998,8 @@ class SpawnWorker(Worker):
         spare = self._spare
         if not spare.wait_ready(READY_TIMEOUT_S):
             self._spare = None
+            spare.finish("start")  # (its stderr read to the end first: a busy machine may lag behind its exit)
             text = spare.output.take()
-            spare.finish("start")
             raise WorkerCrashed(f"the subprocess worker did not start: {text.strip()[-2000:]}")
         if (spare.ready or {}).get("refused"):
             why = str((spare.ready or {})["refused"])
