@@ -114,6 +114,12 @@ class _Output:
                 except Exception:  # noqa: BLE001 - never let the reader die
                     pass
 
+    def rest(self, timeout: float = 2.0) -> str:
+        """All it wrote, for a process that has just been stopped: the pipe read to its end
+        first (a busy machine may lag behind the exit), for at most ``timeout`` seconds."""
+        self.thread.join(timeout=timeout)
+        return self.take()
+
     def take(self) -> str:
         with self.lock:
             text = self.buf.decode("utf-8", "replace")
@@ -253,8 +259,8 @@ class Worker:
         t0 = getattr(self, "_t0", time.monotonic())
         ready = self._ctl_wait(READY_TIMEOUT_S)
         if ready is None or ready.get("op") != "ready":
-            text = self._output.take() if self._output else ""
             self.stop()
+            text = self._output.rest() if self._output else ""
             raise WorkerCrashed(f"the {self.level} worker did not start: {text.strip()[-2000:]}")
         if ready.get("refused"):
             self.stop()
@@ -998,8 +1004,8 @@ class SpawnWorker(Worker):
         spare = self._spare
         if not spare.wait_ready(READY_TIMEOUT_S):
             self._spare = None
-            spare.finish("start")  # (its stderr read to the end first: a busy machine may lag behind its exit)
-            text = spare.output.take()
+            spare.finish("start")
+            text = spare.output.rest()
             raise WorkerCrashed(f"the subprocess worker did not start: {text.strip()[-2000:]}")
         if (spare.ready or {}).get("refused"):
             why = str((spare.ready or {})["refused"])
