@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import sinks
+from grader.messages import said
 from grader.signature import UNRECOGNISED, same_signature
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
@@ -238,7 +239,7 @@ def read_reports(outdir: str | Path) -> list[GradeReport]:
     folder = Path(outdir) / "reports"
     paths = sorted(folder.glob("*.yaml"))
     if not paths:
-        raise UsageError(f"{outdir}: no reports in {folder}; run grader batch with --out {outdir} first")
+        raise UsageError(said("no_reports_run_grader", dir=outdir, reports=folder, out=outdir))
     reports = []
     for path in paths:
         report = read_report(path)

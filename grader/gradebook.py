@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from grader.discovery import Found, Skipped
+from grader.messages import said
 from grader.errors import UsageError
 from grader.outdir import read_report
 from grader.report.files import write_atomic
@@ -153,14 +154,12 @@ def _read_canvas_export(path: Path) -> tuple[str, list[list[str]]]:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path.name}: cannot read the Canvas gradebook export ({exc}); pass the CSV"
-                         " file Canvas's Grades > Export wrote") from None
+        raise UsageError(said("cannot_read_canvas_gradebook", path=path.name, why=exc)) from None
     first = text.splitlines()[0] if text else ""
     sep = ";" if first.count(";") > first.count(",") else ","
     rows = list(csv.reader(io.StringIO(text), delimiter=sep))
     if not rows or len(rows[0]) < 2 or "Student" not in rows[0][0] or "ID" not in rows[0][1]:
-        raise UsageError(f"{path.name}: not a Canvas gradebook export (its first columns are not Student, ID);"
-                         " export the gradebook from Canvas (Grades > Export > CSV) and pass that file")
+        raise UsageError(said("canvas_gradebook_export_first", path=path.name))
     return sep, rows
 
 
@@ -184,10 +183,9 @@ def canvas_export_column(path: Path, title: str, assignment_id: str = "") -> int
     if len(hits) == 1:
         return hits[0]
     listed = ", ".join(h for _, h in columns) or "none"
-    what = f"id {assignment_id}" if assignment_id else f"the title {title!r}"
-    raise UsageError(f"{path.name}: {'no' if not hits else 'more than one'} assignment column with {what}"
-                     f" (its assignment columns: {listed}); pass --canvas-assignment-id with the number"
-                     " in the column's brackets")
+    what = said("id", id=assignment_id) if assignment_id else said("title", title=f"{title!r}")
+    raise UsageError(said("more_than_one_assignment" if hits else "no_assignment_column_assignment",
+                          file=path.name, what=what, listed=listed))
 
 
 def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_score: float,
@@ -223,7 +221,7 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
             if sid in graded:
                 line[col] = graded[sid]
                 seen.add(sid)
-        missing = [(_who(r), "not in the Canvas gradebook export (not enrolled, or the export is older)")
+        missing = [(_who(r), said("canvas_gradebook_export_enrolled"))
                    for r in canvas if _has_grade(r) and _lms_id(r) not in seen]
         buf = io.StringIO()
         csv.writer(buf, delimiter=sep, lineterminator="\r\n").writerows(table)
@@ -241,9 +239,7 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
     return Written(path, len(canvas), len(graded), no_grade, left_out)
 
 
-CANVAS_NEEDS = ("--gradebook canvas needs the Canvas assignment: pass --canvas-gradebook EXPORT.csv (the"
-                " gradebook exported from Canvas, filled in) or --canvas-assignment-id ID (the number at"
-                " the end of the assignment's address, …/assignments/ID)")
+CANVAS_NEEDS = (said("gradebook_canvas_needs_canvas"))
 
 
 # --------------------------------------------------------------------------- Moodle
@@ -282,7 +278,7 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
     """
     body: list[list[Any]] = []
     moodle = [r for r in rows if r.get("lms") == "moodle" and _lms_id(r).isdigit()]
-    left_out = [(_who(r), "not a Moodle participant id: the entry is not named as Moodle names its downloads")
+    left_out = [(_who(r), said("moodle_participant_id_entry"))
                 for r in rows if r not in moodle]
     no_grade = []
     for row in moodle:
@@ -381,10 +377,10 @@ def apply_late(data: dict[str, Any], late: bool, rubric: Rubric, when: dict[str,
                           + (f"、延長: {when['extension']}" if when.get("extension") else "")}
         data["score"] = after
         data["passed"] = top > 0 and after * 100.0 >= float(data.get("pass_mark", rubric.report.pass_mark)) * top
-        said = {"en": f"late: {before:g} → {after:g} ({rule['en']})",
+        late_note = {"en": f"late: {before:g} → {after:g} ({rule['en']})",
                 "ja": f"提出期限後: {before:g} → {after:g}（{rule['ja']}）"}
         data["notes"] = [*data.get("notes", []),
-                         " / ".join(said[lang] for lang in rubric.report.languages if lang in said)]
+                         " / ".join(late_note[lang] for lang in rubric.report.languages if lang in late_note)]
     return data
 
 
@@ -488,12 +484,11 @@ def check_formats(formats: tuple[str, ...], lmss: set[str], canvas: CanvasTarget
     for fmt in formats:
         if fmt not in ("canvas", "moodle") or fmt in lmss:
             continue
-        came = (f"the export came from {', '.join(_LMS_TITLE.get(x, x) for x in sorted(lmss))}" if lmss
-                else "the submissions are a plain folder, not an LMS download")
+        came = (said("export_came", lms=', '.join(_LMS_TITLE.get(x, x) for x in sorted(lmss))) if lmss
+                else said("submissions_plain_folder_lms"))
         ask = (" ask for " + " ".join(f"--gradebook {x}" for x in sorted(lmss) if x in FORMATS) if
-               any(x in FORMATS for x in lmss) else " use gradebook.csv")
-        raise UsageError(f"--gradebook {fmt}: {came}, so {_LMS_TITLE[fmt]} could match none of its students"
-                         f" (it knows them by the ids in its own download names);{ask}")
+               any(x in FORMATS for x in lmss) else said("use_gradebook_csv"))
+        raise UsageError(said("gradebook_so_could_match", fmt=fmt, came=came, lms=_LMS_TITLE[fmt], ask=ask))
     if "canvas" in formats:
         canvas = canvas or CanvasTarget()
         if canvas.export is not None:
@@ -541,13 +536,13 @@ def say_written(written: list[Written], rows: list[dict[str, Any]], console: Any
     from grader.sinks import terminal_markup
 
     for w in written:
-        console.print(terminal_markup(translate(f"{w.path.name}: {w.rows} rows, {w.graded} with a grade", lang)),
+        console.print(terminal_markup(translate(said("rows_grade", file=w.path.name, rows=w.rows, graded=w.graded), lang)),
                       markup=True, soft_wrap=True)
         for who, why in w.no_grade:
-            console.print(terminal_markup(translate(f"  no grade for {who}: {_cell_in(why, lang)}", lang)),
+            console.print(terminal_markup(translate(said("no_grade", who=who, why=_cell_in(why, lang)), lang)),
                           soft_wrap=True)
         for who, why in w.left_out:
-            console.print(terminal_markup(translate(f"  left out {who}: {_cell_in(why, lang)}", lang)),
+            console.print(terminal_markup(translate(said("left_out", who=who, why=_cell_in(why, lang)), lang)),
                           soft_wrap=True)
 
 
@@ -557,14 +552,14 @@ def _cell_in(cell: str, lang: str) -> str:
     reason translated."""
     from grader.messages import translate
 
-    said = []
+    parts = []
     for part in cell.split(" | "):
         ja, slash, en = part.partition(" / ")
         if slash and " / " not in en and translate(en, "ja") == ja:
-            said.append(ja if lang == "ja" else en)
+            parts.append(ja if lang == "ja" else en)
         else:
-            said.append(translate(part, lang))
-    return " | ".join(said)
+            parts.append(translate(part, lang))
+    return " | ".join(parts)
 
 
 _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing", "doubtful_name", "unreadable", "symlink")
@@ -608,12 +603,10 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
     reports = [ledger.apply_report(r, ledger.for_submission(entries, p.name[: -len(".yaml")]), rubric)
                for r, p in ((read_report(p), p) for p in paths) if r is not None]
     if not reports:
-        raise UsageError(f"{outdir.name}: no reports in {outdir.name}/reports; run grader batch with --out"
-                         f" {outdir.name} first")
+        raise UsageError(said("no_reports_reports_run", dir=outdir.name))
     other = sorted({str(r.assignment) for r in reports if r.assignment and r.assignment != rubric.assignment})
     if other:
-        raise UsageError(f"{outdir.name}: its reports are of {', '.join(other)}, not of {rubric.assignment};"
-                         f" pass the rubric of {other[0]} with --rubric")
+        raise UsageError(said("reports_pass_rubric_rubric", dir=outdir.name, other=', '.join(other), mine=rubric.assignment, first=other[0]))
     old = _old_rows(outdir / "gradebook.csv")
     rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]] = []
     named = set()

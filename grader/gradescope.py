@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import grader
 from grader.install import TORCH_CPU_INSTALL
+from grader.messages import said
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -163,7 +164,7 @@ def build_autograder(rubric: Rubric, outdir: str | Path) -> Path:
                 if Path(grader.__file__).resolve().parent in path.parents:
                     rel = Path("grader") / path.relative_to(Path(grader.__file__).resolve().parent)
                 else:
-                    raise UsageError(f"{path}: must be inside the course repository {root}") from None
+                    raise UsageError(said("must_inside_course_repository", path=path, repo=root)) from None
             zf.write(path, rel.as_posix())
     return target
 

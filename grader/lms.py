@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.messages import say
+from grader.messages import said
 
 __all__ = ["NAME_MAX_BYTES", "LmsName", "MemberName", "Student", "detect", "disk_name", "fit_name",
            "group_flat_files", "lms_name", "member_name", "reason"]
@@ -400,7 +401,7 @@ def group_flat_files(root: Path, staging: Path, lms: str | None,
                 shutil.copyfile(path, folder / fit_name(Path(target).name))
             student.folder = folder
         except OSError as exc:  # the ingest rule: this student's entry fails alone
-            student.error = f"its files could not be put together ({exc.strerror or exc})"
+            student.error = said("files_could_put_together", why=exc.strerror or exc)
         students.append(student)
     return students, used
 

@@ -134,7 +134,7 @@ MESSAGES: dict[str, M] = {
         "{filename}: IPython のマジックコマンドとシェルコマンドは採点では実行しません: {what}"),
     "ignored_zip": M("ignored {what} in the zip", "zip の中の {what} は使いませんでした"),
     # --- finding submissions in a batch (grader/batch.py) ------------------------------------
-    # (each entry's reason is a keyed sentence of grader.lms.REASONS, added below)
+    # (each entry's reason is one of the plain reasons at the top of this table)
     "set_aside": M("{why}; set aside: {files}", "{why}。採点しなかったファイル: {files}"),
     "cannot_read": M("{what}: cannot read it ({why})", "{what}: 読み取れません（{why}）"),
     "cannot_read_2": M("cannot read it ({why})", "読み取れません（{why}）"),
@@ -930,9 +930,6 @@ MESSAGES: dict[str, M] = {
     "cannot_read_canvas_gradebook": M(
         "{path}: cannot read the Canvas gradebook export ({why}); pass the CSV file Canvas's Grades > Export wrote",
         '{path}: Canvas から書き出した成績表を読み取れません（{why}）。Canvas の Grades > Export が書き出した CSV ファイルを指定してください'),
-    "assignment_column_assignment_columns": M(
-        "{path}: {which} assignment column with {what} (its assignment columns: {listed}); pass --canvas-assignment-id with the number in the column's brackets",
-        '{path}: {what} の課題の列が{which}（課題の列: {listed}）。列名の括弧の中の番号を --canvas-assignment-id に指定してください'),
     # grader publish and report.hidden_details
     "results_published_files_written": M("results published: {n} files written again", "結果を公開しました: {n} 個のファイルを書き直しました"),
     "publication_record_run_grader": M(
@@ -980,8 +977,9 @@ class Said(str):
         return Said, (self.key, self.slots)
 
 
-def said(key: str, **slots: object) -> Said:
+def said(key: str, /, **slots: object) -> str:
     """The sentence ``key`` in English with ``slots`` filled in; a slot may be another sentence.
+    The text is a :class:`Said`: it remembers the key and the slots.
 
     Raises:
         KeyError: ``key`` is not a key of :data:`MESSAGES`.
@@ -989,7 +987,7 @@ def said(key: str, **slots: object) -> Said:
     return Said(key, slots)
 
 
-def say(key: str, lang: str, **slots: object) -> str:
+def say(key: str, lang: str, /, **slots: object) -> str:
     """The sentence ``key`` in ``lang`` with ``slots`` filled in: its Japanese for ``ja``, else its
     English. A slot that is a sentence (keyed, an error, or English the table knows) is shown in
     ``lang`` too; a number is put in as it is."""

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader import sinks
+from grader.messages import said
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 
@@ -557,8 +558,7 @@ def _source_of(outdir: Path) -> str:
     try:
         return str(json.loads((outdir / SOURCE_NOTE).read_text(encoding="utf-8"))["source"])
     except (OSError, ValueError, KeyError, TypeError):
-        raise UsageError(f"{outdir}: no note of the submissions it graded ({SOURCE_NOTE}); "
-                         f"name them: grader similarity {outdir} --source DIR_OR_ZIP") from None
+        raise UsageError(said("no_note_submissions_graded", outdir=outdir, note=SOURCE_NOTE)) from None
 
 
 def note_source(outdir: str | Path, source: str) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from grader import sinks
+from grader.messages import said
 from grader.messages import translate
 from grader.report._text import plot_style, plot_word
 from grader.report.files import write_atomic
@@ -174,7 +175,7 @@ def class_stats(reports: list[GradeReport], unrecognised: list[tuple[str, str]] 
         central=central_rows,
         examples=examples,
         error_list=[(_who(r), _first_error(r)) for r in errored]
-        + [(entry, f"not graded: {why}") for entry, why in unrecognised or []],
+        + [(entry, said("not_graded", why=why)) for entry, why in unrecognised or []],
         n=len(reports),
         max_score=max((float(r.max_score) for r in reports), default=0.0),
         scores=scores,

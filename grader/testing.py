@@ -23,6 +23,8 @@ This module must not import the pytest plugin: suites import it, and so does the
 
 from __future__ import annotations
 
+from grader.messages import said
+
 import contextlib
 import math
 from collections.abc import Iterator, Sequence
@@ -475,9 +477,7 @@ def assert_close(
     ok = err <= allowed
     if not bool(np.all(ok)) and (d := _constant_factor(a, exp, rtol, atol)) is not None:
         ok = np.ones_like(ok)
-        _NOTES.append(f"{what} agrees with the float64 result only to a relative {abs(d):.2g}: a constant "
-                      "such as 1/√d_k was rounded to float32 (not counted as a mistake; a constant made in "
-                      "the input's dtype keeps float64 precision)")
+        _NOTES.append(said("agrees_float64_result_only", what=what, error=f"{abs(d):.2g}"))
     if not bool(np.all(ok)):
         raise _worst(a, exp, err, allowed, ok, what)
     if expected_zero_mask is not None:

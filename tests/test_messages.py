@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader import messages
-from grader.lms import REASONS, reason
+from grader.lms import reason
 from grader.report import _text
 
 _SLOTS = string.Formatter()
@@ -22,16 +22,42 @@ def _slots(text: str) -> set[str]:
     return {name for _, name, _, _ in _SLOTS.parse(text) if name}
 
 
-@pytest.mark.parametrize("key", sorted(REASONS))
+@pytest.mark.parametrize("key", sorted(messages.MESSAGES))
 def test_every_keyed_sentence_renders_in_both_languages(key: str) -> None:
-    entry = REASONS[key]
-    assert set(entry) == {"en", "ja"}, key
-    assert _slots(entry["en"]) == _slots(entry["ja"]), key
-    slots = {name: f"<{name}>" for name in _slots(entry["en"])}
-    ja, en = reason(key, ("ja",), **slots), reason(key, ("en",), **slots)
-    assert ja and en and ja != en
-    assert not re.search(r"[A-Za-z]{4,} [a-z]{3,}", re.sub(r"<\w+>", "", ja)), ja  # no English sentence left
-    assert messages.translate(en, "ja") == ja  # a stored English reason reads back in Japanese
+    """Each key says its sentence in English and in Japanese with the same slots, and the English,
+    once kept (a report's record, a process boundary), reads back to the same Japanese."""
+    entry = messages.MESSAGES[key]
+    assert entry.en.strip() and entry.ja.strip(), key
+    assert _slots(entry.en) == _slots(entry.ja), key
+    slots = {name: f"<{name}>" for name in _slots(entry.en)}
+    ja, en = messages.say(key, "ja", **slots), messages.say(key, "en", **slots)
+    assert en == str(messages.said(key, **slots)) == entry.en.format(**slots)
+    if entry.en != entry.ja:
+        assert ja != en
+    assert not re.search(r"[A-Za-z]{4,} [a-z]{3,} [a-z]{3,}", _COMMAND.sub("", re.sub(r"<\w+>", "", ja))), ja
+    assert messages.translate(messages.said(key, **slots), "ja") == ja
+    assert messages.translate(en, "ja") == ja, "the kept English reads back to another sentence"
+
+
+def test_no_two_keys_say_the_same_english() -> None:
+    english = [m.en for m in messages.MESSAGES.values()]
+    assert sorted(e for e in set(english) if english.count(e) > 1) == []
+
+
+def test_a_reason_is_in_the_rubrics_languages() -> None:
+    assert reason("missing", ("ja", "en"), files="a.py") == "未提出のファイル: a.py / missing: a.py"
+    assert reason("missing", ("en",), files="a.py") == "missing: a.py"
+
+
+def test_a_keyed_sentence_keeps_its_key_through_a_pickle_and_an_exception() -> None:
+    import pickle
+
+    from grader.errors import UsageError
+
+    note = messages.said("skipped", name="x.py", problem=messages.said("symbolic_link_file"))
+    back = pickle.loads(pickle.dumps(note))
+    assert isinstance(back, messages.Said) and back == note and back.key == "skipped"
+    assert messages.error_text(UsageError(note), "ja") == "x.py を読み飛ばしました: シンボリックリンクで、ファイルではありません"
 
 
 def test_every_sentence_has_japanese_with_the_same_slots() -> None:
@@ -208,14 +234,69 @@ def test_the_batch_warnings_read_in_japanese() -> None:
                                                     .replace("cannot render the report (ValueError: x)", "")), said
 
 
-def test_every_sentence_said_with_say_is_a_sentence() -> None:
-    """``say(SENTENCE, lang, ...)`` looks its Japanese up: every literal it is given is in SENTENCES."""
-    said = []
+def _keys_said(source: str) -> list[tuple[int, object]]:
+    """(line, first argument) of every ``say(...)`` / ``said(...)`` / ``reason(...)`` call whose key is a literal."""
+    found: list[tuple[int, object]] = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and node.args
+                and (node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", ""))
+                in ("say", "said", "reason")):
+            first = node.args[0]
+            options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
+            found += [(node.lineno, o.value) for o in options if isinstance(o, ast.Constant)]
+    return found
+
+
+def test_every_key_said_is_a_key() -> None:
+    """``say("key", lang, ...)`` and ``said("key", ...)`` name a key of MESSAGES."""
+    said = [(path.name, line, key) for path in sorted(_GRADER.rglob("*.py"))
+            for line, key in _keys_said(path.read_text(encoding="utf-8"))]
+    assert len(said) >= 200
+    assert [s for s in said if s[2] not in messages.MESSAGES] == []
+
+
+#: Files that run in the sandbox, where the grader package cannot be imported: the English they
+#: send back is still a sentence of the table, read back to its key.
+_SANDBOXED = ("sandbox/zygote.py", "wire.py")
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"\{[^{}]*\}", "{}", text).split())
+
+
+def _spelled_out(source: str) -> list[str]:
+    """Sentences of MESSAGES that ``source`` spells out (a literal or an f-string with the same fixed
+    words) where it should say their key; docstrings are not sentences said."""
+    english = {_norm(m.en): key for key, m in messages.MESSAGES.items() if len(_norm(m.en).split()) >= 2}
+    tree = ast.parse(source)
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and n.body and isinstance(n.body[0], ast.Expr)}
+    found = []
+    for node in ast.walk(tree):
+        text = None if id(node) in docs else _template(node)
+        if text is not None and _norm(text) in english:
+            found.append(f"{node.lineno}: {english[_norm(text)]}")
+    return found
+
+
+def test_every_sentence_is_said_by_its_key() -> None:
+    """No module spells out a sentence MESSAGES keeps: it says the key (one home per sentence)."""
+    left = {}
     for path in sorted(_GRADER.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "say" and node.args:
-                first = node.args[0]
-                options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
-                said += [(path.name, o.value) for o in options if isinstance(o, ast.Constant)]
-    assert len(said) >= 5
-    assert [s for s in said if s[1] not in messages.SENTENCES] == []
+        rel = path.relative_to(_GRADER).as_posix()
+        if rel not in ("messages.py", *_SANDBOXED) and (found := _spelled_out(path.read_text(encoding="utf-8"))):
+            left[rel] = found
+    assert left == {}
+
+
+def test_a_sentence_spelled_out_is_caught() -> None:
+    assert _spelled_out('notes.append(f"skipped {name}: {why}")\n') == ["1: skipped"]
+    assert _spelled_out('notes.append(said("skipped", name=name, problem=why))\n') == []
+
+
+def test_the_sandboxed_files_send_sentences_of_the_table() -> None:
+    """What the zygote and the wire send back in English reads in Japanese."""
+    for rel in _SANDBOXED:
+        raised = _left_in_english((_GRADER / rel).read_text(encoding="utf-8"))
+        assert raised == [], rel

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader.errors import SandboxRefused, UsageError
+from grader.messages import said
 from grader.sandbox import backends
 
 LEVELS = ("namespaces", "rlimits", "subprocess")
 #: what a report's warning says each weak level gives up
 _WEAK = {
-    "rlimits": "rlimits only, no namespaces",
-    "subprocess": ("one plain process per submission: time and output limits, a cleared "
-                   "environment, no filesystem or network isolation"),
+    "rlimits": said("rlimits_only_no_namespaces"),
+    "subprocess": (said("one_plain_process_per")),
 }
 
 
@@ -33,7 +33,7 @@ def can_fork() -> bool:
 
 
 def _no_fork_reason() -> str:
-    return "this platform has no fork (Windows)" if os.name == "nt" else "os.fork is not available here"
+    return said("platform_has_no_fork") if os.name == "nt" else said("os_fork_available_here")
 
 
 def _refuse(level: str, why: str) -> UsageError:
@@ -62,10 +62,10 @@ def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple
     if prefer is None:
         prefer = os.environ.get("GRADER_SANDBOX", "").strip().lower() or None
     if prefer is not None and prefer not in LEVELS:
-        raise UsageError(f"unknown sandbox level {prefer!r} (GRADER_SANDBOX): use one of {', '.join(LEVELS)}")
+        raise UsageError(said("unknown_sandbox_level_grader", level=f"{prefer!r}", levels=', '.join(LEVELS)))
     if not can_fork() and prefer != "subprocess":
         if prefer == "namespaces":
-            raise UsageError(f"cannot build the namespace sandbox: {_no_fork_reason()}")
+            raise UsageError(said("cannot_build_namespace_sandbox_2", why=_no_fork_reason()))
         why = (f"the rlimits sandbox needs fork and {_no_fork_reason()}" if prefer == "rlimits"
                else f"weak sandbox: {_no_fork_reason()}")
         return _weak("subprocess", why, allow_weak)
@@ -76,11 +76,9 @@ def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple
         return "namespaces", ""
     if prefer == "namespaces" or not allow_weak:
         raise UsageError(
-            f"cannot build the namespace sandbox: {why}. Fix that, or pass "
-            "--allow-weak-sandbox to grade with rlimits only (student code could then read "
-            "files and reach the network)."
+            said("cannot_build_namespace_sandbox", why=why)
         )
-    return "rlimits", f"weak sandbox (rlimits only): {why}"
+    return "rlimits", said("weak_sandbox_rlimits_only", why=why)
 
 
 def weak_warning(level: str) -> str:
@@ -91,7 +89,7 @@ def weak_warning(level: str) -> str:
         why = "sandbox weakened on request" if can_fork() else f"weak sandbox: {_no_fork_reason()}"
         return f"{why}: {_WEAK['subprocess']}"
     ok, why = backends.namespaces_available()
-    return f"weak sandbox (rlimits only): {why}" if not ok else "sandbox weakened on request: rlimits only"
+    return said("weak_sandbox_rlimits_only", why=why) if not ok else said("sandbox_weakened_request_rlimits")
 
 
 def _user() -> str:
@@ -123,7 +121,5 @@ def require_other_user(level: str, secrets: Sequence[Path]) -> None:
     readable = [str(p) for p in secrets if os.access(p, os.R_OK)]
     if readable:
         raise SandboxRefused(
-            f"refusing to grade at the {level} level: student code would run as your user ({_user()}), "
-            f"which can read {readable[0]}. Make the namespace sandbox work (install bubblewrap and allow "
-            "user namespaces), or grade as root so that student code runs as the unprivileged user nobody"
+            said("refusing_grade_level_student_2", level=level, user=_user(), what=readable[0])
         )
