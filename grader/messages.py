@@ -32,7 +32,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["MESSAGES", "M", "Said", "error_text", "said", "say", "table", "translate"]
+__all__ = ["LABELS", "MESSAGES", "M", "Said", "by_lang", "by_name", "error_text", "label", "pair", "said", "say", "table",
+           "translate"]
 
 
 class M(NamedTuple):
@@ -333,7 +334,7 @@ MESSAGES: dict[str, M] = {
         "rounded to float32 (not counted as a mistake; a constant made in the input's dtype keeps float64 "
         "precision)",
         "{what} は float64 の結果と相対誤差 {error} までしか一致しません。1/√d_k のような定数が float32 に"
-        "丸められています（誤りとしては数えません。定数を入力と同じ dtype で作れば float64 の精度が保てます）"),
+        "丸められています（間違いとしては数えません。定数を入力と同じ dtype で作れば float64 の精度が保てます）"),
     # --- the notebook's check cell (grader/notebook.py) --------------------------------------
     "run_cells_define_these": M(
         "run the cells that define these functions first, then check again: {functions}",
@@ -941,7 +942,7 @@ MESSAGES: dict[str, M] = {
     "report_hidden_details_after": M(
         "{file}: report.hidden_details: after_due needs the rubric's due date (there is no due:); add due: {example}"
         " at the top level, or write hidden_details: after_publish",
-        "{file}: report.hidden_details: after_due には採点基準の締め切りが必要です（due: がありません）。"
+        "{file}: report.hidden_details: after_due にはルーブリックの締め切りが必要です（due: がありません）。"
         "最上位に due: {example} を書くか、hidden_details: after_publish にしてください"),
     # --- blind grading (grader/anonymous.py) ------------------------------------------------
     "anonymous_batch_identities_csv": M(
@@ -956,6 +957,241 @@ MESSAGES: dict[str, M] = {
         "{out}: 匿名で採点したフォルダです。学生は、名前や LMS の ID ではなく、レポートと gradebook.csv の"
         "匿名 ID（anon-…）で指定してください"),
 }
+
+#: key -> a word, a heading or a line of a page, in English and in Japanese: what the writers
+#: (the reports, the terminal, the class summary and similarity pages, the gradebook page, the CI
+#: summary) put around the grader's sentences. Never read back from text (a word such as "Test"
+#: must not turn a student's file name into Japanese): say each by its key, with :func:`label`.
+LABELS: dict[str, M] = {
+    # --- the reports' words and headings (grader/report/) ------------------------------------------
+    "report": M("Grading report", "採点結果"),
+    "score": M("Score", "得点"),
+    "part": M("Part", "小問"),
+    "test": M("Test", "テスト"),
+    "tests": M("Tests", "テスト"),
+    "status": M("Status", "結果"),
+    "points": M("Points", "点数"),
+    "mistakes": M("What went wrong", "見つかった間違い"),
+    "errors": M("Problems while grading", "採点中の問題"),
+    "notes": M("Notes", "補足"),
+    "adjustments": M("Adjustments by hand", "手作業による得点の調整"),
+    "gb_title": M("Gradebook", "成績表"),
+    "gb_counts": M(
+        "{n} rows; {adjusted} adjusted by hand; {ungraded} without a grade (the reason is in the row).",
+        "{n} 行。手作業で調整した行 {adjusted}、点数のない行 {ungraded}（理由はその行にあります）。"),
+    "gb_adjusted": M("adjusted by hand", "手作業で調整"),
+    "gb_ungraded": M("no grade", "点数なし"),
+    "gb_submission": M("Submission", "提出物"),
+    "gb_student_id": M("Student ID", "学生 ID"),
+    "gb_name": M("Name", "氏名"),
+    "gb_score": M("Final score", "最終得点"),
+    "gb_automatic": M("Automatic score", "自動採点の得点"),
+    "gb_adjustment": M("Adjustment", "調整"),
+    "gb_max": M("Out of", "満点"),
+    "gb_passed": M("Passed", "合否"),
+    "passed": M("passed", "合格"),
+    "gb_no": M("not passed", "不合格"),
+    "gb_late": M("Late penalty", "遅延による減点"),
+    "gb_reasons": M("Why adjusted", "調整の理由"),
+    "gb_problems": M("Problems", "問題"),
+    "gb_flags": M("Flags", "注意"),
+    "below": M("below the pass mark", "合格点未満"),
+    "passed_but": M("passed, but with the central mistake {ids}", "合格。ただし核心の間違い {ids} があります"),
+    "central_title": M(
+        "Passed, but with the chapter's central mistake: fix it first",
+        "合格ですが、この章の核心の間違いがあります。まず直してください"),
+    "pass_mark": M("Pass mark", "合格点"),
+    "expected": M("expected", "期待値"),
+    "actual": M("got", "実際の値"),
+    "plots": M("Your functions, plotted", "あなたの関数のグラフ"),
+    "no_plots": M("No plot data in this report.", "このレポートにはグラフ用のデータがありません。"),
+    "sandbox": M("Sandbox", "サンドボックス"),
+    "weak": M("Warning", "警告"),
+    "output": M("Your code printed", "コードの出力"),
+    "submission": M("submission", "提出物"),
+    "mistake_ids": M("mistakes", "間違い"),
+    "seed": M("seed", "シード"),
+    "grading_failed": M("Grading did not finish", "採点を完了できませんでした"),
+    "check": M("Check (public tests)", "チェック（公開テスト）"),
+    "failing": M("Tests not passed", "合格していないテスト"),
+    "all_passed": M("All {n} public tests passed.", "公開テスト {n} 件すべてに合格しました。"),
+    "some_passed": M("{n} of {total} public tests passed.", "公開テスト {total} 件中 {n} 件に合格しました。"),
+    "hidden_more": M("{n} more tests at grading.", "採点時には、さらに {n} 件のテストを実行します。"),
+    "hidden_some": M("More tests at grading.", "採点時には、さらにテストを実行します。"),
+    "graded_cells": M("Graded: the cells run in this kernel ({n}).", "採点対象: このカーネルで実行したセル（{n} 個）。"),
+    "not_run": M(
+        "Run the cells that define these functions first, then run this check again:",
+        "先に、次の関数を定義しているセルを実行してから、もう一度このチェックを実行してください:"),
+    "not_run_how": M(
+        "The check grades only the cells run in this kernel. In Jupyter, select this cell and choose Run ▸ Run All Above Selected Cell (or run each cell with Shift+Enter).",
+        "チェックは、このカーネルで実行したセルだけを採点します。Jupyter では、このセルを選んで「Run ▸ Run All Above Selected Cell」を選ぶか、各セルを Shift+Enter で実行してください。"),
+    "level_strong": M("namespaces (the strongest level)", "namespaces（最も強いレベル）"),
+    "now_passing": M("now passes", "合格になりました"),
+    "now_failing": M("no longer passes", "不合格になりました"),
+    "found": M("mistake found", "間違いを検出"),
+    "fixed": M("mistake fixed", "間違いが直りました"),
+    "score_word": M("score", "得点"),
+    "unchanged": M("no change", "変化なし"),
+    "watching": M(
+        "Watching {what} (Ctrl-C to stop); checked in {s:.2f} s.",
+        "{what} を監視しています（Ctrl-C で終了）。チェック {s:.2f} 秒。"),
+    "rechecked": M("{file} saved: checked again in {s:.2f} s.", "{file} が保存されました: {s:.2f} 秒で再チェックしました。"),
+    # --- a test's status ---------------------------------------------------------------------------
+    "status_failed": M("failed", "不合格"),
+    "status_error": M("error", "エラー"),
+    "status_timeout": M("timeout", "時間切れ"),
+    "status_skipped": M("skipped", "スキップ"),
+    # --- the class summary's plots -----------------------------------------------------------------
+    "plot_score_max": M("score (max {top})", "得点（満点 {top}）"),
+    "plot_submissions": M("submissions", "提出物の数"),
+    "plot_score_distribution": M("Score distribution", "得点の分布"),
+    "plot_passing": M("% of submissions passing", "合格した提出物の割合（%）"),
+    "plot_pass_rate": M("Pass rate per test (lowest {shown} of {total})", "テストごとの合格率（全 {total} 件のうち低い方から {shown} 件）"),
+    "plot_no_mistake": M("no known mistake recognised", "既知の間違いは見つかりませんでした"),
+    "plot_mistake_counts": M("How often each mistake id occurred", "間違いの ID ごとの件数"),
+    # --- the adjustments section (grader/ledger.py) ------------------------------------------------
+    "adjust_total": M(
+        "Automatic score {auto}; adjusted by {delta}; final score {final}.",
+        "自動採点の得点 {auto}、調整 {delta}、最終得点 {final}。"),
+    "adjust_points": M("{sign}{points} points", "{sign}{points} 点"),
+    "adjust_set": M("score set to {set}", "得点を {set} に設定"),
+    "adjust_entry": M(
+        "#{n} {change} ({where}): {reason} (by {by}, {at})",
+        "#{n} {change}（{where}）: {reason}（{by}、{at}）"),
+    "adjust_whole": M("total", "合計"),
+    "adjust_part": M("part {part}", "小問 {part}"),
+    "adjust_review": M(
+        "#{n} needs review, not applied: it was made against an automatic score of {against}, which is now {now}",
+        "#{n} は要確認で、適用していません: 自動採点の得点 {against} に対する調整ですが、その得点はいま {now} です"),
+    # --- the class summary (grader/summary.py) -----------------------------------------------------
+    "summary_title": M("Class summary", "クラス全体のまとめ"),
+    "summary_graded": M("Submissions graded", "採点した提出物"),
+    "summary_not_graded": M("Entries not graded", "採点できなかった項目"),
+    "summary_mean": M("Mean score", "平均点"),
+    "summary_median": M("Median score", "中央値"),
+    "summary_range": M("Lowest – highest", "最低点 – 最高点"),
+    "summary_pass_rate": M("Passed (at or above the pass mark)", "合格（合格点以上）"),
+    "summary_parts": M("Mean score per part", "小問ごとの平均点"),
+    "summary_mean_col": M("Mean", "平均"),
+    "summary_max_col": M("Max", "満点"),
+    "summary_tests": M("Pass rate per test", "テストごとの合格率"),
+    "summary_rate": M("Passed", "合格率"),
+    "summary_hardest": M("Tests fewer students passed, lowest first", "合格した学生が少ないテスト（低い順）"),
+    "summary_mistakes": M("Recognised mistakes", "見つかった間違い"),
+    "summary_mistake": M("Mistake id", "間違いの ID"),
+    "summary_count": M("Submissions", "提出物数"),
+    "summary_no_mistakes": M("No known mistake was recognised.", "既知の間違いは見つかりませんでした。"),
+    "summary_unrecognised": M("Entries that are not submissions", "提出物として認識できなかった項目"),
+    "summary_entry": M("Entry", "項目"),
+    "summary_why": M("Why", "理由"),
+    "summary_errors": M("Submissions with errors (syntax errors, crashes, timeouts)", "エラーのあった提出物（構文エラー・異常終了・時間切れ）"),
+    "summary_timeouts": M("Submissions with a timeout", "時間切れのあった提出物"),
+    "summary_first": M("At a glance", "まずここを確認"),
+    "summary_central": M("Passed despite the central mistake", "核心の間違いがあっても合格した提出物"),
+    "summary_central_row": M(
+        "{passed} of {total} submissions with {mid} still passed",
+        "{mid} のある提出物 {total} 件のうち {passed} 件が合格"),
+    "summary_common": M("Most common mistakes, one example each", "よくある間違い（各 1 例）"),
+    "summary_example": M("Example", "例"),
+    "summary_error_list": M("Submissions with errors", "エラーのあった提出物"),
+    "summary_error_col": M("What went wrong", "起きたこと"),
+    "summary_none": M("none", "なし"),
+    "summary_rings": M("Similar submissions: look at these first", "よく似た提出物：まずここを確認"),
+    "summary_ring_row": M(
+        "Group {g} ({n} submissions, code match up to {best:.2f}): {members}",
+        "グループ {g}（{n} 件、コードの一致は最大 {best:.2f}）: {members}"),
+    "summary_ring_more": M("Every pair side by side: similarity.en.html", "すべての組を並べて表示: similarity.ja.html"),
+    "summary_clusters": M("Failures no known mistake explains, grouped by behaviour", "既知の間違いで説明できない不合格（振る舞いでまとめたもの）"),
+    "summary_cluster_example": M("example", "例"),
+    "summary_cluster_tests": M("the tests they fail", "不合格のテスト"),
+    "summary_cluster_draft": M(
+        "Make cluster {n} a catalogue entry: grader catalogue draft OUT --cluster {n}",
+        "クラスタ {n} をカタログ項目にする: grader catalogue draft OUT --cluster {n}"),
+    "summary_items_title": M("Tests: pass rate and discrimination", "テストごとの合格率と識別力"),
+    "summary_items_note": M(
+        "Discrimination is the correlation between passing the test and the rest of the score; flagged tests may be broken or may not tell students apart.",
+        "識別力は、そのテストの合否と残りの得点との相関です。印の付いたテストは、壊れているか、学生の理解度を見分けていない可能性があります。"),
+    "summary_disc": M("Discrimination", "識別力"),
+    # --- the similarity page (grader/similarity.py) ------------------------------------------------
+    "similarity_title": M("Similar submissions", "よく似た提出物"),
+    "similarity_lead": M("Look at these first", "まずここを確認"),
+    "similarity_intro": M(
+        "Pairs whose code matches beyond what the class writes alike (the handed-out stubs removed, common lines weighted down), or that share rare wrong answers. A match is a reason to look, not a finding: read both sides before drawing any conclusion.",
+        "クラス全体でよく書かれる部分（配布した雛形は除き、多くの学生に共通する行は軽く数えます）を超えてコードが一致する組、または珍しい誤答を共有する組です。一致は確認する理由であって結論ではありません。判断する前に両方を読んでください。"),
+    "similarity_group": M("Group", "グループ"),
+    "similarity_members": M("Submissions", "提出物"),
+    "similarity_pair": M("Pair", "組"),
+    "similarity_code": M("Code", "コード"),
+    "similarity_behaviour": M("Behaviour", "振る舞い"),
+    "similarity_shared": M("Shared behaviour", "共通する振る舞い"),
+    "similarity_none": M("No pair is similar enough to list.", "一覧に挙げるほど似た組はありません。"),
+    "similarity_compared": M("{n} submissions compared", "{n} 件の提出物を比較"),
+    "similarity_against": M("; also compared with {old}", "。{old} とも比較"),
+    "similarity_ring": M("Group {g} ({n} submissions): {members}", "グループ {g}（{n} 件）: {members}"),
+    "similarity_summary_link": M("Similar submissions: every pair, side by side", "よく似た提出物: すべての組を並べて表示"),
+    "similarity_code_col": M("code {code:.2f}, behaviour {behaviour:.2f}", "コード {code:.2f}、振る舞い {behaviour:.2f}"),
+    # --- clusters of unexplained failures (grader/clusters.py) -------------------------------------
+    "cluster_size": M("{n} submissions", "{n} 件の提出物"),
+    "cluster_one": M("1 submission", "1 件の提出物"),
+    "cluster_same": M(
+        "{funcs} — an answer no known mistake explains, the same at every probe input",
+        "{funcs} — 既知の間違いでは説明できない値（どの調査入力でも同じ）"),
+    "cluster_probe": M("{probe} (and alike at {more} more probe input(s))", "{probe}（ほか {more} 個の調査入力でも同様）"),
+    "cluster_probe1": M("{probe}", "{probe}"),
+    "cluster_raised": M("they raise {raised}", "{raised} を送出します"),
+    # --- flags on a test (grader/items.py) ---------------------------------------------------------
+    "flag_all_pass": M("every submission passes it", "全員が合格"),
+    "flag_all_fail": M("every submission fails it", "全員が不合格"),
+    "flag_low_discrimination": M("does not go with the rest of the score", "他の得点と連動しない"),
+    "flag_fails_correct": M("a correct style fails it", "正しい別解が不合格"),
+    # --- hidden tests (grader/report/redact.py) ----------------------------------------------------
+    "hidden_title": M("Hidden tests ({n})", "非公開テスト（{n} 件）"),
+    "hidden_note": M("The details of these tests are not shown.", "これらのテストの詳細は表示されません。"),
+    # --- the CI job summary (grader/report/markdown.py) --------------------------------------------
+    "ci_ran": M(
+        "The check ran and passed: {score} of {max} points, at or above the pass mark of {mark}%.",
+        "チェックを実行し、合格しました：{max} 点中 {score} 点で、合格点 {mark}% 以上です。"),
+    "ci_below": M(
+        "The check ran, but did not pass: {score} of {max} points, below the pass mark of {mark}%.",
+        "チェックは実行しましたが、合格していません：{max} 点中 {score} 点で、合格点 {mark}% 未満です。"),
+    "ci_but": M(
+        "The check ran and passed on points ({score} of {max}, pass mark {mark}%), but the code has the chapter's central mistake: {mistake}",
+        "チェックを実行し、点数では合格しました（{max} 点中 {score} 点、合格点 {mark}%）。ただし、この章の核心の間違いがあります: {mistake}"),
+    "ci_job_fails": M(" This job fails until the pass mark is reached.", "合格点に届くまで、このジョブは失敗と表示されます。"),
+    "ci_cut": M(
+        "The summary was cut here to fit the platform's size limit; the full report is in the job's artifacts and log.",
+        "表示できる大きさの上限に合わせて、概要はここで切りました。完全なレポートはジョブの成果物とログにあります。"),
+    "ci_failed": M("{n} problem(s)", "{n} 件の問題"),
+    "ci_more": M(
+        "{n} more function(s) with failing tests are not annotated here; the job summary lists every test.",
+        "テストが通らない関数があと {n} 個ありますが、ここには注釈していません。ジョブの概要にすべてのテストがあります。"),
+    "ci_more_title": M("More failing functions", "ほかにも通らない関数があります"),
+}
+
+
+def label(key: str, lang: str, /, **slots: object) -> str:
+    """The label ``key`` in ``lang`` (English for a language with no words of its own), with
+    ``slots`` filled in when given."""
+    words = LABELS[key]
+    text = words.ja if lang == "ja" else words.en
+    return text.format(**slots) if slots else text
+
+
+def by_lang(names: dict[str, str]) -> dict[str, dict[str, str]]:
+    """``{lang: {name: label}}`` for a writer that picks its words by language first and calls
+    them by its own ``names`` (name -> key of :data:`LABELS`)."""
+    return {lang: {name: label(key, lang) for name, key in names.items()} for lang in ("en", "ja")}
+
+
+def pair(key: str) -> dict[str, str]:
+    """The label ``key`` as ``{"en": …, "ja": …}``."""
+    return {"en": LABELS[key].en, "ja": LABELS[key].ja}
+
+
+def by_name(names: dict[str, str]) -> dict[str, dict[str, str]]:
+    """``{name: {"en": …, "ja": …}}`` for a writer that picks its words by name first."""
+    return {name: {"en": LABELS[key].en, "ja": LABELS[key].ja} for name, key in names.items()}
+
 
 _SLOT = re.compile(r"\\\{(\w+)\\\}")
 

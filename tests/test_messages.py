@@ -79,13 +79,36 @@ def test_every_label_has_both_languages() -> None:
 
 
 def test_one_word_per_concept_in_japanese() -> None:
-    """A part is 小問 and a mistake is 間違い wherever the grader names them."""
+    """A part is 小問, a mistake 間違い and a rubric ルーブリック wherever the grader names them: the
+    labels of every writer (reports, terminal, summary, similarity page, CI summary) and every sentence."""
     from grader.report.terminal import WORDS
     from grader.summary import TEXT
 
-    assert WORDS["ja"]["part"] == TEXT["ja"]["part"] == _text.LABELS["part"]["ja"] == "小問"
-    written = " ".join([*TEXT["ja"].values(), *(w["ja"] for w in _text.LABELS.values()), *_text.PLOT_WORDS["ja"].values()])
-    assert "ミス" not in written and "誤り" not in written and "課題ごと" not in written
+    assert WORDS["ja"]["part"] == TEXT["ja"]["part"] == _text.LABELS["part"]["ja"] == messages.label("part", "ja") == "小問"
+    labels = " ".join(m.ja for m in messages.LABELS.values())
+    sentences = " ".join(m.ja for m in messages.MESSAGES.values())
+    assert "課題ごと" not in labels  # per part is 小問ごと; 課題 is the assignment
+    for other in ("ミス", "誤り", "採点基準"):
+        assert other not in labels and other not in sentences, other
+
+
+def test_every_label_is_kept_once() -> None:
+    """The writers' words come from messages.LABELS: no two keys hold the same words, and the
+    tables the writers index (report, summary, similarity page, clusters, flags, CI summary)
+    are views of it."""
+    from grader import clusters, items, similarity, summary
+    from grader.report import markdown
+
+    pairs = [(m.en, m.ja) for m in messages.LABELS.values()]
+    assert sorted(p for p in set(pairs) if pairs.count(p) > 1) == []
+    known = set(pairs)
+    views = [*(((w["en"], w["ja"]) for w in _text.LABELS.values())),
+             *(((w["en"], w["ja"]) for w in items.FLAGS.values())),
+             *(((summary.TEXT["en"][k], summary.TEXT["ja"][k]) for k in summary.TEXT["en"])),
+             *(((similarity.TEXT["en"][k], similarity.TEXT["ja"][k]) for k in similarity.TEXT["en"])),
+             *(((clusters._WORDS["en"][k], clusters._WORDS["ja"][k]) for k in clusters._WORDS["en"])),
+             (markdown._RAN["en"], markdown._RAN["ja"])]
+    assert [v for v in views if v not in known] == []
 
 
 def test_batch_reasons_read_in_japanese() -> None:
