@@ -22,7 +22,7 @@ import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
-from grader.messages import said
+from grader.messages import pair, said
 from grader.sinks import terminal
 
 if TYPE_CHECKING:
@@ -774,10 +774,10 @@ def _guard(fn: Any) -> int:
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        _say_error({"en": "error", "ja": "エラー"}, exc)
+        _say_error(pair("error"), exc)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        _say_error({"en": "grader error", "ja": "採点システムのエラー"}, exc)
+        _say_error(pair("grader_error"), exc)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         ctx = click.get_current_context(silent=True)

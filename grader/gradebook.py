@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from grader.discovery import Found, Skipped
-from grader.messages import said
+from grader.messages import label, said
 from grader.errors import UsageError
 from grader.outdir import read_report
 from grader.report.files import write_atomic
@@ -371,16 +371,15 @@ def apply_late(data: dict[str, Any], late: bool, rubric: Rubric, when: dict[str,
         if days is not None and when is not None:
             data["late"].update(submitted=when["submitted"], due=when["due"], days=days,
                                 extension=when.get("extension", ""))
-            rule = {"en": f"{rule['en']}; submitted {when['submitted']}, due {when['due']}, {days} day(s) late"
-                          + (f", extension: {when['extension']}" if when.get("extension") else ""),
-                    "ja": f"{rule['ja']}。提出 {when['submitted']}、期限 {when['due']}、{days} 日遅れ"
-                          + (f"、延長: {when['extension']}" if when.get("extension") else "")}
+            rule = {lang: label("late_when", lang, rule=rule[lang], submitted=when["submitted"], due=when["due"],
+                                days=days)
+                          + (label("late_extension", lang, extension=when["extension"]) if when.get("extension") else "")
+                    for lang in ("en", "ja")}
         data["score"] = after
         data["passed"] = top > 0 and after * 100.0 >= float(data.get("pass_mark", rubric.report.pass_mark)) * top
-        late_note = {"en": f"late: {before:g} → {after:g} ({rule['en']})",
-                "ja": f"提出期限後: {before:g} → {after:g}（{rule['ja']}）"}
         data["notes"] = [*data.get("notes", []),
-                         " / ".join(late_note[lang] for lang in rubric.report.languages if lang in late_note)]
+                         " / ".join(label("late_note", lang, before=f"{before:g}", after=f"{after:g}", rule=rule[lang])
+                                    for lang in rubric.report.languages if lang in rule)]
     return data
 
 
@@ -397,7 +396,8 @@ def undo_late(data: dict[str, Any]) -> dict[str, Any]:
 
 def without_late_note(notes: list[str]) -> list[str]:
     """``notes`` without the one :func:`apply_late` adds."""
-    return [n for n in notes if not any(x.startswith(("late: ", "提出期限後: ")) for x in n.split(" / "))]
+    starts = tuple(label("late_note", lang).split("{", 1)[0] for lang in ("en", "ja"))
+    return [n for n in notes if not any(x.startswith(starts) for x in n.split(" / "))]
 
 
 def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:
@@ -654,19 +654,16 @@ def _feedback_comment(row: dict[str, Any], rubric: Rubric, lang: str) -> str:
     report = row.get("report")
     if report is None:
         return html(row.get("errors", ""))
-    ja = lang == "ja"
-    text = (f"得点 {report.score:g} / {report.max_score:g}" if ja else f"Score {report.score:g} / {report.max_score:g}")
+    text = label("fb_score", lang, score=f"{report.score:g}", max=f"{report.max_score:g}")
     if report.late:
-        text += (f"（期限後: {report.late['score_before']:g} から）" if ja
-                 else f" (late: from {report.late['score_before']:g})")
+        text += label("fb_late", lang, before=f"{report.late['score_before']:g}")
     if report.adjustment:
         from grader.report._text import adjustment_lines
 
-        text += "。" if ja else ". "
-        text += " ".join(adjustment_lines(report, ["ja" if ja else "en"]))
+        text += label("fb_then", lang)
+        text += " ".join(adjustment_lines(report, [lang]))
     if report.mistakes:
-        ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
-        text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"
-    text += "。詳しくはフィードバックファイルを見てください。" if ja else ". See the feedback file for details."
+        text += label("fb_mistakes", lang, ids=", ".join(dict.fromkeys(m.id for m in report.mistakes)))
+    text += label("fb_see_file", lang)
     return html(text)
 

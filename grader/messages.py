@@ -32,7 +32,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["LABELS", "MESSAGES", "M", "Said", "by_lang", "by_name", "error_text", "label", "pair", "said", "say", "table",
+__all__ = ["LABELS", "MESSAGES", "M", "Said", "both", "by_lang", "by_name", "error_text", "label", "pair", "said", "say", "table",
            "translate"]
 
 
@@ -1038,7 +1038,7 @@ LABELS: dict[str, M] = {
     "rechecked": M("{file} saved: checked again in {s:.2f} s.", "{file} が保存されました: {s:.2f} 秒で再チェックしました。"),
     # --- a test's status ---------------------------------------------------------------------------
     "status_failed": M("failed", "不合格"),
-    "status_error": M("error", "エラー"),
+    "error": M("error", "エラー"),
     "status_timeout": M("timeout", "時間切れ"),
     "status_skipped": M("skipped", "スキップ"),
     # --- the class summary's plots -----------------------------------------------------------------
@@ -1166,7 +1166,36 @@ LABELS: dict[str, M] = {
         "{n} more function(s) with failing tests are not annotated here; the job summary lists every test.",
         "テストが通らない関数があと {n} 個ありますが、ここには注釈していません。ジョブの概要にすべてのテストがあります。"),
     "ci_more_title": M("More failing functions", "ほかにも通らない関数があります"),
+    # --- the command line, the gradebooks' feedback column, regrade records ----------------------------
+    "grader_error": M("grader error", "採点システムのエラー"),
+    "fb_score": M("Score {score} / {max}", "得点 {score} / {max}"),
+    "fb_late": M(" (late: from {before})", "（期限後: {before} から）"),
+    "fb_then": M(". ", "。"),
+    "fb_mistakes": M(". Mistakes: {ids}", "。間違い: {ids}"),
+    "fb_see_file": M(". See the feedback file for details.", "。詳しくはフィードバックファイルを見てください。"),
+    "late_note": M("late: {before} → {after} ({rule})", "提出期限後: {before} → {after}（{rule}）"),
+    "late_when": M("{rule}; submitted {submitted}, due {due}, {days} day(s) late",
+                   "{rule}。提出 {submitted}、期限 {due}、{days} 日遅れ"),
+    "late_extension": M(", extension: {extension}", "、延長: {extension}"),
+    "late_per_day": M("-{percent}% of the maximum per day or part of a day late",
+                      "1 日（1 日未満も 1 日）ごとに満点の {percent}% を減点"),
+    "late_once": M("-{percent}% of the maximum", "満点の {percent}% を減点"),
+    "late_grace": M("{minutes} minutes' grace", "猶予 {minutes} 分"),
+    "late_cap": M("at most {percent}% of the maximum", "上限は満点の {percent}%"),
+    "late_none": M("no penalty", "減点なし"),
+    "list_sep": M(", ", "、"),
+    "regrade_title": M("Regrade {stamp}", "再採点 {stamp}"),
+    "regrade_tests": M("Tests: {tests}", "テスト: {tests}"),
+    "regrade_count": M("{n} submissions graded again; {changed} changed", "{n} 件を再採点し、{changed} 件が変わりました"),
+    "regrade_from": M("from", "前"),
+    "regrade_to": M("to", "後"),
+    "regrade_not_again": M("Not graded again:", "再採点していないもの:"),
 }
+
+
+def both(key: str, langs: tuple[str, ...] = ("en", "ja"), /, **slots: object) -> str:
+    """The label ``key`` in each of ``langs``, joined by " / " (for a page both kinds of reader see)."""
+    return " / ".join(dict.fromkeys(label(key, lang, **slots) for lang in langs))
 
 
 def label(key: str, lang: str, /, **slots: object) -> str:

@@ -228,23 +228,23 @@ def _write_record(outdir: Path, stamp: str, patterns: Sequence[str], result: Reg
     """``regrades/<time>.csv`` and ``.md``: who changed, from → to, which tests."""
     from grader import sinks
     from grader.gradebook import csv_text
-    from grader.messages import translate
+    from grader.messages import both, translate
 
     rows: list[list[Any]] = [[name, sid, before, after, after - before, " ".join(tests)]
                              for name, sid, before, after, tests in result.changed]
     folder = outdir / "regrades"
     csv_path = write_atomic(folder / f"{stamp}.csv", csv_text(
         ["submission", "student_id", "from", "to", "change", "tests"], rows))
-    lines = [f"# Regrade {stamp} / 再採点 {stamp}", "",
-             f"Tests / テスト: {sinks.markdown(' '.join(patterns))}", "",
-             f"{result.regraded} submissions graded again; {len(result.changed)} changed / "
-             f"{result.regraded} 件を再採点し、{len(result.changed)} 件が変わりました", ""]
+    lines = [f"# {both('regrade_title', stamp=stamp)}", "",
+             both("regrade_tests", tests=sinks.markdown(" ".join(patterns))), "",
+             both("regrade_count", n=result.regraded, changed=len(result.changed)), ""]
     if result.changed:
-        lines += ["| submission / 提出物 | from / 前 | to / 後 | tests / テスト |", "| --- | ---: | ---: | --- |"]
+        head = [both(key) for key in ("gb_submission", "regrade_from", "regrade_to", "tests")]
+        lines += ["| " + " | ".join(head) + " |", "| --- | ---: | ---: | --- |"]
         lines += [f"| {sinks.markdown(name)} | {before:g} | {after:g} | {sinks.markdown(', '.join(tests))} |"
                   for name, _, before, after, tests in result.changed]
     if result.not_regraded:
-        lines += ["", "Not graded again / 再採点していないもの:", ""]
+        lines += ["", both("regrade_not_again"), ""]
         lines += [f"- {sinks.markdown(name)}: {sinks.markdown(why)} / {sinks.markdown(translate(why, 'ja'))}"
                   for name, why in result.not_regraded]
     md_path = write_atomic(folder / f"{stamp}.md", "\n".join(lines) + "\n")

@@ -250,22 +250,17 @@ class LatePolicy:
 
     def describe(self, lang: str) -> str:
         """The policy in words, for reports and the gradebook."""
+        from grader.messages import label
+
         parts = []
-        if self.penalty_percent and self.per == "day":
-            parts.append(f"-{_fmt(self.penalty_percent)}% of the maximum per day or part of a day late"
-                         if lang == "en" else f"1 日（1 日未満も 1 日）ごとに満点の {_fmt(self.penalty_percent)}% を減点")
-        elif self.penalty_percent:
-            parts.append(f"-{_fmt(self.penalty_percent)}% of the maximum" if lang == "en"
-                         else f"満点の {_fmt(self.penalty_percent)}% を減点")
+        if self.penalty_percent:
+            parts.append(label("late_per_day" if self.per == "day" else "late_once", lang,
+                               percent=_fmt(self.penalty_percent)))
         if self.grace_minutes:
-            parts.append(f"{_fmt(self.grace_minutes)} minutes' grace" if lang == "en"
-                         else f"猶予 {_fmt(self.grace_minutes)} 分")
+            parts.append(label("late_grace", lang, minutes=_fmt(self.grace_minutes)))
         if self.cap_percent < 100:
-            parts.append(f"at most {_fmt(self.cap_percent)}% of the maximum" if lang == "en"
-                         else f"上限は満点の {_fmt(self.cap_percent)}%")
-        if not parts:
-            return "no penalty" if lang == "en" else "減点なし"
-        return ", ".join(parts) if lang == "en" else "、".join(parts)
+            parts.append(label("late_cap", lang, percent=_fmt(self.cap_percent)))
+        return label("list_sep", lang).join(parts) if parts else label("late_none", lang)
 
 
 @dataclass(frozen=True, slots=True)

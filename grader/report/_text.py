@@ -31,7 +31,7 @@ LABELS: dict[str, dict[str, str]] = by_name({
 STATUS_WORDS: dict[Status, dict[str, str]] = {
     Status.PASSED: pair("passed"),
     Status.FAILED: pair("status_failed"),
-    Status.ERROR: pair("status_error"),
+    Status.ERROR: pair("error"),
     Status.TIMEOUT: pair("status_timeout"),
     Status.SKIPPED: pair("status_skipped"),
 }
