@@ -1282,26 +1282,47 @@ for _ in range(3):
 _BALANCED = rf"(?:[^()]|\((?:{_NESTED})*\))+?"
 
 
-@lru_cache(maxsize=2)
-def _patterns(balanced: bool) -> list[tuple[re.Pattern[str], str]]:
-    """Each English sentence as a pattern that reads it back to its Japanese, longest first;
-    ``balanced``: each slot's brackets close inside it (:data:`_BALANCED`), else a slot is any
-    text."""
-    compiled = []
+@lru_cache(maxsize=1)
+def _templates() -> list[tuple[str, tuple[str, ...], bool, bool, str]]:
+    """Each English sentence with what a text must hold to be it, longest first: (English, its
+    fixed words in order, whether it starts and whether it ends with fixed words, Japanese)."""
     sentences = table()
+    out = []
     # Longer sentences first: "skipped {name}: {problem}" must not swallow a more exact one.
     for en in sorted(sentences, key=lambda t: (-len(_SLOT.sub("", re.escape(t))), t)):
-        seen: set[str] = set()
+        pieces = [piece for piece in re.split(r"\{\w+\}", en)]
+        out.append((en, tuple(p for p in pieces if p), bool(pieces[0]), bool(pieces[-1]), sentences[en]))
+    return out
 
-        def slot(m: re.Match[str]) -> str:
-            name = m.group(1)
-            if name in seen:
-                return f"(?P={name})"
-            seen.add(name)
-            return f"(?P<{name}>{_BALANCED if balanced else '.+?'})"
 
-        compiled.append((re.compile(_SLOT.sub(slot, re.escape(en)), re.S), sentences[en]))
-    return compiled
+@lru_cache(maxsize=None)
+def _pattern(en: str, balanced: bool) -> re.Pattern[str]:
+    """The English sentence ``en`` as a pattern that reads its slots back; ``balanced``: each slot's
+    brackets close inside it (:data:`_BALANCED`), else a slot is any text. Compiled when first
+    needed (all of them at once take about 0.3 s)."""
+    seen: set[str] = set()
+
+    def slot(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name in seen:
+            return f"(?P={name})"
+        seen.add(name)
+        return f"(?P<{name}>{_BALANCED if balanced else '.+?'})"
+
+    return re.compile(_SLOT.sub(slot, re.escape(en)), re.S)
+
+
+def _could_be(text: str, fixed: tuple[str, ...], starts: bool, ends: bool) -> bool:
+    """Whether ``text`` holds a sentence's fixed words in order (a cheap test before its pattern)."""
+    if starts and not text.startswith(fixed[0]) or ends and not text.endswith(fixed[-1]):
+        return False
+    at = 0
+    for words in fixed:
+        at = text.find(words, at)
+        if at < 0:
+            return False
+        at += len(words)
+    return True
 
 
 def translate(text: str, lang: str) -> str:
@@ -1348,8 +1369,10 @@ def error_text(exc: BaseException, lang: str) -> str:
 @lru_cache(maxsize=4096)
 def _japanese(text: str) -> str:
     for balanced in (True, False):
-        for pattern, ja in _patterns(balanced):
-            m = pattern.fullmatch(text)
+        for en, fixed, starts, ends, ja in _templates():
+            if fixed and not _could_be(text, fixed, starts, ends):
+                continue
+            m = _pattern(en, balanced).fullmatch(text)
             if m:
                 return ja.format(**{k: _japanese(v) for k, v in m.groupdict().items()})
     return text
