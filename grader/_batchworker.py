@@ -34,8 +34,6 @@ child per submission.
 
 from __future__ import annotations
 
-from grader.messages import said
-
 import gc
 import json
 import os
@@ -44,6 +42,8 @@ import signal
 import sys
 import threading
 from typing import Any, TYPE_CHECKING
+
+from grader.messages import said
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric

@@ -16,8 +16,6 @@ Example::
 
 from __future__ import annotations
 
-from grader.messages import said
-
 import difflib
 import functools
 import re
@@ -27,6 +25,8 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 import yaml
+
+from grader.messages import said
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric

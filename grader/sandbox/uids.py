@@ -17,12 +17,12 @@ Example::
 
 from __future__ import annotations
 
-from grader.messages import said
-
 import os
 import stat
 import tempfile
 from dataclasses import dataclass
+
+from grader.messages import said
 
 __all__ = ["STUDENT_UIDS", "Claim", "claim_uid", "hold"]
 
