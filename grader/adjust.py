@@ -31,7 +31,7 @@ from grader.report.model import GradeReport
 if TYPE_CHECKING:
     from grader.rubric import Rubric
 
-__all__ = ["adjust", said("confirm"), "refresh", "refresh_gradebooks", "undo"]
+__all__ = ["adjust", "confirm", "refresh", "refresh_gradebooks", "undo"]
 
 
 def _reports(outdir: Path) -> dict[str, Path]:
@@ -101,7 +101,7 @@ def undo(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by:
     """Append an entry taking back adjustment ``n`` (it stays in the ledger) and refresh."""
     if not reason.strip():
         raise UsageError(said("reason_required_say_why"))
-    name, data = _target(outdir, rubric, student, n, "undo")
+    name, data = _target(outdir, rubric, student, n, said("undo"))
     entry = ledger.append(outdir, op="undo", submission=name, student=str((data.get("student") or {}).get("id", "")),
                           target=n, reason=reason, by=by)
     refresh(outdir, rubric, lang, only={name})
@@ -117,7 +117,7 @@ def confirm(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, 
     entries = ledger.read(outdir)
     adjusted = next(e for e in entries if e.n == n)
     against = ledger.automatic_of(ledger.apply(data, [], rubric), adjusted.part)
-    entry = ledger.append(outdir, op=said("confirm"), submission=name,
+    entry = ledger.append(outdir, op="confirm", submission=name,
                           student=str((data.get("student") or {}).get("id", "")), target=n, reason=reason, by=by,
                           against=against)
     refresh(outdir, rubric, lang, only={name})

@@ -271,8 +271,8 @@ class _Batch:
                 alike.run(self.outdir, self.rubric, reports=reports,
                           submissions=[(f.submission.name, f.submission) for f in self.found.found])
             except Exception as exc:  # noqa: BLE001 - the reports and gradebook stand; say what failed
-                _flag(self.console, f"warning: the similarity stage failed ({type(exc).__name__}: {exc}); "
-                                    f"run it again with: grader similarity {self.out}", self.lang)
+                _flag(self.console, said("warning_similarity_stage_failed", what=f"{type(exc).__name__}: {exc}",
+                                         out=self.out), self.lang)
         if summary and reports:
             from grader import summary as class_summary
 
@@ -461,7 +461,7 @@ class _Batch:
                 self.save(sub.name, report, data)
             except Exception as exc:  # noqa: BLE001 - this submission fails, the batch goes on
                 report = None
-                reason = f"its report could not be written ({type(exc).__name__}: {exc})"
+                reason = said("report_could_written", why=f"{type(exc).__name__}: {exc}")
         if report is None:
             report = error_report(self.rubric, sub.name, reason, like=next(iter(self.finished.values()), None),
                                   origin=sub.origin, seed=self.seed)
@@ -499,7 +499,7 @@ class _Batch:
 
         found = self.found
         rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = [
-            (f, self.finished.get(i), [] if i in self.finished else [(said("interrupted_2"), {})])
+            (f, self.finished.get(i), [] if i in self.finished else [("interrupted", {})])
             for i, f in enumerate(found.found)]
         if interrupted:
             rows = [r for r in rows if r[1] is not None]

@@ -562,8 +562,8 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
         else:
             entry = adjusting.adjust(out, rubric, student, part=part, points=points, set_to=set_to, reason=reason,
                                      by=by, lang=language)
-        err.print(_tr(f"ledger entry {entry.n} written: {entry.op} {entry.submission}", language), markup=False,
-                  highlight=False)
+        err.print(_tr(said("ledger_entry_written", n=entry.n, what=f"{entry.op} {entry.submission}"), language),
+                  markup=False, highlight=False)
         return 0
 
     sys.exit(_guard(body))

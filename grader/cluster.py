@@ -283,8 +283,8 @@ def connect(spec: ClusterSpec, hung_s: float) -> tuple[Client, Any]:
     except (OSError, TimeoutError, ValueError, TypeError) as exc:  # TypeError: tls:// without security:
         if cluster is not None:
             cluster.close()
-        raise UsageError(f"--cluster {spec.source}: cannot reach the scheduler ({type(exc).__name__}: {exc}); "
-                         "check the address, that the scheduler runs, and the security: certificates") from None
+        raise UsageError(said("cluster_cannot_reach_scheduler", spec=spec.source,
+                              why=f"{type(exc).__name__}: {exc}")) from None
     return client, cluster
 
 
@@ -545,7 +545,7 @@ class ClusterPool:
                 for i in shard:
                     self._write(i, None, said("grading_stopped_dask_worker"), write, tally)
             return
-        raise GraderError(f"a shard failed on the cluster: {type(exc).__name__}: {exc}")
+        raise GraderError(said("shard_failed_cluster", what=f"{type(exc).__name__}: {exc}"))
 
     def _lost(self, lost: list[int], pending: deque[list[int]], write: Write, tally: Tally, reason: str) -> None:
         again = []

@@ -239,7 +239,7 @@ _WORK = (".py", ".ipynb")
 
 def files_wanted(parts: dict[str, str] | None) -> str:
     """The assignment's exercise files, for messages."""
-    return ", ".join((parts or {}).values()) or "the assignment's .py files"
+    return ", ".join((parts or {}).values()) or said("assignment_py_files")
 
 
 def _work_in(folder: Path, assignment: str = "") -> tuple[Path, list[str]]:
@@ -379,8 +379,8 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
                           unique, decoded)
         except Exception as exc:  # noqa: BLE001 - the ingest rule: one entry fails alone
             student_id = ident.student_id if ident else student_id_of(entry_name)
-            text = f"{entry_name}: cannot read it ({type(exc).__name__}: {exc})"
-            text = text.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
+            why = f"{type(exc).__name__}: {exc}".replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
+            text = said("cannot_read", what=entry_name, why=why)
             who = Skipped(entry_name, text, student_id, name=ident.name if ident else "",
                           late=bool(ident and ident.late), lms=ident.lms if ident else "",
                           flags=[("unreadable", {"why": text})])
@@ -430,13 +430,14 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
         shifted.append(("doubtful_name", {"entry": entry_name, "encoding": encoding}))
     base = lmsnames.disk_name(ident.name, student_id) if ident else _plain_base(entry_name, path)
 
-    def skip(key: str, **slots: str) -> None:
-        """Not graded, with the plain reason of :data:`grader.messages.MESSAGES` (in English here;
-        every writer shows it in its own language)."""
+    def skip(flag: tuple[str, dict[str, str]]) -> None:
+        """Not graded, with the plain reason ``flag`` (a key of :data:`grader.messages.MESSAGES`
+        and its slots; in English here, every writer shows it in its own language)."""
+        key, slots = flag
         text = lmsnames.reason(key, ("en",), **slots)
         if set_aside:
-            text += "; set aside: " + "; ".join(set_aside)
-        result.skipped.append(Skipped(entry_name, text, flags=[*shifted, (key, slots)], **who))
+            text = said("set_aside", why=text, files="; ".join(set_aside))
+        result.skipped.append(Skipped(entry_name, text, flags=[*shifted, flag], **who))
 
     if broke:
         text = f"{entry_name}: {broke}"
@@ -444,41 +445,47 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
         result.failed.append(Failed(unique(base), student_id, entry_name, text, who_failed))
         return
     if ident is not None and ident.plugin == "onlinetext":
-        skip("online_text")
+        skip(("online_text", {}))
         return
     if path is None:
-        skip("no_work", files=files_wanted(parts))
+        skip(("no_work", {"files": files_wanted(parts)}))
         return
     if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
-        skip("not_a_submission")
+        skip(("not_a_submission", {}))
         return
     target, extra = _work_in(path, assignment.id if assignment else "") if path.is_dir() else (path, [])
     set_aside += [said("another_zip_same_upload", name=name) for name in extra]
     if _is_empty(target):
-        skip("empty")
+        skip(("empty", {}))
         return
     try:
         sub = load_submission(target, assignment)
     except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
-        text = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
-        text = text.replace(str(target), entry_name if target == path else f"{entry_name}/{target.name}")
-        text = text.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")  # as in the export
+        shown = entry_name if target == path else f"{entry_name}/{target.name}"
+
+        def as_in_export(text: str) -> str:
+            """``text`` naming the entry as the export does, not the folder it was unpacked to."""
+            text = text.replace(str(target), shown)
+            return text.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
+
+        text = (as_in_export(str(exc)) if isinstance(exc, SubmissionError)
+                else said("cannot_read_2", why=as_in_export(f"{type(exc).__name__}: {exc}")))
         who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": text})], **who)
         result.failed.append(Failed(unique(base), student_id, entry_name, text, who_failed))
         return
     if not sub.modules and sub.answers is None:
-        skip("no_work", files=files_wanted(parts))
+        skip(("no_work", {"files": files_wanted(parts)}))
         return
     name = unique(base)
     notes = list(sub.notes)
     if name != base:
         notes.append(said("another_entry_batch_also", base=f"{base!r}", name=f"{name!r}"))
     if encoding != "utf-8":
-        notes.append(said("name_has_no_utf", entry=f"{entry_name!r}", encoding=encoding)
-                     + ("; it may be garbled: check it by hand" if doubtful else ""))
+        notes.append(said("name_has_no_utf_2" if doubtful else "name_has_no_utf", entry=f"{entry_name!r}",
+                          encoding=encoding))
     flags: list[tuple[str, dict[str, str]]] = list(shifted)
     if set_aside:  # the student's report says which of their uploads were not graded
-        notes.append("set aside (not graded): " + "; ".join(set_aside))
+        notes.append(said("set_aside_not_graded", files="; ".join(set_aside)))
     missing = _missing_files(sub, parts)
     if missing:
         flags.append(("missing", {"files": ", ".join(missing)}))

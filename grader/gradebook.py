@@ -200,10 +200,9 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
     """
     target = target or CanvasTarget()
     canvas = [r for r in rows if r.get("lms") == "canvas" and _lms_id(r).isdigit()]
-    left_out = [(_who(r), "not a Canvas user id: " + (
-        "an anonymous id (anonymous grading); enter the score by hand" if str(r.get("student_id", "")).startswith("anon_")
-        else "the entry is not named as Canvas names its downloads"))
-        for r in rows if r not in canvas]
+    left_out = [(_who(r), said("canvas_user_id_anonymous" if str(r.get("student_id", "")).startswith("anon_")
+                               else "canvas_user_id_entry"))
+                for r in rows if r not in canvas]
     no_grade = [(_who(r), _no_grade_reason(r, langs)) for r in canvas if not _has_grade(r)]
     graded = {_lms_id(r): _grade(r["score"]) for r in canvas if _has_grade(r)}
     if target.export is not None:
@@ -486,7 +485,7 @@ def check_formats(formats: tuple[str, ...], lmss: set[str], canvas: CanvasTarget
             continue
         came = (said("export_came", lms=', '.join(_LMS_TITLE.get(x, x) for x in sorted(lmss))) if lmss
                 else said("submissions_plain_folder_lms"))
-        ask = (" ask for " + " ".join(f"--gradebook {x}" for x in sorted(lmss) if x in FORMATS) if
+        ask = (said("ask", what=" ".join(f"--gradebook {x}" for x in sorted(lmss) if x in FORMATS)) if
                any(x in FORMATS for x in lmss) else said("use_gradebook_csv"))
         raise UsageError(said("gradebook_so_could_match", fmt=fmt, came=came, lms=_LMS_TITLE[fmt], ask=ask))
     if "canvas" in formats:
@@ -630,9 +629,8 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
             continue  # (a graded row whose report is gone is counted missing below)
         book.append({**old_row, "flagged": True})
     if len(book) < len(old):
-        raise UsageError(f"{outdir.name}/gradebook.csv: the batch wrote {len(old)} rows and the reports give"
-                         f" only {len(book)}; not rewritten (a report was removed or is unreadable): run"
-                         " grader batch again with --resume")
+        raise UsageError(said("batch_wrote_rows_reports", book=f"{outdir.name}/gradebook.csv", old=len(old),
+                              new=len(book)))
     check_formats(formats, lms_of(book), canvas, rubric.title.en)
     written = []
     if "csv" in formats:

@@ -53,7 +53,7 @@ __all__ = ["Entry", "LedgerError", "append", "apply", "apply_report", "automatic
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
 GENESIS = "0" * 64
-OPS = ("adjust", "undo", said("confirm"))
+OPS = ("adjust", "undo", "confirm")
 
 
 class LedgerError(UsageError):
@@ -201,7 +201,7 @@ def for_submission(entries: Sequence[Entry], submission: str) -> list[Entry]:
     carrying the ``against`` of its latest confirmation."""
     mine = [e for e in entries if e.submission == submission]
     undone = {e.target for e in mine if e.op == "undo"}
-    rebased = {e.target: e.against for e in mine if e.op == said("confirm")}
+    rebased = {e.target: e.against for e in mine if e.op == "confirm"}
     out = []
     for e in mine:
         if e.op == "adjust" and e.n not in undone:

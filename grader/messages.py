@@ -18,6 +18,10 @@ The sandbox's own files (``grader/sandbox/zygote.py`` and ``grader/wire.py``) ru
 ``grader`` package is not importable; the few English sentences they send back are entries here
 all the same, read back by the table.
 
+What other programs write and the grader passes on inside its own sentences (the OS's "No such
+file or directory", PyYAML's "mapping values are not allowed here") is kept apart in
+:data:`FOREIGN`: never said, only read back, so that it is shown in Japanese too.
+
 Example::
 
     note = said("skipped", name="scaling.py", problem=said("symbolic_link_file"))
@@ -32,8 +36,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["LABELS", "MESSAGES", "M", "Said", "both", "by_lang", "by_name", "error_text", "label", "pair", "said", "say", "table",
-           "translate"]
+__all__ = ["FOREIGN", "LABELS", "MESSAGES", "M", "Said", "both", "by_lang", "by_name", "error_text", "label", "pair",
+           "said", "say", "table", "translate"]
 
 
 class M(NamedTuple):
@@ -75,6 +79,19 @@ MESSAGES: dict[str, M] = {
         "it is {size}, over the {limit} limit for one file",
         "大きさが {size} で、1 ファイルの上限 {limit} を超えています"),
     "over_limit": M("over the {limit} limit", "上限 {limit} を超えています"),
+    "notebook_over_limit": M(
+        "{where}: the notebook is {size}, over the {limit} limit; clear its outputs (Kernel > Restart & Clear "
+        "Output) and save it again",
+        "{where}: ノートブックの大きさが {size} で、上限 {limit} を超えています。出力を消して（Kernel > "
+        "Restart & Clear Output）保存し直してください"),
+    "zip_only_py_files": M(
+        "zip only your .py files and answers.yaml, or your notebook",
+        ".py ファイルと answers.yaml だけか、ノートブックだけを zip にしてください"),
+    "not_a_submission_expected": M(
+        "{path}: not a submission: expected a folder with {files}, a .ipynb notebook or a .zip of either{hint}",
+        "{path}: 提出物ではありません。{files} のあるフォルダ、.ipynb のノートブック、またはそのどちらかの "
+        ".zip を指定してください{hint}"),
+    "assignment_py_files": M("the assignment's .py files", "課題の .py ファイル"),
     "held_notebooks_graded": M(
         "{origin} held {n} notebooks ({listed}); graded {chosen}",
         "{origin} にノートブックが {n} 個ありました（{listed}）。{chosen} を採点しました"),
@@ -93,10 +110,6 @@ MESSAGES: dict[str, M] = {
         "ignored {notebooks}: the .py files were graded (to grade the notebook, submit it on its own)",
         "{notebooks} は使わず、.py ファイルを採点しました（ノートブックを採点するには、"
         "ノートブックだけを提出してください）"),
-    "ignored_py_files_were_2": M(
-        "ignored {notebook}: the .py files were graded (to grade the notebook, submit it on its own)",
-        "{notebook} は使わず、.py ファイルを採点しました（ノートブックを採点するには、"
-        "ノートブックだけを提出してください）"),
     "graded_differs_handed_out": M(
         "graded {notebook}: it differs from the handed-out notebook and the .py files are as handed out",
         "{notebook} を採点しました。配布時のノートブックから書き換えられていて、.py ファイルは配布時のままです"),
@@ -113,17 +126,28 @@ MESSAGES: dict[str, M] = {
         "found none of {files}, and no other .py files",
         "{files} のどれも見つからず、ほかの .py ファイルもありません"),
     "found_none_py_files": M(
-        "found none of {files}; .py files present: {present}{tail}",
-        "{files} のどれも見つかりません。ある .py ファイル: {present}{tail}"),
+        "found none of {files}; .py files present: {present}",
+        "{files} のどれも見つかりません。ある .py ファイル: {present}"),
+    "found_none_py_files_rename": M(
+        "found none of {files}; .py files present: {present}; {renames}",
+        "{files} のどれも見つかりません。ある .py ファイル: {present}。{renames}"),
     "found_no_py_files": M(
-        "found no {missing}; .py files present: {present}{tail}",
-        "{missing} が見つかりません。ある .py ファイル: {present}{tail}"),
+        "found no {missing}; .py files present: {present}",
+        "{missing} が見つかりません。ある .py ファイル: {present}"),
+    "found_no_py_files_rename": M(
+        "found no {missing}; .py files present: {present}; {renames}",
+        "{missing} が見つかりません。ある .py ファイル: {present}。{renames}"),
+    "rename_to": M("rename {name} to {to}?", "{name} を {to} に名前を変えてはどうですか"),
     "valid_utf_8_unreadable": M(
         "{label} is not valid UTF-8; unreadable bytes were replaced by \ufffd",
         "{label} は正しい UTF-8 ではありません。読めないバイトは \ufffd に置き換えました"),
     "valid_unreadable_bytes_were": M(
         "{label} is not valid {encoding}; unreadable bytes were replaced by \ufffd",
         "{label} は正しい {encoding} ではありません。読めないバイトは \ufffd に置き換えました"),
+    "declares_encoding_cannot_read": M(
+        "{label} declares the encoding {encoding}, which cannot read it; it was read as UTF-8 (save it as UTF-8)",
+        "{label} は文字コード {encoding} を宣言していますが、その文字コードでは読めません。UTF-8 として読みました"
+        "（UTF-8 で保存してください）"),
     "does_fully_follow_notebook": M(
         "{filename} does not fully follow the notebook format ({first}); read it anyway",
         "{filename} はノートブックの形式に完全には従っていません（{first}）。そのまま読み込みました"),
@@ -133,10 +157,12 @@ MESSAGES: dict[str, M] = {
     "ipython_magics_shell_commands": M(
         "{filename}: IPython magics and shell commands are not run when grading: {what}",
         "{filename}: IPython のマジックコマンドとシェルコマンドは採点では実行しません: {what}"),
+    "and_more": M("{what}; and {n} more", "{what}、ほか {n} 件"),
     "ignored_zip": M("ignored {what} in the zip", "zip の中の {what} は使いませんでした"),
     # --- finding submissions in a batch (grader/batch.py) ------------------------------------
     # (each entry's reason is one of the plain reasons at the top of this table)
     "set_aside": M("{why}; set aside: {files}", "{why}。採点しなかったファイル: {files}"),
+    "set_aside_not_graded": M("set aside (not graded): {files}", "採点しなかったファイル: {files}"),
     "cannot_read": M("{what}: cannot read it ({why})", "{what}: 読み取れません（{why}）"),
     "cannot_read_2": M("cannot read it ({why})", "読み取れません（{why}）"),
     "cannot_read_save_create": M(
@@ -145,9 +171,6 @@ MESSAGES: dict[str, M] = {
     "cannot_read_create_zip": M(
         "{what}: cannot read it ({why}); create the zip without a password",
         "{what}: 読み取れません（{why}）。パスワードなしで zip を作り直してください"),
-    "cannot_read_create_zip_2": M(
-        "{what}: cannot read it ({why}); create the zip again",
-        "{what}: 読み取れません（{why}）。zip を作り直してください"),
     "cannot_read_create_zip_3": M(
         "{what}: cannot read it ({why}); create the zip again with ordinary compression",
         "{what}: 読み取れません（{why}）。普通の圧縮方式で zip を作り直してください"),
@@ -280,15 +303,9 @@ MESSAGES: dict[str, M] = {
     "answers_yaml_valid_yaml_2": M(
         "answers.yaml is not valid YAML: {problem}",
         "answers.yaml は正しい YAML ではありません: {problem}"),
-    "found_character_cannot_start": M(
-        "found character that cannot start any token",
-        "ここに書けない文字があります（字下げにタブを使っていませんか。字下げは半角スペースで書いてください）"),
-    "found_character_cannot_start_2": M(
-        "found character {char} that cannot start any token",
-        "ここに書けない文字 {char} があります（字下げにタブを使っていませんか。字下げは半角スペースで書いてください）"),
-    "mapping_values_allowed_here": M(
-        "mapping values are not allowed here",
-        "ここには「キー: 値」を書けません（「:」の後の半角スペースや字下げを確かめてください）"),
+    "answers_yaml_could_read": M(
+        "answers.yaml could not be read ({why}); write each answer as a plain number or quoted text",
+        "answers.yaml を読み取れませんでした（{why}）。答えはそれぞれ、ただの数か引用符で囲んだ文字列で書いてください"),
     "answers_yaml_must_map": M(
         "answers.yaml must map question ids to answers",
         "answers.yaml には「問題の id: 答え」の形で書いてください"),
@@ -346,6 +363,18 @@ MESSAGES: dict[str, M] = {
         "指定により弱いサンドボックスで採点しました: rlimits のみ"),
     "sandbox_weakened_request": M("sandbox weakened on request: {what}", "指定により弱いサンドボックスで採点しました: {what}"),
     "weak_sandbox": M("weak sandbox: {why}: {what}", "弱いサンドボックスです: {why}: {what}"),
+    "sandbox_weakened_on_request": M("sandbox weakened on request", "指定により弱いサンドボックスを使います"),
+    "weak_sandbox_because": M("weak sandbox: {why}", "弱いサンドボックスです: {why}"),
+    "rlimits_sandbox_needs_fork": M(
+        "the rlimits sandbox needs fork and {why}", "rlimits のサンドボックスには fork が必要ですが、{why}"),
+    "rlimits_needs_fork_weak": M(
+        "the rlimits sandbox needs fork and {why}: {what}",
+        "rlimits のサンドボックスには fork が必要ですが、{why}: {what}"),
+    "only_weak_sandbox_could": M(
+        "{why}; only the weak '{level}' sandbox could run. Pass --allow-weak-sandbox to grade with it ({what}; "
+        "student code could read files and reach the network).",
+        "{why}。弱い '{level}' サンドボックスしか動きません。それで採点するには --allow-weak-sandbox を指定して"
+        "ください（{what}。学生のコードがファイルを読んだりネットワークにつないだりできます）。"),
     "one_plain_process_per": M(
         "one plain process per submission: time and output limits, a cleared environment, no "
         "filesystem or network isolation",
@@ -485,11 +514,6 @@ MESSAGES: dict[str, M] = {
         "in one's exercises folder; pass --rubric PATH to choose one",
         "{folder} にはルーブリックが {n} 個あり（{listed}）、作業中のフォルダも提出物も、どれの "
         "exercises フォルダにも入っていません。--rubric PATH でどれかを選んでください"),
-    "submission_expected_folder_scaling": M(
-        "{path}: not a submission: expected a folder with scaling.py/softmax.py/variance.py, a .ipynb "
-        "notebook or a .zip of either{hint}",
-        "{path}: 提出物ではありません。scaling.py/softmax.py/variance.py のあるフォルダ、.ipynb の"
-        "ノートブック、またはそのどちらかの .zip を指定してください{hint}"),
     "grade_file_pass_folder": M(
         " (to grade this file, pass the folder that holds it)",
         "（このファイルを採点するには、それが入っているフォルダを指定してください）"),
@@ -633,6 +657,7 @@ MESSAGES: dict[str, M] = {
         "interrupted: {n} of {total} graded and kept in {outdir}; finish with: {again} --resume",
         "中断しました: {total} 件中 {n} 件を採点して {outdir} に残しました。続きは次のコマンドで: {again} --resume"),
     "interrupted_2": M("interrupted", "中断しました"),
+    "report_could_written": M("its report could not be written ({why})", "レポートを書き出せませんでした（{why}）"),
     "warning": M("warning: {warning}", "警告: {warning}"),
     "warning_similarity_stage_failed": M(
         "warning: the similarity stage failed ({what}); run it again with: grader similarity {out}",
@@ -661,8 +686,6 @@ MESSAGES: dict[str, M] = {
         "{where}: {text} は Moodle の書く時刻の形（例: Tuesday, 1 December 2026, 11:05 PM）ではありません。"
         "英語表示の Moodle から採点ワークシートをダウンロードしてください"),
     "date_exists": M("{where}: {text} is not a date that exists", "{where}: {text} は存在しない日付です"),
-    "no_such_file_directory": M("No such file or directory", "そのようなファイルやフォルダはありません"),
-    "permission_denied": M("Permission denied", "アクセスが許可されていません"),
     # --- command-line and reading errors raised across grader/ ------------------------------
     "arrays_dtype_cannot_cross": M(
         'arrays of dtype {dtype} cannot cross the boundary',
@@ -939,10 +962,11 @@ MESSAGES: dict[str, M] = {
     "due_date_record_run": M(
         "{name}: not a due-date record; run grader batch {out} --resume to write it again",
         "{name}: 期限の記録として読めません。grader batch {out} --resume を実行して書き直してください"),
-    "report_hidden_details_after": M(
-        "{file}: report.hidden_details: after_due needs the rubric's due date (there is no due:); add due: {example}"
-        " at the top level, or write hidden_details: after_publish",
-        "{file}: report.hidden_details: after_due にはルーブリックの締め切りが必要です（due: がありません）。"
+    "after_due_needs_due": M(
+        "after_due needs the rubric's due date (there is no due:)",
+        "after_due にはルーブリックの締め切りが必要です（due: がありません）"),
+    "add_due_top_level": M(
+        "add due: {example} at the top level, or write hidden_details: after_publish",
         "最上位に due: {example} を書くか、hidden_details: after_publish にしてください"),
     # --- blind grading (grader/anonymous.py) ------------------------------------------------
     "anonymous_batch_identities_csv": M(
@@ -957,6 +981,24 @@ MESSAGES: dict[str, M] = {
         "{out}: 匿名で採点したフォルダです。学生は、名前や LMS の ID ではなく、レポートと gradebook.csv の"
         "匿名 ID（anon-…）で指定してください"),
 }
+
+#: Sentences other programs write that the grader passes on inside its own (the OS's
+#: ``strerror``, PyYAML's and libyaml's parser problems): read back only, never said. They are
+#: here so that :func:`translate` shows them in Japanese where they fill a slot.
+FOREIGN: dict[str, M] = {
+    "no_such_file_directory": M("No such file or directory", "そのようなファイルやフォルダはありません"),
+    "permission_denied": M("Permission denied", "アクセスが許可されていません"),
+    "found_character_cannot_start": M(
+        "found character that cannot start any token",
+        "ここに書けない文字があります（字下げにタブを使っていませんか。字下げは半角スペースで書いてください）"),
+    "found_character_cannot_start_2": M(
+        "found character {char} that cannot start any token",
+        "ここに書けない文字 {char} があります（字下げにタブを使っていませんか。字下げは半角スペースで書いてください）"),
+    "mapping_values_allowed_here": M(
+        "mapping values are not allowed here",
+        "ここには「キー: 値」を書けません（「:」の後の半角スペースや字下げを確かめてください）"),
+}
+
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese: what the writers
 #: (the reports, the terminal, the class summary and similarity pages, the gradebook page, the CI
@@ -1270,8 +1312,8 @@ def _slot(value: object, lang: str) -> object:
 
 
 def table() -> dict[str, str]:
-    """Every English sentence of :data:`MESSAGES` -> its Japanese."""
-    return {m.en: m.ja for m in MESSAGES.values()}
+    """Every English sentence of :data:`MESSAGES` and :data:`FOREIGN` -> its Japanese."""
+    return {m.en: m.ja for m in (*MESSAGES.values(), *FOREIGN.values())}
 
 
 #: A slot's text where it may end in more than one place: its brackets close inside it (nested

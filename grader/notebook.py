@@ -62,8 +62,7 @@ class CellsNotRun(UsageError):
     def __init__(self, functions: list[str], lang: str = "ja") -> None:
         self.functions = functions
         self.lang = lang
-        super().__init__("run the cells that define these functions first, then check again: "
-                         + ", ".join(functions))
+        super().__init__(said("run_cells_define_these", functions=", ".join(functions)))
 
 
 def _defined(chunks: Any) -> set[str] | None:

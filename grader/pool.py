@@ -254,7 +254,7 @@ class Tally:
         self.bar = Progress(TextColumn(say("grading", lang)), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn(say("eta", lang)),
                             TimeRemainingColumn(), console=console, disable=progress is False, transient=False)
-        self.task = self.bar.add_task(said("grading"), total=total, stats=self.stats())
+        self.task = self.bar.add_task("grading", total=total, stats=self.stats())
 
     def stats(self) -> str:
         from grader.messages import say

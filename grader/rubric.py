@@ -800,9 +800,8 @@ class _Reader:
         reference = data.get("reference")
         report = self.report(_section(data, "report"))
         if report.hidden_details == HiddenDetails.AFTER_DUE and not self.due(data.get("due")):
-            raise self.fail("report.hidden_details", "after_due needs the rubric's due date (there is no due:)",
-                            "add due: 2026-12-01T23:59:00+09:00 at the top level, or write hidden_details:"
-                            " after_publish")
+            raise self.fail("report.hidden_details", said("after_due_needs_due"),
+                            said("add_due_top_level", example="2026-12-01T23:59:00+09:00"))
         return Rubric(
             file=file,
             assignment=assignment,

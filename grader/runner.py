@@ -150,14 +150,15 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         data = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader (libyaml's when built)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        return {}, f"answers.yaml is not valid YAML{where}: {getattr(exc, 'problem', exc)}"
+        problem = getattr(exc, "problem", exc)
+        if mark:
+            return {}, said("answers_yaml_valid_yaml", line=mark.line + 1, column=mark.column + 1, problem=problem)
+        return {}, said("answers_yaml_valid_yaml_2", problem=problem)
     except Exception as exc:  # noqa: BLE001 - a constructor's own error (an impossible date,
         # an int over Python's digit limit, !!float abc, deep nesting): the file is the
         # student's, so only the quiz is lost, with the reason.
         text = " ".join(str(exc).split())[:200] or type(exc).__name__
-        return {}, (f"answers.yaml could not be read ({type(exc).__name__}: {text}); write each"
-                    " answer as a plain number or quoted text")
+        return {}, said("answers_yaml_could_read", why=f"{type(exc).__name__}: {text}")
     if data is None:
         return {}, None
     if not isinstance(data, dict):
@@ -326,7 +327,7 @@ class _Grading:
                 session = run.session = run.session or self.open_session(run.submission)
                 mistakes = probing.diagnose(run, session, self.reference, self.rubric)
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
-                run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
+                run.errors.append(said("diagnosis_stopped_early", what=f"{type(exc).__name__}: {exc}"))
         plots: dict[str, Any] = {}
         plot_notes: list[str] = []
         if self._plots_wanted(run.submission):
@@ -334,7 +335,7 @@ class _Grading:
                 session = run.session = run.session or self.open_session(run.submission)
                 plots, plot_notes = plot_data(self.rubric, session, self.reference)
             except Exception as exc:  # noqa: BLE001 - a missing plot must never lose a grade
-                run.errors.append(f"plot data not collected: {type(exc).__name__}: {exc}")
+                run.errors.append(said("plot_data_collected", what=f"{type(exc).__name__}: {exc}"))
         output = run.session.close() if run.session is not None else ""
         report = build_report(
             self.rubric, run, mistakes, seed=self.seed, suites=self.suites, level=self.worker.level,

@@ -204,8 +204,7 @@ def scaffold(root: Path, name: str) -> list[Path]:
     if not _NAME.fullmatch(name):
         raise UsageError(said("assignment_name_lower_case", name=f"{name!r}"))
     if len(name) > NAME_MAX:  # it names files (rubrics/NAME.yaml, suites/NAME/...) and a Python package
-        raise UsageError(f"{name[:20]}…: an assignment name is at most {NAME_MAX} characters (this one has"
-                         f" {len(name)}); pick a shorter name (e.g. chapter09)")
+        raise UsageError(said("assignment_name_most_characters", name=f"{name[:20]}…", max=NAME_MAX, n=len(name)))
     files = {
         f"rubrics/{name}.yaml": _RUBRIC,
         f"exercises/{name}/part1.py": _STUB,

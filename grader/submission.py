@@ -75,11 +75,7 @@ ANSWERS_MARKER = "# answers.yaml"
 NOTEBOOK_MODULE = "notebook"
 
 MiB = 1024 * 1024
-def _not_a_submission(parts: dict[str, str] | None) -> str:
-    files = "/".join(parts.values()) if parts else "the assignment's .py files"
-    return f"not a submission: expected a folder with {files}, a .ipynb notebook or a .zip of either"
-
-_ZIP_LESS = "zip only your .py files and answers.yaml, or your notebook"
+_ZIP_LESS = said("zip_only_py_files")
 _SYMLINK = said("symbolic_link_file")
 _NOT_FILE = said("regular_file")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -287,8 +283,7 @@ def read_submission(
         # make a decoder or parser raise (corrupt compressed data, exotic codecs, a broken
         # notebook, a recursion limit) fails this submission only, with a plain reason.
         raise SubmissionError(
-            f"{given}: cannot read it ({type(exc).__name__}: {_reason(exc)}); save or"
-            " create it again as ordinary files, a .ipynb notebook or a plain .zip"
+            said("cannot_read_save_create", what=given, why=f"{type(exc).__name__}: {_reason(exc)}")
         ) from None
 
 
@@ -341,7 +336,8 @@ def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[
                 parts,
             )
     hint = said("grade_file_pass_folder") if suffix == ".py" else ""
-    raise SubmissionError(f"{given}: {_not_a_submission(parts)}{hint}")
+    files = "/".join(parts.values()) if parts else said("assignment_py_files")
+    raise SubmissionError(said("not_a_submission_expected", path=given, files=files, hint=hint))
 
 
 # --- building the Submission --------------------------------------------------------------
@@ -422,9 +418,9 @@ def _from_tree(
                 _answers_changed(nb_answers, handout.notebook_answers)
             ):
                 nb_answers = None
-                notes.append(f"used {ANSWERS_FILE}; the answers cell of {chosen} is as handed out")
+                notes.append(said("used_answers_yaml_answers", chosen=chosen))
             else:
-                notes.append(f"used the answers cell of {chosen}; ignored {ANSWERS_FILE}")
+                notes.append(said("used_answers_cell_ignored", chosen=chosen))
         return _build(
             name,
             path,
@@ -445,9 +441,7 @@ def _from_tree(
         and _answers_changed(work.notebook[2], handout.notebook_answers)
     ):
         answers = work.notebook[2]
-        notes.append(
-            f"used the answers cell of {work.notebook[0]}: {ANSWERS_FILE} is as handed out"
-        )
+        notes.append(said("used_answers_cell_answers", chosen=work.notebook[0]))
     naming = _naming_note(work.present, work.py_names, parts) if parts else None
     if naming:
         notes.append(naming)
@@ -508,7 +502,8 @@ def _read_work(tree: _Tree, origin: str, limits: ReadLimits, parts: dict[str, st
         chosen = _choose_notebook(notebooks, files)
         if len(notebooks) > 1:
             listed = ", ".join(notebooks)
-            several = said("held_notebooks_graded", origin=origin, n=len(notebooks), listed=listed, chosen=chosen)
+            where = said("zip") if origin == "zip" else said("folder") if origin == "folder" else origin
+            several = said("held_notebooks_graded", origin=where, n=len(notebooks), listed=listed, chosen=chosen)
         entry = files[chosen]
         if entry.size > limits.max_notebook_bytes:
             if not present:  # the notebook is the only work: it must be readable
@@ -731,19 +726,21 @@ def _naming_note(present: list[str], py_files: list[str], parts: dict[str, str])
     expected = ", ".join(parts.values())
     if not stray:
         return said("found_none_no_other", files=expected)
-    head = (
-        f"found none of {expected}"
-        if not present
-        else f"found no {' or '.join(missing)}"
-    )
+    wanted = list(missing)
     renames = []
     for name in stray:
         match = difflib.get_close_matches(name.lower(), missing, n=1, cutoff=0.6)
         if match:
-            renames.append(f"rename {name} to {match[0]}?")
+            renames.append(said("rename_to", name=name, to=match[0]))
             missing.remove(match[0])
-    tail = f"; {' '.join(renames)}" if renames else ""
-    return f"{head}; .py files present: {', '.join(stray)}{tail}"
+    listed = ", ".join(stray)
+    if not present:
+        if renames:
+            return said("found_none_py_files_rename", files=expected, present=listed, renames=" ".join(renames))
+        return said("found_none_py_files", files=expected, present=listed)
+    if renames:
+        return said("found_no_py_files_rename", missing=" or ".join(wanted), present=listed, renames=" ".join(renames))
+    return said("found_no_py_files", missing=" or ".join(wanted), present=listed)
 
 
 def _size(n: int) -> str:
@@ -755,11 +752,7 @@ def _size(n: int) -> str:
 
 
 def _too_big_notebook(where: str, size: int, limits: ReadLimits) -> str:
-    return (
-        f"{where}: the notebook is {_size(size)}, over the"
-        f" {_size(limits.max_notebook_bytes)} limit; clear its outputs"
-        " (Kernel > Restart & Clear Output) and save it again"
-    )
+    return said("notebook_over_limit", where=where, size=_size(size), limit=_size(limits.max_notebook_bytes))
 
 
 # --- reading files ------------------------------------------------------------------------
@@ -785,10 +778,8 @@ def _read_small(tree: _Tree, entry: _Entry, limits: ReadLimits, notes: list[str]
         notes.append(said("skipped", name=entry.name, problem=entry.problem))
         return None
     if entry.size > limits.max_file_bytes:
-        notes.append(
-            f"skipped {entry.name}: it is {_size(entry.size)}, over the"
-            f" {_size(limits.max_file_bytes)} limit for one file"
-        )
+        notes.append(said("skipped", name=entry.name, problem=said(
+            "over_limit_one_file", size=_size(entry.size), limit=_size(limits.max_file_bytes))))
         return None
     try:
         data = tree.read(entry, limits.max_file_bytes)
@@ -796,7 +787,7 @@ def _read_small(tree: _Tree, entry: _Entry, limits: ReadLimits, notes: list[str]
         notes.append(said("skipped", name=entry.name, problem=exc))
         return None
     if len(data) > limits.max_file_bytes:  # the file grew, or a zip header understated it
-        notes.append(f"skipped {entry.name}: over the {_size(limits.max_file_bytes)} limit")
+        notes.append(said("skipped", name=entry.name, problem=said("over_limit", limit=_size(limits.max_file_bytes))))
         return None
     return data
 
@@ -826,14 +817,12 @@ def _decode_source(data: bytes, label: str, notes: list[str]) -> str:
         try:
             text = data.decode(encoding, errors="replace")
         except Exception:  # noqa: BLE001 - a codec with no "replace" (punycode, idna...)
-            notes.append(f"{label} declares the encoding {encoding!r}, which cannot read it;"
-                         " it was read as UTF-8 (save it as UTF-8)")
+            notes.append(said("declares_encoding_cannot_read", label=label, encoding=f"{encoding!r}"))
             return _decode_text(data, label, notes)
         shown = "UTF-8" if encoding.startswith("utf-8") else encoding
         notes.append(said("valid_unreadable_bytes_were", label=label, encoding=shown))
     except Exception:  # noqa: BLE001 - a codec that fails in its own way (punycode: IndexError...)
-        notes.append(f"{label} declares the encoding {encoding!r}, which cannot read it;"
-                     " it was read as UTF-8 (save it as UTF-8)")
+        notes.append(said("declares_encoding_cannot_read", label=label, encoding=f"{encoding!r}"))
         return _decode_text(data, label, notes)
     return _normalise_newlines(text)
 
@@ -894,11 +883,10 @@ def _read_notebook(
 
 def _note_skipped(filename: str, skipped: list[str], notes: list[str]) -> None:
     if skipped:
-        more = f"; and {len(skipped) - 5} more" if len(skipped) > 5 else ""
-        notes.append(
-            f"{filename}: IPython magics and shell commands are not run when grading:"
-            f" {'; '.join(skipped[:5])}{more}"
-        )
+        what = "; ".join(skipped[:5])
+        if len(skipped) > 5:
+            what = said("and_more", what=what, n=len(skipped) - 5)
+        notes.append(said("ipython_magics_shell_commands", filename=filename, what=what))
 
 
 def notebook_submission(

@@ -318,6 +318,53 @@ def test_a_sentence_spelled_out_is_caught() -> None:
     assert _spelled_out('notes.append(said("skipped", name=name, problem=why))\n') == []
 
 
+def _keys_named(source: str) -> set[str]:
+    """Every key ``source`` names: the literal first argument of a ``say``/``said``/``reason``
+    call, or the literal key of a ``(key, {slots})`` flag (as grader/discovery.py passes on)."""
+    named = {key for _, key in _keys_said(source) if isinstance(key, str)}
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Tuple) and len(node.elts) == 2 and isinstance(node.elts[0], ast.Constant)
+                and isinstance(node.elts[0].value, str) and isinstance(node.elts[1], ast.Dict)):
+            named.add(node.elts[0].value)
+    return named
+
+
+def _never_said(keys: set[str], sources: dict[str, str]) -> list[str]:
+    """The ``keys`` no module of ``sources`` (path -> text) names, but for the sentences only the
+    sandboxed files write: they run where ``grader`` cannot be imported and spell them out."""
+    named: set[str] = set()
+    sandboxed: set[str] = set()
+    for rel, source in sources.items():
+        if rel in _SANDBOXED:
+            sandboxed |= {found.split(": ", 1)[1] for found in _spelled_out(source)}
+        elif rel != "messages.py":
+            named |= _keys_named(source)
+    return sorted(keys - named - sandboxed)
+
+
+def test_every_key_is_said_somewhere() -> None:
+    """Each key of MESSAGES is said by some module (a sentence nothing says is dead, or its origin
+    still builds it in pieces); what other programs write is FOREIGN, read back only."""
+    sources = {path.relative_to(_GRADER).as_posix(): path.read_text(encoding="utf-8")
+               for path in sorted(_GRADER.rglob("*.py"))}
+    assert _never_said(set(messages.MESSAGES), sources) == []
+    assert not set(messages.MESSAGES) & set(messages.FOREIGN)
+    assert messages.translate("No such file or directory", "ja") == "そのようなファイルやフォルダはありません"
+
+
+def test_a_key_never_said_is_caught() -> None:
+    """The check above can fail: a key built in pieces is not said, a flag or an IfExp is, and a
+    sentence only the sandbox spells out is allowed."""
+    sources = {
+        "a.py": 'text = "skipped " + name\nflags = [("empty", {})]\n',
+        "b.py": 'note = said("over_limit" if big else "zip", limit=n)\n',
+        "wire.py": 'raise ValueError(f"{name} is not JSON")\n',
+    }
+    keys = {"skipped", "empty", "over_limit", "zip", "json"}
+    assert _never_said(keys, sources) == ["skipped"]
+    assert _never_said(keys, {**sources, "wire.py": ""}) == ["json", "skipped"]
+
+
 def test_the_sandboxed_files_send_sentences_of_the_table() -> None:
     """What the zygote and the wire send back in English reads in Japanese."""
     for rel in _SANDBOXED:

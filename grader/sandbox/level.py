@@ -36,17 +36,31 @@ def _no_fork_reason() -> str:
     return said("platform_has_no_fork") if os.name == "nt" else said("os_fork_available_here")
 
 
-def _refuse(level: str, why: str) -> UsageError:
-    return UsageError(
-        f"{why}; only the weak '{level}' sandbox could run. Pass --allow-weak-sandbox to grade "
-        f"with it ({_WEAK[level]}; student code could read files and reach the network)."
-    )
+def _why_weak(level: str, asked: bool) -> str:
+    """Why ``level`` is the one that can run: it was asked for, or there is no fork here."""
+    if asked:
+        return said("sandbox_weakened_on_request")
+    if level == "rlimits":
+        return said("rlimits_sandbox_needs_fork", why=_no_fork_reason())
+    return said("weak_sandbox_because", why=_no_fork_reason())
 
 
-def _weak(level: str, why: str, allow_weak: bool) -> tuple[str, str]:
+def _warning(level: str, asked: bool, asked_for: str = "") -> str:
+    """The warning of a weak ``level`` (what it gives up, and why it runs); ``asked_for``: the
+    level named when no fork left only ``level``."""
+    what = _WEAK[level]
+    if asked:
+        return said("sandbox_weakened_request", what=what)
+    if asked_for == "rlimits":
+        return said("rlimits_needs_fork_weak", why=_no_fork_reason(), what=what)
+    return said("weak_sandbox", why=_no_fork_reason(), what=what)
+
+
+def _weak(level: str, asked: bool, allow_weak: bool, asked_for: str = "") -> tuple[str, str]:
     if not allow_weak:
-        raise _refuse(level, why)
-    return level, f"{why}: {_WEAK[level]}"
+        raise UsageError(said("only_weak_sandbox_could", why=_why_weak(asked_for or level, asked), level=level,
+                              what=_WEAK[level]))
+    return level, _warning(level, asked, asked_for)
 
 
 def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple[str, str]:
@@ -66,11 +80,9 @@ def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple
     if not can_fork() and prefer != "subprocess":
         if prefer == "namespaces":
             raise UsageError(said("cannot_build_namespace_sandbox_2", why=_no_fork_reason()))
-        why = (f"the rlimits sandbox needs fork and {_no_fork_reason()}" if prefer == "rlimits"
-               else f"weak sandbox: {_no_fork_reason()}")
-        return _weak("subprocess", why, allow_weak)
+        return _weak("subprocess", False, allow_weak, asked_for=prefer or "")
     if prefer in ("subprocess", "rlimits"):
-        return _weak(prefer, "sandbox weakened on request", allow_weak)
+        return _weak(prefer, True, allow_weak)
     ok, why = backends.namespaces_available()
     if ok:
         return "namespaces", ""
@@ -86,8 +98,7 @@ def weak_warning(level: str) -> str:
     if level == "namespaces":
         return ""
     if level == "subprocess":
-        why = "sandbox weakened on request" if can_fork() else f"weak sandbox: {_no_fork_reason()}"
-        return f"{why}: {_WEAK['subprocess']}"
+        return _warning("subprocess", can_fork())
     ok, why = backends.namespaces_available()
     return said("weak_sandbox_rlimits_only", why=why) if not ok else said("sandbox_weakened_request_rlimits")
 

@@ -721,8 +721,8 @@ class SubmissionSession:
         err = self.load_error(part)
         if err is not None:
             raise StudentUnavailable(
-                f"{err.get('file') or mod['filename']}, line {err.get('line', 0)}: "
-                f"{err.get('type')}: {err.get('message')}",
+                said("line", file=err.get("file") or mod["filename"], line=err.get("line", 0),
+                     what=f"{err.get('type')}: {err.get('message')}"),
                 str(err.get("file") or mod["filename"]), int(err.get("line") or 0),
             )
         stuck = self.stuck.get((part, func))
