@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from grader.errors import UsageError
-from grader.messages import said
+from grader.messages import label, said, say
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -135,15 +135,13 @@ def _append(file: Path, mid: str, number: int, size: int, part: str, func: str,
             probes: list[dict[str, Any]], batch: str) -> None:
     entry = {
         "draft": True,
-        "title": {"en": f"DRAFT: what {func} does in cluster {number}",
-                  "ja": f"下書き: クラスタ {number} の {func} の誤り"},
+        "title": {lang: label("draft_title", lang, func=func, number=number) for lang in ("en", "ja")},
         "applies_to": [f"{part}.{func}"],
         "recognised_by": (f"{func} answers the probe inputs exactly as the {size} submission(s) of cluster "
                           f"{number} did (the signature below, to 1e-3)."),
         "evidence": "call",
-        "message": {"default": {
-            "en": "{call}: DRAFT — say what is wrong and how to fix it.",
-            "ja": "{call}: 下書き — 何が誤りで、どう直すかを書いてください。"}},
+        # the message keeps its {call} slot: the catalogue fills it in with the evidence
+        "message": {"default": {lang: say("draft_message", lang, call="{call}") for lang in ("en", "ja")}},
         "signature": {"function": func, "probes": probes},
     }
     from grader import sinks
