@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from grader.discovery import Found, Skipped
-from grader.messages import label, said
+from grader.messages import label, one_language, said
 from grader.errors import UsageError
 from grader.outdir import read_report
 from grader.report.files import write_atomic
@@ -538,27 +538,11 @@ def say_written(written: list[Written], rows: list[dict[str, Any]], console: Any
         console.print(terminal_markup(translate(said("rows_grade", file=w.path.name, rows=w.rows, graded=w.graded), lang)),
                       markup=True, soft_wrap=True)
         for who, why in w.no_grade:
-            console.print(terminal_markup(translate(said("no_grade", who=who, why=_cell_in(why, lang)), lang)),
+            console.print(terminal_markup(translate(said("no_grade", who=who, why=one_language(why, lang)), lang)),
                           soft_wrap=True)
         for who, why in w.left_out:
-            console.print(terminal_markup(translate(said("left_out", who=who, why=_cell_in(why, lang)), lang)),
+            console.print(terminal_markup(translate(said("left_out", who=who, why=one_language(why, lang)), lang)),
                           soft_wrap=True)
-
-
-def _cell_in(cell: str, lang: str) -> str:
-    """An errors cell (reasons joined by `` | ``, each ``ja / en`` in a bilingual rubric) as the
-    terminal says it in ``lang``: of a reason in both languages, the one in ``lang``; any other
-    reason translated."""
-    from grader.messages import translate
-
-    parts = []
-    for part in cell.split(" | "):
-        ja, slash, en = part.partition(" / ")
-        if slash and " / " not in en and translate(en, "ja") == ja:
-            parts.append(ja if lang == "ja" else en)
-        else:
-            parts.append(translate(part, lang))
-    return " | ".join(parts)
 
 
 _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing", "doubtful_name", "unreadable", "symlink")

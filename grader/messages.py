@@ -36,8 +36,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["FOREIGN", "LABELS", "MESSAGES", "M", "Said", "both", "by_lang", "by_name", "error_text", "label", "pair",
-           "said", "say", "table", "translate"]
+__all__ = ["FOREIGN", "LABELS", "MESSAGES", "M", "Said", "both", "by_lang", "by_name", "error_text", "label", "one_language",
+           "pair", "said", "say", "table", "translate"]
 
 
 class M(NamedTuple):
@@ -1482,6 +1482,20 @@ def translate(text: str, lang: str) -> str:
     if isinstance(text, Said):
         return say(text.key, lang, **text.slots)
     return _japanese(text)
+
+
+def one_language(cell: str, lang: str) -> str:
+    """Reasons joined by `` | `` (a gradebook's errors cell), each ``ja / en`` where the course has
+    both languages, in ``lang`` alone: of a reason in both, the one in ``lang``; any other reason
+    translated."""
+    parts = []
+    for part in cell.split(" | "):
+        ja, slash, en = part.partition(" / ")
+        if slash and " / " not in en and translate(en, "ja") == ja:
+            parts.append(ja if lang == "ja" else en)
+        else:
+            parts.append(translate(part, lang))
+    return " | ".join(parts)
 
 
 def error_text(exc: BaseException, lang: str) -> str:

@@ -92,9 +92,20 @@ def _who(report: GradeReport) -> str:
     return f"{name} ({sid})" if name and sid else report.submission
 
 
+#: How much of a submission's first error the summary keeps, and how much of it, once shown in
+#: the page's language, it shows: cut after translating, so that a cut never leaves a sentence
+#: half in English.
+_ERROR_KEPT, _ERROR_SHOWN = 2000, 200
+
+
+def _error_shown(text: str, lang: str) -> str:
+    said = translate(text, lang)
+    return said if len(said) <= _ERROR_SHOWN else said[:_ERROR_SHOWN - 1] + "…"
+
+
 def _first_error(report: GradeReport) -> str:
     if report.errors:
-        return report.errors[0].splitlines()[0][:200] if report.errors[0] else ""
+        return report.errors[0].splitlines()[0][:_ERROR_KEPT] if report.errors[0] else ""
     for t in report.tests:
         if t.status in (Status.ERROR, Status.TIMEOUT):
             return f"{t.id}: {t.status.value}"
@@ -293,7 +304,7 @@ def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[s
     lines += ["", f"### {t['error_list']} ({len(stats.error_list)})", ""]
     if stats.error_list:
         lines += [f"| {t['student']} | {t['error_col']} |", "| --- | --- |"]
-        lines += [f"| {_md(who)} | {_md(translate(what, lang))} |" for who, what in stats.error_list[:10]]
+        lines += [f"| {_md(who)} | {_md(_error_shown(what, lang))} |" for who, what in stats.error_list[:10]]
     else:
         lines.append(t["none"])
     lines += [
@@ -397,7 +408,7 @@ def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, by
         flag_words=lambda item: flag_words(item, lang),
         clusters=[(c, describe(c, lang)) for c in stats.clusters[:5]],
         pct=(lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"),
-        say=lambda text: translate(text, lang),
+        say=lambda text: translate(text, lang), error=lambda text: _error_shown(text, lang),
     ))
 
 
