@@ -258,12 +258,13 @@ def test_the_batch_warnings_read_in_japanese() -> None:
 
 
 def _keys_said(source: str) -> list[tuple[int, object]]:
-    """(line, first argument) of every ``say(...)`` / ``said(...)`` / ``reason(...)`` call whose key is a literal."""
+    """(line, first argument) of every ``say`` / ``said`` / ``reason`` / ``_both`` call whose key is a
+    literal (``_both`` is grader/testing.py's feedback in both languages)."""
     found: list[tuple[int, object]] = []
     for node in ast.walk(ast.parse(source)):
         if (isinstance(node, ast.Call) and node.args
                 and (node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", ""))
-                in ("say", "said", "reason")):
+                in ("say", "said", "reason", "_both")):
             first = node.args[0]
             options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
             found += [(node.lineno, o.value) for o in options if isinstance(o, ast.Constant)]
