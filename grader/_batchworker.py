@@ -43,6 +43,8 @@ import sys
 import threading
 from typing import Any, TYPE_CHECKING
 
+from grader.messages import said
+
 if TYPE_CHECKING:
     from grader.rubric import Rubric
 
@@ -111,7 +113,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
     try:
         zygote.start(wait=False)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
-        _send(out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
+        _send(out, {"op": "fatal", "message": said("sandbox_did_start", why=exc)})
         return 1
     try:
         return _Serving(config, rubric, zygote, out, inp).run(siblings)
@@ -177,7 +179,7 @@ class _Serving:
         try:
             zygote.wait_ready()
         except GraderError as exc:
-            _send(self.out, {"op": "fatal", "message": f"the sandbox did not start: {exc}"})
+            _send(self.out, {"op": "fatal", "message": said("sandbox_did_start", why=exc)})
             return False
         if self.config.get("cpu") is not None:
             # Only now: while importing, this process and its zygote use whatever CPU is free.

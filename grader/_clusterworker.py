@@ -21,6 +21,7 @@ from typing import Any
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from grader.errors import GraderError, UsageError
+from grader.messages import said
 from grader.pool import _Proc
 
 PLUGIN = "grader"
@@ -120,8 +121,7 @@ class GraderPlugin(WorkerPlugin):
             self.level, self.warning = choose_level(allow_weak=self.allow_weak)
             rubric = load_rubric(self.rubric_file)
             if rubric_fingerprint(rubric, ("public", "hidden")) != self.fingerprint:
-                raise UsageError(f"the rubric or its suites at {self.rubric_file} differ from the client's; "
-                                 "give every node the same course folder")
+                raise UsageError(said("rubric_suites_differ_client", path=self.rubric_file))
         except (GraderError, OSError) as exc:
             self.refused = str(exc)
             return
@@ -144,7 +144,7 @@ class GraderPlugin(WorkerPlugin):
         """Replace a lost process; run on the worker's event loop (its main thread), never a task's."""
         n = max(1, int(self.worker.state.nthreads))
         if self.started >= 3 * n + 5:
-            self.refused = "its grading processes keep stopping (see grader-logs in the worker's folder)"
+            self.refused = said("grading_processes_keep_stopping")
             return
         self._add(_Proc({**self.config, "cpu": None}, self.logs / f"worker-{self.started}.log"))
 
@@ -180,7 +180,7 @@ class GraderPlugin(WorkerPlugin):
                 elif op == "chunk_done":
                     return got, True
                 elif op == "fatal":
-                    raise GraderError(f"a grading worker on {self.host} stopped: {msg.get('message')}")
+                    raise GraderError(said("grading_worker_stopped", host=self.host, message=msg.get('message')))
 
 
 def grade_shard(key: tuple[str, int], items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -191,7 +191,7 @@ def grade_shard(key: tuple[str, int], items: list[dict[str, Any]]) -> dict[str, 
     plugin = worker.plugins.get(PLUGIN)
     host = socket.gethostname()
     if not isinstance(plugin, GraderPlugin) or (plugin.fingerprint, plugin.seed) != tuple(key):
-        return {"host": host, "refused": "it holds another batch's grading processes (another rubric or seed)"}
+        return {"host": host, "refused": said("holds_another_batch_s")}
     if plugin.refused:
         return {"host": host, "refused": plugin.refused}
     began = time.time()

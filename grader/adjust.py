@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 
 from grader import ledger
+from grader.messages import said
 from grader.errors import UsageError
 from grader.gradebook import BOM, GRADEBOOK_FIXED, CanvasTarget, cell, export_gradebooks
 from grader.gradebook_view import write_views
@@ -36,7 +37,7 @@ __all__ = ["adjust", "confirm", "refresh", "refresh_gradebooks", "undo"]
 def _reports(outdir: Path) -> dict[str, Path]:
     folder = outdir / "reports"
     if not folder.is_dir():
-        raise UsageError(f"{outdir}: no batch output here (no reports folder); pass the --out folder of grader batch")
+        raise UsageError(said("no_batch_output_here", out=outdir))
     return {p.name[: -len(".yaml")]: p for p in sorted(folder.glob("*.yaml"))}
 
 
@@ -58,14 +59,11 @@ def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
         if str((data.get("student") or {}).get("id", "")) == student or data.get("submission") == student:
             hits.append((name, data))
     if not hits and (outdir / "identities.csv").is_file():
-        raise UsageError(f"{outdir}: an anonymous batch: name the student by the anonymous id its reports and"
-                         " gradebook.csv give (anon-…), not by a name or an LMS id")
+        raise UsageError(said("anonymous_batch_name_student", out=outdir))
     if not hits:
-        raise UsageError(f"{outdir}: no report for {student} (looked for a submission or a student id of that "
-                         f"name); the reports are in {outdir / 'reports'}")
+        raise UsageError(said("no_report_looked_submission", out=outdir, student=student, reports=outdir / 'reports'))
     if len(hits) > 1:
-        raise UsageError(f"{outdir}: {student} matches {len(hits)} reports ({', '.join(h[0] for h in hits)}); "
-                         "name the submission instead")
+        raise UsageError(said("matches_reports_name_submission", out=outdir, student=student, n=len(hits), listed=', '.join(h[0] for h in hits)))
     return hits[0]
 
 
@@ -73,16 +71,16 @@ def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = Non
            set_to: float | None = None, reason: str, by: str = "", lang: str = "en") -> ledger.Entry:
     """Append one adjustment (``points`` or ``set_to``, of ``part`` or the total) and refresh."""
     if (points is None) == (set_to is None):
-        raise UsageError("give one of --points, --set, --undo or --confirm")
+        raise UsageError(said("give_one_points_set"))
     if not reason.strip():
-        raise UsageError("--reason is required: say why the score changes")
+        raise UsageError(said("reason_required_say_why"))
     ledger.read(outdir)  # a broken chain is refused before anything else
     name, data = find(outdir, student)
     data = ledger.apply(data, [], rubric)  # the automatic report
     against = ledger.automatic_of(data, part)
     if against is None:
         parts = ", ".join(p["id"] for p in data.get("parts", []))
-        raise UsageError(f"{outdir}: {student} has no part {part}; its parts are {parts}")
+        raise UsageError(said("has_no_part_parts", out=outdir, student=student, part=part, parts=parts))
     entry = ledger.append(outdir, op="adjust", submission=name, student=str((data.get("student") or {}).get("id", "")),
                           part=part, points=points, set=set_to, reason=reason, by=by, against=against)
     refresh(outdir, rubric, lang, only={name})
@@ -94,7 +92,7 @@ def _target(outdir: Path, rubric: Rubric, student: str, n: int, what: str) -> tu
     name, data = find(outdir, student)
     standing = {e.n for e in ledger.for_submission(entries, name)}
     if n not in standing:
-        raise UsageError(f"{outdir}: no adjustment {n} of {student} to {what}; see grader ledger {outdir}")
+        raise UsageError(said("no_adjustment_see_grader", out=outdir, n=n, student=student, what=what))
     return name, data
 
 
@@ -102,8 +100,8 @@ def undo(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by:
          lang: str = "en") -> ledger.Entry:
     """Append an entry taking back adjustment ``n`` (it stays in the ledger) and refresh."""
     if not reason.strip():
-        raise UsageError("--reason is required: say why the score changes")
-    name, data = _target(outdir, rubric, student, n, "undo")
+        raise UsageError(said("reason_required_say_why"))
+    name, data = _target(outdir, rubric, student, n, said("undo"))
     entry = ledger.append(outdir, op="undo", submission=name, student=str((data.get("student") or {}).get("id", "")),
                           target=n, reason=reason, by=by)
     refresh(outdir, rubric, lang, only={name})
@@ -114,8 +112,8 @@ def confirm(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, 
             lang: str = "en") -> ledger.Entry:
     """Append an entry saying adjustment ``n`` holds against the automatic score as it is now."""
     if not reason.strip():
-        raise UsageError("--reason is required: say why the score changes")
-    name, data = _target(outdir, rubric, student, n, "confirm")
+        raise UsageError(said("reason_required_say_why"))
+    name, data = _target(outdir, rubric, student, n, said("confirm"))
     entries = ledger.read(outdir)
     adjusted = next(e for e in entries if e.n == n)
     against = ledger.automatic_of(ledger.apply(data, [], rubric), adjusted.part)

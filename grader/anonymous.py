@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.errors import UsageError
+from grader.messages import said
 from grader.sinks import csv_cell
 
 if TYPE_CHECKING:
@@ -100,10 +101,9 @@ def check_folder(outdir: Path, anonymous: bool) -> None:
     """
     has_reports = any((outdir / "reports").glob("*.yaml")) if (outdir / "reports").is_dir() else False
     if is_anonymous(outdir) and not anonymous:
-        raise UsageError(f"{outdir}: an anonymous batch (identities.csv); run it again with --anonymous")
+        raise UsageError(said("anonymous_batch_identities_csv", out=outdir))
     if anonymous and has_reports and not is_anonymous(outdir):
-        raise UsageError(f"{outdir}: its reports already name the students; pass another --out folder for an"
-                         " anonymous batch")
+        raise UsageError(said("reports_already_name_students", out=outdir))
 
 
 class _Scrub:

@@ -37,6 +37,7 @@ from typing import Any, TYPE_CHECKING
 from rich.console import Console
 
 from grader.discovery import Discovery, Found, Skipped, files_wanted, find_submissions
+from grader.messages import said
 from grader.errors import GraderError, UsageError
 from grader.gradebook import (CanvasTarget, apply_lms, check_formats, csv_written, gradebook_rows,
                               say_written, write_gradebook, write_lms_gradebooks)
@@ -120,7 +121,7 @@ def run_batch(
     if spec is not None:
         jobs = 0  # no local workers: each node chooses (and reports) its own level
     if warning:
-        _flag(console, f"warning: {warning}", lang)
+        _flag(console, said("warning", warning=warning), lang)
     from grader.anonymous import check_folder
 
     check_folder(outdir, anonymous)
@@ -150,8 +151,7 @@ def _refuse_early(rubric: Rubric, *, jobs: int | None, cluster: str | None, grad
                   canvas: CanvasTarget | None) -> None:
     """Options that cannot work together, refused before any work."""
     if cluster is not None and jobs is not None:
-        raise UsageError("--jobs sets how many processes grade on this machine; with --cluster the "
-                         "cluster's workers grade: drop --jobs, or start workers with more threads")
+        raise UsageError(said("jobs_sets_how_many"))
     if "canvas" in gradebooks:  # a Canvas file needs its assignment
         check_formats(("canvas",), {"canvas"}, canvas, rubric.title.en)
 
@@ -245,7 +245,7 @@ class _Batch:
             seed = next((r.seed for r in self.finished.values()), None)
         self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
         if resume and resumed:
-            self._say(f"resume: {resumed} submission(s) already graded with this rubric; skipped")
+            self._say(said("resume_submission_s_already", n=resumed))
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) + len(self.corpus) or 1))
         retire_spares(early, jobs, retired)
         if summary and todo:
@@ -262,8 +262,7 @@ class _Batch:
                          [name for name, _ in self.corpus])
         reports = self._record(interrupted, gradebooks, bom)
         if failure is not None:
-            raise GraderError(f"{failure} ({len(self.finished)} finished reports kept in {self.outdir}; "
-                              f"fix the cause, then run again: {self.again} --resume)")
+            raise GraderError(said("finished_reports_kept_fix", failure=failure, n=len(self.finished), outdir=self.outdir, again=self.again))
         from grader import similarity as alike
 
         alike.note_source(self.outdir, self.source)
@@ -272,15 +271,14 @@ class _Batch:
                 alike.run(self.outdir, self.rubric, reports=reports,
                           submissions=[(f.submission.name, f.submission) for f in self.found.found])
             except Exception as exc:  # noqa: BLE001 - the reports and gradebook stand; say what failed
-                _flag(self.console, f"warning: the similarity stage failed ({type(exc).__name__}: {exc}); "
-                                    f"run it again with: grader similarity {self.out}", self.lang)
+                _flag(self.console, said("warning_similarity_stage_failed", what=f"{type(exc).__name__}: {exc}",
+                                         out=self.out), self.lang)
         if summary and reports:
             from grader import summary as class_summary
 
             class_summary.write_summary(reports, self.outdir, self.rubric, unrecognised=self.found.unrecognised)
         if interrupted:
-            _flag(self.console, f"interrupted: {len(self.finished)} of {len(self.found.found)} graded and kept"
-                                f" in {self.outdir}; finish with: {self.again} --resume", self.lang)
+            _flag(self.console, said("interrupted_graded_kept_finish", n=len(self.finished), total=len(self.found.found), outdir=self.outdir, again=self.again), self.lang)
         return BatchResult(reports, len(self.finished) - resumed, resumed, self.found.unrecognised, interrupted,
                            self.outdir, time.monotonic() - self.started,
                            unreadable=len(reports) - len(self.finished))
@@ -296,8 +294,7 @@ class _Batch:
             return None
         self.corpus = corpus_submissions(self.rubric)
         if self.corpus:
-            self._say(f"item analysis: {len(self.corpus)} correct styles of the validate corpus are graded "
-                      "beside the class")
+            self._say(said("item_analysis_correct_styles", n=len(self.corpus)))
         return digest
 
     def _wire(self, index: int) -> dict[str, Any]:
@@ -325,16 +322,13 @@ class _Batch:
         else:
             found = find_submissions(self.source, self.outdir / ".sources", self.assignment)
         for entry, why in found.unrecognised:
-            _flag(self.console, f"not graded: {why}", self.lang, before=f"{entry}: ")
+            _flag(self.console, said("not_graded", why=why), self.lang, before=f"{entry}: ")
         for failed in found.failed:
-            _flag(self.console, f"cannot read: {failed.why} (an error report is written)", self.lang)
+            _flag(self.console, said("cannot_read_error_report", why=failed.why), self.lang)
         if not found.found and not found.failed:
             seen = len(found.skipped)
             raise UsageError(
-                f"{self.source}: no submission found (entries looked at: {seen}; none "
-                f"holds {files_wanted(self.assignment.part_files)}, answers.yaml, a notebook or a zip"
-                " of them); "
-                "pass the folder or the LMS's download zip that holds the students' uploads")
+                said("no_submission_found_entries", source=self.source, seen=seen, files=files_wanted(self.assignment.part_files)))
         return found
 
     def _resumable(self, resume: bool) -> list[int]:
@@ -467,7 +461,7 @@ class _Batch:
                 self.save(sub.name, report, data)
             except Exception as exc:  # noqa: BLE001 - this submission fails, the batch goes on
                 report = None
-                reason = f"its report could not be written ({type(exc).__name__}: {exc})"
+                reason = said("report_could_written", why=f"{type(exc).__name__}: {exc}")
         if report is None:
             report = error_report(self.rubric, sub.name, reason, like=next(iter(self.finished.values()), None),
                                   origin=sub.origin, seed=self.seed)
@@ -497,7 +491,7 @@ class _Batch:
     def _warn_format(self, fmt: str, exc: Exception) -> None:
         if fmt not in self.warned:
             self.warned.add(fmt)
-            _flag(self.console, f"warning: {exc}; {fmt} reports skipped", self.lang)
+            _flag(self.console, said("warning_reports_skipped", why=exc, fmt=fmt), self.lang)
 
     def _record(self, interrupted: bool, gradebooks: tuple[str, ...], bom: bool) -> list[GradeReport]:
         """Error reports for unreadable entries, then the gradebooks; every report, in order."""

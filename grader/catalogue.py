@@ -26,6 +26,8 @@ from typing import Any, TYPE_CHECKING
 
 import yaml
 
+from grader.messages import said
+
 if TYPE_CHECKING:
     from grader.rubric import Rubric
 
@@ -96,7 +98,7 @@ class _Missing:
 
 def _text(value: Any, where: str, name: str) -> dict[str, str]:
     if not isinstance(value, dict) or any(not isinstance(value.get(k), str) for k in _LANGS):
-        raise ValueError(f"{name}: {where}: needs en and ja strings")
+        raise ValueError(said("needs_en_ja_strings", path=name, key=where))
     return {"en": value["en"].strip(), "ja": _JA_FOLD.sub("", value["ja"].strip())}
 
 
@@ -110,7 +112,7 @@ def _entry(mid: str, data: dict[str, Any], name: str) -> Entry:
         messages = {str(k): _text(v, f"{mid}.message.{k}", name) for k, v in raw.items()}
         messages.setdefault("default", next(iter(messages.values())))
     else:
-        raise ValueError(f"{name}: {mid}.message: needs en and ja templates")
+        raise ValueError(said("message_needs_en_ja", path=name, key=mid))
     evidence = data.get("evidence") or ""
     return Entry(
         id=mid,
@@ -131,8 +133,7 @@ def _signature(value: Any, where: str, name: str) -> dict[str, Any] | None:
     if (not isinstance(value, dict) or not isinstance(value.get("function"), str)
             or not isinstance(value.get("probes"), list) or not value["probes"]
             or not all(isinstance(c, dict) and isinstance(c.get("call"), str) for c in value["probes"])):
-        raise ValueError(f"{name}: {where}: needs 'function' (a name) and 'probes' (a list of "
-                         "records with a 'call' key, as grader catalogue draft writes them)")
+        raise ValueError(said("needs_function_name_probes", name=name, where=where))
     return {"function": value["function"], "probes": value["probes"]}
 
 
@@ -153,7 +154,7 @@ def catalogue(file: Path | None = None) -> dict[str, Entry]:
     path = Path(file) if file is not None else FRAMEWORK_FILE
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("mistakes"), dict):
-        raise ValueError(f"{path.name}: the top level must be 'mistakes:' mapping ids to entries")
+        raise ValueError(said("top_level_must_mistakes", path=path.name))
     entries = {str(mid): _entry(str(mid), body, path.name) for mid, body in data["mistakes"].items()}
     if path != FRAMEWORK_FILE:
         for mid, entry in catalogue(FRAMEWORK_FILE).items():

@@ -22,6 +22,7 @@ import click
 from rich.console import Console
 
 from grader.errors import GraderError, RubricError, SubmissionError, UsageError
+from grader.messages import pair, said
 from grader.sinks import terminal
 
 if TYPE_CHECKING:
@@ -65,13 +66,11 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
 
     if rubric_path is None:
         if submission is not None and not Path(submission).exists():
-            raise UsageError(f"{submission}: no such file or folder; name your submission's folder,"
-                             " notebook or zip")
+            raise UsageError(said("no_such_file_folder", path=submission))
         return _checked(load_rubric(find_rubric(submission=submission, assignment=assignment)))
     if not Path(rubric_path).exists():
         raise UsageError(
-            f"{rubric_path}: no such rubric. Pass --rubric with the path of a rubric YAML file,"
-            " or leave --rubric out to use the rubrics/ folder of the course or release you are in."
+            said("no_such_rubric_pass", path=rubric_path)
         )
     return _checked(load_rubric(rubric_path))
 
@@ -227,13 +226,13 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
             sub=sub)
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
-        err.print(_tr(f"report written to {out}", language), markup=False, highlight=False)
+        err.print(_tr(said("report_written", path=out), language), markup=False, highlight=False)
     if out_dir:
         from grader.report import SUFFIXES
 
         for each, suffix in SUFFIXES.items():
             write_atomic(Path(out_dir) / f"report{suffix}", render(report, each, rubric, language))
-        err.print(_tr(f"reports in {len(SUFFIXES)} formats written to {out_dir}", language), markup=False,
+        err.print(_tr(said("reports_formats_written", n=len(SUFFIXES), path=out_dir), language), markup=False,
                   highlight=False)
     if fmt and not out:
         click.echo(render(report, fmt, rubric, language), nl=False)
@@ -269,12 +268,12 @@ def _watch(submission: str | None, rubric_path: str | None, lang: str | None, re
     from grader.watch import watch
 
     if report_option:
-        raise UsageError("--watch prints to the terminal; it cannot be combined with --format, --out or --out-dir")
+        raise UsageError(said("watch_prints_terminal_cannot"))
     rubric = _load(rubric_path, submission)
     if submission is None:
         submission = _default_submission(rubric)
     if not Path(submission).exists():
-        raise UsageError(f"{submission}: no such file or folder; name your submission folder or notebook")
+        raise UsageError(said("no_such_file_folder_2", path=submission))
     return watch(submission, rubric, lang=_lang(lang, rubric))
 
 
@@ -304,8 +303,7 @@ def _submitted_times(rubric: Any, submitted_file: str | None, worksheet_file: st
     times: dict[str, Any] = {}
     if worksheet_file:
         if not rubric.due:
-            raise UsageError(f"--worksheet {worksheet_file}: the rubric {rubric.file} has no due:, so no time "
-                             "is late; add due: (e.g. 2026-12-01T23:59:00+09:00) to the rubric")
+            raise UsageError(said("worksheet_rubric_has_no", file=worksheet_file, rubric=rubric.file))
         zone = parse_when(rubric.due, f"{rubric.file}: due").tzinfo
         assert zone is not None  # parse_when refuses a time without one
         times.update(read_moodle_worksheet(Path(worksheet_file), zone))
@@ -379,14 +377,11 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
         from grader.messages import say
 
         language = _lang(lang, rubric)
-        said = say("{graded} graded, {resumed} kept from before, {ungraded} not graded{kinds}, {unreadable} "
-                   "unreadable (error reports written), in {s} s; gradebook: {path}" if result.unreadable else
-                   "{graded} graded, {resumed} kept from before, {ungraded} not graded{kinds}, in {s} s; "
-                   "gradebook: {path}",
+        line = say("graded_kept_before_graded_2" if result.unreadable else "graded_kept_before_graded",
                    language, graded=result.graded, resumed=result.resumed, ungraded=len(result.unrecognised),
                    kinds=_not_graded(result.unrecognised, language), unreadable=result.unreadable,
                    s=f"{result.elapsed_s:.1f}", path=Path(out) / "gradebook.csv")
-        err.print(terminal(said), markup=False, highlight=False, soft_wrap=True)
+        err.print(terminal(line), markup=False, highlight=False, soft_wrap=True)
         if table or (table is None and 0 < len(result.reports) <= TABLE_ROWS):
             from grader.report.terminal import show_many
 
@@ -482,9 +477,9 @@ def _not_graded(unrecognised: list[tuple[str, str]], lang: str) -> str:
 
     kinds = Counter("empty" if "empty" in why else "online text" if "online text" in why else "other"
                     for _, why in unrecognised)
-    listed = [said for n, said in ((kinds["empty"], say("empty upload: {n}", lang, n=kinds["empty"])),
-                                   (kinds["other"], say("not a submission: {n}", lang, n=kinds["other"])),
-                                   (kinds["online text"], say("online text: {n}", lang, n=kinds["online text"])))
+    listed = [text for n, text in ((kinds["empty"], say("empty_upload", lang, n=kinds["empty"])),
+                                   (kinds["other"], say("submission", lang, n=kinds["other"])),
+                                   (kinds["online text"], say("online_text_2", lang, n=kinds["online text"])))
               if n]
     if not listed:
         return ""
@@ -559,7 +554,7 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
         out, language = Path(outdir), _lang(lang, rubric)
         given = [x is not None for x in (points, set_to, undo, confirm)]
         if sum(given) != 1:
-            raise UsageError("give one of --points, --set, --undo or --confirm")
+            raise UsageError(said("give_one_points_set"))
         if undo is not None:
             entry = adjusting.undo(out, rubric, student, undo, reason=reason, by=by, lang=language)
         elif confirm is not None:
@@ -567,8 +562,8 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
         else:
             entry = adjusting.adjust(out, rubric, student, part=part, points=points, set_to=set_to, reason=reason,
                                      by=by, lang=language)
-        err.print(_tr(f"ledger entry {entry.n} written: {entry.op} {entry.submission}", language), markup=False,
-                  highlight=False)
+        err.print(_tr(said("ledger_entry_written", n=entry.n, what=f"{entry.op} {entry.submission}"), language),
+                  markup=False, highlight=False)
         return 0
 
     sys.exit(_guard(body))
@@ -589,7 +584,7 @@ def publish_cmd(outdir: str, by: str, rubric_path: str | None, lang: str | None)
         rubric = _load(rubric_path, assignment=reports_assignment(Path(outdir)) or None)
         language = _lang(lang, rubric)
         written = publish(Path(outdir), rubric, by=by, lang=language)
-        err.print(_tr(f"results published: {len(written)} files written again", language), markup=False,
+        err.print(_tr(said("results_published_files_written", n=len(written)), language), markup=False,
                   highlight=False)
         return 0
 
@@ -620,8 +615,7 @@ def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | No
                              lang=language, progress=False if no_progress else None)
         for name, why in result.not_regraded:
             err.print(f"{terminal(name)}: {terminal(_tr(why, language))}", markup=False, highlight=False)
-        err.print(_tr(f"{result.regraded} graded again, {len(result.changed)} changed, in {result.elapsed_s:.1f} s;"
-                      f" record: {result.written[0]}", language), markup=False, highlight=False, soft_wrap=True)
+        err.print(_tr(said("graded_again_changed_s", n=result.regraded, changed=len(result.changed), s=f"{result.elapsed_s:.1f}", path=result.written[0]), language), markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(_guard(body))
@@ -644,7 +638,7 @@ def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
                           else f"#{e.target}")
                 click.echo("\t".join([str(e.n), e.op, e.submission, e.part or "", change,
                                       "" if e.against is None else f"{e.against:g}", e.by, e.at, e.reason]))
-        err.print(_tr(f"ledger verified: {len(entries)} entries, chain intact", language), markup=False,
+        err.print(_tr(said("ledger_verified_entries_chain", n=len(entries)), language), markup=False,
                   highlight=False)
         return 0
 
@@ -704,7 +698,7 @@ def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
         lang = env if env in LANGS else "en"
         err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
         for student, assignment, why in left_out:
-            err.print(terminal(translate(f"  no score for {student} in {assignment}: {why}", lang)),
+            err.print(terminal(translate(said("no_score", student=student, assignment=assignment, why=why), lang)),
                       markup=False, soft_wrap=True)
         return 0
 
@@ -780,15 +774,15 @@ def _guard(fn: Any) -> int:
     try:
         return int(fn())
     except (UsageError, RubricError, SubmissionError) as exc:
-        _say_error({"en": "error", "ja": "エラー"}, exc)
+        _say_error(pair("error"), exc)
         return int(ExitCode.USAGE_ERROR)
     except GraderError as exc:
-        _say_error({"en": "grader error", "ja": "採点システムのエラー"}, exc)
+        _say_error(pair("grader_error"), exc)
         return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         ctx = click.get_current_context(silent=True)
         lang = (ctx.params.get("lang") if ctx is not None else None) or os.environ.get("GRADER_LANG", "en")
-        err.print(_tr("interrupted", lang), markup=False, highlight=False)
+        err.print(_tr(said("interrupted_2"), lang), markup=False, highlight=False)
         return 130
 
 

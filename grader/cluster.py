@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from grader.errors import GraderError, UsageError
+from grader.messages import said
 from grader.pool import Tally, Write
 
 if TYPE_CHECKING:
@@ -85,8 +86,7 @@ def _need(module: str, extra: str, what: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise UsageError(f"{what} needs the {module} package, which is not installed ({exc}); "
-                         f"install it with: pip install \"grader[{extra}]\"") from None
+        raise UsageError(said("needs_package_which_installed", what=what, module=module, why=exc, extra=extra)) from None
 
 
 def parse_spec(spec: str) -> ClusterSpec:
@@ -98,13 +98,11 @@ def parse_spec(spec: str) -> ClusterSpec:
     path = Path(text)
     if path.suffix == ".json":
         if not path.is_file():
-            raise UsageError(f"{spec}: no such scheduler file; pass the file that "
-                             "dask scheduler --scheduler-file wrote, or the scheduler's tcp:// or tls:// address")
+            raise UsageError(said("no_such_scheduler_file", spec=spec))
         return ClusterSpec(source=spec, scheduler_file=str(path))
     if path.suffix in (".yaml", ".yml"):
         return read_cluster_file(path)
-    raise UsageError(f"--cluster {spec}: expected a tcp:// or tls:// address, a scheduler file (.json) "
-                     "or a cluster file (.yaml)")
+    raise UsageError(said("cluster_expected_tcp_tls", spec=spec))
 
 
 def read_cluster_file(path: Path) -> ClusterSpec:
@@ -123,31 +121,28 @@ def read_cluster_file(path: Path) -> ClusterSpec:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read the cluster file ({exc.strerror or exc})") from None
+        raise UsageError(said("cannot_read_cluster_file", path=path, why=exc.strerror or exc)) from None
     except yaml.YAMLError as exc:
-        raise UsageError(f"{path}: the cluster file is not valid YAML ({exc})") from None
+        raise UsageError(said("cluster_file_valid_yaml", path=path, problem=exc)) from None
     if not isinstance(data, dict):
-        raise UsageError(f"{path}: the cluster file must be a mapping with the key kind "
-                         f"({', '.join(KINDS)}) or scheduler (an address)")
+        raise UsageError(said("cluster_file_must_mapping", path=path, kinds=', '.join(KINDS)))
     kind, scheduler = data.get("kind"), data.get("scheduler")
     if scheduler is not None and kind is not None:
-        raise UsageError(f"{path}: kind and scheduler: give one of them (kind starts a cluster, "
-                         "scheduler names a running one)")
+        raise UsageError(said("kind_scheduler_give_one", path=path))
     security = _security_block(path, data.get("security"))
     resources = _resources_block(path, data.get("task_resources"))
     workers = data.get("workers", 1)
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise UsageError(f"{path}: workers: {workers!r} is not a whole number of at least 1")
+        raise UsageError(said("workers_whole_number_least", path=path, value=f"{workers!r}"))
     if scheduler is not None:
         extra = sorted(set(data) - {"scheduler", "security", "task_resources"})
         if extra:
-            raise UsageError(f"{path}: {extra[0]}: unknown key beside scheduler; "
-                             "use only scheduler, security and task_resources")
+            raise UsageError(said("unknown_key_beside_scheduler", path=path, key=extra[0]))
         if not isinstance(scheduler, str) or not scheduler.startswith(("tcp://", "tls://")):
-            raise UsageError(f"{path}: scheduler: {scheduler!r} is not a tcp:// or tls:// address")
+            raise UsageError(said("scheduler_tcp_tls_address", path=path, value=f"{scheduler!r}"))
         return ClusterSpec(source=str(path), address=scheduler, security=security, resources=resources)
     if kind not in KINDS:
-        raise UsageError(f"{path}: kind: {kind!r} is not one of {', '.join(KINDS)}")
+        raise UsageError(said("kind_one", path=path, value=f"{kind!r}", kinds=', '.join(KINDS)))
     options = {k: v for k, v in data.items() if k not in OWN_KEYS}
     module, cls, extra = KINDS[kind]
     helper = getattr(_need(module, extra, f"kind: {kind}"), cls)
@@ -157,8 +152,7 @@ def read_cluster_file(path: Path) -> ClusterSpec:
     allowed = _helper_keys(helper)
     for key in options:
         if allowed is not None and key not in allowed:
-            raise UsageError(f"{path}: {key}: not an option of {cls} (kind: {kind}); "
-                             f"its options are {', '.join(sorted(allowed))}")
+            raise UsageError(said("option_kind_options", path=path, key=key, cls=cls, kind=kind, options=', '.join(sorted(allowed))))
     return ClusterSpec(source=str(path), kind=kind, options=options, workers=workers, security=security,
                        resources=resources)
 
@@ -188,14 +182,12 @@ def _resources_block(path: Path, block: Any) -> dict[str, float]:
     if block is None:
         return {}
     if not isinstance(block, dict) or not block:
-        raise UsageError(f"{path}: task_resources: must map a resource's name to what each task takes "
-                         "(a line train: 1 under it, for example)")
+        raise UsageError(said("task_resources_must_map", path=path))
     out: dict[str, float] = {}
     for name, amount in block.items():
         if (not isinstance(name, str) or not name.isidentifier() or isinstance(amount, bool)
                 or not isinstance(amount, (int, float)) or not amount > 0):
-            raise UsageError(f"{path}: task_resources.{name}: {amount!r} is not a positive number of a resource "
-                             "named in letters, digits and _ (e.g. train: 1)")
+            raise UsageError(said("task_resources_positive_number", path=path, name=name, amount=f"{amount!r}"))
         out[name] = float(amount)
     return out
 
@@ -204,19 +196,18 @@ def _security_block(path: Path, block: Any) -> dict[str, Any]:
     if block is None:
         return {}
     if not isinstance(block, dict):
-        raise UsageError(f"{path}: security: must be a mapping with {', '.join(SECURITY_KEYS)}")
+        raise UsageError(said("security_must_mapping", path=path, keys=', '.join(SECURITY_KEYS)))
     for key in block:
         if key not in SECURITY_KEYS:
-            raise UsageError(f"{path}: security.{key}: unknown key; use {', '.join(SECURITY_KEYS)}")
+            raise UsageError(said("security_unknown_key_use", path=path, key=key, keys=', '.join(SECURITY_KEYS)))
     out: dict[str, Any] = {"require_encryption": bool(block.get("require_encryption", True))}
     for key in ("ca_file", "cert_file", "key_file"):
         value = block.get(key)
         if value is None:
-            raise UsageError(f"{path}: security.{key}: missing; mutual TLS needs the CA, this "
-                             "machine's certificate and its key (PEM files)")
+            raise UsageError(said("security_missing_mutual_tls", path=path, key=key))
         file = (path.parent / str(value)).resolve()
         if not file.is_file():
-            raise UsageError(f"{path}: security.{key}: no such file {value}")
+            raise UsageError(said("security_no_such_file", path=path, key=key, value=value))
         out[key] = str(file)
     return out
 
@@ -292,8 +283,8 @@ def connect(spec: ClusterSpec, hung_s: float) -> tuple[Client, Any]:
     except (OSError, TimeoutError, ValueError, TypeError) as exc:  # TypeError: tls:// without security:
         if cluster is not None:
             cluster.close()
-        raise UsageError(f"--cluster {spec.source}: cannot reach the scheduler ({type(exc).__name__}: {exc}); "
-                         "check the address, that the scheduler runs, and the security: certificates") from None
+        raise UsageError(said("cluster_cannot_reach_scheduler", spec=spec.source,
+                              why=f"{type(exc).__name__}: {exc}")) from None
     return client, cluster
 
 
@@ -502,8 +493,8 @@ class ClusterPool:
             slots = task_slots(workers, self.spec.resources)
             if slots or not wait:
                 return slots
-            self.say("waiting for a Dask worker to join the scheduler" if not asked
-                     else f"waiting for a Dask worker started with{asked}")
+            self.say(said("waiting_dask_worker_join") if not asked
+                     else said("waiting_dask_worker_started", asked=asked))
             try:
                 client.wait_for_workers(len(workers) + 1, timeout=10 if asked else 600)
             except TimeoutError:
@@ -520,7 +511,7 @@ class ClusterPool:
             self._note(f"heartbeat check failed: {type(exc).__name__}: {exc}")
             return
         for address in dropped:
-            self.say(f"worker {address} sent no heartbeat for {self.hung_s:.0f} s; its shards go elsewhere")
+            self.say(said("worker_sent_no_heartbeat", address=address, s=f"{self.hung_s:.0f}"))
             self._note(f"hung {address}")
 
     def _finished(self, future: Future, shard: list[int], pending: deque[list[int]], write: Write,
@@ -530,7 +521,7 @@ class ClusterPool:
         if future.status == "finished":
             result = future.result()
             if result.get("refused"):
-                raise UsageError(f"the Dask worker on {result.get('host')} cannot grade: {result['refused']}")
+                raise UsageError(said("dask_worker_cannot_grade", host=result.get('host'), why=result['refused']))
             self._note(f"{future.key} on {result.get('host')} {result.get('worker', '')} "
                        f"from {result.get('began', 0):.3f} to {result.get('ended', 0):.3f}: {len(result['reports'])} reports, "
                        f"lost {result['lost']}, waited {result.get('wait_s', 0):.3f} s, "
@@ -538,7 +529,7 @@ class ClusterPool:
             for index, (data, error) in result["reports"].items():
                 self._write(int(index), data, error, write, tally)
             self._lost(result["lost"], pending, write, tally,
-                       "its grading process stopped three times while grading it; it was not graded")
+                       said("grading_process_stopped_three"))
             return
         exc = future.exception() if future.status == "error" else None
         self._note(f"{future.key}: {future.status} {type(exc).__name__ if exc else ''}")
@@ -552,10 +543,9 @@ class ClusterPool:
                 self.suspects.extend(shard)
             else:
                 for i in shard:
-                    self._write(i, None, "grading it stopped its Dask worker every time it was tried; "
-                                         "it was not graded (the worker's log has details)", write, tally)
+                    self._write(i, None, said("grading_stopped_dask_worker"), write, tally)
             return
-        raise GraderError(f"a shard failed on the cluster: {type(exc).__name__}: {exc}")
+        raise GraderError(said("shard_failed_cluster", what=f"{type(exc).__name__}: {exc}"))
 
     def _lost(self, lost: list[int], pending: deque[list[int]], write: Write, tally: Tally, reason: str) -> None:
         again = []

@@ -26,9 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from grader import sinks
+from grader.messages import said
 from grader.signature import UNRECOGNISED, same_signature
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
+from grader.messages import by_lang
 
 __all__ = ["CLUSTERS_FILE", "Cluster", "Signature", "clusters", "describe", "read_reports", "signature",
            "write_clusters"]
@@ -177,18 +179,11 @@ def _shown(call: dict[str, Any]) -> str:
     return f"{call.get('call', '?')} → {got}"
 
 
-_WORDS = {
-    "en": {"size": "{n} submissions", "one": "1 submission",
-           "same": "{funcs} — an answer no known mistake explains, the same at every probe input",
-           "probe": "{probe} (and alike at {more} more probe input(s))", "probe1": "{probe}",
-           "raised": "they raise {raised}", "example": "example", "tests": "the tests they fail",
-           "none": "none"},
-    "ja": {"size": "{n} 件の提出物", "one": "1 件の提出物",
-           "same": "{funcs} — 既知の間違いでは説明できない値（どの調査入力でも同じ）",
-           "probe": "{probe}（ほか {more} 個の調査入力でも同様）", "probe1": "{probe}",
-           "raised": "{raised} を送出します", "example": "例", "tests": "不合格のテスト",
-           "none": "なし"},
-}
+_WORDS = by_lang({
+    "size": "cluster_size", "one": "cluster_one", "same": "cluster_same", "probe": "cluster_probe",
+    "probe1": "cluster_probe1", "raised": "cluster_raised", "example": "summary_cluster_example",
+    "tests": "summary_cluster_tests", "none": "summary_none",
+})
 
 
 def describe(cluster: Cluster, lang: str) -> dict[str, str]:
@@ -238,7 +233,7 @@ def read_reports(outdir: str | Path) -> list[GradeReport]:
     folder = Path(outdir) / "reports"
     paths = sorted(folder.glob("*.yaml"))
     if not paths:
-        raise UsageError(f"{outdir}: no reports in {folder}; run grader batch with --out {outdir} first")
+        raise UsageError(said("no_reports_run_grader", dir=outdir, reports=folder, out=outdir))
     reports = []
     for path in paths:
         report = read_report(path)

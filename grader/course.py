@@ -25,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from grader.errors import UsageError
+from grader.messages import said
 from grader.report.files import write_atomic
 from grader.sinks import csv_cell
 
@@ -77,13 +78,13 @@ def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], l
     for folder in folders:
         book = folder / "gradebook.csv"
         if not book.is_file():
-            raise UsageError(f"{book}: not found; pass the --out folders of grader batch runs")
+            raise UsageError(said("found_pass_out_folders", path=book))
         from grader import ledger
 
         ledger.read(folder)  # a batch whose ledger was edited by hand is refused, naming the line
         name = _assignment_of(folder)
         if name in assignments:
-            raise UsageError(f"{folder}: a second gradebook for {name}; pass one folder per assignment")
+            raise UsageError(said("second_gradebook_pass_one", path=folder, assignment=name))
         assignments.append(name)
         claims: dict[str, list[dict[str, str]]] = {}
         with book.open(encoding="utf-8-sig", newline="") as fh:
@@ -101,8 +102,8 @@ def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], l
             doubt = [r for r in claimed if set((r.get("flags") or "").split(";")) & set(DOUBT_FLAGS)]
             if len(claimed) > 1 or doubt:
                 entries = ", ".join(r.get("submission") or "?" for r in claimed)
-                why = (f"{len(claimed)} rows claim this student ({entries}); check by hand whose each is"
-                       if len(claimed) > 1 else f"the batch flagged the row in doubt: {claimed[0].get('errors', '')}")
+                why = (said("rows_claim_student_check", n=len(claimed), entries=entries)
+                       if len(claimed) > 1 else said("batch_flagged_row_doubt", why=claimed[0].get('errors', '')))
                 entry[name] = ""
                 notes.append(f"{name}: {why}")
                 left_out.append((key, name, why))
@@ -115,7 +116,7 @@ def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], l
                 if row.get("errors"):
                     notes.append(f"{name}: {row['errors']}")
                 if not entry[name]:
-                    left_out.append((key, name, row.get("errors") or "no score in the batch's gradebook"))
+                    left_out.append((key, name, row.get("errors") or said("no_score_batch_s")))
             entry["notes"] = " | ".join(notes)
     for entry in students.values():
         for a in assignments:  # a student with no submission still has the assignment's maximum

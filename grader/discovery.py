@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from grader.errors import SubmissionError, UsageError
+from grader.messages import said
 from grader.outdir import name_aliases
 from grader.submission import load_submission
 
@@ -51,7 +52,7 @@ class Found:
     name: str = ""  # the student's name as the LMS wrote it (NFC); "" when it gives none
     late: bool = False  # the LMS flagged the upload as late (Canvas)
     lms: str = ""  # moodle | canvas | blackboard | "" (a plain folder)
-    #: plain reasons for the gradebook's errors column: (key of grader.lms.REASONS, slots)
+    #: plain reasons for the gradebook's errors column: (key of grader.messages.MESSAGES, slots)
     flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     #: when the LMS says it was submitted, on its own wall clock with no zone (Blackboard's
     #: attempt ``2026-11-30-23-05-23``); "" when the export does not say
@@ -161,12 +162,11 @@ def unpack(archive: Path, dest: Path) -> Unpacked:
     try:
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise UsageError(f"{archive}: not a readable zip file ({exc})") from None
+        raise UsageError(said("readable_zip_file", path=archive, why=exc)) from None
     with zf:
         infos = zf.infolist()
         if len(infos) > EXPORT_MAX_MEMBERS or sum(i.file_size for i in infos) > EXPORT_MAX_BYTES:
-            raise UsageError(f"{archive}: the export is too large to unpack (over {EXPORT_MAX_MEMBERS}"
-                             f" entries or {EXPORT_MAX_BYTES // 1024**3} GiB)")
+            raise UsageError(said("export_too_large_unpack", path=archive, n=EXPORT_MAX_MEMBERS, gib=EXPORT_MAX_BYTES // 1024**3))
         if dest.exists():
             shutil.rmtree(dest)
         dest.mkdir(parents=True)
@@ -197,7 +197,7 @@ def unpack(archive: Path, dest: Path) -> Unpacked:
                     shutil.copyfileobj(src, dst, 1 << 20)
             except Exception as exc:  # noqa: BLE001 - the ingest rule: this entry fails, the rest go on
                 why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
-                result.failed.setdefault(key, f"{'/'.join(parts[-1:])} could not be unpacked ({why})")
+                result.failed.setdefault(key, said("could_unpacked", name='/'.join(parts[-1:]), why=why))
                 try:
                     target.unlink(missing_ok=True)
                 except OSError:
@@ -239,7 +239,7 @@ _WORK = (".py", ".ipynb")
 
 def files_wanted(parts: dict[str, str] | None) -> str:
     """The assignment's exercise files, for messages."""
-    return ", ".join((parts or {}).values()) or "the assignment's .py files"
+    return ", ".join((parts or {}).values()) or said("assignment_py_files")
 
 
 def _work_in(folder: Path, assignment: str = "") -> tuple[Path, list[str]]:
@@ -351,7 +351,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     elif src.is_dir():
         root = src
     else:
-        raise UsageError(f"{src}: not a folder of submissions nor an LMS export zip")
+        raise UsageError(said("folder_submissions_nor_lms", path=src))
     result = Discovery()
     originals = unpacked.originals if unpacked else {}
     broken: dict[str, str] = _for_root(unpacked, root, unpacked.failed) if unpacked else {}
@@ -379,20 +379,19 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
                           unique, decoded)
         except Exception as exc:  # noqa: BLE001 - the ingest rule: one entry fails alone
             student_id = ident.student_id if ident else student_id_of(entry_name)
-            said = f"{entry_name}: cannot read it ({type(exc).__name__}: {exc})"
-            said = said.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
-            who = Skipped(entry_name, said, student_id, name=ident.name if ident else "",
+            why = f"{type(exc).__name__}: {exc}".replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
+            text = said("cannot_read", what=entry_name, why=why)
+            who = Skipped(entry_name, text, student_id, name=ident.name if ident else "",
                           late=bool(ident and ident.late), lms=ident.lms if ident else "",
-                          flags=[("unreadable", {"why": said})])
+                          flags=[("unreadable", {"why": text})])
             result.failed.append(Failed(unique(lmsnames.disk_name(who.name, student_id) if ident
                                                else lmsnames.disk_name(entry_name, "")),
-                                        student_id, entry_name, said, who))
+                                        student_id, entry_name, text, who))
     for entry_name in symlinks:
-        who_link = Skipped(entry_name, "a symbolic link; not followed", student_id_of(entry_name),
+        who_link = Skipped(entry_name, said("symlink"), student_id_of(entry_name),
                            flags=[("symlink", {})])
         result.failed.append(Failed(unique(lmsnames.disk_name(entry_name, "")), who_link.student_id, entry_name,
-                                    f"{entry_name}: a symbolic link; not followed (put the files themselves"
-                                    " in the folder)", who_link))
+                                    said("symbolic_link_followed_put", entry=entry_name), who_link))
     # Online text beside uploaded files (Moodle keeps one folder per plugin) is no second entry.
     graded = {(f.lms, f.student_id) for f in result.found}
     result.skipped = [s for s in result.skipped if not (
@@ -431,55 +430,62 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
         shifted.append(("doubtful_name", {"entry": entry_name, "encoding": encoding}))
     base = lmsnames.disk_name(ident.name, student_id) if ident else _plain_base(entry_name, path)
 
-    def skip(key: str, **slots: str) -> None:
-        """Not graded, with the plain reason of :data:`grader.lms.REASONS` (in English here;
-        every writer shows it in its own language)."""
-        said = lmsnames.reason(key, ("en",), **slots)
+    def skip(flag: tuple[str, dict[str, str]]) -> None:
+        """Not graded, with the plain reason ``flag`` (a key of :data:`grader.messages.MESSAGES`
+        and its slots; in English here, every writer shows it in its own language)."""
+        key, slots = flag
+        text = lmsnames.reason(key, ("en",), **slots)
         if set_aside:
-            said += "; set aside: " + "; ".join(set_aside)
-        result.skipped.append(Skipped(entry_name, said, flags=[*shifted, (key, slots)], **who))
+            text = said("set_aside", why=text, files="; ".join(set_aside))
+        result.skipped.append(Skipped(entry_name, text, flags=[*shifted, flag], **who))
 
     if broke:
-        said = f"{entry_name}: {broke}"
-        who_failed = Skipped(entry_name, said, flags=[*shifted, ("unreadable", {"why": broke})], **who)
-        result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
+        text = f"{entry_name}: {broke}"
+        who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": broke})], **who)
+        result.failed.append(Failed(unique(base), student_id, entry_name, text, who_failed))
         return
     if ident is not None and ident.plugin == "onlinetext":
-        skip("online_text")
+        skip(("online_text", {}))
         return
     if path is None:
-        skip("no_work", files=files_wanted(parts))
+        skip(("no_work", {"files": files_wanted(parts)}))
         return
     if path.is_file() and path.suffix.lower() not in (".zip", ".ipynb"):
-        skip("not_a_submission")
+        skip(("not_a_submission", {}))
         return
     target, extra = _work_in(path, assignment.id if assignment else "") if path.is_dir() else (path, [])
-    set_aside += [f"{name} (another zip in the same upload)" for name in extra]
+    set_aside += [said("another_zip_same_upload", name=name) for name in extra]
     if _is_empty(target):
-        skip("empty")
+        skip(("empty", {}))
         return
     try:
         sub = load_submission(target, assignment)
     except Exception as exc:  # noqa: BLE001 - the containment rule: one entry fails alone
-        said = str(exc) if isinstance(exc, SubmissionError) else f"cannot read it ({type(exc).__name__}: {exc})"
-        said = said.replace(str(target), entry_name if target == path else f"{entry_name}/{target.name}")
-        said = said.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")  # as in the export
-        who_failed = Skipped(entry_name, said, flags=[*shifted, ("unreadable", {"why": said})], **who)
-        result.failed.append(Failed(unique(base), student_id, entry_name, said, who_failed))
+        shown = entry_name if target == path else f"{entry_name}/{target.name}"
+
+        def as_in_export(text: str) -> str:
+            """``text`` naming the entry as the export does, not the folder it was unpacked to."""
+            text = text.replace(str(target), shown)
+            return text.replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
+
+        text = (as_in_export(str(exc)) if isinstance(exc, SubmissionError)
+                else said("cannot_read_2", why=as_in_export(f"{type(exc).__name__}: {exc}")))
+        who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": text})], **who)
+        result.failed.append(Failed(unique(base), student_id, entry_name, text, who_failed))
         return
     if not sub.modules and sub.answers is None:
-        skip("no_work", files=files_wanted(parts))
+        skip(("no_work", {"files": files_wanted(parts)}))
         return
     name = unique(base)
     notes = list(sub.notes)
     if name != base:
-        notes.append(f"another entry of the batch is also named {base!r}; this one's reports are named {name!r}")
+        notes.append(said("another_entry_batch_also", base=f"{base!r}", name=f"{name!r}"))
     if encoding != "utf-8":
-        notes.append(f"the name {entry_name!r} has no UTF-8 mark in the zip; read as {encoding}"
-                     + ("; it may be garbled: check it by hand" if doubtful else ""))
+        notes.append(said("name_has_no_utf_2" if doubtful else "name_has_no_utf", entry=f"{entry_name!r}",
+                          encoding=encoding))
     flags: list[tuple[str, dict[str, str]]] = list(shifted)
     if set_aside:  # the student's report says which of their uploads were not graded
-        notes.append("set aside (not graded): " + "; ".join(set_aside))
+        notes.append(said("set_aside_not_graded", files="; ".join(set_aside)))
     missing = _missing_files(sub, parts)
     if missing:
         flags.append(("missing", {"files": ", ".join(missing)}))

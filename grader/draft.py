@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from grader.errors import UsageError
+from grader.messages import label, said, say
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -101,20 +102,18 @@ def draft_entry(outdir: str | Path, rubric: Rubric, number: int, mid: str | None
         raise UsageError(f"{out}: no cluster {number} (clusters: {have}; see {out / 'unrecognised-clusters.csv'})")
     mid = mid or f"new-mistake-{number}"
     if not _ID.match(mid):
-        raise UsageError(f"--id {mid!r}: an id is lower-case words joined by '-', e.g. scores-clamped")
+        raise UsageError(said("id_id_lower_case", id=f"{mid!r}"))
     a = assignment_of(rubric)
     file = getattr(rubric.plugin, "catalogue", None)
     if file is None:
-        raise UsageError(f"{rubric.file}: plugin.catalogue: this assignment has no catalogue to add to; "
-                         "name one (e.g. plugin/mistakes.yaml)")
+        raise UsageError(said("plugin_catalogue_assignment_has", path=rubric.file))
     file = Path(file)
     if mid in a.catalogue():
-        raise UsageError(f"{file}: mistakes.{mid}: the id is taken; pass another with --id")
+        raise UsageError(said("mistakes_id_taken_pass", path=file, id=mid))
     rep = chosen.representative
     func = next((f for f in rep.functions if rep.probes.get(f)), None)
     if func is None:
-        raise UsageError(f"cluster {number}: its functions left no probe values to recognise it by "
-                         "(they raised before returning); word an entry and a recogniser in hooks.py by hand")
+        raise UsageError(said("cluster_functions_left_no", number=number))
     part = next(p for p, f in rep.parts if f == func)
     _append(file, mid, number, chosen.size, part, func, rep.probes[func], out.name)
     mutant = None
@@ -136,15 +135,13 @@ def _append(file: Path, mid: str, number: int, size: int, part: str, func: str,
             probes: list[dict[str, Any]], batch: str) -> None:
     entry = {
         "draft": True,
-        "title": {"en": f"DRAFT: what {func} does in cluster {number}",
-                  "ja": f"下書き: クラスタ {number} の {func} の誤り"},
+        "title": {lang: label("draft_title", lang, func=func, number=number) for lang in ("en", "ja")},
         "applies_to": [f"{part}.{func}"],
         "recognised_by": (f"{func} answers the probe inputs exactly as the {size} submission(s) of cluster "
                           f"{number} did (the signature below, to 1e-3)."),
         "evidence": "call",
-        "message": {"default": {
-            "en": "{call}: DRAFT — say what is wrong and how to fix it.",
-            "ja": "{call}: 下書き — 何が誤りで、どう直すかを書いてください。"}},
+        # the message keeps its {call} slot: the catalogue fills it in with the evidence
+        "message": {"default": {lang: say("draft_message", lang, call="{call}") for lang in ("en", "ja")}},
         "signature": {"function": func, "probes": probes},
     }
     from grader import sinks
@@ -159,5 +156,5 @@ def _append(file: Path, mid: str, number: int, size: int, part: str, func: str,
     new = old.rstrip("\n") + "\n" + head + block + "\n"
     data = yaml.safe_load(new)
     if not isinstance(data, dict) or mid not in (data.get("mistakes") or {}):
-        raise UsageError(f"{file}: cannot add to it: 'mistakes:' must be its last top-level key")
+        raise UsageError(said("cannot_add_mistakes_must", path=file))
     file.write_text(new, encoding="utf-8")

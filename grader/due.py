@@ -29,6 +29,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 
 from grader.errors import UsageError
+from grader.messages import said
 
 __all__ = ["Extension", "Lateness", "LatePolicyRule", "due_for", "late_penalty", "lms_wall_time", "parse_when",
            "read_extensions", "read_moodle_worksheet", "read_submitted"]
@@ -45,10 +46,10 @@ def parse_when(text: str, where: str) -> datetime:
     try:
         when = datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(f"{where}: {text!r} is not a date and time; write it as 2026-12-01T23:59:00+09:00") from None
+        raise UsageError(said("date_time_write_2026", where=where, text=f"{text!r}")) from None
     if when.tzinfo is None or when.utcoffset() is None:
         example = f"{text}+09:00"
-        raise UsageError(f"{where}: {text!r} has no time zone; add its offset, e.g. {example}")
+        raise UsageError(said("has_no_time_zone", where=where, text=f"{text!r}", example=example))
     return when
 
 
@@ -75,18 +76,18 @@ def read_extensions(path: Path) -> dict[str, Extension]:
         student = row["student"].strip()
         due_text, days_text = (row.get("due") or "").strip(), (row.get("days") or "").strip()
         if bool(due_text) == bool(days_text):
-            raise UsageError(f"{where}: give either due or days for {student}")
+            raise UsageError(said("give_either_due_days", where=where, student=student))
         if student in out:
-            raise UsageError(f"{where}: {student} is listed twice; keep one line per student")
+            raise UsageError(said("listed_twice_keep_one", where=where, student=student))
         if due_text:
             out[student] = Extension(student, due=parse_when(due_text, where), reason=row.get("reason", ""))
         else:
             try:
                 days = float(days_text)
             except ValueError:
-                raise UsageError(f"{where}: days must be a number (got {days_text!r})") from None
+                raise UsageError(said("days_must_number_got", where=where, got=f"{days_text!r}")) from None
             if not math.isfinite(days) or days < 0:
-                raise UsageError(f"{where}: days must be a number (got {days_text!r})")
+                raise UsageError(said("days_must_number_got", where=where, got=f"{days_text!r}"))
             out[student] = Extension(student, days=days, reason=row.get("reason", ""))
     return out
 
@@ -129,13 +130,12 @@ def _moodle_time(text: str, zone: tzinfo, where: str) -> datetime:
     m = _MOODLE_TIME.match(text)
     month = _MONTHS.index(m["month"].lower()) + 1 if m and m["month"].lower() in _MONTHS else 0
     if not m or not month:
-        raise UsageError(f"{where}: {text!r} is not a time as Moodle writes it "
-                         "(e.g. Tuesday, 1 December 2026, 11:05 PM); download the worksheet from Moodle in English")
+        raise UsageError(said("time_moodle_writes_e", where=where, text=f"{text!r}"))
     hour = int(m["hour"]) % 12 + (12 if m["ampm"].upper() == "PM" else 0)
     try:
         return datetime(int(m["year"]), month, int(m["day"]), hour, int(m["minute"]), tzinfo=zone)
     except ValueError:
-        raise UsageError(f"{where}: {text!r} is not a date that exists") from None
+        raise UsageError(said("date_exists", where=where, text=f"{text!r}")) from None
 
 
 def lms_wall_time(stamp: str, zone: tzinfo) -> datetime | None:
@@ -155,12 +155,12 @@ def _rows(path: Path, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read it ({exc.strerror or exc}); check that the path is readable") from None
+        raise UsageError(said("cannot_read_check_path", path=path, why=exc.strerror or exc)) from None
     reader = csv.DictReader(text.splitlines())
     missing = [c for c in needed if c not in (reader.fieldnames or [])]
     if missing:
         columns, example = ", ".join(missing), ",".join(needed)
-        raise UsageError(f"{path}: no column {columns}; the first line names the columns, e.g. {example}")
+        raise UsageError(said("no_column_first_line", path=path, columns=columns, example=example))
     return [(i, {k: v or "" for k, v in row.items() if k is not None}) for i, row in enumerate(reader, 2)]
 
 

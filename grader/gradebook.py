@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from grader.discovery import Found, Skipped
+from grader.messages import label, one_language, said
 from grader.errors import UsageError
 from grader.outdir import read_report
 from grader.report.files import write_atomic
@@ -153,14 +154,12 @@ def _read_canvas_export(path: Path) -> tuple[str, list[list[str]]]:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path.name}: cannot read the Canvas gradebook export ({exc}); pass the CSV"
-                         " file Canvas's Grades > Export wrote") from None
+        raise UsageError(said("cannot_read_canvas_gradebook", path=path.name, why=exc)) from None
     first = text.splitlines()[0] if text else ""
     sep = ";" if first.count(";") > first.count(",") else ","
     rows = list(csv.reader(io.StringIO(text), delimiter=sep))
     if not rows or len(rows[0]) < 2 or "Student" not in rows[0][0] or "ID" not in rows[0][1]:
-        raise UsageError(f"{path.name}: not a Canvas gradebook export (its first columns are not Student, ID);"
-                         " export the gradebook from Canvas (Grades > Export > CSV) and pass that file")
+        raise UsageError(said("canvas_gradebook_export_first", path=path.name))
     return sep, rows
 
 
@@ -184,10 +183,9 @@ def canvas_export_column(path: Path, title: str, assignment_id: str = "") -> int
     if len(hits) == 1:
         return hits[0]
     listed = ", ".join(h for _, h in columns) or "none"
-    what = f"id {assignment_id}" if assignment_id else f"the title {title!r}"
-    raise UsageError(f"{path.name}: {'no' if not hits else 'more than one'} assignment column with {what}"
-                     f" (its assignment columns: {listed}); pass --canvas-assignment-id with the number"
-                     " in the column's brackets")
+    what = said("id", id=assignment_id) if assignment_id else said("title", title=f"{title!r}")
+    raise UsageError(said("more_than_one_assignment" if hits else "no_assignment_column_assignment",
+                          file=path.name, what=what, listed=listed))
 
 
 def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_score: float,
@@ -202,10 +200,9 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
     """
     target = target or CanvasTarget()
     canvas = [r for r in rows if r.get("lms") == "canvas" and _lms_id(r).isdigit()]
-    left_out = [(_who(r), "not a Canvas user id: " + (
-        "an anonymous id (anonymous grading); enter the score by hand" if str(r.get("student_id", "")).startswith("anon_")
-        else "the entry is not named as Canvas names its downloads"))
-        for r in rows if r not in canvas]
+    left_out = [(_who(r), said("canvas_user_id_anonymous" if str(r.get("student_id", "")).startswith("anon_")
+                               else "canvas_user_id_entry"))
+                for r in rows if r not in canvas]
     no_grade = [(_who(r), _no_grade_reason(r, langs)) for r in canvas if not _has_grade(r)]
     graded = {_lms_id(r): _grade(r["score"]) for r in canvas if _has_grade(r)}
     if target.export is not None:
@@ -223,7 +220,7 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
             if sid in graded:
                 line[col] = graded[sid]
                 seen.add(sid)
-        missing = [(_who(r), "not in the Canvas gradebook export (not enrolled, or the export is older)")
+        missing = [(_who(r), said("canvas_gradebook_export_enrolled"))
                    for r in canvas if _has_grade(r) and _lms_id(r) not in seen]
         buf = io.StringIO()
         csv.writer(buf, delimiter=sep, lineterminator="\r\n").writerows(table)
@@ -241,9 +238,7 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
     return Written(path, len(canvas), len(graded), no_grade, left_out)
 
 
-CANVAS_NEEDS = ("--gradebook canvas needs the Canvas assignment: pass --canvas-gradebook EXPORT.csv (the"
-                " gradebook exported from Canvas, filled in) or --canvas-assignment-id ID (the number at"
-                " the end of the assignment's address, …/assignments/ID)")
+CANVAS_NEEDS = (said("gradebook_canvas_needs_canvas"))
 
 
 # --------------------------------------------------------------------------- Moodle
@@ -282,7 +277,7 @@ def write_moodle(path: Path, rows: list[dict[str, Any]], max_score: float, *, bo
     """
     body: list[list[Any]] = []
     moodle = [r for r in rows if r.get("lms") == "moodle" and _lms_id(r).isdigit()]
-    left_out = [(_who(r), "not a Moodle participant id: the entry is not named as Moodle names its downloads")
+    left_out = [(_who(r), said("moodle_participant_id_entry"))
                 for r in rows if r not in moodle]
     no_grade = []
     for row in moodle:
@@ -375,16 +370,15 @@ def apply_late(data: dict[str, Any], late: bool, rubric: Rubric, when: dict[str,
         if days is not None and when is not None:
             data["late"].update(submitted=when["submitted"], due=when["due"], days=days,
                                 extension=when.get("extension", ""))
-            rule = {"en": f"{rule['en']}; submitted {when['submitted']}, due {when['due']}, {days} day(s) late"
-                          + (f", extension: {when['extension']}" if when.get("extension") else ""),
-                    "ja": f"{rule['ja']}。提出 {when['submitted']}、期限 {when['due']}、{days} 日遅れ"
-                          + (f"、延長: {when['extension']}" if when.get("extension") else "")}
+            rule = {lang: label("late_when", lang, rule=rule[lang], submitted=when["submitted"], due=when["due"],
+                                days=days)
+                          + (label("late_extension", lang, extension=when["extension"]) if when.get("extension") else "")
+                    for lang in ("en", "ja")}
         data["score"] = after
         data["passed"] = top > 0 and after * 100.0 >= float(data.get("pass_mark", rubric.report.pass_mark)) * top
-        said = {"en": f"late: {before:g} → {after:g} ({rule['en']})",
-                "ja": f"提出期限後: {before:g} → {after:g}（{rule['ja']}）"}
         data["notes"] = [*data.get("notes", []),
-                         " / ".join(said[lang] for lang in rubric.report.languages if lang in said)]
+                         " / ".join(label("late_note", lang, before=f"{before:g}", after=f"{after:g}", rule=rule[lang])
+                                    for lang in rubric.report.languages if lang in rule)]
     return data
 
 
@@ -401,7 +395,8 @@ def undo_late(data: dict[str, Any]) -> dict[str, Any]:
 
 def without_late_note(notes: list[str]) -> list[str]:
     """``notes`` without the one :func:`apply_late` adds."""
-    return [n for n in notes if not any(x.startswith(("late: ", "提出期限後: ")) for x in n.split(" / "))]
+    starts = tuple(label("late_note", lang).split("{", 1)[0] for lang in ("en", "ja"))
+    return [n for n in notes if not any(x.startswith(starts) for x in n.split(" / "))]
 
 
 def _reasons(flags: list[tuple[str, dict[str, str]]], langs: Any) -> list[str]:
@@ -488,12 +483,11 @@ def check_formats(formats: tuple[str, ...], lmss: set[str], canvas: CanvasTarget
     for fmt in formats:
         if fmt not in ("canvas", "moodle") or fmt in lmss:
             continue
-        came = (f"the export came from {', '.join(_LMS_TITLE.get(x, x) for x in sorted(lmss))}" if lmss
-                else "the submissions are a plain folder, not an LMS download")
-        ask = (" ask for " + " ".join(f"--gradebook {x}" for x in sorted(lmss) if x in FORMATS) if
-               any(x in FORMATS for x in lmss) else " use gradebook.csv")
-        raise UsageError(f"--gradebook {fmt}: {came}, so {_LMS_TITLE[fmt]} could match none of its students"
-                         f" (it knows them by the ids in its own download names);{ask}")
+        came = (said("export_came", lms=', '.join(_LMS_TITLE.get(x, x) for x in sorted(lmss))) if lmss
+                else said("submissions_plain_folder_lms"))
+        ask = (said("ask", what=" ".join(f"--gradebook {x}" for x in sorted(lmss) if x in FORMATS)) if
+               any(x in FORMATS for x in lmss) else said("use_gradebook_csv"))
+        raise UsageError(said("gradebook_so_could_match", fmt=fmt, came=came, lms=_LMS_TITLE[fmt], ask=ask))
     if "canvas" in formats:
         canvas = canvas or CanvasTarget()
         if canvas.export is not None:
@@ -541,30 +535,14 @@ def say_written(written: list[Written], rows: list[dict[str, Any]], console: Any
     from grader.sinks import terminal_markup
 
     for w in written:
-        console.print(terminal_markup(translate(f"{w.path.name}: {w.rows} rows, {w.graded} with a grade", lang)),
+        console.print(terminal_markup(translate(said("rows_grade", file=w.path.name, rows=w.rows, graded=w.graded), lang)),
                       markup=True, soft_wrap=True)
         for who, why in w.no_grade:
-            console.print(terminal_markup(translate(f"  no grade for {who}: {_cell_in(why, lang)}", lang)),
+            console.print(terminal_markup(translate(said("no_grade", who=who, why=one_language(why, lang)), lang)),
                           soft_wrap=True)
         for who, why in w.left_out:
-            console.print(terminal_markup(translate(f"  left out {who}: {_cell_in(why, lang)}", lang)),
+            console.print(terminal_markup(translate(said("left_out", who=who, why=one_language(why, lang)), lang)),
                           soft_wrap=True)
-
-
-def _cell_in(cell: str, lang: str) -> str:
-    """An errors cell (reasons joined by `` | ``, each ``ja / en`` in a bilingual rubric) as the
-    terminal says it in ``lang``: of a reason in both languages, the one in ``lang``; any other
-    reason translated."""
-    from grader.messages import translate
-
-    said = []
-    for part in cell.split(" | "):
-        ja, slash, en = part.partition(" / ")
-        if slash and " / " not in en and translate(en, "ja") == ja:
-            said.append(ja if lang == "ja" else en)
-        else:
-            said.append(translate(part, lang))
-    return " | ".join(said)
 
 
 _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing", "doubtful_name", "unreadable", "symlink")
@@ -608,12 +586,10 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
     reports = [ledger.apply_report(r, ledger.for_submission(entries, p.name[: -len(".yaml")]), rubric)
                for r, p in ((read_report(p), p) for p in paths) if r is not None]
     if not reports:
-        raise UsageError(f"{outdir.name}: no reports in {outdir.name}/reports; run grader batch with --out"
-                         f" {outdir.name} first")
+        raise UsageError(said("no_reports_reports_run", dir=outdir.name))
     other = sorted({str(r.assignment) for r in reports if r.assignment and r.assignment != rubric.assignment})
     if other:
-        raise UsageError(f"{outdir.name}: its reports are of {', '.join(other)}, not of {rubric.assignment};"
-                         f" pass the rubric of {other[0]} with --rubric")
+        raise UsageError(said("reports_pass_rubric_rubric", dir=outdir.name, other=', '.join(other), mine=rubric.assignment, first=other[0]))
     old = _old_rows(outdir / "gradebook.csv")
     rows: list[tuple[Any, GradeReport | None, list[tuple[str, dict[str, str]]]]] = []
     named = set()
@@ -637,9 +613,8 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
             continue  # (a graded row whose report is gone is counted missing below)
         book.append({**old_row, "flagged": True})
     if len(book) < len(old):
-        raise UsageError(f"{outdir.name}/gradebook.csv: the batch wrote {len(old)} rows and the reports give"
-                         f" only {len(book)}; not rewritten (a report was removed or is unreadable): run"
-                         " grader batch again with --resume")
+        raise UsageError(said("batch_wrote_rows_reports", book=f"{outdir.name}/gradebook.csv", old=len(old),
+                              new=len(book)))
     check_formats(formats, lms_of(book), canvas, rubric.title.en)
     written = []
     if "csv" in formats:
@@ -661,19 +636,16 @@ def _feedback_comment(row: dict[str, Any], rubric: Rubric, lang: str) -> str:
     report = row.get("report")
     if report is None:
         return html(row.get("errors", ""))
-    ja = lang == "ja"
-    text = (f"得点 {report.score:g} / {report.max_score:g}" if ja else f"Score {report.score:g} / {report.max_score:g}")
+    text = label("fb_score", lang, score=f"{report.score:g}", max=f"{report.max_score:g}")
     if report.late:
-        text += (f"（期限後: {report.late['score_before']:g} から）" if ja
-                 else f" (late: from {report.late['score_before']:g})")
+        text += label("fb_late", lang, before=f"{report.late['score_before']:g}")
     if report.adjustment:
         from grader.report._text import adjustment_lines
 
-        text += "。" if ja else ". "
-        text += " ".join(adjustment_lines(report, ["ja" if ja else "en"]))
+        text += label("fb_then", lang)
+        text += " ".join(adjustment_lines(report, [lang]))
     if report.mistakes:
-        ids = ", ".join(dict.fromkeys(m.id for m in report.mistakes))
-        text += f"。間違い: {ids}" if ja else f". Mistakes: {ids}"
-    text += "。詳しくはフィードバックファイルを見てください。" if ja else ". See the feedback file for details."
+        text += label("fb_mistakes", lang, ids=", ".join(dict.fromkeys(m.id for m in report.mistakes)))
+    text += label("fb_see_file", lang)
     return html(text)
 

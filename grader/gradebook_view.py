@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader import sinks
-from grader.messages import translate
+from grader.messages import one_language
 from grader.report._text import LABELS
 from grader.report.files import write_atomic
 from grader.report.webfont import FONT_STACK, embed
@@ -107,7 +107,7 @@ def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path |
             if column == "adjustment_reasons":
                 value = _reasons_in(outdir, r, lang)
             elif column == "errors" and value:
-                value = " | ".join(translate(part, lang) for part in value.split(" | "))
+                value = one_language(value, lang)
             num = ' class="num"' if column in ("score", "automatic_score", "adjustment", "max_score") else ""
             cells.append(f"<td{num}>{sinks.html(value)}</td>")
         body.append((f'<tr class="{kind_of}">' if kind_of else "<tr>") + "".join(cells) + "</tr>")

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import grader
 from grader.install import TORCH_CPU_INSTALL
+from grader.messages import both, said
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -99,10 +100,10 @@ results = pathlib.Path(sys.argv[1])
 err = (results / "grader-stderr.txt").read_text(encoding="utf-8", errors="replace")[-4000:]
 (results / "results.json").write_text(json.dumps({{
     "score": 0.0,
-    "output": "Grading did not finish / 採点を完了できませんでした",
+    "output": "{failed}",
     "stdout_visibility": "hidden",
     "tests": [
-        {{"name": "Grading did not finish / 採点を完了できませんでした", "score": 0.0, "max_score": 0.0,
+        {{"name": "{failed}", "score": 0.0, "max_score": 0.0,
          "status": "failed", "visibility": "visible",
          "output": "The autograder could not grade this submission; your instructor has been shown why."}},
         {{"name": "grader error (instructors only)", "score": 0.0, "max_score": 0.0, "status": "failed",
@@ -147,7 +148,7 @@ def build_autograder(rubric: Rubric, outdir: str | Path) -> Path:
     first_file = rubric.parts[0].file if rubric.parts else "answers.yaml"
     scripts = {
         "setup.sh": SETUP_SH.format(torch=TORCH_CPU_INSTALL),
-        "run_autograder": RUN_AUTOGRADER.format(rubric=rubric_file.relative_to(root).as_posix(),
+        "run_autograder": RUN_AUTOGRADER.format(failed=both("grading_failed"), rubric=rubric_file.relative_to(root).as_posix(),
                                                 first_file=first_file),
     }
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -163,7 +164,7 @@ def build_autograder(rubric: Rubric, outdir: str | Path) -> Path:
                 if Path(grader.__file__).resolve().parent in path.parents:
                     rel = Path("grader") / path.relative_to(Path(grader.__file__).resolve().parent)
                 else:
-                    raise UsageError(f"{path}: must be inside the course repository {root}") from None
+                    raise UsageError(said("must_inside_course_repository", path=path, repo=root)) from None
             zf.write(path, rel.as_posix())
     return target
 

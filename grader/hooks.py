@@ -51,6 +51,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from grader.errors import GraderError
+from grader.messages import said
 
 if TYPE_CHECKING:
     from grader.sandbox.session import Session
@@ -159,14 +160,14 @@ def load_hooks(path: Path) -> Hooks:
     name = f"{package}.{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise GraderError(f"{path}: cannot be imported as a Python module")
+        raise GraderError(said("cannot_imported_python_module", path=path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001 - the instructor's file: say which and why
         sys.modules.pop(name, None)
-        raise GraderError(f"{path}: importing the assignment's hooks failed: {type(exc).__name__}: {exc}") from exc
+        raise GraderError(said("importing_assignment_s_hooks", path=path, name=type(exc).__name__, why=exc)) from exc
     recognisers = getattr(module, "RECOGNISERS", None)
     if not isinstance(recognisers, Mapping) or not all(
         isinstance(k, str) and callable(v) for k, v in recognisers.items()

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from grader.report.model import GradeReport, Status
+from grader.messages import by_name
 
 __all__ = ["FLAGS", "LOW_DISCRIMINATION", "Item", "analyse", "corpus_failures", "flag_words"]
 
@@ -29,12 +30,10 @@ LOW_DISCRIMINATION = 0.1
 #: Fewest submissions for a discrimination worth showing.
 MIN_SUBMISSIONS = 5
 #: Flag -> its words in each language.
-FLAGS = {
-    "all-pass": {"en": "every submission passes it", "ja": "全員が合格"},
-    "all-fail": {"en": "every submission fails it", "ja": "全員が不合格"},
-    "low-discrimination": {"en": "does not go with the rest of the score", "ja": "他の得点と連動しない"},
-    "fails-correct": {"en": "a correct style fails it", "ja": "正しい別解が不合格"},
-}
+FLAGS = by_name({
+    "all-pass": "flag_all_pass", "all-fail": "flag_all_fail", "low-discrimination": "flag_low_discrimination",
+    "fails-correct": "flag_fails_correct",
+})
 
 
 @dataclass(frozen=True)

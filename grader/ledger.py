@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.errors import UsageError
+from grader.messages import said
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -90,8 +91,7 @@ def _path(outdir: Path) -> Path:
 
 
 def _broken(outdir: Path, n: int, why: str) -> LedgerError:
-    return LedgerError(f"{_path(outdir)}: line {n}: {why}; the ledger is refused until it is restored "
-                       "(from a backup, or by undoing the hand edit)")
+    return LedgerError(said("line_ledger_refused_until", path=_path(outdir), n=n, why=why))
 
 
 def _entry(outdir: Path, n: int, text: str) -> Entry:
@@ -101,9 +101,9 @@ def _entry(outdir: Path, n: int, text: str) -> Entry:
             raise TypeError("not an object")
         entry = Entry(**data)
     except (ValueError, TypeError) as exc:
-        raise _broken(outdir, n, f"not a ledger entry ({type(exc).__name__})") from None
+        raise _broken(outdir, n, said("ledger_entry", kind=type(exc).__name__)) from None
     if entry.op not in OPS or not isinstance(entry.n, int) or not isinstance(entry.submission, str):
-        raise _broken(outdir, n, "not a ledger entry (op, n or submission)")
+        raise _broken(outdir, n, said("ledger_entry_op_n"))
     return entry
 
 
@@ -121,7 +121,7 @@ def _chain(outdir: Path) -> tuple[list[Entry], str]:
     path = _path(outdir)
     if not path.exists():
         if (Path(outdir) / HEAD).exists():
-            raise _broken(outdir, 1, "missing (ledger.head records entries, ledger.jsonl is gone)")
+            raise _broken(outdir, 1, said("missing_ledger_head_records_2"))
         return [], GENESIS
     lines = path.read_text(encoding="utf-8").split("\n")
     if lines and lines[-1] == "":
@@ -133,24 +133,23 @@ def _chain(outdir: Path) -> tuple[list[Entry], str]:
         if entry.prev != prev:
             # line i holds the hash of the line before it: that one changed, or i moved
             raise _broken(outdir, max(1, i - 1) if i > 1 else 1,
-                          f"does not match the hash line {i} holds of it (edited, reordered or deleted)"
-                          if i > 1 else "does not start the chain (edited, or lines were deleted before it)")
+                          said("does_match_hash_line", i=i)
+                          if i > 1 else said("does_start_chain_edited"))
         if entry.n != i:
-            raise _broken(outdir, i, f"numbered {entry.n} (lines were reordered, inserted or deleted)")
+            raise _broken(outdir, i, said("numbered_lines_were_reordered", m=entry.n))
         entries.append(entry)
         prev = _hash(text)
     recorded = head(outdir)
     if recorded is not None:
         n, digest = recorded
         if n > len(entries):
-            raise _broken(outdir, len(entries) + 1, f"missing (ledger.head records {n} lines, the ledger has "
-                          f"{len(entries)})")
+            raise _broken(outdir, len(entries) + 1, said("missing_ledger_head_records", n=n, m=len(entries)))
         if n == len(entries) and digest != prev:
-            raise _broken(outdir, n, "does not match the hash ledger.head holds of it (edited)")
+            raise _broken(outdir, n, said("does_match_hash_ledger"))
         if n < len(entries) - 1 or (n == len(entries) - 1 and n and _hash(lines[n - 1]) != digest):
-            raise _broken(outdir, n + 1, f"not recorded in ledger.head ({n} lines; added by hand?)")
+            raise _broken(outdir, n + 1, said("recorded_ledger_head_lines", n=n))
     elif entries:
-        raise _broken(outdir, len(entries), "ledger.head is missing")
+        raise _broken(outdir, len(entries), said("ledger_head_missing"))
     return entries, prev
 
 
@@ -162,7 +161,7 @@ def head(outdir: Path) -> tuple[int, str] | None:
     except FileNotFoundError:
         return None
     except ValueError:
-        raise _broken(outdir, 1, "ledger.head is not '<lines> <hash>'") from None
+        raise _broken(outdir, 1, said("ledger_head_lines_hash")) from None
 
 
 def verify(outdir: Path) -> int:

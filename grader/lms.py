@@ -36,6 +36,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.messages import say
+from grader.messages import said
+
 __all__ = ["NAME_MAX_BYTES", "LmsName", "MemberName", "Student", "detect", "disk_name", "fit_name",
            "group_flat_files", "lms_name", "member_name", "reason"]
 
@@ -398,7 +401,7 @@ def group_flat_files(root: Path, staging: Path, lms: str | None,
                 shutil.copyfile(path, folder / fit_name(Path(target).name))
             student.folder = folder
         except OSError as exc:  # the ingest rule: this student's entry fails alone
-            student.error = f"its files could not be put together ({exc.strerror or exc})"
+            student.error = said("files_could_put_together", why=exc.strerror or exc)
         students.append(student)
     return students, used
 
@@ -415,32 +418,7 @@ def _latest_attempt(items: list[tuple[LmsName, Path]], student: Student) -> list
 
 # --------------------------------------------------------------------------- plain reasons
 
-REASONS: dict[str, dict[str, str]] = {
-    "empty": {"en": "the upload is empty: no files in it",
-              "ja": "提出物が空です（ファイルがありません）"},
-    "unreadable": {"en": "the upload could not be read: {why}",
-                   "ja": "提出物を読み取れませんでした: {why}"},
-    "no_work": {"en": "no {files}, answers.yaml, notebook or zip in it",
-                "ja": "{files}・answers.yaml・ノートブック・zip のどれも含まれていません"},
-    "missing": {"en": "missing: {files}", "ja": "未提出のファイル: {files}"},
-    "interrupted": {"en": "not graded (the batch was interrupted)",
-                    "ja": "採点していません（一括採点が中断されました）"},
-    "duplicate_id": {"en": "more than one entry claims student id {id} ({entries}); check by hand which is theirs",
-                     "ja": "学生 ID {id} を名乗る項目が複数あります（{entries}）。どれが本人のものか確認してください"},
-    "ambiguous_id": {"en": "the LMS name can be read as student {id} or {others}; check by hand whose it is",
-                     "ja": "LMS の名前は学生 {id} とも {others} とも読めます。誰の提出か確認してください"},
-    "not_a_submission": {"en": "not a folder, notebook or zip", "ja": "フォルダ・ノートブック・zip のいずれでもありません"},
-    "symlink": {"en": "a symbolic link; not followed", "ja": "シンボリックリンクなので辿りません"},
-    "online_text": {"en": "online text, not files", "ja": "オンラインテキストの提出で、ファイルではありません"},
-    "doubtful_name": {"en": "the name {entry} in the zip has no UTF-8 mark and reads cleanly in no known"
-                            " encoding (read as {encoding}); check the student's name by hand",
-                      "ja": "zip の中の名前 {entry} には UTF-8 の印がなく、どの既知の文字コードでも正しく"
-                            "読めません（{encoding} として読みました）。学生の名前を確認してください"},
-    "not_graded": {"en": "not graded: {why}", "ja": "採点していません: {why}"},
-}
-
-
 def reason(key: str, langs: tuple[str, ...] | list[str], **slots: str) -> str:
     """One plain reason in the rubric's languages, Japanese first when both: ``ja / en``."""
-    texts = [REASONS[key][lang].format(**slots) for lang in langs if lang in REASONS[key]]
-    return " / ".join(dict.fromkeys(texts)) or REASONS[key]["en"].format(**slots)
+    texts = [say(key, lang, **slots) for lang in langs if lang in ("en", "ja")]
+    return " / ".join(dict.fromkeys(texts)) or say(key, "en", **slots)

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from grader.errors import GraderError, UsageError
+from grader.messages import said
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -61,8 +62,7 @@ class CellsNotRun(UsageError):
     def __init__(self, functions: list[str], lang: str = "ja") -> None:
         self.functions = functions
         self.lang = lang
-        super().__init__("run the cells that define these functions first, then check again: "
-                         + ", ".join(functions))
+        super().__init__(said("run_cells_define_these", functions=", ".join(functions)))
 
 
 def _defined(chunks: Any) -> set[str] | None:
@@ -145,7 +145,7 @@ def _rubric(path: Path) -> Any:
     from grader.rubric import load_rubric
 
     if not path.is_file():
-        raise UsageError(f"{path}: no such rubric; pass rubric= with the path of the rubric YAML file")
+        raise UsageError(said("no_such_rubric_pass_2", path=path))
     key = os.path.abspath(path)  # noqa: PTH100
     mtime = path.stat().st_mtime
     cached = _RUBRICS.get(key)
@@ -157,7 +157,7 @@ def _rubric(path: Path) -> Any:
 def _language(lang: str | None, rubric: Rubric) -> str:
     if lang:
         if lang not in _LANGS:
-            raise UsageError(f"lang={lang!r}: use one of {', '.join(_LANGS)}")
+            raise UsageError(said("lang_use_one", lang=f"{lang!r}", langs=', '.join(_LANGS)))
         return lang
     env = os.environ.get("GRADER_LANG", "")
     if env in _LANGS:
@@ -170,7 +170,7 @@ def _checker(rubric_file: Path, level: str | None) -> Any:
     from grader.warm import WarmChecker
 
     if not rubric_file.is_file():
-        raise UsageError(f"{rubric_file}: no such rubric; pass rubric= with the path of the rubric YAML file")
+        raise UsageError(said("no_such_rubric_pass_2", path=rubric_file))
     key = os.path.abspath(rubric_file)  # noqa: PTH100
     checker = _CHECKER.get(key)
     if checker is None or (level is not None and checker.prefer != level):
@@ -233,7 +233,7 @@ def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.
     loaded = _rubric(rubric_file)
     parts = [p.id for p in loaded.parts]
     if part is not None and part not in parts:
-        raise UsageError(f"check({part!r}): no such part; the parts are {', '.join(parts)}")
+        raise UsageError(said("check_no_such_part", part=f"{part!r}", parts=', '.join(parts)))
     language = _language(lang, loaded)
     nb_file = _notebook_file(shell, folder)
     cells = _executed_cells(shell) if shell is not None else []

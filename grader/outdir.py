@@ -27,6 +27,7 @@ import os
 import yaml
 
 from grader.report import SUFFIXES
+from grader.messages import said
 from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
@@ -169,7 +170,7 @@ def read_published(outdir: Path) -> dict[str, str] | None:
     """
     record: dict[str, str] | None = _read_json_record(
         outdir, PUBLISHED, lambda data: {"at": str(data["at"]), "by": str(data["by"])},
-        f"{PUBLISHED}: not a publication record; run grader publish {outdir.name} again")
+        said("publication_record_run_grader", name=PUBLISHED, out=outdir.name))
     return record
 
 
@@ -200,7 +201,7 @@ def read_latest_due(outdir: Path) -> datetime | None:
 
     due: datetime | None = _read_json_record(
         outdir, LATEST_DUE, read,
-        f"{LATEST_DUE}: not a due-date record; run grader batch {outdir.name} --resume to write it again")
+        said("due_date_record_run", name=LATEST_DUE, out=outdir.name))
     return due
 
 

@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from grader.errors import WorkerCrashed
+from grader.messages import said
 from grader.report.model import CaseOutcome, Status
 from grader.sandbox.session import Session
 from grader.sandbox.worker import StudentTimeout, StudentUnavailable
@@ -460,7 +461,7 @@ def _judge(case: CaseOutcome, exc: BaseException | None, run: SubmissionRun, *, 
             "en": f"The test could not check your result ({name}: {str(exc)[:300]}).",
             "ja": f"結果を確認できませんでした ({name}: {str(exc)[:300]})。",
         }
-        run.errors.append(f"{case.id}: the test itself raised {name}: {str(exc)[:300]}")
+        run.errors.append(said("test_itself_raised", test=case.id, name=name, what=str(exc)[:300]))
 
 
 def _fast_plan(item: pytest.Item) -> tuple[tuple[str, str], ...] | None:

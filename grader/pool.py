@@ -25,6 +25,7 @@ from typing import Any
 from rich.console import Console
 
 from grader.errors import GraderError
+from grader.messages import said
 from grader.report.model import GradeReport, Status
 from grader.sinks import REPORT_MAX
 
@@ -251,7 +252,7 @@ class Tally:
         #: ids of reports graded beside the class (the validate corpus): neither counted nor shown
         self.aside = aside if aside is not None else set()
         self.bar = Progress(TextColumn(say("grading", lang)), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn(say("ETA", lang)),
+                            TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn(say("eta", lang)),
                             TimeRemainingColumn(), console=console, disable=progress is False, transient=False)
         self.task = self.bar.add_task("grading", total=total, stats=self.stats())
 
@@ -259,7 +260,7 @@ class Tally:
         from grader.messages import say
 
         c = self.counts
-        return say("below pass {below}  errors {errors}  timeouts {timeouts}", self.lang, below=c["below pass"],
+        return say("below_pass_errors_timeouts", self.lang, below=c["below pass"],
                    errors=c["errors"], timeouts=c["timeouts"])
 
     def done(self, report: GradeReport | None = None) -> None:
@@ -357,7 +358,7 @@ class LocalPool:
                                                   " three times; it was not graded")
                 self._hand_out(proc)
             elif op == "fatal":
-                raise GraderError(f"a grading worker stopped: {msg.get('message')} (its log: {proc.log})")
+                raise GraderError(said("grading_worker_stopped_log", why=msg.get('message'), log=proc.log))
         if messages is None:  # the worker process ended
             self.sel.unregister(proc.stdout)
             proc.stop()
@@ -366,7 +367,7 @@ class LocalPool:
                                                  " it; it was not graded (the batch log has details)")
             if self.queue and len(self.procs) < self.jobs:
                 if self.spawned >= 2 * self.jobs + 5:
-                    raise GraderError(f"grading workers keep stopping; see {proc.log}")
+                    raise GraderError(said("grading_workers_keep_stopping", log=proc.log))
                 self._spawn()
 
     def _retry(self, lost: list[int], write: Write, tally: Tally, reason: str) -> None:

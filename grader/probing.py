@@ -46,6 +46,7 @@ import numpy as np
 import torch
 
 from grader.errors import SandboxError
+from grader.messages import said
 from grader.report.model import Mistake, Status
 from grader.signature import (
     SIGNATURE_CALLS,
@@ -191,7 +192,7 @@ def probe_part(session: Session, part: str, reference: Any, rubric: Rubric, *, e
             break
         except Exception as exc:  # noqa: BLE001 - our own fault must not cost the other functions
             if errors is not None:
-                errors.append(f"diagnosis of {func}() failed: {type(exc).__name__}: {exc}")
+                errors.append(said("diagnosis_failed", func=func, what=f"{type(exc).__name__}: {exc}"))
     return [_signed(f, probe.log, kit.entries) if f.id == UNRECOGNISED and f.function else f for f in findings]
 
 

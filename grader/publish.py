@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.errors import UsageError
+from grader.messages import said
 from grader.outdir import read_report, write_published, write_student_files
 
 if TYPE_CHECKING:
@@ -37,8 +38,7 @@ def publish(outdir: Path, rubric: Rubric, *, by: str = "", lang: str = "en",
     from grader import ledger
 
     if not (outdir / "reports").is_dir():
-        raise UsageError(f"{outdir.name}: no batch output here (no reports folder); pass the --out folder of"
-                         " grader batch")
+        raise UsageError(said("no_batch_output_here", out=outdir.name))
     write_published(outdir, by or ledger.who(), at or datetime.now(timezone.utc))
     written: list[Path] = []
     for path in sorted((outdir / "reports").glob("*.yaml")):

@@ -25,7 +25,7 @@ import math
 from pathlib import Path
 from typing import Any, cast
 
-from grader.testing import quiz_answer, quiz_letter, quiz_number, require
+from grader.testing import _both, quiz_answer, quiz_letter, quiz_number, require
 
 __all__ = ["check_answer", "check_well_formed", "questions"]
 
@@ -42,8 +42,7 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
     given = quiz_answer(answers, qid)
     require(
         given is not None and given != "",
-        en=f'{qid}: no answer yet; write it after "answer:" in answers.yaml.',
-        ja=f"{qid}: まだ答えがありません。answers.yaml の「answer:」の後に書いてください。",
+        **_both("quiz_no_answer_yet", question=qid),
         expected="an answer",
         actual="blank",
     )
@@ -52,8 +51,7 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
         number = quiz_number(given)
         require(
             number is not None and math.isfinite(number),
-            en=f"{qid}: {shown} is not a number; write a number such as 2.5.",
-            ja=f"{qid}: {shown} は数ではありません。2.5 のように数で書いてください。",
+            **_both("quiz_write_a_number", question=qid, answer=shown),
             expected="a number",
             actual=shown,
         )
@@ -62,8 +60,7 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
         letter = quiz_letter(given)
         require(
             letter in letters,
-            en=f"{qid}: {shown} is not one of the letters {', '.join(letters)}.",
-            ja=f"{qid}: {shown} は選択肢の記号 {', '.join(letters)} のどれでもありません。",
+            **_both("quiz_not_a_choice", question=qid, answer=shown, letters=", ".join(letters)),
             expected=" / ".join(letters),
             actual=shown,
         )
@@ -82,8 +79,7 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
     given = quiz_answer(answers, question_id)
     require(
         given is not None and given != "",
-        en=f"{question_id}: no answer was given.",
-        ja=f"{question_id}: 答えが書かれていません。",
+        **_both("quiz_no_answer", question=question_id),
         expected="an answer",
         actual="blank",
     )
@@ -92,8 +88,7 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
         number = quiz_number(given)
         require(
             number is not None and math.isfinite(number),
-            en=f"{question_id}: the answer {shown} is not a number.",
-            ja=f"{question_id}: 答え {shown} は数ではありません。",
+            **_both("quiz_not_a_number", question=question_id, answer=shown),
             expected="a number",
             actual=shown,
         )
@@ -101,8 +96,7 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
         tol = float(spec.get("tolerance", 0) or 0)
         require(
             abs(cast(float, number) - answer) <= tol,  # (a number: required just above)
-            en=f"{question_id}: the answer {shown} is not correct.",
-            ja=f"{question_id}: 答え {shown} は正しくありません。",
+            **_both("quiz_not_correct", question=question_id, answer=shown),
             expected=f"{answer:g} ± {tol:g}",
             actual=shown,
         )
@@ -110,15 +104,13 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
         letter = quiz_letter(given)
         require(
             letter is not None,
-            en=f"{question_id}: the answer {shown} is not one letter such as a, b, c or d.",
-            ja=f"{question_id}: 答え {shown} は a, b, c, d のような記号1文字ではありません。",
+            **_both("quiz_not_one_letter", question=question_id, answer=shown),
             expected="one letter",
             actual=shown,
         )
         require(
             letter == str(spec["answer"]).strip().lower(),
-            en=f"{question_id}: the answer {shown} is not correct.",
-            ja=f"{question_id}: 答え {shown} は正しくありません。",
+            **_both("quiz_not_correct", question=question_id, answer=shown),
             expected=str(spec["answer"]),
             actual=shown,
         )

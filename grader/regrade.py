@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from grader import ledger
+from grader.messages import said
 from grader.errors import UsageError
 from grader.outdir import read_record, report_path, write_report_files, write_student_files
 from grader.report.files import write_atomic
@@ -119,10 +120,9 @@ def _kept_reports(found: Sequence[Any], outdir: Path, result: RegradeResult) -> 
         path = report_path(outdir, f.submission.name)
         old = read_record(path)
         if old is None:
-            result.not_regraded.append((f.submission.name, "no report from grader batch: run grader batch --resume"))
+            result.not_regraded.append((f.submission.name, said("no_report_grader_batch")))
         elif old.get("content_hash") != f.submission.content_hash:
-            result.not_regraded.append((f.submission.name, "its files changed since it was graded: run grader "
-                                                           "batch --resume"))
+            result.not_regraded.append((f.submission.name, said("files_changed_since_graded")))
         else:
             olds[i] = old
     return olds
@@ -177,11 +177,11 @@ def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, r
     result = RegradeResult(0)
     olds = _kept_reports(found.found, outdir, result)
     if not olds:
-        raise UsageError(f"{out}: no report to grade again for {source}; run grader batch {source} --out {out} first")
+        raise UsageError(said("no_report_grade_again", out=out, source=source))
     if not any(select(t["id"]) for old in olds.values() for t in old.get("tests", [])):
         known = sorted({t["id"] for old in olds.values() for t in old.get("tests", [])})
         wanted = " or ".join(patterns)
-        raise UsageError(f"no test id matches {wanted}; test ids look like {known[0]}")
+        raise UsageError(said("no_test_id_matches", patterns=wanted, example=known[0]))
     seed = int(next(iter(olds.values())).get("seed", 0))
     todo = sorted(olds)
     jobs = max(1, min(jobs, len(todo)))
@@ -228,23 +228,23 @@ def _write_record(outdir: Path, stamp: str, patterns: Sequence[str], result: Reg
     """``regrades/<time>.csv`` and ``.md``: who changed, from → to, which tests."""
     from grader import sinks
     from grader.gradebook import csv_text
-    from grader.messages import translate
+    from grader.messages import both, translate
 
     rows: list[list[Any]] = [[name, sid, before, after, after - before, " ".join(tests)]
                              for name, sid, before, after, tests in result.changed]
     folder = outdir / "regrades"
     csv_path = write_atomic(folder / f"{stamp}.csv", csv_text(
         ["submission", "student_id", "from", "to", "change", "tests"], rows))
-    lines = [f"# Regrade {stamp} / 再採点 {stamp}", "",
-             f"Tests / テスト: {sinks.markdown(' '.join(patterns))}", "",
-             f"{result.regraded} submissions graded again; {len(result.changed)} changed / "
-             f"{result.regraded} 件を再採点し、{len(result.changed)} 件が変わりました", ""]
+    lines = [f"# {both('regrade_title', stamp=stamp)}", "",
+             both("regrade_tests", tests=sinks.markdown(" ".join(patterns))), "",
+             both("regrade_count", n=result.regraded, changed=len(result.changed)), ""]
     if result.changed:
-        lines += ["| submission / 提出物 | from / 前 | to / 後 | tests / テスト |", "| --- | ---: | ---: | --- |"]
+        head = [both(key) for key in ("gb_submission", "regrade_from", "regrade_to", "tests")]
+        lines += ["| " + " | ".join(head) + " |", "| --- | ---: | ---: | --- |"]
         lines += [f"| {sinks.markdown(name)} | {before:g} | {after:g} | {sinks.markdown(', '.join(tests))} |"
                   for name, _, before, after, tests in result.changed]
     if result.not_regraded:
-        lines += ["", "Not graded again / 再採点していないもの:", ""]
+        lines += ["", both("regrade_not_again"), ""]
         lines += [f"- {sinks.markdown(name)}: {sinks.markdown(why)} / {sinks.markdown(translate(why, 'ja'))}"
                   for name, why in result.not_regraded]
     md_path = write_atomic(folder / f"{stamp}.md", "\n".join(lines) + "\n")

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import grader
 from grader.errors import UsageError
+from grader.messages import said
 from grader.install import TORCH, TORCH_CPU_INDEX, TORCH_CPU_INSTALL
 from grader.package_data import PATTERNS
 from grader.submission import HANDOUT_SUFFIX, Handout
@@ -48,7 +49,7 @@ def _under(path: Path, root: Path, what: str) -> Path:
     try:
         return path.resolve().relative_to(root)
     except ValueError:
-        raise UsageError(f"{path}: the {what} must be inside the course repository {root}") from None
+        raise UsageError(said("must_inside_course_repository_2", path=path, what=what, repo=root)) from None
 
 
 def student_rubric(text: str) -> str:
@@ -115,7 +116,7 @@ def build_release(rubric: Rubric, outdir: str | Path, *, force: bool = False) ->
     out = Path(outdir)
     if out.exists() and any(out.iterdir()):
         if not force:
-            raise UsageError(f"{out}: the folder is not empty; choose a new one or pass --force")
+            raise UsageError(said("folder_empty_choose_new", path=out))
         shutil.rmtree(out)
     rubric_file = Path(rubric.file).resolve()
     root = rubric_file.parent.parent
@@ -126,7 +127,7 @@ def build_release(rubric: Rubric, outdir: str | Path, *, force: bool = False) ->
     for folder in hidden + ([Path(rubric.reference).resolve()] if rubric.reference else []):
         if folder == root or any(p == folder or folder in p.parents for p in
                                  (root / exercises, root / public)):
-            raise UsageError(f"{folder}: hidden material overlaps what students get; separate the folders")
+            raise UsageError(said("hidden_material_overlaps_what", path=folder))
 
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(root / exercises, out / exercises, ignore=_SKIP)
@@ -136,7 +137,7 @@ def build_release(rubric: Rubric, outdir: str | Path, *, force: bool = False) ->
     for path in assignment_of(rubric).plugin_paths(instructor=False):
         rel = _under(path, root, "assignment's plug-in")
         if any(h == path or h in path.parents or path in h.parents for h in hidden):
-            raise UsageError(f"{path}: the assignment's plug-in overlaps the hidden suite; separate the folders")
+            raise UsageError(said("assignment_s_plug_overlaps", path=path))
         if path.is_dir():
             shutil.copytree(path, out / rel, ignore=_SKIP, dirs_exist_ok=True)
         else:

@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from grader.limits import Limits
+from grader.messages import said
 from grader.errors import RubricError
 
 __all__ = [
@@ -117,7 +118,7 @@ class Text:
             return self.en
         if lang == "ja":
             return self.ja
-        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(_LANGUAGES)}")
+        raise ValueError(said("unknown_language_use_one", lang=f"{lang!r}", langs=', '.join(_LANGUAGES)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,22 +250,17 @@ class LatePolicy:
 
     def describe(self, lang: str) -> str:
         """The policy in words, for reports and the gradebook."""
+        from grader.messages import label
+
         parts = []
-        if self.penalty_percent and self.per == "day":
-            parts.append(f"-{_fmt(self.penalty_percent)}% of the maximum per day or part of a day late"
-                         if lang == "en" else f"1 日（1 日未満も 1 日）ごとに満点の {_fmt(self.penalty_percent)}% を減点")
-        elif self.penalty_percent:
-            parts.append(f"-{_fmt(self.penalty_percent)}% of the maximum" if lang == "en"
-                         else f"満点の {_fmt(self.penalty_percent)}% を減点")
+        if self.penalty_percent:
+            parts.append(label("late_per_day" if self.per == "day" else "late_once", lang,
+                               percent=_fmt(self.penalty_percent)))
         if self.grace_minutes:
-            parts.append(f"{_fmt(self.grace_minutes)} minutes' grace" if lang == "en"
-                         else f"猶予 {_fmt(self.grace_minutes)} 分")
+            parts.append(label("late_grace", lang, minutes=_fmt(self.grace_minutes)))
         if self.cap_percent < 100:
-            parts.append(f"at most {_fmt(self.cap_percent)}% of the maximum" if lang == "en"
-                         else f"上限は満点の {_fmt(self.cap_percent)}%")
-        if not parts:
-            return "no penalty" if lang == "en" else "減点なし"
-        return ", ".join(parts) if lang == "en" else "、".join(parts)
+            parts.append(label("late_cap", lang, percent=_fmt(self.cap_percent)))
+        return label("list_sep", lang).join(parts) if parts else label("late_none", lang)
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,19 +440,15 @@ def find_rubric(
                 # the one folder (a release) that is its course.
                 listed = ", ".join(_show_from(c, here) for c in candidates)
                 ambiguous = ambiguous or (
-                    f"{_show_from(folder / RUBRICS_FOLDER, here)} holds {len(candidates)} rubrics"
-                    f" ({listed}) and neither the working folder nor the submission lies in"
-                    " one's exercises folder; pass --rubric PATH to choose one"
+                    said("holds_rubrics_neither_working", folder=_show_from(folder / RUBRICS_FOLDER, here), n=len(candidates), listed=listed)
                 )
                 break
             return Path(_show_from(chosen, Path(os.path.abspath(Path.cwd()))))  # noqa: PTH100
     if ambiguous:
         raise UsageError(ambiguous)
-    walks = "; ".join(f"from {start.as_posix()} up to {start.anchor}" for start in starts)
+    walks = "; ".join(said("up", start=start.as_posix(), top=start.anchor) for start in starts)
     raise UsageError(
-        f"no rubric found: looked for {RUBRICS_FOLDER}/*.yaml in every folder {walks}."
-        " Run the command inside the course or release folder (or any folder in it),"
-        " or pass --rubric PATH"
+        said("no_rubric_found_looked", folder=RUBRICS_FOLDER, walks=walks)
     )
 
 
@@ -473,8 +465,7 @@ def find_rubrics(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
         found = sorted((folder / RUBRICS_FOLDER).glob("*.yaml"))
         if found:
             return [Path(_show_from(f, here)) for f in found]
-    raise UsageError(f"no rubric found: no {RUBRICS_FOLDER}/*.yaml in {here.as_posix()} or above it;"
-                     " run the command inside the course folder")
+    raise UsageError(said("no_rubric_found_no", dir=RUBRICS_FOLDER, start=here.as_posix()))
 
 
 def _choose_by_id(candidates: list[Path], assignment: str | None) -> Path | None:
@@ -809,9 +800,8 @@ class _Reader:
         reference = data.get("reference")
         report = self.report(_section(data, "report"))
         if report.hidden_details == HiddenDetails.AFTER_DUE and not self.due(data.get("due")):
-            raise self.fail("report.hidden_details", "after_due needs the rubric's due date (there is no due:)",
-                            "add due: 2026-12-01T23:59:00+09:00 at the top level, or write hidden_details:"
-                            " after_publish")
+            raise self.fail("report.hidden_details", said("after_due_needs_due"),
+                            said("add_due_top_level", example="2026-12-01T23:59:00+09:00"))
         return Rubric(
             file=file,
             assignment=assignment,
@@ -856,9 +846,9 @@ class _Reader:
             resolved = (self.base / raw).resolve()
             if not resolved.is_file() and key != "expected":  # the expected values are written by a tool
                 near = _nearest(resolved.name, resolved.parent)
-                raise self.fail(path, f"file not found: {_show(resolved)} ({raw!r} from the rubric's folder)",
+                raise self.fail(path, said("file_found_rubric_s", path=_show(resolved), raw=f"{raw!r}"),
                                 f"did you mean {near!r}? write {key}: {Path(raw).parent.as_posix()}/{near}"
-                                if near else f"create it, or correct the path ({example})")
+                                if near else said("create_correct_path", example=example))
             found[key] = resolved
         if "notebook" in data:
             found["notebook"] = self.string(data["notebook"], "plugin.notebook", "chapter07.ipynb")
@@ -1269,13 +1259,13 @@ def check_parts(rubric: Rubric) -> None:
         if not found:
             near = next((n for n in (_nearest(part.file, Path(f), ".py") for f in folders) if n), "")
             if len(shown) == 2:
-                problem = f"{part.file!r} is in neither {shown[0]} nor {shown[1]}"
-                fix = f"write the file's name as it is in {shown[0]} or {shown[1]}"
+                problem = said("neither_nor", file=f"{part.file!r}", first=shown[0], second=shown[1])
+                fix = said("write_file_s_name", first=shown[0], second=shown[1])
             else:
-                problem = f"{part.file!r} is not a file in {shown[0]}"
-                fix = f"write the file's name as it is in {shown[0]}"
+                problem = said("file", file=f"{part.file!r}", folder=shown[0])
+                fix = said("write_file_s_name_2", folder=shown[0])
             raise RubricError(str(rubric.file), f"parts[{i}].file", problem,
-                              f"did you mean {near!r}? write file: {near}" if near else fix)
+                              said("did_you_mean_write", near=f"{near!r}", name=near) if near else fix)
         defined: set[str] = set()
         for path in found:
             try:
@@ -1288,14 +1278,14 @@ def check_parts(rubric: Rubric) -> None:
             if function in defined:
                 continue
             close = difflib.get_close_matches(function, sorted(defined), n=1, cutoff=0.5)
-            problem = (f"{function!r} is defined in neither {files[0]} nor {files[1]}" if len(files) == 2
-                       else f"{function!r} is not defined in {files[0]}")
+            problem = (said("defined_neither_nor", func=f"{function!r}", first=files[0], second=files[1]) if len(files) == 2
+                       else said("defined", func=f"{function!r}", file=files[0]))
             if close:
-                fix = f"did you mean {close[0]!r}? write {close[0]}"
+                fix = said("did_you_mean_write_2", near=f"{close[0]!r}", name=close[0])
             elif defined:
-                fix = f"write a function {part.file} defines: {', '.join(sorted(defined))}"
+                fix = said("write_function_defines", file=part.file, names=', '.join(sorted(defined)))
             else:
-                fix = f"{part.file} defines no function yet: write one, or leave it out of functions:"
+                fix = said("defines_no_function_yet", file=part.file)
             raise RubricError(str(rubric.file), f"parts[{i}].functions[{k}]", problem, fix)
 
 

@@ -30,6 +30,7 @@ import pytest
 import yaml
 
 from grader import plugin as _plugin
+from grader.messages import said
 from grader import sinks
 from grader.errors import GraderError, SandboxRefused
 from grader.report.model import CaseOutcome, GradeReport, PartScore, score_parts
@@ -78,7 +79,7 @@ def load_reference(folder: Path | None, parts: Sequence[str],
         for part in parts:
             path = folder / f"{part}.py"
             if not path.exists():
-                raise GraderError(f"{path}: the reference has no {part}.py")
+                raise GraderError(said("reference_has_no_py", path=path, part=part))
             name = f"_grader_reference_{part}"
             spec = importlib.util.spec_from_file_location(name, path)
             assert spec is not None and spec.loader is not None
@@ -129,7 +130,7 @@ def plot_data(rubric: Rubric, session: Session, reference: Any) -> tuple[dict[st
         shown = ", ".join(sinks.cap(w, 120) for w in left_out[:5])
         if len(left_out) > 5:
             shown += f" (+{len(left_out) - 5})"
-        notes.append(f"plot data left out (over the size limit): {shown}")
+        notes.append(said("plot_data_left_out", what=shown))
     return kept if isinstance(kept, dict) else {}, notes
 
 
@@ -144,23 +145,24 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
     if not text:
         return {}, None
     if len(text.encode("utf-8")) > MAX_ANSWERS_BYTES:
-        return {}, f"answers.yaml is larger than {MAX_ANSWERS_BYTES // 1024} KiB; it was not read"
+        return {}, said("answers_yaml_larger_than", kib=MAX_ANSWERS_BYTES // 1024)
     try:
         data = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader (libyaml's when built)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        return {}, f"answers.yaml is not valid YAML{where}: {getattr(exc, 'problem', exc)}"
+        problem = getattr(exc, "problem", exc)
+        if mark:
+            return {}, said("answers_yaml_valid_yaml", line=mark.line + 1, column=mark.column + 1, problem=problem)
+        return {}, said("answers_yaml_valid_yaml_2", problem=problem)
     except Exception as exc:  # noqa: BLE001 - a constructor's own error (an impossible date,
         # an int over Python's digit limit, !!float abc, deep nesting): the file is the
         # student's, so only the quiz is lost, with the reason.
         text = " ".join(str(exc).split())[:200] or type(exc).__name__
-        return {}, (f"answers.yaml could not be read ({type(exc).__name__}: {text}); write each"
-                    " answer as a plain number or quoted text")
+        return {}, said("answers_yaml_could_read", why=f"{type(exc).__name__}: {text}")
     if data is None:
         return {}, None
     if not isinstance(data, dict):
-        return {}, "answers.yaml must map question ids to answers"
+        return {}, said("answers_yaml_must_map")
     budget = [MAX_ANSWER_NODES]
 
     def plain(value: Any, depth: int = 0) -> Any:
@@ -181,7 +183,7 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
     try:
         return plain(data), None
     except (ValueError, RecursionError):
-        return {}, "answers.yaml is too deeply nested or too large; it was not read"
+        return {}, said("answers_yaml_too_deeply")
 
 
 # --------------------------------------------------------------------------- grading
@@ -325,7 +327,7 @@ class _Grading:
                 session = run.session = run.session or self.open_session(run.submission)
                 mistakes = probing.diagnose(run, session, self.reference, self.rubric)
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
-                run.errors.append(f"diagnosis stopped early: {type(exc).__name__}: {exc}")
+                run.errors.append(said("diagnosis_stopped_early", what=f"{type(exc).__name__}: {exc}"))
         plots: dict[str, Any] = {}
         plot_notes: list[str] = []
         if self._plots_wanted(run.submission):
@@ -333,7 +335,7 @@ class _Grading:
                 session = run.session = run.session or self.open_session(run.submission)
                 plots, plot_notes = plot_data(self.rubric, session, self.reference)
             except Exception as exc:  # noqa: BLE001 - a missing plot must never lose a grade
-                run.errors.append(f"plot data not collected: {type(exc).__name__}: {exc}")
+                run.errors.append(said("plot_data_collected", what=f"{type(exc).__name__}: {exc}"))
         output = run.session.close() if run.session is not None else ""
         report = build_report(
             self.rubric, run, mistakes, seed=self.seed, suites=self.suites, level=self.worker.level,
@@ -387,7 +389,7 @@ class _Grading:
         missing = [i for i in range(len(state.submissions)) if i not in self.produced]
         if missing:
             names = [getattr(state.submissions[i], "name", f"#{i}") for i in missing]
-            raise GraderError(f"no report was produced for: {', '.join(names)} (pytest exit {exit_code})")
+            raise GraderError(said("no_report_produced_pytest", what=', '.join(names), code=exit_code))
         return [self.reports[i] for i in sorted(self.reports)]
 
 
@@ -567,5 +569,5 @@ def _load_error_text(module: str, err: dict[str, Any]) -> str:
         where += f", line {err['line']}"
     what = f"{err.get('type', 'Error')}: {err.get('message', '')}".strip()
     if module == "notebook":
-        return f"{where}: {what} (the cell's later lines did not run)"
-    return f"{where}: {what} — the tests that need {module}.py could not run"
+        return said("cell_s_later_lines", where=where, what=what)
+    return said("tests_need_py_could", where=where, what=what, module=module)

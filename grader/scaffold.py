@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 from grader.errors import UsageError
+from grader.messages import said
 
 __all__ = ["scaffold"]
 
@@ -201,11 +202,9 @@ def scaffold(root: Path, name: str) -> list[Path]:
         UsageError: ``name`` is not a lower-case identifier, or one of its files exists.
     """
     if not _NAME.fullmatch(name):
-        raise UsageError(f"{name!r}: an assignment name is lower-case letters, digits and '_', "
-                         "starting with a letter (e.g. chapter09)")
+        raise UsageError(said("assignment_name_lower_case", name=f"{name!r}"))
     if len(name) > NAME_MAX:  # it names files (rubrics/NAME.yaml, suites/NAME/...) and a Python package
-        raise UsageError(f"{name[:20]}…: an assignment name is at most {NAME_MAX} characters (this one has"
-                         f" {len(name)}); pick a shorter name (e.g. chapter09)")
+        raise UsageError(said("assignment_name_most_characters", name=f"{name[:20]}…", max=NAME_MAX, n=len(name)))
     files = {
         f"rubrics/{name}.yaml": _RUBRIC,
         f"exercises/{name}/part1.py": _STUB,
@@ -222,8 +221,7 @@ def scaffold(root: Path, name: str) -> list[Path]:
         f"{top}/{name}/" for top in ("exercises", "solutions", "suites") if (root / top / name).exists()
     ]
     if taken:
-        raise UsageError(f"{name} exists already ({', '.join(sorted(set(taken))[:3])}); pick another name "
-                         "or remove those files")
+        raise UsageError(said("exists_already_pick_another", name=name, files=', '.join(sorted(set(taken))[:3])))
     written = []
     for rel, template in files.items():
         path = root / rel

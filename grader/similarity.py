@@ -47,8 +47,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader import sinks
+from grader.messages import said
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
+from grader.messages import by_lang
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -488,30 +490,13 @@ def _lines(c: Coded, label: str, first: int, last: int, marked: set[int]) -> lis
 #: Where a batch notes the source it graded, so ``grader similarity OUT`` finds the code again.
 SOURCE_NOTE = Path(".sources") / "source.json"
 
-TEXT = {
-    "en": {
-        "title": "Similar submissions", "lead": "Look at these first",
-        "intro": ("Pairs whose code matches beyond what the class writes alike (the handed-out stubs "
-                  "removed, common lines weighted down), or that share rare wrong answers. A match is "
-                  "a reason to look, not a finding: read both sides before drawing any conclusion."),
-        "group": "Group", "members": "Submissions", "pair": "Pair", "code": "Code", "behaviour": "Behaviour",
-        "shared": "Shared behaviour", "none": "No pair is similar enough to list.",
-        "compared": "{n} submissions compared", "against": "; also compared with {old}",
-        "ring": "Group {g} ({n} submissions): {members}", "summary_link": "Similar submissions: every pair, side by side",
-        "code_col": "code {code:.2f}, behaviour {behaviour:.2f}",
-    },
-    "ja": {
-        "title": "よく似た提出物", "lead": "まずここを確認",
-        "intro": ("クラス全体でよく書かれる部分（配布した雛形は除き、多くの学生に共通する行は軽く数えます）を超えて"
-                  "コードが一致する組、または珍しい誤答を共有する組です。一致は確認する理由であって結論ではありません。"
-                  "判断する前に両方を読んでください。"),
-        "group": "グループ", "members": "提出物", "pair": "組", "code": "コード", "behaviour": "振る舞い",
-        "shared": "共通する振る舞い", "none": "一覧に挙げるほど似た組はありません。",
-        "compared": "{n} 件の提出物を比較", "against": "。{old} とも比較",
-        "ring": "グループ {g}（{n} 件）: {members}", "summary_link": "よく似た提出物: すべての組を並べて表示",
-        "code_col": "コード {code:.2f}、振る舞い {behaviour:.2f}",
-    },
-}
+TEXT = by_lang({
+    "title": "similarity_title", "lead": "similarity_lead", "intro": "similarity_intro",
+    "group": "similarity_group", "members": "similarity_members", "pair": "similarity_pair",
+    "code": "similarity_code", "behaviour": "similarity_behaviour", "shared": "similarity_shared",
+    "none": "similarity_none", "compared": "similarity_compared", "against": "similarity_against",
+    "ring": "similarity_ring", "summary_link": "similarity_summary_link", "code_col": "similarity_code_col",
+})
 
 
 def render_page(result: Similarity, rubric: Rubric, lang: str) -> str:
@@ -557,8 +542,7 @@ def _source_of(outdir: Path) -> str:
     try:
         return str(json.loads((outdir / SOURCE_NOTE).read_text(encoding="utf-8"))["source"])
     except (OSError, ValueError, KeyError, TypeError):
-        raise UsageError(f"{outdir}: no note of the submissions it graded ({SOURCE_NOTE}); "
-                         f"name them: grader similarity {outdir} --source DIR_OR_ZIP") from None
+        raise UsageError(said("no_note_submissions_graded", outdir=outdir, note=SOURCE_NOTE)) from None
 
 
 def note_source(outdir: str | Path, source: str) -> None:

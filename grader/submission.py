@@ -47,6 +47,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from grader.errors import SubmissionError
+from grader.messages import said
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -74,13 +75,9 @@ ANSWERS_MARKER = "# answers.yaml"
 NOTEBOOK_MODULE = "notebook"
 
 MiB = 1024 * 1024
-def _not_a_submission(parts: dict[str, str] | None) -> str:
-    files = "/".join(parts.values()) if parts else "the assignment's .py files"
-    return f"not a submission: expected a folder with {files}, a .ipynb notebook or a .zip of either"
-
-_ZIP_LESS = "zip only your .py files and answers.yaml, or your notebook"
-_SYMLINK = "it is a symbolic link, not a file"
-_NOT_FILE = "it is not a regular file"
+_ZIP_LESS = said("zip_only_py_files")
+_SYMLINK = said("symbolic_link_file")
+_NOT_FILE = said("regular_file")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 #: Whether files can be opened relative to a folder's descriptor (not on Windows).
 _DIR_FDS = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY") and bool(_NOFOLLOW)
@@ -280,14 +277,13 @@ def read_submission(
         raise
     except OSError as exc:  # permissions, a file removed while we read, a broken disk
         raise SubmissionError(
-            f"{given}: cannot read it ({exc.strerror or exc}); check that the path is readable"
+            said("cannot_read_check_path", path=given, why=exc.strerror or exc)
         ) from None
     except Exception as exc:  # noqa: BLE001 - the containment rule: whatever a file's bytes
         # make a decoder or parser raise (corrupt compressed data, exotic codecs, a broken
         # notebook, a recursion limit) fails this submission only, with a plain reason.
         raise SubmissionError(
-            f"{given}: cannot read it ({type(exc).__name__}: {_reason(exc)}); save or"
-            " create it again as ordinary files, a .ipynb notebook or a plain .zip"
+            said("cannot_read_save_create", what=given, why=f"{type(exc).__name__}: {_reason(exc)}")
         ) from None
 
 
@@ -339,8 +335,9 @@ def _load(given: Path, limits: ReadLimits, handout: Handout | None, parts: dict[
                 handout,
                 parts,
             )
-    hint = " (to grade this file, pass the folder that holds it)" if suffix == ".py" else ""
-    raise SubmissionError(f"{given}: {_not_a_submission(parts)}{hint}")
+    hint = said("grade_file_pass_folder") if suffix == ".py" else ""
+    files = "/".join(parts.values()) if parts else said("assignment_py_files")
+    raise SubmissionError(said("not_a_submission_expected", path=given, files=files, hint=hint))
 
 
 # --- building the Submission --------------------------------------------------------------
@@ -421,9 +418,9 @@ def _from_tree(
                 _answers_changed(nb_answers, handout.notebook_answers)
             ):
                 nb_answers = None
-                notes.append(f"used {ANSWERS_FILE}; the answers cell of {chosen} is as handed out")
+                notes.append(said("used_answers_yaml_answers", chosen=chosen))
             else:
-                notes.append(f"used the answers cell of {chosen}; ignored {ANSWERS_FILE}")
+                notes.append(said("used_answers_cell_ignored", chosen=chosen))
         return _build(
             name,
             path,
@@ -444,17 +441,14 @@ def _from_tree(
         and _answers_changed(work.notebook[2], handout.notebook_answers)
     ):
         answers = work.notebook[2]
-        notes.append(
-            f"used the answers cell of {work.notebook[0]}: {ANSWERS_FILE} is as handed out"
-        )
+        notes.append(said("used_answers_cell_answers", chosen=work.notebook[0]))
     naming = _naming_note(work.present, work.py_names, parts) if parts else None
     if naming:
         notes.append(naming)
     modules = tuple(work.py[part] for part in work.present if part in work.py)
     if not modules and answers is None and tree.inner_zips:
         raise SubmissionError(
-            f"{path}: holds another zip ({', '.join(tree.inner_zips[:3])}) instead of the files;"
-            " zip your folder or notebook directly, not a zip of a zip"
+            said("holds_another_zip_instead", path=path, name=', '.join(tree.inner_zips[:3]))
         )
     return _build(name, path, origin, kind="folder", modules=modules, answers=answers, notes=notes,
                   code_parts=tuple(parts) if parts else tuple(work.present))
@@ -488,7 +482,7 @@ def _read_work(tree: _Tree, origin: str, limits: ReadLimits, parts: dict[str, st
     notebooks = []
     for filename in sorted(n for n in files if n.lower().endswith(".ipynb")):
         if files[filename].problem:
-            notes.append(f"skipped {filename}: {files[filename].problem}")
+            notes.append(said("skipped", name=filename, problem=files[filename].problem))
         else:
             notebooks.append(filename)
     if parts is None:  # nothing declared: each .py file is a part named by its stem
@@ -508,7 +502,8 @@ def _read_work(tree: _Tree, origin: str, limits: ReadLimits, parts: dict[str, st
         chosen = _choose_notebook(notebooks, files)
         if len(notebooks) > 1:
             listed = ", ".join(notebooks)
-            several = f"{origin} held {len(notebooks)} notebooks ({listed}); graded {chosen}"
+            where = said("zip") if origin == "zip" else said("folder") if origin == "folder" else origin
+            several = said("held_notebooks_graded", origin=where, n=len(notebooks), listed=listed, chosen=chosen)
         entry = files[chosen]
         if entry.size > limits.max_notebook_bytes:
             if not present:  # the notebook is the only work: it must be readable
@@ -520,7 +515,7 @@ def _read_work(tree: _Tree, origin: str, limits: ReadLimits, parts: dict[str, st
             except _Unreadable as exc:  # swapped for a link or a FIFO after the listing
                 if not present:
                     raise SubmissionError(f"{tree.describe(entry)}: {exc}") from None
-                notes.append(f"skipped {chosen}: {exc}")
+                notes.append(said("skipped", name=chosen, problem=exc))
                 data = None
             if data is not None and len(data) > limits.max_notebook_bytes:  # it grew since the listing
                 if not present:
@@ -621,7 +616,7 @@ def load_handout(rubric: Rubric) -> Handout:
         return Handout.of_folder(rubric.exercises, assignment_of(rubric).part_files)
     except (OSError, ValueError) as exc:
         raise SubmissionError(
-            f"{manifest}: cannot read it ({exc}); build the release again or delete the file"
+            said("cannot_read_build_release", path=manifest, why=exc)
         ) from None
 
 
@@ -670,8 +665,7 @@ def _decide(work: _Work, handout: Handout | None) -> WorkChoice:
         return WorkChoice(
             "py",
             notebook=nb_name,
-            note=f"ignored {nb_name}: the .py files were graded"
-            " (to grade the notebook, submit it on its own)",
+            note=said("ignored_py_files_were", notebooks=nb_name),
         )
     py_changed = tuple(
         module.filename
@@ -685,8 +679,7 @@ def _decide(work: _Work, handout: Handout | None) -> WorkChoice:
             (),
             True,
             nb_name,
-            f"graded {nb_name}: it differs from the handed-out notebook and the .py files are"
-            " as handed out",
+            said("graded_differs_handed_out", notebook=nb_name),
         )
     if py_changed and nb_changed:
         return WorkChoice(
@@ -694,8 +687,7 @@ def _decide(work: _Work, handout: Handout | None) -> WorkChoice:
             py_changed,
             True,
             nb_name,
-            f"both {nb_name} and the .py files ({', '.join(py_changed)}) differ from what was"
-            f" handed out: graded the .py files and not {nb_name}",
+            said("both_py_files_differ", notebook=nb_name, files=', '.join(py_changed)),
         )
     if py_changed:
         return WorkChoice("py", py_changed, False, nb_name)
@@ -704,8 +696,7 @@ def _decide(work: _Work, handout: Handout | None) -> WorkChoice:
         (),
         False,
         nb_name,
-        f"neither the .py files nor {nb_name} differ from what was handed out:"
-        " graded the .py files as they are",
+        said("neither_py_files_nor", notebook=nb_name),
     )
 
 
@@ -734,20 +725,22 @@ def _naming_note(present: list[str], py_files: list[str], parts: dict[str, str])
         return None
     expected = ", ".join(parts.values())
     if not stray:
-        return f"found none of {expected}, and no other .py files"
-    head = (
-        f"found none of {expected}"
-        if not present
-        else f"found no {' or '.join(missing)}"
-    )
+        return said("found_none_no_other", files=expected)
+    wanted = list(missing)
     renames = []
     for name in stray:
         match = difflib.get_close_matches(name.lower(), missing, n=1, cutoff=0.6)
         if match:
-            renames.append(f"rename {name} to {match[0]}?")
+            renames.append(said("rename_to", name=name, to=match[0]))
             missing.remove(match[0])
-    tail = f"; {' '.join(renames)}" if renames else ""
-    return f"{head}; .py files present: {', '.join(stray)}{tail}"
+    listed = ", ".join(stray)
+    if not present:
+        if renames:
+            return said("found_none_py_files_rename", files=expected, present=listed, renames=" ".join(renames))
+        return said("found_none_py_files", files=expected, present=listed)
+    if renames:
+        return said("found_no_py_files_rename", missing=" or ".join(wanted), present=listed, renames=" ".join(renames))
+    return said("found_no_py_files", missing=" or ".join(wanted), present=listed)
 
 
 def _size(n: int) -> str:
@@ -759,11 +752,7 @@ def _size(n: int) -> str:
 
 
 def _too_big_notebook(where: str, size: int, limits: ReadLimits) -> str:
-    return (
-        f"{where}: the notebook is {_size(size)}, over the"
-        f" {_size(limits.max_notebook_bytes)} limit; clear its outputs"
-        " (Kernel > Restart & Clear Output) and save it again"
-    )
+    return said("notebook_over_limit", where=where, size=_size(size), limit=_size(limits.max_notebook_bytes))
 
 
 # --- reading files ------------------------------------------------------------------------
@@ -786,21 +775,19 @@ def _read_answers(tree: _Tree, entry: _Entry, limits: ReadLimits, notes: list[st
 
 def _read_small(tree: _Tree, entry: _Entry, limits: ReadLimits, notes: list[str]) -> bytes | None:
     if entry.problem:
-        notes.append(f"skipped {entry.name}: {entry.problem}")
+        notes.append(said("skipped", name=entry.name, problem=entry.problem))
         return None
     if entry.size > limits.max_file_bytes:
-        notes.append(
-            f"skipped {entry.name}: it is {_size(entry.size)}, over the"
-            f" {_size(limits.max_file_bytes)} limit for one file"
-        )
+        notes.append(said("skipped", name=entry.name, problem=said(
+            "over_limit_one_file", size=_size(entry.size), limit=_size(limits.max_file_bytes))))
         return None
     try:
         data = tree.read(entry, limits.max_file_bytes)
     except _Unreadable as exc:  # swapped for a link or a FIFO after the listing
-        notes.append(f"skipped {entry.name}: {exc}")
+        notes.append(said("skipped", name=entry.name, problem=exc))
         return None
     if len(data) > limits.max_file_bytes:  # the file grew, or a zip header understated it
-        notes.append(f"skipped {entry.name}: over the {_size(limits.max_file_bytes)} limit")
+        notes.append(said("skipped", name=entry.name, problem=said("over_limit", limit=_size(limits.max_file_bytes))))
         return None
     return data
 
@@ -815,7 +802,7 @@ def _decode_text(data: bytes, label: str, notes: list[str]) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("utf-8-sig", errors="replace")
-        notes.append(f"{label} is not valid UTF-8; unreadable bytes were replaced by \ufffd")
+        notes.append(said("valid_utf_8_unreadable", label=label))
     return _normalise_newlines(text)
 
 
@@ -830,14 +817,12 @@ def _decode_source(data: bytes, label: str, notes: list[str]) -> str:
         try:
             text = data.decode(encoding, errors="replace")
         except Exception:  # noqa: BLE001 - a codec with no "replace" (punycode, idna...)
-            notes.append(f"{label} declares the encoding {encoding!r}, which cannot read it;"
-                         " it was read as UTF-8 (save it as UTF-8)")
+            notes.append(said("declares_encoding_cannot_read", label=label, encoding=f"{encoding!r}"))
             return _decode_text(data, label, notes)
         shown = "UTF-8" if encoding.startswith("utf-8") else encoding
-        notes.append(f"{label} is not valid {shown}; unreadable bytes were replaced by \ufffd")
+        notes.append(said("valid_unreadable_bytes_were", label=label, encoding=shown))
     except Exception:  # noqa: BLE001 - a codec that fails in its own way (punycode: IndexError...)
-        notes.append(f"{label} declares the encoding {encoding!r}, which cannot read it;"
-                     " it was read as UTF-8 (save it as UTF-8)")
+        notes.append(said("declares_encoding_cannot_read", label=label, encoding=f"{encoding!r}"))
         return _decode_text(data, label, notes)
     return _normalise_newlines(text)
 
@@ -868,13 +853,11 @@ def _read_notebook(
             except nbformat.ValidationError as exc:
                 first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 notes.append(
-                    f"{filename} does not fully follow the notebook format ({first});"
-                    " read it anyway"
+                    said("does_fully_follow_notebook", filename=filename, first=first)
                 )
     except Exception as exc:  # noqa: BLE001 -- any parse failure means the same to the user
         raise SubmissionError(
-            f"{where}: cannot read the notebook ({type(exc).__name__}: {exc});"
-            " open it in Jupyter and save it again"
+            said("cannot_read_notebook_open", path=where, name=type(exc).__name__, why=exc)
         ) from None
 
     chunks: list[Chunk] = []
@@ -889,7 +872,7 @@ def _read_notebook(
             if answers is None:
                 answers = source
             else:
-                notes.append(f"{filename}: cell {number} is a second answers cell; used the first")
+                notes.append(said("cell_second_answers_cell", filename=filename, n=number))
         elif cell.get("cell_type") == "code" and source.strip():
             code, removed = _neutralise_ipython(source)
             skipped.extend(f"cell {number}: {what}" for what in removed)
@@ -900,11 +883,10 @@ def _read_notebook(
 
 def _note_skipped(filename: str, skipped: list[str], notes: list[str]) -> None:
     if skipped:
-        more = f"; and {len(skipped) - 5} more" if len(skipped) > 5 else ""
-        notes.append(
-            f"{filename}: IPython magics and shell commands are not run when grading:"
-            f" {'; '.join(skipped[:5])}{more}"
-        )
+        what = "; ".join(skipped[:5])
+        if len(skipped) > 5:
+            what = said("and_more", what=what, n=len(skipped) - 5)
+        notes.append(said("ipython_magics_shell_commands", filename=filename, what=what))
 
 
 def notebook_submission(
@@ -1265,14 +1247,13 @@ def _open_zip(path: Path, limits: ReadLimits, handle: Any = None) -> zipfile.Zip
     size = os.fstat(handle.fileno()).st_size if handle is not None else path.stat().st_size
     if size > limits.max_zip_bytes:
         raise SubmissionError(
-            f"{path}: the zip is {_size(size)}, over the"
-            f" {_size(limits.max_zip_bytes)} limit; {_ZIP_LESS}"
+            said("zip_over_limit", path=path, size=_size(size), limit=_size(limits.max_zip_bytes), fix=_ZIP_LESS)
         )
     try:
         return zipfile.ZipFile(handle if handle is not None else path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise SubmissionError(
-            f"{path}: not a readable zip file ({exc}); create the zip again"
+            said("readable_zip_file_create", what=path, why=exc)
         ) from None
 
 
@@ -1284,14 +1265,12 @@ class _ZipTree(_Tree):
         infos = archive.infolist()
         if len(infos) > limits.max_zip_members:
             raise SubmissionError(
-                f"{path}: the zip holds {len(infos)} entries, over the limit of"
-                f" {limits.max_zip_members}; {_ZIP_LESS}"
+                said("zip_holds_entries_over", path=path, n=len(infos), limit=limits.max_zip_members, fix=_ZIP_LESS)
             )
         total = sum(info.file_size for info in infos)
         if total > limits.max_zip_bytes:
             raise SubmissionError(
-                f"{path}: the zip unpacks to {_size(total)}, over the"
-                f" {_size(limits.max_zip_bytes)} limit; {_ZIP_LESS}"
+                said("zip_unpacks_over_limit", path=path, size=_size(total), limit=_size(limits.max_zip_bytes), fix=_ZIP_LESS)
             )
         self.members: dict[str, tuple[zipfile.ZipInfo, _Entry]] = {}
         ignored: set[str] = set()
@@ -1307,8 +1286,7 @@ class _ZipTree(_Tree):
             if rel in self.members:
                 # Which copy counts would be a guess (unzip asks, Python takes the last).
                 raise SubmissionError(
-                    f"{path}: the zip holds two entries named {rel!r}; create the zip again"
-                    " with one copy of each file"
+                    said("zip_holds_two_entries", what=path, name=f"{rel!r}")
                 )
             mode = info.external_attr >> 16
             problem = _SYMLINK if stat.S_ISLNK(mode) else ""
@@ -1316,7 +1294,7 @@ class _ZipTree(_Tree):
             if rel.lower().endswith(".zip"):
                 self.inner_zips.append(rel)
         if ignored:
-            self.notes = (f"ignored {', '.join(sorted(ignored))} in the zip",)
+            self.notes = (said("ignored_zip", what=', '.join(sorted(ignored))),)
 
     def listdir(self, rel: str) -> tuple[dict[str, _Entry], list[str]]:
         prefix = f"{rel}/" if rel else ""
@@ -1339,12 +1317,11 @@ class _ZipTree(_Tree):
                 return handle.read(cap + 1)
         except RuntimeError as exc:  # zipfile's way of saying "encrypted"
             raise SubmissionError(
-                f"{self.describe(entry)}: cannot read it ({exc}); create the zip without a password"
+                said("cannot_read_create_zip", what=self.describe(entry), why=exc)
             ) from None
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError) as exc:
             raise SubmissionError(
-                f"{self.describe(entry)}: cannot read it ({exc}); create the zip again"
-                " with ordinary compression"
+                said("cannot_read_create_zip_3", what=self.describe(entry), why=exc)
             ) from None
 
     def describe(self, entry: _Entry) -> str:
@@ -1357,8 +1334,7 @@ def _safe_parts(name: str, path: Path) -> tuple[str, ...]:
     parts = PurePosixPath(posix).parts
     if posix.startswith("/") or re.match(r"[A-Za-z]:", posix) or ".." in parts or "\x00" in name:
         raise SubmissionError(
-            f"{path}: refused: the zip holds an entry named {name!r}, which points outside the"
-            " zip; create the zip again from your folder"
+            said("refused_zip_holds_entry", what=path, name=f"{name!r}")
         )
     return tuple(part for part in parts if part not in ("", "."))
 

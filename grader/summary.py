@@ -24,78 +24,33 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from grader import sinks
+from grader.messages import said
 from grader.messages import translate
 from grader.report._text import plot_style, plot_word
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
+from grader.messages import by_lang
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
 
-TEXT = {
-    "en": {
-        "title": "Class summary", "graded": "Submissions graded", "not_graded": "Entries not graded",
-        "mean": "Mean score", "median": "Median score", "range": "Lowest – highest",
-        "pass_rate": "Passed (at or above the pass mark)", "scores": "Score distribution",
-        "parts": "Mean score per part", "part": "Part", "mean_col": "Mean", "max_col": "Max",
-        "tests": "Pass rate per test", "test": "Test", "rate": "Passed",
-        "hardest": "Tests fewer students passed, lowest first",
-        "mistakes": "Recognised mistakes", "mistake": "Mistake id", "count": "Submissions",
-        "no_mistakes": "No known mistake was recognised.",
-        "unrecognised": "Entries that are not submissions", "entry": "Entry", "why": "Why",
-        "errors": "Submissions with errors (syntax errors, crashes, timeouts)",
-        "timeouts": "Submissions with a timeout",
-        "first": "At a glance",
-        "central": "Passed despite the central mistake",
-        "central_row": "{passed} of {total} submissions with {mid} still passed",
-        "common": "Most common mistakes, one example each",
-        "example": "Example", "student": "Submission",
-        "error_list": "Submissions with errors",
-        "error_col": "What went wrong",
-        "none": "none",
-        "rings": "Similar submissions: look at these first",
-        "ring_row": "Group {g} ({n} submissions, code match up to {best:.2f}): {members}",
-        "ring_more": "Every pair side by side: similarity.en.html",
-        "clusters": "Failures no known mistake explains, grouped by behaviour",
-        "cluster_example": "example", "cluster_tests": "the tests they fail",
-        "cluster_draft": "Make cluster {n} a catalogue entry: grader catalogue draft OUT --cluster {n}",
-        "items_title": "Tests: pass rate and discrimination",
-        "items_note": ("Discrimination is the correlation between passing the test and the rest of the score; "
-                       "flagged tests may be broken or may not tell students apart."),
-        "disc": "Discrimination", "flags": "Flags",
-    },
-    "ja": {
-        "title": "クラス全体のまとめ", "graded": "採点した提出物", "not_graded": "採点できなかった項目",
-        "mean": "平均点", "median": "中央値", "range": "最低点 – 最高点",
-        "pass_rate": "合格（合格点以上）", "scores": "得点の分布",
-        "parts": "小問ごとの平均点", "part": "小問", "mean_col": "平均", "max_col": "満点",
-        "tests": "テストごとの合格率", "test": "テスト", "rate": "合格率",
-        "hardest": "合格した学生が少ないテスト（低い順）",
-        "mistakes": "見つかった間違い", "mistake": "間違いの ID", "count": "提出物数",
-        "no_mistakes": "既知の間違いは見つかりませんでした。",
-        "unrecognised": "提出物として認識できなかった項目", "entry": "項目", "why": "理由",
-        "errors": "エラーのあった提出物（構文エラー・異常終了・時間切れ）",
-        "timeouts": "時間切れのあった提出物",
-        "first": "まずここを確認",
-        "central": "核心の間違いがあっても合格した提出物",
-        "central_row": "{mid} のある提出物 {total} 件のうち {passed} 件が合格",
-        "common": "よくある間違い（各 1 例）",
-        "example": "例", "student": "提出物",
-        "error_list": "エラーのあった提出物",
-        "error_col": "起きたこと",
-        "none": "なし",
-        "rings": "よく似た提出物：まずここを確認",
-        "ring_row": "グループ {g}（{n} 件、コードの一致は最大 {best:.2f}）: {members}",
-        "ring_more": "すべての組を並べて表示: similarity.ja.html",
-        "clusters": "既知の間違いで説明できない不合格（振る舞いでまとめたもの）",
-        "cluster_example": "例", "cluster_tests": "不合格のテスト",
-        "cluster_draft": "クラスタ {n} をカタログ項目にする: grader catalogue draft OUT --cluster {n}",
-        "items_title": "テストごとの合格率と識別力",
-        "items_note": ("識別力は、そのテストの合否と残りの得点との相関です。印の付いたテストは、壊れているか、"
-                       "学生の理解度を見分けていない可能性があります。"),
-        "disc": "識別力", "flags": "注意",
-    },
-}
+TEXT = by_lang({
+    "title": "summary_title", "graded": "summary_graded", "not_graded": "summary_not_graded",
+    "mean": "summary_mean", "median": "summary_median", "range": "summary_range", "pass_rate": "summary_pass_rate",
+    "scores": "plot_score_distribution", "parts": "summary_parts", "part": "part", "mean_col": "summary_mean_col",
+    "max_col": "summary_max_col", "tests": "summary_tests", "test": "test", "rate": "summary_rate",
+    "hardest": "summary_hardest", "mistakes": "summary_mistakes", "mistake": "summary_mistake",
+    "count": "summary_count", "no_mistakes": "summary_no_mistakes", "unrecognised": "summary_unrecognised",
+    "entry": "summary_entry", "why": "summary_why", "errors": "summary_errors", "timeouts": "summary_timeouts",
+    "first": "summary_first", "central": "summary_central", "central_row": "summary_central_row",
+    "common": "summary_common", "example": "summary_example", "student": "gb_submission",
+    "error_list": "summary_error_list", "error_col": "summary_error_col", "none": "summary_none",
+    "rings": "summary_rings", "ring_row": "summary_ring_row", "ring_more": "summary_ring_more",
+    "clusters": "summary_clusters", "cluster_example": "summary_cluster_example",
+    "cluster_tests": "summary_cluster_tests", "cluster_draft": "summary_cluster_draft",
+    "items_title": "summary_items_title", "items_note": "summary_items_note", "disc": "summary_disc",
+    "flags": "gb_flags",
+})
 
 
 @dataclass
@@ -137,9 +92,20 @@ def _who(report: GradeReport) -> str:
     return f"{name} ({sid})" if name and sid else report.submission
 
 
+#: How much of a submission's first error the summary keeps, and how much of it, once shown in
+#: the page's language, it shows: cut after translating, so that a cut never leaves a sentence
+#: half in English.
+_ERROR_KEPT, _ERROR_SHOWN = 2000, 200
+
+
+def _error_shown(text: str, lang: str) -> str:
+    said = translate(text, lang)
+    return said if len(said) <= _ERROR_SHOWN else said[:_ERROR_SHOWN - 1] + "…"
+
+
 def _first_error(report: GradeReport) -> str:
     if report.errors:
-        return report.errors[0].splitlines()[0][:200] if report.errors[0] else ""
+        return report.errors[0].splitlines()[0][:_ERROR_KEPT] if report.errors[0] else ""
     for t in report.tests:
         if t.status in (Status.ERROR, Status.TIMEOUT):
             return f"{t.id}: {t.status.value}"
@@ -174,7 +140,7 @@ def class_stats(reports: list[GradeReport], unrecognised: list[tuple[str, str]] 
         central=central_rows,
         examples=examples,
         error_list=[(_who(r), _first_error(r)) for r in errored]
-        + [(entry, f"not graded: {why}") for entry, why in unrecognised or []],
+        + [(entry, said("not_graded", why=why)) for entry, why in unrecognised or []],
         n=len(reports),
         max_score=max((float(r.max_score) for r in reports), default=0.0),
         scores=scores,
@@ -338,7 +304,7 @@ def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[s
     lines += ["", f"### {t['error_list']} ({len(stats.error_list)})", ""]
     if stats.error_list:
         lines += [f"| {t['student']} | {t['error_col']} |", "| --- | --- |"]
-        lines += [f"| {_md(who)} | {_md(translate(what, lang))} |" for who, what in stats.error_list[:10]]
+        lines += [f"| {_md(who)} | {_md(_error_shown(what, lang))} |" for who, what in stats.error_list[:10]]
     else:
         lines.append(t["none"])
     lines += [
@@ -442,7 +408,7 @@ def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, by
         flag_words=lambda item: flag_words(item, lang),
         clusters=[(c, describe(c, lang)) for c in stats.clusters[:5]],
         pct=(lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"),
-        say=lambda text: translate(text, lang),
+        say=lambda text: translate(text, lang), error=lambda text: _error_shown(text, lang),
     ))
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import typing as _typing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,9 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+
+# messages and typing (above) are imported under private names: this module's public names are its __all__
+from grader import messages as _messages
 
 __all__ = [
     "ANSWER_KEY",
@@ -120,6 +124,18 @@ def _fail(
     expected: str, actual: str, en: str, ja: str, help: dict[str, str] | None = None  # noqa: A002
 ) -> Mismatch:
     return Mismatch(expected, actual, {"en": en, "ja": ja}, help)
+
+
+class _Both(_typing.TypedDict):
+    en: str
+    ja: str
+
+
+def _both(key: str, /, **slots: object) -> _Both:
+    """The sentence ``key`` of :data:`grader.messages.MESSAGES` in English and in Japanese, as the
+    ``en`` and ``ja`` of :func:`_fail` and :func:`require` take it (``**_both(key, ...)``); also
+    used by :mod:`grader.quizsuite`."""
+    return _Both(en=_messages.say(key, "en", **slots), ja=_messages.say(key, "ja", **slots))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,11 +233,8 @@ def tolerance(dtype: Any, magnitude: float = 1.0) -> dict[str, float]:
 # ---------------------------------------------------------------------------------------------
 # Checks
 
-_KIND_NAMES = {
-    "f": ("floating-point numbers", "浮動小数点数"),
-    "i": ("integers", "整数"),
-    "b": ("booleans", "真偽値"),
-}
+#: ``dtype.kind`` -> the label (grader.messages.LABELS) naming such numbers in a message.
+_KIND_NAMES = {"f": "kind_f", "i": "kind_i", "b": "kind_b"}
 
 
 def _as_plain_array(actual: Any, what: str) -> np.ndarray:
@@ -234,21 +247,12 @@ def _as_plain_array(actual: Any, what: str) -> np.ndarray:
         return type(v) is list and all(ok(w) for w in v)
 
     if not ok(actual):
-        raise _fail(
-            "an array of numbers",
-            describe_value(actual),
-            f"{what} returned {describe_value(actual)}; expected a tensor or array of numbers.",
-            f"{what} の戻り値は {describe_value(actual)} でした。数値のテンソルまたは配列を返してください。",
-        )
+        raise _fail("an array of numbers", describe_value(actual),
+                    **_both("check_not_numeric", what=what, value=describe_value(actual)))
     try:
         return np.array(actual, dtype=np.float64)
     except ValueError:
-        raise _fail(
-            "a rectangular array of numbers",
-            "a ragged list",
-            f"{what} returned a ragged list (rows of different lengths); expected a rectangular array.",
-            f"{what} の戻り値は長さのそろわないリストでした。長方形の配列を返してください。",
-        ) from None
+        raise _fail("a rectangular array of numbers", "a ragged list", **_both("check_ragged", what=what)) from None
 
 
 def assert_array(
@@ -284,12 +288,8 @@ def assert_array(
     elif allow_scalar and (type(actual) in (float, int, list)):
         arr = _as_plain_array(actual, what)
     else:
-        raise _fail(
-            "an array of numbers",
-            describe_value(actual),
-            f"{what} returned {describe_value(actual)}; expected a tensor or array of numbers.",
-            f"{what} の戻り値は {describe_value(actual)} でした。数値のテンソルまたは配列を返してください。",
-        )
+        raise _fail("an array of numbers", describe_value(actual),
+                    **_both("check_not_numeric", what=what, value=describe_value(actual)))
 
     _check_dtype(arr, dtype_kind, dtype, what)
     if shape is not None:
@@ -338,36 +338,26 @@ def _expected_array(expected: Any) -> np.ndarray:
 def _check_dtype(arr: np.ndarray, dtype_kind: str, dtype: Any, what: str) -> None:
     __tracebackhide__ = True
     if arr.dtype.kind not in dtype_kind:
-        en_kind, ja_kind = _KIND_NAMES.get(dtype_kind[0], ("numbers", "数値"))
+        kind = _KIND_NAMES.get(dtype_kind[0], "kind_any")
         raise _fail(
             f"dtype kind {dtype_kind!r}",
             str(arr.dtype),
-            f"{what} returned an array of dtype {arr.dtype}; expected {en_kind}.",
-            f"{what} の戻り値の dtype は {arr.dtype} でした。{ja_kind}の配列が必要です。",
+            _messages.say("check_dtype_kind", "en", what=what, dtype=str(arr.dtype), kind=_messages.label(kind, "en")),
+            _messages.say("check_dtype_kind", "ja", what=what, dtype=str(arr.dtype), kind=_messages.label(kind, "ja")),
         )
     if dtype is not None:
         want = np.dtype(str(dtype).removeprefix("torch."))
         if arr.dtype != want:
-            raise _fail(
-                str(want),
-                str(arr.dtype),
-                f"{what} returned dtype {arr.dtype}; expected {want}, the dtype of the input. "
-                "Keep the input's precision (avoid .float() or float32 constants).",
-                f"{what} の戻り値の dtype は {arr.dtype} でした。入力と同じ {want} が必要です。"
-                "入力の精度を保ってください（.float() や float32 の定数を使わない）。",
-            )
+            raise _fail(str(want), str(arr.dtype),
+                        **_both("check_dtype", what=what, dtype=str(arr.dtype), want=str(want)))
 
 
 def _check_shape(arr: np.ndarray, shape: Sequence[int], what: str) -> None:
     __tracebackhide__ = True
     want_shape = tuple(int(n) for n in shape)
     if arr.shape != want_shape:
-        raise _fail(
-            str(want_shape),
-            str(arr.shape),
-            f"{what} returned shape {arr.shape}; expected shape {want_shape}.",
-            f"{what} の戻り値の形状は {arr.shape} でしたが、期待される形状は {want_shape} です。",
-        )
+        raise _fail(str(want_shape), str(arr.shape),
+                    **_both("check_shape", what=what, shape=str(arr.shape), want=str(want_shape)))
 
 
 def _check_finite(arr: np.ndarray, what: str) -> None:
@@ -377,14 +367,8 @@ def _check_finite(arr: np.ndarray, what: str) -> None:
         bad = np.argwhere(~good)
         first = tuple(int(i) for i in bad[0]) if arr.ndim else ()
         value = arr[first] if arr.ndim else arr.item()
-        raise _fail(
-            "finite values",
-            f"{len(bad)} non-finite",
-            f"{what} returned {len(bad)} non-finite value(s) (nan or inf); "
-            f"the first is {_fmt_number(value)} at index {first}.",
-            f"{what} の戻り値に有限でない値（nan または inf）が {len(bad)} 個あります。"
-            f"最初は位置 {first} の {_fmt_number(value)} です。",
-        )
+        raise _fail("finite values", f"{len(bad)} non-finite",
+                    **_both("check_not_finite", what=what, count=len(bad), value=_fmt_number(value), index=str(first)))
 
 
 def _worst(a: np.ndarray, exp: np.ndarray, err: np.ndarray, allowed: np.ndarray, ok: np.ndarray,
@@ -399,12 +383,9 @@ def _worst(a: np.ndarray, exp: np.ndarray, err: np.ndarray, allowed: np.ndarray,
     return _fail(
         _fmt_number(e_at),
         _fmt_number(a_at),
-        f"{what}: {n_bad} of {exp.size} values differ from the expected ones; the worst is at "
-        f"index {idx}: expected {_fmt_number(e_at)}, got {_fmt_number(a_at)} "
-        f"(max abs error {max_err:.3g}; allowed there {float(allowed[idx]):.3g}).",
-        f"{what}: {exp.size} 個中 {n_bad} 個の値が期待値と一致しません。最も大きくずれているのは"
-        f"位置 {idx} で、期待値 {_fmt_number(e_at)} に対して {_fmt_number(a_at)} でした"
-        f"（最大絶対誤差 {max_err:.3g}、そこでの許容誤差 {float(allowed[idx]):.3g}）。",
+        **_both("check_values_differ", what=what, count=n_bad, size=int(exp.size), index=str(idx),
+                expected=_fmt_number(e_at), actual=_fmt_number(a_at), error=f"{max_err:.3g}",
+                allowed=f"{float(allowed[idx]):.3g}"),
     )
 
 
@@ -420,14 +401,8 @@ def _check_zeros(a: np.ndarray, expected_zero_mask: Any, what: str) -> None:
     if not bool(np.all(exact)):
         where_bad = np.argwhere(mask & (a != 0.0))
         idx = tuple(int(i) for i in where_bad[0])
-        raise _fail(
-            "0.0",
-            _fmt_number(a[idx]),
-            f"{what}: masked positions must be exactly 0, but index {idx} is "
-            f"{_fmt_number(a[idx])}.",
-            f"{what}: マスクされた位置はちょうど 0 でなければなりませんが、位置 {idx} は "
-            f"{_fmt_number(a[idx])} でした。",
-        )
+        raise _fail("0.0", _fmt_number(a[idx]),
+                    **_both("check_masked_not_zero", what=what, index=str(idx), value=_fmt_number(a[idx])))
 
 
 def assert_close(
@@ -475,9 +450,7 @@ def assert_close(
     ok = err <= allowed
     if not bool(np.all(ok)) and (d := _constant_factor(a, exp, rtol, atol)) is not None:
         ok = np.ones_like(ok)
-        _NOTES.append(f"{what} agrees with the float64 result only to a relative {abs(d):.2g}: a constant "
-                      "such as 1/√d_k was rounded to float32 (not counted as a mistake; a constant made in "
-                      "the input's dtype keeps float64 precision)")
+        _NOTES.append(_messages.said("agrees_float64_result_only", what=what, error=f"{abs(d):.2g}"))
     if not bool(np.all(ok)):
         raise _worst(a, exp, err, allowed, ok, what)
     if expected_zero_mask is not None:
@@ -509,33 +482,17 @@ def assert_float(
     elif allow_array and type(actual) is np.ndarray and actual.size == 1 and actual.dtype.kind in "fi":
         value = float(actual.reshape(()).item())
     else:
-        wanted_en = "a number" if allow_array else "a Python float"
-        wanted_ja = "数値" if allow_array else "Python の float"
-        hint_en = "" if allow_array else " Use .item() or float(...) to turn a tensor into a float."
-        hint_ja = "" if allow_array else "テンソルは .item() か float(...) で float に変換してください。"
-        raise _fail(
-            wanted_en,
-            describe_value(actual),
-            f"{what} returned {describe_value(actual)}; expected {wanted_en}.{hint_en}",
-            f"{what} の戻り値は {describe_value(actual)} でした。{wanted_ja}を返してください。{hint_ja}",
-        )
+        raise _fail("a number" if allow_array else "a Python float", describe_value(actual),
+                    **_both("check_not_a_number" if allow_array else "check_not_a_float", what=what,
+                            value=describe_value(actual)))
     if not math.isfinite(value):
-        raise _fail(
-            _fmt_number(exp),
-            _fmt_number(value),
-            f"{what} returned {_fmt_number(value)}; expected a finite number near {_fmt_number(exp)}.",
-            f"{what} の戻り値は {_fmt_number(value)} でした。{_fmt_number(exp)} に近い有限の数が必要です。",
-        )
+        raise _fail(_fmt_number(exp), _fmt_number(value),
+                    **_both("check_not_finite_number", what=what, value=_fmt_number(value), expected=_fmt_number(exp)))
     allowed = abs + rel * math.fabs(exp)
     if not (math.fabs(value - exp) <= allowed):
-        raise _fail(
-            _fmt_number(exp),
-            _fmt_number(value),
-            f"{what} returned {_fmt_number(value)}; expected {_fmt_number(exp)} "
-            f"(allowed error {allowed:.3g}).",
-            f"{what} の戻り値は {_fmt_number(value)} でしたが、期待値は {_fmt_number(exp)} です"
-            f"（許容誤差 {allowed:.3g}）。",
-        )
+        raise _fail(_fmt_number(exp), _fmt_number(value),
+                    **_both("check_number_differs", what=what, value=_fmt_number(value), expected=_fmt_number(exp),
+                            allowed=f"{allowed:.3g}"))
     return value
 
 
@@ -561,22 +518,12 @@ def assert_int(actual: Any, expected: int, *, what: str = "the function") -> int
         raise _fail(
             str(expected) if integral_float else "an int",
             describe_value(actual),
-            f"{what} returned {describe_value(actual)} (a {type(actual).__name__}); expected an int.",
-            f"{what} の戻り値は {describe_value(actual)}（{type(actual).__name__}）でした。int を返してください。",
-            help={
-                "en": "A dimension count is an int: use // (or int()) rather than /.",
-                "ja": "次元数は int です。/ ではなく // （または int()）を使ってください。",
-            }
-            if integral_float
-            else None,
+            **_both("check_not_an_int", what=what, value=describe_value(actual), type=type(actual).__name__),
+            help={lang: _messages.say("check_int_floor_division", lang) for lang in ("en", "ja")} if integral_float else None,
         )
     if not (actual == expected):
-        raise _fail(
-            str(expected),
-            str(actual),
-            f"{what} returned {actual}; expected {expected}.",
-            f"{what} の戻り値は {actual} でしたが、期待値は {expected} です。",
-        )
+        raise _fail(str(expected), str(actual),
+                    **_both("check_int_differs", what=what, value=str(actual), expected=str(expected)))
     return actual
 
 
@@ -585,24 +532,15 @@ def assert_dict(actual: Any, keys: Sequence[str], *, what: str = "the function")
     __tracebackhide__ = True
     want = sorted(keys)
     if type(actual) is not dict:
-        raise _fail(
-            f"a dict with keys {want}",
-            describe_value(actual),
-            f"{what} returned {describe_value(actual)}; expected a dict with keys {want}.",
-            f"{what} の戻り値は {describe_value(actual)} でした。キー {want} を持つ dict を返してください。",
-        )
+        raise _fail(f"a dict with keys {want}", describe_value(actual),
+                    **_both("check_not_a_dict", what=what, value=describe_value(actual), keys=str(want)))
     got = sorted(repr(k) if type(k) is not str else k for k in actual)
     if got != want:
         missing = [k for k in want if k not in got]
         extra = [k for k in got if k not in want]
-        raise _fail(
-            str(want),
-            str(got),
-            f"{what} returned a dict with keys {got}; expected exactly {want} "
-            f"(missing {missing}, unexpected {extra}).",
-            f"{what} の戻り値の dict のキーは {got} でした。ちょうど {want} が必要です"
-            f"（不足 {missing}、余分 {extra}）。",
-        )
+        raise _fail(str(want), str(got),
+                    **_both("check_dict_keys", what=what, got=str(got), keys=str(want), missing=str(missing),
+                            extra=str(extra)))
     return actual
 
 
@@ -610,19 +548,11 @@ def assert_list(actual: Any, length: int, *, what: str = "the function") -> list
     """Check that ``actual`` is a plain ``list`` of ``length`` items."""
     __tracebackhide__ = True
     if type(actual) is not list:
-        raise _fail(
-            f"a list of {length} items",
-            describe_value(actual),
-            f"{what} returned {describe_value(actual)}; expected a list of {length} items.",
-            f"{what} の戻り値は {describe_value(actual)} でした。{length} 個の要素を持つ list を返してください。",
-        )
+        raise _fail(f"a list of {length} items", describe_value(actual),
+                    **_both("check_not_a_list", what=what, value=describe_value(actual), length=length))
     if len(actual) != length:
-        raise _fail(
-            str(length),
-            str(len(actual)),
-            f"{what} returned a list of {len(actual)} items; expected {length}.",
-            f"{what} の戻り値の list の要素数は {len(actual)} でしたが、{length} 個必要です。",
-        )
+        raise _fail(str(length), str(len(actual)),
+                    **_both("check_list_length", what=what, count=len(actual), length=length))
     return actual
 
 
@@ -675,19 +605,9 @@ def raises_student(type_name: str | Sequence[str], *, what: str = "the call") ->
         outcome.raised = exc
         if exc.type_name in names or any(b in names for b in exc.bases):
             return
-        raise _fail(
-            want,
-            exc.type_name,
-            f"expected {what} to raise {want}, but it raised {exc}.",
-            f"{what} は {want} を送出するはずですが、{exc} が送出されました。",
-        ) from None
+        raise _fail(want, exc.type_name, **_both("check_raised_another", what=what, want=want, raised=str(exc))) from None
     shown = describe_value(outcome.returned)
-    raise _fail(
-        want,
-        f"returned {shown}",
-        f"expected {what} to raise {want}, but the call returned {shown}.",
-        f"{what} は {want} を送出するはずですが、例外は起きず {shown} が返されました。",
-    )
+    raise _fail(want, f"returned {shown}", **_both("check_raised_nothing", what=what, want=want, value=shown))
 
 
 def quiz_question_ids(config: pytest.Config) -> list[str]:
@@ -727,10 +647,8 @@ def quiz_answer(answers: Any, question_id: str, *, file: str = "answers.yaml") -
         raise _fail(
             "a readable answers file",
             "unreadable",
-            f"{question_id}: {file} cannot be read, so no answer was checked: {answers.problem}."
-            f" Fix {file} and run the check again.",
-            f"{question_id}: {file} を読み込めないため、答えを確認できませんでした。"
-            f"{answers.problem_ja} {file} を直してから、もう一度チェックしてください。",
+            _messages.say("check_answers_unreadable", "en", question=question_id, file=file, problem=answers.problem),
+            _messages.say("check_answers_unreadable", "ja", question=question_id, file=file, problem=answers.problem_ja),
         )
     if type(answers) is not dict:
         return None

@@ -45,6 +45,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.errors import GraderError
+from grader.messages import said
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -134,7 +135,7 @@ def load_mutants(folder: Path, code_files: Sequence[str]) -> list[Mutant]:
                 header[key.strip()] = value.strip()
         shown = f"{folder.name}/{path.relative_to(folder).as_posix()}"  # (no machine's folders in a message)
         if "mistake" not in header or "file" not in header:
-            raise GraderError(f"{shown}: a mutant starts with '# mistake: <id>' and '# file: <name>.py'")
+            raise GraderError(said("mutant_starts_mistake_id", path=shown))
         if header["file"] not in code_files:
             near = difflib.get_close_matches(header["file"], list(code_files), n=1)
             raise GraderError(f"{shown}: '# file: {header['file']}' must be one of {', '.join(code_files)}"

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from grader.errors import GraderError
+from grader.messages import said
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -185,7 +186,7 @@ class WarmChecker:
                             timeout if timeout is not None else READY_TIMEOUT_S)
         self.checks += 1
         if msg.get("report") is None:
-            raise GraderError(f"the check gave no report: {msg.get('error') or 'no reason given'}")
+            raise GraderError(said("check_gave_no_report", why=msg.get('error') or 'no reason given'))
         return CheckResult(
             report=GradeReport.from_dict(msg["report"]),
             views=dict(msg.get("views") or {}),
@@ -205,7 +206,7 @@ class WarmChecker:
 
     def _send(self, message: dict[str, Any]) -> None:
         if self.proc is None:
-            raise GraderError("the checker is not running")
+            raise GraderError(said("checker_running"))
         try:
             self._write(self.proc, message)
         except (BrokenPipeError, OSError, ValueError):
@@ -223,14 +224,14 @@ class WarmChecker:
                 msg: dict[str, Any] = json.loads(line)
                 if msg.get("op") == "fatal":
                     self.stop()
-                    raise GraderError(f"the checker stopped: {msg.get('message')}")
+                    raise GraderError(said("checker_stopped", why=msg.get('message')))
                 if wanted(msg):
                     return msg
                 # anything else: a chunk's end, or the report of a check given up on
             left = deadline - time.monotonic()
             if left <= 0:
                 self.stop()
-                raise GraderError(f"the checker gave no answer in {timeout:.0f} s; it was stopped")
+                raise GraderError(said("checker_gave_no_answer", seconds=f"{timeout:.0f}"))
             ready, _, _ = select.select([fd], [], [], left)
             if ready:
                 data = os.read(fd, 1 << 20)

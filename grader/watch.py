@@ -146,17 +146,15 @@ def _check(checker: Any, path: Path, assignment: Assignment, lang: str, console:
     """
     from grader.submission import load_submission
 
-    from grader.messages import error_text
+    from grader.messages import error_text, label
 
     try:
         sub = load_submission(path, assignment)
     except SubmissionError as exc:  # e.g. a notebook caught half-written: the next save fixes it
-        label = "エラー" if lang == "ja" else "error"
-        console.print(f"{label}: {terminal(error_text(exc, lang))}", style="red", soft_wrap=True, markup=False)
+        console.print(f"{label('error', lang)}: {terminal(error_text(exc, lang))}", style="red", soft_wrap=True, markup=False)
         return None
     try:
         return checker.check(sub, lang=lang, views=()).report
     except GraderError as exc:
-        label = "採点システムのエラー" if lang == "ja" else "grader error"
-        console.print(f"{label}: {terminal(error_text(exc, lang))}", style="red", soft_wrap=True, markup=False)
+        console.print(f"{label('grader_error', lang)}: {terminal(error_text(exc, lang))}", style="red", soft_wrap=True, markup=False)
         return None

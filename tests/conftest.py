@@ -20,6 +20,7 @@ Tests marked ``alone`` look at every process of this checkout (no batch worker m
 from __future__ import annotations
 
 import fcntl
+import io
 import os
 import shutil
 import subprocess
@@ -179,6 +180,44 @@ def _english_left(text: str) -> list[str]:
                 fixed.add(chunk)
     flat = " ".join(text.replace("\\", "").split())
     return sorted(chunk for chunk in fixed if chunk in flat)
+
+
+def _japanese_outputs(outdir: Path, rubric: Any = None) -> dict[str, str]:
+    """Everything a batch's folder shows in Japanese, by what it is: its Japanese pages (the
+    summary, the gradebook page, the similarity page) and each report as a Japanese reader sees
+    it (Markdown, HTML, the terminal), rendered for a course in Japanese alone (``language: ja``),
+    so that any English in them is English a Japanese reader was left with."""
+    import dataclasses
+    import html
+
+    from rich.console import Console
+
+    from grader.outdir import read_record
+    from grader.report import render
+    from grader.report.model import GradeReport
+    from grader.report.terminal import show
+
+    if rubric is not None:
+        rubric = dataclasses.replace(rubric, report=dataclasses.replace(rubric.report, languages=("ja",)))
+    shown = {page.name: html.unescape(page.read_text(encoding="utf-8"))
+             for page in sorted(outdir.glob("*.ja.*")) if page.suffix in (".md", ".html")}
+    for path in sorted((outdir / "reports").glob("*.yaml")):
+        data = read_record(path)
+        if data is None:
+            continue
+        report = GradeReport.from_dict(data)
+        for fmt in ("markdown", "html"):
+            shown[f"{path.stem} ({fmt})"] = html.unescape(render(report, fmt, rubric=rubric, lang="ja"))
+        console = Console(record=True, width=200, file=io.StringIO())
+        show(report, console, "ja")
+        shown[f"{path.stem} (terminal)"] = console.export_text()
+    return shown
+
+
+@pytest.fixture(scope="session")
+def japanese_outputs():
+    """``japanese_outputs(outdir, rubric) -> {what: text}``: a batch's every Japanese output."""
+    return _japanese_outputs
 
 
 @pytest.fixture(scope="session")

@@ -119,6 +119,17 @@ def test_the_japanese_summary_says_every_reason_in_japanese(batches, english_lef
     assert english_left(text) == []
 
 
+def test_every_japanese_output_of_the_hostile_batch_holds_no_english_sentence(batches, english_left,
+                                                                              japanese_outputs):
+    """The summary, the gradebook page and every report (Markdown, HTML, terminal) in Japanese:
+    none of the grader's English sentences or labels is left in them, whatever the entry did."""
+    rubric, _, out = batches
+    shown = japanese_outputs(out["hostile"][1], rubric)
+    assert len(shown) > 3 * len(list((out["hostile"][1] / "reports").glob("*.yaml")))
+    left = {what: found for what, text in shown.items() if (found := english_left(text))}
+    assert left == {}
+
+
 def test_colliding_names_get_distinct_reports_and_a_note(batches):
     _, _, out = batches
     reports = _reports(out["hostile"][1])

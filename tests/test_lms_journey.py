@@ -152,7 +152,7 @@ def _moodle_export(dest: Path) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, english_left):
+def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, english_left, japanese_outputs):
     export = _moodle_export(tmp_path)
     out = tmp_path / "out"
     proc = _batch(export, out, "--gradebook", "moodle", "--bom")
@@ -196,6 +196,11 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, engli
     # feedback files, as Moodle's zip importer maps them to participants
     assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") >= {123458, 123462, 123473}
 
+    # every Japanese output (the pages, each report as Markdown, HTML and on the terminal)
+    from grader.rubric import load_rubric
+
+    shown = japanese_outputs(out, load_rubric(RUBRIC))
+    assert {what: found for what, text in shown.items() if (found := english_left(text))} == {}
     _keep(out, "moodle", "gradebook.csv", "gradebook.moodle.csv", "moodle-feedback-files.zip", "summary.en.html")
     # the class summary's first screen, in the browser
     _summary_first_screen(out, tmp_path, english_left)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader import messages
-from grader.lms import REASONS, reason
+from grader.lms import reason
 from grader.report import _text
 
 _SLOTS = string.Formatter()
@@ -22,16 +22,42 @@ def _slots(text: str) -> set[str]:
     return {name for _, name, _, _ in _SLOTS.parse(text) if name}
 
 
-@pytest.mark.parametrize("key", sorted(REASONS))
+@pytest.mark.parametrize("key", sorted(messages.MESSAGES))
 def test_every_keyed_sentence_renders_in_both_languages(key: str) -> None:
-    entry = REASONS[key]
-    assert set(entry) == {"en", "ja"}, key
-    assert _slots(entry["en"]) == _slots(entry["ja"]), key
-    slots = {name: f"<{name}>" for name in _slots(entry["en"])}
-    ja, en = reason(key, ("ja",), **slots), reason(key, ("en",), **slots)
-    assert ja and en and ja != en
-    assert not re.search(r"[A-Za-z]{4,} [a-z]{3,}", re.sub(r"<\w+>", "", ja)), ja  # no English sentence left
-    assert messages.translate(en, "ja") == ja  # a stored English reason reads back in Japanese
+    """Each key says its sentence in English and in Japanese with the same slots, and the English,
+    once kept (a report's record, a process boundary), reads back to the same Japanese."""
+    entry = messages.MESSAGES[key]
+    assert entry.en.strip() and entry.ja.strip(), key
+    assert _slots(entry.en) == _slots(entry.ja), key
+    slots = {name: f"<{name}>" for name in _slots(entry.en)}
+    ja, en = messages.say(key, "ja", **slots), messages.say(key, "en", **slots)
+    assert en == str(messages.said(key, **slots)) == entry.en.format(**slots)
+    if entry.en != entry.ja:
+        assert ja != en
+    assert not re.search(r"[A-Za-z]{4,} [a-z]{3,} [a-z]{3,}", _COMMAND.sub("", re.sub(r"<\w+>", "", ja))), ja
+    assert messages.translate(messages.said(key, **slots), "ja") == ja
+    assert messages.translate(en, "ja") == ja, "the kept English reads back to another sentence"
+
+
+def test_no_two_keys_say_the_same_english() -> None:
+    english = [m.en for m in messages.MESSAGES.values()]
+    assert sorted(e for e in set(english) if english.count(e) > 1) == []
+
+
+def test_a_reason_is_in_the_rubrics_languages() -> None:
+    assert reason("missing", ("ja", "en"), files="a.py") == "未提出のファイル: a.py / missing: a.py"
+    assert reason("missing", ("en",), files="a.py") == "missing: a.py"
+
+
+def test_a_keyed_sentence_keeps_its_key_through_a_pickle_and_an_exception() -> None:
+    import pickle
+
+    from grader.errors import UsageError
+
+    note = messages.said("skipped", name="x.py", problem=messages.said("symbolic_link_file"))
+    back = pickle.loads(pickle.dumps(note))
+    assert isinstance(back, messages.Said) and back == note and back.key == "skipped"
+    assert messages.error_text(UsageError(note), "ja") == "x.py を読み飛ばしました: シンボリックリンクで、ファイルではありません"
 
 
 def test_every_sentence_has_japanese_with_the_same_slots() -> None:
@@ -53,13 +79,36 @@ def test_every_label_has_both_languages() -> None:
 
 
 def test_one_word_per_concept_in_japanese() -> None:
-    """A part is 小問 and a mistake is 間違い wherever the grader names them."""
+    """A part is 小問, a mistake 間違い and a rubric ルーブリック wherever the grader names them: the
+    labels of every writer (reports, terminal, summary, similarity page, CI summary) and every sentence."""
     from grader.report.terminal import WORDS
     from grader.summary import TEXT
 
-    assert WORDS["ja"]["part"] == TEXT["ja"]["part"] == _text.LABELS["part"]["ja"] == "小問"
-    written = " ".join([*TEXT["ja"].values(), *(w["ja"] for w in _text.LABELS.values()), *_text.PLOT_WORDS["ja"].values()])
-    assert "ミス" not in written and "誤り" not in written and "課題ごと" not in written
+    assert WORDS["ja"]["part"] == TEXT["ja"]["part"] == _text.LABELS["part"]["ja"] == messages.label("part", "ja") == "小問"
+    labels = " ".join(m.ja for m in messages.LABELS.values())
+    sentences = " ".join(m.ja for m in messages.MESSAGES.values())
+    assert "課題ごと" not in labels  # per part is 小問ごと; 課題 is the assignment
+    for other in ("ミス", "誤り", "採点基準"):
+        assert other not in labels and other not in sentences, other
+
+
+def test_every_label_is_kept_once() -> None:
+    """The writers' words come from messages.LABELS: no two keys hold the same words, and the
+    tables the writers index (report, summary, similarity page, clusters, flags, CI summary)
+    are views of it."""
+    from grader import clusters, items, similarity, summary
+    from grader.report import markdown
+
+    pairs = [(m.en, m.ja) for m in messages.LABELS.values()]
+    assert sorted(p for p in set(pairs) if pairs.count(p) > 1) == []
+    known = set(pairs)
+    views = [*(((w["en"], w["ja"]) for w in _text.LABELS.values())),
+             *(((w["en"], w["ja"]) for w in items.FLAGS.values())),
+             *(((summary.TEXT["en"][k], summary.TEXT["ja"][k]) for k in summary.TEXT["en"])),
+             *(((similarity.TEXT["en"][k], similarity.TEXT["ja"][k]) for k in similarity.TEXT["en"])),
+             *(((clusters._WORDS["en"][k], clusters._WORDS["ja"][k]) for k in clusters._WORDS["en"])),
+             (markdown._RAN["en"], markdown._RAN["ja"])]
+    assert [v for v in views if v not in known] == []
 
 
 def test_batch_reasons_read_in_japanese() -> None:
@@ -208,14 +257,117 @@ def test_the_batch_warnings_read_in_japanese() -> None:
                                                     .replace("cannot render the report (ValueError: x)", "")), said
 
 
-def test_every_sentence_said_with_say_is_a_sentence() -> None:
-    """``say(SENTENCE, lang, ...)`` looks its Japanese up: every literal it is given is in SENTENCES."""
-    said = []
+def _keys_said(source: str) -> list[tuple[int, object]]:
+    """(line, first argument) of every ``say`` / ``said`` / ``reason`` / ``_both`` call whose key is a
+    literal (``_both`` is grader/testing.py's feedback in both languages)."""
+    found: list[tuple[int, object]] = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and node.args
+                and (node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", ""))
+                in ("say", "said", "reason", "_both")):
+            first = node.args[0]
+            options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
+            found += [(node.lineno, o.value) for o in options if isinstance(o, ast.Constant)]
+    return found
+
+
+def test_every_key_said_is_a_key() -> None:
+    """``say("key", lang, ...)`` and ``said("key", ...)`` name a key of MESSAGES."""
+    said = [(path.name, line, key) for path in sorted(_GRADER.rglob("*.py"))
+            for line, key in _keys_said(path.read_text(encoding="utf-8"))]
+    assert len(said) >= 200
+    assert [s for s in said if s[2] not in messages.MESSAGES] == []
+
+
+#: Files that run in the sandbox, where the grader package cannot be imported: the English they
+#: send back is still a sentence of the table, read back to its key.
+_SANDBOXED = ("sandbox/zygote.py", "wire.py")
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"\{[^{}]*\}", "{}", text).split())
+
+
+def _spelled_out(source: str) -> list[str]:
+    """Sentences of MESSAGES that ``source`` spells out (a literal or an f-string with the same fixed
+    words) where it should say their key; docstrings are not sentences said."""
+    english = {_norm(m.en): key for key, m in messages.MESSAGES.items() if len(_norm(m.en).split()) >= 2}
+    tree = ast.parse(source)
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and n.body and isinstance(n.body[0], ast.Expr)}
+    found = []
+    for node in ast.walk(tree):
+        text = None if id(node) in docs else _template(node)
+        if text is not None and _norm(text) in english:
+            found.append(f"{node.lineno}: {english[_norm(text)]}")
+    return found
+
+
+def test_every_sentence_is_said_by_its_key() -> None:
+    """No module spells out a sentence MESSAGES keeps: it says the key (one home per sentence)."""
+    left = {}
     for path in sorted(_GRADER.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "say" and node.args:
-                first = node.args[0]
-                options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
-                said += [(path.name, o.value) for o in options if isinstance(o, ast.Constant)]
-    assert len(said) >= 5
-    assert [s for s in said if s[1] not in messages.SENTENCES] == []
+        rel = path.relative_to(_GRADER).as_posix()
+        if rel not in ("messages.py", *_SANDBOXED) and (found := _spelled_out(path.read_text(encoding="utf-8"))):
+            left[rel] = found
+    assert left == {}
+
+
+def test_a_sentence_spelled_out_is_caught() -> None:
+    assert _spelled_out('notes.append(f"skipped {name}: {why}")\n') == ["1: skipped"]
+    assert _spelled_out('notes.append(said("skipped", name=name, problem=why))\n') == []
+
+
+def _keys_named(source: str) -> set[str]:
+    """Every key ``source`` names: the literal first argument of a ``say``/``said``/``reason``
+    call, or the literal key of a ``(key, {slots})`` flag (as grader/discovery.py passes on)."""
+    named = {key for _, key in _keys_said(source) if isinstance(key, str)}
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Tuple) and len(node.elts) == 2 and isinstance(node.elts[0], ast.Constant)
+                and isinstance(node.elts[0].value, str) and isinstance(node.elts[1], ast.Dict)):
+            named.add(node.elts[0].value)
+    return named
+
+
+def _never_said(keys: set[str], sources: dict[str, str]) -> list[str]:
+    """The ``keys`` no module of ``sources`` (path -> text) names, but for the sentences only the
+    sandboxed files write: they run where ``grader`` cannot be imported and spell them out."""
+    named: set[str] = set()
+    sandboxed: set[str] = set()
+    for rel, source in sources.items():
+        if rel in _SANDBOXED:
+            sandboxed |= {found.split(": ", 1)[1] for found in _spelled_out(source)}
+        elif rel != "messages.py":
+            named |= _keys_named(source)
+    return sorted(keys - named - sandboxed)
+
+
+def test_every_key_is_said_somewhere() -> None:
+    """Each key of MESSAGES is said by some module (a sentence nothing says is dead, or its origin
+    still builds it in pieces); what other programs write is FOREIGN, read back only."""
+    sources = {path.relative_to(_GRADER).as_posix(): path.read_text(encoding="utf-8")
+               for path in sorted(_GRADER.rglob("*.py"))}
+    assert _never_said(set(messages.MESSAGES), sources) == []
+    assert not set(messages.MESSAGES) & set(messages.FOREIGN)
+    assert messages.translate("No such file or directory", "ja") == "そのようなファイルやフォルダはありません"
+
+
+def test_a_key_never_said_is_caught() -> None:
+    """The check above can fail: a key built in pieces is not said, a flag or an IfExp is, and a
+    sentence only the sandbox spells out is allowed."""
+    sources = {
+        "a.py": 'text = "skipped " + name\nflags = [("empty", {})]\n',
+        "b.py": 'note = said("over_limit" if big else "zip", limit=n)\n',
+        "wire.py": 'raise ValueError(f"{name} is not JSON")\n',
+    }
+    keys = {"skipped", "empty", "over_limit", "zip", "json"}
+    assert _never_said(keys, sources) == ["skipped"]
+    assert _never_said(keys, {**sources, "wire.py": ""}) == ["json", "skipped"]
+
+
+def test_the_sandboxed_files_send_sentences_of_the_table() -> None:
+    """What the zygote and the wire send back in English reads in Japanese."""
+    for rel in _SANDBOXED:
+        raised = _left_in_english((_GRADER / rel).read_text(encoding="utf-8"))
+        assert raised == [], rel

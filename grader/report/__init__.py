@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, TYPE_CHECKING
 
 from grader.errors import UsageError
+from grader.messages import said
 from grader.report.model import GradeReport
 from grader.report.redact import Moment, redact
 
@@ -61,7 +62,7 @@ def _writer(fmt: str) -> Callable[[GradeReport, Any, str], str]:
         from grader.report import html
 
         return html.render
-    raise UsageError(f"unknown report format {fmt!r}; use one of {', '.join(SUFFIXES)}")
+    raise UsageError(said("unknown_report_format_use", fmt=f"{fmt!r}", formats=', '.join(SUFFIXES)))
 
 
 def render(report: GradeReport, fmt: str, *, rubric: Rubric | None = None, lang: str = "en",

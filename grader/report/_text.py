@@ -7,92 +7,33 @@ from collections.abc import Sequence
 from typing import Any
 
 from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
+from grader.messages import by_lang, by_name, pair
 
-LABELS: dict[str, dict[str, str]] = {
-    "report": {"en": "Grading report", "ja": "採点結果"},
-    "score": {"en": "Score", "ja": "得点"},
-    "part": {"en": "Part", "ja": "小問"},
-    "test": {"en": "Test", "ja": "テスト"},
-    "tests": {"en": "Tests", "ja": "テスト"},
-    "status": {"en": "Status", "ja": "結果"},
-    "points": {"en": "Points", "ja": "点数"},
-    "mistakes": {"en": "What went wrong", "ja": "見つかった間違い"},
-    "errors": {"en": "Problems while grading", "ja": "採点中の問題"},
-    "notes": {"en": "Notes", "ja": "補足"},
-    "adjustments": {"en": "Adjustments by hand", "ja": "手作業による得点の調整"},
-    # the gradebook page (grader/gradebook_view.py): gradebook.csv's columns and its legend
-    "gb_title": {"en": "Gradebook", "ja": "成績表"},
-    "gb_counts": {"en": "{n} rows; {adjusted} adjusted by hand; {ungraded} without a grade (the reason is in the row).",
-                  "ja": "{n} 行。手作業で調整した行 {adjusted}、点数のない行 {ungraded}（理由はその行にあります）。"},
-    "gb_adjusted": {"en": "adjusted by hand", "ja": "手作業で調整"},
-    "gb_ungraded": {"en": "no grade", "ja": "点数なし"},
-    "gb_submission": {"en": "Submission", "ja": "提出物"},
-    "gb_student_id": {"en": "Student ID", "ja": "学生 ID"},
-    "gb_name": {"en": "Name", "ja": "氏名"},
-    "gb_score": {"en": "Final score", "ja": "最終得点"},
-    "gb_automatic": {"en": "Automatic score", "ja": "自動採点の得点"},
-    "gb_adjustment": {"en": "Adjustment", "ja": "調整"},
-    "gb_max": {"en": "Out of", "ja": "満点"},
-    "gb_passed": {"en": "Passed", "ja": "合否"},
-    "gb_yes": {"en": "passed", "ja": "合格"},
-    "gb_no": {"en": "not passed", "ja": "不合格"},
-    "gb_late": {"en": "Late penalty", "ja": "遅延による減点"},
-    "gb_reasons": {"en": "Why adjusted", "ja": "調整の理由"},
-    "gb_problems": {"en": "Problems", "ja": "問題"},
-    "gb_flags": {"en": "Flags", "ja": "注意"},
-    "passed": {"en": "passed", "ja": "合格"},
-    "below": {"en": "below the pass mark", "ja": "合格点未満"},
-    # a passing score with the rubric's central mistake (``central: true``): never a plain "passed"
-    "passed_but": {"en": "passed, but with the central mistake {ids}",
-                   "ja": "合格。ただし核心の間違い {ids} があります"},
-    "central_title": {"en": "Passed, but with the chapter's central mistake: fix it first",
-                      "ja": "合格ですが、この章の核心の間違いがあります。まず直してください"},
-    "pass_mark": {"en": "Pass mark", "ja": "合格点"},
-    "expected": {"en": "expected", "ja": "期待値"},
-    "actual": {"en": "got", "ja": "実際の値"},
-    "plots": {"en": "Your functions, plotted", "ja": "あなたの関数のグラフ"},
-    "no_plots": {"en": "No plot data in this report.", "ja": "このレポートにはグラフ用のデータがありません。"},
-    "sandbox": {"en": "Sandbox", "ja": "サンドボックス"},
-    "weak": {"en": "Warning", "ja": "警告"},
-    "output": {"en": "Your code printed", "ja": "コードの出力"},
-    "submission": {"en": "submission", "ja": "提出物"},
-    "mistake_ids": {"en": "mistakes", "ja": "間違い"},
-    "seed": {"en": "seed", "ja": "シード"},
-    "grading_failed": {"en": "Grading did not finish", "ja": "採点を完了できませんでした"},
-    # the notebook's check cell and `grader check --watch` (grader/report/cell.py)
-    "check": {"en": "Check (public tests)", "ja": "チェック（公開テスト）"},
-    "failing": {"en": "Tests not passed", "ja": "合格していないテスト"},
-    "all_passed": {"en": "All {n} public tests passed.", "ja": "公開テスト {n} 件すべてに合格しました。"},
-    "some_passed": {"en": "{n} of {total} public tests passed.", "ja": "公開テスト {total} 件中 {n} 件に合格しました。"},
-    "hidden_more": {"en": "{n} more tests at grading.", "ja": "採点時には、さらに {n} 件のテストを実行します。"},
-    "hidden_some": {"en": "More tests at grading.", "ja": "採点時には、さらにテストを実行します。"},
-    "graded_cells": {"en": "Graded: the cells run in this kernel ({n}).",
-                     "ja": "採点対象: このカーネルで実行したセル（{n} 個）。"},
-    "not_run": {"en": "Run the cells that define these functions first, then run this check again:",
-                "ja": "先に、次の関数を定義しているセルを実行してから、もう一度このチェックを実行してください:"},
-    "not_run_how": {"en": "The check grades only the cells run in this kernel. In Jupyter, select this cell and"
-                          " choose Run ▸ Run All Above Selected Cell (or run each cell with Shift+Enter).",
-                    "ja": "チェックは、このカーネルで実行したセルだけを採点します。Jupyter では、このセルを選んで"
-                          "「Run ▸ Run All Above Selected Cell」を選ぶか、各セルを Shift+Enter で実行してください。"},
-    "level_strong": {"en": "namespaces (the strongest level)", "ja": "namespaces（最も強いレベル）"},
-    "now_passing": {"en": "now passes", "ja": "合格になりました"},
-    "now_failing": {"en": "no longer passes", "ja": "不合格になりました"},
-    "found": {"en": "mistake found", "ja": "間違いを検出"},
-    "fixed": {"en": "mistake fixed", "ja": "間違いが直りました"},
-    "score_word": {"en": "score", "ja": "得点"},
-    "unchanged": {"en": "no change", "ja": "変化なし"},
-    "watching": {"en": "Watching {what} (Ctrl-C to stop); checked in {s:.2f} s.",
-                 "ja": "{what} を監視しています（Ctrl-C で終了）。チェック {s:.2f} 秒。"},
-    "rechecked": {"en": "{file} saved: checked again in {s:.2f} s.",
-                  "ja": "{file} が保存されました: {s:.2f} 秒で再チェックしました。"},
-}
+LABELS: dict[str, dict[str, str]] = by_name({
+    "report": "report", "score": "score", "part": "part", "test": "test", "tests": "tests", "status": "status",
+    "points": "points", "mistakes": "mistakes", "errors": "errors", "notes": "notes", "adjustments": "adjustments",
+    "gb_title": "gb_title", "gb_counts": "gb_counts", "gb_adjusted": "gb_adjusted", "gb_ungraded": "gb_ungraded",
+    "gb_submission": "gb_submission", "gb_student_id": "gb_student_id", "gb_name": "gb_name",
+    "gb_score": "gb_score", "gb_automatic": "gb_automatic", "gb_adjustment": "gb_adjustment", "gb_max": "gb_max",
+    "gb_passed": "gb_passed", "gb_yes": "passed", "gb_no": "gb_no", "gb_late": "gb_late",
+    "gb_reasons": "gb_reasons", "gb_problems": "gb_problems", "gb_flags": "gb_flags", "passed": "passed",
+    "below": "below", "passed_but": "passed_but", "central_title": "central_title", "pass_mark": "pass_mark",
+    "expected": "expected", "actual": "actual", "plots": "plots", "no_plots": "no_plots", "sandbox": "sandbox",
+    "weak": "weak", "output": "output", "submission": "submission", "mistake_ids": "mistake_ids", "seed": "seed",
+    "grading_failed": "grading_failed", "check": "check", "failing": "failing", "all_passed": "all_passed",
+    "some_passed": "some_passed", "hidden_more": "hidden_more", "hidden_some": "hidden_some",
+    "graded_cells": "graded_cells", "not_run": "not_run", "not_run_how": "not_run_how",
+    "level_strong": "level_strong", "now_passing": "now_passing", "now_failing": "now_failing", "found": "found",
+    "fixed": "fixed", "score_word": "score_word", "unchanged": "unchanged", "watching": "watching",
+    "rechecked": "rechecked",
+})
 
 STATUS_WORDS: dict[Status, dict[str, str]] = {
-    Status.PASSED: {"en": "passed", "ja": "合格"},
-    Status.FAILED: {"en": "failed", "ja": "不合格"},
-    Status.ERROR: {"en": "error", "ja": "エラー"},
-    Status.TIMEOUT: {"en": "timeout", "ja": "時間切れ"},
-    Status.SKIPPED: {"en": "skipped", "ja": "スキップ"},
+    Status.PASSED: pair("passed"),
+    Status.FAILED: pair("status_failed"),
+    Status.ERROR: pair("error"),
+    Status.TIMEOUT: pair("status_timeout"),
+    Status.SKIPPED: pair("status_skipped"),
 }
 
 STATUS_MARKS = {
@@ -150,22 +91,11 @@ def plot_style(lang: str) -> dict[str, Any]:
 
 #: Words on the grader's own plots (the class summary), per language. An assignment's figures
 #: carry their own words (its hooks).
-PLOT_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "score_max": "score (max {top})", "submissions": "submissions",
-        "score_distribution": "Score distribution", "passing": "% of submissions passing",
-        "pass_rate": "Pass rate per test (lowest {shown} of {total})",
-        "no_mistake": "no known mistake recognised",
-        "mistake_counts": "How often each mistake id occurred",
-    },
-    "ja": {
-        "score_max": "得点（満点 {top}）", "submissions": "提出物の数",
-        "score_distribution": "得点の分布", "passing": "合格した提出物の割合（%）",
-        "pass_rate": "テストごとの合格率（全 {total} 件のうち低い方から {shown} 件）",
-        "no_mistake": "既知の間違いは見つかりませんでした",
-        "mistake_counts": "間違いの ID ごとの件数",
-    },
-}
+PLOT_WORDS: dict[str, dict[str, str]] = by_lang({
+    "score_max": "plot_score_max", "submissions": "plot_submissions",
+    "score_distribution": "plot_score_distribution", "passing": "plot_passing", "pass_rate": "plot_pass_rate",
+    "no_mistake": "plot_no_mistake", "mistake_counts": "plot_mistake_counts",
+})
 
 
 def plot_word(key: str, lang: str, **slots: Any) -> str:
@@ -238,24 +168,10 @@ def languages_of(report: GradeReport, options: Any) -> list[str]:
 
 
 #: The adjustments section (grader.ledger): one wording for every writer.
-ADJUST_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "total": "Automatic score {auto}; adjusted by {delta}; final score {final}.",
-        "points": "{sign}{points} points", "set": "score set to {set}",
-        "entry": "#{n} {change} ({where}): {reason} (by {by}, {at})",
-        "whole": "total", "part": "part {part}",
-        "review": "#{n} needs review, not applied: it was made against an automatic score of {against}, "
-                  "which is now {now}",
-    },
-    "ja": {
-        "total": "自動採点の得点 {auto}、調整 {delta}、最終得点 {final}。",
-        "points": "{sign}{points} 点", "set": "得点を {set} に設定",
-        "entry": "#{n} {change}（{where}）: {reason}（{by}、{at}）",
-        "whole": "合計", "part": "小問 {part}",
-        "review": "#{n} は要確認で、適用していません: 自動採点の得点 {against} に対する調整ですが、"
-                  "その得点はいま {now} です",
-    },
-}
+ADJUST_WORDS: dict[str, dict[str, str]] = by_lang({
+    "total": "adjust_total", "points": "adjust_points", "set": "adjust_set", "entry": "adjust_entry",
+    "whole": "adjust_whole", "part": "adjust_part", "review": "adjust_review",
+})
 
 
 def adjustment_lines(report: GradeReport, langs: Sequence[str]) -> list[str]:

@@ -21,6 +21,7 @@ from typing import Any
 from grader import sinks
 from grader.report import _text
 from grader.report.model import GradeReport, Status
+from grader.messages import pair
 
 #: (part, function or None, line recorded or None, failure message) -> (file as the
 #: repository names it, line or None[, function found]), or None if unknown.
@@ -77,24 +78,10 @@ def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
     return "\n".join(out)
 
 
-_RAN = {
-    "en": "The check ran and passed: {score} of {max} points, at or above the pass mark of {mark}%.",
-    "ja": "チェックを実行し、合格しました：{max} 点中 {score} 点で、合格点 {mark}% 以上です。",
-}
-_BELOW = {
-    "en": "The check ran, but did not pass: {score} of {max} points, below the pass mark of {mark}%.",
-    "ja": "チェックは実行しましたが、合格していません：{max} 点中 {score} 点で、合格点 {mark}% 未満です。",
-}
-_BUT = {
-    "en": "The check ran and passed on points ({score} of {max}, pass mark {mark}%), but the code has the"
-          " chapter's central mistake: {mistake}",
-    "ja": "チェックを実行し、点数では合格しました（{max} 点中 {score} 点、合格点 {mark}%）。ただし、この章の"
-          "核心の間違いがあります: {mistake}",
-}
-_JOB_FAILS = {
-    "en": " This job fails until the pass mark is reached.",
-    "ja": "合格点に届くまで、このジョブは失敗と表示されます。",
-}
+_RAN = pair("ci_ran")
+_BELOW = pair("ci_below")
+_BUT = pair("ci_but")
+_JOB_FAILS = pair("ci_job_fails")
 
 
 def _outcome(report: GradeReport, opts: Any, lang: str) -> str:
@@ -110,11 +97,7 @@ def _outcome(report: GradeReport, opts: Any, lang: str) -> str:
     return text
 
 
-_CUT = {
-    "en": "The summary was cut here to fit the platform's size limit; the full report is in the"
-          " job's artifacts and log.",
-    "ja": "表示できる大きさの上限に合わせて、概要はここで切りました。完全なレポートはジョブの成果物とログにあります。",
-}
+_CUT = pair("ci_cut")
 
 
 def fit(text: str, limit: int, lang: str = "en") -> str:
@@ -250,12 +233,9 @@ class _Group:
         self.mistakes = 0
 
 
-_FAILED = {"en": "{n} problem(s)", "ja": "{n} 件の問題"}
-_MORE = {
-    "en": "{n} more function(s) with failing tests are not annotated here; the job summary lists every test.",
-    "ja": "テストが通らない関数があと {n} 個ありますが、ここには注釈していません。ジョブの概要にすべてのテストがあります。",
-}
-_MORE_TITLE = {"en": "More failing functions", "ja": "ほかにも通らない関数があります"}
+_FAILED = pair("ci_failed")
+_MORE = pair("ci_more")
+_MORE_TITLE = pair("ci_more_title")
 
 
 def _function_from_id(test_id: str) -> str | None:

@@ -43,14 +43,12 @@ from datetime import datetime, timezone
 from typing import Any
 
 from grader.report.model import CaseOutcome, GradeReport, Status
+from grader.messages import pair
 
 AUDIENCES = ("student", "instructor")
 
-_HIDDEN_TITLE = {"en": "Hidden tests ({n})", "ja": "非公開テスト（{n} 件）"}
-_HIDDEN_NOTE = {
-    "en": "The details of these tests are not shown.",
-    "ja": "これらのテストの詳細は表示されません。",
-}
+_HIDDEN_TITLE = pair("hidden_title")
+_HIDDEN_NOTE = pair("hidden_note")
 
 
 @dataclass(frozen=True)

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader.errors import SandboxRefused, UsageError
+from grader.messages import said
 from grader.sandbox import backends
 
 LEVELS = ("namespaces", "rlimits", "subprocess")
 #: what a report's warning says each weak level gives up
 _WEAK = {
-    "rlimits": "rlimits only, no namespaces",
-    "subprocess": ("one plain process per submission: time and output limits, a cleared "
-                   "environment, no filesystem or network isolation"),
+    "rlimits": said("rlimits_only_no_namespaces"),
+    "subprocess": (said("one_plain_process_per")),
 }
 
 
@@ -33,20 +33,34 @@ def can_fork() -> bool:
 
 
 def _no_fork_reason() -> str:
-    return "this platform has no fork (Windows)" if os.name == "nt" else "os.fork is not available here"
+    return said("platform_has_no_fork") if os.name == "nt" else said("os_fork_available_here")
 
 
-def _refuse(level: str, why: str) -> UsageError:
-    return UsageError(
-        f"{why}; only the weak '{level}' sandbox could run. Pass --allow-weak-sandbox to grade "
-        f"with it ({_WEAK[level]}; student code could read files and reach the network)."
-    )
+def _why_weak(level: str, asked: bool) -> str:
+    """Why ``level`` is the one that can run: it was asked for, or there is no fork here."""
+    if asked:
+        return said("sandbox_weakened_on_request")
+    if level == "rlimits":
+        return said("rlimits_sandbox_needs_fork", why=_no_fork_reason())
+    return said("weak_sandbox_because", why=_no_fork_reason())
 
 
-def _weak(level: str, why: str, allow_weak: bool) -> tuple[str, str]:
+def _warning(level: str, asked: bool, asked_for: str = "") -> str:
+    """The warning of a weak ``level`` (what it gives up, and why it runs); ``asked_for``: the
+    level named when no fork left only ``level``."""
+    what = _WEAK[level]
+    if asked:
+        return said("sandbox_weakened_request", what=what)
+    if asked_for == "rlimits":
+        return said("rlimits_needs_fork_weak", why=_no_fork_reason(), what=what)
+    return said("weak_sandbox", why=_no_fork_reason(), what=what)
+
+
+def _weak(level: str, asked: bool, allow_weak: bool, asked_for: str = "") -> tuple[str, str]:
     if not allow_weak:
-        raise _refuse(level, why)
-    return level, f"{why}: {_WEAK[level]}"
+        raise UsageError(said("only_weak_sandbox_could", why=_why_weak(asked_for or level, asked), level=level,
+                              what=_WEAK[level]))
+    return level, _warning(level, asked, asked_for)
 
 
 def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple[str, str]:
@@ -62,25 +76,21 @@ def choose_level(*, allow_weak: bool = True, prefer: str | None = None) -> tuple
     if prefer is None:
         prefer = os.environ.get("GRADER_SANDBOX", "").strip().lower() or None
     if prefer is not None and prefer not in LEVELS:
-        raise UsageError(f"unknown sandbox level {prefer!r} (GRADER_SANDBOX): use one of {', '.join(LEVELS)}")
+        raise UsageError(said("unknown_sandbox_level_grader", level=f"{prefer!r}", levels=', '.join(LEVELS)))
     if not can_fork() and prefer != "subprocess":
         if prefer == "namespaces":
-            raise UsageError(f"cannot build the namespace sandbox: {_no_fork_reason()}")
-        why = (f"the rlimits sandbox needs fork and {_no_fork_reason()}" if prefer == "rlimits"
-               else f"weak sandbox: {_no_fork_reason()}")
-        return _weak("subprocess", why, allow_weak)
+            raise UsageError(said("cannot_build_namespace_sandbox_2", why=_no_fork_reason()))
+        return _weak("subprocess", False, allow_weak, asked_for=prefer or "")
     if prefer in ("subprocess", "rlimits"):
-        return _weak(prefer, "sandbox weakened on request", allow_weak)
+        return _weak(prefer, True, allow_weak)
     ok, why = backends.namespaces_available()
     if ok:
         return "namespaces", ""
     if prefer == "namespaces" or not allow_weak:
         raise UsageError(
-            f"cannot build the namespace sandbox: {why}. Fix that, or pass "
-            "--allow-weak-sandbox to grade with rlimits only (student code could then read "
-            "files and reach the network)."
+            said("cannot_build_namespace_sandbox", why=why)
         )
-    return "rlimits", f"weak sandbox (rlimits only): {why}"
+    return "rlimits", said("weak_sandbox_rlimits_only", why=why)
 
 
 def weak_warning(level: str) -> str:
@@ -88,10 +98,9 @@ def weak_warning(level: str) -> str:
     if level == "namespaces":
         return ""
     if level == "subprocess":
-        why = "sandbox weakened on request" if can_fork() else f"weak sandbox: {_no_fork_reason()}"
-        return f"{why}: {_WEAK['subprocess']}"
+        return _warning("subprocess", can_fork())
     ok, why = backends.namespaces_available()
-    return f"weak sandbox (rlimits only): {why}" if not ok else "sandbox weakened on request: rlimits only"
+    return said("weak_sandbox_rlimits_only", why=why) if not ok else said("sandbox_weakened_request_rlimits")
 
 
 def _user() -> str:
@@ -123,7 +132,5 @@ def require_other_user(level: str, secrets: Sequence[Path]) -> None:
     readable = [str(p) for p in secrets if os.access(p, os.R_OK)]
     if readable:
         raise SandboxRefused(
-            f"refusing to grade at the {level} level: student code would run as your user ({_user()}), "
-            f"which can read {readable[0]}. Make the namespace sandbox work (install bubblewrap and allow "
-            "user namespaces), or grade as root so that student code runs as the unprivileged user nobody"
+            said("refusing_grade_level_student_2", level=level, user=_user(), what=readable[0])
         )

@@ -22,6 +22,8 @@ import stat
 import tempfile
 from dataclasses import dataclass
 
+from grader.messages import said
+
 __all__ = ["STUDENT_UIDS", "Claim", "claim_uid", "hold"]
 
 #: the ids handed out, one per grading worker at a time
@@ -94,12 +96,11 @@ def claim_uid() -> Claim:
     """A user id of :data:`STUDENT_UIDS` no other grading worker on this machine holds."""
     folder = _folder()
     if folder is None:
-        return Claim("no folder of root's own for the students' user ids (/run/grader-student-uids)")
+        return Claim(said("no_folder_root_s"))
     for uid in STUDENT_UIDS:
         if _listed(uid):
             continue  # an account's id: never handed to student code
         fd = hold(os.path.join(folder, f"{uid}.lock"))
         if fd is not None:
             return Claim(uid, fd)
-    return Claim(f"every user id from {STUDENT_UIDS.start} to {STUDENT_UIDS.stop - 1} is held by another "
-                 "grading worker")
+    return Claim(said("every_user_id_held", first=STUDENT_UIDS.start, last=STUDENT_UIDS.stop - 1))

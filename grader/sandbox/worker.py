@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader import wire
+from grader.messages import said
 from grader.limits import Limits
 from grader.errors import SandboxError, SandboxRefused, WorkerCrashed, WorkerTimeout
 from grader.sandbox import backends, uids
@@ -204,8 +205,7 @@ class Worker:
         """
         if os.name != "posix":
             raise SandboxError(
-                f"the {self.level} worker needs POSIX pipes and fork, which this platform does not "
-                "have; use the subprocess level (chosen automatically where fork is missing)"
+                said("worker_needs_posix_pipes", level=self.level)
             )
         if self.proc is not None:  # an earlier zygote (dead or alive): clear it away first
             self.stop()
@@ -261,7 +261,7 @@ class Worker:
         if ready is None or ready.get("op") != "ready":
             self.stop()
             text = self._output.rest() if self._output else ""
-            raise WorkerCrashed(f"the {self.level} worker did not start: {text.strip()[-2000:]}")
+            raise WorkerCrashed(said("worker_did_start", level=self.level, why=text.strip()[-2000:]))
         if ready.get("refused"):
             self.stop()
             raise refusal(self.level, str(ready["refused"]))
@@ -422,7 +422,7 @@ class Worker:
                 if attempt == 2 or self.loading is not None or self._host_alive():
                     raise
                 self._retry_open()
-        raise WorkerCrashed("the worker could not be started again")
+        raise WorkerCrashed(said("worker_could_started_again"))
 
     # The steps of opening a child that the subprocess level does its own way.
     def _prepare_child(self) -> None:
@@ -481,7 +481,7 @@ class Worker:
             left = limit - time.monotonic()
             if left <= 0:
                 self._kill_child("timeout")
-                raise StudentTimeout(f"no answer within {timeout:.3g} s")
+                raise StudentTimeout(said("no_answer_within_s", seconds=f"{timeout:.3g}"))
             pending += self._wait_frames(left)
 
     def _wait_frames(self, left: float) -> list[dict[str, Any]]:
@@ -495,12 +495,12 @@ class Worker:
                     return self._reader.feed(data)
                 except wire.WireError as exc:
                     self._kill_child("protocol")
-                    raise WorkerCrashed(f"the worker sent an invalid frame: {exc}") from None
+                    raise WorkerCrashed(said("worker_sent_invalid_frame", what=exc)) from None
         if ctl in ready:
             closed = self._ctl_wait(0.0)
             if closed is None and self._dead:
                 self.stop()
-                raise WorkerCrashed("the worker process died")
+                raise WorkerCrashed(said("worker_process_died"))
             if closed is not None and closed.get("op") == "closed":
                 self._after_close(closed)
                 raise WorkerCrashed(self._closed_message(closed))
@@ -551,7 +551,7 @@ class Worker:
         try:
             self._send_request(message)
         except OSError:
-            raise WorkerCrashed("the worker's channel is closed") from None
+            raise WorkerCrashed(said("worker_s_channel_closed")) from None
         return self._receive(self._next_id, timeout)
 
     def _send_request(self, message: dict[str, Any]) -> None:
@@ -562,10 +562,7 @@ def refusal(level: str, why: str) -> SandboxRefused:
     """Why grading stops before any student code runs: the worker is root outside namespaces
     and cannot become an unprivileged user (``why``, as the zygote said it)."""
     return SandboxRefused(
-        f"refusing to grade at the {level} level: student code would run as root, and {why}. Install "
-        "Python, torch and the grader where every user can read them (a system Python, not one inside "
-        "a private home folder, or point GRADER_WORKER_PYTHON at such an interpreter with the same "
-        "torch), or make the namespace sandbox work (bubblewrap with user namespaces)"
+        said("refusing_grade_level_student", level=level, why=why)
     )
 
 
@@ -647,16 +644,16 @@ class SubmissionSession:
                     mod = next((m for m in self.modules if m["name"] == culprit), None)
                     filename = mod["filename"] if mod else culprit
                     if timed_out:
-                        text = f"importing {filename} did not finish within {self.limits.per_call_s + 5:g} s; it was stopped"
+                        text = said("importing_did_finish_within", filename=filename, seconds=f"{self.limits.per_call_s + 5:g}")
                     else:
-                        text = f"importing {filename} ended the worker process: {exc}"
+                        text = said("importing_ended_worker_process", filename=filename, what=exc)
                     self.events.append(text)
                     self.skipped[culprit] = {"ok": False, "error": {
                         "type": "timeout" if timed_out else "crash", "message": text,
                         "file": filename, "line": 0}}
                     continue
                 kind = "timeout" if timed_out else "crash"
-                text = ("loading the submission took longer than the time limit" if timed_out
+                text = (said("loading_submission_took_longer") if timed_out
                         else f"loading the submission: {exc}")
                 self.events.append(text)
                 self.load_report = {m["name"]: self.skipped.get(m["name"]) or {"ok": False, "error": {
@@ -720,12 +717,12 @@ class SubmissionSession:
         """The module to call ``func`` in; raises at once what a call could only repeat."""
         mod = self.module_for(part)
         if mod is None:
-            raise StudentUnavailable(f"no {part}.py in the submission", f"{part}.py", 0)
+            raise StudentUnavailable(said("no_py_submission", part=part), f"{part}.py", 0)
         err = self.load_error(part)
         if err is not None:
             raise StudentUnavailable(
-                f"{err.get('file') or mod['filename']}, line {err.get('line', 0)}: "
-                f"{err.get('type')}: {err.get('message')}",
+                said("line", file=err.get("file") or mod["filename"], line=err.get("line", 0),
+                     what=f"{err.get('type')}: {err.get('message')}"),
                 str(err.get("file") or mod["filename"]), int(err.get("line") or 0),
             )
         stuck = self.stuck.get((part, func))
@@ -737,7 +734,7 @@ class SubmissionSession:
         """Seconds the next call may take; a child is started again first if the last one died."""
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise StudentTimeout(f"the submission used up its {self.limits.per_submission_s:g} s")
+            raise StudentTimeout(said("submission_used_up_s", seconds=f"{self.limits.per_submission_s:g}"))
         if not self.open_child:
             restarted = time.monotonic()
             self._spawn()  # only after a hang or a crash: not charged to the submission
@@ -779,14 +776,14 @@ class SubmissionSession:
             try:
                 value = wire.decode(reply.get("value"))
             except wire.WireError as exc:
-                raise WorkerCrashed(f"{func}() returned something that could not be read: {exc}") from None
+                raise WorkerCrashed(said("returned_something_could_read", func=func, why=exc)) from None
             if not echo_args:
                 return value
             if not (isinstance(value, dict) and isinstance(value.get("args"), list)):
                 return value, None  # an unsendable value: no arguments came back with it
             return value.get("value"), value["args"]
         if reply.get("kind") == "missing":
-            raise StudentUnavailable(f"{mod['filename']} defines no function {func}()", mod["filename"], 0)
+            raise StudentUnavailable(said("defines_no_function", file=mod['filename'], func=func), mod["filename"], 0)
         error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
         raise StudentRaised(
             str(error.get("type", "Exception")),
@@ -1006,7 +1003,7 @@ class SpawnWorker(Worker):
             self._spare = None
             spare.finish("start")
             text = spare.output.rest()
-            raise WorkerCrashed(f"the subprocess worker did not start: {text.strip()[-2000:]}")
+            raise WorkerCrashed(said("subprocess_worker_did_start", why=text.strip()[-2000:]))
         if (spare.ready or {}).get("refused"):
             why = str((spare.ready or {})["refused"])
             self.stop()
@@ -1017,7 +1014,7 @@ class SpawnWorker(Worker):
         try:
             return _Spawned(self)
         except OSError as exc:
-            raise WorkerCrashed(f"the subprocess worker could not be started: {exc}") from None
+            raise WorkerCrashed(said("subprocess_worker_could_started", why=exc)) from None
 
     def alive(self) -> bool:
         return self._running
@@ -1079,7 +1076,7 @@ class SpawnWorker(Worker):
     def _wait_frames(self, left: float) -> list[dict[str, Any]]:
         child = self._child
         if child is None:
-            raise WorkerCrashed("the worker process is gone")
+            raise WorkerCrashed(said("worker_process_gone"))
         try:
             item = child.frames.get(timeout=max(left, 0.0))
         except queue.Empty:
@@ -1089,7 +1086,7 @@ class SpawnWorker(Worker):
         if item is None:  # end of its stdout: the process ended (or closed it)
             raise WorkerCrashed(self._closed_message(self._finish_child()))
         self._finish_child("protocol")
-        raise WorkerCrashed(f"the worker sent an invalid frame: {item}")
+        raise WorkerCrashed(said("worker_sent_invalid_frame", what=item))
 
     def _send_request(self, message: dict[str, Any]) -> None:
         if self._child is None:
