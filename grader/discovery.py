@@ -410,6 +410,20 @@ def _plain_base(entry_name: str, path: Path | None) -> str:
     return disk_name(stem, "")
 
 
+def _name_flags(ident: Any, student_id: str, entry_name: str, path: Path | None,
+                decoded: dict[str, tuple[str, bool]]) -> tuple[list[tuple[str, dict[str, str]]], str, bool]:
+    """What an entry's LMS name leaves in doubt (flags for the gradebook), and the encoding its
+    name in the zip was read in, with whether that reading is itself in doubt."""
+    shifted: list[tuple[str, dict[str, str]]] = []
+    if ident is not None and ident.other_ids:
+        shifted.append(("ambiguous_id", {"id": student_id, "others": ", ".join(ident.other_ids)}))
+    encoding, doubtful = decoded.get(path.name if path is not None else entry_name) or decoded.get(
+        entry_name, ("utf-8", False))
+    if doubtful:
+        shifted.append(("doubtful_name", {"entry": entry_name, "encoding": encoding}))
+    return shifted, encoding, doubtful
+
+
 def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: Any, set_aside: list[str],
                   broke: str, parts: dict[str, str] | None, assignment: Assignment | None, root: Path,
                   staging: Path, unique: Any, decoded: dict[str, tuple[str, bool]]) -> None:
@@ -421,13 +435,7 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
            "late": ident.late if ident else False, "lms": ident.lms if ident else "",
            "lms_time": ident.attempted if ident else ""}
 
-    shifted: list[tuple[str, dict[str, str]]] = []
-    if ident is not None and ident.other_ids:
-        shifted.append(("ambiguous_id", {"id": student_id, "others": ", ".join(ident.other_ids)}))
-    encoding, doubtful = decoded.get(path.name if path is not None else entry_name) or decoded.get(
-        entry_name, ("utf-8", False))
-    if doubtful:
-        shifted.append(("doubtful_name", {"entry": entry_name, "encoding": encoding}))
+    shifted, encoding, doubtful = _name_flags(ident, student_id, entry_name, path, decoded)
     base = lmsnames.disk_name(ident.name, student_id) if ident else _plain_base(entry_name, path)
 
     def skip(flag: tuple[str, dict[str, str]]) -> None:

@@ -134,8 +134,10 @@ class _Both(_typing.TypedDict):
 def _both(key: str, /, **slots: object) -> _Both:
     """The sentence ``key`` of :data:`grader.messages.MESSAGES` in English and in Japanese, as the
     ``en`` and ``ja`` of :func:`_fail` and :func:`require` take it (``**_both(key, ...)``); also
-    used by :mod:`grader.quizsuite`."""
-    return _Both(en=_messages.say(key, "en", **slots), ja=_messages.say(key, "ja", **slots))
+    used by :mod:`grader.quizsuite`. The slots are put in as given in both (they are values and
+    names from the check, never sentences to translate): no work per failure beyond formatting."""
+    words = _messages.MESSAGES[key]
+    return _Both(en=words.en.format(**slots), ja=words.ja.format(**slots))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -174,10 +174,18 @@ class Cluster:
         if tls:
             args += ["--protocol", "tls", *self._tls_args()]
         self.procs.append(_start(args, folder / "scheduler.log"))
-        deadline = time.monotonic() + 60
-        while not self.file.is_file() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        self.address = json.loads(self.file.read_text())["address"]
+        self.address = self._address(time.monotonic() + 60)
+
+    def _address(self, deadline: float) -> str:
+        """The scheduler's address from its file, once the file is whole (the scheduler writes it
+        in place: a reader can meet it empty or half-written)."""
+        while True:
+            try:
+                return str(json.loads(self.file.read_text())["address"])
+            except (OSError, ValueError, KeyError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
 
     def _tls_args(self) -> list[str]:
         assert self.tls is not None
