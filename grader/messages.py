@@ -1383,6 +1383,18 @@ class Said(str):
         return Said, (self.key, self.slots)
 
 
+def _represent_as_text() -> None:
+    """Let PyYAML's safe dumpers write a :class:`Said` as the text it is (they take only exact
+    ``str`` otherwise): a note said by key may go into any YAML the grader writes."""
+    import yaml
+
+    for dumper in {yaml.SafeDumper, getattr(yaml, "CSafeDumper", yaml.SafeDumper)}:
+        dumper.add_representer(Said, lambda dumper, text: dumper.represent_str(str(text)))
+
+
+_represent_as_text()
+
+
 def said(key: str, /, **slots: object) -> str:
     """The sentence ``key`` in English with ``slots`` filled in; a slot may be another sentence.
     The text is a :class:`Said`: it remembers the key and the slots.

@@ -39,6 +39,17 @@ def test_every_keyed_sentence_renders_in_both_languages(key: str) -> None:
     assert messages.translate(en, "ja") == ja, "the kept English reads back to another sentence"
 
 
+def test_a_keyed_sentence_is_written_as_plain_text_in_yaml_and_json() -> None:
+    import json
+
+    import yaml
+
+    note = messages.said("skipped", name="x.py", problem=messages.said("symbolic_link_file"))
+    for dump in (yaml.safe_dump, lambda d: yaml.dump(d, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper))):
+        assert yaml.safe_load(dump({"notes": [note]})) == {"notes": [str(note)]}
+    assert json.loads(json.dumps({"notes": [note]})) == {"notes": [str(note)]}
+
+
 def test_no_two_keys_say_the_same_english() -> None:
     english = [m.en for m in messages.MESSAGES.values()]
     assert sorted(e for e in set(english) if english.count(e) > 1) == []
