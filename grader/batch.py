@@ -44,6 +44,7 @@ from grader.gradebook import (CanvasTarget, apply_lms, check_formats, csv_writte
 from grader import ledger
 from grader.outdir import is_current, read_report, report_path, write_report_files
 from grader.pool import LocalPool, Tally, _Proc, retire_spares, start_early
+from grader.report.contain import error_report
 from grader.report.model import GradeReport
 
 if TYPE_CHECKING:
@@ -447,8 +448,6 @@ class _Batch:
             return self._write(index, data, reason)
 
     def _write(self, index: int, data: dict[str, Any] | None, reason: str) -> GradeReport:
-        from grader.runner import error_report
-
         if index >= len(self.found.found):
             return self._corpus_report(index - len(self.found.found), data)
         sub = self.found.found[index].submission
@@ -474,8 +473,6 @@ class _Batch:
 
     def _corpus_report(self, k: int, data: dict[str, Any] | None) -> GradeReport:
         """Keep a corpus style's report in memory (one that did not arrive is left out)."""
-        from grader.runner import error_report
-
         name, sub = self.corpus[k]
         report = (GradeReport.from_dict(data) if data is not None
                   else error_report(self.rubric, sub.name, "not graded", seed=self.seed))
@@ -495,8 +492,6 @@ class _Batch:
 
     def _record(self, interrupted: bool, gradebooks: tuple[str, ...], bom: bool) -> list[GradeReport]:
         """Error reports for unreadable entries, then the gradebooks; every report, in order."""
-        from grader.runner import error_report
-
         found = self.found
         rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = [
             (f, self.finished.get(i), [] if i in self.finished else [("interrupted", {})])

@@ -330,3 +330,23 @@ def test_the_progress_bar_counts_the_class_not_the_corpus_graded_beside_it():
     tally.done(report(1))
     tally.done(report(9))
     assert tally.bar.tasks[0].completed == 2 and tally.counts["below pass"] == 1
+
+
+@pytest.mark.slow
+def test_the_batchs_own_process_never_loads_torch(tmp_path):
+    """Only the grading processes need torch: ``grader batch``'s own process discovers, writes
+    reports (an error report too) and the gradebook without it, leaving the CPU to grading."""
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copytree(EXAMPLES / "correct", src / "correct")
+    (src / "broken.zip").write_bytes(b"not a zip")  # an entry that needs an error report
+    probe = ("import atexit, runpy, sys\n"
+             "atexit.register(lambda: print('TORCH', 'torch' in sys.modules, file=sys.stderr))\n"
+             "sys.argv = ['grader', *sys.argv[1:]]\n"
+             "runpy.run_module('grader', run_name='__main__', alter_sys=True)\n")
+    proc = subprocess.run([sys.executable, "-c", probe, "batch", str(src), "--out", str(tmp_path / "out"),
+                           "--no-progress", "--no-table", "--lang", "en"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert "1 graded" in proc.stderr, proc.stderr
+    assert "broken.zip" in (tmp_path / "out" / "gradebook.csv").read_text(encoding="utf-8")
+    assert "TORCH False" in proc.stderr, proc.stderr

@@ -29,7 +29,7 @@ from grader.gradebook import write_gradebook
 from grader.report import SUFFIXES, render
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
 from grader.rubric import load_rubric
-from grader.runner import contain
+from grader.report.contain import contain
 
 ROOT = Path(__file__).resolve().parent.parent
 RUBRIC = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
