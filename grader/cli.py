@@ -180,7 +180,7 @@ def _github(report: Any, rubric: Rubric, lang: str, submission: str, *, annotate
             fh.write(f"score={report.score:g}\nmax-score={report.max_score:g}\n"
                      f"passed={'true' if report.passed else 'false'}\ngraded={kind}\n")
     if annotate and os.environ.get("GITHUB_ACTIONS") == "true":
-        locate = None
+        locate: markdown.Locator | None = None
         if kind == "notebook" and sub.modules:
             # Every function lives in the notebook, whose lines are not the cells' lines:
             # annotate the notebook file itself.
@@ -190,7 +190,7 @@ def _github(report: Any, rubric: Rubric, lang: str, submission: str, *, annotate
         elif Path(submission).is_dir():
             locate = markdown.source_locator({p.id: p.file for p in rubric.parts}, submission)
         shown = redact(report, rubric.report, "student", quiz_parts=quiz_parts(rubric))
-        for line in markdown.annotations(shown, rubric.report, lang, locate=locate):
+        for line in markdown.ci_annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
 
 

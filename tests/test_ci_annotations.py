@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from grader.report.markdown import ANNOTATIONS_PER_STEP, annotations, fit, render, source_locator
+from grader.report.markdown import ANNOTATIONS_PER_STEP, ci_annotations, fit, render, source_locator
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
 from grader.rubric import ReportOptions
 
@@ -54,7 +54,7 @@ def _report(n: int, tmp_path: Path) -> tuple[GradeReport, dict[str, int]]:
 def test_one_annotation_per_function_at_its_def_line_ranked_by_points_lost(tmp_path: Path) -> None:
     report, defs = _report(14, tmp_path)
     locate = source_locator({"mod": "mod.py"}, tmp_path, "ex")
-    lines = annotations(report, None, "en", locate=locate)
+    lines = ci_annotations(report, None, "en", locate=locate)
     errors = [x for x in lines if x.startswith("::error ")]
     notices = [x for x in lines if x.startswith("::notice ")]
     assert len(errors) == ANNOTATIONS_PER_STEP == 10
@@ -70,7 +70,7 @@ def test_one_annotation_per_function_at_its_def_line_ranked_by_points_lost(tmp_p
 
 def test_a_failure_without_a_line_goes_to_the_function_its_message_calls(tmp_path: Path) -> None:
     report, defs = _report(2, tmp_path)
-    lines = annotations(report, None, "en", locate=source_locator({"mod": "mod.py"}, tmp_path, "ex"))
+    lines = ci_annotations(report, None, "en", locate=source_locator({"mod": "mod.py"}, tmp_path, "ex"))
     [f0] = [x for x in lines if "title=f0%3A" in x]
     assert "expected f0(0) to raise" in f0 and f"line={defs['f0']}," in f0
     assert not any("rejects_zero" in x for x in lines)  # a test's name is not a function's

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from grader.report import SUFFIXES, render
-from grader.report.markdown import annotations, source_locator
+from grader.report.markdown import ci_annotations, source_locator
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
 from grader.report.redact import redact
 from grader.rubric import HiddenDetail, ReportOptions
@@ -260,7 +260,7 @@ def test_annotations_point_at_the_students_function(tmp_path: Path) -> None:
     (tmp_path / "softmax.py").write_text("x\n")
     locate = source_locator({"scaling": "scaling.py", "softmax": "softmax.py"}, tmp_path, "ex/ch7")
     shown = redact(make_report(), ReportOptions(hidden_tests=HiddenDetail.NONE))
-    lines = annotations(shown, None, "en", locate=locate)
+    lines = ci_annotations(shown, None, "en", locate=locate)
     assert any(line.startswith("::error file=ex/ch7/scaling.py,line=8,") and "27.7128" in line for line in lines)
     assert any(line.startswith("::error file=ex/ch7/softmax.py,line=3,") for line in lines)
     assert all("\n" not in line and "SECRET" not in line for line in lines)

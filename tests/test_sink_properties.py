@@ -3,7 +3,7 @@
 The strings mix control characters, ANSI/OSC sequences, lone surrogates, non-characters, rich
 markup, Markdown/HTML, formula prefixes and, sometimes, 10 MB values. Each goes where a
 submission can put it (feedback, expected/actual, errors, notes, printed output, a mistake's
-message, the submission's name) and through the trust boundary (``runner.contain``), as in a
+message, the submission's name) and through the trust boundary (``grader.report.contain``), as in a
 real grading run. Every output must parse with its real parser (yaml, json, XML against the
 JUnit schema, csv, html, Markdown rendered as GitHub does) and hold no raw escape sequence,
 no live formula, no tag or link of the student's.

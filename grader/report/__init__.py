@@ -83,14 +83,15 @@ def render(report: GradeReport, fmt: str, *, rubric: Rubric | None = None, lang:
     Raises:
         UsageError: an unknown format.
     """
-    writer = _writer(fmt)
+    writer = _writer(fmt)  # (checked first: an unknown format is refused before any work)
     options = getattr(rubric, "report", None)
     shown = redact(report, options, audience, quiz_parts=quiz_parts(rubric), due=str(getattr(rubric, "due", "") or ""),
                    moment=moment)
     if fmt == "html":
         from grader.assignment import figures_hook
+        from grader.report import html
 
-        return writer(shown, options, lang, draw=figures_hook(rubric))
+        return html.render(shown, options, lang, draw=figures_hook(rubric))
     return writer(shown, options, lang)
 
 

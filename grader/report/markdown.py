@@ -1,13 +1,14 @@
 """Markdown writer (a CI job summary) and GitHub Actions annotations.
 
-``render`` gives the page written to ``$GITHUB_STEP_SUMMARY``; :func:`annotations` gives the
+``render`` gives the page written to ``$GITHUB_STEP_SUMMARY``; :func:`ci_annotations` gives the
 ``::error file=…,line=…::`` workflow commands that put a failure next to the student's function
 in the pull request view. Both are pure functions of the (already redacted) report.
 
 Example::
 
     text = render(report, rubric.report, "ja")
-    for line in annotations(report, rubric.report, "ja", locate=source_locator(rubric, "exercises/chapter07")):
+    locate = source_locator({p.id: p.file for p in rubric.parts}, "exercises/chapter07")
+    for line in ci_annotations(report, rubric.report, "ja", locate=locate):
         print(line)
 """
 
@@ -132,7 +133,7 @@ def _prop(text: str) -> str:
 ANNOTATIONS_PER_STEP = 10
 
 
-def annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
+def ci_annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
                 locate: Locator | None = None, limit: int = ANNOTATIONS_PER_STEP) -> list[str]:
     """``::error`` workflow commands: one per student function with failing tests, at its ``def``;
     first, when the report passed with the rubric's central mistake, a ``::warning`` for it.
