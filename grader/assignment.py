@@ -18,18 +18,19 @@ Example::
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.catalogue import Entry, catalogue
-from grader.hooks import NO_HOOKS, Hooks, load_hooks
+from grader.hooks import NO_HOOKS, Figure, Hooks, load_hooks
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
     from grader.submission import Handout
 
-__all__ = ["Assignment", "assignment_of", "figures_hook"]
+__all__ = ["Assignment", "answer_key", "assignment_of", "figures_hook"]
 
 CODE_SUFFIX = ".py"
 QUIZ_SUFFIXES = (".yaml", ".yml")
@@ -120,11 +121,35 @@ class Assignment:
         return found[0].name if len(found) == 1 else None
 
 
-def figures_hook(rubric: Rubric | None) -> Any:
-    """The assignment's figure-drawing hook (``Hooks.figures``), or None without a plug-in."""
-    if getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
+def figures_hook(rubric: Rubric | None) -> Callable[[dict[str, Any], Sequence[str]], list[Figure]] | None:
+    """The assignment's figure-drawing hook (``Hooks.figures``), or None without a plug-in.
+
+    The hooks file is loaded only when a figure is drawn: a page of a report without plots (every
+    report ``grader batch`` writes) is rendered without importing the plug-in, and so without
+    the torch it imports.
+    """
+    if rubric is None or getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
         return None
-    return assignment_of(rubric).hooks.figures
+    known = rubric
+
+    def draw(plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]:
+        return assignment_of(known).hooks.figures(plots, languages)
+
+    return draw
+
+
+def answer_key(folder: Path | None, quiz_file: str | None) -> Any:
+    """The reference's answer key: its quiz file read as YAML data (``{}`` without one).
+
+    Read as data, never imported: ``grader batch``'s own process needs the key for the validate
+    corpus without loading the reference's code (and the torch it imports).
+    """
+    key_file = Path(folder) / quiz_file if folder is not None and quiz_file else None
+    if key_file is None or not key_file.exists():
+        return {}
+    import yaml
+
+    return yaml.safe_load(key_file.read_text(encoding="utf-8"))
 
 
 @functools.cache

@@ -31,6 +31,7 @@ import yaml
 from grader import plugin as _plugin
 from grader.messages import said
 from grader import sinks
+from grader.assignment import answer_key
 from grader.errors import GraderError, SandboxRefused
 from grader.report.contain import contain, lines, now
 from grader.report.model import CaseOutcome, GradeReport, score_parts
@@ -89,8 +90,7 @@ def load_reference(folder: Path | None, parts: Sequence[str],
             setattr(ns, part, module)
     finally:
         sys.path[:] = saved
-    key_file = folder / quiz_file if quiz_file else None
-    ns.answers_key = yaml.safe_load(key_file.read_text(encoding="utf-8")) if key_file and key_file.exists() else {}
+    ns.answers_key = answer_key(folder, quiz_file)
     return ns
 
 

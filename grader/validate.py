@@ -290,17 +290,17 @@ def corpus_submissions(rubric: Rubric) -> list[tuple[str, Submission]]:
     A style holding only some files is laid over a copy of the reference; the copies are read
     into memory, so nothing on disk outlives the call. Empty when the rubric has no corpus.
     """
-    from grader.assignment import assignment_of
-    from grader.runner import reference_for
+    from grader.assignment import answer_key, assignment_of
     from grader.submission import read_submission
 
     code_files, _, _, _, fixtures_dir = _declared(rubric)
     fixtures = load_corpus(fixtures_dir) if fixtures_dir is not None else []
-    reference = reference_for(rubric) if fixtures and rubric.reference is not None else None
-    if reference is None:
+    if not fixtures or rubric.reference is None:
         return []
-    answers = student_answers(reference.answers_key or {})
-    parts = assignment_of(rubric).part_files
+    assignment = assignment_of(rubric)
+    # (the key is read as data: the reference's code is not loaded, nor the torch it imports)
+    answers = student_answers(answer_key(Path(str(rubric.reference)), assignment.quiz_file) or {})
+    parts = assignment.part_files
     with tempfile.TemporaryDirectory(prefix="grader-corpus-") as tmp:
         paths = _corpus_paths(Path(tmp), Path(str(rubric.reference)), answers, code_files, fixtures)
         return [(f.name, read_submission(p, parts=parts)) for f, p in zip(fixtures, paths)]

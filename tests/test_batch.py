@@ -335,7 +335,18 @@ def test_the_progress_bar_counts_the_class_not_the_corpus_graded_beside_it():
 @pytest.mark.slow
 def test_the_batchs_own_process_never_loads_torch(tmp_path):
     """Only the grading processes need torch: ``grader batch``'s own process discovers, writes
-    reports (an error report too) and the gradebook without it, leaving the CPU to grading."""
+    reports in every format (an error report too; HTML pages, whose figures hook lives in the
+    plug-in that imports torch, draw nothing for a report without plots), grades the validate
+    corpus beside the class (reading the reference's answer key as data) and writes the gradebook
+    without it, leaving the CPU to grading; ``grader publish`` writes the views again without it."""
+    course = tmp_path / "course"
+    for name in ("rubrics", "exercises", "suites", "solutions"):
+        shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
+    rubric = course / "rubrics" / "chapter07.yaml"
+    text = rubric.read_text(encoding="utf-8")
+    assert text.count("formats: [yaml]") == 1
+    rubric.write_text(text.replace("formats: [yaml]", "formats: [yaml, json, gradescope, junit, markdown, html]"),
+                      encoding="utf-8")
     src = tmp_path / "src"
     src.mkdir()
     shutil.copytree(EXAMPLES / "correct", src / "correct")
@@ -344,9 +355,16 @@ def test_the_batchs_own_process_never_loads_torch(tmp_path):
              "atexit.register(lambda: print('TORCH', 'torch' in sys.modules, file=sys.stderr))\n"
              "sys.argv = ['grader', *sys.argv[1:]]\n"
              "runpy.run_module('grader', run_name='__main__', alter_sys=True)\n")
-    proc = subprocess.run([sys.executable, "-c", probe, "batch", str(src), "--out", str(tmp_path / "out"),
+    out = tmp_path / "out"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}  # the validate corpus is graded too
+    proc = subprocess.run([sys.executable, "-c", probe, "batch", str(src), "--out", str(out), "--rubric", str(rubric),
                            "--no-progress", "--no-table", "--lang", "en"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert "1 graded" in proc.stderr, proc.stderr
-    assert "broken.zip" in (tmp_path / "out" / "gradebook.csv").read_text(encoding="utf-8")
+                          cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert "1 graded" in proc.stderr and "correct styles" in proc.stderr, proc.stderr
+    assert "broken.zip" in (out / "gradebook.csv").read_text(encoding="utf-8")
+    assert {p.suffix for p in (out / "reports").iterdir()} >= {".yaml", ".json", ".xml", ".md", ".html"}
     assert "TORCH False" in proc.stderr, proc.stderr
+    published = subprocess.run([sys.executable, "-c", probe, "publish", str(out), "--rubric", str(rubric)],
+                               cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert published.returncode == 0, published.stderr
+    assert "TORCH False" in published.stderr, published.stderr

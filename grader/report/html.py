@@ -32,9 +32,10 @@ def figures(report: GradeReport, langs: list[str], draw: Any = None) -> list[tup
     """The report's plots as ``(base64 PNG, caption lines, name)``, in page order.
 
     ``draw(plots, langs)`` is the assignment's hook drawing its figures
-    (:class:`grader.hooks.Figure` each); without it there are none.
+    (:class:`grader.hooks.Figure` each) from the student's values; without it, or without
+    values, there are none (and the hook is not called).
     """
-    if draw is None:
+    if draw is None or not report.plots:
         return []
     return [(f.png, _text.each(dict(f.caption), langs), f.name) for f in draw(report.plots or {}, langs) if f.png]
 
