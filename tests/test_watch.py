@@ -194,3 +194,76 @@ def test_watch_on_a_terminal_shows_a_hostile_file_name_as_text(tmp_path: Path) -
     assert b"\x1b]" not in seen and b"\x07" not in seen and b"\x1b[2J" not in seen
     assert "\u202e".encode() not in seen
     assert b"pwned" in seen  # (the control: the name was printed)
+
+
+def _checked_score(work: Path) -> str:
+    """``grader check``'s score for ``work``, as the student reads it in the table ("32 / 35")."""
+    import re
+
+    run = subprocess.run(
+        [sys.executable, "-m", "grader", "check", str(work), "--lang", "en",
+         "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
+        capture_output=True, text=True, timeout=300, cwd=work.parent,
+        env={**{k: v for k, v in os.environ.items() if k != "GRADER_LANG"}, "COLUMNS": "200"},
+    )
+    found = re.search(r"Score\s*│\s*([\d.]+ / [\d.]+)", run.stdout)
+    assert found, run.stdout[-3000:] + run.stderr[-2000:]
+    return found.group(1)
+
+
+def test_watch_grades_the_work_check_grades_notebook_py_or_both(tmp_path: Path) -> None:
+    """``grader check --watch`` reads the work as ``grader check`` does: in the handed-out folder,
+    a student who filled in only the notebook is checked on the notebook (not the untouched .py
+    stubs), one who edited .py files on those, and one who touched both on the .py files."""
+    import nbformat
+    import re
+
+    from grader.tools.build_notebook import build
+
+    work = tmp_path / "chapter07"
+    shutil.copytree(ROOT / "exercises" / "chapter07", work)
+    handed_out = (work / "chapter07.ipynb").read_bytes()
+    nbformat.write(build(EXAMPLES / "correct", EXAMPLES / "correct" / "answers.yaml"), str(work / "chapter07.ipynb"))
+    expected = {"notebook only": _checked_score(work)}
+    assert expected["notebook only"] == "35 / 35", "the notebook is graded, not the stubs"
+
+    env = {k: v for k, v in os.environ.items() if k != "GRADER_LANG"}
+    env["COLUMNS"] = "200"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader", "check", "--watch", str(work), "--lang", "en",
+         "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=tmp_path,
+    )
+    out = _Output(proc)
+    watched: dict[str, str] = {}
+    try:
+        first = out.wait_for("Watching")
+        found = re.search(r"Score\s*│\s*([\d.]+ / [\d.]+)", out.text[:first])
+        assert found, out.text[:first]
+        watched["notebook only"] = found.group(1)
+        at = first
+        saves = (  # then edits scaling.py (the sqrt(d_model) mistake): both changed, the .py files graded
+            ("both", lambda: (work / "scaling.py").write_text(
+                (EXAMPLES / "sqrt-d-model" / "scaling.py").read_text(encoding="utf-8"), encoding="utf-8")),
+            # and puts the notebook back as handed out: only the .py files changed
+            ("py only", lambda: (work / "chapter07.ipynb").write_bytes(handed_out)),
+        )
+        for state, save in saves:
+            save()
+            at = out.wait_for(" saved", at)
+            end = out.wait_for(" / 35", at)
+            line = out.text[at:out.text.index("\n", end)]
+            score = re.search(r"(?:→ |score )([\d.]+ / [\d.]+)", line)
+            assert score, line
+            watched[state] = score.group(1)
+            expected[state] = _checked_score(work)
+            at = end
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=180)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert watched == expected, out.text[-3000:]
+    assert watched["both"] != watched["notebook only"]
