@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
 from grader.catalogue import Entry, catalogue
 from grader.hooks import NO_HOOKS, Figure, Hooks, load_hooks
 
@@ -144,11 +146,9 @@ def answer_key(folder: Path | None, quiz_file: str | None) -> Any:
     Read as data, never imported: ``grader batch``'s own process needs the key for the validate
     corpus without loading the reference's code (and the torch it imports).
     """
-    key_file = Path(folder) / quiz_file if folder is not None and quiz_file else None
+    key_file = folder / quiz_file if folder is not None and quiz_file else None
     if key_file is None or not key_file.exists():
         return {}
-    import yaml
-
     return yaml.safe_load(key_file.read_text(encoding="utf-8"))
 
 

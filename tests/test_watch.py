@@ -6,6 +6,7 @@ No timing is asserted (generous deadlines only); bench/notebook_latency.py measu
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -196,17 +197,23 @@ def test_watch_on_a_terminal_shows_a_hostile_file_name_as_text(tmp_path: Path) -
     assert b"pwned" in seen  # (the control: the name was printed)
 
 
-def _checked_score(work: Path) -> str:
-    """``grader check``'s score for ``work``, as the student reads it in the table ("32 / 35")."""
-    import re
+#: The score line of the check's table, as the student reads it ("32 / 35").
+TABLE_SCORE = re.compile(r"Score\s*│\s*([\d.]+ / [\d.]+)")
 
+
+def _wide_english_env() -> dict[str, str]:
+    """The environment without a language of its own, and wide enough for the table on one line."""
+    return {**{k: v for k, v in os.environ.items() if k != "GRADER_LANG"}, "COLUMNS": "200"}
+
+
+def _checked_score(work: Path) -> str:
+    """``grader check``'s score for ``work``, from its table."""
     run = subprocess.run(
         [sys.executable, "-m", "grader", "check", str(work), "--lang", "en",
          "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
-        capture_output=True, text=True, timeout=300, cwd=work.parent,
-        env={**{k: v for k, v in os.environ.items() if k != "GRADER_LANG"}, "COLUMNS": "200"},
+        capture_output=True, text=True, timeout=300, cwd=work.parent, env=_wide_english_env(),
     )
-    found = re.search(r"Score\s*│\s*([\d.]+ / [\d.]+)", run.stdout)
+    found = TABLE_SCORE.search(run.stdout)
     assert found, run.stdout[-3000:] + run.stderr[-2000:]
     return found.group(1)
 
@@ -216,7 +223,6 @@ def test_watch_grades_the_work_check_grades_notebook_py_or_both(tmp_path: Path) 
     a student who filled in only the notebook is checked on the notebook (not the untouched .py
     stubs), one who edited .py files on those, and one who touched both on the .py files."""
     import nbformat
-    import re
 
     from grader.tools.build_notebook import build
 
@@ -227,18 +233,16 @@ def test_watch_grades_the_work_check_grades_notebook_py_or_both(tmp_path: Path) 
     expected = {"notebook only": _checked_score(work)}
     assert expected["notebook only"] == "35 / 35", "the notebook is graded, not the stubs"
 
-    env = {k: v for k, v in os.environ.items() if k != "GRADER_LANG"}
-    env["COLUMNS"] = "200"
     proc = subprocess.Popen(
         [sys.executable, "-m", "grader", "check", "--watch", str(work), "--lang", "en",
          "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_wide_english_env(), cwd=tmp_path,
     )
     out = _Output(proc)
     watched: dict[str, str] = {}
     try:
         first = out.wait_for("Watching")
-        found = re.search(r"Score\s*│\s*([\d.]+ / [\d.]+)", out.text[:first])
+        found = TABLE_SCORE.search(out.text[:first])
         assert found, out.text[:first]
         watched["notebook only"] = found.group(1)
         at = first

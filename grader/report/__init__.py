@@ -37,7 +37,8 @@ SUFFIXES = {
 }
 
 
-def _writer(fmt: str) -> Callable[[GradeReport, Any, str], str]:
+def _writer(fmt: str, rubric: Rubric | None = None) -> Callable[[GradeReport, Any, str], str]:
+    """``(report, options, lang) -> text`` for ``fmt``; the HTML writer draws with ``rubric``'s figures hook."""
     if fmt == "yaml":
         from grader.report.yaml_json import render_yaml
 
@@ -59,9 +60,11 @@ def _writer(fmt: str) -> Callable[[GradeReport, Any, str], str]:
 
         return markdown.render
     if fmt == "html":
+        from grader.assignment import figures_hook
         from grader.report import html
 
-        return html.render
+        draw = figures_hook(rubric)
+        return lambda r, o, lang: html.render(r, o, lang, draw=draw)
     raise UsageError(said("unknown_report_format_use", fmt=f"{fmt!r}", formats=', '.join(SUFFIXES)))
 
 
@@ -83,15 +86,10 @@ def render(report: GradeReport, fmt: str, *, rubric: Rubric | None = None, lang:
     Raises:
         UsageError: an unknown format.
     """
-    writer = _writer(fmt)  # (checked first: an unknown format is refused before any work)
+    writer = _writer(fmt, rubric)
     options = getattr(rubric, "report", None)
     shown = redact(report, options, audience, quiz_parts=quiz_parts(rubric), due=str(getattr(rubric, "due", "") or ""),
                    moment=moment)
-    if fmt == "html":
-        from grader.assignment import figures_hook
-        from grader.report import html
-
-        return html.render(shown, options, lang, draw=figures_hook(rubric))
     return writer(shown, options, lang)
 
 

@@ -37,7 +37,7 @@ def figures(report: GradeReport, langs: list[str], draw: Any = None) -> list[tup
     """
     if draw is None or not report.plots:
         return []
-    return [(f.png, _text.each(dict(f.caption), langs), f.name) for f in draw(report.plots or {}, langs) if f.png]
+    return [(f.png, _text.each(dict(f.caption), langs), f.name) for f in draw(report.plots, langs) if f.png]
 
 
 def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any = None) -> str:
