@@ -152,7 +152,7 @@ def catalogue(file: Path | None = None) -> dict[str, Entry]:
             and the entry).
     """
     path = Path(file) if file is not None else FRAMEWORK_FILE
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
     if not isinstance(data, dict) or not isinstance(data.get("mistakes"), dict):
         raise ValueError(said("top_level_must_mistakes", path=path.name))
     entries = {str(mid): _entry(str(mid), body, path.name) for mid, body in data["mistakes"].items()}

@@ -217,7 +217,7 @@ version = "{version}"
 description = "Checks your {assignment} exercises with the public tests."
 requires-python = ">=3.10"
 dependencies = [
-    "pytest>=8",
+    "pytest>=8.4",
     "numpy>=1.26",
     "torch>=2.2,<=2.13.0",
     "nbformat>=5.9",

@@ -53,6 +53,13 @@ _UNUSED_PLUGINS = (
     "faulthandler", "stepwise", "doctest", "pastebin", "setuponly", "setupplan", "legacypath",
     "tmpdir", "recwarn", "warnings", "unittest", "subtests",
 )
+#: What every pytest session of the grader's suites is started with. No plugin another package
+#: installed (pytest-randomly would reseed and reorder, pytest-cov trace, xdist and hypothesis
+#: register options) is loaded: a grade depends on the rubric and the submission alone, and each
+#: session starts ~0.8 s sooner where the test tools are installed. Then the plugins of pytest's
+#: own that a grading session never uses; several wrap every test phase, and unraisableexception
+#: runs gc.collect() over torch's objects at the end (~0.1 s).
+SESSION_ARGS = ("--disable-plugin-autoload", *(arg for name in _UNUSED_PLUGINS for arg in ("-p", f"no:{name}")))
 MAX_ANSWERS_BYTES = 64 * 1024
 #: libyaml's safe loader where PyYAML was built with it: the same data, ~10x faster to parse
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -370,9 +377,7 @@ class _Grading:
             "--import-mode=importlib",
             "--noconftest",
             "-s",
-            # Plugins a grading session never uses; several wrap every test phase, and
-            # unraisableexception runs gc.collect() over torch's objects at the end (~0.1 s).
-            *[arg for name in _UNUSED_PLUGINS for arg in ("-p", f"no:{name}")],
+            *SESSION_ARGS,
         ]
         forget_other_suites(self.suite_dirs.values())
         exit_code = pytest.main(args, plugins=[_plugin, state])

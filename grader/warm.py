@@ -267,7 +267,7 @@ def hidden_counts(rubric: Rubric, suites: Sequence[str]) -> dict[str, int] | Non
     import pytest
 
     from grader import plugin
-    from grader.runner import SUITE_INI, _UNUSED_PLUGINS
+    from grader.runner import SESSION_ARGS, SUITE_INI
 
     counts: dict[str, int] = {}
 
@@ -285,7 +285,7 @@ def hidden_counts(rubric: Rubric, suites: Sequence[str]) -> dict[str, int] | Non
     args = [str(s.path) for s in others] + [
         "-c", str(SUITE_INI), "--rootdir", str(Path(rubric.file).resolve().parent.parent),
         "--import-mode=importlib", "--noconftest", "--collect-only", "-s", "--assert=plain",
-        *[arg for name in _UNUSED_PLUGINS for arg in ("-p", f"no:{name}")],
+        *SESSION_ARGS,
     ]
     code = pytest.main(args, plugins=[_Count()])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):

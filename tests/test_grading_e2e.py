@@ -33,13 +33,55 @@ OTHERS = [
 pytestmark = pytest.mark.slow
 
 
+#: A pytest plugin installed beside the grader, as pytest-randomly or pytest-cov would be: were it
+#: loaded into a grading session, it would run no test at all and leave a mark.
+_INSTALLED_PLUGIN = """
+import pathlib
+
+def pytest_collection_modifyitems(items):
+    pathlib.Path(__file__).with_name("loaded").write_text("the grading session loaded me")
+    items[:] = []
+"""
+
+
 @pytest.fixture(scope="module")
-def reports(root, rubric):
-    """Every submission above graded in ONE run, as a batch would: {path: report}."""
+def installed_plugin(tmp_path_factory):
+    """A folder on ``sys.path`` holding an installed distribution whose ``pytest11`` entry point
+    names a plugin; yields the file the plugin writes if anything loads it."""
+    import importlib
+    import sys
+
+    site = tmp_path_factory.mktemp("site")
+    (site / "meddling_plugin.py").write_text(_INSTALLED_PLUGIN, encoding="utf-8")
+    info = site / "meddling_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: meddling-plugin\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[pytest11]\nmeddling = meddling_plugin\n", encoding="utf-8")
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    try:
+        yield site / "loaded"
+    finally:
+        sys.path.remove(str(site))
+        sys.modules.pop("meddling_plugin", None)
+
+
+@pytest.fixture(scope="module")
+def reports(root, rubric, installed_plugin):
+    """Every submission above graded in ONE run, as a batch would, with another package's
+    pytest plugin installed: {path: report}."""
+    from importlib.metadata import entry_points
+
+    assert "meddling" in {ep.name for ep in entry_points(group="pytest11")}  # pytest would autoload it
     paths = CORRECT + OTHERS
     subs = [load_submission(root / p) for p in paths]
     graded = grade(rubric, subs, seed=SEED)
     return dict(zip(paths, graded))
+
+
+def test_no_installed_pytest_plugin_is_loaded_into_grading(reports, installed_plugin):
+    assert not installed_plugin.exists()
+    assert all(reports[p].score == reports[p].max_score > 0 for p in CORRECT)
 
 
 def _part(report: GradeReport, part: str):

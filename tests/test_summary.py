@@ -110,3 +110,10 @@ def _side_by_side() -> None:
     real_collect = summary._collect
     summary._collect = lambda pid, read: real_collect(pid, read) and None
     assert summary.plots(stats) == in_turn  # copies whose PNG is lost: drawn here instead
+    summary._collect = real_collect
+
+    made.clear()  # a batch's summary: both languages' six plots at once, five of them forked
+    both = summary.plots_in(stats, ("ja", "en"))
+    assert len(made) == 5 and all(m is not None for m in made), made
+    assert both["en"] == in_turn
+    assert both["ja"] == summary.plots(stats, lang="ja") != in_turn
