@@ -535,15 +535,26 @@ def _flag(console: Console, text: str, lang: str, before: str = "") -> None:
 
 @contextlib.contextmanager
 def _whole() -> Iterator[None]:
-    """SIGINT held back (in the main thread) until the block ends, then delivered."""
+    """Ctrl-C held back until the block ends, then raised as KeyboardInterrupt.
+
+    SIGINT is not blocked but caught: a blocked process-directed signal goes to any thread
+    that does not block it (the batch loads matplotlib in one while it grades), and Python
+    then raises KeyboardInterrupt in the main thread wherever it is, mid-write included. A
+    handler runs in the main thread whichever thread the signal reached; this one only notes it.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    caught: list[int] = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        signal.signal(signal.SIGINT, before if before is not None else signal.default_int_handler)
+        if caught and callable(before):
+            before(signal.SIGINT, None)  # the handler that was in force: KeyboardInterrupt by default
+        elif caught and before != signal.SIG_IGN:
+            raise KeyboardInterrupt
 
 
 def _preload_plotting() -> None:

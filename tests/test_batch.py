@@ -219,6 +219,36 @@ def test_ctrl_c_keeps_finished_reports_and_resume_finishes(tmp_path):
     assert n == len(list((out / "reports").glob("*.yaml")))
 
 
+def test_ctrl_c_during_a_write_waits_for_its_end_whatever_thread_it_reaches():
+    """A report being written is finished before Ctrl-C stops the batch, also while another
+    thread runs (the batch loads matplotlib in one while it grades): the kernel hands a signal
+    the main thread blocks to that thread, and Python then raises in the main thread at once."""
+    import threading
+
+    from grader.batch import _whole
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    hold = threading.Event()
+    other = threading.Thread(target=hold.wait, daemon=True)
+    other.start()
+    steps = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _whole():
+                os.kill(os.getpid(), signal.SIGINT)
+                for step in range(5):  # the write goes on: bytecode runs, time passes
+                    time.sleep(0.02)
+                    steps.append(step)
+        assert steps == [0, 1, 2, 3, 4]
+        with _whole():  # and a block without Ctrl-C raises nothing
+            steps.append(5)
+    finally:
+        hold.set()
+        other.join()
+        signal.signal(signal.SIGINT, old)
+    assert steps[-1] == 5
+
+
 def test_weak_sandbox_is_refused_without_the_flag(tmp_path, monkeypatch):
     """Without namespaces, batch stops with a usage error unless --allow-weak-sandbox."""
     from grader.errors import UsageError
