@@ -771,8 +771,15 @@ class _Reader:
         ]
         return Text(en=got[0], ja=got[1])
 
-    def folder(self, value: Any, path: str, example: str, what: str) -> Path:
+    def path_text(self, value: Any, path: str, example: str) -> str:
+        """A string naming a file or folder (no NUL: no system call takes one)."""
         raw = self.string(value, path, example)
+        if "\x00" in raw:
+            raise self.fail(path, f"a path cannot hold a NUL character (got {raw!r})", f"write a path, e.g. {example}")
+        return raw
+
+    def folder(self, value: Any, path: str, example: str, what: str) -> Path:
+        raw = self.path_text(value, path, example)
         resolved = (self.base / raw).resolve()
         if resolved.is_dir():
             return resolved
@@ -856,7 +863,7 @@ class _Reader:
             if kind == "folder":
                 found[key] = self.folder(data[key], path, example.split(": ", 1)[1], "for this assignment")
                 continue
-            raw = self.string(data[key], path, example.split(": ", 1)[1])
+            raw = self.path_text(data[key], path, example.split(": ", 1)[1])
             resolved = (self.base / raw).resolve()
             if not resolved.is_file() and key != "expected":  # the expected values are written by a tool
                 near = _nearest(resolved.name, resolved.parent)
