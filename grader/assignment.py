@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 
 from grader.catalogue import Entry, catalogue
 from grader.hooks import NO_HOOKS, Figure, Hooks, load_hooks
+import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -149,7 +149,7 @@ def answer_key(folder: Path | None, quiz_file: str | None) -> Any:
     key_file = folder / quiz_file if folder is not None and quiz_file else None
     if key_file is None or not key_file.exists():
         return {}
-    return yaml.safe_load(key_file.read_text(encoding="utf-8"))
+    return safeyaml.load(key_file.read_text(encoding="utf-8"))
 
 
 @functools.cache

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
-import yaml
 
 from grader.messages import said
+import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -152,7 +152,7 @@ def catalogue(file: Path | None = None) -> dict[str, Entry]:
             and the entry).
     """
     path = Path(file) if file is not None else FRAMEWORK_FILE
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
+    data = safeyaml.load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("mistakes"), dict):
         raise ValueError(said("top_level_must_mistakes", path=path.name))
     entries = {str(mid): _entry(str(mid), body, path.name) for mid, body in data["mistakes"].items()}

@@ -40,6 +40,7 @@ import yaml
 from grader.errors import GraderError, UsageError
 from grader.messages import said
 from grader.pool import Tally, Write
+import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -119,7 +120,7 @@ def read_cluster_file(path: Path) -> ClusterSpec:
         task_resources: {train: 1}  # each task takes one "train" of a worker (dask worker --resources train=1)
     """
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safeyaml.load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise UsageError(said("cannot_read_cluster_file", path=path, why=exc.strerror or exc)) from None
     except yaml.YAMLError as exc:

@@ -28,6 +28,7 @@ from grader.errors import UsageError
 from grader.messages import said
 from grader.report.files import write_atomic
 from grader.sinks import csv_cell
+import grader.safeyaml as safeyaml
 
 __all__ = ["merge", "merge_with_reasons", "write_course_gradebook"]
 
@@ -39,7 +40,7 @@ def _assignment_of(folder: Path) -> str:
     for report in sorted((folder / "reports").glob("*")):
         try:
             if report.suffix in (".yaml", ".yml"):
-                data = yaml.safe_load(report.read_text(encoding="utf-8"))
+                data = safeyaml.load(report.read_text(encoding="utf-8"))
             elif report.suffix == ".json" and not report.name.endswith("results.json"):
                 data = json.loads(report.read_text(encoding="utf-8"))
             else:

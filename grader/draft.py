@@ -26,6 +26,7 @@ import yaml
 
 from grader.errors import UsageError
 from grader.messages import label, said, say
+import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -154,7 +155,7 @@ def _append(file: Path, mid: str, number: int, size: int, part: str, func: str,
             " draft.\n  # Word the title and message (ja and en), then delete `draft: true`; grader validate"
             " checks it.\n")
     new = old.rstrip("\n") + "\n" + head + block + "\n"
-    data = yaml.safe_load(new)
+    data = safeyaml.load(new)
     if not isinstance(data, dict) or mid not in (data.get("mistakes") or {}):
         raise UsageError(said("cannot_add_mistakes_must", path=file))
     file.write_text(new, encoding="utf-8")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader import sinks
+from grader import messages
 from grader.messages import one_language
 from grader.report._text import LABELS
 from grader.report.files import write_atomic
@@ -62,8 +63,11 @@ def _rows(gradebook: Path) -> list[dict[str, str]]:
 
 
 def _shown(column: str, value: str, lang: str) -> str:
-    """A cell as the page shows it: the CSV's own text, but yes/no in words, the spreadsheet
-    guard (a leading ``'``) taken off, and an adjustment of 0 left empty."""
+    """A cell as the page shows it: the CSV's own text, but yes/no and the flags in words, the
+    spreadsheet guard (a leading ``'``) taken off, and an adjustment of 0 left empty."""
+    if column == "flags" and value:
+        return ", ".join(messages.label(f"gbflag_{flag}", lang) if f"gbflag_{flag}" in messages.LABELS else flag
+                         for flag in value.split(";"))
     if column in ("passed",) and value in ("yes", "no"):
         return _label("gb_yes" if value == "yes" else "gb_no", lang)
     if column == "adjustment" and value in ("0", "0.0"):

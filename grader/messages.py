@@ -1129,6 +1129,18 @@ LABELS: dict[str, M] = {
     "gb_reasons": M("Why adjusted", "調整の理由"),
     "gb_problems": M("Problems", "問題"),
     "gb_flags": M("Flags", "注意"),
+    # each flag of a gradebook row (its ``flags`` column), in a word: the problems column has the sentence
+    "gbflag_empty": M("empty", "空の提出"),
+    "gbflag_unreadable": M("unreadable", "読み取り不可"),
+    "gbflag_no_work": M("no work", "解答なし"),
+    "gbflag_missing": M("files missing", "ファイル不足"),
+    "gbflag_interrupted": M("interrupted", "採点中断"),
+    "gbflag_duplicate_id": M("id claimed twice", "学生 ID の重複"),
+    "gbflag_ambiguous_id": M("whose is unclear", "本人が不確か"),
+    "gbflag_not_a_submission": M("not a submission", "提出物ではない"),
+    "gbflag_symlink": M("symbolic link", "シンボリックリンク"),
+    "gbflag_online_text": M("online text", "オンラインテキスト"),
+    "gbflag_doubtful_name": M("name's encoding guessed", "名前の文字コードを推測"),
     "below": M("below the pass mark", "合格点未満"),
     "passed_but": M("passed, but with the central mistake {ids}", "合格。ただし核心の間違い {ids} があります"),
     "central_title": M(

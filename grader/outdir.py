@@ -32,6 +32,7 @@ from grader.report import fastyaml
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 from grader.report.redact import Moment
+import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
     from grader.rubric import Rubric
@@ -47,8 +48,6 @@ def name_aliases(name: str) -> set[str]:
     low = name.casefold()
     return {low, *(low + infix for infix in _INFIXES), *(low[: -len(i)] for i in _INFIXES if low.endswith(i))}
 
-
-_FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def report_yaml(report: GradeReport | dict[str, Any]) -> str:
@@ -116,7 +115,7 @@ def read_record(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         pass
     try:
-        data = yaml.load(raw.decode("utf-8"), Loader=_FastLoader)  # noqa: S506 - a safe loader
+        data = safeyaml.load(raw.decode("utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError):
         return None
     return data if isinstance(data, dict) else None

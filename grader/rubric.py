@@ -37,6 +37,7 @@ import yaml
 from grader.limits import Limits
 from grader.messages import said
 from grader.errors import RubricError
+import grader.safeyaml as safeyaml
 
 __all__ = [
     "FORMATS",
@@ -469,10 +470,6 @@ def find_rubrics(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
     raise UsageError(said("no_rubric_found_no", dir=RUBRICS_FOLDER, start=here.as_posix()))
 
 
-#: libyaml's safe loader where PyYAML was built with it (~10x faster); the same data.
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _peek(candidate: Path) -> Any:
     """A candidate rubric's data, as far as choosing between candidates needs it (parsed once per
     version of the file: the choice reads each candidate up to three times)."""
@@ -482,7 +479,7 @@ def _peek(candidate: Path) -> Any:
 
 @functools.lru_cache(maxsize=64)
 def _peek_at(path: str, mtime_ns: int, size: int) -> Any:
-    return yaml.load(Path(path).read_text(encoding="utf-8-sig"), Loader=_FAST_LOADER)  # noqa: S506 - a safe loader
+    return safeyaml.load(Path(path).read_text(encoding="utf-8-sig"))
 
 
 def _choose_by_id(candidates: list[Path], assignment: str | None) -> Path | None:
@@ -774,8 +771,15 @@ class _Reader:
         ]
         return Text(en=got[0], ja=got[1])
 
-    def folder(self, value: Any, path: str, example: str, what: str) -> Path:
+    def path_text(self, value: Any, path: str, example: str) -> str:
+        """A string naming a file or folder (no NUL: no system call takes one)."""
         raw = self.string(value, path, example)
+        if "\x00" in raw:
+            raise self.fail(path, f"a path cannot hold a NUL character (got {raw!r})", f"write a path, e.g. {example}")
+        return raw
+
+    def folder(self, value: Any, path: str, example: str, what: str) -> Path:
+        raw = self.path_text(value, path, example)
         resolved = (self.base / raw).resolve()
         if resolved.is_dir():
             return resolved
@@ -859,7 +863,7 @@ class _Reader:
             if kind == "folder":
                 found[key] = self.folder(data[key], path, example.split(": ", 1)[1], "for this assignment")
                 continue
-            raw = self.string(data[key], path, example.split(": ", 1)[1])
+            raw = self.path_text(data[key], path, example.split(": ", 1)[1])
             resolved = (self.base / raw).resolve()
             if not resolved.is_file() and key != "expected":  # the expected values are written by a tool
                 near = _nearest(resolved.name, resolved.parent)

@@ -40,6 +40,7 @@ from grader.rubric import rubric_fingerprint
 from grader.sandbox.level import choose_level, require_other_user, weak_warning
 from grader.limits import Limits
 from grader.sandbox.worker import Worker
+import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
     from grader.sandbox.session import Session
@@ -61,8 +62,6 @@ _UNUSED_PLUGINS = (
 #: runs gc.collect() over torch's objects at the end (~0.1 s).
 SESSION_ARGS = ("--disable-plugin-autoload", *(arg for name in _UNUSED_PLUGINS for arg in ("-p", f"no:{name}")))
 MAX_ANSWERS_BYTES = 64 * 1024
-#: libyaml's safe loader where PyYAML was built with it: the same data, ~10x faster to parse
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_ANSWER_NODES = 5000
 
 
@@ -154,7 +153,7 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
     if len(text.encode("utf-8")) > MAX_ANSWERS_BYTES:
         return {}, said("answers_yaml_larger_than", kib=MAX_ANSWERS_BYTES // 1024)
     try:
-        data = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader (libyaml's when built)
+        data = safeyaml.load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", exc)
@@ -399,7 +398,7 @@ def _public_quiz_ids(rubric: Rubric) -> dict[str, Any]:
     blank = Path(rubric.exercises) / "answers.yaml"
     if not blank.exists():
         return {}
-    data = yaml.safe_load(blank.read_text(encoding="utf-8")) or {}
+    data = safeyaml.load(blank.read_text(encoding="utf-8")) or {}
     return {str(k): {} for k in data} if isinstance(data, dict) else {}
 
 

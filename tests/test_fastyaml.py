@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grader.outdir import read_report, report_yaml
+import grader.safeyaml as safeyaml
 from grader.report import fastyaml
 from grader.report.model import GradeReport
 from grader.report.yaml_json import render_yaml
 
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOADER = safeyaml.LOADER
 LOADERS = sorted({LOADER, yaml.SafeLoader}, key=lambda c: c.__name__)
 SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -107,3 +107,38 @@ def test_the_rows_gradebook_rows_makes_are_shown(rubric, tmp_path, lang):
     page = _page(view_path(tmp_path, lang))
     assert page.rows == []
     assert ("0 行" if lang == "ja" else "0 rows") in "".join(page.text)
+
+
+def _flag_codes() -> set[str]:
+    """Every flag a gradebook row can carry: the first item of each ``("code", {...})`` pair
+    discovery and the batch put in a row's flags."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "grader"
+    codes = set()
+    for name in ("discovery.py", "batch.py"):
+        for node in ast.walk(ast.parse((root / name).read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Tuple) and len(node.elts) == 2 and isinstance(node.elts[1], ast.Dict)
+                    and isinstance(node.elts[0], ast.Constant) and isinstance(node.elts[0].value, str)):
+                codes.add(node.elts[0].value)
+    return codes
+
+
+def test_each_flag_is_a_word_in_the_pages_language(rubric, tmp_path):
+    """The flags column holds codes for programs (``duplicate_id;missing``); the page shows each
+    in its own language, and every flag the grader writes has its word in both."""
+    from grader.messages import LABELS
+
+    codes = _flag_codes()
+    assert {"duplicate_id", "not_a_submission", "missing", "interrupted"} <= codes
+    assert [c for c in sorted(codes) if set(LABELS.get(f"gbflag_{c}", ())[:2]) & {"", None}
+            or f"gbflag_{c}" not in LABELS] == []
+    rows = [{"submission": "a", "student_id": "1", "name": "a", "score": None, "max_score": 35.0,
+             "flags": "duplicate_id;not_a_submission"},
+            {"submission": "b", "student_id": "2", "name": "b", "score": None, "max_score": 35.0,
+             "flags": "some_future_flag"}]
+    write_gradebook(tmp_path / "gradebook.csv", rows, rubric)
+    ja, en = (_page(view_path(tmp_path, lang)).rows for lang in ("ja", "en"))
+    assert ja[0][1][-1] == "学生 ID の重複, 提出物ではない"
+    assert en[0][1][-1] == "id claimed twice, not a submission"
+    assert ja[1][1][-1] == en[1][1][-1] == "some_future_flag"  # a code without words stays visible

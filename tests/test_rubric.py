@@ -718,6 +718,14 @@ def test_any_value_anywhere_loads_or_raises_rubric_error(
         assert err.problem
 
 
+@pytest.mark.parametrize("path", ["exercises", "reference", "suites.public.path"])
+def test_a_nul_in_a_path_is_a_rubric_error_naming_the_key(write: Write, path: str) -> None:
+    """(Found by the property above: a NUL reached the file system and raised ValueError.)"""
+    with pytest.raises(RubricError) as err:
+        load_rubric(write(changed(path, "ex\x00ercises")))
+    assert err.value.file == RUBRIC and "NUL" in str(err.value) and path in str(err.value)
+
+
 # --- the objects -------------------------------------------------------------------------
 
 DATACLASSES = [Text, Part, Suite, PointRule, Limits, ReportOptions, MistakeOptions, Rubric]

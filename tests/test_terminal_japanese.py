@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ctrl_c import DUMPING_ENV, ctrl_c
 from tests.test_lms_files import _course
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,7 +202,7 @@ def test_watch_says_an_unreadable_save_in_japanese(tmp_path, english_left):
     work.mkdir()
     notebook = work / "notebook-student.ipynb"
     shutil.copyfile(EXAMPLES / "notebook-student.ipynb", notebook)
-    env = {k: v for k, v in os.environ.items() if k != "GRADER_LANG"}
+    env = {**{k: v for k, v in os.environ.items() if k != "GRADER_LANG"}, **DUMPING_ENV}
     proc = subprocess.Popen([sys.executable, "-m", "grader", "check", "--watch", notebook.name, "--lang", "ja",
                              "--rubric", str(RUBRIC)], cwd=work, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
@@ -211,11 +211,16 @@ def test_watch_says_an_unreadable_save_in_japanese(tmp_path, english_left):
     os.set_blocking(stdout.fileno(), False)
     seen = b""
 
-    def wait_for(needle: str, timeout: float = 300) -> None:
+    def drain() -> str:
         nonlocal seen
+        chunk = stdout.read() or b""
+        seen += chunk
+        return chunk.decode("utf-8", "replace")
+
+    def wait_for(needle: str, timeout: float = 300) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and proc.poll() is None:
-            seen += stdout.read() or b""
+            drain()
             if needle in seen.decode("utf-8", "replace"):
                 return
             time.sleep(0.1)
@@ -227,12 +232,7 @@ def test_watch_says_an_unreadable_save_in_japanese(tmp_path, english_left):
         notebook.write_text('{"cells": [\n', encoding="utf-8")
         wait_for("Jupyter で開いて保存し直してください")
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=180)  # Ctrl-C stops the warm checker too (up to 20 s), slower under load
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        ctrl_c(proc, drain)  # stops the warm checker too
     said = _flat(seen[mark:].decode("utf-8", "replace"))
     assert "エラー: notebook-student.ipynb: ノートブックを読み取れません（NotJSONError: " in said, said
     assert english_left(said) == [] and "error:" not in said and "cannot read" not in said, said

@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.ctrl_c import DUMPING_ENV, ctrl_c
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -59,13 +60,21 @@ class _Output:
         assert proc.stdout is not None
         os.set_blocking(proc.stdout.fileno(), False)
 
+    def drain(self) -> str:
+        """What arrived since the last read (also added to ``text``)."""
+        assert self.proc.stdout is not None
+        try:
+            chunk = (self.proc.stdout.read() or b"").decode("utf-8", "replace")
+        except ValueError:  # closed
+            return ""
+        self.text += chunk
+        return chunk
+
     def wait_for(self, needle: str, start: int = 0, timeout: float = 300) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.proc.stdout is not None
-            chunk = self.proc.stdout.read()
-            if chunk:
-                self.text += chunk.decode("utf-8", "replace")
+            chunk = self.drain()
             at = self.text.find(needle, start)
             if at >= 0:
                 return at
@@ -79,7 +88,7 @@ class _Output:
 def test_watch_rechecks_on_save_prints_only_changes_and_stops_cleanly(tmp_path: Path) -> None:
     work = tmp_path / "my_work"
     shutil.copytree(EXAMPLES / "sqrt-d-model", work)
-    env = {k: v for k, v in os.environ.items() if k != "GRADER_LANG"}
+    env = {**{k: v for k, v in os.environ.items() if k != "GRADER_LANG"}, **DUMPING_ENV}
     proc = subprocess.Popen(
         [sys.executable, "-m", "grader", "check", "--watch", str(work), "--lang", "en",
          "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
@@ -112,14 +121,7 @@ def test_watch_rechecks_on_save_prints_only_changes_and_stops_cleanly(tmp_path: 
         at2 = out.wait_for("softmax.py saved", end)
         out.wait_for("no longer passes", at2)
     finally:
-        proc.send_signal(signal.SIGINT)  # Ctrl-C
-        try:
-            code = proc.wait(timeout=180)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-    rest = proc.stdout.read() if proc.stdout else b""
-    out.text += (rest or b"").decode("utf-8", "replace")
+        code = ctrl_c(proc, out.drain)
     assert code == 0, out.text[-2000:]
     assert "Traceback" not in out.text
     deadline = time.monotonic() + 30
@@ -146,7 +148,7 @@ def test_watch_on_a_terminal_shows_a_hostile_file_name_as_text(tmp_path: Path) -
     shutil.copytree(EXAMPLES / "correct", work)
     master, slave = os.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("GRADER_LANG", "NO_COLOR")}
-    env.update(TERM="xterm-256color", COLUMNS="400", FORCE_COLOR="1")
+    env.update(TERM="xterm-256color", COLUMNS="400", FORCE_COLOR="1", **DUMPING_ENV)
     proc = subprocess.Popen(
         [sys.executable, "-m", "grader", "check", "--watch", str(work), "--lang", "en",
          "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
@@ -156,17 +158,28 @@ def test_watch_on_a_terminal_shows_a_hostile_file_name_as_text(tmp_path: Path) -
     os.set_blocking(master, False)
     seen = b""
 
-    def wait_for(needle: bytes, start: int = 0, timeout: float = 300) -> int:
+    def read() -> bytes | None:
+        """What the terminal shows since the last read; None once it closed."""
         nonlocal seen
+        try:
+            chunk = os.read(master, 65536)
+        except BlockingIOError:
+            chunk = b""
+        except OSError:  # the terminal closed: the watcher has ended
+            return None
+        seen += chunk
+        return chunk
+
+    def drain() -> str:
+        chunk = read()
+        return (chunk or b"").decode("utf-8", "replace")
+
+    def wait_for(needle: bytes, start: int = 0, timeout: float = 300) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            try:
-                chunk = os.read(master, 65536)
-            except BlockingIOError:
-                chunk = b""
-            except OSError:  # the terminal closed: the watcher has ended
+            chunk = read()
+            if chunk is None:
                 break
-            seen += chunk
             at = seen.find(needle, start)
             if at >= 0:
                 return at
@@ -181,12 +194,9 @@ def test_watch_on_a_terminal_shows_a_hostile_file_name_as_text(tmp_path: Path) -
         (work / hostile).write_text("VALUE = 1\n", encoding="utf-8")
         at = wait_for(b"saved: checked again", first)
     finally:
-        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C on the terminal
         try:
-            proc.wait(timeout=180)  # Ctrl-C stops the warm checker too (up to 20 s), slower under load
+            ctrl_c(proc, drain, group=True)  # Ctrl-C on the terminal: stops the warm checker too
         finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
             os.close(master)
     line = seen[seen.rfind(b"\n", 0, at) + 1:at].decode("utf-8", "replace")
     # the name shows as text: escapes made visible, markup literal, no override
@@ -203,7 +213,7 @@ TABLE_SCORE = re.compile(r"Score\s*│\s*([\d.]+ / [\d.]+)")
 
 def _wide_english_env() -> dict[str, str]:
     """The environment without a language of its own, and wide enough for the table on one line."""
-    return {**{k: v for k, v in os.environ.items() if k != "GRADER_LANG"}, "COLUMNS": "200"}
+    return {**{k: v for k, v in os.environ.items() if k != "GRADER_LANG"}, "COLUMNS": "200", **DUMPING_ENV}
 
 
 def _checked_score(work: Path) -> str:
@@ -263,11 +273,6 @@ def test_watch_grades_the_work_check_grades_notebook_py_or_both(tmp_path: Path) 
             expected[state] = _checked_score(work)
             at = end
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=180)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        ctrl_c(proc, out.drain)
     assert watched == expected, out.text[-3000:]
     assert watched["both"] != watched["notebook only"]
