@@ -586,6 +586,9 @@ MESSAGES: dict[str, M] = {
     "no_report_grader_batch": M(
         "no report from grader batch: run grader batch --resume",
         "grader batch のレポートがありません。grader batch --resume を実行してください"),
+    "not_in_source_now": M(
+        "SOURCE holds no submission of this name now: its report stays as it was",
+        "SOURCE には今この名前の提出物がないため、レポートはそのままです"),
     "files_changed_since_graded": M(
         "its files changed since it was graded: run grader batch --resume",
         "採点後にファイルが変わっています。grader batch --resume を実行してください"),
