@@ -195,8 +195,8 @@ def test_a_term_of_grading(tmp_path):
     grades = _canvas_import(out / "gradebook.canvas.csv")
     assert grades["points_possible"] == top
     assert grades["by_id"] == {"98765": top, "11111": top, "22222": auto_smith + points + 3}
-    verified = _run("ledger", str(out), "--verify")
-    assert verified.returncode == 0 and "4 entries" in verified.stderr
+    verified = _run("ledger", str(out), "--verify")  # in the language of the batch's reports
+    assert verified.returncode == 0 and "記録 4 件" in verified.stderr, verified.stderr
 
     # one line edited by hand: every command that reads the ledger names it and refuses
     ledger = out / "ledger.jsonl"
