@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +73,9 @@ def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = Non
     """Append one adjustment (``points`` or ``set_to``, of ``part`` or the total) and refresh."""
     if (points is None) == (set_to is None):
         raise UsageError(said("give_one_points_set"))
+    for option, value in (("--points", points), ("--set", set_to)):
+        if value is not None and not math.isfinite(value):
+            raise UsageError(said("adjust_not_finite", option=option, value=value))
     if not reason.strip():
         raise UsageError(said("reason_required_say_why"))
     ledger.read(outdir)  # a broken chain is refused before anything else
@@ -81,6 +85,12 @@ def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = Non
     if against is None:
         parts = ", ".join(p["id"] for p in data.get("parts", []))
         raise UsageError(said("has_no_part_parts", out=outdir, student=student, part=part, parts=parts))
+    top = float(data["max_score"]) if part is None else next(
+        float(p["max_score"]) for p in data.get("parts", []) if p["id"] == part)
+    if set_to is not None and not 0.0 <= set_to <= top:
+        what = said("adjust_total") if part is None else said("adjust_part", part=part)
+        raise UsageError(said("adjust_set_out_of_range", out=outdir, value=f"{set_to:g}", student=student,
+                              what=what, top=f"{top:g}"))
     entry = ledger.append(outdir, op="adjust", submission=name, student=str((data.get("student") or {}).get("id", "")),
                           part=part, points=points, set=set_to, reason=reason, by=by, against=against)
     refresh(outdir, rubric, lang, only={name})

@@ -75,6 +75,29 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
     return _checked(load_rubric(rubric_path))
 
 
+def _batch_lang(outdir: Path) -> str:
+    """GRADER_LANG, else the first language of the batch's reports in ``outdir`` (what the
+    commands that load its rubric say), else English."""
+    from grader.outdir import read_report
+
+    env = os.environ.get("GRADER_LANG", "")
+    if env in LANGS:
+        return env
+    for path in sorted((outdir / "reports").glob("*.yaml"))[:1]:
+        report = read_report(path)
+        if report is not None and report.languages and str(report.languages[0]) in LANGS:
+            return str(report.languages[0])
+    return "en"
+
+
+def _load_for(outdir: str, rubric_path: str | None, source: str | None = None) -> Any:
+    """The rubric of the batch in ``outdir``: --rubric, else the one its reports name (found as
+    :func:`_load` finds one, so a course with several assignments needs no --rubric here)."""
+    from grader.gradebook import reports_assignment
+
+    return _load(rubric_path, source, assignment=reports_assignment(Path(outdir)) or None)
+
+
 def _checked(rubric: Rubric) -> Any:
     from grader.catalogue import check_rubric
     from grader.rubric import check_parts
@@ -409,12 +432,11 @@ def export_cmd(outdir: str, rubric_path: str | None, lang: str | None, gradebook
     from grader.gradebook import (
         export_gradebooks,
         lms_of,
-        reports_assignment,
         say_written,
     )
 
     def body() -> int:
-        rubric = _load(rubric_path, assignment=reports_assignment(Path(outdir)) or None)
+        rubric = _load_for(outdir, rubric_path)
         formats = _formats(gradebook, canvas_gradebook, canvas_assignment_id)
         if not formats:  # the LMS gradebooks the export's own entries can be matched in
             from grader.gradebook import _old_rows
@@ -497,7 +519,7 @@ def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, aga
     from grader.similarity import refresh
 
     def body() -> int:
-        result = refresh(outdir, _load(rubric_path), source=source, against=against)
+        result = refresh(outdir, _load_for(outdir, rubric_path), source=source, against=against)
         err.print(f"{result.compared} compared, {len(result.pairs)} pairs in {len(result.groups)} groups; "
                   f"{Path(outdir) / 'similarity.csv'}", soft_wrap=True)
         return 0
@@ -521,7 +543,7 @@ def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str 
     from grader.draft import draft_entry
 
     def body() -> int:
-        done = draft_entry(outdir, _load(rubric_path), number, mid)
+        done = draft_entry(outdir, _load_for(outdir, rubric_path), number, mid)
         err.print(f"draft {done.id} ({done.function}, {done.size} submissions) added to {done.catalogue}"
                   + (f"; mutant {done.mutant}" if done.mutant else "; no mutant (the code was not found)")
                   + "; word it, delete `draft: true`, then run grader validate", soft_wrap=True)
@@ -550,7 +572,7 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
     from grader import adjust as adjusting
 
     def body() -> int:
-        rubric = _load(rubric_path)
+        rubric = _load_for(outdir, rubric_path)
         out, language = Path(outdir), _lang(lang, rubric)
         given = [x is not None for x in (points, set_to, undo, confirm)]
         if sum(given) != 1:
@@ -577,11 +599,10 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
 def publish_cmd(outdir: str, by: str, rubric_path: str | None, lang: str | None) -> None:
     """Publish the results in the batch output OUTDIR: students' views show hidden tests in full
     where the rubric says hidden_details: after_publish (recorded in OUTDIR/published.json)."""
-    from grader.gradebook import reports_assignment
     from grader.publish import publish
 
     def body() -> int:
-        rubric = _load(rubric_path, assignment=reports_assignment(Path(outdir)) or None)
+        rubric = _load_for(outdir, rubric_path)
         language = _lang(lang, rubric)
         written = publish(Path(outdir), rubric, by=by, lang=language)
         err.print(_tr(said("results_published_files_written", n=len(written)), language), markup=False,
@@ -609,7 +630,7 @@ def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | No
     from grader.regrade import run_regrade
 
     def body() -> int:
-        rubric = _load(rubric_path, source)
+        rubric = _load_for(out, rubric_path, source)
         language = _lang(lang, rubric)
         result = run_regrade(source, out, rubric, list(tests), jobs=jobs, allow_weak=allow_weak_sandbox,
                              lang=language, progress=False if no_progress else None)
@@ -631,7 +652,7 @@ def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
 
     def body() -> int:
         entries = ledger.read(Path(outdir))
-        language = lang or os.environ.get("GRADER_LANG", "en")
+        language = lang or _batch_lang(Path(outdir))
         if not verify:
             for e in entries:
                 change = (f"{e.points:+g}" if e.points is not None else f"={e.set:g}" if e.set is not None

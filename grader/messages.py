@@ -564,6 +564,16 @@ MESSAGES: dict[str, M] = {
     "matches_reports_name_submission": M(
         "{out}: {student} matches {n} reports ({listed}); name the submission instead",
         "{out}: {student} に当てはまるレポートが {n} 件あります（{listed}）。提出物の名前で指定してください"),
+    "adjust_not_finite": M(
+        "{option} {value}: not a number of points; write one such as {option}=2.5 or {option}=-2",
+        "{option} {value}: 点数として読めません。{option}=2.5 や {option}=-2 のように書いてください"),
+    "adjust_set_out_of_range": M(
+        "{out}: --set {value}: {student}'s {what} is scored out of {top}; set it from 0 to {top} "
+        "(to give more, use --points: the score still stops at {top})",
+        "{out}: --set {value}: {student} の{what}は {top} 点満点です。0 から {top} の値を指定してください"
+        "（加点は --points で。それでも点数は {top} 点で止まります）"),
+    "adjust_total": M("total", "合計"),
+    "adjust_part": M("part {part}", "小問「{part}」"),
     "has_no_part_parts": M(
         "{out}: {student} has no part {part}; its parts are {parts}",
         "{out}: {student} には小問 {part} がありません。小問は {parts} です"),
@@ -576,6 +586,9 @@ MESSAGES: dict[str, M] = {
     "no_report_grader_batch": M(
         "no report from grader batch: run grader batch --resume",
         "grader batch のレポートがありません。grader batch --resume を実行してください"),
+    "not_in_source_now": M(
+        "SOURCE holds no submission of this name now: its report stays as it was",
+        "SOURCE には今この名前の提出物がないため、レポートはそのままです"),
     "files_changed_since_graded": M(
         "its files changed since it was graded: run grader batch --resume",
         "採点後にファイルが変わっています。grader batch --resume を実行してください"),
@@ -1205,7 +1218,7 @@ LABELS: dict[str, M] = {
         "#{n} {change} ({where}): {reason} (by {by}, {at})",
         "#{n} {change}（{where}）: {reason}（{by}、{at}）"),
     "adjust_whole": M("total", "合計"),
-    "adjust_part": M("part {part}", "小問 {part}"),
+    "adjust_part": M("part {part}", "小問「{part}」"),
     "adjust_review": M(
         "#{n} needs review, not applied: it was made against an automatic score of {against}, which is now {now}",
         "#{n} は要確認で、適用していません: 自動採点の得点 {against} に対する調整ですが、その得点はいま {now} です"),

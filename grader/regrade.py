@@ -36,6 +36,7 @@ from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 
 if TYPE_CHECKING:
+    from grader.discovery import Discovery
     from grader.rubric import Rubric
 
 __all__ = ["RegradeResult", "matcher", "merge_tests", "run_regrade"]
@@ -128,10 +129,18 @@ def _same_results(old: dict[str, Any], new: dict[str, Any]) -> bool:
     return True
 
 
-def _kept_reports(found: Sequence[Any], outdir: Path, result: RegradeResult) -> dict[int, dict[str, Any]]:
-    """The batch's report of each submission, by index; those that cannot be regraded, with why."""
+def _kept_reports(found: Discovery, outdir: Path, result: RegradeResult) -> dict[int, dict[str, Any]]:
+    """The batch's report of each submission, by index; every other report in ``outdir`` is
+    listed as not regraded, with why (an entry of SOURCE that cannot be read, or none at all)."""
     olds: dict[int, dict[str, Any]] = {}
-    for i, f in enumerate(found):
+    kept = {report_path(outdir, f.submission.name) for f in found.found}
+    failed = {report_path(outdir, f.name): f.why for f in found.failed}
+    for path in sorted((outdir / "reports").glob("*.yaml")):
+        if path not in kept:
+            record = read_record(path) or {}
+            why = failed.get(path) or said("not_in_source_now")
+            result.not_regraded.append((str(record.get("submission") or path.stem), why))
+    for i, f in enumerate(found.found):
         path = report_path(outdir, f.submission.name)
         old = read_record(path)
         if old is None:
@@ -190,7 +199,7 @@ def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, r
     outdir = Path(out)
     found = find_submissions(source, outdir / ".sources", assignment_of(rubric))
     result = RegradeResult(0)
-    olds = _kept_reports(found.found, outdir, result)
+    olds = _kept_reports(found, outdir, result)
     if not olds:
         raise UsageError(said("no_report_grade_again", out=out, source=source))
     if not any(select(t["id"]) for old in olds.values() for t in old.get("tests", [])):

@@ -23,6 +23,7 @@ import fcntl
 import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -74,6 +75,18 @@ def group_of(nodeid: str) -> str:
     if any(nodeid == t or nodeid.startswith(t + "::") for t in RELEASE_VENV):
         return "release-venv"
     return _GROUP_OF_MODULE.get(nodeid.split("::", 1)[0], nodeid)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C reaches the processes the tests start, as it does a student's terminal.
+
+    A shell starts a background job (``make test &``, a runner's script) with SIGINT ignored;
+    every process below inherits that, Python then installs no handler of its own, and the tests
+    that press Ctrl-C on a batch or a watcher would wait for an exit that never comes. A Python
+    handler is not inherited across exec: the processes started from here begin with the default.
+    """
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import shutil
 from pathlib import Path
@@ -103,3 +105,32 @@ def test_a_command_outside_any_course_says_where_it_looked(tmp_path: Path) -> No
         os.chdir(here)
     assert result.exit_code == 2
     assert "no rubric found" in result.output and tmp_path.as_posix() in result.output.replace("\n", "")
+
+
+def test_commands_on_a_batch_folder_take_the_rubric_its_reports_name(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a course with several assignments, ``grader batch --rubric rubrics/chapter07.yaml`` was
+    the only command that needed --rubric: adjust, export, publish and catalogue draft on its
+    output folder take the rubric whose assignment its reports name, and ledger speaks the
+    batch's language."""
+    out = tmp_path / "out"
+    (out / "reports").mkdir(parents=True)
+    shutil.copyfile(ROOT / "tests" / "golden" / "sqrt-d-model.yaml", out / "reports" / "sqrt-d-model.yaml")
+    monkeypatch.chdir(ROOT)  # two rubrics here: chapter07 and chapter08
+    monkeypatch.delenv("GRADER_LANG", raising=False)
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(main, list(args), catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    run("export", str(out), "--lang", "en")
+    run("adjust", str(out), "sqrt-d-model", "--points", "2", "--reason", "曖昧な設問", "--lang", "en")
+    [row] = csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig")))
+    assert (row["automatic_score"], row["adjustment"], row["score"]) == ("111", "2", "113")
+    run("publish", str(out), "--lang", "en")
+    listed = run("ledger", str(out))
+    assert "曖昧な設問" in listed and "台帳を検証しました: 記録 1 件" in listed  # the reports' first language
+    with pytest.raises(UsageError):  # without a batch's reports, the choice is still the user's
+        find_rubric(ROOT)

@@ -167,6 +167,31 @@ def test_scores_stay_between_zero_and_the_maximum(tmp_path, rubric):
     assert ledger.apply(_data(), ledger.for_submission(ledger.read(tmp_path), "a"), rubric)["score"] == 20.0
 
 
+@pytest.mark.parametrize(("kwargs", "wanted"), [
+    ({"points": float("nan")}, "--points nan: not a number of points"),
+    ({"points": float("-inf")}, "--points -inf: not a number of points"),
+    ({"set_to": float("inf")}, "--set inf: not a number of points"),
+    ({"set_to": 500.0}, "--set 500: sqrt-d-model's total is scored out of 124; set it from 0 to 124"),
+    ({"set_to": -5.0}, "--set -5: sqrt-d-model's total is scored out of 124"),
+    ({"set_to": 20.0, "part": "quiz"}, "--set 20: sqrt-d-model's part quiz is scored out of 14"),
+])
+def test_a_score_that_is_no_score_is_refused_and_nothing_is_written(tmp_path, rubric, kwargs, wanted):
+    """NaN or infinity (click reads both as floats), or --set outside 0..max, would be clamped or
+    spread as "nan" into every gradebook: refused, naming the range, in both languages."""
+    from grader.errors import UsageError
+    from grader.messages import translate
+
+    out = _outdir(tmp_path, rubric)
+    before = (out / "gradebook.csv").read_bytes()
+    with pytest.raises(UsageError) as err:
+        adjust(out, rubric, "sqrt-d-model", reason="r", **kwargs)
+    assert wanted in str(err.value)
+    assert translate(str(err.value), "ja") != str(err.value)
+    assert not (out / "ledger.jsonl").exists() and (out / "gradebook.csv").read_bytes() == before
+    adjust(out, rubric, "sqrt-d-model", reason="r", set_to=14.0, part="quiz")  # the edge is allowed
+    assert ledger.read(out)[0].set == 14.0
+
+
 # --------------------------------------------------------------------------- every view
 
 

@@ -195,8 +195,8 @@ def test_a_term_of_grading(tmp_path):
     grades = _canvas_import(out / "gradebook.canvas.csv")
     assert grades["points_possible"] == top
     assert grades["by_id"] == {"98765": top, "11111": top, "22222": auto_smith + points + 3}
-    verified = _run("ledger", str(out), "--verify")
-    assert verified.returncode == 0 and "4 entries" in verified.stderr
+    verified = _run("ledger", str(out), "--verify")  # in the language of the batch's reports
+    assert verified.returncode == 0 and "記録 4 件" in verified.stderr, verified.stderr
 
     # one line edited by hand: every command that reads the ledger names it and refuses
     ledger = out / "ledger.jsonl"
@@ -213,3 +213,29 @@ def test_a_term_of_grading(tmp_path):
         assert proc.returncode == 2, (args, proc.stderr)
         assert "ledger.jsonl: line 1:" in proc.stderr and "1 行目" in proc.stderr, (args, proc.stderr)
     assert _canvas_import(out / "gradebook.canvas.csv") == grades  # nothing was written from it
+
+
+@pytest.mark.slow
+def test_a_regrade_lists_every_report_it_left_as_it_was_and_why(tmp_path):
+    """A submission gone from SOURCE since the batch (a withdrawn student, an export taken again)
+    keeps its report byte for byte, and the regrade's record names it with why, in both languages."""
+    src = tmp_path / "src"
+    for name in ("correct", "sqrt-d-model"):
+        shutil.copytree(EXAMPLES / name, src / name)
+    out = tmp_path / "out"
+    rubric = ROOT / "rubrics" / "chapter07.yaml"
+    first = _run("batch", str(src), "--out", str(out), "-j", "1", "--no-progress", "--rubric", str(rubric))
+    assert first.returncode == 0, first.stderr
+    [gone] = [p for p in (out / "reports").glob("*.yaml") if "sqrt-d-model" in p.name]
+    kept = gone.read_bytes()
+    shutil.rmtree(src / "sqrt-d-model")
+    again = _run("regrade", str(src), "--out", str(out), "--test", FIXED_TEST, "-j", "1", "--no-progress",
+                 "--rubric", str(rubric))
+    assert again.returncode == 0, again.stderr
+    assert gone.read_bytes() == kept
+    [record] = (out / "regrades").glob("*.md")
+    text = record.read_text(encoding="utf-8")
+    assert "Not graded again:" in text and "再採点していないもの:" in text, text
+    [line] = [ln for ln in text.splitlines() if ln.startswith("- sqrt-d-model")]
+    assert "SOURCE holds no submission of this name now" in line and "今この名前の提出物がない" in line
+    assert not any(ln.startswith("- correct") for ln in text.splitlines())
