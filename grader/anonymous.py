@@ -35,9 +35,10 @@ from grader.messages import said
 from grader.sinks import csv_cell
 
 if TYPE_CHECKING:
+    from grader.assignment import Assignment
     from grader.discovery import Discovery
 
-__all__ = ["FILE", "Identities", "anonymise", "for_lms", "is_anonymous"]
+__all__ = ["FILE", "Identities", "anonymise", "find", "for_lms", "is_anonymous"]
 
 FILE = "identities.csv"
 COLUMNS = ["anonymous_id", "student_id", "name", "lms", "entry"]
@@ -151,7 +152,8 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
         aid = ids.id_for(item.entry, item.student_id, item.name, item.lms)
         aids.append(aid)
         sub = item.submission if isinstance(item, Found) else None
-        texts = [item.entry, item.name, disk_name(item.name, item.student_id) if item.name else ""]
+        texts = [item.entry, item.name, disk_name(item.name, item.student_id) if item.name else "",
+                 *(item.files if isinstance(item, Skipped) else ())]
         if sub is not None:
             texts += [sub.name, sub.path.name, str(sub.path)]
             texts += [m.filename for m in sub.modules if m.filename not in (part_files or {}).values()]
@@ -168,6 +170,34 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
         who = _skipped(failed.who, aid, scrub)
         out.failed.append(Failed(aid, aid, aid, scrub(failed.why), who))
     return out
+
+
+def find(source: str, outdir: Path, assignment: Assignment, *, anonymous: bool, save: bool = False) -> Discovery:
+    """SOURCE's submissions, named as the batch in ``outdir`` names them.
+
+    Blind (``anonymous``): unpacked outside ``outdir`` and known by their anonymous ids, the
+    new ones saved to identities.csv with ``save`` (a batch; a regrade or a similarity page
+    only reads). Otherwise unpacked into ``outdir/.sources`` and known by their own names.
+    Every command that takes SOURCE beside a batch's folder finds it here, so that none of them
+    grades a blind batch under the students' names or leaves an export's names in the folder.
+    """
+    import shutil
+    import tempfile
+
+    from grader.discovery import find_submissions
+
+    if not anonymous:
+        return find_submissions(source, outdir / ".sources", assignment)
+    staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))
+    try:
+        found = find_submissions(source, staging, assignment)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    ids = Identities.load(outdir)
+    found = anonymise(found, ids, assignment.part_files)
+    if save and (ids.changed or not is_anonymous(outdir)):
+        ids.save()
+    return found
 
 
 def _skipped(item: Any, aid: str, scrub: _Scrub) -> Any:

@@ -36,7 +36,7 @@ from typing import Any, TYPE_CHECKING
 
 from rich.console import Console
 
-from grader.discovery import Discovery, Found, Skipped, files_wanted, find_submissions
+from grader.discovery import Discovery, Found, Skipped, files_wanted
 from grader.messages import said
 from grader.errors import GraderError, UsageError
 from grader.gradebook import (CanvasTarget, apply_lms, check_formats, csv_written, gradebook_rows,
@@ -305,23 +305,9 @@ class _Batch:
         return sub.to_dict()
 
     def _discover(self) -> Discovery:
-        if self.anonymous:  # the export's names stay out of the output folder: unpacked elsewhere
-            import shutil
-            import tempfile
+        from grader import anonymous
 
-            from grader import anonymous
-
-            staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))
-            try:
-                found = find_submissions(self.source, staging, self.assignment)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
-            ids = anonymous.Identities.load(self.outdir)
-            found = anonymous.anonymise(found, ids, self.assignment.part_files)
-            if ids.changed or not anonymous.is_anonymous(self.outdir):
-                ids.save()
-        else:
-            found = find_submissions(self.source, self.outdir / ".sources", self.assignment)
+        found = anonymous.find(self.source, self.outdir, self.assignment, anonymous=self.anonymous, save=True)
         for entry, why in found.unrecognised:
             _flag(self.console, said("not_graded", why=why), self.lang, before=f"{entry}: ")
         for failed in found.failed:

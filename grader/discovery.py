@@ -71,6 +71,8 @@ class Skipped:
     lms: str = ""
     flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lms_time: str = ""
+    #: names the student gave the entry's files and folders (blind grading scrubs them from ``why``)
+    files: tuple[str, ...] = ()
 
 
 class Failed(NamedTuple):
@@ -424,6 +426,21 @@ def _name_flags(ident: Any, student_id: str, entry_name: str, path: Path | None,
     return shifted, encoding, doubtful
 
 
+def _names_under(path: Path, parts: dict[str, str] | None, most: int = 500) -> tuple[str, ...]:
+    """The names (and stems) of ``path`` and what lies under it, but the part files the
+    assignment names: what a student chose, which an error about the entry may quote."""
+    generic = set((parts or {}).values())
+    found: list[str] = []
+    try:
+        below = sorted(path.rglob("*")) if path.is_dir() else []
+    except OSError:
+        below = []
+    for item in [path, *below[:most]]:
+        if item.name not in generic:
+            found += [item.name, item.stem]
+    return tuple(dict.fromkeys(n for n in found if n))
+
+
 def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: Any, set_aside: list[str],
                   broke: str, parts: dict[str, str] | None, assignment: Assignment | None, root: Path,
                   staging: Path, unique: Any, decoded: dict[str, tuple[str, bool]]) -> None:
@@ -478,7 +495,8 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
 
         text = (as_in_export(str(exc)) if isinstance(exc, SubmissionError)
                 else said("cannot_read_2", why=as_in_export(f"{type(exc).__name__}: {exc}")))
-        who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": text})], **who)
+        who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": text})],
+                             files=_names_under(path, parts), **who)
         result.failed.append(Failed(unique(base), student_id, entry_name, text, who_failed))
         return
     if not sub.modules and sub.answers is None:

@@ -516,23 +516,10 @@ def render_page(result: Similarity, rubric: Rubric, lang: str) -> str:
 def _submissions(source: str, outdir: Path, rubric: Rubric) -> list[tuple[str, Any]]:
     """(report name, Submission) of every submission in ``source``, named as the batch named them."""
     from grader.assignment import assignment_of
-    from grader.discovery import find_submissions
 
     from grader import anonymous
 
-    assignment = assignment_of(rubric)
-    if not anonymous.is_anonymous(outdir):
-        found = find_submissions(source, outdir / ".sources", assignment)
-        return [(f.submission.name, f.submission) for f in found.found]
-    import shutil
-    import tempfile
-
-    staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))  # an anonymous batch: no names in outdir
-    try:
-        found = find_submissions(source, staging, assignment)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    found = anonymous.anonymise(found, anonymous.Identities.load(outdir), assignment.part_files)
+    found = anonymous.find(source, outdir, assignment_of(rubric), anonymous=anonymous.is_anonymous(outdir))
     return [(f.submission.name, f.submission) for f in found.found]
 
 

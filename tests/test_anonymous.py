@@ -158,6 +158,29 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
         assert float({r["student_id"]: r for r in csv.DictReader(fh)}[aid]["adjustment"]) == -1.0
 
+    # grader regrade grades the blind batch again under its ids: the export taken again with
+    # Yamada's zip broken since, his report stays, listed by its id with why; no name anywhere
+    again_export = tmp_path / "again" / export.name
+    again_export.parent.mkdir()
+    with zipfile.ZipFile(export) as src, zipfile.ZipFile(again_export, "w") as dst:
+        for member in src.namelist():
+            data = src.read(member)
+            dst.writestr(member, b"PK\x03\x04 not a zip any more" if member.endswith("yamada-taro-ch7.zip") else data)
+    yamada = next(a for a, p in anon.items() if p == "723458")
+    kept_report = (out / "reports" / f"{yamada}.yaml").read_bytes()
+    regrade = subprocess.run([sys.executable, "-m", "grader", "regrade", str(again_export), "--out", str(out),
+                              "--test", "hidden/*", "-j", "1", "--no-progress", "--rubric", str(RUBRIC),
+                              "--lang", "en"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert regrade.returncode == 0, regrade.stderr
+    assert "2 graded again" in regrade.stderr and f"{yamada}: {yamada}/{yamada}: not a readable zip" in regrade.stderr
+    assert (out / "reports" / f"{yamada}.yaml").read_bytes() == kept_report
+    [record] = (out / "regrades").glob("*.md")
+    assert [ln for ln in record.read_text(encoding="utf-8").splitlines() if ln.startswith(f"- {yamada}: ")]
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        assert float({r["student_id"]: r for r in csv.DictReader(fh)}[aid]["adjustment"]) == -1.0
+    terminal = [("stderr", regrade.stderr.encode("utf-8")), ("stdout", regrade.stdout.encode("utf-8"))]
+    assert [(w, s) for w, blob in [*_blobs(out), *terminal] for s in _secrets() if s in blob] == []
+
     # without --anonymous, the blind folder is refused rather than filled with names
     plain = _batch(export, out, "--resume")
     assert plain.returncode != 0 and "--anonymous" in plain.stderr
