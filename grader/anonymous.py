@@ -163,6 +163,7 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
         assert isinstance(item, Found)
         out.found.append(replace(item, submission=_submission(item.submission, aid, scrub, part_files),
                                  student_id=aid, entry=aid, name="", flags=_flags(item.flags, aid, scrub)))
+        out.known_as[aid] = (item.student_id, item.submission.name)
     rest = items[len(found.found):]
     for item, aid in zip(rest[: len(found.skipped)], aids[len(found.found):]):
         out.skipped.append(_skipped(item, aid, scrub))

@@ -351,7 +351,7 @@ class _Batch:
 
         if not self.rubric.due:
             return None
-        keys = [k for k in (found.student_id, found.submission.name if found.submission else "") if k]
+        keys = self.found.keys_of(found)
         assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")
         at = next((self.submitted[k] for k in keys if k in self.submitted), None)
         if at is None and found.lms_time:  # the LMS's own clock (Blackboard), in the due date's zone

@@ -90,6 +90,15 @@ class Discovery:
     found: list[Found] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     failed: list[Failed] = field(default_factory=list)
+    #: blind grading: each anonymous id's own student id and report name, by which the
+    #: instructor's files (--submitted, --extensions, Moodle's worksheet) name the student;
+    #: held in memory only, never written
+    known_as: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def keys_of(self, found: Found) -> list[str]:
+        """What the instructor's files may name ``found`` by: its student id, then its name."""
+        own = self.known_as.get(found.student_id)
+        return [k for k in (own or (found.student_id, found.submission.name)) if k]
 
     @property
     def unrecognised(self) -> list[tuple[str, str]]:
