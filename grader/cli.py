@@ -709,7 +709,7 @@ def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
               help="The course gradebook to write (CSV).")
 def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
     """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
-    from grader.course import merge_with_reasons, write_course_gradebook
+    from grader.course import merge_with_reasons, own_ids, write_course_gradebook
     from grader.messages import translate
 
     def body() -> int:
@@ -717,7 +717,12 @@ def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
         write_course_gradebook(Path(out), rows, assignments)
         env = os.environ.get("GRADER_LANG", "")
         lang = env if env in LANGS else "en"
-        err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
+        for folder in outputs:
+            if own_ids(Path(folder)):
+                err.print(terminal(translate(said("course_unblinded", folder=folder), lang)), markup=False,
+                          soft_wrap=True)
+        err.print(terminal(translate(said("course_written", n=len(rows), k=len(assignments),
+                                          names=", ".join(assignments), out=out), lang)), markup=False, soft_wrap=True)
         for student, assignment, why in left_out:
             err.print(terminal(translate(said("no_score", student=student, assignment=assignment, why=why), lang)),
                       markup=False, soft_wrap=True)

@@ -203,6 +203,12 @@ MESSAGES: dict[str, M] = {
     "rows_grade": M("{file}: {rows} rows, {graded} with a grade", "{file}: {rows} 行、うち成績のある行 {graded}"),
     "no_grade": M("  no grade for {who}: {why}", "  {who} には成績がありません: {why}"),
     "left_out": M("  left out {who}: {why}", "  {who} は含めていません: {why}"),
+    "course_written": M(
+        "{n} students, {k} assignments ({names}): {out}",
+        "学生 {n} 人、課題 {k} 件（{names}）: {out}"),
+    "course_unblinded": M(
+        "{folder}: a blind batch; its students are named here by their own ids, from its identities.csv",
+        "{folder}: 匿名で採点した結果です。ここでは identities.csv により各学生を本来の ID で示します"),
     "no_score": M(
         "  no score for {student} in {assignment}: {why}",
         "  {student} の {assignment} には得点を入れていません: {why}"),

@@ -158,6 +158,19 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
         assert float({r["student_id"]: r for r in csv.DictReader(fh)}[aid]["adjustment"]) == -1.0
 
+    # the course gradebook joins each student's assignments by their own id, and says why
+    course = tmp_path / "course.csv"
+    merged = subprocess.run([sys.executable, "-m", "grader", "gradebook", str(out), "--out", str(course)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert merged.returncode == 0, merged.stderr
+    assert "a blind batch; its students are named here by their own ids, from its identities.csv" in merged.stderr
+    with course.open(encoding="utf-8", newline="") as fh:
+        table = {r["student"]: r for r in csv.DictReader(fh)}
+    assert set(table) == {str(pid) for _, pid, _ in STUDENTS}
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        for r in csv.DictReader(fh):
+            assert table[str(anon[r["student_id"]])]["total"] == r["score"]
+
     # grader regrade grades the blind batch again under its ids: the export taken again with
     # Yamada's zip broken since, his report stays, listed by its id with why; no name anywhere
     again_export = tmp_path / "again" / export.name
