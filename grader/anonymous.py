@@ -8,8 +8,11 @@ notebook metadata is never read into a submission. ``OUTDIR/identities.csv`` (mo
 written atomically) maps each id back to the student id, name, LMS and original entry; an id
 stays the same for the same entry on ``--resume`` and every re-run into the same folder.
 
-identities.csv is read in one place: :func:`for_lms`, when the LMS gradebooks are written
-(Canvas's ``ID``, Moodle's ``Participant N`` and its feedback folders), which need the LMS id.
+identities.csv gives its ids to every command that finds SOURCE beside a blind folder
+(:func:`find`: batch, ``--resume``, regrade, similarity), and names back only in two places:
+:func:`for_lms`, when the LMS gradebooks are written (Canvas's ``ID``, Moodle's ``Participant
+N`` and its feedback folders), and the course table (``grader gradebook``), which joins each
+student's assignments by their own id.
 
 Example::
 
