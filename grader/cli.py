@@ -166,7 +166,84 @@ bom_option = click.option("--bom", is_flag=True,
                           help="Start the CSV files with a UTF-8 byte order mark, so Excel reads Japanese names.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _asked_lang(argv: Sequence[str]) -> str | None:
+    """The language the command line asks for (--lang ja, --lang=ja), else $GRADER_LANG."""
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1] if argv[i + 1] in LANGS else None
+        if arg.startswith("--lang="):
+            return arg.partition("=")[2] if arg.partition("=")[2] in LANGS else None
+    env = os.environ.get("GRADER_LANG", "")
+    return env if env in LANGS else None
+
+
+def _usage_in_japanese(exc: click.UsageError) -> str:
+    """click's usage error ``exc`` as one Japanese sentence, naming what click names."""
+    from click.exceptions import NoSuchCommand
+
+    if isinstance(exc, (click.NoSuchOption, NoSuchCommand)):
+        maybe = (_tr(said("usage_did_you_mean", options=", ".join(exc.possibilities)), "ja")
+                 if exc.possibilities else "")
+        text = (said("usage_no_such_option", name=exc.option_name, maybe=maybe)
+                if isinstance(exc, click.NoSuchOption) else said("usage_no_such_command", name=exc.command_name,
+                                                                  maybe=maybe))
+    elif isinstance(exc, click.MissingParameter) and exc.param is not None:
+        text = said("usage_missing", what=exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name)
+    elif (isinstance(exc, click.BadParameter) and exc.param is not None
+          and isinstance(exc.param.type, click.Choice)):
+        text = said("usage_choose", what=exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name,
+                    choices=", ".join(repr(str(c)) for c in exc.param.type.choices))
+    elif isinstance(exc, click.BadParameter) and exc.param is not None:
+        text = said("usage_bad_value", what=exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name,
+                    detail=exc.message.rstrip("."))
+    else:
+        text = said("usage_other", detail=exc.format_message().rstrip("."))
+    command = exc.ctx.command_path if exc.ctx is not None else "grader"
+    return f"{_tr(text, 'ja')}。{_tr(said('usage_help', command=command), 'ja')}"
+
+
+def _say_usage_too(exc: click.UsageError) -> None:
+    """``exc.show`` as click has it, then in Japanese; with --lang ja, the usage line then Japanese only."""
+    english = exc.show
+    lang = _asked_lang(sys.argv[1:])
+
+    def show(file: Any = None) -> None:
+        if lang == "ja":
+            ctx = exc.ctx
+            if ctx is not None:
+                pieces = " ".join(ctx.command.collect_usage_pieces(ctx))
+                click.echo(f"{pair('usage_line')['ja']}: {ctx.command_path} {pieces}", err=True)
+        elif lang in (None, "en"):
+            english(file)
+        if lang in (None, "ja"):
+            click.echo(f"{pair('error')['ja']}: {_usage_in_japanese(exc)}", err=True)
+
+    exc.show = show  # type: ignore[method-assign]
+    exc.said_in_japanese_too = True  # type: ignore[attr-defined]
+
+
+class _Commands(click.Group):
+    """The grader's commands: click's own usage errors (an unknown option, a missing argument,
+    a bad value) are said in Japanese too, as the grader's own errors are."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            _say_usage_too(exc)
+            raise
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if not getattr(exc, "said_in_japanese_too", False):  # (a subcommand's, not ours)
+                _say_usage_too(exc)
+            raise
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="grader")
 def main() -> None:
     """Grade a course's assignments (one rubric each), and name the mistakes made."""

@@ -203,6 +203,16 @@ MESSAGES: dict[str, M] = {
     "rows_grade": M("{file}: {rows} rows, {graded} with a grade", "{file}: {rows} 行、うち成績のある行 {graded}"),
     "no_grade": M("  no grade for {who}: {why}", "  {who} には成績がありません: {why}"),
     "left_out": M("  left out {who}: {why}", "  {who} は含めていません: {why}"),
+    # --- click's own usage errors, said again in Japanese (grader/cli.py) ---------------------------
+    "usage_no_such_option": M("{name}: no such option{maybe}", "{name} というオプションはありません{maybe}"),
+    "usage_did_you_mean": M(" (did you mean {options}?)", "（{options} のことでしょうか）"),
+    "usage_missing": M("{what} is missing", "{what} が指定されていません"),
+    "usage_bad_value": M("invalid value for {what} ({detail})", "{what} の値が正しくありません（{detail}）"),
+    "usage_choose": M("{what} takes one of {choices}", "{what} には {choices} のいずれかを指定してください"),
+    "usage_no_such_command": M("{name}: no such command{maybe}", "{name} というコマンドはありません{maybe}"),
+    "usage_other": M("the command line is not as the command takes it ({detail})",
+                     "コマンドの指定が正しくありません（{detail}）"),
+    "usage_help": M("{command} --help shows what it takes", "指定できるものは {command} --help で確かめられます"),
     "course_written": M(
         "{n} students, {k} assignments ({names}): {out}",
         "学生 {n} 人、課題 {k} 件（{names}）: {out}"),
@@ -1204,6 +1214,7 @@ LABELS: dict[str, M] = {
     # --- a test's status ---------------------------------------------------------------------------
     "status_failed": M("failed", "不合格"),
     "error": M("error", "エラー"),
+    "usage_line": M("Usage", "使い方"),
     "status_timeout": M("timeout", "時間切れ"),
     "status_skipped": M("skipped", "スキップ"),
     # --- the class summary's plots -----------------------------------------------------------------
