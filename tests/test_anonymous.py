@@ -16,6 +16,8 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
+import yaml
+
 from test_lms_journey import (CORRECT, FIXTURES, _batch, _canvas_import, _moodle_feedback_participants,
                               _moodle_worksheet, _zip_bytes, blackboard_txt, canvas_entry, moodle_prefix)
 
@@ -269,3 +271,58 @@ def test_anonymous_blackboard_export_names_no_student(tmp_path):
                for w in (user, full, *full.split(" "), f"{full} ({user})")]
     terminal = [("stderr", proc.stderr.encode("utf-8")), ("stdout", proc.stdout.encode("utf-8"))]
     assert [(w, s) for w, blob in [*_blobs(out), *terminal] for s in secrets if s in blob] == []
+
+
+def test_names_a_student_chose_inside_their_work_are_scrubbed_too(tmp_path):
+    """What a student named inside their upload: the folder in their zip, a notebook the grader
+    did not grade, an older zip it set aside, a notebook's author written where the format
+    wants a list. Notes and reasons quote such names; in a blind batch none of them may reach
+    the output folder or the terminal, and no other student's text is touched by them."""
+    nb = json.loads((FIXTURES / "correct-notebook.ipynb").read_text(encoding="utf-8"))
+    nb["metadata"]["authors"] = "Kato Jiro"  # (a list of objects, by the format)
+    broken = {"yamada_taro/" + k: v for k, v in CORRECT.items()}
+    broken["yamada_taro/tyamada-notes.ipynb"] = json.dumps(nb).encode("utf-8")  # beside .py files: not graded
+    uploads = [
+        ("山田 太郎", 723458, {"yamada-taro-ch7.zip": _zip_bytes(broken)}),
+        ("Kato Jiro", 723459, {"katoj.ipynb": json.dumps(nb).encode("utf-8")}),
+        ("Suzuki Hanako", 723460, {"suzuki-final.zip": _zip_bytes(CORRECT, "hanako_s/"),
+                                   "suzuki-old.zip": _zip_bytes(CORRECT, "hanako_old/")}),
+        ("Sato Ken", 723461, {"satoken-hw.zip": _zip_bytes({"sato_ken/sato-ch7.ipynb": b'{"cells": [oops'})}),
+    ]
+    export = tmp_path / "CS101-Chapter 7-42.zip"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, pid, files in uploads:
+            for fname, data in files.items():
+                zf.writestr(f"{moodle_prefix(name, pid)}_assignsubmission_file_/{fname}", data)
+    out = tmp_path / "out"
+    proc = _batch(export, out, "--anonymous", "--gradebook", "moodle", "--lang", "en")
+    assert proc.returncode == 0, proc.stderr
+    secrets = [w.encode("utf-8") for w in ("山田", "太郎", "yamada", "tyamada", "Kato", "Jiro", "katoj", "Suzuki",
+                                           "Hanako", "hanako_", "suzuki-", "Sato", "satoken", "sato_ken", "sato-ch7")]
+    secrets += [str(pid).encode() for _, pid, _ in uploads]
+    terminal = [("stderr", proc.stderr.encode("utf-8")), ("stdout", proc.stdout.encode("utf-8"))]
+    import re
+
+    blobs = [(w, re.sub(rb"data:[a-z/+.-]+;base64,[A-Za-z0-9+/=]+", b"", b)) for w, b in _blobs(out)]  # (fonts)
+    hits = [(where, s) for where, blob in [*blobs, *terminal] for s in secrets if s in blob]
+    assert hits == []
+    # the notes still say what happened, naming the student's files by their id
+    notes = "\n".join(n for p in (out / "reports").glob("*.yaml")
+                      for n in yaml.safe_load(p.read_text(encoding="utf-8")).get("notes", []))
+    assert "metadata.authors: is not of type 'array'" in notes, notes
+    assert "set aside" in notes and "(another zip in the same upload)" in notes, notes
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        unreadable = [r["errors"] for r in csv.DictReader(fh) if r["errors"]]
+    assert any("notebook" in e for e in unreadable), unreadable
+
+
+def test_the_scrub_matches_a_name_as_repr_quotes_it_and_keeps_a_students_own_words_to_them():
+    from grader.anonymous import _generic, _Scrub
+
+    scrub = _Scrub(_generic({"scaling": "scaling.py"}))
+    scrub.add("anon-aaaaaa", texts=("山田\u3000太郎",), ids=("123458",), own=("submission", "yamada_hw", "scaling.py"))
+    scrub.add("anon-bbbbbb", texts=("Jane Doe",), ids=("123462",), own=("report",))
+    quoted = "the name " + repr("山田\u3000太郎_123458_assignsubmission_file_") + " has no UTF-8 mark"
+    assert "山田" not in scrub(quoted, "anon-aaaaaa") and "anon-aaaaaa" in scrub(quoted, "anon-aaaaaa")
+    assert scrub("yamada_hw/scaling.py: a submission", "anon-aaaaaa") == "anon-aaaaaa/scaling.py: a submission"
+    assert scrub("yamada_hw and the report", "anon-bbbbbb") == "yamada_hw and the anon-bbbbbb"  # own words: own texts
