@@ -29,6 +29,7 @@ a formula.
 from __future__ import annotations
 
 import csv
+import json
 import io
 import math
 import re
@@ -116,6 +117,18 @@ class CanvasTarget:
 
 
 _CANVAS_ID = re.compile(r"\((\d+)\)\s*$")
+#: beside gradebook.canvas.csv: the Canvas assignment id of the column it fills
+CANVAS_NOTE = ".gradebook.canvas.json"
+
+
+def canvas_target_of(outdir: Path) -> CanvasTarget:
+    """The Canvas file already in ``outdir``, to fill again in place: its column is the one the
+    batch (or grader export) filled, by the assignment id noted beside it."""
+    try:
+        noted = str(json.loads((outdir / CANVAS_NOTE).read_text(encoding="utf-8"))["assignment_id"])
+    except (OSError, ValueError, KeyError, TypeError):
+        noted = ""
+    return CanvasTarget(assignment_id=noted, export=outdir / "gradebook.canvas.csv")
 _CANVAS_IGNORED = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
 
 
@@ -225,6 +238,9 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
         buf = io.StringIO()
         csv.writer(buf, delimiter=sep, lineterminator="\r\n").writerows(table)
         write_atomic(path, (BOM if bom else "") + buf.getvalue())
+        found = _CANVAS_ID.search(table[0][col])
+        if found:  # which of the export's columns is this assignment's, for every later refresh
+            write_atomic(path.with_name(CANVAS_NOTE), json.dumps({"assignment_id": found[1]}))
         return Written(path, students, len(seen), no_grade, left_out + missing)
     if not target.assignment_id:
         raise UsageError(CANVAS_NEEDS)

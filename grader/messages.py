@@ -213,6 +213,11 @@ MESSAGES: dict[str, M] = {
     "usage_other": M("the command line is not as the command takes it ({detail})",
                      "コマンドの指定が正しくありません（{detail}）"),
     "usage_help": M("{command} --help shows what it takes", "指定できるものは {command} --help で確かめられます"),
+    "adjust_recorded_views_not": M(
+        "entry #{n} is in the ledger (do not make it again; grader ledger OUT lists it), but the gradebooks "
+        "were not all written again: {why}",
+        "記録 #{n} は台帳に入りました（もう一度行わないでください。grader ledger OUT で確かめられます）。"
+        "ただし成績表をすべては書き直せませんでした: {why}"),
     "course_written": M(
         "{n} students, {k} assignments ({names}): {out}",
         "学生 {n} 人、課題 {k} 件（{names}）: {out}"),

@@ -397,6 +397,14 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     parsed = _canvas_import_filled(out / "gradebook.canvas.csv")
     assert parsed["98765"] == float(jane["score"])
 
+    # grader adjust fills the same column of the instructor's file again, every other cell kept
+    proc = _grader("adjust", str(out), "98765", "--points", "-2", "--reason", "late upload", "--lang", "en", cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    again = list(csv.reader(io.StringIO((out / "gradebook.canvas.csv").read_text(encoding="utf-8"))))
+    assert [r[:6] + r[7:] for r in again] == [r[:6] + r[7:] for r in filled]
+    assert float({r[1]: r[6] for r in again[2:]}["98765"]) == float(jane["score"]) - 2
+    after = _rows(out / "gradebook.csv")
+
     # grader gradebook: the duplicate id is no score, and says why
     proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
     assert proc.returncode == 0, proc.stderr
