@@ -347,7 +347,7 @@ def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric, when: dict[str
     The late policy (rubric ``late:``) takes its points off the total of a submission the
     LMS flagged as late; the report keeps the score before it and says why, in its notes.
     """
-    if found.lms or found.name or found.late:
+    if found.lms or found.name or found.late or when:  # (a plain folder's too, when its timing is known)
         data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
                            "entry": found.entry, "late": found.late,
                            "flags": [[key, dict(slots)] for key, slots in found.flags]}
