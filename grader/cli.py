@@ -75,6 +75,18 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
     return _checked(load_rubric(rubric_path))
 
 
+def _lang_for(lang: str | None, rubric: Rubric, outdir: str | Path) -> str:
+    """A command on a batch's folder: --lang, $GRADER_LANG, else the language its LMS
+    feedback was last written in (so that one adjustment does not rewrite every student's
+    feedback in another), else the rubric's first."""
+    if lang or os.environ.get("GRADER_LANG", "") in LANGS:
+        return _lang(lang, rubric)
+    from grader.outdir import noted_lang
+
+    noted = noted_lang(Path(outdir))
+    return noted if noted in LANGS else _lang(None, rubric)
+
+
 def _batch_lang(outdir: Path) -> str:
     """GRADER_LANG, else the first language of the batch's reports in ``outdir`` (what the
     commands that load its rubric say), else English."""
@@ -520,8 +532,9 @@ def export_cmd(outdir: str, rubric_path: str | None, lang: str | None, gradebook
 
             formats = tuple(sorted(lms_of(_old_rows(Path(outdir) / "gradebook.csv")) & {"canvas", "moodle"}))
         written = export_gradebooks(Path(outdir), rubric, ("csv", *formats) if formats else ("csv",), bom=bom,
-                                    lang=_lang(lang, rubric), canvas=_canvas(canvas_gradebook, canvas_assignment_id))
-        say_written(written, [], err, _lang(lang, rubric))
+                                    lang=_lang_for(lang, rubric, outdir),
+                                    canvas=_canvas(canvas_gradebook, canvas_assignment_id))
+        say_written(written, [], err, _lang_for(lang, rubric, outdir))
         return 0
 
     sys.exit(_guard(body))
@@ -650,7 +663,7 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
 
     def body() -> int:
         rubric = _load_for(outdir, rubric_path)
-        out, language = Path(outdir), _lang(lang, rubric)
+        out, language = Path(outdir), _lang_for(lang, rubric, outdir)
         given = [x is not None for x in (points, set_to, undo, confirm)]
         if sum(given) != 1:
             raise UsageError(said("give_one_points_set"))
@@ -680,7 +693,7 @@ def publish_cmd(outdir: str, by: str, rubric_path: str | None, lang: str | None)
 
     def body() -> int:
         rubric = _load_for(outdir, rubric_path)
-        language = _lang(lang, rubric)
+        language = _lang_for(lang, rubric, outdir)
         written = publish(Path(outdir), rubric, by=by, lang=language)
         err.print(_tr(said("results_published_files_written", n=len(written)), language), markup=False,
                   highlight=False)
@@ -708,7 +721,7 @@ def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | No
 
     def body() -> int:
         rubric = _load_for(out, rubric_path, source)
-        language = _lang(lang, rubric)
+        language = _lang_for(lang, rubric, out)
         result = run_regrade(source, out, rubric, list(tests), jobs=jobs, allow_weak=allow_weak_sandbox,
                              lang=language, progress=False if no_progress else None)
         for name, why in result.not_regraded:

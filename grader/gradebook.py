@@ -529,6 +529,9 @@ def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubri
         written.append(write_canvas(outdir / "gradebook.canvas.csv", rows, assignment or rubric.assignment, top,
                                     bom=bom, target=canvas, title=rubric.title.en, langs=langs))
     if "moodle" in formats:
+        from grader.outdir import note_lang
+
+        note_lang(outdir, lang)  # every refresh after this one (adjust, regrade…) writes it in this language
         for row in rows:
             row["feedback"] = _feedback_comment(row, rubric, lang)
         written.append(write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom, langs=langs))

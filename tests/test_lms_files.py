@@ -470,6 +470,17 @@ def test_a_duplicate_moodle_id_is_credited_nowhere_and_says_so(tmp_path):
     assert "moodle-feedback-files.zip: 1 rows, 1 with a grade" in said, said
     assert "no grade for Twin One (123601)" in said and "no grade for Twin Two (123601)" in said, said
 
+    # an adjustment (no --lang: the rubric's first language is Japanese) refreshes the worksheet
+    # in the language the batch wrote it in, English, for the twins as for Jane
+    before = {r["Full name"]: r["Feedback comments"] for r in sheet}
+    proc = _grader("adjust", str(out), "123600", "--points", "-1", "--reason", "late upload")
+    assert proc.returncode == 0, proc.stderr
+    assert "ledger entry 1 written" in proc.stderr, proc.stderr  # (English, as the batch)
+    with (out / "gradebook.moodle.csv").open(encoding="utf-8-sig", newline="") as fh:
+        after = {r["Full name"]: r["Feedback comments"] for r in csv.DictReader(fh)}
+    assert {k: v for k, v in after.items() if k != "Jane Doe"} == {k: v for k, v in before.items() if k != "Jane Doe"}
+    assert "late upload" in after["Jane Doe"] and "Automatic score" in after["Jane Doe"], after["Jane Doe"]
+
     # grader gradebook: the duplicate id is no score, and says why
     proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
     assert proc.returncode == 0, proc.stderr
