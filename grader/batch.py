@@ -493,6 +493,8 @@ class _Batch:
             # who it is, and (its flags) why it is no grade: grader export reads it back
             data["student"] = {"id": who.student_id, "name": who.name, "lms": who.lms, "entry": who.entry,
                                "late": who.late, "flags": [[k, dict(v)] for k, v in who.flags]}
+            # a score given by hand (the instructor read the upload themselves) stands on every run
+            data = ledger.apply(data, ledger.for_submission(self.ledger, failed.name), self.rubric)
             report = GradeReport.from_dict(data)
             self.save(failed.name, report, data)
             failed_reports.append(report)

@@ -82,7 +82,7 @@ def merge(folders: Sequence[Path]) -> tuple[list[dict[str, str]], list[str]]:
 
 def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], list[str], list[tuple[str, str, str]]]:
     """:func:`merge`, and ``(student, assignment, why)`` for every score left out."""
-    from grader.gradebook import DOUBT_FLAGS
+    from grader.gradebook import DOUBT_FLAGS, UNREAD
 
     assignments: list[str] = []
     most: dict[str, float] = {}
@@ -120,6 +120,12 @@ def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], l
                 why = (said("rows_claim_student_check", n=len(claimed), entries=entries)
                        if len(claimed) > 1 else said("batch_flagged_row_doubt", why=claimed[0].get('errors', '')))
                 entry[name] = ""
+                notes.append(f"{name}: {why}")
+                left_out.append((key, name, why))
+            elif set((claimed[0].get("flags") or "").split(";")) & set(UNREAD) and not claimed[0].get("adjustment_reasons"):
+                row = claimed[0]  # an upload nobody could read: no grade, as in the LMS gradebooks
+                entry[name] = ""
+                why = row.get("errors") or said("no_score_batch_s")
                 notes.append(f"{name}: {why}")
                 left_out.append((key, name, why))
             else:

@@ -449,13 +449,18 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
                        content_hash=report.content_hash, graded_at=report.graded_at, report=report)
             row.update(_adjustment_cells(report, langs))
             row.update({f"part:{p}": scores.get(p, "") for p in parts})
-            if isinstance(item, Skipped):  # an upload that could not be read: its 0 is no grade for the LMS
-                row["flagged"] = True
+            if isinstance(item, Skipped) and not by_hand(report):  # an upload that could not be read:
+                row["flagged"] = True  # its 0 is no grade for the LMS, unless a person graded it by hand
         else:
             name = item.submission.name if isinstance(item, Found) and item.submission else item.entry
             row.update(submission=name, errors=" | ".join(errors))
         out.append(row)
     return out
+
+
+def by_hand(report: GradeReport) -> bool:
+    """A person gave this report's score (an adjustment of grader.ledger is applied to it)."""
+    return any(e.get("status") == "applied" for e in (report.adjustment or {}).get("entries", []))
 
 
 def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, Any]:
@@ -566,7 +571,8 @@ def say_written(written: list[Written], rows: list[dict[str, Any]], console: Any
 
 _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing", "doubtful_name", "unreadable", "symlink")
 #: flags of an entry that could not be read: its error report is no grade
-_UNREAD = ("unreadable", "symlink")
+#: flags of an entry that could not be read: its 0 is no grade (unless given by hand)
+UNREAD = ("unreadable", "symlink")
 
 
 def reports_assignment(outdir: Path) -> str:
@@ -620,7 +626,7 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
                  "late": bool(who.get("late")), "lms": str(who.get("lms") or ""), "flags": flags}
         entry = str(who.get("entry") or report.submission)
         item: Found | Skipped
-        if any(key in _UNREAD for key, _ in flags):
+        if any(key in UNREAD for key, _ in flags):
             item = Skipped(entry, "; ".join(report.errors), **ident)
         else:
             item = Found(None, entry=entry, **ident)

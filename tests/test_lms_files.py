@@ -501,3 +501,40 @@ def _canvas_import_filled(path: Path) -> dict[str, float]:
     columns = [i for i in range(section + 1, len(header)) if not ignored.search(header[i])]
     col = next(i for i in columns if header[i].endswith("(4242)"))
     return {r[1]: float(r[col]) for r in rows[1:] if "Points Possible" not in r[0] and r[col]}
+
+
+@pytest.mark.slow
+def test_an_unreadable_upload_graded_by_hand_keeps_its_score_on_every_run_and_in_every_gradebook(tmp_path):
+    """An upload nobody could read is no grade in the worksheet and the course table alike; once
+    the instructor grades it by hand (grader adjust --set), the score is in both, and a re-run
+    of the batch into the same folder keeps it."""
+    export = tmp_path / "CS101-Chapter 7-45.zip"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        for fname, data in CORRECT.items():
+            zf.writestr(f"{moodle_prefix('Jane Doe', 123700)}_assignsubmission_file_/{fname}", data)
+        zf.writestr(f"{moodle_prefix('Eve Broken', 123701)}_assignsubmission_file_/eve.zip", b"PK\x03\x04 not a zip")
+    out = tmp_path / "out"
+    batch = ["batch", str(export), "--out", str(out), "-j", "1", "--no-progress", "--rubric", str(RUBRIC),
+             "--gradebook", "moodle", "--bom", "--lang", "en"]
+
+    def course() -> dict[str, dict[str, str]]:
+        proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
+        assert proc.returncode == 0, proc.stderr
+        return {r["student"]: r for r in _rows(tmp_path / "course.csv")}
+
+    proc = _grader(*batch)
+    assert proc.returncode == 0, proc.stderr
+    assert _moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == ""
+    before = course()
+    assert before["123701"]["chapter07"] == "" and "could not be read" in before["123701"]["notes"]
+    assert before["123701"]["total"] == "0" and float(before["123700"]["chapter07"]) > 0
+
+    proc = _grader("adjust", str(out), "123701", "--set", "50", "--reason", "read the upload by hand")
+    assert proc.returncode == 0, proc.stderr
+    for run in ("adjusted", "run again"):
+        assert _moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == 50.0, run
+        assert float({r["student_id"]: r for r in _rows(out / "gradebook.csv")}["123701"]["score"]) == 50.0, run
+        assert course()["123701"]["chapter07"] == "50", run
+        if run == "adjusted":
+            proc = _grader(*batch)  # into the same folder, no --resume
+            assert proc.returncode == 0, proc.stderr
