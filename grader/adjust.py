@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from grader import ledger
 from grader.messages import said
 from grader.errors import UsageError
-from grader.gradebook import BOM, GRADEBOOK_FIXED, canvas_target_of, cell, export_gradebooks
+from grader.gradebook import BOM, canvas_target_of, cell, export_gradebooks
 from grader.gradebook_view import write_views
 from grader.outdir import read_record, write_report_files
 from grader.report.files import write_atomic
@@ -176,8 +176,10 @@ def refresh_gradebooks(outdir: Path, rubric: Rubric, lang: str, changed: dict[st
 
 
 def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric) -> None:
-    """gradebook.csv with the changed rows' score columns written again; every other row as it was."""
-    from grader.gradebook import _adjustment_cells
+    """gradebook.csv with the changed rows' cells written again from their reports (scores,
+    maximum, parts, mistakes, late penalty: a regrade under a changed rubric moves them all);
+    who, errors, flags and every other row as they were."""
+    from grader.gradebook import report_cells
 
     if not path.exists() or not changed:
         return
@@ -191,15 +193,13 @@ def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric
             header.insert(at, col)
             for row in body:
                 row.insert(at, "")
-    idx = {c: header.index(c) for c in GRADEBOOK_FIXED if c in header}
-    langs = tuple(rubric.report.languages)
+    idx = {c: i for i, c in enumerate(header)}
     for row in body:
         report = changed.get(row[idx["submission"]])
         if report is None:
             continue
-        values = {"score": report.score, "passed": report.passed, **_adjustment_cells(report, langs)}
-        for col, value in values.items():
-            if col in idx:
+        for col, value in report_cells(report, rubric).items():
+            if col in idx and col not in ("content_hash", "graded_at"):
                 row[idx[col]] = cell(value)
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\r\n").writerows([header, *body])

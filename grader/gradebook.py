@@ -428,7 +428,6 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
     Each row is ``(Found or Skipped, report or None, extra flags)``; the errors column holds
     the report's errors and a plain reason for every flag, in the rubric's languages.
     """
-    parts = [p.id for p in rubric.parts]
     langs = tuple(rubric.report.languages)
     out = []
     for item, report, extra in rows:
@@ -439,16 +438,10 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
         errors = _reasons([*item.flags, *extra], langs)
         row["flags"] = ";".join(dict.fromkeys(k for k, _ in [*item.flags, *extra]))
         if report is not None:
-            scores = {p.id: p.score for p in report.parts}
-            row.update(submission=report.submission, score=report.score, max_score=report.max_score,
-                       passed="yes" if report.passed else "no",
-                       late_penalty=report.late.get("penalty", "") if report.late else "",
-                       mistakes=";".join(dict.fromkeys(m.id for m in report.mistakes)),
+            row.update(submission=report.submission, report=report,
                        errors=" | ".join(errors if isinstance(item, Skipped) else
-                                         [*(e.replace("\n", " ") for e in report.errors), *errors]),
-                       content_hash=report.content_hash, graded_at=report.graded_at, report=report)
-            row.update(_adjustment_cells(report, langs))
-            row.update({f"part:{p}": scores.get(p, "") for p in parts})
+                                         [*(e.replace("\n", " ") for e in report.errors), *errors]))
+            row.update(report_cells(report, rubric))
             if isinstance(item, Skipped) and not by_hand(report):  # an upload that could not be read:
                 row["flagged"] = True  # its 0 is no grade for the LMS, unless a person graded it by hand
         else:
@@ -456,6 +449,18 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
             row.update(submission=name, errors=" | ".join(errors))
         out.append(row)
     return out
+
+
+def report_cells(report: GradeReport, rubric: Rubric) -> dict[str, Any]:
+    """The gradebook cells a report decides (all but who, the errors and the flags): every
+    writer of a row (a batch, an export, a regrade or an adjustment patching one) takes them here."""
+    scores = {p.id: p.score for p in report.parts}
+    return {"score": report.score, "max_score": report.max_score, "passed": "yes" if report.passed else "no",
+            "late_penalty": report.late.get("penalty", "") if report.late else "",
+            "mistakes": ";".join(dict.fromkeys(m.id for m in report.mistakes)),
+            "content_hash": report.content_hash, "graded_at": report.graded_at,
+            **_adjustment_cells(report, tuple(rubric.report.languages)),
+            **{f"part:{p.id}": scores.get(p.id, "") for p in rubric.parts}}
 
 
 def by_hand(report: GradeReport) -> bool:

@@ -155,6 +155,12 @@ def test_a_term_of_grading(tmp_path):
     assert float(changed["98765"]["from"]) == top - points and float(changed["98765"]["to"]) == top
     rows = _book(out)
     assert float(rows["98765"]["score"]) == top
+    for path in (out / "reports").glob("*.yaml"):  # every cell a report decides says what the report says
+        report = yaml.safe_load(path.read_text(encoding="utf-8"))
+        row = rows[report["student"]["id"]]
+        assert float(row["max_score"]) == report["max_score"] and float(row["score"]) == report["score"]
+        assert {p["id"]: float(row[f"part:{p['id']}"]) for p in report["parts"]} == {
+            p["id"]: p["score"] for p in report["parts"]}, (row, report["parts"])
     assert float(rows["11111"]["score"]) == pytest.approx(round(top * 0.9, 2))  # the late policy, again
     assert float(rows["11111"]["score"]) > late_before
     # Smith's +3 was made against the score before the fix: shown for review, not applied
