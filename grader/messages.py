@@ -218,6 +218,11 @@ MESSAGES: dict[str, M] = {
         "were not all written again: {why}",
         "記録 #{n} は台帳に入りました（もう一度行わないでください。grader ledger OUT で確かめられます）。"
         "ただし成績表をすべては書き直せませんでした: {why}"),
+    "similarity_against_names": M(
+        "{out} is a blind batch, and --against {old} names its students: grade {old} with --anonymous too, "
+        "or compare {out} without --against",
+        "{out} は匿名の採点ですが、--against の {old} は学生を名前で示しています。{old} も --anonymous で採点するか、"
+        "--against なしで {out} を比べてください"),
     "course_written": M(
         "{n} students, {k} assignments ({names}): {out}",
         "学生 {n} 人、課題 {k} 件（{names}）: {out}"),

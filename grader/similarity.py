@@ -583,7 +583,16 @@ def run(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
         label = old_dir.name
         for r in read_reports(old_dir):
             old_reports[f"{label}/{r.submission}"] = r
-        for name, sub in _submissions(against_source or _source_of(old_dir), out / ".sources" / "against", rubric):
+        from grader import anonymous
+        from grader.assignment import assignment_of
+        from grader.errors import UsageError
+
+        if anonymous.is_anonymous(out) and not anonymous.is_anonymous(old_dir):
+            raise UsageError(said("similarity_against_names", out=out, old=old_dir))
+        # found as that batch found them: into its own folder, or (blind) outside both, by its ids
+        found = anonymous.find(against_source or _source_of(old_dir), old_dir, assignment_of(rubric),
+                               anonymous=anonymous.is_anonymous(old_dir))
+        for name, sub in ((f.submission.name, f.submission) for f in found.found):
             key = f"{label}/{name}"
             if key in old_reports:
                 old.append(code_of(key, sub, api, key))

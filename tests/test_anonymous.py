@@ -326,3 +326,46 @@ def test_the_scrub_matches_a_name_as_repr_quotes_it_and_keeps_a_students_own_wor
     assert "山田" not in scrub(quoted, "anon-aaaaaa") and "anon-aaaaaa" in scrub(quoted, "anon-aaaaaa")
     assert scrub("yamada_hw/scaling.py: a submission", "anon-aaaaaa") == "anon-aaaaaa/scaling.py: a submission"
     assert scrub("yamada_hw and the report", "anon-bbbbbb") == "yamada_hw and the anon-bbbbbb"  # own words: own texts
+
+
+def test_similarity_against_a_previous_term_keeps_every_name_out_of_a_blind_folder(tmp_path):
+    """grader similarity OUT --against OLD: OLD's submissions are found as OLD's batch found them
+    (never unpacked into OUT); a blind OUT takes a blind OLD, named by OLD's ids, and refuses an
+    OLD that names its students rather than copy the names in."""
+    import shutil
+    import subprocess
+    import sys
+
+    from test_lms_journey import EXAMPLES, RUBRIC, ROOT
+
+    def grader(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "grader", *args, "--rubric", str(RUBRIC)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=600)
+
+    old_src, new_src = tmp_path / "old-src", tmp_path / "new-src"
+    for name, example in (("kimura_ichiro", "divide-by-dk"), ("hayashi_rin", "sqrt-d-model")):
+        shutil.copytree(EXAMPLES / example, old_src / name)
+    shutil.copytree(EXAMPLES / "divide-by-dk", new_src / "mori_aoi")  # last year's work, handed in again
+    shutil.copytree(EXAMPLES / "correct", new_src / "ueno_sora")
+    outs = {}
+    for key, src, blind in (("old", old_src, False), ("old-blind", old_src, True), ("new-blind", new_src, True)):
+        outs[key] = tmp_path / key
+        proc = grader("batch", str(src), "--out", str(outs[key]), "-j", "2", "--no-progress",
+                      *(["--anonymous"] if blind else []))
+        assert proc.returncode == 0, proc.stderr
+
+    refused = grader("similarity", str(outs["new-blind"]), "--against", str(outs["old"]))
+    assert refused.returncode == 2 and "grade" in refused.stderr and "--anonymous" in refused.stderr, refused.stderr
+    assert str(outs["old"]) in refused.stderr
+    proc = grader("similarity", str(outs["new-blind"]), "--against", str(outs["old-blind"]))
+    assert proc.returncode == 0, proc.stderr
+    assert not (outs["new-blind"] / ".sources" / "against").exists()
+    names = [b"kimura", b"ichiro", b"hayashi", b"mori_aoi", b"ueno"]
+    hits = [(w, n) for w, blob in _blobs(outs["new-blind"]) for n in names if n in blob.lower()]
+    assert hits == []
+    with (outs["new-blind"] / "similarity.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    # mori_aoi handed in last year's work: the pair is flagged, each side named by its own batch's id
+    assert any(r["submission_a"].startswith("anon-") and r["submission_b"].startswith("old-blind/anon-")
+               or r["submission_b"].startswith("anon-") and r["submission_a"].startswith("old-blind/anon-")
+               for r in rows), rows
