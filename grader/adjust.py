@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from grader import ledger
 from grader.messages import said
 from grader.errors import UsageError
-from grader.gradebook import BOM, GRADEBOOK_FIXED, CanvasTarget, cell, export_gradebooks
+from grader.gradebook import BOM, canvas_target_of, cell, export_gradebooks
 from grader.gradebook_view import write_views
 from grader.outdir import read_record, write_report_files
 from grader.report.files import write_atomic
@@ -93,7 +93,7 @@ def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = Non
                               what=what, top=f"{top:g}"))
     entry = ledger.append(outdir, op="adjust", submission=name, student=str((data.get("student") or {}).get("id", "")),
                           part=part, points=points, set=set_to, reason=reason, by=by, against=against)
-    refresh(outdir, rubric, lang, only={name})
+    _refresh_after(outdir, rubric, lang, name, entry)
     return entry
 
 
@@ -114,7 +114,7 @@ def undo(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by:
     name, data = _target(outdir, rubric, student, n, said("undo"))
     entry = ledger.append(outdir, op="undo", submission=name, student=str((data.get("student") or {}).get("id", "")),
                           target=n, reason=reason, by=by)
-    refresh(outdir, rubric, lang, only={name})
+    _refresh_after(outdir, rubric, lang, name, entry)
     return entry
 
 
@@ -130,8 +130,17 @@ def confirm(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, 
     entry = ledger.append(outdir, op="confirm", submission=name,
                           student=str((data.get("student") or {}).get("id", "")), target=n, reason=reason, by=by,
                           against=against)
-    refresh(outdir, rubric, lang, only={name})
+    _refresh_after(outdir, rubric, lang, name, entry)
     return entry
+
+
+def _refresh_after(outdir: Path, rubric: Rubric, lang: str, name: str, entry: ledger.Entry) -> None:
+    """The views of ``name`` written again once ``entry`` is in the ledger. If one cannot be
+    written, the error says the entry is recorded, so that nobody makes it a second time."""
+    try:
+        refresh(outdir, rubric, lang, only={name})
+    except UsageError as exc:
+        raise UsageError(said("adjust_recorded_views_not", n=entry.n, why=exc)) from exc
 
 
 def refresh(outdir: Path, rubric: Rubric, lang: str, *, only: set[str] | None = None) -> list[str]:
@@ -162,13 +171,15 @@ def refresh_gradebooks(outdir: Path, rubric: Rubric, lang: str, changed: dict[st
                                                                                  "gradebook.moodle.csv")
                   if (outdir / f).exists())
         # The Canvas file already names its column `Title (id)`: it is filled again in place.
-        canvas = CanvasTarget(export=outdir / "gradebook.canvas.csv") if "canvas" in present else None
+        canvas = canvas_target_of(outdir) if "canvas" in present else None
         export_gradebooks(outdir, rubric, present, bom=bom, lang=lang, canvas=canvas)
 
 
 def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric) -> None:
-    """gradebook.csv with the changed rows' score columns written again; every other row as it was."""
-    from grader.gradebook import _adjustment_cells
+    """gradebook.csv with the changed rows' cells written again from their reports (scores,
+    maximum, parts, mistakes, late penalty: a regrade under a changed rubric moves them all);
+    who, errors, flags and every other row as they were."""
+    from grader.gradebook import report_cells
 
     if not path.exists() or not changed:
         return
@@ -182,15 +193,13 @@ def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric
             header.insert(at, col)
             for row in body:
                 row.insert(at, "")
-    idx = {c: header.index(c) for c in GRADEBOOK_FIXED if c in header}
-    langs = tuple(rubric.report.languages)
+    idx = {c: i for i, c in enumerate(header)}
     for row in body:
         report = changed.get(row[idx["submission"]])
         if report is None:
             continue
-        values = {"score": report.score, "passed": report.passed, **_adjustment_cells(report, langs)}
-        for col, value in values.items():
-            if col in idx:
+        for col, value in report_cells(report, rubric).items():
+            if col in idx and col not in ("content_hash", "graded_at"):
                 row[idx[col]] = cell(value)
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\r\n").writerows([header, *body])

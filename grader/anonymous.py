@@ -8,8 +8,11 @@ notebook metadata is never read into a submission. ``OUTDIR/identities.csv`` (mo
 written atomically) maps each id back to the student id, name, LMS and original entry; an id
 stays the same for the same entry on ``--resume`` and every re-run into the same folder.
 
-identities.csv is read in one place: :func:`for_lms`, when the LMS gradebooks are written
-(Canvas's ``ID``, Moodle's ``Participant N`` and its feedback folders), which need the LMS id.
+identities.csv gives its ids to every command that finds SOURCE beside a blind folder
+(:func:`find`: batch, ``--resume``, regrade, similarity), and names back only in two places:
+:func:`for_lms`, when the LMS gradebooks are written (Canvas's ``ID``, Moodle's ``Participant
+N`` and its feedback folders), and the course table (``grader gradebook``), which joins each
+student's assignments by their own id.
 
 Example::
 
@@ -35,9 +38,10 @@ from grader.messages import said
 from grader.sinks import csv_cell
 
 if TYPE_CHECKING:
+    from grader.assignment import Assignment
     from grader.discovery import Discovery
 
-__all__ = ["FILE", "Identities", "anonymise", "for_lms", "is_anonymous"]
+__all__ = ["FILE", "Identities", "anonymise", "find", "for_lms", "is_anonymous"]
 
 FILE = "identities.csv"
 COLUMNS = ["anonymous_id", "student_id", "name", "lms", "entry"]
@@ -107,22 +111,42 @@ def check_folder(outdir: Path, anonymous: bool) -> None:
 
 
 class _Scrub:
-    """Every identity string of the batch replaced by its entry's anonymous id."""
+    """Every identity string of the batch replaced by its entry's anonymous id.
 
-    def __init__(self) -> None:
+    Names and ids (``add``'s ``texts`` and ``ids``) are replaced wherever they appear; the names
+    a student gave their own files and folders (``own``) only in that student's texts (a
+    folder called ``submission`` must not rename the word in everyone's notes), and never the
+    names the assignment itself gives (``generic``). Each is also matched as ``repr`` writes it
+    (``'山田\u3000太郎'``), since notes quote some names that way.
+    """
+
+    def __init__(self, generic: frozenset[str] = frozenset()) -> None:
         self.words: dict[str, str] = {}
         self.ids: dict[str, str] = {}
+        self.own: dict[str, dict[str, str]] = {}
+        self.generic = generic
 
-    def add(self, aid: str, *, texts: tuple[str, ...], ids: tuple[str, ...]) -> None:
+    @staticmethod
+    def _forms(text: str) -> set[str]:
+        forms = {text, unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text)}
+        return {f for form in forms for f in (form, repr(form)[1:-1]) if len(f) >= 2}
+
+    def add(self, aid: str, *, texts: tuple[str, ...], ids: tuple[str, ...], own: tuple[str, ...] = ()) -> None:
         for text in texts:
-            for form in {text, unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text)}:
-                if len(form) >= 2:
-                    self.words.setdefault(form, aid)
+            for form in self._forms(text):
+                self.words.setdefault(form, aid)
         for sid in ids:
             if sid:
                 self.ids.setdefault(sid, aid)
+        mine = self.own.setdefault(aid, {})
+        for text in own:
+            if len(text) >= 3 and text not in self.generic and text.lower() not in self.generic:
+                for form in self._forms(text):
+                    mine.setdefault(form, aid)
 
-    def __call__(self, text: str) -> str:
+    def __call__(self, text: str, aid: str = "") -> str:
+        for word, with_id in sorted(self.own.get(aid, {}).items(), key=lambda kv: len(kv[0]), reverse=True):
+            text = text.replace(word, with_id)
         for word in sorted(self.words, key=len, reverse=True):
             text = text.replace(word, self.words[word])
         for sid in sorted(self.ids, key=len, reverse=True):
@@ -130,10 +154,22 @@ class _Scrub:
         return text
 
 
+#: names a submission holds that are nobody's: the assignment's files are added to them
+_NOBODYS = ("__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", "answers", "answers.yaml", "submission",
+            "submissions", "notebook", "assignsubmission", "file", "onlinetext", "attempt", "LATE")
+
+
+def _generic(part_files: dict[str, str] | None) -> frozenset[str]:
+    names: set[str] = set(_NOBODYS)
+    for filename in (part_files or {}).values():
+        names |= {filename, Path(filename).stem}
+    return frozenset(names | {n.lower() for n in names})
+
+
 def _flags(flags: list[tuple[str, dict[str, str]]], aid: str, scrub: _Scrub) -> list[tuple[str, dict[str, str]]]:
     out = []
     for key, slots in flags:
-        clean = {k: (aid if k in ("id", "entry") else "-" if k == "others" else scrub(str(v)))
+        clean = {k: (aid if k in ("id", "entry") else "-" if k == "others" else scrub(str(v), aid))
                  for k, v in slots.items()}
         out.append((key, clean))
     return out
@@ -145,33 +181,64 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
     from grader.lms import disk_name
 
     items: list[Found | Skipped] = [*found.found, *found.skipped, *(f.who for f in found.failed)]
-    scrub = _Scrub()
+    scrub = _Scrub(_generic(part_files))
     aids = []
     for item in items:
         aid = ids.id_for(item.entry, item.student_id, item.name, item.lms)
         aids.append(aid)
         sub = item.submission if isinstance(item, Found) else None
         texts = [item.entry, item.name, disk_name(item.name, item.student_id) if item.name else ""]
+        own = list(item.files)
         if sub is not None:
             texts += [sub.name, sub.path.name, str(sub.path)]
-            texts += [m.filename for m in sub.modules if m.filename not in (part_files or {}).values()]
-        scrub.add(aid, texts=tuple(t for t in texts if t), ids=(item.student_id,))
+            own += [m.filename for m in sub.modules if m.filename not in (part_files or {}).values()]
+        scrub.add(aid, texts=tuple(t for t in texts if t), ids=(item.student_id,), own=tuple(own))
     out = Discovery()
     for item, aid in zip(items[: len(found.found)], aids):
         assert isinstance(item, Found)
         out.found.append(replace(item, submission=_submission(item.submission, aid, scrub, part_files),
-                                 student_id=aid, entry=aid, name="", flags=_flags(item.flags, aid, scrub)))
+                                 student_id=aid, entry=aid, name="", flags=_flags(item.flags, aid, scrub), files=()))
+        out.known_as[aid] = (item.student_id, item.submission.name)
     rest = items[len(found.found):]
     for item, aid in zip(rest[: len(found.skipped)], aids[len(found.found):]):
         out.skipped.append(_skipped(item, aid, scrub))
     for failed, aid in zip(found.failed, aids[len(found.found) + len(found.skipped):]):
         who = _skipped(failed.who, aid, scrub)
-        out.failed.append(Failed(aid, aid, aid, scrub(failed.why), who))
+        out.failed.append(Failed(aid, aid, aid, scrub(failed.why, aid), who))
     return out
 
 
+def find(source: str, outdir: Path, assignment: Assignment, *, anonymous: bool, save: bool = False) -> Discovery:
+    """SOURCE's submissions, named as the batch in ``outdir`` names them.
+
+    Blind (``anonymous``): unpacked outside ``outdir`` and known by their anonymous ids, the
+    new ones saved to identities.csv with ``save`` (a batch; a regrade or a similarity page
+    only reads). Otherwise unpacked into ``outdir/.sources`` and known by their own names.
+    Every command that takes SOURCE beside a batch's folder finds it here, so that none of them
+    grades a blind batch under the students' names or leaves an export's names in the folder.
+    """
+    import shutil
+    import tempfile
+
+    from grader.discovery import find_submissions
+
+    if not anonymous:
+        return find_submissions(source, outdir / ".sources", assignment)
+    staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))
+    try:
+        found = find_submissions(source, staging, assignment)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    ids = Identities.load(outdir)
+    found = anonymise(found, ids, assignment.part_files)
+    if save and (ids.changed or not is_anonymous(outdir)):
+        ids.save()
+    return found
+
+
 def _skipped(item: Any, aid: str, scrub: _Scrub) -> Any:
-    return replace(item, entry=aid, student_id=aid, name="", why=scrub(item.why), flags=_flags(item.flags, aid, scrub))
+    return replace(item, entry=aid, student_id=aid, name="", why=scrub(item.why, aid), flags=_flags(item.flags, aid, scrub),
+                   files=())
 
 
 def _submission(sub: Any, aid: str, scrub: _Scrub, part_files: dict[str, str] | None) -> Any:
@@ -185,7 +252,7 @@ def _submission(sub: Any, aid: str, scrub: _Scrub, part_files: dict[str, str] | 
         chunks = tuple(replace(c, label=c.label.replace(m.filename, new)) for c in m.chunks)
         modules.append(replace(m, filename=new, chunks=chunks))
     return replace(sub, name=aid, path=Path(aid), modules=tuple(modules),
-                   notes=tuple(scrub(n) for n in sub.notes))
+                   notes=tuple(scrub(n, aid) for n in sub.notes))
 
 
 def for_lms(outdir: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -36,7 +36,7 @@ from typing import Any, TYPE_CHECKING
 
 from rich.console import Console
 
-from grader.discovery import Discovery, Found, Skipped, files_wanted, find_submissions
+from grader.discovery import Discovery, Found, Skipped, files_wanted
 from grader.messages import said
 from grader.errors import GraderError, UsageError
 from grader.gradebook import (CanvasTarget, apply_lms, check_formats, csv_written, gradebook_rows,
@@ -305,23 +305,9 @@ class _Batch:
         return sub.to_dict()
 
     def _discover(self) -> Discovery:
-        if self.anonymous:  # the export's names stay out of the output folder: unpacked elsewhere
-            import shutil
-            import tempfile
+        from grader import anonymous
 
-            from grader import anonymous
-
-            staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))
-            try:
-                found = find_submissions(self.source, staging, self.assignment)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
-            ids = anonymous.Identities.load(self.outdir)
-            found = anonymous.anonymise(found, ids, self.assignment.part_files)
-            if ids.changed or not anonymous.is_anonymous(self.outdir):
-                ids.save()
-        else:
-            found = find_submissions(self.source, self.outdir / ".sources", self.assignment)
+        found = anonymous.find(self.source, self.outdir, self.assignment, anonymous=self.anonymous, save=True)
         for entry, why in found.unrecognised:
             _flag(self.console, said("not_graded", why=why), self.lang, before=f"{entry}: ")
         for failed in found.failed:
@@ -365,7 +351,7 @@ class _Batch:
 
         if not self.rubric.due:
             return None
-        keys = [k for k in (found.student_id, found.submission.name if found.submission else "") if k]
+        keys = self.found.keys_of(found)
         assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")
         at = next((self.submitted[k] for k in keys if k in self.submitted), None)
         if at is None and found.lms_time:  # the LMS's own clock (Blackboard), in the due date's zone
@@ -507,6 +493,8 @@ class _Batch:
             # who it is, and (its flags) why it is no grade: grader export reads it back
             data["student"] = {"id": who.student_id, "name": who.name, "lms": who.lms, "entry": who.entry,
                                "late": who.late, "flags": [[k, dict(v)] for k, v in who.flags]}
+            # a score given by hand (the instructor read the upload themselves) stands on every run
+            data = ledger.apply(data, ledger.for_submission(self.ledger, failed.name), self.rubric)
             report = GradeReport.from_dict(data)
             self.save(failed.name, report, data)
             failed_reports.append(report)

@@ -75,6 +75,18 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
     return _checked(load_rubric(rubric_path))
 
 
+def _lang_for(lang: str | None, rubric: Rubric, outdir: str | Path) -> str:
+    """A command on a batch's folder: --lang, $GRADER_LANG, else the language its LMS
+    feedback was last written in (so that one adjustment does not rewrite every student's
+    feedback in another), else the rubric's first."""
+    if lang or os.environ.get("GRADER_LANG", "") in LANGS:
+        return _lang(lang, rubric)
+    from grader.outdir import noted_lang
+
+    noted = noted_lang(Path(outdir))
+    return noted if noted in LANGS else _lang(None, rubric)
+
+
 def _batch_lang(outdir: Path) -> str:
     """GRADER_LANG, else the first language of the batch's reports in ``outdir`` (what the
     commands that load its rubric say), else English."""
@@ -166,7 +178,84 @@ bom_option = click.option("--bom", is_flag=True,
                           help="Start the CSV files with a UTF-8 byte order mark, so Excel reads Japanese names.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _asked_lang(argv: Sequence[str]) -> str | None:
+    """The language the command line asks for (--lang ja, --lang=ja), else $GRADER_LANG."""
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1] if argv[i + 1] in LANGS else None
+        if arg.startswith("--lang="):
+            return arg.partition("=")[2] if arg.partition("=")[2] in LANGS else None
+    env = os.environ.get("GRADER_LANG", "")
+    return env if env in LANGS else None
+
+
+def _usage_in_japanese(exc: click.UsageError) -> str:
+    """click's usage error ``exc`` as one Japanese sentence, naming what click names."""
+    from click.exceptions import NoSuchCommand
+
+    if isinstance(exc, (click.NoSuchOption, NoSuchCommand)):
+        maybe = (_tr(said("usage_did_you_mean", options=", ".join(exc.possibilities)), "ja")
+                 if exc.possibilities else "")
+        text = (said("usage_no_such_option", name=exc.option_name, maybe=maybe)
+                if isinstance(exc, click.NoSuchOption) else said("usage_no_such_command", name=exc.command_name,
+                                                                  maybe=maybe))
+    elif isinstance(exc, click.MissingParameter) and exc.param is not None:
+        text = said("usage_missing", what=exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name)
+    elif (isinstance(exc, click.BadParameter) and exc.param is not None
+          and isinstance(exc.param.type, click.Choice)):
+        text = said("usage_choose", what=exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name,
+                    choices=", ".join(repr(str(c)) for c in exc.param.type.choices))
+    elif isinstance(exc, click.BadParameter) and exc.param is not None:
+        text = said("usage_bad_value", what=exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name,
+                    detail=exc.message.rstrip("."))
+    else:
+        text = said("usage_other", detail=exc.format_message().rstrip("."))
+    command = exc.ctx.command_path if exc.ctx is not None else "grader"
+    return f"{_tr(text, 'ja')}。{_tr(said('usage_help', command=command), 'ja')}"
+
+
+def _say_usage_too(exc: click.UsageError) -> None:
+    """``exc.show`` as click has it, then in Japanese; with --lang ja, the usage line then Japanese only."""
+    english = exc.show
+    lang = _asked_lang(sys.argv[1:])
+
+    def show(file: Any = None) -> None:
+        if lang == "ja":
+            ctx = exc.ctx
+            if ctx is not None:
+                pieces = " ".join(ctx.command.collect_usage_pieces(ctx))
+                click.echo(f"{pair('usage_line')['ja']}: {ctx.command_path} {pieces}", err=True)
+        elif lang in (None, "en"):
+            english(file)
+        if lang in (None, "ja"):
+            click.echo(f"{pair('error')['ja']}: {_usage_in_japanese(exc)}", err=True)
+
+    exc.show = show  # type: ignore[method-assign]
+    exc.said_in_japanese_too = True  # type: ignore[attr-defined]
+
+
+class _Commands(click.Group):
+    """The grader's commands: click's own usage errors (an unknown option, a missing argument,
+    a bad value) are said in Japanese too, as the grader's own errors are."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            _say_usage_too(exc)
+            raise
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if not getattr(exc, "said_in_japanese_too", False):  # (a subcommand's, not ours)
+                _say_usage_too(exc)
+            raise
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="grader")
 def main() -> None:
     """Grade a course's assignments (one rubric each), and name the mistakes made."""
@@ -443,8 +532,9 @@ def export_cmd(outdir: str, rubric_path: str | None, lang: str | None, gradebook
 
             formats = tuple(sorted(lms_of(_old_rows(Path(outdir) / "gradebook.csv")) & {"canvas", "moodle"}))
         written = export_gradebooks(Path(outdir), rubric, ("csv", *formats) if formats else ("csv",), bom=bom,
-                                    lang=_lang(lang, rubric), canvas=_canvas(canvas_gradebook, canvas_assignment_id))
-        say_written(written, [], err, _lang(lang, rubric))
+                                    lang=_lang_for(lang, rubric, outdir),
+                                    canvas=_canvas(canvas_gradebook, canvas_assignment_id))
+        say_written(written, [], err, _lang_for(lang, rubric, outdir))
         return 0
 
     sys.exit(_guard(body))
@@ -573,7 +663,7 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
 
     def body() -> int:
         rubric = _load_for(outdir, rubric_path)
-        out, language = Path(outdir), _lang(lang, rubric)
+        out, language = Path(outdir), _lang_for(lang, rubric, outdir)
         given = [x is not None for x in (points, set_to, undo, confirm)]
         if sum(given) != 1:
             raise UsageError(said("give_one_points_set"))
@@ -603,7 +693,7 @@ def publish_cmd(outdir: str, by: str, rubric_path: str | None, lang: str | None)
 
     def body() -> int:
         rubric = _load_for(outdir, rubric_path)
-        language = _lang(lang, rubric)
+        language = _lang_for(lang, rubric, outdir)
         written = publish(Path(outdir), rubric, by=by, lang=language)
         err.print(_tr(said("results_published_files_written", n=len(written)), language), markup=False,
                   highlight=False)
@@ -631,7 +721,7 @@ def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | No
 
     def body() -> int:
         rubric = _load_for(out, rubric_path, source)
-        language = _lang(lang, rubric)
+        language = _lang_for(lang, rubric, out)
         result = run_regrade(source, out, rubric, list(tests), jobs=jobs, allow_weak=allow_weak_sandbox,
                              lang=language, progress=False if no_progress else None)
         for name, why in result.not_regraded:
@@ -709,7 +799,7 @@ def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
               help="The course gradebook to write (CSV).")
 def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
     """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
-    from grader.course import merge_with_reasons, write_course_gradebook
+    from grader.course import merge_with_reasons, own_ids, write_course_gradebook
     from grader.messages import translate
 
     def body() -> int:
@@ -717,7 +807,12 @@ def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
         write_course_gradebook(Path(out), rows, assignments)
         env = os.environ.get("GRADER_LANG", "")
         lang = env if env in LANGS else "en"
-        err.print(f"{len(rows)} students, {len(assignments)} assignments ({', '.join(assignments)}): {out}")
+        for folder in outputs:
+            if own_ids(Path(folder)):
+                err.print(terminal(translate(said("course_unblinded", folder=folder), lang)), markup=False,
+                          soft_wrap=True)
+        err.print(terminal(translate(said("course_written", n=len(rows), k=len(assignments),
+                                          names=", ".join(assignments), out=out), lang)), markup=False, soft_wrap=True)
         for student, assignment, why in left_out:
             err.print(terminal(translate(said("no_score", student=student, assignment=assignment, why=why), lang)),
                       markup=False, soft_wrap=True)

@@ -30,7 +30,7 @@ from grader.report.files import write_atomic
 from grader.sinks import csv_cell
 import grader.safeyaml as safeyaml
 
-__all__ = ["merge", "merge_with_reasons", "write_course_gradebook"]
+__all__ = ["merge", "merge_with_reasons", "own_ids", "write_course_gradebook"]
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
@@ -53,6 +53,18 @@ def _assignment_of(folder: Path) -> str:
     return folder.name
 
 
+def own_ids(folder: Path) -> dict[str, str]:
+    """A blind batch's anonymous ids, each to the student's own id (from its identities.csv):
+    the course table joins one student's assignments, and each folder has its own random ids.
+    Empty for a batch graded under names."""
+    from grader import anonymous
+
+    if not anonymous.is_anonymous(folder):
+        return {}
+    rows = anonymous.Identities.load(folder).rows
+    return {aid: (who.get("student_id") or who.get("entry") or aid) for aid, who in rows.items()}
+
+
 def merge(folders: Sequence[Path]) -> tuple[list[dict[str, str]], list[str]]:
     """Rows keyed by student, with ``<assignment>`` and ``<assignment>:max`` per folder, and
     ``notes``: the batch's flags and errors for that student, per assignment.
@@ -70,7 +82,7 @@ def merge(folders: Sequence[Path]) -> tuple[list[dict[str, str]], list[str]]:
 
 def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], list[str], list[tuple[str, str, str]]]:
     """:func:`merge`, and ``(student, assignment, why)`` for every score left out."""
-    from grader.gradebook import DOUBT_FLAGS
+    from grader.gradebook import DOUBT_FLAGS, UNREAD
 
     assignments: list[str] = []
     most: dict[str, float] = {}
@@ -88,9 +100,11 @@ def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], l
             raise UsageError(said("second_gradebook_pass_one", path=folder, assignment=name))
         assignments.append(name)
         claims: dict[str, list[dict[str, str]]] = {}
+        own = own_ids(folder)
         with book.open(encoding="utf-8-sig", newline="") as fh:
             for row in csv.DictReader(fh):
                 key = (row.get("student_id") or row.get("submission") or "").strip()
+                key = own.get(key, key)
                 if key:
                     claims.setdefault(key, []).append(row)
                 try:
@@ -106,6 +120,12 @@ def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], l
                 why = (said("rows_claim_student_check", n=len(claimed), entries=entries)
                        if len(claimed) > 1 else said("batch_flagged_row_doubt", why=claimed[0].get('errors', '')))
                 entry[name] = ""
+                notes.append(f"{name}: {why}")
+                left_out.append((key, name, why))
+            elif set((claimed[0].get("flags") or "").split(";")) & set(UNREAD) and not claimed[0].get("adjustment_reasons"):
+                row = claimed[0]  # an upload nobody could read: no grade, as in the LMS gradebooks
+                entry[name] = ""
+                why = row.get("errors") or said("no_score_batch_s")
                 notes.append(f"{name}: {why}")
                 left_out.append((key, name, why))
             else:

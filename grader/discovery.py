@@ -19,6 +19,7 @@ import shutil
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from grader.errors import SubmissionError, UsageError
@@ -57,6 +58,8 @@ class Found:
     #: when the LMS says it was submitted, on its own wall clock with no zone (Blackboard's
     #: attempt ``2026-11-30-23-05-23``); "" when the export does not say
     lms_time: str = ""
+    #: names the student gave the entry's files and folders (blind grading scrubs them)
+    files: tuple[str, ...] = ()
 
 
 @dataclass
@@ -71,6 +74,8 @@ class Skipped:
     lms: str = ""
     flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lms_time: str = ""
+    #: names the student gave the entry's files and folders (blind grading scrubs them from ``why``)
+    files: tuple[str, ...] = ()
 
 
 class Failed(NamedTuple):
@@ -88,6 +93,15 @@ class Discovery:
     found: list[Found] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     failed: list[Failed] = field(default_factory=list)
+    #: blind grading: each anonymous id's own student id and report name, by which the
+    #: instructor's files (--submitted, --extensions, Moodle's worksheet) name the student;
+    #: held in memory only, never written
+    known_as: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def keys_of(self, found: Found) -> list[str]:
+        """What the instructor's files may name ``found`` by: its student id, then its name."""
+        own = self.known_as.get(found.student_id)
+        return [k for k in (own or (found.student_id, found.submission.name)) if k]
 
     @property
     def unrecognised(self) -> list[tuple[str, str]]:
@@ -424,6 +438,35 @@ def _name_flags(ident: Any, student_id: str, entry_name: str, path: Path | None,
     return shifted, encoding, doubtful
 
 
+def _names_under(path: Path | None, set_aside: Sequence[str] = (), most: int = 500) -> tuple[str, ...]:
+    """The names a student chose in one entry, which a note or reason about it may quote: every
+    file and folder under ``path`` (``path`` too), the members of each zip among them, and the
+    uploads set aside; each with its stem. Blind grading scrubs them from that entry's texts
+    (:mod:`grader.anonymous`, which leaves out the names the assignment itself gives)."""
+    names: list[str] = []
+    below: list[Path] = []
+    if path is not None:
+        try:
+            below = [path, *sorted(path.rglob("*"))[:most]] if path.is_dir() else [path]
+        except OSError:
+            below = [path]
+    for item in below:
+        names += [item.name, item.stem]
+        if item.suffix.lower() == ".zip" and item.is_file():
+            try:
+                with zipfile.ZipFile(item) as zf:
+                    members = zf.namelist()[:most]
+            except (OSError, zipfile.BadZipFile, ValueError):
+                members = []
+            for member in members:
+                for part in Path(member).parts:
+                    names += [part, Path(part).stem]
+    for text in set_aside:  # "<file> (why)": the file, and each piece of an LMS's flat name
+        upload = text.rsplit(" (", 1)[0]
+        names += [upload, Path(upload).stem, *upload.split("_")]
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
 def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: Any, set_aside: list[str],
                   broke: str, parts: dict[str, str] | None, assignment: Assignment | None, root: Path,
                   staging: Path, unique: Any, decoded: dict[str, tuple[str, bool]]) -> None:
@@ -445,11 +488,13 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
         text = lmsnames.reason(key, ("en",), **slots)
         if set_aside:
             text = said("set_aside", why=text, files="; ".join(set_aside))
-        result.skipped.append(Skipped(entry_name, text, flags=[*shifted, flag], **who))
+        result.skipped.append(Skipped(entry_name, text, flags=[*shifted, flag], files=_names_under(path, set_aside),
+                                      **who))
 
     if broke:
         text = f"{entry_name}: {broke}"
-        who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": broke})], **who)
+        who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": broke})],
+                             files=_names_under(path, set_aside), **who)
         result.failed.append(Failed(unique(base), student_id, entry_name, text, who_failed))
         return
     if ident is not None and ident.plugin == "onlinetext":
@@ -478,7 +523,8 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
 
         text = (as_in_export(str(exc)) if isinstance(exc, SubmissionError)
                 else said("cannot_read_2", why=as_in_export(f"{type(exc).__name__}: {exc}")))
-        who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": text})], **who)
+        who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": text})],
+                             files=_names_under(path, set_aside), **who)
         result.failed.append(Failed(unique(base), student_id, entry_name, text, who_failed))
         return
     if not sub.modules and sub.answers is None:
@@ -498,7 +544,7 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
     if missing:
         flags.append(("missing", {"files": ", ".join(missing)}))
     sub = replace(sub, name=name, notes=tuple(notes))
-    result.found.append(Found(sub, entry=entry_name, flags=flags, **who))
+    result.found.append(Found(sub, entry=entry_name, flags=flags, files=_names_under(path, set_aside), **who))
 
 
 def _flag_shared_ids(result: Discovery) -> None:

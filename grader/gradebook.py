@@ -29,6 +29,7 @@ a formula.
 from __future__ import annotations
 
 import csv
+import json
 import io
 import math
 import re
@@ -116,6 +117,18 @@ class CanvasTarget:
 
 
 _CANVAS_ID = re.compile(r"\((\d+)\)\s*$")
+#: beside gradebook.canvas.csv: the Canvas assignment id of the column it fills
+CANVAS_NOTE = ".gradebook.canvas.json"
+
+
+def canvas_target_of(outdir: Path) -> CanvasTarget:
+    """The Canvas file already in ``outdir``, to fill again in place: its column is the one the
+    batch (or grader export) filled, by the assignment id noted beside it."""
+    try:
+        noted = str(json.loads((outdir / CANVAS_NOTE).read_text(encoding="utf-8"))["assignment_id"])
+    except (OSError, ValueError, KeyError, TypeError):
+        noted = ""
+    return CanvasTarget(assignment_id=noted, export=outdir / "gradebook.canvas.csv")
 _CANVAS_IGNORED = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
 
 
@@ -225,6 +238,9 @@ def write_canvas(path: Path, rows: list[dict[str, Any]], assignment: str, max_sc
         buf = io.StringIO()
         csv.writer(buf, delimiter=sep, lineterminator="\r\n").writerows(table)
         write_atomic(path, (BOM if bom else "") + buf.getvalue())
+        found = _CANVAS_ID.search(table[0][col])
+        if found:  # which of the export's columns is this assignment's, for every later refresh
+            write_atomic(path.with_name(CANVAS_NOTE), json.dumps({"assignment_id": found[1]}))
         return Written(path, students, len(seen), no_grade, left_out + missing)
     if not target.assignment_id:
         raise UsageError(CANVAS_NEEDS)
@@ -331,7 +347,7 @@ def apply_lms(data: dict[str, Any], found: Found, rubric: Rubric, when: dict[str
     The late policy (rubric ``late:``) takes its points off the total of a submission the
     LMS flagged as late; the report keeps the score before it and says why, in its notes.
     """
-    if found.lms or found.name or found.late:
+    if found.lms or found.name or found.late or when:  # (a plain folder's too, when its timing is known)
         data["student"] = {"id": found.student_id, "name": found.name, "lms": found.lms,
                            "entry": found.entry, "late": found.late,
                            "flags": [[key, dict(slots)] for key, slots in found.flags]}
@@ -412,7 +428,6 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
     Each row is ``(Found or Skipped, report or None, extra flags)``; the errors column holds
     the report's errors and a plain reason for every flag, in the rubric's languages.
     """
-    parts = [p.id for p in rubric.parts]
     langs = tuple(rubric.report.languages)
     out = []
     for item, report, extra in rows:
@@ -423,23 +438,34 @@ def gradebook_rows(rows: list[tuple[Any, GradeReport | None, list[tuple[str, dic
         errors = _reasons([*item.flags, *extra], langs)
         row["flags"] = ";".join(dict.fromkeys(k for k, _ in [*item.flags, *extra]))
         if report is not None:
-            scores = {p.id: p.score for p in report.parts}
-            row.update(submission=report.submission, score=report.score, max_score=report.max_score,
-                       passed="yes" if report.passed else "no",
-                       late_penalty=report.late.get("penalty", "") if report.late else "",
-                       mistakes=";".join(dict.fromkeys(m.id for m in report.mistakes)),
+            row.update(submission=report.submission, report=report,
                        errors=" | ".join(errors if isinstance(item, Skipped) else
-                                         [*(e.replace("\n", " ") for e in report.errors), *errors]),
-                       content_hash=report.content_hash, graded_at=report.graded_at, report=report)
-            row.update(_adjustment_cells(report, langs))
-            row.update({f"part:{p}": scores.get(p, "") for p in parts})
-            if isinstance(item, Skipped):  # an upload that could not be read: its 0 is no grade for the LMS
-                row["flagged"] = True
+                                         [*(e.replace("\n", " ") for e in report.errors), *errors]))
+            row.update(report_cells(report, rubric))
+            if isinstance(item, Skipped) and not by_hand(report):  # an upload that could not be read:
+                row["flagged"] = True  # its 0 is no grade for the LMS, unless a person graded it by hand
         else:
             name = item.submission.name if isinstance(item, Found) and item.submission else item.entry
             row.update(submission=name, errors=" | ".join(errors))
         out.append(row)
     return out
+
+
+def report_cells(report: GradeReport, rubric: Rubric) -> dict[str, Any]:
+    """The gradebook cells a report decides (all but who, the errors and the flags): every
+    writer of a row (a batch, an export, a regrade or an adjustment patching one) takes them here."""
+    scores = {p.id: p.score for p in report.parts}
+    return {"score": report.score, "max_score": report.max_score, "passed": "yes" if report.passed else "no",
+            "late_penalty": report.late.get("penalty", "") if report.late else "",
+            "mistakes": ";".join(dict.fromkeys(m.id for m in report.mistakes)),
+            "content_hash": report.content_hash, "graded_at": report.graded_at,
+            **_adjustment_cells(report, tuple(rubric.report.languages)),
+            **{f"part:{p.id}": scores.get(p.id, "") for p in rubric.parts}}
+
+
+def by_hand(report: GradeReport) -> bool:
+    """A person gave this report's score (an adjustment of grader.ledger is applied to it)."""
+    return any(e.get("status") == "applied" for e in (report.adjustment or {}).get("entries", []))
 
 
 def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, Any]:
@@ -513,6 +539,9 @@ def write_lms_gradebooks(outdir: Path, rows: list[dict[str, Any]], rubric: Rubri
         written.append(write_canvas(outdir / "gradebook.canvas.csv", rows, assignment or rubric.assignment, top,
                                     bom=bom, target=canvas, title=rubric.title.en, langs=langs))
     if "moodle" in formats:
+        from grader.outdir import note_lang
+
+        note_lang(outdir, lang)  # every refresh after this one (adjust, regrade…) writes it in this language
         for row in rows:
             row["feedback"] = _feedback_comment(row, rubric, lang)
         written.append(write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom, langs=langs))
@@ -547,7 +576,8 @@ def say_written(written: list[Written], rows: list[dict[str, Any]], console: Any
 
 _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing", "doubtful_name", "unreadable", "symlink")
 #: flags of an entry that could not be read: its error report is no grade
-_UNREAD = ("unreadable", "symlink")
+#: flags of an entry that could not be read: its 0 is no grade (unless given by hand)
+UNREAD = ("unreadable", "symlink")
 
 
 def reports_assignment(outdir: Path) -> str:
@@ -601,7 +631,7 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
                  "late": bool(who.get("late")), "lms": str(who.get("lms") or ""), "flags": flags}
         entry = str(who.get("entry") or report.submission)
         item: Found | Skipped
-        if any(key in _UNREAD for key, _ in flags):
+        if any(key in UNREAD for key, _ in flags):
             item = Skipped(entry, "; ".join(report.errors), **ident)
         else:
             item = Found(None, entry=entry, **ident)

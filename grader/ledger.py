@@ -241,18 +241,20 @@ def apply(data: dict[str, Any], entries: Sequence[Entry], rubric: Rubric) -> dic
     rounding = int(getattr(getattr(rubric, "report", None), "rounding", 2))
     score = auto
     shown = []
+    parts_now: dict[str, float] = {}  # each part's score after the entries so far
     for e in entries:
         now = automatic_of(data, e.part)
         status = "applied" if _same(now, e.against) else "review"
         before = score
         if status == "applied":
-            part_max = top if e.part is None else next(float(p["max_score"]) for p in data["parts"]
-                                                       if p["id"] == e.part)
-            if e.set is not None:
-                target = min(max(float(e.set), 0.0), part_max)
-                score = target if e.part is None else score + target - float(now or 0.0)
-            else:
-                score += float(e.points or 0.0)
+            if e.part is None:
+                score = min(max(float(e.set), 0.0), top) if e.set is not None else score + float(e.points or 0.0)
+            else:  # a part moves within its own 0..maximum, from where earlier entries left it
+                part_max = next(float(p["max_score"]) for p in data["parts"] if p["id"] == e.part)
+                current = parts_now.get(e.part, float(now or 0.0))
+                wanted = float(e.set) if e.set is not None else current + float(e.points or 0.0)
+                parts_now[e.part] = min(max(wanted, 0.0), part_max)
+                score += parts_now[e.part] - current
             score = round(min(max(score, 0.0), top), rounding)
         shown.append({"n": e.n, "part": e.part, "points": e.points, "set": e.set, "reason": e.reason,
                       "by": e.by, "at": e.at, "against": e.against, "now": now, "status": status,

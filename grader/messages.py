@@ -203,6 +203,32 @@ MESSAGES: dict[str, M] = {
     "rows_grade": M("{file}: {rows} rows, {graded} with a grade", "{file}: {rows} 行、うち成績のある行 {graded}"),
     "no_grade": M("  no grade for {who}: {why}", "  {who} には成績がありません: {why}"),
     "left_out": M("  left out {who}: {why}", "  {who} は含めていません: {why}"),
+    # --- click's own usage errors, said again in Japanese (grader/cli.py) ---------------------------
+    "usage_no_such_option": M("{name}: no such option{maybe}", "{name} というオプションはありません{maybe}"),
+    "usage_did_you_mean": M(" (did you mean {options}?)", "（{options} のことでしょうか）"),
+    "usage_missing": M("{what} is missing", "{what} が指定されていません"),
+    "usage_bad_value": M("invalid value for {what} ({detail})", "{what} の値が正しくありません（{detail}）"),
+    "usage_choose": M("{what} takes one of {choices}", "{what} には {choices} のいずれかを指定してください"),
+    "usage_no_such_command": M("{name}: no such command{maybe}", "{name} というコマンドはありません{maybe}"),
+    "usage_other": M("the command line is not as the command takes it ({detail})",
+                     "コマンドの指定が正しくありません（{detail}）"),
+    "usage_help": M("{command} --help shows what it takes", "指定できるものは {command} --help で確かめられます"),
+    "adjust_recorded_views_not": M(
+        "entry #{n} is in the ledger (do not make it again; grader ledger OUT lists it), but the gradebooks "
+        "were not all written again: {why}",
+        "記録 #{n} は台帳に入りました（もう一度行わないでください。grader ledger OUT で確かめられます）。"
+        "ただし成績表をすべては書き直せませんでした: {why}"),
+    "similarity_against_names": M(
+        "{out} is a blind batch, and --against {old} names its students: grade {old} with --anonymous too, "
+        "or compare {out} without --against",
+        "{out} は匿名の採点ですが、--against の {old} は学生を名前で示しています。{old} も --anonymous で採点するか、"
+        "--against なしで {out} を比べてください"),
+    "course_written": M(
+        "{n} students, {k} assignments ({names}): {out}",
+        "学生 {n} 人、課題 {k} 件（{names}）: {out}"),
+    "course_unblinded": M(
+        "{folder}: a blind batch; its students are named here by their own ids, from its identities.csv",
+        "{folder}: 匿名で採点した結果です。ここでは identities.csv により各学生を本来の ID で示します"),
     "no_score": M(
         "  no score for {student} in {assignment}: {why}",
         "  {student} の {assignment} には得点を入れていません: {why}"),
@@ -1198,6 +1224,7 @@ LABELS: dict[str, M] = {
     # --- a test's status ---------------------------------------------------------------------------
     "status_failed": M("failed", "不合格"),
     "error": M("error", "エラー"),
+    "usage_line": M("Usage", "使い方"),
     "status_timeout": M("timeout", "時間切れ"),
     "status_skipped": M("skipped", "スキップ"),
     # --- the class summary's plots -----------------------------------------------------------------

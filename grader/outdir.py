@@ -182,6 +182,20 @@ def write_published(outdir: Path, by: str, at: datetime) -> dict[str, str]:
 
 #: the latest due date of the batch's students, extensions included (written by ``grader batch``)
 LATEST_DUE = "latest_due.json"
+#: the language the LMS gradebooks' feedback was last written in (a later refresh keeps it)
+LANG_NOTE = ".cache/lang.json"
+
+
+def note_lang(outdir: Path, lang: str) -> None:
+    write_atomic(outdir / LANG_NOTE, json.dumps({"lang": lang}) + "\n")
+
+
+def noted_lang(outdir: Path) -> str:
+    """The language noted by :func:`note_lang`, or "" (none noted, or the note unreadable)."""
+    try:
+        return str(json.loads((outdir / LANG_NOTE).read_text(encoding="utf-8"))["lang"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
 
 
 def write_latest_due(outdir: Path, due: datetime) -> None:

@@ -192,12 +192,12 @@ def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, r
                   lang: str, console: Console, progress: bool | None, started: float) -> RegradeResult:
     import time
 
+    from grader import anonymous
     from grader.assignment import assignment_of
-    from grader.discovery import find_submissions
     from grader.pool import LocalPool, Tally, retire_spares
 
     outdir = Path(out)
-    found = find_submissions(source, outdir / ".sources", assignment_of(rubric))
+    found = anonymous.find(source, outdir, assignment_of(rubric), anonymous=anonymous.is_anonymous(outdir))
     result = RegradeResult(0)
     olds = _kept_reports(found, outdir, result)
     if not olds:

@@ -516,23 +516,10 @@ def render_page(result: Similarity, rubric: Rubric, lang: str) -> str:
 def _submissions(source: str, outdir: Path, rubric: Rubric) -> list[tuple[str, Any]]:
     """(report name, Submission) of every submission in ``source``, named as the batch named them."""
     from grader.assignment import assignment_of
-    from grader.discovery import find_submissions
 
     from grader import anonymous
 
-    assignment = assignment_of(rubric)
-    if not anonymous.is_anonymous(outdir):
-        found = find_submissions(source, outdir / ".sources", assignment)
-        return [(f.submission.name, f.submission) for f in found.found]
-    import shutil
-    import tempfile
-
-    staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))  # an anonymous batch: no names in outdir
-    try:
-        found = find_submissions(source, staging, assignment)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    found = anonymous.anonymise(found, anonymous.Identities.load(outdir), assignment.part_files)
+    found = anonymous.find(source, outdir, assignment_of(rubric), anonymous=anonymous.is_anonymous(outdir))
     return [(f.submission.name, f.submission) for f in found.found]
 
 
@@ -596,7 +583,16 @@ def run(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
         label = old_dir.name
         for r in read_reports(old_dir):
             old_reports[f"{label}/{r.submission}"] = r
-        for name, sub in _submissions(against_source or _source_of(old_dir), out / ".sources" / "against", rubric):
+        from grader import anonymous
+        from grader.assignment import assignment_of
+        from grader.errors import UsageError
+
+        if anonymous.is_anonymous(out) and not anonymous.is_anonymous(old_dir):
+            raise UsageError(said("similarity_against_names", out=out, old=old_dir))
+        # found as that batch found them: into its own folder, or (blind) outside both, by its ids
+        found = anonymous.find(against_source or _source_of(old_dir), old_dir, assignment_of(rubric),
+                               anonymous=anonymous.is_anonymous(old_dir))
+        for name, sub in ((f.submission.name, f.submission) for f in found.found):
             key = f"{label}/{name}"
             if key in old_reports:
                 old.append(code_of(key, sub, api, key))

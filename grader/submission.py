@@ -830,6 +830,17 @@ def _decode_source(data: bytes, label: str, notes: list[str]) -> str:
 # --- notebooks ----------------------------------------------------------------------------
 
 
+def _schema_problem(exc: Exception) -> str:
+    """Where a notebook breaks its format and how (``metadata.authors: is not of type 'array'``),
+    never the value found there: a notebook's metadata can name its author."""
+    where = ".".join(str(p) for p in getattr(exc, "path", ())) or "notebook"
+    message = str(getattr(exc, "message", "") or exc or type(exc).__name__).splitlines()[0]
+    shown = repr(getattr(exc, "instance", None))
+    if message.startswith(shown):
+        message = message[len(shown):].strip()
+    return f"{where}: {message.replace(shown, '…')}"
+
+
 def _read_notebook(
     data: bytes, filename: str, where: str, notes: list[str]
 ) -> tuple[Module, str | None]:
@@ -851,7 +862,7 @@ def _read_notebook(
             try:
                 nbformat.validate(nb)
             except nbformat.ValidationError as exc:
-                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                first = _schema_problem(exc)
                 notes.append(
                     said("does_fully_follow_notebook", filename=filename, first=first)
                 )

@@ -16,6 +16,8 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
+import yaml
+
 from test_lms_journey import (CORRECT, FIXTURES, _batch, _canvas_import, _moodle_feedback_participants,
                               _moodle_worksheet, _zip_bytes, blackboard_txt, canvas_entry, moodle_prefix)
 
@@ -158,6 +160,42 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
         assert float({r["student_id"]: r for r in csv.DictReader(fh)}[aid]["adjustment"]) == -1.0
 
+    # the course gradebook joins each student's assignments by their own id, and says why
+    course = tmp_path / "course.csv"
+    merged = subprocess.run([sys.executable, "-m", "grader", "gradebook", str(out), "--out", str(course)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert merged.returncode == 0, merged.stderr
+    assert "a blind batch; its students are named here by their own ids, from its identities.csv" in merged.stderr
+    with course.open(encoding="utf-8", newline="") as fh:
+        table = {r["student"]: r for r in csv.DictReader(fh)}
+    assert set(table) == {str(pid) for _, pid, _ in STUDENTS}
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        for r in csv.DictReader(fh):
+            assert table[str(anon[r["student_id"]])]["total"] == r["score"]
+
+    # grader regrade grades the blind batch again under its ids: the export taken again with
+    # Yamada's zip broken since, his report stays, listed by its id with why; no name anywhere
+    again_export = tmp_path / "again" / export.name
+    again_export.parent.mkdir()
+    with zipfile.ZipFile(export) as src, zipfile.ZipFile(again_export, "w") as dst:
+        for member in src.namelist():
+            data = src.read(member)
+            dst.writestr(member, b"PK\x03\x04 not a zip any more" if member.endswith("yamada-taro-ch7.zip") else data)
+    yamada = next(a for a, p in anon.items() if p == "723458")
+    kept_report = (out / "reports" / f"{yamada}.yaml").read_bytes()
+    regrade = subprocess.run([sys.executable, "-m", "grader", "regrade", str(again_export), "--out", str(out),
+                              "--test", "hidden/*", "-j", "1", "--no-progress", "--rubric", str(RUBRIC),
+                              "--lang", "en"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert regrade.returncode == 0, regrade.stderr
+    assert "2 graded again" in regrade.stderr and f"{yamada}: {yamada}/{yamada}: not a readable zip" in regrade.stderr
+    assert (out / "reports" / f"{yamada}.yaml").read_bytes() == kept_report
+    [record] = (out / "regrades").glob("*.md")
+    assert [ln for ln in record.read_text(encoding="utf-8").splitlines() if ln.startswith(f"- {yamada}: ")]
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        assert float({r["student_id"]: r for r in csv.DictReader(fh)}[aid]["adjustment"]) == -1.0
+    terminal = [("stderr", regrade.stderr.encode("utf-8")), ("stdout", regrade.stdout.encode("utf-8"))]
+    assert [(w, s) for w, blob in [*_blobs(out), *terminal] for s in _secrets() if s in blob] == []
+
     # without --anonymous, the blind folder is refused rather than filled with names
     plain = _batch(export, out, "--resume")
     assert plain.returncode != 0 and "--anonymous" in plain.stderr
@@ -233,3 +271,101 @@ def test_anonymous_blackboard_export_names_no_student(tmp_path):
                for w in (user, full, *full.split(" "), f"{full} ({user})")]
     terminal = [("stderr", proc.stderr.encode("utf-8")), ("stdout", proc.stdout.encode("utf-8"))]
     assert [(w, s) for w, blob in [*_blobs(out), *terminal] for s in secrets if s in blob] == []
+
+
+def test_names_a_student_chose_inside_their_work_are_scrubbed_too(tmp_path):
+    """What a student named inside their upload: the folder in their zip, a notebook the grader
+    did not grade, an older zip it set aside, a notebook's author written where the format
+    wants a list. Notes and reasons quote such names; in a blind batch none of them may reach
+    the output folder or the terminal, and no other student's text is touched by them."""
+    nb = json.loads((FIXTURES / "correct-notebook.ipynb").read_text(encoding="utf-8"))
+    nb["metadata"]["authors"] = "Kato Jiro"  # (a list of objects, by the format)
+    broken = {"yamada_taro/" + k: v for k, v in CORRECT.items()}
+    broken["yamada_taro/tyamada-notes.ipynb"] = json.dumps(nb).encode("utf-8")  # beside .py files: not graded
+    uploads = [
+        ("山田 太郎", 723458, {"yamada-taro-ch7.zip": _zip_bytes(broken)}),
+        ("Kato Jiro", 723459, {"katoj.ipynb": json.dumps(nb).encode("utf-8")}),
+        ("Suzuki Hanako", 723460, {"suzuki-final.zip": _zip_bytes(CORRECT, "hanako_s/"),
+                                   "suzuki-old.zip": _zip_bytes(CORRECT, "hanako_old/")}),
+        ("Sato Ken", 723461, {"satoken-hw.zip": _zip_bytes({"sato_ken/sato-ch7.ipynb": b'{"cells": [oops'})}),
+    ]
+    export = tmp_path / "CS101-Chapter 7-42.zip"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, pid, files in uploads:
+            for fname, data in files.items():
+                zf.writestr(f"{moodle_prefix(name, pid)}_assignsubmission_file_/{fname}", data)
+    out = tmp_path / "out"
+    proc = _batch(export, out, "--anonymous", "--gradebook", "moodle", "--lang", "en")
+    assert proc.returncode == 0, proc.stderr
+    secrets = [w.encode("utf-8") for w in ("山田", "太郎", "yamada", "tyamada", "Kato", "Jiro", "katoj", "Suzuki",
+                                           "Hanako", "hanako_", "suzuki-", "Sato", "satoken", "sato_ken", "sato-ch7")]
+    secrets += [str(pid).encode() for _, pid, _ in uploads]
+    terminal = [("stderr", proc.stderr.encode("utf-8")), ("stdout", proc.stdout.encode("utf-8"))]
+    import re
+
+    blobs = [(w, re.sub(rb"data:[a-z/+.-]+;base64,[A-Za-z0-9+/=]+", b"", b)) for w, b in _blobs(out)]  # (fonts)
+    hits = [(where, s) for where, blob in [*blobs, *terminal] for s in secrets if s in blob]
+    assert hits == []
+    # the notes still say what happened, naming the student's files by their id
+    notes = "\n".join(n for p in (out / "reports").glob("*.yaml")
+                      for n in yaml.safe_load(p.read_text(encoding="utf-8")).get("notes", []))
+    assert "metadata.authors: is not of type 'array'" in notes, notes
+    assert "set aside" in notes and "(another zip in the same upload)" in notes, notes
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        unreadable = [r["errors"] for r in csv.DictReader(fh) if r["errors"]]
+    assert any("notebook" in e for e in unreadable), unreadable
+
+
+def test_the_scrub_matches_a_name_as_repr_quotes_it_and_keeps_a_students_own_words_to_them():
+    from grader.anonymous import _generic, _Scrub
+
+    scrub = _Scrub(_generic({"scaling": "scaling.py"}))
+    scrub.add("anon-aaaaaa", texts=("山田\u3000太郎",), ids=("123458",), own=("submission", "yamada_hw", "scaling.py"))
+    scrub.add("anon-bbbbbb", texts=("Jane Doe",), ids=("123462",), own=("report",))
+    quoted = "the name " + repr("山田\u3000太郎_123458_assignsubmission_file_") + " has no UTF-8 mark"
+    assert "山田" not in scrub(quoted, "anon-aaaaaa") and "anon-aaaaaa" in scrub(quoted, "anon-aaaaaa")
+    assert scrub("yamada_hw/scaling.py: a submission", "anon-aaaaaa") == "anon-aaaaaa/scaling.py: a submission"
+    assert scrub("yamada_hw and the report", "anon-bbbbbb") == "yamada_hw and the anon-bbbbbb"  # own words: own texts
+
+
+def test_similarity_against_a_previous_term_keeps_every_name_out_of_a_blind_folder(tmp_path):
+    """grader similarity OUT --against OLD: OLD's submissions are found as OLD's batch found them
+    (never unpacked into OUT); a blind OUT takes a blind OLD, named by OLD's ids, and refuses an
+    OLD that names its students rather than copy the names in."""
+    import shutil
+    import subprocess
+    import sys
+
+    from test_lms_journey import EXAMPLES, RUBRIC, ROOT
+
+    def grader(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "grader", *args, "--rubric", str(RUBRIC)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=600)
+
+    old_src, new_src = tmp_path / "old-src", tmp_path / "new-src"
+    for name, example in (("kimura_ichiro", "divide-by-dk"), ("hayashi_rin", "sqrt-d-model")):
+        shutil.copytree(EXAMPLES / example, old_src / name)
+    shutil.copytree(EXAMPLES / "divide-by-dk", new_src / "mori_aoi")  # last year's work, handed in again
+    shutil.copytree(EXAMPLES / "correct", new_src / "ueno_sora")
+    outs = {}
+    for key, src, blind in (("old", old_src, False), ("old-blind", old_src, True), ("new-blind", new_src, True)):
+        outs[key] = tmp_path / key
+        proc = grader("batch", str(src), "--out", str(outs[key]), "-j", "2", "--no-progress",
+                      *(["--anonymous"] if blind else []))
+        assert proc.returncode == 0, proc.stderr
+
+    refused = grader("similarity", str(outs["new-blind"]), "--against", str(outs["old"]))
+    assert refused.returncode == 2 and "grade" in refused.stderr and "--anonymous" in refused.stderr, refused.stderr
+    assert str(outs["old"]) in refused.stderr
+    proc = grader("similarity", str(outs["new-blind"]), "--against", str(outs["old-blind"]))
+    assert proc.returncode == 0, proc.stderr
+    assert not (outs["new-blind"] / ".sources" / "against").exists()
+    names = [b"kimura", b"ichiro", b"hayashi", b"mori_aoi", b"ueno"]
+    hits = [(w, n) for w, blob in _blobs(outs["new-blind"]) for n in names if n in blob.lower()]
+    assert hits == []
+    with (outs["new-blind"] / "similarity.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    # mori_aoi handed in last year's work: the pair is flagged, each side named by its own batch's id
+    assert any(r["submission_a"].startswith("anon-") and r["submission_b"].startswith("old-blind/anon-")
+               or r["submission_b"].startswith("anon-") and r["submission_a"].startswith("old-blind/anon-")
+               for r in rows), rows

@@ -106,3 +106,42 @@ def test_batch_prints_the_class_table(root, tmp_path):
     assert "sqrt-d-model" in rows["sqrt-d-model"].split("│")[-2]  # its mistake id, in the last column
     assert "not-implemented" in rows["untouched-stub"]
     assert (tmp_path / "out" / "gradebook.csv").exists()
+
+
+@pytest.mark.parametrize("args, english, japanese", [
+    (("check", "--fromat", "md"), "No such option '--fromat'", "--fromat というオプションはありません（--format"),
+    (("batch",), "Missing argument 'SOURCE'", "'SOURCE' が指定されていません"),
+    (("batch", "src", "--out", "o", "--gradebook", "excel"), "Invalid value for '--gradebook'",
+     "'--gradebook' には 'csv', 'canvas', 'moodle' のいずれかを指定してください"),
+    (("batch", "src", "--out", "o", "-j", "two"), "Invalid value for '-j' / '--jobs'",
+     "'-j' / '--jobs' の値が正しくありません（'two' is not a valid integer range）"),
+    (("chekc",), "No such command 'chekc'", "chekc というコマンドはありません（check のことでしょうか）"),
+])
+def test_a_mistyped_command_line_is_said_in_both_languages_or_the_one_asked(root, english_left, args, english,
+                                                                            japanese):
+    """click's own usage errors: in English and Japanese when no language is asked for, only in
+    the one asked for (--lang, $GRADER_LANG) otherwise; exit 2 and the help to read, every time."""
+    import os
+    from pathlib import Path
+
+    def run(root, *args, env):  # the installed command, as a student types it
+        return subprocess.run([str(Path(sys.executable).parent / "grader"), *args], cwd=root, capture_output=True,
+                              text=True, timeout=300, env=env)
+
+    env = {k: v for k, v in os.environ.items() if k != "GRADER_LANG"}
+    both = run(root, *args, env=env)
+    assert both.returncode == 2
+    assert f"Error: {english}" in both.stderr and f"エラー: {japanese}" in both.stderr, both.stderr
+    command = "grader" if args[0] == "chekc" else f"grader {args[0]}"
+    assert f"{command} --help で確かめられます" in both.stderr and f"Try '{command} --help'" in both.stderr
+
+    ja = run(root, *args, env={**env, "GRADER_LANG": "ja"})
+    assert ja.returncode == 2 and f"エラー: {japanese}" in ja.stderr and "Error:" not in ja.stderr, ja.stderr
+    assert ja.stderr.startswith(f"使い方: {command} ")
+    assert english_left(ja.stderr) == []
+    if args[0] != "chekc":  # (--lang belongs to a command: the group's own errors take $GRADER_LANG)
+        flag = run(root, *args, "--lang", "ja", env=env)
+        assert flag.returncode == 2 and "Error:" not in flag.stderr and f"エラー: {japanese}" in flag.stderr
+
+    en = run(root, *args, env={**env, "GRADER_LANG": "en"})
+    assert en.returncode == 2 and f"Error: {english}" in en.stderr and "エラー" not in en.stderr

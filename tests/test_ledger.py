@@ -159,7 +159,20 @@ def test_an_adjustment_against_a_changed_automatic_score_is_flagged_not_applied_
     assert entry["status"] == "review" and entry["now"] == 8.0 and data["score"] == 12.0
     ledger.append(tmp_path, op="confirm", submission="a", target=1, reason="still owed", against=8.0)
     data = ledger.apply(data, ledger.for_submission(ledger.read(tmp_path), "a"), rubric)
-    assert data["adjustment"]["entries"][0]["status"] == "applied" and data["score"] == 15.0
+    assert data["adjustment"]["entries"][0]["status"] == "applied" and data["score"] == 14.0  # p: 8 + 3, within its 10
+
+
+def test_a_part_set_twice_takes_the_second_and_points_stay_within_the_part(tmp_path, rubric):
+    """--part p --set 9 then --set 7: the part scores 7 (not both changes added); --points on a
+    part cannot take it past its own maximum or below zero, whatever the total allows."""
+    for kw in ({"set": 9.0}, {"set": 7.0}):
+        ledger.append(tmp_path, op="adjust", submission="a", part="p", reason="r", against=6.0, **kw)
+    assert ledger.apply(_data(), ledger.for_submission(ledger.read(tmp_path), "a"), rubric)["score"] == 11.0
+    ledger.append(tmp_path, op="adjust", submission="b", part="q", points=30.0, reason="r", against=4.0)
+    ledger.append(tmp_path, op="adjust", submission="c", part="q", points=-30.0, reason="r", against=4.0)
+    ledger.append(tmp_path, op="adjust", submission="c", part="q", points=2.0, reason="r", against=4.0)
+    assert ledger.apply(_data(), ledger.for_submission(ledger.read(tmp_path), "b"), rubric)["score"] == 16.0
+    assert ledger.apply(_data(), ledger.for_submission(ledger.read(tmp_path), "c"), rubric)["score"] == 8.0
 
 
 def test_scores_stay_between_zero_and_the_maximum(tmp_path, rubric):
@@ -344,17 +357,18 @@ def test_no_adjustment_is_lost_or_applied_twice_in_any_sequence(rubric, ops, rnd
             assert [e["n"] for e in shown] == [m["n"] for m in mine]  # none lost, none twice
             base = sum(auto[s].values())
             expect = base
+            part_now = dict(auto[s])  # a part moves within 0..10 from where the entries before left it
             for m, e in zip(mine, shown):
                 now = base if m["part"] is None else auto[s][m["part"]]
                 holds = abs(now - m["against"]) < 1e-9
                 assert e["status"] == ("applied" if holds else "review")
                 if holds:
-                    if "points" in m:
-                        expect += m["points"]
-                    elif m["part"] is None:
-                        expect = min(m["set"], 20.0)
+                    if m["part"] is None:
+                        expect = expect + m["points"] if "points" in m else min(m["set"], 20.0)
                     else:
-                        expect += min(m["set"], 10.0) - now
+                        was = part_now[m["part"]]
+                        part_now[m["part"]] = min(max(was + m["points"] if "points" in m else m["set"], 0.0), 10.0)
+                        expect += part_now[m["part"]] - was
                     expect = round(min(max(expect, 0.0), 20.0), 2)
             assert data["score"] == pytest.approx(expect)
             assert (data.get("adjustment") or {}).get("automatic_score", data["score"]) == base

@@ -397,6 +397,14 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     parsed = _canvas_import_filled(out / "gradebook.canvas.csv")
     assert parsed["98765"] == float(jane["score"])
 
+    # grader adjust fills the same column of the instructor's file again, every other cell kept
+    proc = _grader("adjust", str(out), "98765", "--points", "-2", "--reason", "late upload", "--lang", "en", cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    again = list(csv.reader(io.StringIO((out / "gradebook.canvas.csv").read_text(encoding="utf-8"))))
+    assert [r[:6] + r[7:] for r in again] == [r[:6] + r[7:] for r in filled]
+    assert float({r[1]: r[6] for r in again[2:]}["98765"]) == float(jane["score"]) - 2
+    after = _rows(out / "gradebook.csv")
+
     # grader gradebook: the duplicate id is no score, and says why
     proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
     assert proc.returncode == 0, proc.stderr
@@ -462,6 +470,17 @@ def test_a_duplicate_moodle_id_is_credited_nowhere_and_says_so(tmp_path):
     assert "moodle-feedback-files.zip: 1 rows, 1 with a grade" in said, said
     assert "no grade for Twin One (123601)" in said and "no grade for Twin Two (123601)" in said, said
 
+    # an adjustment (no --lang: the rubric's first language is Japanese) refreshes the worksheet
+    # in the language the batch wrote it in, English, for the twins as for Jane
+    before = {r["Full name"]: r["Feedback comments"] for r in sheet}
+    proc = _grader("adjust", str(out), "123600", "--points", "-1", "--reason", "late upload")
+    assert proc.returncode == 0, proc.stderr
+    assert "ledger entry 1 written" in proc.stderr, proc.stderr  # (English, as the batch)
+    with (out / "gradebook.moodle.csv").open(encoding="utf-8-sig", newline="") as fh:
+        after = {r["Full name"]: r["Feedback comments"] for r in csv.DictReader(fh)}
+    assert {k: v for k, v in after.items() if k != "Jane Doe"} == {k: v for k, v in before.items() if k != "Jane Doe"}
+    assert "late upload" in after["Jane Doe"] and "Automatic score" in after["Jane Doe"], after["Jane Doe"]
+
     # grader gradebook: the duplicate id is no score, and says why
     proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
     assert proc.returncode == 0, proc.stderr
@@ -482,3 +501,40 @@ def _canvas_import_filled(path: Path) -> dict[str, float]:
     columns = [i for i in range(section + 1, len(header)) if not ignored.search(header[i])]
     col = next(i for i in columns if header[i].endswith("(4242)"))
     return {r[1]: float(r[col]) for r in rows[1:] if "Points Possible" not in r[0] and r[col]}
+
+
+@pytest.mark.slow
+def test_an_unreadable_upload_graded_by_hand_keeps_its_score_on_every_run_and_in_every_gradebook(tmp_path):
+    """An upload nobody could read is no grade in the worksheet and the course table alike; once
+    the instructor grades it by hand (grader adjust --set), the score is in both, and a re-run
+    of the batch into the same folder keeps it."""
+    export = tmp_path / "CS101-Chapter 7-45.zip"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
+        for fname, data in CORRECT.items():
+            zf.writestr(f"{moodle_prefix('Jane Doe', 123700)}_assignsubmission_file_/{fname}", data)
+        zf.writestr(f"{moodle_prefix('Eve Broken', 123701)}_assignsubmission_file_/eve.zip", b"PK\x03\x04 not a zip")
+    out = tmp_path / "out"
+    batch = ["batch", str(export), "--out", str(out), "-j", "1", "--no-progress", "--rubric", str(RUBRIC),
+             "--gradebook", "moodle", "--bom", "--lang", "en"]
+
+    def course() -> dict[str, dict[str, str]]:
+        proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
+        assert proc.returncode == 0, proc.stderr
+        return {r["student"]: r for r in _rows(tmp_path / "course.csv")}
+
+    proc = _grader(*batch)
+    assert proc.returncode == 0, proc.stderr
+    assert _moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == ""
+    before = course()
+    assert before["123701"]["chapter07"] == "" and "could not be read" in before["123701"]["notes"]
+    assert before["123701"]["total"] == "0" and float(before["123700"]["chapter07"]) > 0
+
+    proc = _grader("adjust", str(out), "123701", "--set", "50", "--reason", "read the upload by hand")
+    assert proc.returncode == 0, proc.stderr
+    for run in ("adjusted", "run again"):
+        assert _moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == 50.0, run
+        assert float({r["student_id"]: r for r in _rows(out / "gradebook.csv")}["123701"]["score"]) == 50.0, run
+        assert course()["123701"]["chapter07"] == "50", run
+        if run == "adjusted":
+            proc = _grader(*batch)  # into the same folder, no --resume
+            assert proc.returncode == 0, proc.stderr

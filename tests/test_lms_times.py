@@ -137,6 +137,42 @@ def test_moodle_worksheet_times_decide_who_is_late(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_blind_batch_measures_lateness_by_each_students_own_time_and_extension(tmp_path):
+    """--anonymous: the worksheet, --submitted and --extensions name students by their own ids,
+    the reports by random ones; each late penalty still lands on the right student."""
+    rubric = _course(tmp_path / "course")
+    export = tmp_path / "CS101-Chapter 7-42.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        for name, pid in (("山田 太郎", "123458"), ("Jane Doe", "123462"), ("No Time", "123463")):
+            for fname, data in _correct().items():
+                zf.writestr(f"{name}_{pid}_assignsubmission_file_/{fname}", data)
+    sheet = _worksheet(tmp_path / "Grades-CS101-Chapter 7-42.csv",
+                       [("123458", "山田 太郎", "Thursday, 3 December 2026, 11:05 PM"),
+                        ("123462", "Jane Doe", "Wednesday, 2 December 2026, 9:30 AM"),
+                        ("123463", "No Time", "-")])
+    submitted = tmp_path / "submitted.csv"
+    submitted.write_text("student,submitted\n123463,2026-12-02T08:00:00+09:00\n", encoding="utf-8")
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_text("student,days,reason\n123462,1,illness\n", encoding="utf-8")
+    out = tmp_path / "out"
+    proc = _batch(rubric, export, out, "--anonymous", "--worksheet", str(sheet), "--submitted", str(submitted),
+                  "--extensions", str(extensions))
+    assert proc.returncode == 0, proc.stderr
+    with (out / "identities.csv").open(encoding="utf-8", newline="") as fh:
+        pid_of = {r["anonymous_id"]: r["student_id"] for r in csv.DictReader(fh)}
+    reports = {pid_of[aid]: data for aid, data in _lateness(out).items()}
+    assert set(reports) == {"123458", "123462", "123463"}
+    assert reports["123458"]["late"]["days"] == 2  # the worksheet's time, on the teacher's clock
+    assert "late" not in reports["123462"]  # a day late, with a day's extension
+    assert reports["123463"]["late"]["days"] == 1 and reports["123463"]["late"]["submitted"] == "2026-12-02T08:00:00+09:00"
+    for data in reports.values():  # the rubric's policy: a tenth of the maximum, however late
+        if "late" in data:
+            assert data["score"] == pytest.approx(data["late"]["score_before"] - 0.1 * data["max_score"])
+        else:
+            assert data["score"] == data["max_score"]
+
+
+@pytest.mark.slow
 def test_blackboard_attempt_time_decides_who_is_late(tmp_path):
     """Blackboard names each attempt with its time: the later attempt counts, and it is late
     by two days on the due date's clock; --submitted, where given, wins over it."""

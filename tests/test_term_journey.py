@@ -155,6 +155,12 @@ def test_a_term_of_grading(tmp_path):
     assert float(changed["98765"]["from"]) == top - points and float(changed["98765"]["to"]) == top
     rows = _book(out)
     assert float(rows["98765"]["score"]) == top
+    for path in (out / "reports").glob("*.yaml"):  # every cell a report decides says what the report says
+        report = yaml.safe_load(path.read_text(encoding="utf-8"))
+        row = rows[report["student"]["id"]]
+        assert float(row["max_score"]) == report["max_score"] and float(row["score"]) == report["score"]
+        assert {p["id"]: float(row[f"part:{p['id']}"]) for p in report["parts"]} == {
+            p["id"]: p["score"] for p in report["parts"]}, (row, report["parts"])
     assert float(rows["11111"]["score"]) == pytest.approx(round(top * 0.9, 2))  # the late policy, again
     assert float(rows["11111"]["score"]) > late_before
     # Smith's +3 was made against the score before the fix: shown for review, not applied
@@ -239,3 +245,34 @@ def test_a_regrade_lists_every_report_it_left_as_it_was_and_why(tmp_path):
     [line] = [ln for ln in text.splitlines() if ln.startswith("- sqrt-d-model")]
     assert "SOURCE holds no submission of this name now" in line and "今この名前の提出物がない" in line
     assert not any(ln.startswith("- correct") for ln in text.splitlines())
+
+
+@pytest.mark.slow
+def test_a_regrade_keeps_the_late_penalty_measured_from_the_submission_times(tmp_path):
+    """A plain folder, --submitted times: the late student's penalty is measured again by the
+    regrade from the same times, not dropped (the score went back to full, the record said why not)."""
+    rubric = _course(tmp_path / "course")
+    src = tmp_path / "src"
+    for name in ("s1001", "s1002"):
+        shutil.copytree(EXAMPLES / "correct", src / name)
+    submitted = tmp_path / "submitted.csv"
+    submitted.write_text("student,submitted\ns1001,2026-12-03T10:00:00+09:00\ns1002,2026-12-01T10:00:00+09:00\n",
+                         encoding="utf-8")
+    out = tmp_path / "out"
+    first = _run("batch", str(src), "--out", str(out), "-j", "1", "--no-progress", "--rubric", str(rubric),
+                 "--submitted", str(submitted))
+    assert first.returncode == 0, first.stderr
+    before = _book(out)
+    assert float(before["s1001"]["late_penalty"]) > 0 and before["s1002"]["late_penalty"] == ""
+    shutil.copyfile(ROOT / "suites" / "chapter07" / "hidden" / "test_scaling.py",
+                    rubric.parent.parent / "suites" / "chapter07" / "hidden" / "test_scaling.py")  # the test fixed
+    again = _run("regrade", str(src), "--out", str(out), "--test", FIXED_TEST, "-j", "1", "--no-progress",
+                 "--rubric", str(rubric))
+    assert again.returncode == 0, again.stderr
+    after = _book(out)
+    top = float(after["s1002"]["max_score"])
+    assert float(after["s1002"]["score"]) == top
+    assert float(after["s1001"]["score"]) == pytest.approx(top - float(after["s1001"]["late_penalty"]))
+    assert float(after["s1001"]["late_penalty"]) == pytest.approx(0.1 * top)
+    report = yaml.safe_load((out / "reports" / "s1001.yaml").read_text(encoding="utf-8"))
+    assert report["late"]["submitted"] == "2026-12-03T10:00:00+09:00" and report["score"] < top
