@@ -103,11 +103,9 @@ def _correct() -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((EXAMPLES / "correct").iterdir()) if p.is_file()}
 
 
-@pytest.mark.slow
-def test_moodle_worksheet_times_decide_who_is_late(tmp_path):
-    """A Moodle export and its worksheet: the one who submitted after the due date (on the
-    teacher's clock, the due date's zone) loses one day's penalty, with the times in the report;
-    the one on time and the one the worksheet has no time for lose nothing."""
+def _moodle_three(tmp_path: Path, yamada_at: str) -> tuple[Path, Path, Path]:
+    """(rubric, export, worksheet): three correct uploads; the worksheet has Yamada at
+    ``yamada_at``, Jane Doe on 2 December at 9:30 AM, and no time for the third."""
     rubric = _course(tmp_path / "course")
     export = tmp_path / "CS101-Chapter 7-42.zip"
     with zipfile.ZipFile(export, "w") as zf:
@@ -115,9 +113,17 @@ def test_moodle_worksheet_times_decide_who_is_late(tmp_path):
             for fname, data in _correct().items():
                 zf.writestr(f"{name}_{pid}_assignsubmission_file_/{fname}", data)
     sheet = _worksheet(tmp_path / "Grades-CS101-Chapter 7-42.csv",
-                       [("123458", "山田 太郎", "Tuesday, 1 December 2026, 11:05 PM"),
-                        ("123462", "Jane Doe", "Wednesday, 2 December 2026, 9:30 AM"),
+                       [("123458", "山田 太郎", yamada_at), ("123462", "Jane Doe", "Wednesday, 2 December 2026, 9:30 AM"),
                         ("123463", "No Time", "-")])
+    return rubric, export, sheet
+
+
+@pytest.mark.slow
+def test_moodle_worksheet_times_decide_who_is_late(tmp_path):
+    """A Moodle export and its worksheet: the one who submitted after the due date (on the
+    teacher's clock, the due date's zone) loses one day's penalty, with the times in the report;
+    the one on time and the one the worksheet has no time for lose nothing."""
+    rubric, export, sheet = _moodle_three(tmp_path, "Tuesday, 1 December 2026, 11:05 PM")
     out = tmp_path / "out"
     proc = _batch(rubric, export, out, "--worksheet", str(sheet))
     assert proc.returncode == 0, proc.stderr
@@ -140,16 +146,7 @@ def test_moodle_worksheet_times_decide_who_is_late(tmp_path):
 def test_a_blind_batch_measures_lateness_by_each_students_own_time_and_extension(tmp_path):
     """--anonymous: the worksheet, --submitted and --extensions name students by their own ids,
     the reports by random ones; each late penalty still lands on the right student."""
-    rubric = _course(tmp_path / "course")
-    export = tmp_path / "CS101-Chapter 7-42.zip"
-    with zipfile.ZipFile(export, "w") as zf:
-        for name, pid in (("山田 太郎", "123458"), ("Jane Doe", "123462"), ("No Time", "123463")):
-            for fname, data in _correct().items():
-                zf.writestr(f"{name}_{pid}_assignsubmission_file_/{fname}", data)
-    sheet = _worksheet(tmp_path / "Grades-CS101-Chapter 7-42.csv",
-                       [("123458", "山田 太郎", "Thursday, 3 December 2026, 11:05 PM"),
-                        ("123462", "Jane Doe", "Wednesday, 2 December 2026, 9:30 AM"),
-                        ("123463", "No Time", "-")])
+    rubric, export, sheet = _moodle_three(tmp_path, "Thursday, 3 December 2026, 11:05 PM")
     submitted = tmp_path / "submitted.csv"
     submitted.write_text("student,submitted\n123463,2026-12-02T08:00:00+09:00\n", encoding="utf-8")
     extensions = tmp_path / "extensions.csv"
