@@ -177,7 +177,7 @@ def _flags(flags: list[tuple[str, dict[str, str]]], aid: str, scrub: _Scrub) -> 
 
 def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | None = None) -> Discovery:
     """``found`` with every entry known by its anonymous id (see the module docstring)."""
-    from grader.discovery import Discovery, Failed, Found, Skipped
+    from grader.discovery import Discovery, Failed, Found, OwnNames, Skipped
     from grader.lms import disk_name
 
     items: list[Found | Skipped] = [*found.found, *found.skipped, *(f.who for f in found.failed)]
@@ -188,7 +188,7 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
         aids.append(aid)
         sub = item.submission if isinstance(item, Found) else None
         texts = [item.entry, item.name, disk_name(item.name, item.student_id) if item.name else ""]
-        own = list(item.files)
+        own = list(item.own.read())
         if sub is not None:
             texts += [sub.name, sub.path.name, str(sub.path)]
             own += [m.filename for m in sub.modules if m.filename not in (part_files or {}).values()]
@@ -197,7 +197,7 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
     for item, aid in zip(items[: len(found.found)], aids):
         assert isinstance(item, Found)
         out.found.append(replace(item, submission=_submission(item.submission, aid, scrub, part_files),
-                                 student_id=aid, entry=aid, name="", flags=_flags(item.flags, aid, scrub), files=()))
+                                 student_id=aid, entry=aid, name="", flags=_flags(item.flags, aid, scrub), own=OwnNames()))
         out.known_as[aid] = (item.student_id, item.submission.name)
     rest = items[len(found.found):]
     for item, aid in zip(rest[: len(found.skipped)], aids[len(found.found):]):
@@ -224,21 +224,22 @@ def find(source: str, outdir: Path, assignment: Assignment, *, anonymous: bool, 
 
     if not anonymous:
         return find_submissions(source, outdir / ".sources", assignment)
+    ids = Identities.load(outdir)
     staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))
-    try:
-        found = find_submissions(source, staging, assignment)
+    try:  # (anonymised while unpacked: the names a student chose are read from their files)
+        found = anonymise(find_submissions(source, staging, assignment), ids, assignment.part_files)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    ids = Identities.load(outdir)
-    found = anonymise(found, ids, assignment.part_files)
     if save and (ids.changed or not is_anonymous(outdir)):
         ids.save()
     return found
 
 
 def _skipped(item: Any, aid: str, scrub: _Scrub) -> Any:
+    from grader.discovery import OwnNames
+
     return replace(item, entry=aid, student_id=aid, name="", why=scrub(item.why, aid), flags=_flags(item.flags, aid, scrub),
-                   files=())
+                   own=OwnNames())
 
 
 def _submission(sub: Any, aid: str, scrub: _Scrub, part_files: dict[str, str] | None) -> Any:

@@ -199,15 +199,14 @@ def _usage_in_japanese(exc: click.UsageError) -> str:
         text = (said("usage_no_such_option", name=exc.option_name, maybe=maybe)
                 if isinstance(exc, click.NoSuchOption) else said("usage_no_such_command", name=exc.command_name,
                                                                   maybe=maybe))
-    elif isinstance(exc, click.MissingParameter) and exc.param is not None:
-        text = said("usage_missing", what=exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name)
-    elif (isinstance(exc, click.BadParameter) and exc.param is not None
-          and isinstance(exc.param.type, click.Choice)):
-        text = said("usage_choose", what=exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name,
-                    choices=", ".join(repr(str(c)) for c in exc.param.type.choices))
-    elif isinstance(exc, click.BadParameter) and exc.param is not None:
-        text = said("usage_bad_value", what=exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name,
-                    detail=exc.message.rstrip("."))
+    elif isinstance(exc, click.BadParameter) and exc.param is not None:  # (MissingParameter is one too)
+        what = exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name
+        if isinstance(exc, click.MissingParameter):
+            text = said("usage_missing", what=what)
+        elif isinstance(exc.param.type, click.Choice):
+            text = said("usage_choose", what=what, choices=", ".join(repr(str(c)) for c in exc.param.type.choices))
+        else:
+            text = said("usage_bad_value", what=what, detail=exc.message.rstrip("."))
     else:
         text = said("usage_other", detail=exc.format_message().rstrip("."))
     command = exc.ctx.command_path if exc.ctx is not None else "grader"

@@ -115,17 +115,15 @@ def merge_with_reasons(folders: Sequence[Path]) -> tuple[list[dict[str, str]], l
             entry = students.setdefault(key, {"student": key})
             notes = [entry["notes"]] if entry.get("notes") else []
             doubt = [r for r in claimed if set((r.get("flags") or "").split(";")) & set(DOUBT_FLAGS)]
-            if len(claimed) > 1 or doubt:
+            # an upload nobody could read: no grade unless a person gave one, as in the LMS gradebooks
+            unread = (set((claimed[0].get("flags") or "").split(";")) & set(UNREAD)
+                      and not claimed[0].get("adjustment_reasons"))
+            if len(claimed) > 1 or doubt or unread:
                 entries = ", ".join(r.get("submission") or "?" for r in claimed)
-                why = (said("rows_claim_student_check", n=len(claimed), entries=entries)
-                       if len(claimed) > 1 else said("batch_flagged_row_doubt", why=claimed[0].get('errors', '')))
+                why = (said("rows_claim_student_check", n=len(claimed), entries=entries) if len(claimed) > 1
+                       else said("batch_flagged_row_doubt", why=claimed[0].get('errors', '')) if doubt
+                       else claimed[0].get("errors") or said("no_score_batch_s"))
                 entry[name] = ""
-                notes.append(f"{name}: {why}")
-                left_out.append((key, name, why))
-            elif set((claimed[0].get("flags") or "").split(";")) & set(UNREAD) and not claimed[0].get("adjustment_reasons"):
-                row = claimed[0]  # an upload nobody could read: no grade, as in the LMS gradebooks
-                entry[name] = ""
-                why = row.get("errors") or said("no_score_batch_s")
                 notes.append(f"{name}: {why}")
                 left_out.append((key, name, why))
             else:

@@ -19,7 +19,6 @@ import shutil
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from grader.errors import SubmissionError, UsageError
@@ -43,6 +42,42 @@ EXPORT_MAX_BYTES = 2 * 1024**3
 EXPORT_MAX_MEMBERS = 50_000
 
 
+@dataclass(frozen=True)
+class OwnNames:
+    """Where the names a student chose in one entry can be read: its unpacked files and folders
+    (``path``, the members of each zip among them) and the uploads set aside. Read only by blind
+    grading (:mod:`grader.anonymous`), while the entry is still unpacked: a batch graded under
+    names never pays for it."""
+
+    path: Path | None = None
+    set_aside: tuple[str, ...] = ()
+
+    def read(self, most: int = 500) -> tuple[str, ...]:
+        """Each name and its stem, which a note or reason about the entry may quote."""
+        names: list[str] = []
+        below: list[Path] = []
+        if self.path is not None:
+            try:
+                below = [self.path, *sorted(self.path.rglob("*"))[:most]] if self.path.is_dir() else [self.path]
+            except OSError:
+                below = [self.path]
+        for item in below:
+            names += [item.name, item.stem]
+            if item.suffix.lower() == ".zip" and item.is_file():
+                try:
+                    with zipfile.ZipFile(item) as zf:
+                        members = zf.namelist()[:most]
+                except (OSError, zipfile.BadZipFile, ValueError):
+                    members = []
+                for member in members:
+                    for part in Path(member).parts:
+                        names += [part, Path(part).stem]
+        for text in self.set_aside:  # "<file> (why)": the file, and each piece of an LMS's flat name
+            upload = text.rsplit(" (", 1)[0]
+            names += [upload, Path(upload).stem, *upload.split("_")]
+        return tuple(dict.fromkeys(n for n in names if n))
+
+
 @dataclass
 class Found:
     """One entry of the source that is a submission."""
@@ -58,8 +93,8 @@ class Found:
     #: when the LMS says it was submitted, on its own wall clock with no zone (Blackboard's
     #: attempt ``2026-11-30-23-05-23``); "" when the export does not say
     lms_time: str = ""
-    #: names the student gave the entry's files and folders (blind grading scrubs them)
-    files: tuple[str, ...] = ()
+    #: where the names the student chose can be read (blind grading scrubs them)
+    own: OwnNames = field(default_factory=OwnNames)
 
 
 @dataclass
@@ -74,8 +109,8 @@ class Skipped:
     lms: str = ""
     flags: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lms_time: str = ""
-    #: names the student gave the entry's files and folders (blind grading scrubs them from ``why``)
-    files: tuple[str, ...] = ()
+    #: where the names the student chose can be read (blind grading scrubs them from ``why``)
+    own: OwnNames = field(default_factory=OwnNames)
 
 
 class Failed(NamedTuple):
@@ -438,35 +473,6 @@ def _name_flags(ident: Any, student_id: str, entry_name: str, path: Path | None,
     return shifted, encoding, doubtful
 
 
-def _names_under(path: Path | None, set_aside: Sequence[str] = (), most: int = 500) -> tuple[str, ...]:
-    """The names a student chose in one entry, which a note or reason about it may quote: every
-    file and folder under ``path`` (``path`` too), the members of each zip among them, and the
-    uploads set aside; each with its stem. Blind grading scrubs them from that entry's texts
-    (:mod:`grader.anonymous`, which leaves out the names the assignment itself gives)."""
-    names: list[str] = []
-    below: list[Path] = []
-    if path is not None:
-        try:
-            below = [path, *sorted(path.rglob("*"))[:most]] if path.is_dir() else [path]
-        except OSError:
-            below = [path]
-    for item in below:
-        names += [item.name, item.stem]
-        if item.suffix.lower() == ".zip" and item.is_file():
-            try:
-                with zipfile.ZipFile(item) as zf:
-                    members = zf.namelist()[:most]
-            except (OSError, zipfile.BadZipFile, ValueError):
-                members = []
-            for member in members:
-                for part in Path(member).parts:
-                    names += [part, Path(part).stem]
-    for text in set_aside:  # "<file> (why)": the file, and each piece of an LMS's flat name
-        upload = text.rsplit(" (", 1)[0]
-        names += [upload, Path(upload).stem, *upload.split("_")]
-    return tuple(dict.fromkeys(n for n in names if n))
-
-
 def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: Any, set_aside: list[str],
                   broke: str, parts: dict[str, str] | None, assignment: Assignment | None, root: Path,
                   staging: Path, unique: Any, decoded: dict[str, tuple[str, bool]]) -> None:
@@ -488,13 +494,13 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
         text = lmsnames.reason(key, ("en",), **slots)
         if set_aside:
             text = said("set_aside", why=text, files="; ".join(set_aside))
-        result.skipped.append(Skipped(entry_name, text, flags=[*shifted, flag], files=_names_under(path, set_aside),
+        result.skipped.append(Skipped(entry_name, text, flags=[*shifted, flag], own=OwnNames(path, tuple(set_aside)),
                                       **who))
 
     if broke:
         text = f"{entry_name}: {broke}"
         who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": broke})],
-                             files=_names_under(path, set_aside), **who)
+                             own=OwnNames(path, tuple(set_aside)), **who)
         result.failed.append(Failed(unique(base), student_id, entry_name, text, who_failed))
         return
     if ident is not None and ident.plugin == "onlinetext":
@@ -524,7 +530,7 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
         text = (as_in_export(str(exc)) if isinstance(exc, SubmissionError)
                 else said("cannot_read_2", why=as_in_export(f"{type(exc).__name__}: {exc}")))
         who_failed = Skipped(entry_name, text, flags=[*shifted, ("unreadable", {"why": text})],
-                             files=_names_under(path, set_aside), **who)
+                             own=OwnNames(path, tuple(set_aside)), **who)
         result.failed.append(Failed(unique(base), student_id, entry_name, text, who_failed))
         return
     if not sub.modules and sub.answers is None:
@@ -544,7 +550,7 @@ def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: 
     if missing:
         flags.append(("missing", {"files": ", ".join(missing)}))
     sub = replace(sub, name=name, notes=tuple(notes))
-    result.found.append(Found(sub, entry=entry_name, flags=flags, files=_names_under(path, set_aside), **who))
+    result.found.append(Found(sub, entry=entry_name, flags=flags, own=OwnNames(path, tuple(set_aside)), **who))
 
 
 def _flag_shared_ids(result: Discovery) -> None:

@@ -117,6 +117,8 @@ class CanvasTarget:
 
 
 _CANVAS_ID = re.compile(r"\((\d+)\)\s*$")
+_CANVAS_IGNORED = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
+
 #: beside gradebook.canvas.csv: the Canvas assignment id of the column it fills
 CANVAS_NOTE = ".gradebook.canvas.json"
 
@@ -129,7 +131,6 @@ def canvas_target_of(outdir: Path) -> CanvasTarget:
     except (OSError, ValueError, KeyError, TypeError):
         noted = ""
     return CanvasTarget(assignment_id=noted, export=outdir / "gradebook.canvas.csv")
-_CANVAS_IGNORED = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
 
 
 def canvas_column(title: str, assignment_id: str) -> str:
