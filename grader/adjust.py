@@ -25,7 +25,7 @@ from grader.messages import said
 from grader.errors import UsageError
 from grader.gradebook import BOM, canvas_target_of, cell, export_gradebooks
 from grader.gradebook_view import write_views
-from grader.outdir import read_record, write_report_files
+from grader.outdir import read_record, reports_now, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 
@@ -50,12 +50,21 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
-    """The report ``student`` names: a submission's name, else an LMS student id."""
+    """The report ``student`` names: a submission's name, else an LMS student id.
+
+    Raises:
+        UsageError: none, or more than one, does; or it is of an entry no longer in SOURCE.
+    """
     reports = _reports(outdir)
+    _, gone = reports_now(outdir)
+    if student in gone:
+        raise UsageError(said("report_not_in_batch", out=outdir, name=student))
     if student in reports:
         return student, _load(reports[student])
     hits = []
     for name, path in reports.items():
+        if name in gone:
+            continue
         data = _load(path)
         if str((data.get("student") or {}).get("id", "")) == student or data.get("submission") == student:
             hits.append((name, data))

@@ -534,9 +534,21 @@ def export_cmd(outdir: str, rubric_path: str | None, lang: str | None, gradebook
                                     lang=_lang_for(lang, rubric, outdir),
                                     canvas=_canvas(canvas_gradebook, canvas_assignment_id))
         say_written(written, [], err, _lang_for(lang, rubric, outdir))
+        _say_left_out(Path(outdir), _lang_for(lang, rubric, outdir))
         return 0
 
     sys.exit(_guard(body))
+
+
+def _say_left_out(outdir: Path, lang: str) -> None:
+    """Which reports in ``outdir`` no gradebook holds: their entries have left SOURCE."""
+    from grader.messages import translate
+    from grader.outdir import reports_now
+
+    _, gone = reports_now(outdir)
+    if gone:
+        err.print(translate(said("reports_left_out", n=len(gone), names=", ".join(gone)), lang), markup=False,
+                  soft_wrap=True)
 
 
 def _formats(gradebook: tuple[str, ...], canvas_gradebook: str | None, canvas_id: str | None) -> tuple[str, ...]:

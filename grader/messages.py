@@ -995,6 +995,22 @@ MESSAGES: dict[str, M] = {
         '{path}: Canvas から書き出した成績表を読み取れません（{why}）。Canvas の Grades > Export が書き出した CSV ファイルを指定してください'),
     # grader publish and report.hidden_details
     "results_published_files_written": M("results published: {n} files written again", "結果を公開しました: {n} 個のファイルを書き直しました"),
+    "roster_unreadable": M(
+        "{path}: not the record of the names this folder's batches gave; restore it from a backup, "
+        "or delete it and run grader batch again (names are then given afresh, and adjustments "
+        "follow the report names as they were given)",
+        "{path}: このフォルダのバッチが付けた名前の記録として読めません。バックアップから戻すか、"
+        "削除して grader batch をもう一度実行してください（名前は付け直され、調整は付け直した"
+        "レポート名に従います）"),
+    "report_not_in_batch": M(
+        "{out}: {name} is not in the last batch: its entry is no longer in SOURCE, so its report "
+        "is kept but is in no gradebook; run grader batch with the entry in SOURCE again first",
+        "{out}: {name} は最後のバッチにありません。その提出物がもう SOURCE にないため、レポートは"
+        "残っていますがどの成績表にも載りません。先にその提出物を SOURCE に戻して grader batch を"
+        "実行してください"),
+    "reports_left_out": M(
+        "left out {n} report(s) of entries no longer in SOURCE (kept in reports/): {names}",
+        "SOURCE にもうない提出物のレポート {n} 件は成績表に載せませんでした（reports/ に残しています）: {names}"),
     "publication_record_run_grader": M(
         "{name}: not a publication record; run grader publish {out} again",
         "{name}: 公開の記録として読めません。grader publish {out} をもう一度実行してください"),
