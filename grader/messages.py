@@ -535,6 +535,7 @@ MESSAGES: dict[str, M] = {
         "授業またはリリースのフォルダ（その中のどのフォルダでも可）で実行するか、--rubric PATH を"
         "指定してください"),
     "up": M("from {start} up to {top}", "{start} から {top} まで"),
+    "up_and": M("{walk}; {more}", "{walk}、{more}"),
     "holds_rubrics_neither_working": M(
         "{folder} holds {n} rubrics ({listed}) and neither the working folder nor the submission lies "
         "in one's exercises folder; pass --rubric PATH to choose one",

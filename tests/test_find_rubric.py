@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.errors import UsageError
+from grader.messages import translate
 from grader.rubric import find_rubric, load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +70,9 @@ def test_the_error_says_where_it_looked(tmp_path: Path) -> None:
     assert f"from {lonely.as_posix()} up to /" in message
     assert f"from {other.as_posix()} up to /" in message
     assert "rubrics/*.yaml" in message and "--rubric" in message
+    japanese = translate(info.value.args[0], "ja")  # every walk in Japanese too, none left in English
+    assert f"{lonely.as_posix()} から / まで、{other.as_posix()} から / まで" in japanese
+    assert "from " not in japanese and "up to" not in japanese
 
 
 def test_the_real_course_is_found_from_its_exercises_folder() -> None:
