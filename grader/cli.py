@@ -428,7 +428,9 @@ def _submitted_times(rubric: Any, submitted_file: str | None, worksheet_file: st
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Folder for reports and the gradebook.")
 @rubric_option
 @lang_option
-@click.option("--seed", type=int, default=None, help="Grading seed (default: fresh, recorded in every report).")
+@click.option("--seed", type=int, default=None,
+              help="Grading seed (default: the one OUT's reports were graded with, else a fresh one; recorded in "
+                   "every report).")
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade even where Linux namespaces are unavailable (rlimits; one process per "
                    "submission where there is no fork, e.g. Windows), or in the level $GRADER_SANDBOX names.")

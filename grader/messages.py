@@ -996,6 +996,9 @@ MESSAGES: dict[str, M] = {
         '{path}: Canvas から書き出した成績表を読み取れません（{why}）。Canvas の Grades > Export が書き出した CSV ファイルを指定してください'),
     # grader publish and report.hidden_details
     "results_published_files_written": M("results published: {n} files written again", "結果を公開しました: {n} 個のファイルを書き直しました"),
+    "batch_keeps_folder_seed": M(
+        "grading with seed {seed}, as the reports already in the folder were (--seed chooses another)",
+        "フォルダにあるレポートと同じシード {seed} で採点します（別のシードにするには --seed）"),
     "roster_unreadable": M(
         "{path}: not the record of the names this folder's batches gave; restore it from a backup, "
         "or delete it and run grader batch again (names are then given afresh, and adjustments "

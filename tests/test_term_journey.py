@@ -315,3 +315,30 @@ def test_a_name_and_its_adjustments_stay_with_their_student_as_others_leave_and_
     refused = _run("adjust", str(out), "Carol", "--points", "1", "--reason", "x", *common[1:5])
     assert refused.returncode != 0 and "Carol is not in the last batch" in refused.stderr
     assert (out / "reports" / "Carol.yaml").is_file()
+
+
+@pytest.mark.slow
+def test_a_rerun_into_the_folder_grades_with_its_seed_so_adjustments_stay_in_force(tmp_path):
+    """Run again without --resume (say, after a fix in the rubric's wording), the batch grades with
+    the seed the folder's reports hold and says so: the random inputs are the same, the automatic
+    scores too, and a hand adjustment stays applied instead of waiting for review. --seed still
+    draws the inputs afresh."""
+    src, out, rubric = tmp_path / "src", tmp_path / "out", ROOT / "rubrics" / "chapter07.yaml"
+    shutil.copytree(EXAMPLES / "divide-by-dk", src / "alice")
+    common = ("--no-progress", "--rubric", str(rubric), "--lang", "en", "-j", "1")
+    assert _run("batch", str(src), "--out", str(out), *common).returncode == 0
+    seed = yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"]
+    adjusted = _run("adjust", str(out), "alice", "--part", "scaling", "--points", "2", "--reason", "typo", *common[1:5])
+    assert adjusted.returncode == 0, adjusted.stderr
+    before = _book(out)["alice"]
+
+    again = _run("batch", str(src), "--out", str(out), *common)
+    assert again.returncode == 0, again.stderr
+    assert f"grading with seed {seed}, as the reports already in the folder were" in again.stderr + again.stdout
+    after = _book(out)["alice"]
+    assert yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"] == seed
+    assert (after["score"], after["adjustment"]) == (before["score"], before["adjustment"]) and float(after["adjustment"]) == 2
+
+    other = _run("batch", str(src), "--out", str(out), "--seed", str(seed + 1), *common)
+    assert other.returncode == 0, other.stderr
+    assert yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"] == seed + 1
