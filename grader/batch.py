@@ -336,11 +336,12 @@ class _Batch:
         return todo
 
     def _record_latest_due(self) -> None:
-        """``OUT/latest_due.json``: the rubric's due date or the latest extension's, before any
-        report is written (``hidden_details: after_due`` waits for it: grader.report.redact)."""
+        """Which rubric file this is (``outdir.note_rubric``), and ``OUT/latest_due.json``: the
+        rubric's due date or the latest extension's, before any report is written (``hidden_details: after_due`` waits for it: grader.report.redact)."""
         from grader.due import due_for, parse_when
-        from grader.outdir import write_latest_due
+        from grader.outdir import note_rubric, write_latest_due
 
+        note_rubric(self.outdir, Path(self.rubric.file), str(self.rubric.assignment))
         if not self.rubric.due:
             return
         assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")

@@ -104,10 +104,19 @@ def _batch_lang(outdir: Path) -> str:
 
 def _load_for(outdir: str, rubric_path: str | None, source: str | None = None) -> Any:
     """The rubric of the batch in ``outdir``: --rubric, else the one its reports name (found as
-    :func:`_load` finds one, so a course with several assignments needs no --rubric here)."""
+    :func:`_load` finds one, so a course with several assignments needs no --rubric here), else,
+    outside the course, the rubric file the batch noted (``outdir.noted_rubric``)."""
     from grader.gradebook import reports_assignment
+    from grader.outdir import noted_rubric
 
-    return _load(rubric_path, source, assignment=reports_assignment(Path(outdir)) or None)
+    assignment = reports_assignment(Path(outdir)) or None
+    try:
+        return _load(rubric_path, source, assignment=assignment)
+    except UsageError:  # run from outside the course: the rubric file the batch noted, if still there
+        noted = noted_rubric(Path(outdir), assignment) if rubric_path is None and assignment else None
+        if noted is None:
+            raise
+        return _load(str(noted), source, assignment=assignment)
 
 
 def _checked(rubric: Rubric) -> Any:

@@ -250,6 +250,25 @@ def noted_lang(outdir: Path) -> str:
         return ""
 
 
+#: the rubric file the batch graded with (so that a command on the folder finds it from anywhere)
+RUBRIC_NOTE = ".cache/rubric.json"
+
+
+def note_rubric(outdir: Path, rubric_file: Path, assignment: str) -> None:
+    text = json.dumps({"path": str(Path(rubric_file).resolve()), "assignment": assignment}, ensure_ascii=False)
+    write_atomic(outdir / RUBRIC_NOTE, text + "\n")
+
+
+def noted_rubric(outdir: Path, assignment: str) -> Path | None:
+    """The rubric file :func:`note_rubric` noted, where it still exists and is of ``assignment``."""
+    try:
+        data = json.loads((outdir / RUBRIC_NOTE).read_text(encoding="utf-8"))
+        path = Path(str(data["path"]))
+        return path if data["assignment"] == assignment and path.is_file() else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def write_latest_due(outdir: Path, due: datetime) -> None:
     write_atomic(outdir / LATEST_DUE, json.dumps({"latest_due": due.isoformat()}) + "\n")
 

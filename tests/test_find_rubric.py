@@ -138,3 +138,31 @@ def test_commands_on_a_batch_folder_take_the_rubric_its_reports_name(tmp_path: P
     assert "曖昧な設問" in listed and "台帳を検証しました: 記録 1 件" in listed  # the reports' first language
     with pytest.raises(UsageError):  # without a batch's reports, the choice is still the user's
         find_rubric(ROOT)
+
+
+@pytest.mark.slow
+def test_commands_on_a_batch_folder_run_from_outside_the_course_take_the_batchs_rubric(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch notes its rubric file in OUT: adjust and export, run from a folder outside any
+    course (the output folder itself, say), find it there; a rubric since moved away is not
+    guessed at, and the error still says where to look."""
+    course = tmp_path / "course"
+    for name in ("rubrics", "exercises", "suites", "solutions"):
+        shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "out"
+    monkeypatch.delenv("GRADER_LANG", raising=False)
+    runner = CliRunner()
+    monkeypatch.chdir(course)
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "examples" / "submissions" / "sqrt-d-model", src / "alice")
+    done = runner.invoke(main, ["batch", str(src), "--out", str(out), "--rubric", "rubrics/chapter07.yaml", "-j", "1",
+                                "--no-progress", "--allow-weak-sandbox", "--lang", "en"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    monkeypatch.chdir(out)
+    adjusted = runner.invoke(main, ["adjust", str(out), "alice", "--points", "1", "--reason", "r", "--lang", "en"])
+    assert adjusted.exit_code == 0, adjusted.output
+    [row] = csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig")))
+    assert row["adjustment"] == "1"
+    shutil.move(course, tmp_path / "moved")
+    refused = runner.invoke(main, ["export", str(out), "--lang", "en"])
+    assert refused.exit_code != 0 and "no rubric found" in refused.output
