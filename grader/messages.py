@@ -583,6 +583,12 @@ MESSAGES: dict[str, M] = {
         "ledger.head に記録されていません（{n} 行まで。手で追加されましたか？）"),
     "ledger_head_missing": M("ledger.head is missing", "ledger.head がありません"),
     "ledger_head_lines_hash": M("ledger.head is not '<lines> <hash>'", "ledger.head が「<行数> <ハッシュ>」の形ではありません"),
+    "adjust_no_report_why": M(
+        "{out}: {student} has no report to adjust, since the batch did not grade it: {why}; its row in "
+        "gradebook.csv says so, and its grade is yours to give in the LMS",
+        "{out}: {student} はバッチが採点しなかったため、調整するレポートがありません: {why}。gradebook.csv の"
+        "その行にも書いてあります。成績は LMS で直接付けてください"),
+    "adjust_not_graded": M("not graded", "採点していません"),
     "no_report_looked_submission": M(
         "{out}: no report for {student} (looked for a submission or a student id of that name); the "
         "reports are in {reports}",
