@@ -80,7 +80,7 @@ def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
                    None)
         if row is not None:  # an entry the batch did not grade: nothing automatic to adjust
             raise UsageError(said("adjust_no_report_why", out=outdir, student=student,
-                                  why=row.get("errors") or said("adjust_not_graded")))
+                                  why=row.get("errors") or said("adjust_no_reason_recorded")))
         raise UsageError(said("no_report_looked_submission", out=outdir, student=student, reports=outdir / 'reports'))
     if len(hits) > 1:
         raise UsageError(said("matches_reports_name_submission", out=outdir, student=student, n=len(hits), listed=', '.join(h[0] for h in hits)))

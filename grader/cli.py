@@ -75,27 +75,21 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
     return _checked(load_rubric(rubric_path))
 
 
-def _lang_for(lang: str | None, rubric: Rubric, outdir: str | Path) -> str:
+def _lang_for(lang: str | None, rubric: Rubric | None, outdir: str | Path) -> str:
     """A command on a batch's folder: --lang, $GRADER_LANG, else the language its LMS
     feedback was last written in (so that one adjustment does not rewrite every student's
-    feedback in another), else the rubric's first."""
+    feedback in another), else the rubric's first (without a rubric: the first language of
+    the batch's reports), else English."""
     if lang or os.environ.get("GRADER_LANG", "") in LANGS:
-        return _lang(lang, rubric)
-    from grader.outdir import noted_lang
+        return lang or os.environ["GRADER_LANG"]
+    from grader.outdir import noted_lang, read_report
 
     noted = noted_lang(Path(outdir))
-    return noted if noted in LANGS else _lang(None, rubric)
-
-
-def _batch_lang(outdir: Path) -> str:
-    """GRADER_LANG, else the first language of the batch's reports in ``outdir`` (what the
-    commands that load its rubric say), else English."""
-    from grader.outdir import read_report
-
-    env = os.environ.get("GRADER_LANG", "")
-    if env in LANGS:
-        return env
-    for path in sorted((outdir / "reports").glob("*.yaml"))[:1]:
+    if noted in LANGS:
+        return noted
+    if rubric is not None:
+        return _lang(None, rubric)
+    for path in sorted((Path(outdir) / "reports").glob("*.yaml"))[:1]:
         report = read_report(path)
         if report is not None and report.languages and str(report.languages[0]) in LANGS:
             return str(report.languages[0])
@@ -764,15 +758,16 @@ def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
 
     def body() -> int:
         entries = ledger.read(Path(outdir))
-        language = lang or _batch_lang(Path(outdir))
+        language = _lang_for(lang, None, outdir)
         if not verify:
             for e in entries:
                 change = (f"{e.points:+g}" if e.points is not None else f"={e.set:g}" if e.set is not None
                           else f"#{e.target}")
                 click.echo("\t".join([str(e.n), e.op, e.submission, e.part or "", change,
                                       "" if e.against is None else f"{e.against:g}", e.by, e.at, e.reason]))
-        err.print(_tr(said("ledger_verified_entries_chain", n=len(entries)), language), markup=False,
-                  highlight=False)
+        verified = (said("ledger_verified_entry_chain") if len(entries) == 1
+                    else said("ledger_verified_entries_chain", n=len(entries)))
+        err.print(_tr(verified, language), markup=False, highlight=False)
         return 0
 
     sys.exit(_guard(body))

@@ -588,7 +588,7 @@ MESSAGES: dict[str, M] = {
         "gradebook.csv says so, and its grade is yours to give in the LMS",
         "{out}: {student} はバッチが採点しなかったため、調整するレポートがありません: {why}。gradebook.csv の"
         "その行にも書いてあります。成績は LMS で直接付けてください"),
-    "adjust_not_graded": M("not graded", "採点していません"),
+    "adjust_no_reason_recorded": M("its row gives no reason", "その行に理由は書かれていません"),
     "no_report_looked_submission": M(
         "{out}: no report for {student} (looked for a submission or a student id of that name); the "
         "reports are in {reports}",
@@ -614,6 +614,7 @@ MESSAGES: dict[str, M] = {
         "{out}: no adjustment {n} of {student} to {what}; see grader ledger {out}",
         "{out}: {student} の調整 {n} は{what}できません。grader ledger {out} で確かめてください"),
     "ledger_entry_written": M("ledger entry {n} written: {what}", "台帳に記録 {n} を書き込みました: {what}"),
+    "ledger_verified_entry_chain": M("ledger verified: 1 entry, chain intact", "台帳を検証しました: 記録 1 件、連鎖は壊れていません"),
     "ledger_verified_entries_chain": M("ledger verified: {n} entries, chain intact", "台帳を検証しました: 記録 {n} 件、連鎖は壊れていません"),
     # --- grader regrade (grader/regrade.py) --------------------------------------------------
     "no_report_grader_batch": M(
