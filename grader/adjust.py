@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 from grader import ledger
 from grader.messages import said
 from grader.errors import UsageError
-from grader.gradebook import BOM, canvas_target_of, cell, export_gradebooks
+from grader.gradebook import BOM, _old_rows, canvas_target_of, cell, export_gradebooks
 from grader.gradebook_view import write_views
-from grader.outdir import read_record, write_report_files
+from grader.outdir import read_record, reports_now, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 
@@ -50,18 +51,36 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
-    """The report ``student`` names: a submission's name, else an LMS student id."""
+    """The report ``student`` names: a submission's name, else an LMS student id.
+
+    Raises:
+        UsageError: none, or more than one, does; or it is of an entry no longer in SOURCE.
+    """
     reports = _reports(outdir)
-    if student in reports:
-        return student, _load(reports[student])
+    _, gone = reports_now(outdir)
+    student = unicodedata.normalize("NFC", student)  # (as typed; a name the file system kept in NFD is alike)
+    named = {unicodedata.normalize("NFC", name): name for name in reports}
+    if student in {unicodedata.normalize("NFC", name) for name in gone}:
+        raise UsageError(said("report_not_in_batch", out=outdir, name=student))
+    if student in named:
+        return named[student], _load(reports[named[student]])
     hits = []
     for name, path in reports.items():
+        if name in gone:
+            continue
         data = _load(path)
-        if str((data.get("student") or {}).get("id", "")) == student or data.get("submission") == student:
+        ids = {str((data.get("student") or {}).get("id", "")), str(data.get("submission", ""))}
+        if student in {unicodedata.normalize("NFC", i) for i in ids}:
             hits.append((name, data))
     if not hits and (outdir / "identities.csv").is_file():
         raise UsageError(said("anonymous_batch_name_student", out=outdir))
     if not hits:
+        row = next((r for r in _old_rows(outdir / "gradebook.csv")
+                    if student in {unicodedata.normalize("NFC", r.get(k) or "") for k in ("submission", "student_id")}),
+                   None)
+        if row is not None:  # an entry the batch did not grade: nothing automatic to adjust
+            raise UsageError(said("adjust_no_report_why", out=outdir, student=student,
+                                  why=row.get("errors") or said("adjust_no_reason_recorded")))
         raise UsageError(said("no_report_looked_submission", out=outdir, student=student, reports=outdir / 'reports'))
     if len(hits) > 1:
         raise UsageError(said("matches_reports_name_submission", out=outdir, student=student, n=len(hits), listed=', '.join(h[0] for h in hits)))

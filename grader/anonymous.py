@@ -223,7 +223,7 @@ def find(source: str, outdir: Path, assignment: Assignment, *, anonymous: bool, 
     from grader.discovery import find_submissions
 
     if not anonymous:
-        return find_submissions(source, outdir / ".sources", assignment)
+        return _find_named(source, outdir, assignment, save)
     ids = Identities.load(outdir)
     staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))
     try:  # (anonymised while unpacked: the names a student chose are read from their files)
@@ -232,6 +232,25 @@ def find(source: str, outdir: Path, assignment: Assignment, *, anonymous: bool, 
         shutil.rmtree(staging, ignore_errors=True)
     if save and (ids.changed or not is_anonymous(outdir)):
         ids.save()
+    return found
+
+
+def _find_named(source: str, outdir: Path, assignment: Assignment, save: bool) -> Discovery:
+    """SOURCE's submissions under the names the folder's earlier batches gave (a batch, ``save``,
+    records the names it gives: :class:`grader.outdir.Roster`)."""
+    from grader.discovery import find_submissions, student_key
+    from grader.outdir import Roster
+
+    roster = Roster.read(outdir) or Roster()
+    found = find_submissions(source, outdir / ".sources", assignment, given=roster.given)
+    if save:
+        current = {f.submission.name: (student_key(f.lms, f.student_id, f.entry), f.student_id) for f in found.found}
+        current.update({f.name: (student_key(f.who.lms, f.student_id, f.entry), f.student_id) for f in found.failed})
+        for name, (key, _) in current.items():  # (two entries claiming one id: the first keeps it)
+            roster.given.setdefault(key, name)
+        roster.current = {name: sid for name, (_, sid) in current.items()}
+        outdir.mkdir(parents=True, exist_ok=True)
+        roster.write(outdir)
     return found
 
 

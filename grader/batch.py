@@ -216,6 +216,8 @@ class _Batch:
     def run(self, early: list[_Proc], retired: list[_Proc], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
             bom: bool, similarity: bool = False) -> BatchResult:
+        if seed is None and not resume:
+            seed = self._folder_seed()
         if self.cluster is not None and (seed is not None or not resume):
             # Known before discovery: the cluster's grading processes warm up meanwhile.
             self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
@@ -334,11 +336,12 @@ class _Batch:
         return todo
 
     def _record_latest_due(self) -> None:
-        """``OUT/latest_due.json``: the rubric's due date or the latest extension's, before any
-        report is written (``hidden_details: after_due`` waits for it: grader.report.redact)."""
+        """Which rubric file this is (``outdir.note_rubric``), and ``OUT/latest_due.json``: the
+        rubric's due date or the latest extension's, before any report is written (``hidden_details: after_due`` waits for it: grader.report.redact)."""
         from grader.due import due_for, parse_when
-        from grader.outdir import write_latest_due
+        from grader.outdir import note_rubric, write_latest_due
 
+        note_rubric(self.outdir, Path(self.rubric.file), str(self.rubric.assignment))
         if not self.rubric.due:
             return
         assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")
@@ -397,6 +400,19 @@ class _Batch:
         except GraderError as exc:  # the suites or the sandbox broke: keep what finished
             return True, exc
         return False, None
+
+    def _folder_seed(self) -> int | None:
+        """The seed the folder's reports were graded with (said), or None when it holds none: a
+        re-run into the folder grades alike, and a hand adjustment made against a score stays in
+        force unless the grading itself changed (``--seed`` draws another on purpose)."""
+        from grader.outdir import read_record
+
+        for path in sorted((self.outdir / "reports").glob("*.yaml")):
+            record = read_record(path)
+            if record is not None and isinstance(record.get("seed"), int):
+                self._say(said("batch_keeps_folder_seed", seed=record["seed"]))
+                return int(record["seed"])
+        return None
 
     def _say(self, text: str) -> None:
         """A line on the terminal in the batch's language (``ja`` shows Japanese; else English)."""

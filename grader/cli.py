@@ -75,27 +75,21 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
     return _checked(load_rubric(rubric_path))
 
 
-def _lang_for(lang: str | None, rubric: Rubric, outdir: str | Path) -> str:
+def _lang_for(lang: str | None, rubric: Rubric | None, outdir: str | Path) -> str:
     """A command on a batch's folder: --lang, $GRADER_LANG, else the language its LMS
     feedback was last written in (so that one adjustment does not rewrite every student's
-    feedback in another), else the rubric's first."""
+    feedback in another), else the rubric's first (without a rubric: the first language of
+    the batch's reports), else English."""
     if lang or os.environ.get("GRADER_LANG", "") in LANGS:
-        return _lang(lang, rubric)
-    from grader.outdir import noted_lang
+        return lang or os.environ["GRADER_LANG"]
+    from grader.outdir import noted_lang, read_report
 
     noted = noted_lang(Path(outdir))
-    return noted if noted in LANGS else _lang(None, rubric)
-
-
-def _batch_lang(outdir: Path) -> str:
-    """GRADER_LANG, else the first language of the batch's reports in ``outdir`` (what the
-    commands that load its rubric say), else English."""
-    from grader.outdir import read_report
-
-    env = os.environ.get("GRADER_LANG", "")
-    if env in LANGS:
-        return env
-    for path in sorted((outdir / "reports").glob("*.yaml"))[:1]:
+    if noted in LANGS:
+        return noted
+    if rubric is not None:
+        return _lang(None, rubric)
+    for path in sorted((Path(outdir) / "reports").glob("*.yaml"))[:1]:
         report = read_report(path)
         if report is not None and report.languages and str(report.languages[0]) in LANGS:
             return str(report.languages[0])
@@ -104,10 +98,19 @@ def _batch_lang(outdir: Path) -> str:
 
 def _load_for(outdir: str, rubric_path: str | None, source: str | None = None) -> Any:
     """The rubric of the batch in ``outdir``: --rubric, else the one its reports name (found as
-    :func:`_load` finds one, so a course with several assignments needs no --rubric here)."""
+    :func:`_load` finds one, so a course with several assignments needs no --rubric here), else,
+    outside the course, the rubric file the batch noted (``outdir.noted_rubric``)."""
     from grader.gradebook import reports_assignment
+    from grader.outdir import noted_rubric
 
-    return _load(rubric_path, source, assignment=reports_assignment(Path(outdir)) or None)
+    assignment = reports_assignment(Path(outdir)) or None
+    try:
+        return _load(rubric_path, source, assignment=assignment)
+    except UsageError:  # run from outside the course: the rubric file the batch noted, if still there
+        noted = noted_rubric(Path(outdir), assignment) if rubric_path is None and assignment else None
+        if noted is None:
+            raise
+        return _load(str(noted), source, assignment=assignment)
 
 
 def _checked(rubric: Rubric) -> Any:
@@ -428,7 +431,9 @@ def _submitted_times(rubric: Any, submitted_file: str | None, worksheet_file: st
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Folder for reports and the gradebook.")
 @rubric_option
 @lang_option
-@click.option("--seed", type=int, default=None, help="Grading seed (default: fresh, recorded in every report).")
+@click.option("--seed", type=int, default=None,
+              help="Grading seed (default: the one OUT's reports were graded with, else a fresh one; recorded in "
+                   "every report).")
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade even where Linux namespaces are unavailable (rlimits; one process per "
                    "submission where there is no fork, e.g. Windows), or in the level $GRADER_SANDBOX names.")
@@ -534,9 +539,21 @@ def export_cmd(outdir: str, rubric_path: str | None, lang: str | None, gradebook
                                     lang=_lang_for(lang, rubric, outdir),
                                     canvas=_canvas(canvas_gradebook, canvas_assignment_id))
         say_written(written, [], err, _lang_for(lang, rubric, outdir))
+        _say_left_out(Path(outdir), _lang_for(lang, rubric, outdir))
         return 0
 
     sys.exit(_guard(body))
+
+
+def _say_left_out(outdir: Path, lang: str) -> None:
+    """Which reports in ``outdir`` no gradebook holds: their entries have left SOURCE."""
+    from grader.messages import translate
+    from grader.outdir import reports_now
+
+    _, gone = reports_now(outdir)
+    if gone:
+        err.print(translate(said("reports_left_out", n=len(gone), names=", ".join(gone)), lang), markup=False,
+                  soft_wrap=True)
 
 
 def _formats(gradebook: tuple[str, ...], canvas_gradebook: str | None, canvas_id: str | None) -> tuple[str, ...]:
@@ -741,15 +758,16 @@ def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
 
     def body() -> int:
         entries = ledger.read(Path(outdir))
-        language = lang or _batch_lang(Path(outdir))
+        language = _lang_for(lang, None, outdir)
         if not verify:
             for e in entries:
                 change = (f"{e.points:+g}" if e.points is not None else f"={e.set:g}" if e.set is not None
                           else f"#{e.target}")
                 click.echo("\t".join([str(e.n), e.op, e.submission, e.part or "", change,
                                       "" if e.against is None else f"{e.against:g}", e.by, e.at, e.reason]))
-        err.print(_tr(said("ledger_verified_entries_chain", n=len(entries)), language), markup=False,
-                  highlight=False)
+        verified = (said("ledger_verified_entry_chain") if len(entries) == 1
+                    else said("ledger_verified_entries_chain", n=len(entries)))
+        err.print(_tr(verified, language), markup=False, highlight=False)
         return 0
 
     sys.exit(_guard(body))

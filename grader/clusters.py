@@ -222,16 +222,16 @@ def write_clusters(groups: list[Cluster], outdir: str | Path) -> Path:
 
 
 def read_reports(outdir: str | Path) -> list[GradeReport]:
-    """Every YAML report of a batch's output folder, by name.
+    """Every YAML report of the entries in a batch's last run, by name.
 
     Raises:
         UsageError: the folder holds no reports.
     """
-    from grader.outdir import read_report
+    from grader.outdir import read_report, reports_now
     from grader.errors import UsageError
 
     folder = Path(outdir) / "reports"
-    paths = sorted(folder.glob("*.yaml"))
+    paths, _ = reports_now(Path(outdir))  # (not those of entries gone from SOURCE)
     if not paths:
         raise UsageError(said("no_reports_run_grader", dir=outdir, reports=folder, out=outdir))
     reports = []

@@ -375,8 +375,14 @@ def _candidates(root: Path, staging: Path, kind: str | None, originals: dict[str
     return candidates, symlinks
 
 
+def student_key(lms: str, student_id: str, entry: str) -> str:
+    """What an output folder knows a student by from one run to the next: the LMS and its id
+    for an LMS's student, else the entry's own name (a plain folder's ``Carol/``)."""
+    return f"{lms}:{student_id}" if lms and student_id else f"entry:{entry}"
+
+
 def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
-                     assignment: Assignment | None = None) -> Discovery:
+                     assignment: Assignment | None = None, given: dict[str, str] | None = None) -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
@@ -386,7 +392,13 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         assignment: what is graded: its part files make a submission, a zip named after it
             is preferred, and a folder with both the .py files and the notebook is graded as
             what the student changed from the handout. Without it, every ``.py`` file counts.
+        given: the report names earlier runs into the same folder gave, by :func:`student_key`
+            (:class:`grader.outdir.Roster`): each student keeps theirs, and no other student is
+            given one of them, so a name (and the ledger's adjustments made under it) never
+            passes from one student to another when others come or go.
     """
+    from functools import partial
+
     from grader import lms as lmsnames
 
     parts = assignment.part_files if assignment is not None else None
@@ -412,20 +424,31 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     own = {lmsnames.disk_name(c[2].name, c[2].student_id) if c[2] else _plain_base(c[0], c[1])
            for c in candidates}
     names: set[str] = set()
+    given = dict(given or {})
+    held = {n.casefold() for n in given.values()}
 
-    def unique(wanted: str) -> str:
-        """A report name no other entry has, case aside, whose files no other entry's
-        files coincide with (:func:`grader.outdir.name_aliases`)."""
+    def unique(wanted: str, key: str) -> str:
+        """The report name an earlier run gave the student ``key``, else one no other entry
+        has, case aside, whose files no other entry's files coincide with
+        (:func:`grader.outdir.name_aliases`), and that no earlier run gave anyone."""
+        mine = given.get(key)
+        if mine and not (set(name_aliases(mine)) & names):
+            names.update(name_aliases(mine))
+            return mine
         name, n = wanted, 2
-        while name.casefold() in names or (name != wanted and name in own):
+        while name.casefold() in names or (name != wanted and name in own) or name.casefold() in held:
             name, n = f"{wanted}-{n}", n + 1
         names.update(name_aliases(name))
         return name
 
+    def key_of(entry_name: str, ident: Any) -> str:
+        return student_key(ident.lms, ident.student_id, entry_name) if ident else student_key("", "", entry_name)
+
     for entry_name, path, ident, set_aside, broke in sorted(candidates, key=lambda c: c[0]):
+        key = key_of(entry_name, ident)
         try:
             _discover_one(result, entry_name, path, ident, set_aside, broke, parts, assignment, root, staging,
-                          unique, decoded)
+                          partial(unique, key=key), decoded)
         except Exception as exc:  # noqa: BLE001 - the ingest rule: one entry fails alone
             student_id = ident.student_id if ident else student_id_of(entry_name)
             why = f"{type(exc).__name__}: {exc}".replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
@@ -434,12 +457,13 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
                           late=bool(ident and ident.late), lms=ident.lms if ident else "",
                           flags=[("unreadable", {"why": text})])
             result.failed.append(Failed(unique(lmsnames.disk_name(who.name, student_id) if ident
-                                               else lmsnames.disk_name(entry_name, "")),
+                                               else lmsnames.disk_name(entry_name, ""), key),
                                         student_id, entry_name, text, who))
     for entry_name in symlinks:
         who_link = Skipped(entry_name, said("symlink"), student_id_of(entry_name),
                            flags=[("symlink", {})])
-        result.failed.append(Failed(unique(lmsnames.disk_name(entry_name, "")), who_link.student_id, entry_name,
+        result.failed.append(Failed(unique(lmsnames.disk_name(entry_name, ""), key_of(entry_name, None)),
+                                    who_link.student_id, entry_name,
                                     said("symbolic_link_followed_put", entry=entry_name), who_link))
     # Online text beside uploaded files (Moodle keeps one folder per plugin) is no second entry.
     graded = {(f.lms, f.student_id) for f in result.found}

@@ -42,7 +42,7 @@ from typing import Any, TYPE_CHECKING
 from grader.discovery import Found, Skipped
 from grader.messages import label, one_language, said
 from grader.errors import UsageError
-from grader.outdir import read_report
+from grader.outdir import Roster, read_report, reports_now
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 from grader.sinks import csv_cell, file_name
@@ -613,7 +613,8 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
     from grader import ledger
 
     entries = ledger.read(outdir)  # a broken chain is refused: nothing is exported from it
-    paths = sorted((outdir / "reports").glob("*.yaml"))
+    paths, _ = reports_now(outdir)
+    roster = Roster.read(outdir)
     reports = [ledger.apply_report(r, ledger.for_submission(entries, p.name[: -len(".yaml")]), rubric)
                for r, p in ((read_report(p), p) for p in paths) if r is not None]
     if not reports:
@@ -628,7 +629,9 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
         who = report.student or {}
         flags = [(str(f[0]), {str(k): str(v) for k, v in dict(f[1]).items()}) for f in who.get("flags") or []
                  if isinstance(f, (list, tuple)) and len(f) == 2 and str(f[0]) in _REASON_KEYS]
-        ident: dict[str, Any] = {"student_id": str(who.get("id") or report.submission), "name": str(who.get("name") or ""),
+        own_id = roster.current.get(str(report.submission), "") if roster else ""  # (a plain folder's entry)
+        ident: dict[str, Any] = {"student_id": str(who.get("id") or own_id or report.submission),
+                 "name": str(who.get("name") or ""),
                  "late": bool(who.get("late")), "lms": str(who.get("lms") or ""), "flags": flags}
         entry = str(who.get("entry") or report.submission)
         item: Found | Skipped

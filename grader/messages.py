@@ -535,6 +535,7 @@ MESSAGES: dict[str, M] = {
         "授業またはリリースのフォルダ（その中のどのフォルダでも可）で実行するか、--rubric PATH を"
         "指定してください"),
     "up": M("from {start} up to {top}", "{start} から {top} まで"),
+    "up_and": M("{walk}; {more}", "{walk}、{more}"),
     "holds_rubrics_neither_working": M(
         "{folder} holds {n} rubrics ({listed}) and neither the working folder nor the submission lies "
         "in one's exercises folder; pass --rubric PATH to choose one",
@@ -582,6 +583,12 @@ MESSAGES: dict[str, M] = {
         "ledger.head に記録されていません（{n} 行まで。手で追加されましたか？）"),
     "ledger_head_missing": M("ledger.head is missing", "ledger.head がありません"),
     "ledger_head_lines_hash": M("ledger.head is not '<lines> <hash>'", "ledger.head が「<行数> <ハッシュ>」の形ではありません"),
+    "adjust_no_report_why": M(
+        "{out}: {student} has no report to adjust, since the batch did not grade it: {why}; its row in "
+        "gradebook.csv says so, and its grade is yours to give in the LMS",
+        "{out}: {student} はバッチが採点しなかったため、調整するレポートがありません: {why}。gradebook.csv の"
+        "その行にも書いてあります。成績は LMS で直接付けてください"),
+    "adjust_no_reason_recorded": M("its row gives no reason", "その行に理由は書かれていません"),
     "no_report_looked_submission": M(
         "{out}: no report for {student} (looked for a submission or a student id of that name); the "
         "reports are in {reports}",
@@ -607,6 +614,7 @@ MESSAGES: dict[str, M] = {
         "{out}: no adjustment {n} of {student} to {what}; see grader ledger {out}",
         "{out}: {student} の調整 {n} は{what}できません。grader ledger {out} で確かめてください"),
     "ledger_entry_written": M("ledger entry {n} written: {what}", "台帳に記録 {n} を書き込みました: {what}"),
+    "ledger_verified_entry_chain": M("ledger verified: 1 entry, chain intact", "台帳を検証しました: 記録 1 件、連鎖は壊れていません"),
     "ledger_verified_entries_chain": M("ledger verified: {n} entries, chain intact", "台帳を検証しました: 記録 {n} 件、連鎖は壊れていません"),
     # --- grader regrade (grader/regrade.py) --------------------------------------------------
     "no_report_grader_batch": M(
@@ -995,6 +1003,25 @@ MESSAGES: dict[str, M] = {
         '{path}: Canvas から書き出した成績表を読み取れません（{why}）。Canvas の Grades > Export が書き出した CSV ファイルを指定してください'),
     # grader publish and report.hidden_details
     "results_published_files_written": M("results published: {n} files written again", "結果を公開しました: {n} 個のファイルを書き直しました"),
+    "batch_keeps_folder_seed": M(
+        "grading with seed {seed}, as the reports already in the folder were (--seed chooses another)",
+        "フォルダにあるレポートと同じシード {seed} で採点します（別のシードにするには --seed）"),
+    "roster_unreadable": M(
+        "{path}: not the record of the names this folder's batches gave; restore it from a backup, "
+        "or delete it and run grader batch again (names are then given afresh, and adjustments "
+        "follow the report names as they were given)",
+        "{path}: このフォルダのバッチが付けた名前の記録として読めません。バックアップから戻すか、"
+        "削除して grader batch をもう一度実行してください（名前は付け直され、調整は付け直した"
+        "レポート名に従います）"),
+    "report_not_in_batch": M(
+        "{out}: {name} is not in the last batch: its entry is no longer in SOURCE, so its report "
+        "is kept but is in no gradebook; run grader batch with the entry in SOURCE again first",
+        "{out}: {name} は最後のバッチにありません。その提出物がもう SOURCE にないため、レポートは"
+        "残っていますがどの成績表にも載りません。先にその提出物を SOURCE に戻して grader batch を"
+        "実行してください"),
+    "reports_left_out": M(
+        "left out {n} report(s) of entries no longer in SOURCE (kept in reports/): {names}",
+        "SOURCE にもうない提出物のレポート {n} 件は成績表に載せませんでした（reports/ に残しています）: {names}"),
     "publication_record_run_grader": M(
         "{name}: not a publication record; run grader publish {out} again",
         "{name}: 公開の記録として読めません。grader publish {out} をもう一度実行してください"),

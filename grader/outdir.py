@@ -180,6 +180,58 @@ def write_published(outdir: Path, by: str, at: datetime) -> dict[str, str]:
     return record
 
 
+#: who the batch in the folder named what (written by ``grader batch`` under names, not blind)
+ROSTER = ".names.json"
+
+
+class Roster:
+    """The report names a folder's batches gave, so that they stay with their students.
+
+    ``given``: every name any run gave, by :func:`grader.discovery.student_key`; a student keeps
+    theirs from run to run and nobody else is ever given it (the ledger's adjustments are made
+    under these names). ``current``: the last run's names, each with its student id; a report
+    not among them is of an entry no longer in SOURCE, and stays out of the gradebooks.
+    """
+
+    def __init__(self, given: dict[str, str] | None = None, current: dict[str, str] | None = None) -> None:
+        self.given = dict(given or {})
+        self.current = dict(current or {})
+
+    @classmethod
+    def read(cls, outdir: Path) -> Roster | None:
+        """The folder's roster, or None when no batch under names has written one.
+
+        Raises:
+            UsageError: the file is there but unreadable (naming it and the fix).
+        """
+        def parse(data: Any) -> Roster | None:
+            given, current = data["given"], data["current"]
+            if not (isinstance(given, dict) and isinstance(current, dict)):
+                return None
+            return cls({str(k): str(v) for k, v in given.items()}, {str(k): str(v) for k, v in current.items()})
+
+        roster: Roster | None = _read_json_record(outdir, ROSTER, parse,
+                                                  said("roster_unreadable", path=outdir / ROSTER))
+        return roster
+
+    def write(self, outdir: Path) -> None:
+        data = {"schema": 1, "given": dict(sorted(self.given.items())), "current": dict(sorted(self.current.items()))}
+        write_atomic(outdir / ROSTER, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+
+
+
+def reports_now(outdir: Path) -> tuple[list[Path], list[str]]:
+    """The yaml records of the entries in the last batch, and the names of those left out (the
+    reports of entries since gone from SOURCE, kept in ``reports/``). Where no roster was written
+    (a blind folder, or one an older grader wrote), every record is the batch's."""
+    paths = sorted((outdir / "reports").glob("*.yaml"))
+    roster = Roster.read(outdir)
+    if roster is None:
+        return paths, []
+    now = [p for p in paths if p.name[: -len(".yaml")] in roster.current]
+    return now, [p.name[: -len(".yaml")] for p in paths if p.name[: -len(".yaml")] not in roster.current]
+
+
 #: the latest due date of the batch's students, extensions included (written by ``grader batch``)
 LATEST_DUE = "latest_due.json"
 #: the language the LMS gradebooks' feedback was last written in (a later refresh keeps it)
@@ -196,6 +248,25 @@ def noted_lang(outdir: Path) -> str:
         return str(json.loads((outdir / LANG_NOTE).read_text(encoding="utf-8"))["lang"])
     except (OSError, ValueError, KeyError, TypeError):
         return ""
+
+
+#: the rubric file the batch graded with (so that a command on the folder finds it from anywhere)
+RUBRIC_NOTE = ".cache/rubric.json"
+
+
+def note_rubric(outdir: Path, rubric_file: Path, assignment: str) -> None:
+    text = json.dumps({"path": str(Path(rubric_file).resolve()), "assignment": assignment}, ensure_ascii=False)
+    write_atomic(outdir / RUBRIC_NOTE, text + "\n")
+
+
+def noted_rubric(outdir: Path, assignment: str) -> Path | None:
+    """The rubric file :func:`note_rubric` noted, where it still exists and is of ``assignment``."""
+    try:
+        data = json.loads((outdir / RUBRIC_NOTE).read_text(encoding="utf-8"))
+        path = Path(str(data["path"]))
+        return path if data["assignment"] == assignment and path.is_file() else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def write_latest_due(outdir: Path, due: datetime) -> None:

@@ -448,7 +448,10 @@ def find_rubric(
             return Path(_show_from(chosen, Path(os.path.abspath(Path.cwd()))))  # noqa: PTH100
     if ambiguous:
         raise UsageError(ambiguous)
-    walks = "; ".join(said("up", start=start.as_posix(), top=start.anchor) for start in starts)
+    walks = None  # (each walk a sentence of its own, so that it is said in the reader's language too)
+    for start in reversed(starts):
+        walk = said("up", start=start.as_posix(), top=start.anchor)
+        walks = walk if walks is None else said("up_and", walk=walk, more=walks)
     raise UsageError(
         said("no_rubric_found_looked", folder=RUBRICS_FOLDER, walks=walks)
     )

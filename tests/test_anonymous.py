@@ -212,7 +212,9 @@ def test_anonymous_canvas_export_names_no_student_and_imports_by_canvas_id(tmp_p
     with zipfile.ZipFile(export, "w") as zf:
         for k, (name, uid) in enumerate(CANVAS_STUDENTS):
             for j, (fname, data) in enumerate(CORRECT.items()):
-                zf.writestr(canvas_entry(name, uid, 7000 + 100 * k + j, fname), data)
+                # an earlier upload of each file, set aside: Canvas's attachment ids are its ids too
+                zf.writestr(canvas_entry(name, uid, 583920000 + 100 * k + j, fname), b"# first try\n")
+                zf.writestr(canvas_entry(name, uid, 583930000 + 100 * k + j, fname), data)
     out = tmp_path / "out"
     proc = _batch(export, out, "--anonymous", "--gradebook", "canvas", "--canvas-assignment-id", "4242")
     assert proc.returncode == 0, proc.stderr
@@ -230,7 +232,7 @@ def test_anonymous_canvas_export_names_no_student_and_imports_by_canvas_id(tmp_p
     for name, uid in CANVAS_STUDENTS:
         last, first = (x.strip() for x in name.split(","))
         words = [last, first, f"{last}{first}".lower(), f"{last}, {first}", str(uid),
-                 canvas_entry(name, uid, 0, "")[:-3]]
+                 canvas_entry(name, uid, 0, "")[:-3], "58392", "58393"]
         secrets += [w.encode("utf-8") for w in words]
     blobs = []
     for where, data in _blobs(out):

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.errors import UsageError
+from grader.messages import translate
 from grader.rubric import find_rubric, load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +70,9 @@ def test_the_error_says_where_it_looked(tmp_path: Path) -> None:
     assert f"from {lonely.as_posix()} up to /" in message
     assert f"from {other.as_posix()} up to /" in message
     assert "rubrics/*.yaml" in message and "--rubric" in message
+    japanese = translate(info.value.args[0], "ja")  # every walk in Japanese too, none left in English
+    assert f"{lonely.as_posix()} から / まで、{other.as_posix()} から / まで" in japanese
+    assert "from " not in japanese and "up to" not in japanese
 
 
 def test_the_real_course_is_found_from_its_exercises_folder() -> None:
@@ -134,3 +138,31 @@ def test_commands_on_a_batch_folder_take_the_rubric_its_reports_name(tmp_path: P
     assert "曖昧な設問" in listed and "台帳を検証しました: 記録 1 件" in listed  # the reports' first language
     with pytest.raises(UsageError):  # without a batch's reports, the choice is still the user's
         find_rubric(ROOT)
+
+
+@pytest.mark.slow
+def test_commands_on_a_batch_folder_run_from_outside_the_course_take_the_batchs_rubric(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch notes its rubric file in OUT: adjust and export, run from a folder outside any
+    course (the output folder itself, say), find it there; a rubric since moved away is not
+    guessed at, and the error still says where to look."""
+    course = tmp_path / "course"
+    for name in ("rubrics", "exercises", "suites", "solutions"):
+        shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "out"
+    monkeypatch.delenv("GRADER_LANG", raising=False)
+    runner = CliRunner()
+    monkeypatch.chdir(course)
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "examples" / "submissions" / "sqrt-d-model", src / "alice")
+    done = runner.invoke(main, ["batch", str(src), "--out", str(out), "--rubric", "rubrics/chapter07.yaml", "-j", "1",
+                                "--no-progress", "--allow-weak-sandbox", "--lang", "en"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    monkeypatch.chdir(out)
+    adjusted = runner.invoke(main, ["adjust", str(out), "alice", "--points", "1", "--reason", "r", "--lang", "en"])
+    assert adjusted.exit_code == 0, adjusted.output
+    [row] = csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig")))
+    assert row["adjustment"] == "1"
+    shutil.move(course, tmp_path / "moved")
+    refused = runner.invoke(main, ["export", str(out), "--lang", "en"])
+    assert refused.exit_code != 0 and "no rubric found" in refused.output

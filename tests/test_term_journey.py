@@ -276,3 +276,69 @@ def test_a_regrade_keeps_the_late_penalty_measured_from_the_submission_times(tmp
     assert float(after["s1001"]["late_penalty"]) == pytest.approx(0.1 * top)
     report = yaml.safe_load((out / "reports" / "s1001.yaml").read_text(encoding="utf-8"))
     assert report["late"]["submitted"] == "2026-12-03T10:00:00+09:00" and report["score"] < top
+
+
+@pytest.mark.slow
+def test_a_name_and_its_adjustments_stay_with_their_student_as_others_leave_and_join(tmp_path):
+    """``Carol/`` and ``carol/`` are two students whose report names fold together (``Carol`` and
+    ``carol-2``). When Carol leaves SOURCE and a ``CAROL/`` joins, carol keeps ``carol-2`` and the
+    adjustment made under it, CAROL is given a name nobody held, Carol's report stays out of every
+    gradebook (export says so, adjust refuses it), and export keeps each folder's own student id."""
+    src, out, rubric = tmp_path / "src", tmp_path / "out", ROOT / "rubrics" / "chapter07.yaml"
+    for folder, example in (("Carol", "divide-by-dk"), ("carol", "sqrt-d-model"), ("dave", "divide-by-dk")):
+        shutil.copytree(EXAMPLES / example, src / folder)
+    common = ("--no-progress", "--rubric", str(rubric), "--lang", "en", "-j", "1")
+    first = _run("batch", str(src), "--out", str(out), *common)
+    assert first.returncode == 0, first.stderr
+    assert {r["submission"]: sid for sid, r in _book(out).items()} == {"Carol": "Carol", "carol-2": "carol",
+                                                                       "dave": "dave"}
+    adjusted = _run("adjust", str(out), "carol-2", "--points", "5", "--reason", "regrade request", *common[1:5])
+    assert adjusted.returncode == 0, adjusted.stderr
+    carol_before = float(_book(out)["carol"]["score"])
+
+    shutil.rmtree(src / "Carol")
+    shutil.copytree(EXAMPLES / "correct", src / "CAROL")
+    again = _run("batch", str(src), "--out", str(out), "--resume", *common)
+    assert again.returncode == 0, again.stderr
+    book = _book(out)
+    assert {sid: r["submission"] for sid, r in book.items()} == {"carol": "carol-2", "dave": "dave",
+                                                                 "CAROL": "CAROL-3"}
+    assert float(book["carol"]["score"]) == carol_before
+    assert float(book["carol"]["adjustment"]) == 5 and "regrade request" in book["carol"]["adjustment_reasons"]
+    assert float(book["CAROL"]["adjustment"]) == 0
+
+    exported = _run("export", str(out), *common[1:5])
+    assert exported.returncode == 0, exported.stderr
+    assert "left out 1 report(s) of entries no longer in SOURCE (kept in reports/): Carol" in exported.stderr
+    assert {sid: r["submission"] for sid, r in _book(out).items()} == {"carol": "carol-2", "dave": "dave",
+                                                                       "CAROL": "CAROL-3"}
+    refused = _run("adjust", str(out), "Carol", "--points", "1", "--reason", "x", *common[1:5])
+    assert refused.returncode != 0 and "Carol is not in the last batch" in refused.stderr
+    assert (out / "reports" / "Carol.yaml").is_file()
+
+
+@pytest.mark.slow
+def test_a_rerun_into_the_folder_grades_with_its_seed_so_adjustments_stay_in_force(tmp_path):
+    """Run again without --resume (say, after a fix in the rubric's wording), the batch grades with
+    the seed the folder's reports hold and says so: the random inputs are the same, the automatic
+    scores too, and a hand adjustment stays applied instead of waiting for review. --seed still
+    draws the inputs afresh."""
+    src, out, rubric = tmp_path / "src", tmp_path / "out", ROOT / "rubrics" / "chapter07.yaml"
+    shutil.copytree(EXAMPLES / "divide-by-dk", src / "alice")
+    common = ("--no-progress", "--rubric", str(rubric), "--lang", "en", "-j", "1")
+    assert _run("batch", str(src), "--out", str(out), *common).returncode == 0
+    seed = yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"]
+    adjusted = _run("adjust", str(out), "alice", "--part", "scaling", "--points", "2", "--reason", "typo", *common[1:5])
+    assert adjusted.returncode == 0, adjusted.stderr
+    before = _book(out)["alice"]
+
+    again = _run("batch", str(src), "--out", str(out), *common)
+    assert again.returncode == 0, again.stderr
+    assert f"grading with seed {seed}, as the reports already in the folder were" in again.stderr + again.stdout
+    after = _book(out)["alice"]
+    assert yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"] == seed
+    assert (after["score"], after["adjustment"]) == (before["score"], before["adjustment"]) and float(after["adjustment"]) == 2
+
+    other = _run("batch", str(src), "--out", str(out), "--seed", str(seed + 1), *common)
+    assert other.returncode == 0, other.stderr
+    assert yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"] == seed + 1
