@@ -26,7 +26,7 @@ from grader.messages import said
 from grader.errors import UsageError
 from grader.gradebook import BOM, _old_rows, canvas_target_of, cell, export_gradebooks
 from grader.gradebook_view import write_views
-from grader.outdir import read_record, reports_now, write_report_files
+from grader.outdir import IDENTITIES, read_record, reports_now, write_report_files
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 
@@ -61,6 +61,7 @@ def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
     student = unicodedata.normalize("NFC", student)  # (as typed; a name the file system kept in NFD is alike)
     named = {unicodedata.normalize("NFC", name): name for name in reports}
     if student in {unicodedata.normalize("NFC", name) for name in gone}:
+        _refuse_ungraded(outdir, student)  # (in SOURCE still, but not graded this time)
         raise UsageError(said("report_not_in_batch", out=outdir, name=student))
     if student in named:
         return named[student], _load(reports[named[student]])
@@ -72,19 +73,28 @@ def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
         ids = {str((data.get("student") or {}).get("id", "")), str(data.get("submission", ""))}
         if student in {unicodedata.normalize("NFC", i) for i in ids}:
             hits.append((name, data))
-    if not hits and (outdir / "identities.csv").is_file():
+    if not hits and (outdir / IDENTITIES).is_file():
         raise UsageError(said("anonymous_batch_name_student", out=outdir))
     if not hits:
-        row = next((r for r in _old_rows(outdir / "gradebook.csv")
-                    if student in {unicodedata.normalize("NFC", r.get(k) or "") for k in ("submission", "student_id")}),
-                   None)
-        if row is not None:  # an entry the batch did not grade: nothing automatic to adjust
-            raise UsageError(said("adjust_no_report_why", out=outdir, student=student,
-                                  why=row.get("errors") or said("adjust_no_reason_recorded")))
+        _refuse_ungraded(outdir, student)
         raise UsageError(said("no_report_looked_submission", out=outdir, student=student, reports=outdir / 'reports'))
     if len(hits) > 1:
         raise UsageError(said("matches_reports_name_submission", out=outdir, student=student, n=len(hits), listed=', '.join(h[0] for h in hits)))
     return hits[0]
+
+
+def _refuse_ungraded(outdir: Path, student: str) -> None:
+    """Refuse, with its gradebook row's reason, a student the last batch did not grade.
+
+    Raises:
+        UsageError: the gradebook has a row for ``student`` (nothing automatic to adjust).
+    """
+    row = next((r for r in _old_rows(outdir / "gradebook.csv")
+                if student in {unicodedata.normalize("NFC", r.get(k) or "") for k in ("submission", "student_id")}),
+               None)
+    if row is not None:
+        raise UsageError(said("adjust_no_report_why", out=outdir, student=student,
+                              why=row.get("errors") or said("adjust_no_reason_recorded")))
 
 
 def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = None, points: float | None = None,

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader.errors import UsageError
 from grader.messages import said
+from grader.outdir import IDENTITIES
 from grader.sinks import csv_cell
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FILE", "Identities", "anonymise", "find", "for_lms", "is_anonymous"]
 
-FILE = "identities.csv"
+FILE = IDENTITIES
 COLUMNS = ["anonymous_id", "student_id", "name", "lms", "entry"]
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
@@ -208,12 +209,14 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
     return out
 
 
-def find(source: str, outdir: Path, assignment: Assignment, *, anonymous: bool, save: bool = False) -> Discovery:
+def find(source: str, outdir: Path, assignment: Assignment, *, anonymous: bool) -> Discovery:
     """SOURCE's submissions, named as the batch in ``outdir`` names them.
 
-    Blind (``anonymous``): unpacked outside ``outdir`` and known by their anonymous ids, the
-    new ones saved to identities.csv with ``save`` (a batch; a regrade or a similarity page
-    only reads). Otherwise unpacked into ``outdir/.sources`` and known by their own names.
+    Blind (``anonymous``): unpacked outside ``outdir`` and known by their anonymous ids.
+    Otherwise unpacked into ``outdir/.sources`` and known by the names the folder's earlier
+    batches gave them (:class:`grader.outdir.Roster`). Nothing is recorded here: a batch calls
+    the result's ``keep`` once its checks pass, which saves the new ids to identities.csv (blind)
+    or the names given to the roster; a regrade or a similarity page only reads.
     Every command that takes SOURCE beside a batch's folder finds it here, so that none of them
     grades a blind batch under the students' names or leaves an export's names in the folder.
     """
@@ -221,36 +224,35 @@ def find(source: str, outdir: Path, assignment: Assignment, *, anonymous: bool, 
     import tempfile
 
     from grader.discovery import find_submissions
+    from grader.outdir import ROSTER, Roster
 
     if not anonymous:
-        return _find_named(source, outdir, assignment, save)
+        roster = Roster.read(outdir) or Roster()
+        found = find_submissions(source, outdir / ".sources", assignment, given=roster.given, held=roster.names)
+
+        def keep_names() -> None:
+            given = {name: found.keys[name] for name in
+                     [*(f.submission.name for f in found.found), *(f.name for f in found.failed)]}
+            roster.record(given, {**{f.submission.name: f.student_id for f in found.found},
+                                  **{f.name: f.student_id for f in found.failed}})
+            outdir.mkdir(parents=True, exist_ok=True)
+            roster.write(outdir)
+
+        found.keep = keep_names
+        return found
     ids = Identities.load(outdir)
     staging = Path(tempfile.mkdtemp(prefix="grader-sources-"))
     try:  # (anonymised while unpacked: the names a student chose are read from their files)
         found = anonymise(find_submissions(source, staging, assignment), ids, assignment.part_files)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    if save and (ids.changed or not is_anonymous(outdir)):
-        ids.save()
-    return found
 
+    def keep_ids() -> None:
+        if ids.changed or not is_anonymous(outdir):
+            ids.save()
+        (outdir / ROSTER).unlink(missing_ok=True)  # (left by a batch under names that graded nothing)
 
-def _find_named(source: str, outdir: Path, assignment: Assignment, save: bool) -> Discovery:
-    """SOURCE's submissions under the names the folder's earlier batches gave (a batch, ``save``,
-    records the names it gives: :class:`grader.outdir.Roster`)."""
-    from grader.discovery import find_submissions, student_key
-    from grader.outdir import Roster
-
-    roster = Roster.read(outdir) or Roster()
-    found = find_submissions(source, outdir / ".sources", assignment, given=roster.given)
-    if save:
-        current = {f.submission.name: (student_key(f.lms, f.student_id, f.entry), f.student_id) for f in found.found}
-        current.update({f.name: (student_key(f.who.lms, f.student_id, f.entry), f.student_id) for f in found.failed})
-        for name, (key, _) in current.items():  # (two entries claiming one id: the first keeps it)
-            roster.given.setdefault(key, name)
-        roster.current = {name: sid for name, (_, sid) in current.items()}
-        outdir.mkdir(parents=True, exist_ok=True)
-        roster.write(outdir)
+    found.keep = keep_ids
     return found
 
 

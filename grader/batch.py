@@ -240,6 +240,8 @@ class _Batch:
             entries: list[Found | Skipped] = [*self.found.found, *self.found.skipped,
                                               *(f.who for f in self.found.failed)]
             check_formats(gradebooks, {i.lms for i in entries if i.lms}, self.canvas, self.rubric.title.en)
+        if self.found.keep is not None:  # the names (or blind ids) given, now that nothing refuses
+            self.found.keep()
         todo = self._resumable(resume)
         resumed = len(self.finished)
         digest = self._corpus_to_grade() if summary else None
@@ -309,7 +311,7 @@ class _Batch:
     def _discover(self) -> Discovery:
         from grader import anonymous
 
-        found = anonymous.find(self.source, self.outdir, self.assignment, anonymous=self.anonymous, save=True)
+        found = anonymous.find(self.source, self.outdir, self.assignment, anonymous=self.anonymous)
         for entry, why in found.unrecognised:
             _flag(self.console, said("not_graded", why=why), self.lang, before=f"{entry}: ")
         for failed in found.failed:

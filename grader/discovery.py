@@ -27,6 +27,7 @@ from grader.outdir import name_aliases
 from grader.submission import load_submission
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from typing import TypeAlias
 
     from grader.assignment import Assignment
@@ -132,6 +133,11 @@ class Discovery:
     #: instructor's files (--submitted, --extensions, Moodle's worksheet) name the student;
     #: held in memory only, never written
     known_as: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: each report name's keys (:func:`entry_keys`), which the folder's roster records
+    keys: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: records the names (or blind ids) this discovery gave, for the batch to call once its
+    #: checks pass (:func:`grader.anonymous.find`); None where nothing is to be recorded
+    keep: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     def keys_of(self, found: Found) -> list[str]:
         """What the instructor's files may name ``found`` by: its student id, then its name."""
@@ -382,7 +388,8 @@ def student_key(lms: str, student_id: str, entry: str) -> str:
 
 
 def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
-                     assignment: Assignment | None = None, given: dict[str, str] | None = None) -> Discovery:
+                     assignment: Assignment | None = None, given: dict[str, str] | None = None,
+                     held: Iterable[str] = ()) -> Discovery:
     """Every submission directly under ``source`` (a folder, or an LMS export zip).
 
     Args:
@@ -395,7 +402,12 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         given: the report names earlier runs into the same folder gave, by :func:`student_key`
             (:class:`grader.outdir.Roster`): each student keeps theirs, and no other student is
             given one of them, so a name (and the ledger's adjustments made under it) never
-            passes from one student to another when others come or go.
+            passes from one student to another when others come or go. An entry is known by
+            two keys (:func:`entry_keys`): its exact name in SOURCE, looked up first, then its
+            student (an LMS id; a plain entry's name without ``.zip``/``.ipynb``).
+        held: every name earlier runs gave, which nobody new is given.
+
+    Each report name's keys are in the result's ``keys``, for the roster to record.
     """
     from functools import partial
 
@@ -424,31 +436,28 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     own = {lmsnames.disk_name(c[2].name, c[2].student_id) if c[2] else _plain_base(c[0], c[1])
            for c in candidates}
     names: set[str] = set()
-    given = dict(given or {})
-    held = {n.casefold() for n in given.values()}
+    ordered = sorted(candidates, key=lambda c: c[0])
+    keys = [entry_keys(c[0], c[1], c[2]) for c in ordered] + [entry_keys(s, None, None) for s in symlinks]
+    reserved = _reserve(keys, dict(given or {}))
+    held_now = {n.casefold() for n in (*(given or {}).values(), *held)}
 
-    def unique(wanted: str, key: str) -> str:
-        """The report name an earlier run gave the student ``key``, else one no other entry
+    def unique(wanted: str, index: int) -> str:
+        """The report name an earlier run gave the entry ``index``, else one no other entry
         has, case aside, whose files no other entry's files coincide with
         (:func:`grader.outdir.name_aliases`), and that no earlier run gave anyone."""
-        mine = given.get(key)
-        if mine and not (set(name_aliases(mine)) & names):
-            names.update(name_aliases(mine))
-            return mine
-        name, n = wanted, 2
-        while name.casefold() in names or (name != wanted and name in own) or name.casefold() in held:
-            name, n = f"{wanted}-{n}", n + 1
+        name = reserved.get(index, "")
+        if not name or set(name_aliases(name)) & names:
+            name, n = wanted, 2
+            while name.casefold() in names or (name != wanted and name in own) or name.casefold() in held_now:
+                name, n = f"{wanted}-{n}", n + 1
         names.update(name_aliases(name))
+        result.keys[name] = keys[index]
         return name
 
-    def key_of(entry_name: str, ident: Any) -> str:
-        return student_key(ident.lms, ident.student_id, entry_name) if ident else student_key("", "", entry_name)
-
-    for entry_name, path, ident, set_aside, broke in sorted(candidates, key=lambda c: c[0]):
-        key = key_of(entry_name, ident)
+    for index, (entry_name, path, ident, set_aside, broke) in enumerate(ordered):
         try:
             _discover_one(result, entry_name, path, ident, set_aside, broke, parts, assignment, root, staging,
-                          partial(unique, key=key), decoded)
+                          partial(unique, index=index), decoded)
         except Exception as exc:  # noqa: BLE001 - the ingest rule: one entry fails alone
             student_id = ident.student_id if ident else student_id_of(entry_name)
             why = f"{type(exc).__name__}: {exc}".replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
@@ -457,12 +466,12 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
                           late=bool(ident and ident.late), lms=ident.lms if ident else "",
                           flags=[("unreadable", {"why": text})])
             result.failed.append(Failed(unique(lmsnames.disk_name(who.name, student_id) if ident
-                                               else lmsnames.disk_name(entry_name, ""), key),
+                                               else lmsnames.disk_name(entry_name, ""), index),
                                         student_id, entry_name, text, who))
-    for entry_name in symlinks:
+    for index, entry_name in enumerate(symlinks, start=len(ordered)):
         who_link = Skipped(entry_name, said("symlink"), student_id_of(entry_name),
                            flags=[("symlink", {})])
-        result.failed.append(Failed(unique(lmsnames.disk_name(entry_name, ""), key_of(entry_name, None)),
+        result.failed.append(Failed(unique(lmsnames.disk_name(entry_name, ""), index),
                                     who_link.student_id, entry_name,
                                     said("symbolic_link_followed_put", entry=entry_name), who_link))
     # Online text beside uploaded files (Moodle keeps one folder per plugin) is no second entry.
@@ -473,14 +482,44 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     return result
 
 
-def _plain_base(entry_name: str, path: Path | None) -> str:
-    from grader.lms import disk_name
-
+def _plain_stem(entry_name: str, path: Path | None) -> str:
+    """A plain entry's name without ``.zip`` or ``.ipynb`` (a file's; a folder keeps its name)."""
     stem = entry_name
     for suffix in (".zip", ".ipynb"):
         if stem.lower().endswith(suffix) and not (path is not None and path.is_dir()):
             stem = stem[: -len(suffix)]
-    return disk_name(stem, "")
+    return stem
+
+
+def _plain_base(entry_name: str, path: Path | None) -> str:
+    from grader.lms import disk_name
+
+    return disk_name(_plain_stem(entry_name, path), "")
+
+
+def entry_keys(entry_name: str, path: Path | None, ident: Any) -> tuple[str, str]:
+    """What an output folder knows an entry by from one run to the next: its student
+    (:func:`student_key`; a plain entry by its name without ``.zip``/``.ipynb``, so that
+    ``bob/`` and a later ``bob.zip`` are one student), and its exact name in SOURCE (two entries
+    whose names differ only in Unicode normalisation are two students)."""
+    raw = path.name if path is not None else entry_name
+    student = (student_key(ident.lms, ident.student_id, entry_name) if ident
+               else student_key("", "", _plain_stem(entry_name, path)))
+    return student, f"entry:{raw}"
+
+
+def _reserve(keys: list[tuple[str, str]], given: dict[str, str]) -> dict[int, str]:
+    """Each entry's name from earlier runs: by its exact name first, then by its student; never
+    one name to two entries."""
+    out: dict[int, str] = {}
+    taken: set[str] = set()
+    for which in (1, 0):
+        for index, pair in enumerate(keys):
+            name = given.get(pair[which], "")
+            if index not in out and name and name.casefold() not in taken:
+                out[index] = name
+                taken.add(name.casefold())
+    return out
 
 
 def _name_flags(ident: Any, student_id: str, entry_name: str, path: Path | None,

@@ -15,7 +15,7 @@ record: the cache never holds anything the yaml does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -154,7 +154,7 @@ def _read_json_record(outdir: Path, name: str, read: Callable[[Any], Any], refus
         return None
     try:
         value = read(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         value = None
     if value is None:
         raise UsageError(refusal)
@@ -182,42 +182,72 @@ def write_published(outdir: Path, by: str, at: datetime) -> dict[str, str]:
 
 #: who the batch in the folder named what (written by ``grader batch`` under names, not blind)
 ROSTER = ".names.json"
+#: a blind folder's map from anonymous ids back to the students (:mod:`grader.anonymous`)
+IDENTITIES = "identities.csv"
 
 
 class Roster:
     """The report names a folder's batches gave, so that they stay with their students.
 
-    ``given``: every name any run gave, by :func:`grader.discovery.student_key`; a student keeps
-    theirs from run to run and nobody else is ever given it (the ledger's adjustments are made
-    under these names). ``current``: the last run's names, each with its student id; a report
-    not among them is of an entry no longer in SOURCE, and stays out of the gradebooks.
+    ``given``: names by :func:`grader.discovery.entry_keys` (an entry's exact name and its
+    student); a student keeps theirs from run to run. ``names``: every name any run gave, which
+    nobody else is ever given (the ledger's adjustments are made under these names).
+    ``current``: the last run's names, each with its student id; a report not among them is of
+    an entry no longer in SOURCE, and stays out of the gradebooks.
     """
 
-    def __init__(self, given: dict[str, str] | None = None, current: dict[str, str] | None = None) -> None:
+    def __init__(self, given: dict[str, str] | None = None, current: dict[str, str] | None = None,
+                 names: Iterable[str] = ()) -> None:
         self.given = dict(given or {})
         self.current = dict(current or {})
+        self.names = {*names, *self.given.values()}
 
     @classmethod
     def read(cls, outdir: Path) -> Roster | None:
         """The folder's roster, or None when no batch under names has written one.
 
         Raises:
-            UsageError: the file is there but unreadable (naming it and the fix).
+            UsageError: the file is there but unreadable, or names a report by something that
+                cannot be a report's name (naming the file and the fix).
         """
         def parse(data: Any) -> Roster | None:
-            given, current = data["given"], data["current"]
-            if not (isinstance(given, dict) and isinstance(current, dict)):
+            given, current, names = data["given"], data["current"], data.get("names", [])
+            if not (isinstance(given, dict) and isinstance(current, dict) and isinstance(names, list)):
                 return None
-            return cls({str(k): str(v) for k, v in given.items()}, {str(k): str(v) for k, v in current.items()})
+            if not all(isinstance(k, str) and isinstance(v, str) for k, v in [*given.items(), *current.items()]):
+                return None
+            if not all(_report_name_ok(n) for n in [*given.values(), *current, *names]):
+                return None
+            return cls(given, current, names)
 
         roster: Roster | None = _read_json_record(outdir, ROSTER, parse,
                                                   said("roster_unreadable", path=outdir / ROSTER))
         return roster
 
+    def record(self, given: dict[str, tuple[str, str]], current: dict[str, str]) -> None:
+        """This run's names (``given``: each with its keys; ``current``: each with its student
+        id): a key keeps the first name recorded under it, and every name is kept for good."""
+        for name, keys in given.items():
+            for key in keys:
+                self.given.setdefault(key, name)
+            self.names.add(name)
+        self.current = dict(current)
+
     def write(self, outdir: Path) -> None:
-        data = {"schema": 1, "given": dict(sorted(self.given.items())), "current": dict(sorted(self.current.items()))}
+        data = {"schema": 1, "given": dict(sorted(self.given.items())), "names": sorted(self.names),
+                "current": dict(sorted(self.current.items()))}
         write_atomic(outdir / ROSTER, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
+
+def _report_name_ok(name: Any) -> bool:
+    """Whether ``name`` can be a report's file name in ``reports/`` (as the batch gives them:
+    no separator, not hidden, at most 255 bytes of UTF-8)."""
+    if not isinstance(name, str) or not name or name.startswith(".") or any(c in name for c in "/\\\0"):
+        return False
+    try:
+        return len(name.encode("utf-8")) <= 255 - len(".yaml")
+    except UnicodeEncodeError:
+        return False
 
 
 def reports_now(outdir: Path) -> tuple[list[Path], list[str]]:
@@ -225,7 +255,7 @@ def reports_now(outdir: Path) -> tuple[list[Path], list[str]]:
     reports of entries since gone from SOURCE, kept in ``reports/``). Where no roster was written
     (a blind folder, or one an older grader wrote), every record is the batch's."""
     paths = sorted((outdir / "reports").glob("*.yaml"))
-    roster = Roster.read(outdir)
+    roster = None if (outdir / IDENTITIES).is_file() else Roster.read(outdir)
     if roster is None:
         return paths, []
     now = [p for p in paths if p.name[: -len(".yaml")] in roster.current]

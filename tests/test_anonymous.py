@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from test_lms_journey import (CORRECT, FIXTURES, _batch, _canvas_import, _moodle_feedback_participants,
+from test_lms_journey import (CORRECT, EXAMPLES, FIXTURES, _batch, _canvas_import, _moodle_feedback_participants,
                               _moodle_worksheet, _zip_bytes, blackboard_txt, canvas_entry, moodle_prefix)
 
 NOTEBOOK_USER = "yamadataro-home"
@@ -371,3 +371,25 @@ def test_similarity_against_a_previous_term_keeps_every_name_out_of_a_blind_fold
     assert any(r["submission_a"].startswith("anon-") and r["submission_b"].startswith("old-blind/anon-")
                or r["submission_b"].startswith("anon-") and r["submission_a"].startswith("old-blind/anon-")
                for r in rows), rows
+
+
+def test_a_refused_batch_records_no_names_so_the_folder_can_still_go_blind_or_not(tmp_path):
+    """A batch refused after it looked at SOURCE (an LMS gradebook asked of a plain folder) leaves
+    neither the names it would have given nor blind ids behind: the folder then takes a blind
+    batch, or (refused blind first) a batch under names, and every command reads it whole."""
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES / "correct", src / "alice")
+    for first, then in ((("--gradebook", "moodle"), ("--anonymous",)),
+                        (("--anonymous", "--gradebook", "moodle"), ())):
+        out = tmp_path / f"out{len(then)}"
+        refused = _batch(src, out, *first)
+        assert refused.returncode != 0 and "moodle" in refused.stderr.lower(), refused.stderr
+        assert not (out / ".names.json").exists() and not (out / "identities.csv").exists()
+        graded = _batch(src, out, *then)
+        assert graded.returncode == 0, graded.stderr
+        rows = list(csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig"))))
+        assert len(rows) == 1 and rows[0]["score"], rows
+        assert (out / "identities.csv").exists() == bool(then)
+        assert (out / ".names.json").exists() == (not then)

@@ -73,3 +73,44 @@ def test_an_absent_or_unreadable_record_is_none(tmp_path):
     assert read_record(path) is None
     path.write_bytes(b"\xff\xfe not utf-8")
     assert read_record(path) is None
+
+
+def test_a_roster_naming_what_cannot_be_a_report_is_refused_with_its_path(tmp_path):
+    """``.names.json`` is read back on every batch: a name that would put a report outside
+    ``reports/``, a name that is not text, or a file nested past reason is refused, naming the
+    file and the fix, before anything is written."""
+    import pytest
+
+    from grader.errors import UsageError
+    from grader.outdir import ROSTER, Roster
+
+    good = {"schema": 1, "given": {"entry:bob": "bob"}, "names": ["bob"], "current": {"bob": "bob"}}
+    (tmp_path / ROSTER).write_text(json.dumps(good), encoding="utf-8")
+    roster = Roster.read(tmp_path)
+    assert roster is not None and roster.given == {"entry:bob": "bob"} and roster.names == {"bob"}
+    for bad in ({**good, "given": {"entry:bob": "../../escaped"}}, {**good, "given": {"entry:bob": None}},
+                {**good, "current": {"..": "bob"}}, {**good, "names": ["a/b"]}, {**good, "names": [".hidden"]},
+                {**good, "given": {"entry:bob": "x" * 300}}):
+        (tmp_path / ROSTER).write_text(json.dumps(bad), encoding="utf-8")
+        with pytest.raises(UsageError, match="delete it and run grader batch again") as caught:
+            Roster.read(tmp_path)
+        assert str(tmp_path / ROSTER) in str(caught.value)
+    (tmp_path / ROSTER).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(UsageError, match="not the record of the names"):
+        Roster.read(tmp_path)
+
+
+def test_a_roster_keeps_every_name_it_ever_gave(tmp_path):
+    """Two entries sharing a key (the first keeps it, the second is known by its exact name), and
+    a name recorded under no free key still counts as given: none is handed to someone new."""
+    from grader.outdir import Roster
+
+    roster = Roster()
+    roster.record({"José": ("entry:José", "entry:José"), "José-2": ("entry:José", "entry:Jose\u0301")},
+                  {"José": "José", "José-2": "José"})
+    roster.record({"x": ("entry:José", "entry:José")}, {"x": "José"})
+    roster.write(tmp_path)
+    again = Roster.read(tmp_path)
+    assert again is not None
+    assert again.given == {"entry:José": "José", "entry:Jose\u0301": "José-2"}
+    assert again.names == {"José", "José-2", "x"} and again.current == {"x": "José"}

@@ -342,3 +342,56 @@ def test_a_rerun_into_the_folder_grades_with_its_seed_so_adjustments_stay_in_for
     other = _run("batch", str(src), "--out", str(out), "--seed", str(seed + 1), *common)
     assert other.returncode == 0, other.stderr
     assert yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"] == seed + 1
+
+
+def _rows(out: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig"))))
+
+
+@pytest.mark.slow
+def test_a_student_keeps_name_and_adjustment_across_a_zip_a_twin_spelling_and_an_empty_upload(tmp_path):
+    """``bob/`` handed in again as ``bob.zip`` is still bob, with his adjustment. Two folders named
+    ``José`` whose names differ only in Unicode normalisation are two students: when one leaves,
+    the other keeps their own name and adjustment and inherits nothing. And when bob then hands in
+    an empty folder, adjust says why the batch did not grade him, not that he left SOURCE."""
+    import unicodedata
+
+    src, out, rubric = tmp_path / "src", tmp_path / "out", ROOT / "rubrics" / "chapter07.yaml"
+    nfc, nfd = unicodedata.normalize("NFC", "José"), unicodedata.normalize("NFD", "José")
+    assert nfc != nfd
+    for folder, example in (("bob", "divide-by-dk"), (nfc, "correct"), (nfd, "sqrt-d-model")):
+        shutil.copytree(EXAMPLES / example, src / folder)
+    common = ("--no-progress", "--rubric", str(rubric), "--lang", "en", "-j", "1")
+    first = _run("batch", str(src), "--out", str(out), *common)
+    assert first.returncode == 0, first.stderr
+    scores = {r["submission"]: float(r["score"]) for r in _rows(out)}
+    assert set(scores) == {"bob", "José", "José-2"}
+    # Which spelling got which name is the batch's choice; the test follows the NFD (weaker) one.
+    weaker = min(("José", "José-2"), key=lambda n: scores[n])
+    stronger = ({"José", "José-2"} - {weaker}).pop()
+    for who, points in (("bob", "3"), (weaker, "4")):
+        adjusted = _run("adjust", str(out), who, "--points", points, "--reason", f"for {who}", *common[1:5])
+        assert adjusted.returncode == 0, adjusted.stderr
+
+    shutil.rmtree(src / "bob")
+    with zipfile.ZipFile(src / "bob.zip", "w") as zf:
+        for fname, data in _files(EXAMPLES / "divide-by-dk").items():
+            zf.writestr(fname, data)
+    shutil.rmtree(src / nfc)
+    again = _run("batch", str(src), "--out", str(out), *common)
+    assert again.returncode == 0, again.stderr
+    rows = {r["submission"]: r for r in _rows(out)}
+    assert set(rows) == {"bob", weaker}, rows.keys()
+    assert float(rows["bob"]["adjustment"]) == 3 and "for bob" in rows["bob"]["adjustment_reasons"]
+    assert float(rows[weaker]["adjustment"]) == 4 and float(rows[weaker]["automatic_score"]) == scores[weaker]
+    exported = _run("export", str(out), *common[1:5])
+    assert exported.returncode == 0, exported.stderr
+    assert f"no longer in SOURCE (kept in reports/): {stronger}" in exported.stderr
+
+    (src / "bob.zip").unlink()
+    (src / "bob").mkdir()
+    third = _run("batch", str(src), "--out", str(out), *common)
+    assert third.returncode == 0, third.stderr
+    refused = _run("adjust", str(out), "bob", "--points", "1", "--reason", "x", *common[1:5])
+    assert refused.returncode != 0
+    assert "bob has no report to adjust, since the batch did not grade it" in refused.stderr, refused.stderr
