@@ -127,7 +127,7 @@ def run_batch(
 
     check_folder(outdir, anonymous)
     outdir.mkdir(parents=True, exist_ok=True)
-    early = _start_early(rubric, jobs, level, warning, outdir)
+    early = _start_early(rubric, jobs, level, warning, outdir, _at_most(source, rubric, outdir, summary))
     retired: list[_Proc] = []
     # Hundreds of reports of ~2,000 objects each pass through this process: the default
     # collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack.
@@ -157,13 +157,34 @@ def _refuse_early(rubric: Rubric, *, jobs: int | None, cluster: str | None, grad
         check_formats(("canvas",), {"canvas"}, canvas, rubric.title.en)
 
 
-def _start_early(rubric: Rubric, jobs: int | None, level: str, warning: str, outdir: Path) -> list[_Proc]:
+def _start_early(rubric: Rubric, jobs: int | None, level: str, warning: str, outdir: Path,
+                 at_most: int | None) -> list[_Proc]:
     """The local workers, started while this process finds and hashes the submissions
     (:func:`grader.pool.start_early`); none when ``jobs`` is 0 (a cluster grades)."""
     if jobs == 0:
         return []
     base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning}
-    return start_early(base, jobs, outdir / ".logs")
+    return start_early(base, jobs, outdir / ".logs", at_most)
+
+
+def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool) -> int | None:
+    """How many submissions a batch can grade at most, when that is cheap to tell: a folder
+    gives at most one per entry (a flat export's loose files are fewer students still), and
+    the validate corpus is graded beside them unless its finding is recorded. None for an
+    export zip (counting means unpacking) or when the corpus will be graded."""
+    from grader.outdir import corpus_recorded
+    from grader.validate import corpus_digest
+
+    try:
+        with os.scandir(source) as entries:
+            n = sum(1 for _ in entries)
+    except OSError:  # a zip, or what discovery will refuse with its own message
+        return None
+    if summary:
+        digest = corpus_digest(rubric)
+        if digest is not None and not corpus_recorded(outdir, digest):
+            return None
+    return n
 
 
 def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[Any, str, str]:

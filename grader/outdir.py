@@ -391,6 +391,13 @@ def _read_corpus_file(path: Path, digest: str) -> dict[str, list[str]] | None:
         return None
 
 
+def corpus_recorded(outdir: Path, digest: str) -> bool:
+    """Whether ``outdir`` or the user's cache records the corpus for ``digest`` (read only:
+    :func:`read_corpus` is what copies the cache's record in)."""
+    return (_read_corpus_file(outdir / CORPUS, digest) is not None
+            or _read_corpus_file(_user_corpus(digest), digest) is not None)
+
+
 def read_corpus(outdir: Path, digest: str | None, *, cached: bool = False) -> dict[str, list[str]] | None:
     """test id -> the correct styles failing it, when ``outdir`` (or, with ``cached``, the user's
     cache, then copied into ``outdir``) holds a record for ``digest``; None when there is none,

@@ -196,11 +196,20 @@ def chunk_size(remaining: int, jobs: int) -> int:
 
 
 
-def start_early(config: dict[str, Any], jobs: int | None, logs: Path) -> list[_Proc]:
+def start_early(config: dict[str, Any], jobs: int | None, logs: Path, at_most: int | None = None) -> list[_Proc]:
     """Workers (each importing torch and starting its sandbox, ~1 s) started before the
     submissions are found, one per job (default: per CPU); they learn the seed with their
-    first chunk. The caller hands them to :class:`LocalPool` and stops what it did not take."""
+    first chunk. The caller hands them to :class:`LocalPool` and stops what it did not take.
+
+    ``at_most``: how many submissions there can be at most, when the caller can tell cheaply
+    (a folder's entries): no worker is started that could only be retired unused. A bound
+    that proves too low costs only time: :class:`LocalPool` starts the rest itself.
+    """
     wanted = max(1, jobs or os.cpu_count() or 1)
+    if at_most is not None:
+        wanted = min(wanted, at_most)
+    if wanted < 1:
+        return []
     return _Proc.start_group(config, _cpus_for(wanted), wanted, logs)
 
 

@@ -177,7 +177,7 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
     # the kept reports; they learn the batch's seed with their first chunk.
     base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning, "tests": list(patterns)}
     wanted = max(1, jobs or os.cpu_count() or 1)
-    early = start_early(base, wanted, outdir / ".logs") if (outdir / "reports").is_dir() else []
+    early = start_early(base, wanted, outdir / ".logs", _reports_at_most(outdir)) if (outdir / "reports").is_dir() else []
     retired: list[Any] = []
     try:
         return _regrade_with(early, retired, source, out, rubric, patterns, select, entries, base, wanted, lang,
@@ -185,6 +185,13 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
     finally:
         for proc in early + retired:  # those the pool did not take
             proc.stop()
+
+
+def _reports_at_most(outdir: Path) -> int:
+    """How many submissions a regrade can grade at most: the reports in ``outdir`` (each has
+    its yaml record, whatever other formats the rubric asks for)."""
+    with os.scandir(outdir / "reports") as entries:
+        return sum(1 for e in entries if e.name.endswith(".yaml"))
 
 
 def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, rubric: Rubric, patterns: Sequence[str],

@@ -119,16 +119,35 @@ def _assert_same_as(reference: Path, out: Path) -> None:
     assert strip(_gradebook(reference)) == strip(_gradebook(out))
 
 
+#: the chapter's per-call limit, shortened: the hanging submission waits it out in every batch of
+#: the forty, and a hung node is dropped after three of it; a clean call takes milliseconds
+PER_CALL_S = 4
+
+
+def _short_rubric(folder: Path) -> Path:
+    """The chapter's rubric with the per-call limit ``PER_CALL_S``: ``--rubric`` and its path."""
+    from test_validate import rubric_copy
+
+    folder.mkdir(parents=True, exist_ok=True)
+    return rubric_copy(folder, edit=lambda data: data["limits"].update(per_call_s=PER_CALL_S))
+
+
+@pytest.fixture(scope="module")
+def short(tmp_path_factory) -> list[str]:
+    """``--rubric`` and the rubric of :func:`_short_rubric`, for every batch of the forty."""
+    return ["--rubric", str(_short_rubric(tmp_path_factory.mktemp("rubric")))]
+
+
 @pytest.fixture(scope="module")
 def source40(tmp_path_factory) -> Path:
     return _mixed_source(tmp_path_factory.mktemp("mixed") / "src")
 
 
 @pytest.fixture(scope="module")
-def reference(source40, tmp_path_factory) -> Path:
+def reference(source40, short, tmp_path_factory) -> Path:
     """The local batch every cluster batch is compared with: -j 2, the same seed."""
     out = tmp_path_factory.mktemp("local") / "out"
-    proc = _batch(str(source40), "--out", str(out), "-j", "2", "--seed", str(SEED))
+    proc = _batch(str(source40), "--out", str(out), "-j", "2", "--seed", str(SEED), *short)
     assert "40 graded" in proc.stderr
     reports = _reports(out)
     # the mix is what it says: a notebook, a zip, a hang, a crash, named mistakes
@@ -262,7 +281,7 @@ def _alive(pids: set[int]) -> set[int]:
 # --------------------------------------------------------------------------- the journeys
 
 
-def test_cluster_batch_grades_as_the_local_batch(cluster, source40, reference, tmp_path):
+def test_cluster_batch_grades_as_the_local_batch(cluster, source40, reference, short, tmp_path):
     """--cluster tcp://127.0.0.1:PORT: every report identical to -j 2 with the same seed; the
     scheduler holds no task of the batch afterwards (its futures were released); while the
     grader's plugin is installed, the workers do not sample their threads' stacks, and they do
@@ -276,7 +295,7 @@ def test_cluster_batch_grades_as_the_local_batch(cluster, source40, reference, t
         assert {(False, True)} == set(c.run(sampling).values())  # Dask's default, before the batch
         batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(source40), "--out", str(out),
                                   "--cluster", cluster.address, "--seed", str(SEED), "--no-progress", "--no-table",
-                                  "--lang", "en"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                  "--lang", "en", *short], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         seen: set[tuple[bool, bool]] = set()
         while batch.poll() is None:
             seen |= set(c.run(sampling).values())
@@ -294,13 +313,13 @@ def test_cluster_batch_grades_as_the_local_batch(cluster, source40, reference, t
         assert all("grader" not in names for names in c.run(lambda dask_worker: list(dask_worker.plugins)).values())
 
 
-def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference, tmp_path):
+def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference, short, tmp_path):
     """kill -9 of a worker while it grades (through the scheduler file): its shard runs again,
     all 40 reports arrive once and equal the local ones, and its grading processes are gone."""
     out = tmp_path / "out"
     batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(source40), "--out", str(out),
                               "--cluster", str(cluster.file), "--seed", str(SEED), "--no-progress", "--no-table",
-                              "--lang", "en"],
+                              "--lang", "en", *short],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     with cluster.client() as c:
         deadline = time.monotonic() + 300
@@ -333,6 +352,7 @@ def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference
 def test_a_hung_node_is_dropped_within_the_rubrics_limits(tmp_path):
     """SIGSTOP of a worker while it grades: no heartbeat for 3 x per_call_s, so the client has
     the scheduler drop it (Dask alone would wait five minutes); every submission is graded."""
+    rubric = _short_rubric(tmp_path / "rubric")
     c = Cluster(tmp_path / "dask")
     stopped = None
     try:
@@ -346,7 +366,7 @@ def test_a_hung_node_is_dropped_within_the_rubrics_limits(tmp_path):
         out = tmp_path / "out"
         batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(src), "--out", str(out),
                                   "--cluster", c.address, "--shard-size", "1", "--no-progress", "--no-table",
-                                  "--lang", "en"],
+                                  "--lang", "en", "--rubric", str(rubric)],
                                  cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         with c.client() as client:
             deadline = time.monotonic() + 300
@@ -358,7 +378,7 @@ def test_a_hung_node_is_dropped_within_the_rubrics_limits(tmp_path):
         os.kill(stopped, signal.SIGSTOP)
         _, err = batch.communicate(timeout=600)
         assert batch.returncode == 0, err
-        assert "sent no heartbeat for 30 s" in err, err
+        assert f"sent no heartbeat for {3 * PER_CALL_S} s" in err, err
         assert "4 graded" in err
         assert 4 == len(_gradebook(out))
     finally:
@@ -660,12 +680,12 @@ def test_kind_kubernetes_builds_its_cluster_resource(tmp_path):
         parse_spec(str(path))
 
 
-def test_ctrl_c_cancels_the_clusters_work_and_resume_finishes(cluster, source40, reference, tmp_path):
+def test_ctrl_c_cancels_the_clusters_work_and_resume_finishes(cluster, source40, reference, short, tmp_path):
     """SIGINT to the client mid-batch: exit 130 naming --resume, whole reports only, nothing left
     running on the cluster; --resume on the cluster grades the rest, equal to the local batch."""
     out = tmp_path / "out"
     args = [str(source40), "--out", str(out), "--cluster", cluster.address, "--seed", str(SEED),
-            "--shard-size", "2"]
+            "--shard-size", "2", *short]
     batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", *args, "--no-progress", "--no-table", "--lang", "en"],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300

@@ -1,0 +1,90 @@
+"""How many grading workers a batch starts before it has found the submissions.
+
+Each worker imports torch and starts a sandbox before it grades anything (about 1.3 s of CPU on
+this kind of machine): a batch that can tell cheaply that fewer submissions wait than it has
+CPUs starts no worker it would only retire unused.
+"""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.batch import _at_most, run_batch
+from grader.outdir import corpus_recorded, write_corpus
+from grader.pool import _Proc
+from grader.regrade import _reports_at_most
+from grader.rubric import load_rubric
+from grader.validate import corpus_digest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "submissions"
+RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user cache of this test's own: what the corpus's finding is known from starts empty."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache
+
+
+def _folder(dest: Path, names: list[str]) -> Path:
+    dest.mkdir(parents=True)
+    for name in names:
+        shutil.copytree(EXAMPLES / name, dest / name)
+    return dest
+
+
+def test_a_folder_bounds_the_workers_by_its_entries_and_the_corpus(tmp_path: Path, own_cache: Path) -> None:
+    rubric = load_rubric(RUBRIC)
+    src = _folder(tmp_path / "src", ["correct", "divide-by-dk", "sqrt-d-model"])
+    out = tmp_path / "out"
+    assert _at_most(str(src), rubric, out, summary=False) == 3
+    # with a summary, the validate corpus's styles are graded beside the class until recorded
+    assert _at_most(str(src), rubric, out, summary=True) is None
+    digest = corpus_digest(rubric)
+    assert digest is not None and not corpus_recorded(out, digest)
+    write_corpus(out, digest, 1, {}, ["01-minimal-checks"])
+    assert corpus_recorded(out, digest)
+    assert _at_most(str(src), rubric, out, summary=True) == 3
+    # the user's cache answers for another folder of the same course
+    assert _at_most(str(src), rubric, tmp_path / "elsewhere", summary=True) == 3
+    # an export zip cannot be counted without unpacking it; a missing source is discovery's to refuse
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        zf.writestr("a_1_assignsubmission_file_/scaling.py", "x = 1\n")
+    assert _at_most(str(export), rubric, out, summary=False) is None
+    assert _at_most(str(tmp_path / "no-such-folder"), rubric, out, summary=False) is None
+
+
+def test_a_regrade_is_bounded_by_the_reports_kept(tmp_path: Path) -> None:
+    reports = tmp_path / "out" / "reports"
+    reports.mkdir(parents=True)
+    for name in ("alice", "bob.smith", "carol"):  # a dot in a name is still one student
+        (reports / f"{name}.yaml").write_text("score: 1\n", encoding="utf-8")
+        (reports / f"{name}.md").write_text("# report\n", encoding="utf-8")
+    assert _reports_at_most(tmp_path / "out") == 3
+
+
+@pytest.mark.slow
+def test_a_batch_of_one_submission_starts_one_worker_and_grades_it(tmp_path: Path, own_cache: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[int] = []
+    original = _Proc.start_group.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[_Proc], config: dict[str, Any], cpus: list[int], n: int, logs: Path) -> list[_Proc]:
+        started.append(n)
+        return original(cls, config, cpus, n, logs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(_Proc, "start_group", classmethod(spy))
+    src = _folder(tmp_path / "src", ["correct"])
+    result = run_batch(str(src), str(tmp_path / "out"), load_rubric(RUBRIC), jobs=2, progress=False, summary=False,
+                       allow_weak=True)
+    assert started == [1]
+    assert result.graded == 1 and result.reports[0].score == result.reports[0].max_score > 0
