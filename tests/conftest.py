@@ -174,25 +174,6 @@ def worker_python() -> Iterator[None]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The user's cache (``XDG_CACHE_HOME``: where a batch records how the validate corpus fares)
-    is this run's own, shared by its workers: a run starts from what a fresh machine has and
-    leaves nothing in the real one. A test that wants its own sets the variable itself."""
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "user-cache"
-    shared.mkdir(exist_ok=True)
-    old = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(shared)
-    try:
-        yield shared
-    finally:
-        if old is None:
-            os.environ.pop("XDG_CACHE_HOME", None)
-        else:
-            os.environ["XDG_CACHE_HOME"] = old
-
-
 def _english_left(text: str) -> list[str]:
     """The grader's own English sentences (fixed parts of three words or more) found in ``text``:
     a Japanese page must show each of them in Japanese. Student text cannot trip it up unless
