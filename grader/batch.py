@@ -127,7 +127,8 @@ def run_batch(
 
     check_folder(outdir, anonymous)
     outdir.mkdir(parents=True, exist_ok=True)
-    early = _start_early(rubric, jobs, level, warning, outdir, _at_most(source, rubric, outdir, summary))
+    early = _start_early(rubric, jobs, level, warning, outdir,
+                         None if jobs == 0 else _at_most(source, rubric, outdir, summary))
     retired: list[_Proc] = []
     # Hundreds of reports of ~2,000 objects each pass through this process: the default
     # collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack.
