@@ -387,6 +387,42 @@ def student_key(lms: str, student_id: str, entry: str) -> str:
     return f"{lms}:{student_id}" if lms and student_id else f"entry:{entry}"
 
 
+class _Namer:
+    """Report names for one discovery: each entry's from an earlier run where there is one
+    (``reserved``, by entry index), else one no other entry has, case aside, whose files no
+    other entry's files coincide with (:func:`grader.outdir.name_aliases`), that is no other
+    entry's own name (``own``), and that no earlier run gave anyone (``held``, casefolded)."""
+
+    def __init__(self, result: Discovery, keys: list[tuple[str, str]], reserved: dict[int, str], own: set[str],
+                 held: set[str]) -> None:
+        self.result, self.keys, self.reserved, self.own, self.held = result, keys, reserved, own, held
+        self.names: set[str] = set()
+
+    def unique(self, wanted: str, index: int) -> str:
+        name = self.reserved.get(index, "")
+        if not name or set(name_aliases(name)) & self.names:
+            name, n = wanted, 2
+            while (name.casefold() in self.names or (name != wanted and name in self.own)
+                   or name.casefold() in self.held):
+                name, n = f"{wanted}-{n}", n + 1
+        self.names.update(name_aliases(name))
+        self.result.keys[name] = self.keys[index]
+        return name
+
+
+def _unreadable(entry_name: str, ident: LmsName | None, why: str, unique: Callable[[str], str]) -> Failed:
+    """The entry ``entry_name`` that could not be read (``why``), under a report name of its own."""
+    from grader import lms as lmsnames
+
+    student_id = ident.student_id if ident else student_id_of(entry_name)
+    text = said("cannot_read", what=entry_name, why=why)
+    who = Skipped(entry_name, text, student_id, name=ident.name if ident else "",
+                  late=bool(ident and ident.late), lms=ident.lms if ident else "",
+                  flags=[("unreadable", {"why": text})])
+    return Failed(unique(lmsnames.disk_name(who.name, student_id) if ident else lmsnames.disk_name(entry_name, "")),
+                  student_id, entry_name, text, who)
+
+
 def find_submissions(source: str | os.PathLike[str], staging: Path | None = None,
                      assignment: Assignment | None = None, given: dict[str, str] | None = None,
                      held: Iterable[str] = ()) -> Discovery:
@@ -435,43 +471,21 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     # ("alice-2") is never one another entry has as its own.
     own = {lmsnames.disk_name(c[2].name, c[2].student_id) if c[2] else _plain_base(c[0], c[1])
            for c in candidates}
-    names: set[str] = set()
     ordered = sorted(candidates, key=lambda c: c[0])
     keys = [entry_keys(c[0], c[1], c[2]) for c in ordered] + [entry_keys(s, None, None) for s in symlinks]
-    reserved = _reserve(keys, dict(given or {}))
-    held_now = {n.casefold() for n in (*(given or {}).values(), *held)}
-
-    def unique(wanted: str, index: int) -> str:
-        """The report name an earlier run gave the entry ``index``, else one no other entry
-        has, case aside, whose files no other entry's files coincide with
-        (:func:`grader.outdir.name_aliases`), and that no earlier run gave anyone."""
-        name = reserved.get(index, "")
-        if not name or set(name_aliases(name)) & names:
-            name, n = wanted, 2
-            while name.casefold() in names or (name != wanted and name in own) or name.casefold() in held_now:
-                name, n = f"{wanted}-{n}", n + 1
-        names.update(name_aliases(name))
-        result.keys[name] = keys[index]
-        return name
-
+    namer = _Namer(result, keys, _reserve(keys, dict(given or {})), own,
+                   {n.casefold() for n in (*(given or {}).values(), *held)})
     for index, (entry_name, path, ident, set_aside, broke) in enumerate(ordered):
         try:
             _discover_one(result, entry_name, path, ident, set_aside, broke, parts, assignment, root, staging,
-                          partial(unique, index=index), decoded)
+                          partial(namer.unique, index=index), decoded)
         except Exception as exc:  # noqa: BLE001 - the ingest rule: one entry fails alone
-            student_id = ident.student_id if ident else student_id_of(entry_name)
             why = f"{type(exc).__name__}: {exc}".replace(f"{root}{os.sep}", "").replace(f"{staging}{os.sep}", "")
-            text = said("cannot_read", what=entry_name, why=why)
-            who = Skipped(entry_name, text, student_id, name=ident.name if ident else "",
-                          late=bool(ident and ident.late), lms=ident.lms if ident else "",
-                          flags=[("unreadable", {"why": text})])
-            result.failed.append(Failed(unique(lmsnames.disk_name(who.name, student_id) if ident
-                                               else lmsnames.disk_name(entry_name, ""), index),
-                                        student_id, entry_name, text, who))
+            result.failed.append(_unreadable(entry_name, ident, why, partial(namer.unique, index=index)))
     for index, entry_name in enumerate(symlinks, start=len(ordered)):
         who_link = Skipped(entry_name, said("symlink"), student_id_of(entry_name),
                            flags=[("symlink", {})])
-        result.failed.append(Failed(unique(lmsnames.disk_name(entry_name, ""), index),
+        result.failed.append(Failed(namer.unique(lmsnames.disk_name(entry_name, ""), index),
                                     who_link.student_id, entry_name,
                                     said("symbolic_link_followed_put", entry=entry_name), who_link))
     # Online text beside uploaded files (Moodle keeps one folder per plugin) is no second entry.
