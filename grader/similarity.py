@@ -437,19 +437,33 @@ def side_by_side(pair: Pair, coded: dict[str, Coded]) -> list[dict[str, Any]]:
     """
     a, b = coded[pair.a], coded[pair.b]
     shared = a.prints.keys() & b.prints.keys()
+    # Per shared fingerprint, once per pair: where A has it (chunk label -> [(line, order)]) and
+    # which of B's functions hold it (one vote per print of it there). A region's votes are then
+    # counted over its own fingerprints, in the order of ``shared``, so a tie goes as before.
+    a_at: dict[str, list[tuple[int, int]]] = {}
+    hashes = list(shared)
+    for order, h in enumerate(hashes):
+        for lab, x, _ in a.prints[h]:
+            a_at.setdefault(lab, []).append((x, order))
+    b_keys: dict[int, list[tuple[str, str, int, int]]] = {}
+
+    def keys_of(order: int) -> list[tuple[str, str, int, int]]:
+        found = b_keys.get(order)
+        if found is None:
+            found = b_keys[order] = [(lab, name, f, g) for lab, x, _ in b.prints[hashes[order]]
+                                     for name, f, g in b.functions.get(lab, []) if f <= x <= g]
+        return found
+
     regions = []
     for label, lines in sorted(pair.lines_a.items()):
+        here = a_at.get(label, [])
         for fname, first, last in a.functions.get(label, []) or [("", 1, len(a.sources.get(label, [])))]:
             if not any(first <= n <= last for n in lines):
                 continue
             votes: dict[tuple[str, str, int, int], int] = {}
-            for h in shared:
-                if not any(lab == label and first <= x <= last for lab, x, _ in a.prints[h]):
-                    continue
-                for lab, x, _ in b.prints[h]:
-                    for name, f, g in b.functions.get(lab, []):
-                        if f <= x <= g:
-                            votes[(lab, name, f, g)] = votes.get((lab, name, f, g), 0) + 1
+            for order in sorted({order for x, order in here if first <= x <= last}):
+                for key in keys_of(order):
+                    votes[key] = votes.get(key, 0) + 1
             right: list[tuple[int, str, bool]] = []
             right_label = ""
             if votes:
@@ -499,12 +513,26 @@ TEXT = by_lang({
 })
 
 
-def render_page(result: Similarity, rubric: Rubric, lang: str) -> str:
-    """The similarity page in ``lang``: groups, then each pair's matching regions side by side."""
+def render_regions(result: Similarity) -> list[Any]:
+    """Each flagged pair's matching regions side by side, as HTML: the same on every
+    language's page, so rendered once (the student text in them escaped by the templates' sink)."""
+    from grader.summary import _templates
+
+    from markupsafe import Markup
+
+    template = _templates().get_template("similarity_regions.html.j2")
+    return [Markup(template.render(regions=side_by_side(p, result.coded))) for p in result.pairs]
+
+
+def render_page(result: Similarity, rubric: Rubric, lang: str, regions: Sequence[Any] | None = None) -> str:
+    """The similarity page in ``lang``: groups, then each pair's matching regions side by side
+    (``regions``: :func:`render_regions`, when the caller already has them)."""
     from grader.summary import _templates
 
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
-    pairs = [{"p": p, "regions": side_by_side(p, result.coded)} for p in result.pairs]
+    if regions is None:
+        regions = render_regions(result)
+    pairs = [{"p": p, "regions": r} for p, r in zip(result.pairs, regions)]
     who = {name: c.who for name, c in result.coded.items()}
     from grader.report.webfont import embed
 
@@ -599,8 +627,9 @@ def run(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
     result = compare(coded, reps, base_code(rubric, api), old, old_reports)
     result.against = against or ""
     write_similarity(result, out)
+    regions = render_regions(result)  # the same on both pages
     for lang in ("ja", "en"):
-        write_atomic(out / f"similarity.{lang}.html", render_page(result, rubric, lang))
+        write_atomic(out / f"similarity.{lang}.html", render_page(result, rubric, lang, regions))
     return result
 
 

@@ -254,6 +254,52 @@ def test_page_shows_hostile_code_as_text_side_by_side(tmp_path: Path, rubric, la
     assert ("グループ 1" if lang == "ja" else "Group 1") in text
 
 
+def _side_by_side_plainly(pair: similarity.Pair, coded: dict[str, similarity.Coded]) -> list[dict]:
+    """What the page shows of a pair, computed the plain way: every shared fingerprint looked at
+    again for every function of A (the reference for the indexed :func:`similarity.side_by_side`)."""
+    a, b = coded[pair.a], coded[pair.b]
+    shared = a.prints.keys() & b.prints.keys()
+    regions = []
+    for label, lines in sorted(pair.lines_a.items()):
+        for fname, first, last in a.functions.get(label, []) or [("", 1, len(a.sources.get(label, [])))]:
+            if not any(first <= n <= last for n in lines):
+                continue
+            votes: dict = {}
+            for h in shared:
+                if any(lab == label and first <= x <= last for lab, x, _ in a.prints[h]):
+                    for lab, x, _ in b.prints[h]:
+                        for name, f, g in b.functions.get(lab, []):
+                            if f <= x <= g:
+                                votes[(lab, name, f, g)] = votes.get((lab, name, f, g), 0) + 1
+            right, right_label = [], ""
+            if votes:
+                right_label, _, f, g = max(votes, key=lambda k: (votes[k], k[1] == fname))
+                right = similarity._lines(b, right_label, f, g, pair.lines_b.get(right_label, set()))
+            regions.append({"function": fname, "a_label": label, "a": similarity._lines(a, label, first, last, lines),
+                            "b_label": right_label, "b": right})
+    loose_a, loose_b = similarity._loose(a, pair.lines_a), similarity._loose(b, pair.lines_b)
+    if loose_a and loose_b:
+        la, ls_a = max(loose_a.items(), key=lambda kv: len(kv[1]))
+        lb, ls_b = max(loose_b.items(), key=lambda kv: len(kv[1]))
+        regions.insert(0, {"function": "", "a_label": la, "a": similarity._lines(a, la, min(ls_a), max(ls_a), ls_a),
+                           "b_label": lb, "b": similarity._lines(b, lb, min(ls_b), max(ls_b), ls_b)})
+    return regions[:similarity._REGIONS]
+
+
+def test_each_pairs_regions_are_those_the_plain_way_finds(tmp_path: Path) -> None:
+    """For every flagged pair of a class with copies (files, a notebook, a partial copy, the corpus's
+    one-function variants), the regions shown side by side, B's function chosen for each of A's
+    and the lines marked are exactly what looking at every shared fingerprint again finds."""
+    partial = ORIGINAL.split("def scale_scores")[0] + "def scale_scores(s, d):\n    return s / d ** 0.5\n"
+    coded = [_coded(_folder(tmp_path, "a", ORIGINAL), "a"), _coded(_folder(tmp_path, "b", DISGUISED), "b"),
+             _coded(_notebook(tmp_path, "c", DISGUISED), "c"), _coded(_folder(tmp_path, "d", partial), "d"),
+             *_independent(tmp_path, derived=True)]
+    result = similarity.compare(coded, {c.name: _report(c.name) for c in coded})
+    assert len(result.pairs) >= 6
+    for pair in result.pairs:
+        assert similarity.side_by_side(pair, result.coded) == _side_by_side_plainly(pair, result.coded), (pair.a, pair.b)
+
+
 def test_against_a_previous_term_flags_a_copy_of_last_years_work_and_never_two_old_ones(tmp_path: Path) -> None:
     """--against: this term's copy of an old submission is flagged; two old ones alike are not this term's question."""
     old_a = _coded(_folder(tmp_path, "a", ORIGINAL), "2025/a")

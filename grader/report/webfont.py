@@ -119,7 +119,8 @@ def font_face(text: str) -> str:
     """The ``@font-face`` rule for the characters of ``text`` (printable ASCII too, so that a
     machine with no font at all still draws the page); empty when ``text`` is all ASCII, or the
     font package is missing."""
-    chars = {c for c in text if not c.isspace()}
+    chars = set(text)  # (a set of the text first: a page can hold megabytes of code)
+    chars.difference_update([c for c in chars if c.isspace()])
     if all(c.isascii() for c in chars):
         return ""
     chars.update(chr(c) for c in range(0x20, 0x7F))
