@@ -28,6 +28,7 @@ import secrets
 import signal
 import threading
 import time
+import unicodedata
 from datetime import timezone
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -223,8 +224,10 @@ class _Batch:
         self.warned: set[str] = set()
         self.seed = 0
         self.found = Discovery()
-        #: submission times (``--submitted``) and extensions (``--extensions``), by student id or name
-        self.submitted, self.extensions = submitted or {}, extensions or {}
+        #: submission times (``--submitted``) and extensions (``--extensions``), by student id or
+        #: name as NFKC folds it (a full-width ``１１１１１`` is ``11111``)
+        self.submitted = {_folded(k): v for k, v in (submitted or {}).items()}
+        self.extensions = {_folded(k): v for k, v in (extensions or {}).items()}
         #: the hand adjustments (grader.ledger), read and checked before anything is graded
         self.ledger = ledger.read(outdir)
         self.cluster, self.shard_size, self.allow_weak = cluster, shard_size, allow_weak
@@ -264,6 +267,7 @@ class _Batch:
             check_formats(gradebooks, {i.lms for i in entries if i.lms}, self.canvas, self.rubric.title.en)
         if self.found.keep is not None:  # the names (or blind ids) given, now that nothing refuses
             self.found.keep()
+        self._say_unmatched()
         todo = self._resumable(resume)
         resumed = len(self.finished)
         digest = self._corpus_to_grade() if summary else None
@@ -378,16 +382,39 @@ class _Batch:
 
         if not self.rubric.due:
             return None
-        keys = self.found.keys_of(found)
+        keys = [_folded(k) for k in self.found.keys_of(found)]
         assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")
         at = next((self.submitted[k] for k in keys if k in self.submitted), None)
         if at is None and found.lms_time:  # the LMS's own clock (Blackboard), in the due date's zone
             at = lms_wall_time(found.lms_time, assigned.tzinfo or timezone.utc)
-        if at is None:
-            return None  # the LMS's late flag decides
         key = next((k for k in keys if k in self.extensions), keys[0])
         due, ext = due_for(key, assigned, self.extensions)
+        if at is None:
+            # The LMS's late flag decides, but it was set against the LMS's own due date: a
+            # student with an extension is not judged by it (grader.gradebook.apply_late).
+            return {"submitted": "", "due": due.isoformat(), "extension": ext.reason} if ext else None
         return {"submitted": at.isoformat(), "due": due.isoformat(), "extension": ext.reason if ext else ""}
+
+    def _say_unmatched(self) -> None:
+        """Warn of each student ``--submitted`` or ``--extensions`` names whom no submission
+        matches (a slip there would silently cost that student their time or extension), and of
+        students with an extension but no submission time (the LMS's late flag is not applied
+        to them). In a blind batch, how many, never who."""
+        if not self.rubric.due or not (self.submitted or self.extensions):
+            return
+        known = {_folded(k) for f in self.found.found for k in self.found.keys_of(f)}
+        for option, listed in (("--submitted", self.submitted), ("--extensions", self.extensions)):
+            unmatched = sorted(k for k in listed if k not in known)
+            if unmatched:
+                who = str(len(unmatched)) if self.anonymous else ", ".join(unmatched[:10]) + (
+                    " …" if len(unmatched) > 10 else "")
+                _flag(self.console, said("listed_match_no_submission", option=option, n=len(unmatched), who=who),
+                      self.lang)
+        untimed = [f for f in self.found.found
+                   if (self._when(f) or {}).get("submitted") == "" and f.late]
+        if untimed:
+            who = str(len(untimed)) if self.anonymous else ", ".join(sorted(f.submission.name for f in untimed)[:10])
+            _flag(self.console, said("extension_without_time", n=len(untimed), who=who), self.lang)
 
     def _adjusted(self, index: int, report: GradeReport) -> GradeReport:
         """A kept report with the late policy (an extension may have been granted since) and the
@@ -547,6 +574,11 @@ class _Batch:
                                             canvas=self.canvas)
         say_written(written, book, self.console, self.lang)
         return [self.finished[i] for i in sorted(self.finished)] + failed_reports
+
+
+def _folded(key: str) -> str:
+    """A student id or name as the instructor's files and the LMS may both spell it (NFKC, trimmed)."""
+    return unicodedata.normalize("NFKC", key).strip()
 
 
 def _flag(console: Console, text: str, lang: str, before: str = "") -> None:

@@ -148,6 +148,26 @@ def render(report: Any, fmt: str, rubric: Rubric, lang: str) -> str:
     return writers.render(report, fmt, rubric=rubric, lang=lang)
 
 
+class _Points(click.ParamType):  # type: ignore[type-arg]
+    """A number of points as a Japanese keyboard may type it: full-width digits and point
+    (NFKC), the minus sign U+2212; a decimal comma is refused with the number it stands for."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, (int, float)):
+            return float(value)
+        import unicodedata
+
+        text = unicodedata.normalize("NFKC", str(value)).strip().replace("\u2212", "-")
+        try:
+            return float(text)
+        except ValueError:
+            if text.count(",") == 1 and text.replace(",", "", 1).lstrip("+-").isdigit():
+                self.fail(said("points_decimal_comma", got=repr(str(value)), example=text.replace(",", ".")), param, ctx)
+            self.fail(said("points_not_number", got=repr(str(value))), param, ctx)
+
+
 rubric_option = click.option(
     "--rubric", "rubric_path", default=None,
     help="The rubric YAML (default: rubrics/*.yaml in the folder you are in or the nearest folder "
@@ -662,8 +682,8 @@ def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str 
 @click.argument("outdir", type=click.Path(file_okay=False, exists=True))
 @click.argument("student")
 @click.option("--part", default=None, help="The part to adjust (default: the total).")
-@click.option("--points", type=float, default=None, help="Points to add (negative: to take off), e.g. --points=-2.")
-@click.option("--set", "set_to", type=float, default=None, help="The score to set outright.")
+@click.option("--points", type=_Points(), default=None, help="Points to add (negative: to take off), e.g. --points=-2.")
+@click.option("--set", "set_to", type=_Points(), default=None, help="The score to set outright.")
 @click.option("--undo", type=int, default=None, help="Take back adjustment N (it stays in the ledger).")
 @click.option("--confirm", type=int, default=None,
               help="Adjustment N (shown 'needs review') holds against the automatic score as it is now.")
@@ -724,7 +744,7 @@ def publish_cmd(outdir: str, by: str, rubric_path: str | None, lang: str | None)
               help="The folder of the batch to grade again (its reports and ledger).")
 @click.option("--test", "tests", multiple=True, required=True,
               help="Grade again only the tests whose id matches this pattern (* and ?; repeatable), "
-                   "e.g. 'hidden/test_scaling.py::*'.")
+                   "e.g. 'hidden/test_scaling.py::*'; a whole id, brackets and all, matches itself.")
 @rubric_option
 @lang_option
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Grading processes (default: CPUs).")

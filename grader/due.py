@@ -35,6 +35,8 @@ __all__ = ["Extension", "Lateness", "LatePolicyRule", "due_for", "late_penalty",
            "read_extensions", "read_moodle_worksheet", "read_submitted"]
 
 DAY = timedelta(days=1)
+#: the most days an extension may give (a larger number is a slip of the keyboard)
+MAX_EXTENSION_DAYS = 3660
 
 
 def parse_when(text: str, where: str) -> datetime:
@@ -88,6 +90,8 @@ def read_extensions(path: Path) -> dict[str, Extension]:
                 raise UsageError(said("days_must_number_got", where=where, got=f"{days_text!r}")) from None
             if not math.isfinite(days) or days < 0:
                 raise UsageError(said("days_must_number_got", where=where, got=f"{days_text!r}"))
+            if days > MAX_EXTENSION_DAYS:
+                raise UsageError(said("days_at_most", where=where, got=f"{days_text!r}", most=MAX_EXTENSION_DAYS))
             out[student] = Extension(student, days=days, reason=row.get("reason", ""))
     return out
 
@@ -96,7 +100,10 @@ def read_submitted(path: Path) -> dict[str, datetime]:
     """``--submitted FILE.csv``: ``student`` and ``submitted`` (a date-time with offset) per line."""
     out: dict[str, datetime] = {}
     for line, row in _rows(path, ("student", "submitted")):
-        out[row["student"].strip()] = parse_when(row["submitted"], f"{path}: line {line}")
+        student, where = row["student"].strip(), f"{path}: line {line}"
+        if student in out:
+            raise UsageError(said("listed_twice_keep_one", where=where, student=student))
+        out[student] = parse_when(row["submitted"], where)
     return out
 
 
@@ -152,16 +159,45 @@ def lms_wall_time(stamp: str, zone: tzinfo) -> datetime | None:
 
 
 def _rows(path: Path, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    """The CSV's records as ``(line, row)``: ``line`` is where the record starts in the file
+    (blank lines and a quoted value over several lines counted). UTF-8 (with or without a BOM),
+    else CP932, which Excel on Japanese Windows writes for "CSV (comma delimited)".
+
+    Raises:
+        UsageError: the file cannot be read, is in neither encoding, or lacks a column.
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        raw = Path(path).read_bytes()
     except OSError as exc:
         raise UsageError(said("cannot_read_check_path", path=path, why=exc.strerror or exc)) from None
-    reader = csv.DictReader(text.splitlines())
+    text = _decoded(raw)
+    if text is None:
+        raise UsageError(said("csv_not_utf8", path=path))
+    lines = text.splitlines()
+    reader = csv.DictReader(lines)
     missing = [c for c in needed if c not in (reader.fieldnames or [])]
     if missing:
         columns, example = ", ".join(missing), ",".join(needed)
         raise UsageError(said("no_column_first_line", path=path, columns=columns, example=example))
-    return [(i, {k: v or "" for k, v in row.items() if k is not None}) for i, row in enumerate(reader, 2)]
+    out: list[tuple[int, dict[str, str]]] = []
+    end = reader.line_num  # the header's last line
+    for row in reader:
+        start = end + 1
+        while start < reader.line_num and not lines[start - 1]:
+            start += 1  # (the reader skips blank lines)
+        end = reader.line_num
+        out.append((start, {k: v or "" for k, v in row.items() if k is not None}))
+    return out
+
+
+def _decoded(raw: bytes) -> str | None:
+    """``raw`` as text: UTF-8 (a BOM dropped), else CP932; None if it is neither."""
+    for encoding in ("utf-8-sig", "cp932"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return None
 
 
 def due_for(student: str, due: datetime, extensions: dict[str, Extension]) -> tuple[datetime, Extension | None]:

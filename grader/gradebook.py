@@ -367,6 +367,13 @@ def apply_late(data: dict[str, Any], late: bool, rubric: Rubric, when: dict[str,
     """
     policy = getattr(rubric, "late", None)
     days = None
+    if late and policy is not None and when and not when.get("submitted") and when.get("due"):
+        # An extension, but no submission time: the LMS's flag was set against its own due
+        # date, not this student's, so it takes nothing off; the report says so.
+        data["notes"] = [*data.get("notes", []),
+                         " / ".join(label("late_flag_set_aside", lang, due=when["due"])
+                                    for lang in rubric.report.languages)]
+        return data
     if policy is not None and when and when.get("submitted") and when.get("due"):
         from grader.due import LatePolicyRule, late_penalty, parse_when
 
@@ -406,13 +413,15 @@ def undo_late(data: dict[str, Any]) -> dict[str, Any]:
         data["score"] = float(late["score_before"])
         top = float(data["max_score"])
         data["passed"] = top > 0 and data["score"] * 100.0 >= float(data.get("pass_mark", 0.0)) * top
-        data["notes"] = without_late_note(data.get("notes", []))
+    if data.get("notes"):
+        data["notes"] = without_late_note(data["notes"])
     return data
 
 
 def without_late_note(notes: list[str]) -> list[str]:
     """``notes`` without the one :func:`apply_late` adds."""
-    starts = tuple(label("late_note", lang).split("{", 1)[0] for lang in ("en", "ja"))
+    starts = tuple(label(key, lang).split("{", 1)[0] for key in ("late_note", "late_flag_set_aside")
+                   for lang in ("en", "ja"))
     return [n for n in notes if not any(x.startswith(starts) for x in n.split(" / "))]
 
 

@@ -207,6 +207,10 @@ MESSAGES: dict[str, M] = {
     "usage_no_such_option": M("{name}: no such option{maybe}", "{name} というオプションはありません{maybe}"),
     "usage_did_you_mean": M(" (did you mean {options}?)", "（{options} のことでしょうか）"),
     "usage_missing": M("{what} is missing", "{what} が指定されていません"),
+    "points_decimal_comma": M("{got} is not a number; write the decimal with a point: {example}",
+                              "{got} は数ではありません。小数点はピリオドで書いてください: {example}"),
+    "points_not_number": M("{got} is not a number of points, e.g. 2, -1.5",
+                           "{got} は点数として読めません（例: 2、-1.5）"),
     "usage_bad_value": M("invalid value for {what} ({detail})", "{what} の値が正しくありません（{detail}）"),
     "usage_choose": M("{what} takes one of {choices}", "{what} には {choices} のいずれかを指定してください"),
     "usage_no_such_command": M("{name}: no such command{maybe}", "{name} というコマンドはありません{maybe}"),
@@ -651,6 +655,46 @@ MESSAGES: dict[str, M] = {
     "days_must_number_got": M(
         "{where}: days must be a number (got {got})",
         "{where}: days は数で書いてください（{got} と書かれています）"),
+    "listed_match_no_submission": M(
+        "warning: {option} names {n} student(s) no graded submission matches: {who}; check the spelling "
+        "(the LMS's student id or the report's name)",
+        "警告: {option} に書かれた学生のうち {n} 人が、採点した提出のどれとも一致しません: {who}。"
+        "綴りを確かめてください（LMS の学生 ID か、レポートの名前）"),
+    "extension_without_time": M(
+        "warning: {n} student(s) with an extension have no submission time, so the LMS's late flag "
+        "takes nothing off them: {who}; give --submitted or --worksheet to measure their lateness",
+        "警告: 延長のある学生 {n} 人は提出時刻がわからないため、LMS の期限後フラグでは減点していません: {who}。"
+        "遅れを測るには --submitted か --worksheet を渡してください"),
+    # --- the rubric file itself (grader/rubric.py load_rubric) ---------------------------------
+    "rubric_file_not_found": M("file not found (looked for {path})", "ファイルがありません（{path} を探しました）"),
+    "rubric_pass_path": M(
+        "pass --rubric with the path of a rubric YAML file, e.g. rubrics/chapter07.yaml",
+        "--rubric にルーブリックの YAML ファイルのパスを渡してください（例: rubrics/chapter07.yaml）"),
+    "rubric_is_folder": M("is a folder, not a file", "ファイルではなくフォルダです"),
+    "rubric_name_yaml_inside": M("name the .yaml file inside it", "その中の .yaml ファイルを指定してください"),
+    "rubric_not_utf8": M("is not UTF-8 text ({why})", "UTF-8 のテキストではありません（{why}）"),
+    "rubric_save_utf8": M("save it as UTF-8", "UTF-8 で保存し直してください"),
+    "rubric_cannot_read": M("cannot be read ({why})", "読み込めません（{why}）"),
+    "rubric_check_permissions": M("check its permissions", "読み取りの権限を確かめてください"),
+    "rubric_duplicate_key": M(
+        "the key {key} is given twice in one mapping (lines {first} and {line})",
+        "同じ階層にキー {key} が 2 回書かれています（{first} 行目と {line} 行目）"),
+    "rubric_keep_one_key": M("keep one of them", "どちらか一方だけにしてください"),
+    "rubric_invalid_yaml_at": M(
+        "invalid YAML at line {line}, column {column}: {what}",
+        "YAML として読めません（{line} 行 {column} 列。YAML の読み手の言葉では: {what}）"),
+    "rubric_check_indentation": M(
+        "check the indentation there, and quote values that contain ': ' or ' #'",
+        "その箇所の字下げを確かめ、': ' や ' #' を含む値は引用符で囲んでください"),
+    "rubric_invalid_yaml": M("invalid YAML: {what}", "YAML として読めません（YAML の読み手の言葉では: {what}）"),
+    "rubric_fix_yaml": M("fix the YAML syntax", "YAML の書き方を直してください"),
+    "csv_not_utf8": M(
+        "{path}: not text in UTF-8 or CP932; save it again as CSV UTF-8 (in Excel: Save As > CSV UTF-8)",
+        "{path}: UTF-8 でも CP932 でもない文字コードです。CSV UTF-8 で保存し直してください"
+        "（Excel では「名前を付けて保存」→「CSV UTF-8」）"),
+    "days_at_most": M(
+        "{where}: days must be at most {most} (got {got})",
+        "{where}: days は {most} 以下にしてください（{got} と書かれています）"),
     "no_column_first_line": M(
         "{path}: no column {columns}; the first line names the columns, e.g. {example}",
         "{path}: 列 {columns} がありません。最初の行に列の名前を書きます（例: {example}）"),
@@ -1390,6 +1434,11 @@ LABELS: dict[str, M] = {
     "late_when": M("{rule}; submitted {submitted}, due {due}, {days} day(s) late",
                    "{rule}。提出 {submitted}、期限 {due}、{days} 日遅れ"),
     "late_extension": M(", extension: {extension}", "、延長: {extension}"),
+    "late_flag_set_aside": M(
+        "late: the LMS flagged this submission late, but this student has an extension (due {due}) and no "
+        "submission time is known, so no late penalty was taken (give --submitted or --worksheet to measure it)",
+        "提出期限後: LMS はこの提出を期限後としていますが、この学生には延長（期限 {due}）があり、提出時刻が"
+        "わからないため減点していません（--submitted か --worksheet を渡すと測れます）"),
     "late_per_day": M("-{percent}% of the maximum per day or part of a day late",
                       "1 日（1 日未満も 1 日）ごとに満点の {percent}% を減点"),
     "late_once": M("-{percent}% of the maximum", "満点の {percent}% を減点"),

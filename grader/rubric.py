@@ -348,38 +348,29 @@ def load_rubric(path: str | os.PathLike[str]) -> Rubric:
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # Windows editors add a BOM
     except FileNotFoundError:
-        raise RubricError(
-            shown,
-            "",
-            f"file not found (looked for {_show(Path(path).absolute())})",
-            "pass --rubric with the path of a rubric YAML file, e.g. rubrics/chapter07.yaml",
-        ) from None
+        raise RubricError(shown, "", said("rubric_file_not_found", path=_show(Path(path).absolute())),
+                          said("rubric_pass_path")) from None
     except IsADirectoryError:
-        raise RubricError(
-            shown, "", "is a folder, not a file", "name the .yaml file inside it"
-        ) from None
+        raise RubricError(shown, "", said("rubric_is_folder"), said("rubric_name_yaml_inside")) from None
     except UnicodeDecodeError as exc:
-        raise RubricError(
-            shown, "", f"is not UTF-8 text ({exc.reason})", "save it as UTF-8"
-        ) from None
+        raise RubricError(shown, "", said("rubric_not_utf8", why=exc.reason), said("rubric_save_utf8")) from None
     except OSError as exc:
-        raise RubricError(
-            shown, "", f"cannot be read ({exc.strerror})", "check its permissions"
-        ) from None
+        raise RubricError(shown, "", said("rubric_cannot_read", why=exc.strerror or exc),
+                          said("rubric_check_permissions")) from None
     try:
         data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    except _DuplicateKey as exc:
+        raise RubricError(shown, "", said("rubric_duplicate_key", key=exc.key, first=exc.first, line=exc.line),
+                          said("rubric_keep_one_key")) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        what = " ".join(p for p in (exc.context, exc.problem) if p)
-        raise RubricError(
-            shown,
-            "",
-            f"invalid YAML{where}: {what}",
-            "check the indentation there, and quote values that contain ': ' or ' #'",
-        ) from None
+        what = " ".join(p for p in (exc.context, exc.problem) if p)  # the YAML parser's own words
+        if mark is None:
+            raise RubricError(shown, "", said("rubric_invalid_yaml", what=what), said("rubric_fix_yaml")) from None
+        raise RubricError(shown, "", said("rubric_invalid_yaml_at", line=mark.line + 1, column=mark.column + 1,
+                                          what=what), said("rubric_check_indentation")) from None
     except yaml.YAMLError as exc:
-        raise RubricError(shown, "", f"invalid YAML: {exc}", "fix the YAML syntax") from None
+        raise RubricError(shown, "", said("rubric_invalid_yaml", what=exc), said("rubric_fix_yaml")) from None
     return _Reader(shown, Path(path).absolute().parent).rubric(data, Path(path))
 
 
@@ -589,6 +580,15 @@ def _show_from(path: Path, base: Path) -> str:
 # --- YAML loading ------------------------------------------------------------------------
 
 
+class _DuplicateKey(yaml.constructor.ConstructorError):
+    """A key given twice in one mapping: the key, and the lines of its first and second."""
+
+    def __init__(self, key: Any, first: yaml.Mark, again: yaml.Mark) -> None:
+        super().__init__(f"while reading a mapping (its first {key!r} is at line {first.line + 1})", first,
+                         f"duplicate key {key!r}", again)
+        self.key, self.first, self.line = repr(key), first.line + 1, again.line + 1
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader that rejects duplicate keys and reads ``1e3`` as a float (as YAML 1.2 does)."""
 
@@ -603,12 +603,7 @@ class _Loader(yaml.SafeLoader):
             except TypeError:
                 continue  # unhashable key: the base class reports it
             if first is not key_node.start_mark:
-                raise yaml.constructor.ConstructorError(
-                    f"while reading a mapping (its first {key!r} is at line {first.line + 1})",
-                    node.start_mark,
-                    f"duplicate key {key!r}",
-                    key_node.start_mark,
-                )
+                raise _DuplicateKey(key, first, key_node.start_mark)
         return super().construct_mapping(node, deep=deep)
 
 

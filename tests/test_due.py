@@ -119,3 +119,36 @@ def test_the_batch_s_late_step_measures_each_student_against_their_own_due_date(
     assert third["late"]["extension"] == "illness" and third["late"]["days"] == 1
     assert any("2026-12-04T23:59:00+09:00" in n and "延長: illness" in n and "extension: illness" in n
                for n in third["notes"])
+
+
+def test_the_instructors_csv_files_as_excel_writes_them(tmp_path):
+    """CP932 (Excel's "CSV" on Japanese Windows) and UTF-8 with a BOM are read; anything else
+    is refused naming the file and the fix; a bad line is named by where it is in the file,
+    blank lines and a value over two lines counted."""
+    cp932 = tmp_path / "cp932.csv"
+    cp932.write_bytes("student,days,reason\r\n山田太郎,2,病気\r\n".encode("cp932"))
+    assert read_extensions(cp932)["山田太郎"].reason == "病気"
+    utf16 = tmp_path / "utf16.csv"
+    utf16.write_bytes("student,days,reason\r\n山田太郎,2,病気\r\n".encode("utf-16"))
+    with pytest.raises(UsageError) as exc:
+        read_extensions(utf16)
+    assert f"{utf16}: not text in UTF-8 or CP932; save it again as CSV UTF-8" in str(exc.value)
+    assert "CSV UTF-8 で保存し直してください" in translate(str(exc.value), "ja")
+    lines = tmp_path / "lines.csv"
+    lines.write_text('student,days,reason\n\nalice,1,"two\nlines"\n\nbob,x,\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="lines.csv: line 6: days must be a number"):
+        read_extensions(lines)
+
+
+def test_a_student_listed_twice_in_submitted_and_an_endless_extension_are_refused(tmp_path):
+    twice = tmp_path / "sub.csv"
+    twice.write_text("student,submitted\nalice,2026-12-03T00:00:00+09:00\nalice,2026-12-01T00:00:00+09:00\n",
+                     encoding="utf-8")
+    with pytest.raises(UsageError, match="line 3: alice is listed twice; keep one line per student"):
+        read_submitted(twice)
+    endless = tmp_path / "ext.csv"
+    for days in ("3000000", "1e308"):
+        endless.write_text(f"student,days,reason\nalice,{days},x\n", encoding="utf-8")
+        with pytest.raises(UsageError, match="line 2: days must be at most 3660") as exc:
+            read_extensions(endless)
+        assert "以下にしてください" in translate(str(exc.value), "ja")

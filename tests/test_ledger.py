@@ -396,3 +396,27 @@ def test_adjust_finds_a_name_as_typed_and_says_why_an_entry_has_no_report(tmp_pa
     assert empty.returncode != 0
     assert "bob has no report to adjust, since the batch did not grade it: " in empty.stderr, empty.stderr
     assert "empty" in empty.stderr.split("did not grade it: ")[1]
+
+
+def test_points_as_a_japanese_keyboard_types_them():
+    """--points and --set take full-width digits and point and the minus sign U+2212; a decimal
+    comma is refused with the number it stands for, in both languages."""
+    import click
+
+    from grader.cli import _Points, _usage_in_japanese, adjust
+
+    points = _Points()
+    assert [points.convert(v, None, None) for v in ("２", "１．５", "\u22122", "-0.5", " 3 ")] == [2.0, 1.5, -2.0, -0.5, 3.0]
+    with pytest.raises(click.BadParameter) as comma:
+        points.convert("1,5", None, None)
+    assert "'1,5' is not a number; write the decimal with a point: 1.5" in comma.value.message
+    with pytest.raises(click.BadParameter) as word:
+        points.convert("two", None, None)
+    assert "'two' is not a number of points" in word.value.message
+    ctx = click.Context(adjust, info_name="grader adjust")
+    param = next(p for p in adjust.params if p.name == "points")
+    with pytest.raises(click.BadParameter) as bad:
+        points.convert("1,5", param, ctx)
+    japanese = _usage_in_japanese(bad.value)
+    assert "'1,5' は数ではありません。小数点はピリオドで書いてください: 1.5" in japanese
+    assert "is not" not in japanese

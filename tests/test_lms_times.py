@@ -24,7 +24,7 @@ import yaml
 from grader.due import lms_wall_time, read_moodle_worksheet
 from grader.errors import UsageError
 
-from test_lms_journey import blackboard_txt
+from test_lms_journey import blackboard_txt, canvas_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -193,3 +193,39 @@ def test_blackboard_attempt_time_decides_who_is_late(tmp_path):
     again = _batch(rubric, export, tmp_path / "again", "--submitted", str(submitted))
     assert again.returncode == 0, again.stderr
     assert all("late" not in r for r in _lateness(tmp_path / "again").values())
+
+
+@pytest.mark.slow
+def test_no_student_silently_misses_their_time_or_extension(tmp_path):
+    """A Canvas export (only LATE flags) with the instructor's files as Excel on Japanese Windows
+    writes them (CP932, CRLF): a student flagged LATE who has an extension but no time loses
+    nothing and the report says why; a full-width id in --submitted still finds its student; a
+    row that matches no submission is named on the terminal, never silently dropped."""
+    rubric = _course(tmp_path / "course")
+    export = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        for who, uid, late in (("yamadataro", 11111, True), ("suzukihanako", 22222, False), ("doejane", 33333, True)):
+            for k, (fname, data) in enumerate(_correct().items()):
+                zf.writestr(canvas_entry(who, uid, 900 + k, fname, late=late), data)
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_bytes("student,days,reason\r\n11111,2,病気（診断書あり）\r\n99999,1,番号の打ち間違い\r\n"
+                           .encode("cp932"))
+    submitted = tmp_path / "submitted.csv"
+    submitted.write_bytes("student,submitted\r\n\r\n２２２２２,2026-12-03T09:00:00+09:00\r\n".encode("cp932"))
+    out = tmp_path / "out"
+    proc = _batch(rubric, export, out, "--extensions", str(extensions), "--submitted", str(submitted))
+    assert proc.returncode == 0, proc.stderr
+    reports = _lateness(out)
+    extended = reports["11111"]
+    assert "late" not in extended and extended["score"] == extended["max_score"]
+    assert any("no submission time is known" in n and "延長" in n for n in extended["notes"])
+    assert reports["22222"]["late"]["days"] == 2  # its full-width id found it
+    assert reports["33333"]["late"]["score"] < reports["33333"]["max_score"]  # LATE, no extension: the flag
+    assert "警告: --extensions に書かれた学生のうち 1 人が、採点した提出のどれとも一致しません: 99999。" in proc.stderr
+    assert "警告: 延長のある学生 1 人は提出時刻がわからないため" in proc.stderr and "11111" in proc.stderr
+    assert "--submitted に書かれた" not in proc.stderr  # (２２２２２ is 22222)
+    # --resume keeps one note, not two
+    again = _batch(rubric, export, out, "--extensions", str(extensions), "--submitted", str(submitted), "--resume")
+    assert again.returncode == 0, again.stderr
+    notes = _lateness(out)["11111"]["notes"]
+    assert sum("no submission time is known" in n for n in notes) == 1

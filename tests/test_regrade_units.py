@@ -24,6 +24,10 @@ def test_a_pattern_selects_test_ids_as_fnmatch_does_and_says_the_same_every_time
     assert [select(i) for i in ids] == [True, True, True, False]  # asked again: the same answers
     exact = matcher(["hidden/test_scaling.py::test_head_dim[[]64[]]"])
     assert exact("hidden/test_scaling.py::test_head_dim[64]") and not exact("hidden/test_scaling.py::test_scale")
+    # an id as the reports and the refusal's own example spell it, brackets and all, matches itself
+    given = matcher(["public/test_scaling.py::test_head_dim[768-12]"])
+    assert given("public/test_scaling.py::test_head_dim[768-12]")
+    assert not given("public/test_scaling.py::test_head_dim[7]") and not given("public/test_scaling.py::test_head_dim[64-1]")
 
 
 def test_only_the_tests_durations_may_differ_for_a_report_to_stay_as_it_was():

@@ -598,9 +598,24 @@ def test_yaml_syntax_error_gives_line_and_column(write: Write) -> None:
 def test_duplicate_yaml_keys_are_an_error(write: Write) -> None:
     """PyYAML keeps the last of two equal keys silently; the rubric refuses them."""
     err = error_for(write, "assignment: a\nparts: []\nassignment: b\n")
-    assert "duplicate key 'assignment'" in err.problem
-    assert "line 3" in err.problem
-    assert "line 1" in err.problem
+    assert "the key 'assignment' is given twice in one mapping (lines 1 and 3)" == err.problem
+    assert "keep one of them" == err.fix
+
+
+def test_the_rubric_files_own_errors_are_said_in_japanese(write: Write, tmp_path: Path) -> None:
+    """A rubric that is not YAML, has a key twice, or is a folder: the sentence and the fix in
+    Japanese (only the YAML parser's own words stay as it wrote them)."""
+    from grader.messages import error_text
+
+    dup = error_text(error_for(write, "assignment: a\nparts: []\nassignment: b\n"), "ja")
+    assert dup.endswith("同じ階層にキー 'assignment' が 2 回書かれています（1 行目と 3 行目）。どちらか一方だけにしてください")
+    bad = error_text(error_for(write, "assignment: chapter07\nparts: [\n  {id: scaling\n"), "ja")
+    assert "YAML として読めません（" in bad and "字下げを確かめ" in bad
+    assert "invalid YAML" not in bad and "check the indentation" not in bad
+    (tmp_path / "folder.yaml").mkdir()
+    with pytest.raises(RubricError) as info:
+        load_rubric(tmp_path / "folder.yaml")
+    assert error_text(info.value, "ja").endswith("ファイルではなくフォルダです。その中の .yaml ファイルを指定してください")
 
 
 def test_missing_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
