@@ -211,7 +211,7 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
     except GraderError as exc:
         if not display:
             raise
-        _show_error(exc)
+        _show_error(exc, lang)
         return None
     if not display:
         return result
@@ -247,10 +247,14 @@ def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.
     return checker.check(sub, lang=language, part=part, cells=len(sub.modules[0].chunks), plots=plots)
 
 
-def _show_error(exc: Exception) -> None:
+def _show_error(exc: Exception, lang: str | None = None) -> None:
+    """Why the check did not finish: in ``lang``, or in Japanese and English when none was asked."""
+    from grader.messages import error_text
     from grader.report import _text
 
-    text = f"{_text.label('grading_failed', ['ja', 'en'])}: {exc}"
+    langs = [lang] if lang in ("ja", "en") else ["ja", "en"]
+    said = dict.fromkeys(error_text(exc, one) for one in langs)  # (the same words once)
+    text = f"{_text.label('grading_failed', langs)}: " + "\n".join(said)
     try:
         from IPython.display import display
     except ImportError:

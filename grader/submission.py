@@ -971,7 +971,7 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
             removed.append(f"%%{magic} cell")
             return "\n".join("pass" if line.strip() else line for line in lines), removed
         removed.append(f"line {at + 1}: %%{magic}")
-        lines[at] = "pass"
+        lines[at] = ""  # (a blank, not a statement: a `from __future__` import below stays first)
         start = at + 1
 
     out = lines[:start]
@@ -1003,7 +1003,9 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
             while lines[last].rstrip().endswith("\\") and last + 1 < len(lines):
                 last += 1
         pad = line[: len(line) - len(line.lstrip())]
-        out.extend(pad + "pass" for _ in range(i, last + 1))
+        # Inside a block a statement must stand in; at the top a blank line does, so that a
+        # `from __future__` import after a magic is still the cell's first statement.
+        out.extend(pad + "pass" if pad else "" for _ in range(i, last + 1))
         if kind != "check":  # the check cell is part of every handed-out notebook: no note
             removed.append(f"line {i + 1}: {_shorten(line.strip())}")
         i = last + 1

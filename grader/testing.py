@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re as _re
 import typing as _typing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ import torch
 
 # messages and typing (above) are imported under private names: this module's public names are its __all__
 from grader import messages as _messages
+from grader import wire as _wire
 
 __all__ = [
     "ANSWER_KEY",
@@ -135,9 +137,11 @@ def _both(key: str, /, **slots: object) -> _Both:
     """The sentence ``key`` of :data:`grader.messages.MESSAGES` in English and in Japanese, as the
     ``en`` and ``ja`` of :func:`_fail` and :func:`require` take it (``**_both(key, ...)``); also
     used by :mod:`grader.quizsuite`. The slots are put in as given in both (they are values and
-    names from the check, never sentences to translate): no work per failure beyond formatting."""
+    names from the check, never sentences to translate), but for a value described in words
+    (:func:`describe_value` of one that could not come back), said in each language."""
     words = _messages.MESSAGES[key]
-    return _Both(en=words.en.format(**slots), ja=words.ja.format(**slots))
+    ja = {k: _messages.translate(v, "ja") if isinstance(v, _messages.Said) else v for k, v in slots.items()}
+    return _Both(en=words.en.format(**slots), ja=words.ja.format(**ja))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,6 +190,12 @@ def describe_value(value: Any, *, limit: int = 60) -> str:
     if type(value) is dict:
         keys = ", ".join(repr(k) for k in list(value)[:5])
         return "{" + keys + (", ..." if len(value) > 5 else "") + "}"
+    if isinstance(value, _wire.Opaque):  # not plain data: its type's name, and why it could not come back
+        unsendable = _re.fullmatch(r"unsendable (\S+) \((.*)\)", value.type_name, _re.DOTALL)
+        if unsendable:
+            why = unsendable[2].removeprefix("ValueError: ")  # (the worker's own refusal: its words alone)
+            return _messages.said("unsendable_value", type=unsendable[1], why=why)
+        return _messages.said("opaque_value", type=value.type_name)
     return f"a {type(value).__name__}"
 
 

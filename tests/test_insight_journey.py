@@ -311,7 +311,7 @@ def test_a_hidden_test_a_correct_style_fails_is_flagged_until_it_is_fixed(tmp_pa
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     proc = _grader(*args, env=env)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
-    assert "item analysis: 25 correct styles of the validate corpus are graded beside the class" in proc.stderr
+    assert "item analysis: 26 correct styles of the validate corpus are graded beside the class" in proc.stderr
     # the class itself passes it: only the corpus shows the test is too strict
     book = list(csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8"))))
     assert [r["submission"] for r in book] == ["01-minimal-checks", "07-functional-softmax", "11-einsum",

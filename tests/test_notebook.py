@@ -157,8 +157,8 @@ def test_grading_the_saved_notebook_leaves_the_check_cell_out(tmp_path: Path) ->
     nb.cells.append(nbformat.v4.new_code_cell("import grader.notebook\ngrader.notebook.check(\n  'softmax')\n"))
     sub = load_submission(_save(nb, tmp_path))
     [module] = sub.modules
-    check_chunks = [c for c in module.chunks if "check" in c.label or c.code.strip().startswith("pass")]
-    assert check_chunks, [c.label for c in module.chunks]
+    last = module.chunks[-1]  # the check cell: its lines kept, none of them run
+    assert last.code.split("\n") == ["", "", "", ""], [c.label for c in module.chunks]
     for chunk in module.chunks:
         assert "notebook.check" not in chunk.code and "import grader" not in chunk.code
     assert not any("magics" in note for note in sub.notes), sub.notes
@@ -390,5 +390,9 @@ def test_no_rubric_or_unknown_part_is_a_message_in_the_cell(tmp_path: Path) -> N
     with client.setup_kernel():
         data = _display(_run(client, nb, "from grader import notebook\nnotebook.check()"))
         assert "rubric" in data["text/plain"] and "採点を完了できませんでした" in data["text/plain"]
+        assert "ルーブリックが見つかりません" in data["text/plain"] and "no rubric found" in data["text/plain"]
         data = _display(_run(client, nb, f"import os\nos.chdir({str(exercises)!r})\nnotebook.check('nope')"))
         assert "nope" in data["text/plain"] and "scaling" in data["text/plain"]
+        assert "no such part" in data["text/plain"]
+        data = _display(_run(client, nb, "notebook.check('nope', lang='ja')"))
+        assert "no such part" not in data["text/plain"] and "nope" in data["text/plain"]

@@ -382,3 +382,19 @@ def test_a_float32_test_gains_no_constant_allowance():
 ])
 def test_number_value_compares_numbers_by_value(value, number):
     assert testing.number_value(value) == number
+
+
+def test_a_value_that_could_not_come_back_is_described_by_its_type_and_why_in_both_languages():
+    """What the worker sends for a value that is not plain data (its type's name), or for one it
+    refused to send (why): described in words in each language, never as ``a Opaque``."""
+    from grader import wire
+    from grader.testing import _both, describe_value
+
+    big = describe_value(wire.Opaque("unsendable Tensor (ValueError: the value holds 381 MiB; at most 64 MiB "
+                                     "can be returned)"))
+    both = _both("check_not_numeric", what="scale_scores()", value=big)
+    assert both["en"].startswith("scale_scores() returned a Tensor that cannot be returned (the value holds 381 MiB")
+    assert "返せない Tensor（値の大きさが 381 MiB です。返せるのは 64 MiB までです）" in both["ja"]
+    odd = _both("check_not_numeric", what="f()", value=describe_value(wire.Opaque("Widget")))
+    assert "returned a Widget object;" in odd["en"] and "Widget のオブジェクト" in odd["ja"]
+    assert "Opaque" not in big + odd["en"] + odd["ja"]

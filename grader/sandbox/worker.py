@@ -510,11 +510,9 @@ class Worker:
         reason = closed.get("reason")
         if reason == "output" or self._flood_generation == closed.get("child", self._generation):
             cap = self.limits.output_kb
-            return (f"the student's code printed more than {FLOOD_FACTOR * cap} KiB of output "
-                    f"({FLOOD_FACTOR} times the {cap} KiB kept); it was stopped")
+            return said("printed_too_much", total=FLOOD_FACTOR * cap, factor=FLOOD_FACTOR, cap=cap)
         if reason == "processes":
-            return ("the student's code started another process, which the limits forbid "
-                    f"(processes: {self.limits.processes}); it was stopped")
+            return said("started_a_process", processes=self.limits.processes)
         return _describe_exit(closed)
 
     def _kill_child(self, reason: str = "kill") -> None:
@@ -586,13 +584,13 @@ def _describe_exit(closed: dict[str, Any]) -> str:
         except ValueError:
             name = f"signal {sig}"
         hint = {
-            "SIGXCPU": " (CPU time limit)",
-            "SIGKILL": " (killed: time or memory limit)",
-            "SIGSYS": " (a forbidden system call, e.g. starting a process)",
-            "SIGSEGV": " (crashed)",
-        }.get(name, "")
-        return f"the student's code ended the worker process with {name}{hint}"
-    return f"the student's code ended the worker process (exit status {closed.get('exit')})"
+            "SIGXCPU": said("hint_cpu_limit"),
+            "SIGKILL": said("hint_time_or_memory"),
+            "SIGSYS": said("hint_forbidden_call"),
+            "SIGSEGV": said("hint_crashed"),
+        }.get(name)
+        return said("ended_worker_signal_why", name=name, why=hint) if hint else said("ended_worker_signal", name=name)
+    return said("ended_worker_exit", status=str(closed.get("exit")))
 
 
 class SubmissionSession:
@@ -654,7 +652,7 @@ class SubmissionSession:
                     continue
                 kind = "timeout" if timed_out else "crash"
                 text = (said("loading_submission_took_longer") if timed_out
-                        else f"loading the submission: {exc}")
+                        else said("loading_submission_failed", what=exc))
                 self.events.append(text)
                 self.load_report = {m["name"]: self.skipped.get(m["name"]) or {"ok": False, "error": {
                     "type": kind, "message": text, "file": m["filename"], "line": 0}} for m in self.modules}
@@ -748,8 +746,8 @@ class SubmissionSession:
         self.open_child = False
         self._collect_output()
         per_call = timeout >= self.limits.per_call_s
-        what = "per-call" if per_call else "per-submission"
-        msg = f"{func}() did not return within the {what} limit of {timeout:.3g} s; it was stopped"
+        msg = said("call_over_per_call" if per_call else "call_over_per_submission", func=func,
+                   seconds=f"{timeout:.3g}")
         self.events.append(msg)
         if per_call:  # it hung by itself, not because the submission's time ran out
             self.stuck[(part, func)] = StudentTimeout(msg)
@@ -759,7 +757,7 @@ class SubmissionSession:
     def _crashed(self, part: str, func: str, exc: WorkerCrashed, began: float) -> WorkerCrashed:
         self.open_child = False
         self._collect_output()
-        msg = f"during {func}(): {exc}"
+        msg = said("during_call", func=func, what=exc)
         self.events.append(msg)
         self._excuse(time.monotonic() - began)
         key = (part, func)

@@ -87,6 +87,11 @@ def _vmsize_kb() -> int:
 # --------------------------------------------------------------------------- the child
 
 
+def _display(*objs: object, **kwargs: object) -> None:
+    """Jupyter's ``display()``, which a notebook's cells may call as a built-in: here nothing is
+    shown (the notebook runs for its functions, not its output)."""
+
+
 class _Child:
     """Loads one submission and serves calls; runs only in the forked child."""
 
@@ -202,6 +207,7 @@ class _Child:
                 self.progress(mod["name"])
                 ns = types.ModuleType(mod["name"])
                 ns.__dict__["__name__"] = "__main__"
+                ns.__dict__["display"] = _display  # a built-in in Jupyter: a cell may call it
                 sys.modules[mod["name"]] = ns
                 errors = []
                 for chunk in mod["chunks"]:
