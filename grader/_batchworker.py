@@ -13,6 +13,8 @@ parent → worker                                 worker → parent
                                                 item, then ``{"op": "chunk_done"}`` (when the
                                                 worker asks for its next chunk)
 ``{"op": "stop"}`` (or EOF, or SIGTERM)         ``{"op": "fatal", "message"}`` on a grader fault
+(``"heartbeat_s"`` in the config)                  ``{"op": "alive"}`` every so many seconds in
+                                                which the sandbox made a call or started a child
 ==============================================  ==============================================
 
 A worker started with ``"siblings"`` in its config forks one more worker per entry once its
@@ -57,8 +59,12 @@ def _send(out: Any, message: dict[str, Any]) -> None:
         from grader.sinks import clean
 
         line = json.dumps(clean(message), ensure_ascii=False) + "\n"
-    out.write(line)
-    out.flush()
+    with _SENDING:  # (a heartbeat thread may send too: one line at a time)
+        out.write(line)
+        out.flush()
+
+
+_SENDING = threading.Lock()
 
 
 def _on_term(signum: int, frame: Any) -> None:
@@ -159,6 +165,8 @@ class _Serving:
         if not self.views and not self.become_ready():
             return 1
         threading.Thread(target=self._pump, daemon=True).start()
+        if self.config.get("heartbeat_s"):
+            threading.Thread(target=self._beat, args=(float(self.config["heartbeat_s"]),), daemon=True).start()
         # One pytest session for the worker's whole life: the suites are collected once, and
         # each further chunk arrives through ``more`` when the previous one is done.
         chunk = [] if self.views else self.next_chunk()
@@ -194,6 +202,20 @@ class _Serving:
             ready.update(hidden=self.hidden, zygote_pid=zygote.proc.pid if zygote.proc else None)
         _send(self.out, ready)
         return True
+
+    def _beat(self, every: float) -> None:
+        """``{"op": "alive"}`` every ``every`` seconds in which the sandbox session made a call
+        or started a child: the cluster's task then tells a long submission from a hung process."""
+        import time
+
+        from grader.sandbox import worker
+
+        seen = worker.activity
+        while True:
+            time.sleep(every)
+            if worker.activity != seen:
+                seen = worker.activity
+                _send(self.out, {"op": "alive"})
 
     def _pump(self) -> None:
         for text in self.inp:

@@ -125,10 +125,15 @@ class GraderPlugin(WorkerPlugin):
         except (GraderError, OSError) as exc:
             self.refused = str(exc)
             return
+        # Silent this long (no report, no heartbeat) the process is hung. A heartbeat comes while
+        # the sandbox keeps making calls, so a submission that hangs in every function (each
+        # call's time excused) is not taken for it.
         self.silence_s = float(rubric.limits.per_submission_s) + 30.0
         self.key = (self.fingerprint, self.seed, self.level)
         self.config = {"op": "config", "rubric": self.rubric_file, "seed": self.seed, "level": self.level,
-                       "warning": self.warning, "parent": os.getpid()}
+                       "warning": self.warning, "parent": os.getpid(),
+                       "heartbeat_s": max(1.0, min(10.0, self.silence_s / 4))}
+        self.lost_in_a_row = 0
         n = max(1, int(worker.state.nthreads))
         cpus, self.cpu_locks = claim_cpus(n)
         for proc in _Proc.start_group(self.config, cpus, n, self.logs):
@@ -143,7 +148,8 @@ class GraderPlugin(WorkerPlugin):
     def respawn(self) -> None:
         """Replace a lost process; run on the worker's event loop (its main thread), never a task's."""
         n = max(1, int(self.worker.state.nthreads))
-        if self.started >= 3 * n + 5:
+        self.lost_in_a_row += 1
+        if self.lost_in_a_row >= 2 * n + 5:  # none graded a shard in between: the node, not a submission
             self.refused = said("grading_processes_keep_stopping")
             return
         self._add(_Proc({**self.config, "cpu": None}, self.logs / f"worker-{self.started}.log"))
@@ -203,6 +209,7 @@ def grade_shard(key: tuple[str, int], items: list[dict[str, Any]]) -> dict[str, 
         got, usable = plugin.grade(proc, items)
     finally:
         if usable:
+            plugin.lost_in_a_row = 0
             plugin.free.put(proc)
         else:
             proc.stop(grace=2.0)

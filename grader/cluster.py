@@ -549,17 +549,20 @@ class ClusterPool:
         raise GraderError(said("shard_failed_cluster", what=f"{type(exc).__name__}: {exc}"))
 
     def _lost(self, lost: list[int], pending: deque[list[int]], write: Write, tally: Tally, reason: str) -> None:
-        again = []
-        for i in lost:
-            if i in self.done:
-                continue
-            self.retries[i] = self.retries.get(i, 0) + 1
-            if self.retries[i] > MAX_RETRIES:
-                self._write(i, None, reason, write, tally)
-            else:
-                again.append(i)
-        if again:
-            pending.appendleft(again)
+        """A shard's process stopped before it reported ``lost`` (in the shard's order). It grades
+        in that order, so the first was being graded: only it is charged a retry, and it goes
+        again alone; the rest, which were waiting behind it, go again without a charge."""
+        lost = [i for i in lost if i not in self.done]
+        if not lost:
+            return
+        culprit, rest = lost[0], lost[1:]
+        if rest:
+            pending.appendleft(rest)
+        self.retries[culprit] = self.retries.get(culprit, 0) + 1
+        if self.retries[culprit] > MAX_RETRIES:
+            self._write(culprit, None, reason, write, tally)
+        else:
+            pending.appendleft([culprit])
 
     def _write(self, index: int, data: dict[str, Any] | None, reason: str, write: Write, tally: Tally) -> None:
         """The first report of a submission counts; a second one (a re-run shard) is dropped."""

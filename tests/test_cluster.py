@@ -741,3 +741,69 @@ def test_resources_put_each_task_on_a_worker_that_offers_them_one_at_a_time(tmp_
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans  # never two at once
     finally:
         c.close()
+
+
+def test_a_lost_shard_charges_only_the_submission_it_was_grading(tmp_path):
+    """A shard's process stops before reporting [7, 8, 9] (graded in that order): 7 was being
+    graded, so 7 alone is charged and goes again alone, and 8 and 9 go again uncharged. Only a
+    submission lost more than MAX_RETRIES times gets an error report; its neighbours never do."""
+    from collections import deque
+
+    from grader.cluster import MAX_RETRIES, ClusterPool
+
+    pool = object.__new__(ClusterPool)
+    pool.retries, pool.done, pool.write_s = {}, set(), 0.0
+    pool._note = lambda text: None
+    written: dict[int, str] = {}
+
+    class _Tally:
+        def done(self, report):
+            pass
+
+    pending: deque[list[int]] = deque()
+    for _ in range(MAX_RETRIES + 1):
+        pool._lost([7, 8, 9], pending, lambda i, data, why: written.setdefault(i, why), _Tally(), "lost")
+    assert written == {7: "lost"}
+    assert pool.retries == {7: MAX_RETRIES + 1}
+    assert list(pending)[:2] == [[8, 9], [7]]  # the last round: the neighbours go first, uncharged
+
+
+def _slow(dest: Path) -> Path:
+    """A correct submission whose every function then hangs: each call waits out the per-call
+    limit and is excused, so grading it takes longer than the cluster's silence limit."""
+    import ast
+
+    shutil.copytree(EXAMPLES / "correct", dest)
+    for path in sorted(dest.glob("*.py")):
+        names = [n.name for n in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(n, ast.FunctionDef)]
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write("".join(f"\n\ndef {name}(*args, **kwargs):\n    while True:\n        pass\n" for name in names))
+    return dest
+
+
+def test_a_submission_slower_than_the_silence_limit_fails_only_itself(cluster, tmp_path):
+    """One submission that hangs in every function, graded in the same shard as a correct one:
+    its grading process keeps making calls (its heartbeat says so), so it is not taken for hung
+    and killed; it scores what its timeouts leave it, and its neighbour gets full marks."""
+    from test_validate import rubric_copy
+
+    (tmp_path / "rubric").mkdir()
+    rubric = rubric_copy(tmp_path / "rubric", edit=lambda data: data["limits"].update(per_call_s=4,
+                                                                                      per_submission_s=5))
+    src = tmp_path / "src"
+    src.mkdir()
+    _slow(src / "a-slow")
+    shutil.copytree(EXAMPLES / "correct", src / "b-correct")
+    out = tmp_path / "out"
+    began = time.monotonic()
+    proc = _batch(str(src), "--out", str(out), "--cluster", str(cluster.file), "--shard-size", "2",
+                  "--seed", str(SEED), "--rubric", str(rubric))
+    took = time.monotonic() - began
+    reports = _reports(out)
+    assert reports["b-correct"]["score"] == reports["b-correct"]["max_score"], reports["b-correct"]["errors"]
+    slow = reports["a-slow"]
+    assert not any("stopped three times" in e for e in slow["errors"]), slow["errors"]
+    assert any("did not return within the per-call limit of 4 s" in e for e in slow["errors"]), slow["errors"]
+    assert took > 35 + 5, "the slow submission took less than the silence limit: it proves nothing"
+    assert "lost [0, 1]" not in (out / ".logs" / "cluster.log").read_text(encoding="utf-8")
+    assert proc.returncode in (0, 1)

@@ -593,6 +593,17 @@ def _describe_exit(closed: dict[str, Any]) -> str:
     return said("ended_worker_exit", status=str(closed.get("exit")))
 
 
+#: Calls begun and children started by every session of this process: a batch worker on a
+#: cluster says it is alive only while this moves (grader._batchworker), so a submission that
+#: takes long but keeps making calls is never mistaken for a hung grading process.
+activity = 0
+
+
+def _busy() -> None:
+    global activity
+    activity += 1
+
+
 class SubmissionSession:
     """One submission loaded in a child of the zygote."""
 
@@ -630,6 +641,7 @@ class SubmissionSession:
         failed and the child is forked again without it, so the other parts still run.
         """
         while True:
+            _busy()
             try:
                 frame = self.worker._spawn_child(
                     self.kind, self.modules, self.limits, skip=list(self.skipped), deadline=self.deadline,
@@ -697,6 +709,7 @@ class SubmissionSession:
         mod = self._callable(part, func)
         timeout = self._time_for_call()
         self.calls += 1
+        _busy()
         began = time.monotonic()
         try:
             reply = self.worker._request(
