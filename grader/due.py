@@ -175,6 +175,8 @@ def _rows(path: Path, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]
         raise UsageError(said("csv_not_utf8", path=path))
     lines = text.splitlines()
     reader = csv.DictReader(lines)
+    if reader.fieldnames:  # `student, days` as typed with spaces names the same columns
+        reader.fieldnames = [name.strip() for name in reader.fieldnames]
     missing = [c for c in needed if c not in (reader.fieldnames or [])]
     if missing:
         columns, example = ", ".join(missing), ",".join(needed)
@@ -186,7 +188,9 @@ def _rows(path: Path, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]
         while start < reader.line_num and not lines[start - 1]:
             start += 1  # (the reader skips blank lines)
         end = reader.line_num
-        out.append((start, {k: v or "" for k, v in row.items() if k is not None}))
+        values = {k: v or "" for k, v in row.items() if k is not None}
+        if any(v.strip() for v in values.values()):  # (a row of commas alone, as Excel leaves them, says nothing)
+            out.append((start, values))
     return out
 
 

@@ -152,3 +152,12 @@ def test_a_student_listed_twice_in_submitted_and_an_endless_extension_are_refuse
         with pytest.raises(UsageError, match="line 2: days must be at most 3660") as exc:
             read_extensions(endless)
         assert "以下にしてください" in translate(str(exc.value), "ja")
+
+
+def test_rows_of_commas_and_spaced_column_names_as_a_spreadsheet_leaves_them(tmp_path):
+    """Excel keeps a row of commas alone where a row was cleared, and a header typed as
+    ``student, days`` has spaces: neither is an error, and no student is made from nothing."""
+    path = tmp_path / "ext.csv"
+    path.write_text("student, days, reason\r\nalice,2,club\r\n,,\r\n , ,\r\n", encoding="utf-8")
+    got = read_extensions(path)
+    assert list(got) == ["alice"] and got["alice"].days == 2 and got["alice"].reason == "club"
