@@ -357,6 +357,12 @@ MESSAGES: dict[str, M] = {
     "importing_did_finish_within": M(
         "importing {filename} did not finish within {seconds} s; it was stopped",
         "{filename} の読み込みが {seconds} 秒以内に終わらなかったため、停止しました"),
+    "running_cell_did_not_finish": M(
+        "running {cell} did not finish within {seconds} s; it was stopped and the other cells ran without it",
+        "{cell} の実行が {seconds} 秒以内に終わらなかったため停止し、ほかのセルはこのセルなしで実行しました"),
+    "running_cell_ended_worker": M(
+        "running {cell} ended the worker process: {what}; the other cells ran without it",
+        "{cell} の実行で採点用プロセスが終了しました: {what}。ほかのセルはこのセルなしで実行しました"),
     "importing_ended_worker_process": M(
         "importing {filename} ended the worker process: {what}",
         "{filename} の読み込みで採点用プロセスが終了しました: {what}"),

@@ -117,3 +117,30 @@ def test_batch_a_hanging_softmax_costs_only_softmax(tmp_path):
     _check(report)
     print(f"batch: the hanging submission took {report['duration_s']:.1f} s; the whole batch of two "
           f"{elapsed:.1f} s")
+
+
+@pytest.mark.parametrize("bad_cell", ["import os\nos._exit(3)", "while True:\n    pass"])
+def test_a_notebook_cell_that_ends_or_hangs_the_worker_costs_only_that_cell(tmp_path, bad_cell):
+    """A notebook whose every function is right, with one cell between them that ends the
+    worker process or never finishes: that cell is set aside and named, the other cells run,
+    and every function they define is graded (before, not one: the whole notebook was)."""
+    import nbformat
+
+    rubric = _rubric(tmp_path)
+    cells = [nbformat.v4.new_code_cell((ROOT / "solutions" / "chapter07" / f"{name}.py").read_text(encoding="utf-8"))
+             for name in ("scaling", "softmax")]
+    cells.insert(1, nbformat.v4.new_code_cell(bad_cell))
+    cells.append(nbformat.v4.new_code_cell((ROOT / "solutions" / "chapter07" / "variance.py").read_text(encoding="utf-8")))
+    path = tmp_path / "student.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    out = tmp_path / "report.json"
+    proc = _grader("grade", str(path), "--rubric", str(rubric), "--format", "json", "--out", str(out),
+                   timeout=PER_SUBMISSION_S * 3)
+    assert out.exists(), proc.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    parts = {p["id"]: p for p in report["parts"]}
+    for part in ("scaling", "softmax", "variance"):
+        assert parts[part]["score"] == parts[part]["max_score"] > 0, (part, report["errors"])
+    said = "ended the worker process" if "_exit" in bad_cell else "did not finish within"
+    assert any(e.startswith(f"running student.ipynb, cell 2 {said}") and "the other cells ran without it" in e
+               for e in report["errors"]), report["errors"]

@@ -637,8 +637,9 @@ class SubmissionSession:
     def _spawn(self) -> None:
         """Fork a child and load the files; a file that kills or hangs the child is set aside.
 
-        If the child dies or hangs while importing one file, that file alone is marked as
-        failed and the child is forked again without it, so the other parts still run.
+        If the child dies or hangs while importing one file (or running one notebook cell),
+        that file (cell) alone is marked as failed and the child is forked again without it,
+        so the other parts (cells) still run.
         """
         while True:
             _busy()
@@ -653,8 +654,12 @@ class SubmissionSession:
                 if culprit and culprit not in self.skipped and time.monotonic() < self.deadline:
                     mod = next((m for m in self.modules if m["name"] == culprit), None)
                     filename = mod["filename"] if mod else culprit
-                    if timed_out:
-                        text = said("importing_did_finish_within", filename=filename, seconds=f"{self.limits.per_call_s + 5:g}")
+                    seconds = f"{self.limits.per_call_s + 5:g}"
+                    if mod is None and self.kind == "notebook":  # one cell (its label)
+                        text = (said("running_cell_did_not_finish", cell=culprit, seconds=seconds) if timed_out
+                                else said("running_cell_ended_worker", cell=culprit, what=exc))
+                    elif timed_out:
+                        text = said("importing_did_finish_within", filename=filename, seconds=seconds)
                     else:
                         text = said("importing_ended_worker_process", filename=filename, what=exc)
                     self.events.append(text)
@@ -671,11 +676,28 @@ class SubmissionSession:
                 self.open_child = False
                 return
             report = frame.get("modules", {}) if type(frame.get("modules")) is dict else {}
-            report.update(self.skipped)
-            self.load_report = report
+            self.load_report = self._with_set_aside(report)
             self.enforced = dict(self.worker.in_force)
             self.open_child = True
             return
+
+    def _with_set_aside(self, report: dict[str, Any]) -> dict[str, Any]:
+        """The child's load report with what was set aside: a file as its own entry; a notebook
+        cell as one of the notebook's cell errors (its other cells ran, its functions stand)."""
+        modules = {m["name"] for m in self.modules}
+        for key, status in self.skipped.items():
+            if key in modules or self.kind != "notebook" or not self.modules:
+                report[key] = status
+                continue
+            name = self.modules[0]["name"]
+            notebook = report.get(name)
+            if type(notebook) is not dict:
+                notebook = report[name] = {"ok": True}
+            errors = notebook.get("cell_errors")
+            notebook["cell_errors"] = [*(errors if type(errors) is list else []), status["error"]]
+            notebook["ok"] = False
+            notebook.setdefault("error", status["error"])
+        return report
 
     def module_for(self, part: str) -> dict[str, Any] | None:
         for m in self.modules:

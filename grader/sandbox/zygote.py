@@ -213,6 +213,9 @@ class _Child:
                 for chunk in mod["chunks"]:
                     label = chunk["label"]
                     self.labels[label] = label
+                    if label in self.skip:
+                        continue  # it ended or hung the child before: set aside, as a file is
+                    self.progress(label)  # (a cell that ends the child is then named, not the notebook)
                     try:
                         code = compile(chunk["code"], label, "exec", dont_inherit=True)
                         exec(code, ns.__dict__)  # noqa: S102 - this IS the sandboxed side
