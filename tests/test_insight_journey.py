@@ -350,7 +350,7 @@ def test_a_hidden_test_a_correct_style_fails_is_flagged_until_it_is_fixed(tmp_pa
         "assert np.allclose(student.scaling.scale_scores(x, 48), (x / math.sqrt(48)).numpy())"), encoding="utf-8")
     proc = _grader(*args[:-2], env=env)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
-    assert "テストの分析のため、validate の正しい別解 25 件をクラスと一緒に採点します" in proc.stderr
+    assert "テストの分析のため、validate の正しい別解 26 件をクラスと一緒に採点します" in proc.stderr
     assert record.read_bytes() != first
     en = _item_flags((out / "summary.en.html").read_text(encoding="utf-8"))
     assert not any("a correct style fails it" in words for words in en.values()), en
