@@ -11,9 +11,10 @@ Exit status (computed only in :func:`exit_code_for`):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from enum import IntEnum
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
@@ -42,6 +43,8 @@ class ExitCode(IntEnum):
     BELOW_PASS_MARK = 1
     #: bad command line, rubric or submission path
     USAGE_ERROR = 2
+    #: the grader itself failed (a bug or the machine): nothing was said about the student's work
+    INTERNAL_ERROR = 3
 
 
 def exit_code_for(reports: Sequence[Any], rubric: Rubric) -> ExitCode:
@@ -281,6 +284,11 @@ class _Commands(click.Group):
 @click.version_option(package_name="grader")
 def main() -> None:
     """Grade a course's assignments (one rubric each), and name the mistakes made."""
+    for stream in (sys.stdout, sys.stderr):
+        # A runner whose output is not UTF-8 (a C locale without coercion, a Windows pipe):
+        # a character it cannot encode is shown escaped, never the grade's failure.
+        if (getattr(stream, "encoding", "") or "").lower().replace("-", "") != "utf8" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _format_for(out: str | None, fmt: str | None) -> str | None:
@@ -305,14 +313,12 @@ def _github(report: Any, rubric: Rubric, lang: str, submission: str, *, annotate
     kind = getattr(sub, "kind", "folder")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
-        text = markdown.fit(render(report, "markdown", rubric, lang), SUMMARY_LIMIT, lang)
-        with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(text)
+        _append_for_runner("GITHUB_STEP_SUMMARY", summary,
+                           markdown.fit(render(report, "markdown", rubric, lang), SUMMARY_LIMIT, lang), lang)
     outputs = os.environ.get("GITHUB_OUTPUT")
     if outputs:
-        with open(outputs, "a", encoding="utf-8") as fh:
-            fh.write(f"score={report.score:g}\nmax-score={report.max_score:g}\n"
-                     f"passed={'true' if report.passed else 'false'}\ngraded={kind}\n")
+        _append_for_runner("GITHUB_OUTPUT", outputs, f"score={report.score:g}\nmax-score={report.max_score:g}\n"
+                           f"passed={'true' if report.passed else 'false'}\ngraded={kind}\n", lang)
     if annotate and os.environ.get("GITHUB_ACTIONS") == "true":
         locate: markdown.Locator | None = None
         if kind == "notebook" and sub.modules:
@@ -326,6 +332,35 @@ def _github(report: Any, rubric: Rubric, lang: str, submission: str, *, annotate
         shown = redact(report, rubric.report, "student", quiz_parts=quiz_parts(rubric))
         for line in markdown.ci_annotations(shown, rubric.report, lang, locate=locate):
             click.echo(line)
+
+
+def _append_for_runner(variable: str, path: str, text: str, lang: str) -> None:
+    """``text`` appended to the runner's file; one it cannot take is a warning, never the job's failure."""
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        err.print(terminal(_tr(said("runner_file_not_written", variable=variable, path=path,
+                                    why=exc.strerror or exc), lang)), markup=False, highlight=False, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def _no_workflow_commands() -> Iterator[None]:
+    """In GitHub Actions, what is printed inside is only text: a line of a student's that starts
+    with ``::`` (their exception's message, say) is no workflow command. GitHub's own way:
+    ``::stop-commands::TOKEN`` before, ``::TOKEN::`` after, with a token nobody could guess."""
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        yield
+        return
+    import secrets
+
+    token = secrets.token_hex(16)
+    click.echo(f"::stop-commands::{token}")
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        click.echo(f"::{token}::")
 
 
 def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[str, ...], lang: str | None,
@@ -356,8 +391,6 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
                          want_plots=fmt == "html" or out_dir is not None, worker=worker)
     finally:
         worker.stop()
-    _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out),
-            sub=sub)
     if out:
         write_atomic(out, render(report, fmt or "yaml", rubric, language))
         err.print(_tr(said("report_written", path=out), language), markup=False, highlight=False)
@@ -368,10 +401,14 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
             write_atomic(Path(out_dir) / f"report{suffix}", render(report, each, rubric, language))
         err.print(_tr(said("reports_formats_written", n=len(SUFFIXES), path=out_dir), language), markup=False,
                   highlight=False)
-    if fmt and not out:
-        click.echo(render(report, fmt, rubric, language), nl=False)
-    else:
-        show(report, Console(highlight=False), language, verbose=verbose)
+    with _no_workflow_commands():
+        if fmt and not out:
+            click.echo(render(report, fmt, rubric, language), nl=False)
+        else:
+            show(report, Console(highlight=False), language, verbose=verbose)
+    # Last: the report is written and shown whatever the runner's files do.
+    _github(report, rubric, language, submission, annotate=suites == ("public",) and not (fmt and not out),
+            sub=sub)
     return int(exit_code_for([report], rubric))
 
 
@@ -937,6 +974,14 @@ def _guard(fn: Any) -> int:
         lang = (ctx.params.get("lang") if ctx is not None else None) or os.environ.get("GRADER_LANG", "en")
         err.print(_tr(said("interrupted_2"), lang), markup=False, highlight=False)
         return 130
+    except click.exceptions.ClickException:
+        raise  # (click says it, with its own status)
+    except Exception as exc:  # noqa: BLE001 - not the student's fault: its own exit status, not 1
+        import traceback
+
+        traceback.print_exc()
+        _say_error(pair("grader_error"), GraderError(said("grader_itself_failed", what=f"{type(exc).__name__}: {exc}")))
+        return int(ExitCode.INTERNAL_ERROR)
 
 
 if __name__ == "__main__":  # pragma: no cover

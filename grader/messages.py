@@ -561,6 +561,14 @@ MESSAGES: dict[str, M] = {
         "has details)",
         "採点するたびに Dask ワーカーが終了したため、採点していません（詳しくはワーカーのログにあります）"),
     # --- the command line (grader/cli.py, grader/rubric.py) --------------------------------
+    "runner_file_not_written": M(
+        "warning: {variable} ({path}) could not be written ({why}); the report stands",
+        "警告: {variable}（{path}）に書き込めませんでした（{why}）。レポートはそのままです"),
+    "grader_itself_failed": M(
+        "the grader itself failed ({what}); this says nothing about the work graded: "
+        "report it with the lines above (exit status 3)",
+        "グレーダー自身が失敗しました（{what}）。採点した提出物についての結果ではありません。"
+        "上の行を添えて報告してください（終了ステータス 3）"),
     "report_written": M("report written to {path}", "レポートを {path} に書き出しました"),
     "reports_formats_written": M("reports in {n} formats written to {path}", "{n} 形式のレポートを {path} に書き出しました"),
     "no_rubric_found_looked": M(

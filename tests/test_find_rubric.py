@@ -166,3 +166,18 @@ def test_commands_on_a_batch_folder_run_from_outside_the_course_take_the_batchs_
     shutil.move(course, tmp_path / "moved")
     refused = runner.invoke(main, ["export", str(out), "--lang", "en"])
     assert refused.exit_code != 0 and "no rubric found" in refused.output
+
+
+def test_the_graders_own_failure_has_its_own_exit_status_not_a_failing_grades(monkeypatch) -> None:
+    """1 means below the pass mark; a bug or a broken machine under the grader must not look like
+    that in a student's CI: exit 3, the traceback to report, and a sentence in both languages."""
+    from grader import cli
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(cli, "_grade_one", broken)
+    result = CliRunner().invoke(main, ["check", "--lang", "en"])
+    assert result.exit_code == int(cli.ExitCode.INTERNAL_ERROR) == 3
+    assert "RuntimeError: disk on fire" in result.output
+    assert "the grader itself failed (RuntimeError: disk on fire); this says nothing about the work graded" in result.output

@@ -277,3 +277,42 @@ def test_the_shipped_workflow_tells_the_truth(student: Student, workflow: list[d
             if where.group(2):
                 text = (student.repo / where.group(1)).read_text(encoding="utf-8").splitlines()
                 assert text[int(where.group(2)) - 1].startswith("def "), line
+
+
+def test_a_students_text_is_no_workflow_command_and_a_runner_file_that_cannot_be_written_fails_nothing(
+        student: Student, workflow: list[dict], tmp_path: Path) -> None:
+    """The workflow's check step on a finished copy whose head_dim raises with a message that
+    holds a workflow command line: only the grader's own lines start with ``::`` outside the
+    ``::stop-commands::`` markers. Then the same step with GITHUB_STEP_SUMMARY a folder: a
+    warning, the JUnit file still written, and the exit status the score calls for."""
+    folder = student.repo / "exercises" / "chapter07"
+    _reset(folder)
+    for name in CODE:
+        shutil.copyfile(EXAMPLES / "correct" / name, folder / name)
+    with (folder / "scaling.py").open("a", encoding="utf-8") as fh:
+        fh.write('\n\ndef head_dim(d_model, n_heads):\n'
+                 '    raise ValueError("no\\n::error file=README.md,line=1,title=INJECTED::from a student\\nend")\n')
+    [check] = [s for s in workflow if s.get("id") == "check"]
+    done = _step(student, check["run"], tmp_path / "runner")
+    lines = done.stdout.splitlines()
+    [start] = [i for i, line in enumerate(lines) if line.startswith("::stop-commands::")]
+    token = lines[start].removeprefix("::stop-commands::")
+    assert len(token) >= 32
+    [end] = [i for i, line in enumerate(lines) if line == f"::{token}::"]
+    injected = [i for i, line in enumerate(lines) if line.startswith("::error file=README.md")]
+    assert injected and all(start < i < end for i in injected), (start, end, injected)
+    outside = [line for i, line in enumerate(lines) if line.startswith("::") and not start <= i <= end]
+    assert outside and all(line.startswith(("::error file=exercises/", "::notice ", "::warning file=exercises/"))
+                           for line in outside), outside
+
+    (student.repo / "grader-junit.xml").unlink(missing_ok=True)
+    files = tmp_path / "unwritable"
+    files.mkdir()
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", check["run"]],
+                          cwd=student.repo, capture_output=True, text=True, timeout=900,
+                          env=dict(student.env, GITHUB_ACTIONS="true", CI="true", GITHUB_STEP_SUMMARY=str(files),
+                                   GITHUB_OUTPUT=str(files / "output"), GITHUB_WORKSPACE=str(student.repo)))
+    passed = _outputs(files / "output")["passed"] == "true"
+    assert done.returncode == (0 if passed else 1), done.stderr[-3000:]
+    assert "could not be written" in done.stderr or "書き込めませんでした" in done.stderr, done.stderr[-2000:]
+    assert (student.repo / "grader-junit.xml").is_file()
