@@ -90,3 +90,22 @@ def test_the_summary_says_ran_and_passed_plainly_and_fits_the_limit(tmp_path: Pa
     cut = fit("## title\n\n<details>\n" + big * 5000, 1024 * 1024 - 64 * 1024, "en")
     assert len(cut.encode("utf-8")) <= 1024 * 1024 - 64 * 1024
     assert cut.count("<details>") == cut.count("</details>") and "cut here" in cut
+
+
+def test_a_docstring_line_at_column_zero_or_a_def_in_a_string_keeps_the_function_whole(tmp_path: Path) -> None:
+    """A function body is what the parser says it is: a docstring line written at column 0, or a
+    ``def`` inside a string, neither ends the function nor makes one, so the failure at the
+    ``raise`` is annotated once, at ``head_dim``'s def line, under its name."""
+    text = ('def head_dim(d_model, n_heads):\n'
+            '    """The size of one head.\n'
+            '\n'
+            'Example: head_dim(768, 12) == 64\n'
+            'def not_a_function(x):\n'
+            '    """\n'
+            '    raise ValueError("no")\n')
+    (tmp_path / "scaling.py").write_text(text, encoding="utf-8")
+    locate = source_locator({"scaling": "scaling.py"}, tmp_path, "ex")
+    assert locate("scaling", None, 7) == ("ex/scaling.py", 1, "head_dim")
+    (tmp_path / "scaling.py").write_text(text + "def broken(:\n", encoding="utf-8")  # no parse: read as text
+    locate = source_locator({"scaling": "scaling.py"}, tmp_path, "ex")
+    assert locate("scaling", "head_dim") == ("ex/scaling.py", 1, "head_dim")

@@ -244,6 +244,22 @@ def _function_from_id(test_id: str) -> str | None:
     return name[5:] if name.startswith("test_") else None
 
 
+def _def_spans(text: str) -> list[tuple[str, int, int]] | None:
+    """(function, def line, last line) of each top-level def, from the syntax tree; None when the
+    file does not parse (then the lines are read as text)."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (a student's invalid escape is not ours to warn of)
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return [(node.name, node.lineno, node.end_lineno or node.lineno) for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
 def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None = None) -> Locator:
     """A :data:`Locator` that reads the student's files as text (never imports them).
 
@@ -269,6 +285,10 @@ def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None 
                 text = (base / name).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 text = ""
+            spans = _def_spans(text)
+            if spans is not None:  # the parser's own spans: a docstring's lines are the body's
+                cache[name] = spans
+                return spans
             lines = text.split("\n")
             starts = [(m.group(1), text.count("\n", 0, m.start()) + 1)
                       for m in re.finditer(r"^(?:async\s+)?def\s+(\w+)\s*\(", text, re.M)]
