@@ -28,7 +28,6 @@ import secrets
 import signal
 import threading
 import time
-import unicodedata
 from datetime import timezone
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -225,9 +224,8 @@ class _Batch:
         self.seed = 0
         self.found = Discovery()
         #: submission times (``--submitted``) and extensions (``--extensions``), by student id or
-        #: name as NFKC folds it (a full-width ``１１１１１`` is ``11111``)
-        self.submitted = {_folded(k): v for k, v in (submitted or {}).items()}
-        self.extensions = {_folded(k): v for k, v in (extensions or {}).items()}
+        #: name (grader.due.student_key)
+        self.submitted, self.extensions = submitted or {}, extensions or {}
         #: the hand adjustments (grader.ledger), read and checked before anything is graded
         self.ledger = ledger.read(outdir)
         self.cluster, self.shard_size, self.allow_weak = cluster, shard_size, allow_weak
@@ -382,7 +380,7 @@ class _Batch:
 
         if not self.rubric.due:
             return None
-        keys = [_folded(k) for k in self.found.keys_of(found)]
+        keys = self.found.keys_of(found)
         assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")
         at = next((self.submitted[k] for k in keys if k in self.submitted), None)
         if at is None and found.lms_time:  # the LMS's own clock (Blackboard), in the due date's zone
@@ -402,7 +400,7 @@ class _Batch:
         to them). In a blind batch, how many, never who."""
         if not self.rubric.due or not (self.submitted or self.extensions):
             return
-        known = {_folded(k) for f in self.found.found for k in self.found.keys_of(f)}
+        known = {k for f in self.found.found for k in self.found.keys_of(f)}
         for option, listed in (("--submitted", self.submitted), ("--extensions", self.extensions)):
             unmatched = sorted(k for k in listed if k not in known)
             if unmatched:
@@ -574,11 +572,6 @@ class _Batch:
                                             canvas=self.canvas)
         say_written(written, book, self.console, self.lang)
         return [self.finished[i] for i in sorted(self.finished)] + failed_reports
-
-
-def _folded(key: str) -> str:
-    """A student id or name as the instructor's files and the LMS may both spell it (NFKC, trimmed)."""
-    return unicodedata.normalize("NFKC", key).strip()
 
 
 def _flag(console: Console, text: str, lang: str, before: str = "") -> None:

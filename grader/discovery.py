@@ -140,9 +140,12 @@ class Discovery:
     keep: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     def keys_of(self, found: Found) -> list[str]:
-        """What the instructor's files may name ``found`` by: its student id, then its name."""
+        """What the instructor's files may name ``found`` by: its student id, then its name
+        (as :func:`grader.due.student_key` folds them, as the files' are)."""
+        from grader.due import student_key
+
         own = self.known_as.get(found.student_id)
-        return [k for k in (own or (found.student_id, found.submission.name)) if k]
+        return [key for key in (student_key(k) for k in (own or (found.student_id, found.submission.name)) if k) if key]
 
     @property
     def unrecognised(self) -> list[tuple[str, str]]:

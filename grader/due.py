@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
@@ -32,7 +33,7 @@ from grader.errors import UsageError
 from grader.messages import said
 
 __all__ = ["Extension", "Lateness", "LatePolicyRule", "due_for", "late_penalty", "lms_wall_time", "parse_when",
-           "read_extensions", "read_moodle_worksheet", "read_submitted"]
+           "read_extensions", "read_moodle_worksheet", "read_submitted", "student_key"]
 
 DAY = timedelta(days=1)
 #: the most days an extension may give (a larger number is a slip of the keyboard)
@@ -55,6 +56,12 @@ def parse_when(text: str, where: str) -> datetime:
     return when
 
 
+def student_key(text: str) -> str:
+    """A student id or name as the instructor's files and the LMS may both spell it: NFKC-folded
+    and trimmed, so a full-width ``１１１１１`` is ``11111``."""
+    return unicodedata.normalize("NFKC", text).strip()
+
+
 @dataclass(frozen=True)
 class Extension:
     """One student's extension: their own due date, or extra days; and why."""
@@ -75,7 +82,7 @@ def read_extensions(path: Path) -> dict[str, Extension]:
     out: dict[str, Extension] = {}
     for line, row in rows:
         where = f"{path}: line {line}"
-        student = row["student"].strip()
+        student = student_key(row["student"])
         due_text, days_text = (row.get("due") or "").strip(), (row.get("days") or "").strip()
         if bool(due_text) == bool(days_text):
             raise UsageError(said("give_either_due_days", where=where, student=student))
@@ -100,7 +107,7 @@ def read_submitted(path: Path) -> dict[str, datetime]:
     """``--submitted FILE.csv``: ``student`` and ``submitted`` (a date-time with offset) per line."""
     out: dict[str, datetime] = {}
     for line, row in _rows(path, ("student", "submitted")):
-        student, where = row["student"].strip(), f"{path}: line {line}"
+        student, where = student_key(row["student"]), f"{path}: line {line}"
         if student in out:
             raise UsageError(said("listed_twice_keep_one", where=where, student=student))
         out[student] = parse_when(row["submitted"], where)
@@ -125,7 +132,7 @@ def read_moodle_worksheet(path: Path, zone: tzinfo) -> dict[str, datetime]:
     """
     out: dict[str, datetime] = {}
     for line, row in _rows(path, (WORKSHEET_ID, WORKSHEET_SUBMITTED)):
-        ident = re.sub(r"^\D*", "", row[WORKSHEET_ID].strip())
+        ident = re.sub(r"^\D*", "", student_key(row[WORKSHEET_ID]))
         text = row[WORKSHEET_SUBMITTED].strip()
         if not ident or text in ("", "-"):
             continue

@@ -161,3 +161,12 @@ def test_rows_of_commas_and_spaced_column_names_as_a_spreadsheet_leaves_them(tmp
     path.write_text("student, days, reason\r\nalice,2,club\r\n,,\r\n , ,\r\n", encoding="utf-8")
     got = read_extensions(path)
     assert list(got) == ["alice"] and got["alice"].days == 2 and got["alice"].reason == "club"
+
+
+def test_a_student_written_once_full_width_and_once_plain_is_listed_twice(tmp_path):
+    """Ids are read as NFKC folds them, so the LMS's ``11111`` and a full-width ``１１１１１`` are one
+    student: two lines for them are refused, not one silently kept."""
+    path = tmp_path / "ext.csv"
+    path.write_text("student,days,reason\n11111,1,a\n１１１１１,2,b\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="line 3: 11111 is listed twice"):
+        read_extensions(path)
