@@ -43,7 +43,7 @@ from grader.gradebook import (CanvasTarget, apply_lms, check_formats, csv_writte
                               say_written, write_gradebook, write_lms_gradebooks)
 from grader import ledger
 from grader.outdir import is_current, read_report, report_path, write_report_files
-from grader.pool import LocalPool, Tally, _Proc, retire_spares, start_early
+from grader.pool import LocalPool, Tally, _Proc, retire_spares, start_early, workers_for
 from grader.report.contain import error_report
 from grader.report.model import GradeReport
 
@@ -170,16 +170,23 @@ def _start_early(rubric: Rubric, jobs: int | None, level: str, warning: str, out
 
 def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool) -> int | None:
     """How many submissions a batch can grade at most, when that is cheap to tell: a folder
-    gives at most one per entry (a flat export's loose files are fewer students still), and
-    the validate corpus is graded beside them unless its finding is recorded. None for an
-    export zip (counting means unpacking) or when the corpus will be graded."""
+    gives at most one per entry (a flat export's loose files are fewer students still), an
+    export zip at most one per file it lists (read from its directory, nothing unpacked), and
+    the validate corpus is graded beside them unless its finding is recorded. None when the
+    corpus will be graded, or for what discovery will refuse with its own message."""
+    import zipfile
+
     from grader.outdir import corpus_recorded
     from grader.validate import corpus_digest
 
     try:
-        with os.scandir(source) as entries:
-            n = sum(1 for _ in entries)
-    except OSError:  # a zip, or what discovery will refuse with its own message
+        if os.path.isdir(source):
+            with os.scandir(source) as entries:
+                n = sum(1 for _ in entries)
+        else:
+            with zipfile.ZipFile(source) as zf:
+                n = sum(1 for info in zf.infolist() if not info.is_dir())
+    except (OSError, zipfile.BadZipFile, ValueError):
         return None
     if summary:
         digest = corpus_digest(rubric)
@@ -275,7 +282,7 @@ class _Batch:
         self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
         if resume and resumed:
             self._say(said("resume_submission_s_already", n=resumed))
-        jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) + len(self.corpus) or 1))
+        jobs = workers_for(len(todo) + len(self.corpus), jobs)
         retire_spares(early, jobs, retired)
         if summary and todo:
             # The parent mostly waits on its workers: load the plotting library meanwhile.

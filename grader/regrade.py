@@ -178,11 +178,10 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
     # The workers (torch, the sandbox, the suites: a few seconds) start while this process reads
     # the kept reports; they learn the batch's seed with their first chunk.
     base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning, "tests": list(patterns)}
-    wanted = max(1, jobs or os.cpu_count() or 1)
-    early = start_early(base, wanted, outdir / ".logs", _reports_at_most(outdir)) if (outdir / "reports").is_dir() else []
+    early = start_early(base, jobs, outdir / ".logs", _reports_at_most(outdir)) if (outdir / "reports").is_dir() else []
     retired: list[Any] = []
     try:
-        return _regrade_with(early, retired, source, out, rubric, patterns, select, entries, base, wanted, lang,
+        return _regrade_with(early, retired, source, out, rubric, patterns, select, entries, base, jobs, lang,
                              console, progress, started)
     finally:
         for proc in early + retired:  # those the pool did not take
@@ -197,13 +196,13 @@ def _reports_at_most(outdir: Path) -> int:
 
 
 def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, rubric: Rubric, patterns: Sequence[str],
-                  select: Callable[[str], bool], entries: Sequence[ledger.Entry], base: dict[str, Any], jobs: int,
+                  select: Callable[[str], bool], entries: Sequence[ledger.Entry], base: dict[str, Any], jobs: int | None,
                   lang: str, console: Console, progress: bool | None, started: float) -> RegradeResult:
     import time
 
     from grader import anonymous
     from grader.assignment import assignment_of
-    from grader.pool import LocalPool, Tally, retire_spares
+    from grader.pool import LocalPool, Tally, retire_spares, workers_for
 
     outdir = Path(out)
     found = anonymous.find(source, outdir, assignment_of(rubric), anonymous=anonymous.is_anonymous(outdir))
@@ -217,7 +216,7 @@ def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, r
         raise UsageError(said("no_test_id_matches", patterns=wanted, example=known[0]))
     seed = int(next(iter(olds.values())).get("seed", 0))
     todo = sorted(olds)
-    jobs = max(1, min(jobs, len(todo)))
+    jobs = workers_for(len(todo), jobs)
     retire_spares(early, jobs, retired)
     config = {**base, "seed": seed}
     fingerprints: dict[tuple[str, ...], str] = {}

@@ -352,7 +352,7 @@ def test_similarity_against_a_previous_term_keeps_every_name_out_of_a_blind_fold
     outs = {}
     for key, src, blind in (("old", old_src, False), ("old-blind", old_src, True), ("new-blind", new_src, True)):
         outs[key] = tmp_path / key
-        proc = grader("batch", str(src), "--out", str(outs[key]), "-j", "2", "--no-progress",
+        proc = grader("batch", str(src), "--out", str(outs[key]), "--no-progress",
                       *(["--anonymous"] if blind else []))
         assert proc.returncode == 0, proc.stderr
 

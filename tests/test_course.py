@@ -2,7 +2,7 @@
 
 Journeys run the real ``grader`` command (``python -m grader``) on real files: an LMS-style
 folder of chapter-8 submissions (a folder, a notebook, a zip and one mutant per catalogue id)
-through ``grader batch -j 2``, and ``grader new`` followed by ``grader validate`` in a fresh
+through ``grader batch``, and ``grader new`` followed by ``grader validate`` in a fresh
 course folder; and the chapter-8 release installed as its README says, in the run's release venv.
 """
 
@@ -71,12 +71,12 @@ def _submissions(src: Path) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_batch_grades_chapter08_folder_notebook_zip_and_every_mutant(tmp_path):
-    """grader batch -j 2 --rubric rubrics/chapter08.yaml: full marks for the correct forms, each
+    """grader batch --rubric rubrics/chapter08.yaml: full marks for the correct forms, each
     mutant named with exactly its id, in Japanese and English with its own numbers."""
     expected = _submissions(tmp_path / "src")
     out = tmp_path / "out"
     proc = _grader("batch", str(tmp_path / "src"), "--out", str(out), "--rubric", "rubrics/chapter08.yaml",
-                   "-j", "2", "--no-progress", "--seed", "8", "--lang", "en")
+                   "--no-progress", "--seed", "8", "--lang", "en")
     assert proc.returncode in (0, 1), proc.stderr
     assert f"{len(expected)} graded" in proc.stderr
     with (out / "gradebook.csv").open(encoding="utf-8") as fh:
@@ -311,7 +311,7 @@ def test_course_gradebook_merges_two_batches(tmp_path):
     (done / "answers.yaml").write_text(_answers(), encoding="utf-8")
     shutil.copytree(ROOT / "exercises" / "chapter08", ch8 / "Hanako Sato_103_assignsubmission_file_")
     for src, rubric in ((ch7, "rubrics/chapter07.yaml"), (ch8, "rubrics/chapter08.yaml")):
-        proc = _grader("batch", str(src), "--out", str(src) + "-out", "--rubric", rubric, "-j", "2", "--no-progress")
+        proc = _grader("batch", str(src), "--out", str(src) + "-out", "--rubric", rubric, "--no-progress")
         assert proc.returncode in (0, 1), proc.stderr
     course = tmp_path / "course.csv"
     proc = _grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch7-out"), "--out", str(course))

@@ -7,6 +7,7 @@ CPUs starts no worker it would only retire unused.
 
 from __future__ import annotations
 
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 
 from grader.batch import _at_most, run_batch
 from grader.outdir import corpus_recorded, write_corpus
-from grader.pool import _Proc
+from grader.pool import _Proc, workers_for
 from grader.regrade import _reports_at_most
 from grader.rubric import load_rubric
 from grader.validate import corpus_digest
@@ -55,12 +56,29 @@ def test_a_folder_bounds_the_workers_by_its_entries_and_the_corpus(tmp_path: Pat
     assert _at_most(str(src), rubric, out, summary=True) == 3
     # the user's cache answers for another folder of the same course
     assert _at_most(str(src), rubric, tmp_path / "elsewhere", summary=True) == 3
-    # an export zip cannot be counted without unpacking it; a missing source is discovery's to refuse
+    # an export zip gives at most one submission per file its directory lists (nothing unpacked);
+    # a missing source or a file that is no zip is discovery's to refuse
     export = tmp_path / "export.zip"
     with zipfile.ZipFile(export, "w") as zf:
+        zf.writestr("a_1_assignsubmission_file_/", "")
         zf.writestr("a_1_assignsubmission_file_/scaling.py", "x = 1\n")
-    assert _at_most(str(export), rubric, out, summary=False) is None
+        zf.writestr("a_1_assignsubmission_file_/softmax.py", "x = 1\n")
+        zf.writestr("b_2_assignsubmission_file_/work.zip", b"PK\x05\x06" + bytes(18))
+    assert _at_most(str(export), rubric, out, summary=False) == 3
     assert _at_most(str(tmp_path / "no-such-folder"), rubric, out, summary=False) is None
+    (tmp_path / "notes.zip").write_text("not a zip", encoding="utf-8")
+    assert _at_most(str(tmp_path / "notes.zip"), rubric, out, summary=False) is None
+
+
+def test_a_small_batch_left_to_the_grader_starts_one_worker_for_every_eight_submissions(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    # left to the grader: one per CPU at most, one more than one only for every 8 submissions
+    assert [workers_for(n, None) for n in (0, 1, 7, 15, 16, 23, 24, 32, 400)] == [1, 1, 1, 1, 2, 2, 3, 4, 4]
+    assert workers_for(None, None) == 4  # not known: one per CPU, the spares retired later
+    # -j N asked for: N, but never more than there are submissions
+    assert [workers_for(n, 2) for n in (0, 1, 2, 3, 400, None)] == [1, 1, 2, 2, 2, 2]
+    assert workers_for(5, 8) == 5
 
 
 def test_a_regrade_is_bounded_by_the_reports_kept(tmp_path: Path) -> None:
@@ -88,3 +106,23 @@ def test_a_batch_of_one_submission_starts_one_worker_and_grades_it(tmp_path: Pat
                        allow_weak=True)
     assert started == [1]
     assert result.graded == 1 and result.reports[0].score == result.reports[0].max_score > 0
+
+
+@pytest.mark.slow
+def test_a_default_batch_of_three_starts_one_worker_even_with_cpus_to_spare(
+        tmp_path: Path, own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    workers: list[_Proc] = []  # every worker: started early, forked as a sibling, or by the pool
+    original = _Proc.__init__
+
+    def spy(self: _Proc, *args: Any, **kwargs: Any) -> None:
+        workers.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(_Proc, "__init__", spy)
+    src = _folder(tmp_path / "src", ["correct", "divide-by-dk", "sqrt-d-model"])
+    result = run_batch(str(src), str(tmp_path / "out"), load_rubric(RUBRIC), progress=False, summary=False,
+                       allow_weak=True)
+    assert len(workers) == 1
+    assert result.graded == 3 and not any(r.errors for r in result.reports)
+    assert sorted(r.score / r.max_score for r in result.reports)[-1] == 1.0

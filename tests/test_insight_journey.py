@@ -131,7 +131,7 @@ class _Screen(HTMLParser):
 def test_batch_with_similarity_puts_the_ring_and_the_cluster_on_the_first_screen(tmp_path: Path) -> None:
     planted = _class(tmp_path / "src")
     out = tmp_path / "out"
-    proc = _grader("batch", str(tmp_path / "src"), "--out", str(out), "--rubric", str(RUBRIC), "-j", "2",
+    proc = _grader("batch", str(tmp_path / "src"), "--out", str(out), "--rubric", str(RUBRIC),
                    "--no-progress", "--no-table", "--similarity")
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
 
@@ -202,7 +202,7 @@ def test_a_drafted_entry_once_worded_validates_and_names_the_cluster_next_time(t
                         "    if temperature <= 0:\n        raise ValueError('temperature must be positive')\n"
                         f"    return {body}\n", encoding="utf-8")
     out = tmp_path / "out"
-    proc = _grader("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "2", "--no-progress",
+    proc = _grader("batch", str(src), "--out", str(out), "--rubric", str(rubric), "--no-progress",
                    "--no-table")
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     rows = list(csv.DictReader(io.StringIO((out / "unrecognised-clusters.csv").read_text(encoding="utf-8"))))
@@ -236,7 +236,7 @@ def test_a_drafted_entry_once_worded_validates_and_names_the_cluster_next_time(t
     assert "temperature-twice" in proc.stdout
 
     again = tmp_path / "again"
-    proc = _grader("batch", str(src), "--out", str(again), "--rubric", str(rubric), "-j", "2", "--no-progress",
+    proc = _grader("batch", str(src), "--out", str(again), "--rubric", str(rubric), "--no-progress",
                    "--no-table")
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     for name in ("double-a", "double-b"):
@@ -306,7 +306,7 @@ def test_a_hidden_test_a_correct_style_fails_is_flagged_until_it_is_fixed(tmp_pa
                   "17-table-one-pass"):
         shutil.copytree(CORRECT / style, src / style)
     out = tmp_path / "out"
-    args = ("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "2", "--no-progress", "--no-table",
+    args = ("batch", str(src), "--out", str(out), "--rubric", str(rubric), "--no-progress", "--no-table",
             "--lang", "en")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     proc = _grader(*args, env=env)
@@ -337,7 +337,7 @@ def test_a_hidden_test_a_correct_style_fails_is_flagged_until_it_is_fixed(tmp_pa
     assert "a correct style fails it (" in _item_flags((out / "summary.en.html").read_text(encoding="utf-8"))[STRICT_ID]
     # another section of the course, graded in Japanese: the user's cache answers for the corpus
     section = tmp_path / "section-b"
-    proc = _grader("batch", str(src), "--out", str(section), "--rubric", str(rubric), "-j", "2", "--no-progress",
+    proc = _grader("batch", str(src), "--out", str(section), "--rubric", str(rubric), "--no-progress",
                    "--no-table", env=env)  # the course's first language: ja
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     assert "validate" not in proc.stderr

@@ -333,7 +333,7 @@ INSTRUCTOR_EXPORT = (
 def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     export = _canvas_export(tmp_path)
     out = tmp_path / "out"
-    base = ["batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--seed", "3", "--rubric",
+    base = ["batch", str(export), "--out", str(out), "--no-progress", "--seed", "3", "--rubric",
             str(RUBRIC)]
 
     # Canvas without its assignment: refused before any grading, saying what to pass
@@ -443,7 +443,7 @@ def test_a_duplicate_moodle_id_is_credited_nowhere_and_says_so(tmp_path):
     terminal and the course gradebook say why."""
     export = _moodle_export(tmp_path)
     out = tmp_path / "out"
-    proc = _grader("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--seed", "3",
+    proc = _grader("batch", str(export), "--out", str(out), "--no-progress", "--seed", "3",
                    "--rubric", str(RUBRIC), "--gradebook", "moodle", "--bom", "--lang", "en")
     assert proc.returncode == 0, proc.stderr
     said = " ".join(proc.stderr.split())

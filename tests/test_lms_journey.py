@@ -6,7 +6,7 @@ docstring of ``grader.lms``): Canvas's ``ContentZipper`` (sortable name cleaned 
 ``\\ / : * ? " < > |`` replaced), Moodle's ``download_submissions`` (``clean_filename`` of the
 full name with ``_`` turned into spaces, then ``_<participant id>_assignsubmission_file_``),
 Blackboard's ``<assignment>_<username>_attempt_<time>_<file>`` with its ``.txt`` per attempt.
-Then ``grader batch -j 2`` runs as an instructor runs it, and the gradebooks it writes are read
+Then ``grader batch`` runs as an instructor runs it, and the gradebooks it writes are read
 back with the column rules Canvas's and Moodle's importers apply.
 """
 
@@ -94,7 +94,7 @@ def blackboard_txt(full_name: str, username: str, assignment: str, when: str, fi
 
 
 def _batch(source: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", "batch", str(source), "--out", str(out), "-j", "2",
+    return subprocess.run([sys.executable, "-m", "grader", "batch", str(source), "--out", str(out),
                            "--no-progress", "--seed", "3", "--rubric", str(RUBRIC), *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
 

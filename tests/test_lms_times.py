@@ -86,7 +86,7 @@ def _course(dest: Path) -> Path:
 
 
 def _batch(rubric: Path, source: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", "batch", str(source), "--out", str(out), "-j", "2",
+    return subprocess.run([sys.executable, "-m", "grader", "batch", str(source), "--out", str(out),
                            "--no-progress", "--no-table", "--seed", "3", "--rubric", str(rubric), *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
 

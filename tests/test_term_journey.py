@@ -109,7 +109,7 @@ def test_a_term_of_grading(tmp_path):
     submitted = tmp_path / "submitted.csv"  # Taro handed in ten hours late (Tokyo time); the others on time
     submitted.write_text("student,submitted\n98765,2026-12-01T20:00:00+09:00\n11111,2026-12-02T10:00:00+09:00\n"
                          "22222,2026-12-01T14:59:00+00:00\n", encoding="utf-8")
-    first = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--seed", "5",
+    first = _run("batch", str(export), "--out", str(out), "--no-progress", "--seed", "5",
                  "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--submitted", str(submitted), *r)
     assert first.returncode == 0, first.stderr
     rows = _book(out)
@@ -139,7 +139,7 @@ def test_a_term_of_grading(tmp_path):
     before = _tests(out)
     shutil.copyfile(ROOT / "suites" / "chapter07" / "hidden" / "test_scaling.py",
                     rubric.parent.parent / "suites" / "chapter07" / "hidden" / "test_scaling.py")
-    again = _run("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "-j", "2", "--no-progress", *r)
+    again = _run("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "--no-progress", *r)
     assert again.returncode == 0, again.stderr
     after = _tests(out)
     for report, tests in before.items():
@@ -186,7 +186,7 @@ def test_a_term_of_grading(tmp_path):
     # Taro is granted a day's extension; --resume grades nothing again, applies it and keeps the ledger once
     extensions = tmp_path / "extensions.csv"
     extensions.write_text("student,due,days,reason\n11111,,1,illness (doctor's note)\n", encoding="utf-8")
-    resumed = _run("batch", str(export), "--out", str(out), "-j", "2", "--no-progress", "--resume",
+    resumed = _run("batch", str(export), "--out", str(out), "--no-progress", "--resume",
                    "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--submitted", str(submitted),
                    "--extensions", str(extensions), "--lang", "en", *r)
     assert resumed.returncode == 0, resumed.stderr
