@@ -573,17 +573,17 @@ MESSAGES: dict[str, M] = {
     "reports_formats_written": M("reports in {n} formats written to {path}", "{n} 形式のレポートを {path} に書き出しました"),
     "no_rubric_found_looked": M(
         "no rubric found: looked for {folder}/*.yaml in every folder {walks}. Run the command inside "
-        "the course or release folder (or any folder in it), or pass --rubric PATH",
+        "the course or release folder (or any folder in it), or pass {option}",
         "ルーブリックが見つかりません: {walks}のすべてのフォルダで {folder}/*.yaml を探しました。"
-        "授業またはリリースのフォルダ（その中のどのフォルダでも可）で実行するか、--rubric PATH を"
+        "授業またはリリースのフォルダ（その中のどのフォルダでも可）で実行するか、{option} を"
         "指定してください"),
     "up": M("from {start} up to {top}", "{start} から {top} まで"),
     "up_and": M("{walk}; {more}", "{walk}、{more}"),
     "holds_rubrics_neither_working": M(
         "{folder} holds {n} rubrics ({listed}) and neither the working folder nor the submission lies "
-        "in one's exercises folder; pass --rubric PATH to choose one",
+        "in one's exercises folder; pass {option} to choose one",
         "{folder} にはルーブリックが {n} 個あり（{listed}）、作業中のフォルダも提出物も、どれの "
-        "exercises フォルダにも入っていません。--rubric PATH でどれかを選んでください"),
+        "exercises フォルダにも入っていません。{option} でどれかを選んでください"),
     "grade_file_pass_folder": M(
         " (to grade this file, pass the folder that holds it)",
         "（このファイルを採点するには、それが入っているフォルダを指定してください）"),

@@ -226,7 +226,7 @@ def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.
 
     shell = _shell()
     folder = Path(os.getcwd())
-    rubric_file = Path(rubric) if rubric is not None else find_rubric(cwd=folder)
+    rubric_file = Path(rubric) if rubric is not None else find_rubric(cwd=folder, option='notebook.check(rubric="PATH")')
     # Start the checker first: it imports torch and pytest and starts its sandbox while this
     # kernel reads the rubric and the notebook.
     checker = _checker(rubric_file, level).start()

@@ -380,7 +380,7 @@ RUBRICS_FOLDER = "rubrics"
 
 def find_rubric(
     cwd: str | os.PathLike[str] | None = None, submission: str | os.PathLike[str] | None = None,
-    assignment: str | None = None,
+    assignment: str | None = None, option: str = "--rubric PATH",
 ) -> Path:
     """The rubric of the course or release folder that ``cwd`` or ``submission`` lies in.
 
@@ -397,6 +397,8 @@ def find_rubric(
         submission: the submission as the user named it, if the command has one.
         assignment: the assignment id, when what the command reads names it (a batch's
             reports): the rubric with that ``assignment:`` is chosen.
+        option: how the caller's user names a rubric, for the messages (a notebook's
+            ``notebook.check(rubric="PATH")``; the command line's ``--rubric PATH``).
 
     Returns:
         The rubric file: relative to the process's working folder when it lies inside it
@@ -433,7 +435,8 @@ def find_rubric(
                 # the one folder (a release) that is its course.
                 listed = ", ".join(_show_from(c, here) for c in candidates)
                 ambiguous = ambiguous or (
-                    said("holds_rubrics_neither_working", folder=_show_from(folder / RUBRICS_FOLDER, here), n=len(candidates), listed=listed)
+                    said("holds_rubrics_neither_working", folder=_show_from(folder / RUBRICS_FOLDER, here), n=len(candidates), listed=listed,
+                         option=option)
                 )
                 break
             return Path(_show_from(chosen, Path(os.path.abspath(Path.cwd()))))  # noqa: PTH100
@@ -444,7 +447,7 @@ def find_rubric(
         walk = said("up", start=start.as_posix(), top=start.anchor)
         walks = walk if walks is None else said("up_and", walk=walk, more=walks)
     raise UsageError(
-        said("no_rubric_found_looked", folder=RUBRICS_FOLDER, walks=walks)
+        said("no_rubric_found_looked", folder=RUBRICS_FOLDER, walks=walks, option=option)
     )
 
 

@@ -109,6 +109,7 @@ def test_a_command_outside_any_course_says_where_it_looked(tmp_path: Path) -> No
         os.chdir(here)
     assert result.exit_code == 2
     assert "no rubric found" in result.output and tmp_path.as_posix() in result.output.replace("\n", "")
+    assert "--rubric PATH" in result.output
 
 
 def test_commands_on_a_batch_folder_take_the_rubric_its_reports_name(tmp_path: Path,

@@ -391,6 +391,8 @@ def test_no_rubric_or_unknown_part_is_a_message_in_the_cell(tmp_path: Path) -> N
         data = _display(_run(client, nb, "from grader import notebook\nnotebook.check()"))
         assert "rubric" in data["text/plain"] and "採点を完了できませんでした" in data["text/plain"]
         assert "ルーブリックが見つかりません" in data["text/plain"] and "no rubric found" in data["text/plain"]
+        # the way to name a rubric here is the function's argument, not the command line's option
+        assert 'notebook.check(rubric="PATH")' in data["text/plain"] and "--rubric" not in data["text/plain"]
         data = _display(_run(client, nb, f"import os\nos.chdir({str(exercises)!r})\nnotebook.check('nope')"))
         assert "nope" in data["text/plain"] and "scaling" in data["text/plain"]
         assert "no such part" in data["text/plain"]
