@@ -275,9 +275,14 @@ def test_the_commands_write_list_verify_and_refuse_a_broken_chain(tmp_path, rubr
     out = _outdir(tmp_path, rubric)
     r = ("--rubric", str(RUBRIC))
     assert _grader("adjust", str(out), "divide-by-dk", "--points=-2", "--reason", "late by agreement", *r).returncode == 0
-    assert _grader("adjust", str(out), "divide-by-dk", "--undo", "1", "--reason", "wrong", "--by", "ta", *r).returncode == 0
+    assert _grader("adjust", str(out), "divide-by-dk", "--undo", "1", "--reason", "wrong:\nsee the mail\tof 3 May",
+                   "--by", "ta\x1b[2J", *r).returncode == 0
     listed = _grader("ledger", str(out))
     assert listed.returncode == 0 and "late by agreement" in listed.stdout and "\tundo\t" in listed.stdout
+    # one line of nine tab-separated fields per entry, a reason typed over two lines included
+    rows = [line.split("\t") for line in listed.stdout.splitlines()]
+    assert [len(row) for row in rows] == [9, 9]
+    assert rows[1][8] == "wrong:\\nsee the mail\\tof 3 May" and rows[1][6] == "ta\\x1b[2J"
     assert float(_book(out)["divide-by-dk"]["score"]) == 72.0
     # neither two changes at once nor none, nor an unknown student
     assert _grader("adjust", str(out), "divide-by-dk", "--points", "1", "--set", "3", "--reason", "x", *r).returncode == 2
