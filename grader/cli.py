@@ -371,8 +371,12 @@ def _lasting_imports() -> Iterator[None]:
     They make ~10^6 objects that last as long as the process and almost no garbage: the
     collector stays off while they are imported and never walks them afterwards (frozen), which
     makes ``grader grade`` about a fifth faster. Only at the command's edge: a notebook kernel
-    or a program calling :func:`grader.grade` keeps its own collector as it was.
+    or a program calling :func:`grader.grade` keeps its own collector as it was, and a process
+    that has imported them already (one running commands in-process) freezes nothing more.
     """
+    if "grader.runner" in sys.modules:
+        yield
+        return
     gc.disable()
     try:
         yield
@@ -514,8 +518,8 @@ def _submitted_times(rubric: Any, submitted_file: str | None, worksheet_file: st
               help="Grade even where Linux namespaces are unavailable (rlimits; one process per "
                    "submission where there is no fork, e.g. Windows), or in the level $GRADER_SANDBOX names.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Grading processes, each with one warm sandbox (default: one per CPU, and one for "
-                   "every 8 submissions at most, so that a small batch starts no process it cannot use).")
+              help="Grading processes, each with one warm sandbox (default: one per CPU, but no more than "
+                   "one for every 8 submissions: a small batch starts no process it cannot use).")
 @click.option("--resume", is_flag=True,
               help="Skip submissions whose report in OUT matches their content and this rubric.")
 @click.option("--cluster", "cluster", default=None, metavar="SPEC",
@@ -804,7 +808,7 @@ def publish_cmd(outdir: str, by: str, rubric_path: str | None, lang: str | None)
                    "e.g. 'hidden/test_scaling.py::*'; a whole id, brackets and all, matches itself.")
 @rubric_option
 @lang_option
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Grading processes (default: one per CPU, and one for every 8 submissions at most).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Grading processes (default: one per CPU, but no more than one for every 8 submissions).")
 @click.option("--allow-weak-sandbox", is_flag=True, help="As for grader batch.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | None, lang: str | None,

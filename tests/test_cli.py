@@ -145,3 +145,25 @@ def test_a_mistyped_command_line_is_said_in_both_languages_or_the_one_asked(root
 
     en = run(root, *args, env={**env, "GRADER_LANG": "en"})
     assert en.returncode == 2 and f"Error: {english}" in en.stderr and "エラー" not in en.stderr
+
+
+def test_the_grading_imports_are_frozen_once_and_the_collector_is_back_on(root):
+    """``grader grade``, ``check`` and ``validate`` import torch and pytest with the collector off
+    and freeze them (about a fifth of a single grade's time): once per process, never again for a
+    command run in-process after them, and the collector on for the student-facing rest."""
+    code = """if True:
+        import gc
+        from grader.cli import _lasting_imports
+        before = gc.get_freeze_count()
+        with _lasting_imports():
+            import grader.runner
+        frozen = gc.get_freeze_count()
+        garbage = [[i] for i in range(1000)]
+        with _lasting_imports():
+            import grader.runner
+        print(before, frozen, gc.get_freeze_count(), gc.isenabled())
+    """
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    before, frozen, again, enabled = proc.stdout.split()
+    assert int(before) == 0 and int(frozen) > 100_000  # torch alone makes ~10^6 objects
+    assert again == frozen and enabled == "True"
