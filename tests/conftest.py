@@ -1,7 +1,8 @@
 """Shared fixtures and options for the project's own tests, and how pytest-xdist shares them out.
 
-``make test`` runs ``pytest -n auto --dist loadgroup``: the tests are dealt out to the workers
-one at a time, except for the groups below, each of which one worker runs start to finish:
+``make test`` runs ``pytest -n JOBS --dist loadgroup`` (JOBS: the cores and one more): the tests
+are dealt out to the workers one at a time, except for the groups below, each of which one worker
+runs start to finish:
 
 * ``TOGETHER``: a test module whose tests share a module- or class-scoped fixture (a graded
   batch, a built release, a running sandbox worker), so that the fixture is built once, or
