@@ -829,26 +829,6 @@ def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | No
     sys.exit(_guard(body))
 
 
-def _tsv_field(text: str) -> str:
-    r"""One field of a tab-separated line: a backslash, tab, line break or carriage return is
-    written ``\\``, ``\t``, ``\n``, ``\r``, any other control character ``\xNN``, so each entry
-    stays one line of the same columns (a reason typed over two lines included) and nothing
-    reaches the terminal as a control sequence."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in _TSV_ESCAPES:
-            out.append(_TSV_ESCAPES[ch])
-        elif code < 0x20 or 0x7F <= code < 0xA0:
-            out.append(f"\\x{code:02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-_TSV_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
-
-
 @main.command(name="ledger")
 @click.argument("outdir", type=click.Path(file_okay=False, exists=True))
 @click.option("--verify", is_flag=True, help="Only check the chain; exit 2 naming the first broken line.")
@@ -856,6 +836,7 @@ _TSV_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
     """List (or --verify) the hand adjustments recorded in OUTDIR/ledger.jsonl."""
     from grader import ledger
+    from grader.sinks import tsv_field
 
     def body() -> int:
         entries = ledger.read(Path(outdir))
@@ -864,7 +845,7 @@ def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
             for e in entries:
                 change = (f"{e.points:+g}" if e.points is not None else f"={e.set:g}" if e.set is not None
                           else f"#{e.target}")
-                click.echo("\t".join(_tsv_field(f) for f in [str(e.n), e.op, e.submission, e.part or "", change,
+                click.echo("\t".join(tsv_field(f) for f in [str(e.n), e.op, e.submission, e.part or "", change,
                                       "" if e.against is None else f"{e.against:g}", e.by, e.at, e.reason]))
         verified = (said("ledger_verified_entry_chain") if len(entries) == 1
                     else said("ledger_verified_entries_chain", n=len(entries)))

@@ -11,6 +11,8 @@ sink it passes the sink's function here; the writers call them, nothing else esc
                     ``rich.text.Text(terminal(s))`` (never as markup).
 ``terminal_markup`` ``terminal(s)`` with rich markup escaped, for the rare f-string passed to
                     ``console.print`` with ``markup=True``.
+``tsv_field(s)``    one field of a tab-separated line (``grader ledger``): backslash, tab, line
+                    feed and CR written ``\\\\ \\t \\n \\r``, the rest as ``terminal``.
 ``csv_cell(v)``     a gradebook cell: a string whose first non-blank character could start a
                     formula (``= + - @``, their full-width forms, tab, CR) gets a leading
                     ``'`` (OWASP's advice for CSV injection); controls become visible escapes.
@@ -58,7 +60,7 @@ import html as _html
 import re
 from typing import Any
 
-__all__ = ["VALUE_MAX", "REPORT_MAX", "terminal", "terminal_markup", "csv_cell", "markdown",
+__all__ = ["VALUE_MAX", "REPORT_MAX", "terminal", "terminal_markup", "tsv_field", "csv_cell", "markdown",
            "html", "jinja_finalize", "xml", "unicode", "clean", "file_name", "cap", "cap_data", "bound", "visible"]
 
 #: Bytes kept of one string that came from a submission (a feedback value, a message, a note).
@@ -106,6 +108,16 @@ def terminal(s: Any) -> str:
     ``Text(...)`` or with ``markup=False``: it is not markup.
     """
     return visible(str(s))
+
+
+_TSV = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_field(s: Any) -> str:
+    r"""One field of a tab-separated line (``grader ledger``): a backslash, tab, line feed or
+    carriage return written ``\\``, ``\t``, ``\n``, ``\r``, then as :func:`terminal`, so each
+    record stays one line of the same columns and no control sequence reaches the terminal."""
+    return visible(str(s).translate(_TSV))
 
 
 def terminal_markup(s: Any) -> str:
