@@ -16,6 +16,9 @@ fails, naming the fix, when a test module outside ``TOGETHER`` shares such a fix
 
 Tests marked ``alone`` look at every process of this checkout (no batch worker may be left):
 ``make test`` runs them after the others, in one process.
+
+``make quick`` leaves out the tests marked ``slow``: a test that runs a grading command of the
+grader (``GRADING_COMMANDS``) as a process of its own, and it grades, fails unless it is marked.
 """
 
 from __future__ import annotations
@@ -108,6 +111,72 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                          "add its module to TOGETHER in tests/conftest.py")
     if wrong:
         raise pytest.UsageError("\n".join(dict.fromkeys(wrong)))
+
+
+#: The grader's commands that grade: run as a process of its own, each starts a grading process
+#: that imports torch and a sandbox that imports it again (~2.5 s of CPU before the first test).
+GRADING_COMMANDS = frozenset({"batch", "grade", "check", "validate", "regrade"})
+#: The markers ``make quick`` leaves out; a test that grades in a process of its own carries one.
+NOT_QUICK = ("slow", "install", "browser", "alone")
+
+
+def grading_command(args: Any) -> str | None:
+    """``"grader batch"`` (say) where ``args`` runs a grading command of the grader, else None:
+    ``python -m grader CMD …`` or a ``grader`` script (a release's included), not for its help."""
+    argv = [os.fspath(a) for a in args] if isinstance(args, (list, tuple)) else [os.fspath(args)]
+    if "--help" in argv:
+        return None
+    for i, arg in enumerate(argv[:-1]):
+        named = ((arg == "grader" and i > 0 and argv[i - 1] == "-m")
+                 or (os.path.basename(arg) == "grader" and (i == 0 or os.path.basename(argv[i - 1]).startswith("python"))))
+        if named and argv[i + 1] in GRADING_COMMANDS:
+            return f"grader {argv[i + 1]}"
+    return None
+
+
+class _GradingRuns:
+    """The grading commands the running test started (its setup included), with their processes."""
+
+    def __init__(self) -> None:
+        self.started: list[tuple[str, subprocess.Popen[Any]]] = []
+        init = subprocess.Popen.__init__
+        runs = self
+
+        def __init__(popen: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+            init(popen, args, *rest, **kwargs)
+            command = grading_command(args)
+            if command is not None:
+                runs.started.append((command, popen))
+
+        subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
+
+    def graded(self) -> list[str]:
+        """The commands that ran to a grade (exit 0 or 1: not a usage or rubric error)."""
+        return sorted({command for command, popen in self.started if popen.returncode in (0, 1)})
+
+
+_RUNS: _GradingRuns | None = None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    global _RUNS
+    if _RUNS is None:
+        _RUNS = _GradingRuns()
+    _RUNS.started.clear()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """``make quick`` stays quick: a test that grades in a process of its own (or whose fixture
+    does) fails unless a marker leaves it out of ``make quick`` (``slow``, most often)."""
+    result = yield
+    graded = _RUNS.graded() if _RUNS is not None else []
+    if graded and not any(item.get_closest_marker(name) for name in NOT_QUICK):
+        raise AssertionError(f"{item.nodeid} runs {', '.join(graded)}, which grades in processes of its own: "
+                             "mark it @pytest.mark.slow so that make quick leaves it out")
+    return result
 
 
 try:

@@ -16,6 +16,7 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
+import pytest
 import yaml
 
 from test_lms_journey import (CORRECT, EXAMPLES, FIXTURES, _batch, _canvas_import, _moodle_feedback_participants,
@@ -91,6 +92,7 @@ def _blobs(out: Path) -> list[tuple[str, bytes]]:
     return found
 
 
+@pytest.mark.slow
 def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     export = _export(tmp_path)
     out = tmp_path / "out"
@@ -204,6 +206,7 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
 CANVAS_STUDENTS = [("Doe, Jane", 98765), ("山田, 太郎", 11111)]
 
 
+@pytest.mark.slow
 def test_anonymous_canvas_export_names_no_student_and_imports_by_canvas_id(tmp_path):
     """The same promise for a Canvas export: Canvas writes the sortable name and user id into
     every entry's name; only identities.csv and the import file's own Student and ID cells may
@@ -247,6 +250,7 @@ def test_anonymous_canvas_export_names_no_student_and_imports_by_canvas_id(tmp_p
 BLACKBOARD_STUDENTS = [("jdoe", "Jane Doe"), ("tyamada", "山田 太郎")]
 
 
+@pytest.mark.slow
 def test_anonymous_blackboard_export_names_no_student(tmp_path):
     """A Blackboard export names each attempt by username and its metadata by full name: under
     --anonymous neither appears anywhere under OUT or on the terminal but in identities.csv."""
@@ -275,6 +279,7 @@ def test_anonymous_blackboard_export_names_no_student(tmp_path):
     assert [(w, s) for w, blob in [*_blobs(out), *terminal] for s in secrets if s in blob] == []
 
 
+@pytest.mark.slow
 def test_names_a_student_chose_inside_their_work_are_scrubbed_too(tmp_path):
     """What a student named inside their upload: the folder in their zip, a notebook the grader
     did not grade, an older zip it set aside, a notebook's author written where the format
@@ -330,6 +335,7 @@ def test_the_scrub_matches_a_name_as_repr_quotes_it_and_keeps_a_students_own_wor
     assert scrub("yamada_hw and the report", "anon-bbbbbb") == "yamada_hw and the anon-bbbbbb"  # own words: own texts
 
 
+@pytest.mark.slow
 def test_similarity_against_a_previous_term_keeps_every_name_out_of_a_blind_folder(tmp_path):
     """grader similarity OUT --against OLD: OLD's submissions are found as OLD's batch found them
     (never unpacked into OUT); a blind OUT takes a blind OLD, named by OLD's ids, and refuses an
@@ -373,6 +379,7 @@ def test_similarity_against_a_previous_term_keeps_every_name_out_of_a_blind_fold
                for r in rows), rows
 
 
+@pytest.mark.slow
 def test_a_refused_batch_records_no_names_so_the_folder_can_still_go_blind_or_not(tmp_path):
     """A batch refused after it looked at SOURCE (an LMS gradebook asked of a plain folder) leaves
     neither the names it would have given nor blind ids behind: the folder then takes a blind

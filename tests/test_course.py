@@ -176,6 +176,7 @@ def test_the_message_says_what_the_evidence_shows(tmp_path, mutant, wanted, unwa
             assert text not in message[lang], (lang, text, message[lang])
 
 
+@pytest.mark.slow
 def test_new_assignment_validates_without_an_edit(tmp_path):
     """grader new chapter09, then grader validate --rubric rubrics/chapter09.yaml, in a fresh course."""
     proc = _grader("new", "chapter09", cwd=tmp_path)

@@ -110,6 +110,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return rubric, out
 
 
+@pytest.mark.slow
 def test_after_publish_shows_hidden_details_only_once_published(batch: tuple[Path, Path]) -> None:
     rubric, out = batch
     details = _hidden_details(out)
@@ -132,6 +133,7 @@ def test_after_publish_shows_hidden_details_only_once_published(batch: tuple[Pat
     _assert_shown(_views(out), details)
 
 
+@pytest.mark.slow
 def test_after_due_shows_hidden_details_by_the_time_they_are_written(batch: tuple[Path, Path],
                                                                       tmp_path: Path) -> None:
     _, published = batch
@@ -157,6 +159,7 @@ def test_after_due_shows_hidden_details_by_the_time_they_are_written(batch: tupl
     _assert_hidden(_views(out), details)
 
 
+@pytest.mark.slow
 def test_after_due_waits_for_the_latest_extension(tmp_path: Path) -> None:
     """A student with an extension is still working after the rubric's due date: no report shows
     the hidden tests until their due date has passed too. The real batch with ``--extensions``
@@ -197,6 +200,7 @@ def _feedback_texts(feedback_zip: Path) -> dict[str, str]:
         return {n: html.unescape(zf.read(n).decode("utf-8")) for n in zf.namelist() if not n.endswith("/")}
 
 
+@pytest.mark.slow
 def test_publish_rewrites_the_moodle_feedback_files(tmp_path: Path) -> None:
     """A Moodle export graded with ``--gradebook moodle`` under ``after_publish``: the feedback
     files Moodle hands each student hold no hidden test before ``grader publish``, and every
