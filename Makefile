@@ -1,6 +1,7 @@
 # `make demo` grades the bundled example submissions, `make test` runs every test, `make check`
 # every test but the fresh-venv installs and the browser, and `make quick` also leaves out the
-# end-to-end tests that start grading workers (the loop between commits). Each creates
+# tests that grade in a process of their own (marker `slow`, which tests/conftest.py makes every
+# such test carry): the loop between commits. Each creates
 # .venv and installs what it needs, Debian packages included when run as root.
 
 VENV ?= .venv
@@ -76,7 +77,7 @@ check: $(STAMP) system-deps lint
 	$(PYTEST) -m "not install and not browser and not alone"
 	$(PY) -m pytest -q -m "alone and not install and not browser"
 
-# The fastest loop: also without the end-to-end tests that start grading workers (marker `slow`).
+# The fastest loop: also without the tests that grade in a process of their own (marker `slow`).
 quick: $(STAMP) system-deps lint
 	$(PYTEST) -m "not slow and not install and not browser and not alone"
 
