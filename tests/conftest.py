@@ -88,9 +88,12 @@ def pytest_configure(config: pytest.Config) -> None:
     every process below inherits that, Python then installs no handler of its own, and the tests
     that press Ctrl-C on a batch or a watcher would wait for an exit that never comes. A Python
     handler is not inherited across exec: the processes started from here begin with the default.
+
+    And from here on, the grading commands the tests start are noted (``pytest_runtest_call``).
     """
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    _note_grading_commands()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -134,36 +137,26 @@ def grading_command(args: Any) -> str | None:
     return None
 
 
-class _GradingRuns:
-    """The grading commands the running test started (its setup included), with their processes."""
-
-    def __init__(self) -> None:
-        self.started: list[tuple[str, subprocess.Popen[Any]]] = []
-        init = subprocess.Popen.__init__
-        runs = self
-
-        def __init__(popen: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
-            init(popen, args, *rest, **kwargs)
-            command = grading_command(args)
-            if command is not None:
-                runs.started.append((command, popen))
-
-        subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
-
-    def graded(self) -> list[str]:
-        """The commands that ran to a grade (exit 0 or 1: not a usage or rubric error)."""
-        return sorted({command for command, popen in self.started if popen.returncode in (0, 1)})
+#: The grading commands the running test started (its setup included), with their processes.
+_STARTED: list[tuple[str, subprocess.Popen[Any]]] = []
 
 
-_RUNS: _GradingRuns | None = None
+def _note_grading_commands() -> None:
+    """From now on, every ``subprocess.Popen`` of a grading command is noted in ``_STARTED``."""
+    init = subprocess.Popen.__init__
+
+    def __init__(popen: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        init(popen, args, *rest, **kwargs)
+        command = grading_command(args)
+        if command is not None:
+            _STARTED.append((command, popen))
+
+    subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Any:
-    global _RUNS
-    if _RUNS is None:
-        _RUNS = _GradingRuns()
-    _RUNS.started.clear()
+    _STARTED.clear()
     return (yield)
 
 
@@ -172,7 +165,8 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     """``make quick`` stays quick: a test that grades in a process of its own (or whose fixture
     does) fails unless a marker leaves it out of ``make quick`` (``slow``, most often)."""
     result = yield
-    graded = _RUNS.graded() if _RUNS is not None else []
+    # (exit 0 or 1: it graded; a usage or rubric error, or a signal, is no grading run)
+    graded = sorted({command for command, popen in _STARTED if popen.returncode in (0, 1)})
     if graded and not any(item.get_closest_marker(name) for name in NOT_QUICK):
         raise AssertionError(f"{item.nodeid} runs {', '.join(graded)}, which grades in processes of its own: "
                              "mark it @pytest.mark.slow so that make quick leaves it out")

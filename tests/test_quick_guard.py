@@ -7,12 +7,13 @@ tests that start a stand-in ``grader`` script (it only exits), one marked ``slow
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import grading_command
+from tests.conftest import NOT_QUICK, grading_command
 
 pytest_plugins = ["pytester"]
 
@@ -33,6 +34,13 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_the_grading_commands_are_told_apart(args, command):
     assert grading_command(args) == command
 
+
+
+def test_the_guard_allows_exactly_the_markers_make_quick_leaves_out():
+    [recipe] = [line for line in (ROOT / "Makefile").read_text(encoding="utf-8").split("\nquick:", 1)[1].splitlines()
+                if "$(PYTEST)" in line]
+    left_out = re.findall(r"not (\w+)", recipe)
+    assert sorted(left_out) == sorted(NOT_QUICK), recipe
 
 
 def test_an_unmarked_test_that_grades_fails_naming_the_marker(pytester: pytest.Pytester,
