@@ -13,6 +13,6 @@ def test_all_lists_every_public_name():
 
 
 def test_grade_is_importable_lazily():
-    from grader.runner import grade
+    from grader.grading.runner import grade
 
     assert grader.grade is grade

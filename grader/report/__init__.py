@@ -23,12 +23,12 @@ from collections.abc import Callable
 from typing import Any, TYPE_CHECKING
 
 from grader.errors import UsageError
-from grader.messages import said
+from grader.i18n.messages import said
 from grader.report.model import GradeReport
 from grader.report.redact import Moment, redact
 
 if TYPE_CHECKING:
-    from grader.rubric import Rubric
+    from grader.spec.rubric import Rubric
 
 #: format -> file name suffix when a report is written next to others (batch, release CI)
 SUFFIXES = {
@@ -60,7 +60,7 @@ def _writer(fmt: str, rubric: Rubric | None = None) -> Callable[[GradeReport, An
 
         return markdown.render
     if fmt == "html":
-        from grader.assignment import figures_hook
+        from grader.spec.assignment import figures_hook
         from grader.report import html
 
         draw = figures_hook(rubric)
@@ -94,10 +94,11 @@ def render(report: GradeReport, fmt: str, *, rubric: Rubric | None = None, lang:
 
 
 def quiz_parts(rubric: Rubric | None) -> frozenset[str]:
-    """The parts graded from the answers file: their tests' ``expected`` is the answer key."""
-    from grader.submission import ANSWERS_FILE
+    """The parts graded from the quiz file (the assignment's rule: a YAML part): their tests'
+    ``expected`` is the answer key."""
+    from grader.spec.assignment import QUIZ_SUFFIXES
 
-    return frozenset(p.id for p in getattr(rubric, "parts", ()) if p.file == ANSWERS_FILE)
+    return frozenset(p.id for p in getattr(rubric, "parts", ()) if p.file.endswith(QUIZ_SUFFIXES))
 
 
 __all__ = ["SUFFIXES", "quiz_parts", "redact", "render"]

@@ -1,4 +1,4 @@
-"""Chapter 7's plug-in: recognising the scaling mistakes from behaviour (see grader.hooks).
+"""Chapter 7's plug-in: recognising the scaling mistakes from behaviour (see grader.kit.hooks).
 
 Recognition is by behaviour only: the probes call the student's functions on inputs chosen so
 that every known mistake gives a different answer, and compare what came back with the
@@ -11,7 +11,7 @@ all the same ``sqrt-d-model``.
 
 Within a failing part each function gets a short screen (1–3 calls); only a function that
 fails it gets the deeper probes. What each id means to the student, and its message
-templates, live in ``mistakes.yaml`` next to this file (see :mod:`grader.catalogue`); the
+templates, live in ``mistakes.yaml`` next to this file (see :mod:`grader.spec.catalogue`); the
 report's figures in ``plots.py``; the public suite's expected values in ``expected.py``.
 """
 
@@ -24,22 +24,23 @@ from typing import Any
 import numpy as np
 import torch
 
-from grader.probing import Finding
-from grader.probing import Probe as _Probe
-from grader.probing import Raised as _Raised
-from grader.probing import arr as _arr
-from grader.probing import close as _close
-from grader.probing import hardcoded as _hardcoded
-from grader.probing import num as _num
-from grader.probing import pick as _pick
-from grader.probing import randn as _randn
-from grader.probing import ratio as _ratio
-from grader.probing import same as _same
-from grader.probing import show as _show
-from grader.probing import UNRECOGNISED as _UNRECOGNISED
-from grader.probing import _NotImplemented, _Unavailable
-from grader.probing import unrecognised as _unrecognised
-from grader.testing import describe_call
+from grader.kit.probes import Finding
+from grader.kit.probes import Probe as _Probe
+from grader.kit.probes import Raised as _Raised
+from grader.kit.probes import arr as _arr
+from grader.kit.probes import close as _close
+from grader.kit.probes import hardcoded as _hardcoded
+from grader.kit.probes import num as _num
+from grader.kit.probes import pick as _pick
+from grader.kit.probes import randn as _randn
+from grader.kit.probes import ratio as _ratio
+from grader.kit.probes import same as _same
+from grader.kit.probes import show as _show
+from grader.kit.probes import UNRECOGNISED as _UNRECOGNISED
+from grader.kit.probes import NotImplementedByStudent as _NotImplemented
+from grader.kit.probes import Unavailable as _Unavailable
+from grader.kit.probes import unrecognised as _unrecognised
+from grader.kit.asserts import describe_call
 
 from . import expected, plots
 

@@ -19,11 +19,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from grader.hooks import Figure
-from grader.plotting import figure as _figure
-from grader.plotting import png as _png
-from grader.plotting import series as _series
-from grader.plotting import style as _style
+from grader.kit.hooks import Figure
+from grader.kit.figures import figure as _figure
+from grader.kit.figures import png as _png
+from grader.kit.figures import series as _series
+from grader.kit.figures import style as _style
 from grader.sinks import PLOT_ITEMS
 
 D_K = 64

@@ -32,9 +32,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from grader.hooks import Figure
-from grader.plotting import figure, png, style
-from grader.probing import Finding, Probe, arr, close, describe_call, hardcoded, num, randn, show, unrecognised
+from grader.kit.hooks import Figure
+from grader.kit.figures import figure, png, style
+from grader.kit.probes import Finding, Probe, arr, close, describe_call, hardcoded, num, randn, show, unrecognised
 
 MASKING = "masking"
 GPT2_D_MODEL, GPT2_HEADS = 768, 12

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.quizsuite import check_well_formed, questions
+from grader.kit.quiz import check_well_formed, questions
 
 pytestmark = pytest.mark.part("quiz")
 

@@ -1,0 +1,177 @@
+"""The hooks an assignment's plug-in implements, and how the grader loads them.
+
+An assignment keeps its own knowledge outside the grader package, in a Python file its rubric
+names (``plugin.hooks``). That file is an ordinary module; the grader reads the names below
+from it, each optional except ``RECOGNISERS``:
+
+=====================  ==========================================================================
+``RECOGNISERS``        ``{function: recogniser}``; a recogniser takes a :class:`grader.kit.probes.Probe`
+                       bound to the function's part and returns a list of
+                       :class:`grader.kit.probes.Finding` (empty: nothing wrong seen)
+``ORACLE``             ``{function: callable}``: the right answer computed with torch, used by
+                       ``Probe.expect`` when the reference is not loaded (``grader check``)
+``quiz_findings``      ``(answers: dict) -> list[Finding]``: mistakes a quiz answer shows
+``plot_data``          ``(session, reference) -> dict``: the student's values for the figures
+                       (plain data, stored in the report)
+``figures``            ``(plots: dict, languages) -> list[Figure]``: PNG figures for the HTML
+                       report, drawn from ``plot_data``'s dict
+``expected_values``    ``(reference) -> dict``: the public suite's ``expected.json`` (written by
+                       ``python -m grader.prepare.expected``)
+``NOTEBOOK_INTRO``     ``str``: the first markdown cell of the handed-out notebook
+``README_EXAMPLE``     ``{lang: str}``: the mistake the student README names as an example
+=====================  ==========================================================================
+
+:class:`AssignmentHooks` lists them with their types (a plug-in author's checker can hold a
+hooks file against it); :class:`Hooks` is how the grader reaches them, the one way everywhere,
+each with its default. The sandbox's zygote warms torch itself before forking (the same
+operations for every assignment), so a plug-in has no warm-up hook.
+
+The module runs in the trusted process (never in the sandbox); it may import
+numpy, torch and :mod:`grader.kit.probes`. It ships with the public suite, so it must hold no
+answer the hidden tests or the quiz key keep secret: expected values come from the reference
+(when loaded) or from torch.
+
+Example::
+
+    hooks = load_hooks(Path("suites/chapter09/plugin/hooks.py"))   # as `grader new chapter09` wrote it
+    hooks.recognisers["double"](probe)   # [] when the student's double() is right
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from grader.errors import GraderError
+from grader.i18n.messages import said
+
+if TYPE_CHECKING:
+    from grader.sandbox.session import Session
+    from grader.kit.probes import Finding, Probe
+
+__all__ = ["OPTIONAL_HOOKS", "AssignmentHooks", "Figure", "Hooks", "HooksModule", "Recogniser", "load_hooks"]
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One PNG of the HTML report: its bytes as base64, a caption per language, an anchor name."""
+
+    png: str = field(metadata={"help": "base64 PNG"})
+    caption: Mapping[str, str] = field(metadata={"help": "language -> caption"})
+    name: str = field(metadata={"help": "short id, used as the image's anchor"})
+
+
+Recogniser = Callable[["Probe"], "list[Finding]"]
+
+
+class HooksModule(Protocol):
+    """What a plug-in module must define: ``RECOGNISERS``."""
+
+    RECOGNISERS: Mapping[str, Recogniser]
+
+
+class AssignmentHooks(HooksModule, Protocol):
+    """Every hook a plug-in module may define, with its type (all but ``RECOGNISERS`` optional)."""
+
+    ORACLE: Mapping[str, Callable[..., Any]]
+    NOTEBOOK_INTRO: str
+    README_EXAMPLE: Mapping[str, str]
+
+    def quiz_findings(self, answers: dict[str, Any]) -> list[Finding]: ...
+
+    def plot_data(self, session: Session, reference: Any) -> dict[str, Any]: ...
+
+    def figures(self, plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]: ...
+
+    def expected_values(self, reference: Any) -> dict[str, Any]: ...
+
+
+#: The optional hooks, as :class:`AssignmentHooks` names them (``grader new`` lists them).
+OPTIONAL_HOOKS = ("ORACLE", "quiz_findings", "plot_data", "figures", "expected_values", "NOTEBOOK_INTRO",
+                  "README_EXAMPLE")
+
+
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """An assignment's hooks, each with its default when the module does not define it."""
+
+    module: ModuleType | None
+    recognisers: Mapping[str, Recogniser] = field(default_factory=dict)
+    oracle: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+
+    def _get(self, name: str) -> Callable[..., Any] | None:
+        fn = getattr(self.module, name, None) if self.module is not None else None
+        return fn if callable(fn) else None
+
+    def quiz_findings(self, answers: dict[str, Any]) -> list[Finding]:
+        fn = self._get("quiz_findings")
+        return list(fn(answers)) if fn else []
+
+    def plot_data(self, session: Session, reference: Any) -> dict[str, Any]:
+        fn = self._get("plot_data")
+        return dict(fn(session, reference) or {}) if fn else {}
+
+    def figures(self, plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]:
+        fn = self._get("figures")
+        return list(fn(plots, languages)) if fn else []
+
+    def expected_values(self, reference: Any) -> dict[str, Any] | None:
+        fn = self._get("expected_values")
+        return dict(fn(reference)) if fn else None
+
+    @property
+    def notebook_intro(self) -> str:
+        """``NOTEBOOK_INTRO``, or "" when the module gives none."""
+        return str(getattr(self.module, "NOTEBOOK_INTRO", "") or "")
+
+    @property
+    def readme_example(self) -> Mapping[str, str] | None:
+        """``README_EXAMPLE`` ({lang: text}), or None."""
+        example = getattr(self.module, "README_EXAMPLE", None)
+        return example if isinstance(example, Mapping) else None
+
+
+NO_HOOKS = Hooks(module=None)
+
+
+@functools.cache
+def load_hooks(path: Path) -> Hooks:
+    """Import the plug-in file at ``path`` once, under a private module name.
+
+    Raises:
+        GraderError: the file cannot be imported, or its ``RECOGNISERS`` is not a mapping of
+            function names to callables; the message names the file.
+    """
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    package = f"_grader_plugin_{digest}"
+    # The hooks file's folder is a private package, so the file may import its neighbours
+    # (``from . import plots``) without putting that folder on sys.path.
+    pkg_spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
+    pkg_spec.submodule_search_locations = [str(path.parent)]
+    sys.modules.setdefault(package, importlib.util.module_from_spec(pkg_spec))
+    name = f"{package}.{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise GraderError(said("cannot_imported_python_module", path=path))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - the instructor's file: say which and why
+        sys.modules.pop(name, None)
+        raise GraderError(said("importing_assignment_s_hooks", path=path, name=type(exc).__name__, why=exc)) from exc
+    recognisers = getattr(module, "RECOGNISERS", None)
+    if not isinstance(recognisers, Mapping) or not all(
+        isinstance(k, str) and callable(v) for k, v in recognisers.items()
+    ):
+        raise GraderError(f"{path}: define RECOGNISERS = {{'function_name': recogniser, ...}}")
+    oracle = getattr(module, "ORACLE", None) or {}
+    return Hooks(module=module, recognisers=dict(recognisers), oracle=dict(oracle))
