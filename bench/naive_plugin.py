@@ -19,9 +19,10 @@ import pytest
 import torch
 import yaml
 
-from grader.runner import load_reference, parse_answers
-from grader.submission import load_submission
-from grader.testing import ANSWER_KEY, StudentRaised
+from grader.grading.runner import load_reference, parse_answers
+from grader.ingest.submission import load_submission
+from grader.kit.asserts import ANSWER_KEY
+from grader.sandbox.session import StudentRaised
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = int(os.environ.get("NAIVE_SEED", "1"))

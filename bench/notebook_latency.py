@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.tools import build_notebook  # noqa: E402
+from grader.prepare import build_notebook  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "submissions"
 

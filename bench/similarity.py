@@ -406,16 +406,16 @@ def main() -> int:
         print(proc.stderr[-3000:])
         return 1
 
-    from grader import clusters as grouping
-    from grader import similarity
-    from grader.rubric import load_rubric
-    from grader.similarity import _submissions
+    from grader.insight import unknown_mistakes as grouping
+    from grader.insight import similarity
+    from grader.spec.rubric import load_rubric
+    from grader.insight.similarity import submissions_in
 
     rubric = load_rubric(RUBRIC)
     reports = grouping.read_reports(out)
-    subs = _submissions(str(root / "src"), out, rubric)  # the batch holds these already
+    subs = submissions_in(str(root / "src"), out, rubric)  # the batch holds these already
     t0 = time.perf_counter()
-    result = similarity.run(out, rubric, submissions=subs, reports=reports)
+    result = similarity.compute(out, rubric, submissions=subs, reports=reports)
     groups = grouping.clusters(reports)
     grouping.write_clusters(groups, out)
     stage_s = time.perf_counter() - t0

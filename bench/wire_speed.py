@@ -1,4 +1,4 @@
-"""What one message costs on the wire: the base64 format it replaced against ``grader.wire``.
+"""What one message costs on the wire: the base64 format it replaced against ``grader.sandbox.wire``.
 
 Not a timed test: run it by hand and read the numbers.
 
@@ -29,7 +29,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import wire  # noqa: E402
+from grader.sandbox import wire  # noqa: E402
 
 
 class old:  # noqa: N801 - the base64 format, trimmed to what a round trip uses

@@ -3,7 +3,7 @@
 The public API, for scripts that grade without the command line::
 
     from grader import load_rubric, load_submission, grade
-    from grader.assignment import assignment_of
+    from grader.spec.assignment import assignment_of
     rubric = load_rubric("rubrics/chapter07.yaml")
     [report] = grade(rubric, [load_submission("examples/submissions/correct", assignment_of(rubric))])
     print(report.score, report.max_score, [m.id for m in report.mistakes])
@@ -25,11 +25,11 @@ from grader.errors import (
     WorkerTimeout,
 )
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
-from grader.rubric import Rubric, load_rubric
-from grader.submission import Submission, load_submission
+from grader.spec.rubric import Rubric, load_rubric
+from grader.ingest.submission import Submission, load_submission
 
 if TYPE_CHECKING:
-    from grader.runner import grade
+    from grader.grading.runner import grade
 
 __all__ = [
     "CaseOutcome",
@@ -54,7 +54,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "grade":
-        from grader.runner import grade
+        from grader.grading.runner import grade
 
         return grade
     raise AttributeError(f"module 'grader' has no attribute {name!r}")

@@ -9,7 +9,7 @@ score of each part, every test not passed with its feedback, the recognised mist
 numbers, how many more tests run at grading, and the sandbox level used (HTML, and plain text
 for front-ends without HTML).
 
-The first check starts a warm checker (:class:`grader.warm.WarmChecker`): a trusted process
+The first check starts a warm checker (:class:`grader.engines.warm_checker.WarmChecker`): a trusted process
 holding the tests and the score, with its own sandboxed zygote that has imported torch. It
 stays alive, in the background, for the kernel's life, so each later check only forks a fresh
 sandboxed child. Neither the tests nor the score are ever in this kernel: a variable or a
@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from grader.errors import GraderError, UsageError
-from grader.messages import said
+from grader.i18n.messages import said
 
 if TYPE_CHECKING:
-    from grader.rubric import Rubric
+    from grader.spec.rubric import Rubric
 
 __all__ = ["CellsNotRun", "check", "load_ipython_extension", "shutdown", "status"]
 
@@ -133,7 +133,7 @@ def _answers(path: Path | None) -> str | None:
     """The quiz answers cell of the saved notebook (raw cells never run, so never in history)."""
     if path is None:
         return None
-    from grader.submission import load_submission
+    from grader.ingest.submission import load_submission
 
     try:
         return load_submission(path).answers
@@ -142,7 +142,7 @@ def _answers(path: Path | None) -> str | None:
 
 
 def _rubric(path: Path) -> Any:
-    from grader.rubric import load_rubric
+    from grader.spec.rubric import load_rubric
 
     if not path.is_file():
         raise UsageError(said("no_such_rubric_pass_2", path=path))
@@ -167,7 +167,7 @@ def _language(lang: str | None, rubric: Rubric) -> str:
 
 
 def _checker(rubric_file: Path, level: str | None) -> Any:
-    from grader.warm import WarmChecker
+    from grader.engines.warm_checker import WarmChecker
 
     if not rubric_file.is_file():
         raise UsageError(said("no_such_rubric_pass_2", path=rubric_file))
@@ -194,7 +194,7 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
         display: show the result in the cell (False: only return it).
 
     Returns:
-        The :class:`grader.warm.CheckResult` when ``display`` is False, else None (so the
+        The :class:`grader.engines.warm_checker.CheckResult` when ``display`` is False, else None (so the
         cell shows the result once).
 
     Raises:
@@ -221,8 +221,8 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
 
 def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.PathLike[str] | None,
            level: str | None) -> Any:
-    from grader.rubric import find_rubric
-    from grader.submission import notebook_submission
+    from grader.ingest.find_rubric import find_rubric
+    from grader.ingest.submission import notebook_submission
 
     shell = _shell()
     folder = Path(os.getcwd())
@@ -249,8 +249,8 @@ def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.
 
 def _show_error(exc: Exception, lang: str | None = None) -> None:
     """Why the check did not finish: in ``lang``, or in Japanese and English when none was asked."""
-    from grader.messages import error_text
-    from grader.report import _text
+    from grader.i18n.messages import error_text
+    from grader.report import text as _text
 
     langs = [lang] if lang in ("ja", "en") else ["ja", "en"]
     said = dict.fromkeys(error_text(exc, one) for one in langs)  # (the same words once)

@@ -1,7 +1,7 @@
 """The files besides Python modules that the grader reads at run time: one list.
 
 The project's ``setup.py`` and the release's ``pyproject.toml`` (written by
-:func:`grader.release.build_release`) both install exactly these, so ``pip install .``
+:func:`grader.prepare.release.build_release`) both install exactly these, so ``pip install .``
 never leaves one out. ``tests/test_package_data.py`` checks that every non-Python file in the
 package matches a pattern here, and that a built wheel of the project and of the release
 holds each of them.
@@ -15,3 +15,7 @@ PATTERNS = (
     "*.yaml",  # mistakes.yaml: the mistake catalogue the diagnosis names
     "templates/*.j2",  # the HTML report and class summary templates
 )
+
+#: The installed package's own folder, where the files above lie (``grader/``), found without
+#: importing the package's front door.
+PACKAGE_DIR = __import__("pathlib").Path(__file__).resolve().parent

@@ -270,7 +270,7 @@ PLOT_BYTES = 512 * 1024
 #: ... and of one mistake's evidence.
 EVIDENCE_ITEMS, EVIDENCE_SCALARS, EVIDENCE_DEPTH, EVIDENCE_BYTES = 64, 256, 4, 16 * 1024
 #: ... and of an unrecognised failure's behaviour signature (``evidence.probes``, see
-#: :mod:`grader.signature`: function -> calls -> record -> values).
+#: :mod:`grader.kit.signature`: function -> calls -> record -> values).
 SIGNATURE_ITEMS, SIGNATURE_SCALARS, SIGNATURE_DEPTH, SIGNATURE_BYTES = 64, 2048, 5, 64 * 1024
 
 

@@ -206,7 +206,7 @@ def root() -> Path:
 
 @pytest.fixture(scope="session")
 def rubric():
-    from grader.rubric import load_rubric
+    from grader.spec.rubric import load_rubric
 
     return load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 
@@ -245,8 +245,8 @@ def _english_left(text: str) -> list[str]:
     import re
     import string
 
-    from grader import messages
-    from grader.report import _text
+    from grader.i18n import messages
+    from grader.report import text as _text
 
     fixed: set[str] = set()
     english = [*messages.table(), *(w["en"] for w in _text.LABELS.values())]
@@ -269,7 +269,7 @@ def _japanese_outputs(outdir: Path, rubric: Any = None) -> dict[str, str]:
 
     from rich.console import Console
 
-    from grader.outdir import read_record
+    from grader.report.outdir import read_record
     from grader.report import render
     from grader.report.model import GradeReport
     from grader.report.terminal import show

@@ -324,7 +324,7 @@ def test_names_a_student_chose_inside_their_work_are_scrubbed_too(tmp_path):
 
 
 def test_the_scrub_matches_a_name_as_repr_quotes_it_and_keeps_a_students_own_words_to_them():
-    from grader.anonymous import _generic, _Scrub
+    from grader.ingest.anonymous import _generic, _Scrub
 
     scrub = _Scrub(_generic({"scaling": "scaling.py"}))
     scrub.add("anon-aaaaaa", texts=("山田\u3000太郎",), ids=("123458",), own=("submission", "yamada_hw", "scaling.py"))

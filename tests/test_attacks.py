@@ -39,11 +39,11 @@ import pytest
 import yaml
 
 from grader.report.model import GradeReport
-from grader.rubric import load_rubric
-from grader.runner import grade
+from grader.spec.rubric import load_rubric
+from grader.grading.runner import grade
 from grader.sandbox import backends
 from grader.sandbox.worker import Worker
-from grader.submission import load_submission
+from grader.ingest.submission import load_submission
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.discovery import find_submissions, student_id_of
+from grader.ingest.discovery import find_submissions, student_id_of
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -225,7 +225,7 @@ def test_ctrl_c_during_a_write_waits_for_its_end_whatever_thread_it_reaches():
     the main thread blocks to that thread, and Python then raises in the main thread at once."""
     import threading
 
-    from grader.batch import _whole
+    from grader.workflows.batch import _whole
 
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
     hold = threading.Event()
@@ -252,8 +252,8 @@ def test_ctrl_c_during_a_write_waits_for_its_end_whatever_thread_it_reaches():
 def test_weak_sandbox_is_refused_without_the_flag(tmp_path, monkeypatch):
     """Without namespaces, batch stops with a usage error unless --allow-weak-sandbox."""
     from grader.errors import UsageError
-    from grader.batch import run_batch
-    from grader.rubric import load_rubric
+    from grader.workflows.batch import run_batch
+    from grader.spec.rubric import load_rubric
     from grader.sandbox import backends
 
     monkeypatch.setattr(backends, "namespaces_available", lambda: (False, "no bwrap here"))
@@ -276,7 +276,7 @@ def _batch_workers() -> set[int]:
                 here = os.readlink(entry / "cwd") == str(ROOT)
             except OSError:
                 continue
-            if b"grader._batchworker" in cmdline and here:
+            if b"grader.engines.batch_worker" in cmdline and here:
                 found.add(int(entry.name))
     return found
 
@@ -285,9 +285,9 @@ def _batch_workers() -> set[int]:
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_workers_started_early_are_stopped_when_the_source_is_bad(tmp_path):
     """Workers start before the submissions are found; a bad source leaves none running."""
-    from grader.batch import run_batch
+    from grader.workflows.batch import run_batch
     from grader.errors import UsageError
-    from grader.rubric import load_rubric
+    from grader.spec.rubric import load_rubric
 
     before = _batch_workers()
     with pytest.raises(UsageError):
@@ -345,7 +345,7 @@ def test_the_progress_bar_counts_the_class_not_the_corpus_graded_beside_it():
     advance the bar nor enter its counts; the class's reports do."""
     from rich.console import Console
 
-    from grader.pool import Tally
+    from grader.engines.local_pool import Tally
     from grader.report.model import GradeReport
 
     def report(score: float) -> GradeReport:

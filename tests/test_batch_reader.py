@@ -8,13 +8,13 @@ import os
 import threading
 from pathlib import Path
 
-import grader.pool as batch
+import grader.engines.local_pool as batch
 
 
 def _reader(tmp_path: Path):
     to_r, to_w = os.pipe()
     from_r, from_w = os.pipe()
-    proc = batch._Proc(None, tmp_path / "log", adopt=(to_w, from_r))
+    proc = batch.WorkerProcess(None, tmp_path / "log", adopt=(to_w, from_r))
     os.close(to_r)
     return proc, from_w
 

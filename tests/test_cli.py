@@ -156,11 +156,11 @@ def test_the_grading_imports_are_frozen_once_and_the_collector_is_back_on(root):
         from grader.cli import _lasting_imports
         before = gc.get_freeze_count()
         with _lasting_imports():
-            import grader.runner
+            import grader.grading.runner
         frozen = gc.get_freeze_count()
         garbage = [[i] for i in range(1000)]
         with _lasting_imports():
-            import grader.runner
+            import grader.grading.runner
         print(before, frozen, gc.get_freeze_count(), gc.isenabled())
     """
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)

@@ -27,7 +27,7 @@ import yaml
 
 import distributed  # the cluster extra (in the test extra too): pip install 'grader[cluster]'  # noqa: E402
 
-from grader.cluster import ClusterSpec, parse_spec  # noqa: E402
+from grader.engines.dask import ClusterSpec, parse_spec  # noqa: E402
 from grader.errors import UsageError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -490,9 +490,9 @@ def test_a_shard_that_kills_its_worker_is_split_so_only_the_poison_fails(tmp_pat
     splits it, and only the one submission that kills its worker gets an error report."""
     import dask
 
-    from grader import _clusterworker
-    from grader.batch import run_batch
-    from grader.rubric import load_rubric
+    from grader.engines import dask_worker as _clusterworker
+    from grader.workflows.batch import run_batch
+    from grader.spec.rubric import load_rubric
 
     src = tmp_path / "src"
     src.mkdir()
@@ -527,7 +527,7 @@ def test_a_shard_that_kills_its_worker_is_split_so_only_the_poison_fails(tmp_pat
 
 def test_bad_cluster_files_name_the_key_and_the_fix(tmp_path):
     """A bad cluster file is a usage error naming the file and the key, in English and Japanese."""
-    from grader.messages import translate
+    from grader.i18n.messages import translate
 
     cases = {
         "kind: lsff\n": "kind: 'lsff' is not one of",
@@ -563,7 +563,7 @@ def test_shards_shrink_towards_the_end_and_cover_every_submission_once(n, thread
     """Every submission is in exactly one shard, in order; shards never grow, hold at most 128,
     and the last ones are short (no thread waits a long shard's time for another's last one),
     while a large class is a bounded number of tasks."""
-    from grader.cluster import shards
+    from grader.engines.dask import shards
 
     todo = list(range(n))
     cut = shards(todo, threads)
@@ -579,7 +579,7 @@ def test_shards_shrink_towards_the_end_and_cover_every_submission_once(n, thread
 def test_dask_workers_on_one_host_pin_to_cpus_no_other_holds(tmp_path):
     """Each Dask worker's grading processes pin only to CPUs it holds a lock on: a second worker
     on the host gets other CPUs, none when none is free, and a CPU is free again once let go."""
-    from grader._clusterworker import claim_cpus
+    from grader.engines.dask_worker import claim_cpus
 
     allowed = sorted(os.sched_getaffinity(0))
     folder = tmp_path / "cpus"
@@ -602,9 +602,9 @@ def test_dask_workers_on_one_host_pin_to_cpus_no_other_holds(tmp_path):
 def test_jobs_with_a_cluster_is_refused_not_ignored(tmp_path):
     """-j counts this machine's processes; beside --cluster it would be silently ignored, so it
     is a usage error saying what to do instead (in Japanese too)."""
-    from grader.batch import run_batch
-    from grader.messages import translate
-    from grader.rubric import load_rubric
+    from grader.workflows.batch import run_batch
+    from grader.i18n.messages import translate
+    from grader.spec.rubric import load_rubric
 
     with pytest.raises(UsageError) as info:
         run_batch(str(EXAMPLES), str(tmp_path / "out"), load_rubric(RUBRIC), cluster="tcp://127.0.0.1:1", jobs=2)
@@ -615,7 +615,7 @@ def test_jobs_with_a_cluster_is_refused_not_ignored(tmp_path):
 
 def test_a_missing_extra_says_which_to_install(tmp_path, monkeypatch):
     """Without the helper's package, the error names the extra to install (en and ja)."""
-    from grader.messages import translate
+    from grader.i18n.messages import translate
 
     monkeypatch.setitem(sys.modules, "dask_jobqueue", None)  # what an absent package looks like to import
     path = tmp_path / "cluster.yaml"
@@ -630,7 +630,7 @@ def test_a_missing_extra_says_which_to_install(tmp_path, monkeypatch):
 def test_jobqueue_kinds_write_the_job_script(kind, directive, tmp_path):
     """kind: slurm / pbs: the job script the helper generates asks for what the cluster file
     says and starts a worker of the grader's scheduler (no Slurm or PBS needed)."""
-    from grader.cluster import build_cluster
+    from grader.engines.dask import build_cluster
 
     import dask_jobqueue  # noqa: F401 - the cluster-jobqueue extra (in the test extra)
     path = tmp_path / "cluster.yaml"
@@ -663,7 +663,7 @@ def test_kind_kubernetes_builds_its_cluster_resource(tmp_path):
     import dask_kubernetes  # noqa: F401 - the cluster-kubernetes extra (in the test extra)
     from dask_kubernetes.operator import make_cluster_spec
 
-    from grader.cluster import kubernetes_spec
+    from grader.engines.dask import kubernetes_spec
 
     path = tmp_path / "cluster.yaml"
     path.write_text("kind: kubernetes\nworkers: 3\nimage: registry.example/grader:1\n"
@@ -749,7 +749,7 @@ def test_a_lost_shard_charges_only_the_submission_it_was_grading(tmp_path):
     submission lost more than MAX_RETRIES times gets an error report; its neighbours never do."""
     from collections import deque
 
-    from grader.cluster import MAX_RETRIES, ClusterPool
+    from grader.engines.dask import MAX_RETRIES, ClusterPool
 
     pool = object.__new__(ClusterPool)
     pool.retries, pool.done, pool.write_s = {}, set(), 0.0

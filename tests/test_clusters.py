@@ -1,4 +1,4 @@
-"""grader/clusters.py, grader/signature.py and grader/items.py: unknown mistakes grouped by
+"""grader/insight/unknown_mistakes.py, grader/kit/signature.py and grader/insight/item_analysis.py: unknown mistakes grouped by
 behaviour, signatures bounded whatever a student returns, and per-test item analysis."""
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import clusters, items
+from grader.insight import unknown_mistakes as clusters
+
+from grader.insight import item_analysis as items
 from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
-from grader.signature import SIGNATURE_TEXT, SIGNATURE_VALUES, same_signature, signature_of
+from grader.kit.signature import SIGNATURE_TEXT, SIGNATURE_VALUES, same_signature, signature_of
 
 
 def _calls(values: list[list[float]], func: str = "scale_scores") -> list[dict]:
@@ -124,9 +126,9 @@ def test_draft_entry_from_a_hostile_cluster_is_valid_yaml_and_marked_draft(tmp_p
 
     import yaml
 
-    from grader.draft import draft_entry
-    from grader.outdir import report_path, report_yaml
-    from grader.rubric import load_rubric
+    from grader.insight.draft_entry import draft_entry
+    from grader.report.outdir import report_path, report_yaml
+    from grader.spec.rubric import load_rubric
 
     root = Path(__file__).resolve().parent.parent
     (tmp_path / "rubrics").mkdir()
@@ -146,7 +148,7 @@ def test_draft_entry_from_a_hostile_cluster_is_valid_yaml_and_marked_draft(tmp_p
     data = yaml.safe_load(done.catalogue.read_text(encoding="utf-8"))["mistakes"]["returns-text"]
     assert data["draft"] is True
     assert data["signature"]["probes"][0]["text"].startswith("<script>\x1b[2J")
-    from grader.catalogue import catalogue
+    from grader.spec.catalogue import catalogue
 
     entry = catalogue(done.catalogue)["returns-text"]
     assert entry.draft and entry.signature["function"] == "softmax_jacobian"

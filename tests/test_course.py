@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.assignment import assignment_of
-from grader.catalogue import catalogue
+from grader.spec.assignment import assignment_of
+from grader.spec.catalogue import catalogue
 from grader.errors import GraderError, RubricError
-from grader.hooks import load_hooks
-from grader.rubric import load_rubric
-from grader.tools import build_notebook
-from grader.validate import load_mutants, student_answers
+from grader.kit.hooks import load_hooks
+from grader.spec.rubric import load_rubric
+from grader.prepare import build_notebook
+from grader.prepare.validate import load_mutants
+from grader.ingest.corpus import student_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 CH8 = ROOT / "rubrics" / "chapter08.yaml"
@@ -106,8 +107,8 @@ def test_batch_grades_chapter08_folder_notebook_zip_and_every_mutant(tmp_path):
 
 def test_mutant_messages_quote_the_students_numbers(tmp_path):
     """mask-zero-not-inf gives the value written and the weight that leaked, in both languages."""
-    from grader.runner import grade
-    from grader.submission import load_submission
+    from grader.grading.runner import grade
+    from grader.ingest.submission import load_submission
 
     rubric = load_rubric(CH8)
     folder = tmp_path / "zero"
@@ -127,8 +128,8 @@ def test_mutant_messages_quote_the_students_numbers(tmp_path):
 
 def test_a_finite_mask_that_leaves_no_weight_is_told_from_one_that_leaks(tmp_path):
     """-1e9 (e^-1e9 is exactly 0): the id stands, the message says nothing leaked, in both languages."""
-    from grader.runner import grade
-    from grader.submission import load_submission
+    from grader.grading.runner import grade
+    from grader.ingest.submission import load_submission
 
     rubric = load_rubric(CH8)
     folder = tmp_path / "minus-1e9"
@@ -158,8 +159,8 @@ def test_a_finite_mask_that_leaves_no_weight_is_told_from_one_that_leaks(tmp_pat
 def test_the_message_says_what_the_evidence_shows(tmp_path, mutant, wanted, unwanted):
     """Real code's mistakes (a renormalised mask after the softmax, GPT-2's mask buffer): one id,
     named from what was seen, with the measured numbers and nothing the evidence contradicts."""
-    from grader.runner import grade
-    from grader.submission import load_submission
+    from grader.grading.runner import grade
+    from grader.ingest.submission import load_submission
 
     rubric = load_rubric(CH8)
     folder = tmp_path / "s"
@@ -185,6 +186,8 @@ def test_new_assignment_validates_without_an_edit(tmp_path):
                 "solutions/chapter09/part1.py", "suites/chapter09/public/test_part1.py",
                 "suites/chapter09/hidden/test_part1.py", "suites/chapter09/plugin/hooks.py"):
         assert (tmp_path / rel).is_file(), rel
+    # and mypy's check of the new hooks file against the hooks' types
+    assert "suites.chapter09.plugin.hooks" in (tmp_path / "suites" / "hooks_conform.py").read_text()
     proc = _grader("validate", "--rubric", "rubrics/chapter09.yaml", cwd=tmp_path)
     assert 0 == proc.returncode, proc.stdout + proc.stderr
     assert "all checks hold" in proc.stdout
@@ -244,7 +247,7 @@ def test_hooks_that_do_not_load_name_their_file(tmp_path):
 def test_generated_files_are_current():
     """The chapter-8 notebook and expected values are what the tools build from the sources."""
     assert 0 == build_notebook.main(["--rubric", str(CH8), "--check"])
-    from grader.tools import expected
+    from grader.prepare import expected
 
     assert 0 == expected.main(["--rubric", str(CH8), "--check"])
 
@@ -253,7 +256,7 @@ def _chapter_words() -> dict[str, set[str]]:
     """Per rubric: its functions, its own mistake ids and the constants its hooks define."""
     import ast
 
-    from grader.catalogue import FRAMEWORK_FILE
+    from grader.spec.catalogue import FRAMEWORK_FILE
 
     words: dict[str, set[str]] = {}
     for path in sorted((ROOT / "rubrics").glob("*.yaml")):
@@ -281,7 +284,7 @@ def test_no_chapter_knowledge_in_the_grader_package():
     words = _chapter_words()
     assert {"masked_softmax", "mask-after-softmax", "scaling_factor", "sqrt-d-model", "GPT2_D_MODEL"} <= set().union(*words.values())
     shared = {"hardcoded-output"}
-    hook_names = {"RECOGNISERS", "ORACLE", "NOTEBOOK_INTRO", "README_EXAMPLE"}  # the interface grader/hooks.py defines
+    hook_names = {"RECOGNISERS", "ORACLE", "NOTEBOOK_INTRO", "README_EXAMPLE"}  # the interface grader/kit/hooks.py defines
     hits = []
     for path in sorted((ROOT / "grader").rglob("*")):
         if not (path.is_file() and path.suffix in (".py", ".yaml", ".j2", ".ini")):
@@ -372,8 +375,8 @@ def test_chapter08_release_installed_as_its_readme_says(tmp_path, release_venv):
 def test_two_assignments_graded_in_one_process_keep_their_own_suites():
     """chapter 8, then chapter 7, then chapter 8 again in one process (as validate --all does):
     each is graded by its own suite modules, though both have public/test_quiz.py."""
-    from grader.runner import grade
-    from grader.submission import load_submission
+    from grader.grading.runner import grade
+    from grader.ingest.submission import load_submission
 
     scores = []
     for name, folder in (("chapter08", "solutions/chapter08"), ("chapter07", "examples/submissions/correct"),

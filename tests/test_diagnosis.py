@@ -1,7 +1,7 @@
-"""Tests for chapter 7's probes (suites/chapter07/plugin/hooks.py), grader/probing.py and grader/catalogue.py.
+"""Tests for chapter 7's probes (suites/chapter07/plugin/hooks.py), grader/kit/probes.py and grader/spec/catalogue.py.
 
 Most tests call the diagnosis on an in-process stand-in for the worker session (below), so
-each case costs milliseconds; the values still travel through grader.wire, as in the sandbox.
+each case costs milliseconds; the values still travel through grader.sandbox.wire, as in the sandbox.
 Spellings of each mistake and correct solutions in many styles are case files in
 tests/fixtures/spellings/, each with a header::
 
@@ -21,13 +21,15 @@ import pytest
 
 import dataclasses
 
-from grader import probing, wire
-from grader.assignment import assignment_of
-from grader.rubric import MistakeOptions, load_rubric
+from grader.grading import diagnosis
+
+from grader.sandbox import wire
+from grader.spec.assignment import assignment_of
+from grader.spec.rubric import MistakeOptions, load_rubric
 from grader.report.model import CaseOutcome, Mistake, Status
-from grader.runner import load_reference
-from grader.sandbox.worker import StudentTimeout, StudentUnavailable
-from grader.testing import StudentRaised
+from grader.grading.runner import load_reference
+from grader.sandbox.session import StudentTimeout, StudentUnavailable
+from grader.sandbox.session import StudentRaised
 
 ROOT = Path(__file__).resolve().parent.parent
 SPELLINGS = ROOT / "tests" / "fixtures" / "spellings"
@@ -125,7 +127,7 @@ def read_case(path: Path) -> tuple[dict[str, str], str]:
 
 def diagnose_all(session: InProcessSession, reference: Any, parts=PARTS, rubric=CH7) -> tuple[list[Mistake], Run]:
     run = Run()
-    found = probing.diagnose(run, session, reference, rubric, parts=parts)
+    found = diagnosis.diagnose(run, session, reference, rubric, parts=parts)
     return found, run
 
 
@@ -228,7 +230,7 @@ def test_a_passing_submission_costs_no_call(reference):
     """parts whose tests all passed are not probed at all"""
     session = InProcessSession.from_folder(ROOT / "solutions" / "chapter07")
     run = Run([CaseOutcome(id="x", part=p, status=Status.PASSED, max_score=1.0, score=1.0) for p in PARTS])
-    assert probing.diagnose(run, session, reference, CH7) == []
+    assert diagnosis.diagnose(run, session, reference, CH7) == []
     assert session.calls == 0
 
 
@@ -309,7 +311,7 @@ def test_stub_is_named_not_implemented_once_per_part(reference):
 def test_quiz_answer_with_sqrt_d_model_is_named_without_giving_the_answer():
     """answering √4096 = 64 for the divisor names sqrt-d-model but never states 11.31"""
     run = Run([failed("quiz")], {"divisor-4096-32": {"answer": 64}})
-    [m] = probing.diagnose(run, InProcessSession({}), None, CH7)
+    [m] = diagnosis.diagnose(run, InProcessSession({}), None, CH7)
     assert (m.id, m.part, m.file) == ("sqrt-d-model", "quiz", "answers.yaml")
     for lang in ("en", "ja"):
         assert "64" in m.message[lang] and "√4096" in m.message[lang]
@@ -381,21 +383,21 @@ def test_failed_part_with_no_finding_gets_a_plain_note(reference):
     """tests failed but every probe looks right: say that no known mistake explains it"""
     session = InProcessSession.from_folder(ROOT / "solutions" / "chapter07")
     run = Run([failed("softmax")])
-    [m] = probing.diagnose(run, session, reference, CH7)
+    [m] = diagnosis.diagnose(run, session, reference, CH7)
     assert (m.id, m.part, m.function) == ("unrecognised", "softmax", None)
 
 
 def test_errored_tests_alone_get_no_note(reference):
     """a part whose tests only errored (file did not load) is explained by the errors already"""
     run = Run([failed("softmax", Status.ERROR)])
-    assert probing.diagnose(run, InProcessSession({}), reference, CH7) == []
+    assert diagnosis.diagnose(run, InProcessSession({}), reference, CH7) == []
 
 
 def test_timed_out_part_is_not_probed(reference):
     """a part with a timeout is left alone: probing could hang again"""
     session = InProcessSession.from_folder(ROOT / "examples" / "submissions" / "divide-by-dk")
     run = Run([failed("scaling"), failed("scaling", Status.TIMEOUT)])
-    assert probing.diagnose(run, session, reference, CH7) == []
+    assert diagnosis.diagnose(run, session, reference, CH7) == []
     assert session.calls == 0
 
 
@@ -452,7 +454,7 @@ def test_partial_credit_comes_from_the_rubric_when_one_mistake_explains_the_part
 def test_mistakes_are_plain_data():
     """evidence holds only str, numbers, lists and dicts, so every writer can show it"""
     run = Run([failed("quiz")], {"divisor-4096-32": {"answer": 128}})
-    [m] = probing.diagnose(run, InProcessSession({}), None, CH7)
+    [m] = diagnosis.diagnose(run, InProcessSession({}), None, CH7)
     assert wire.decode(wire.encode(m.to_dict())) == m.to_dict()
 
 
@@ -475,10 +477,10 @@ def _correct_submissions() -> list[Path]:
 @pytest.mark.slow
 def test_every_probe_through_the_worker_names_nothing_on_correct_submissions(rubric, reference):
     """through the real sandbox (folders, notebooks, zips), every probe of a correct submission names nothing"""
-    from grader.runner import choose_level
-    from grader.limits import Limits
+    from grader.grading.runner import choose_level
+    from grader.sandbox.limits import Limits
     from grader.sandbox.worker import Worker
-    from grader.submission import load_submission
+    from grader.ingest.submission import load_submission
 
     level, _ = choose_level()
     with Worker(level=level, limits=rubric.limits) as worker:
@@ -487,7 +489,7 @@ def test_every_probe_through_the_worker_names_nothing_on_correct_submissions(rub
             try:
                 for ref in (reference, None):
                     run = Run()
-                    found = probing.diagnose(run, session, ref, rubric, parts=ALL_PARTS)
+                    found = diagnosis.diagnose(run, session, ref, rubric, parts=ALL_PARTS)
                     assert ([m.id for m in found], run.errors) == ([], []), path.name
             finally:
                 session.close()

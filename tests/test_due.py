@@ -1,4 +1,4 @@
-"""Due dates, extensions and the late penalty (grader/due.py), against a plain reference."""
+"""Due dates, extensions and the late penalty (grader/spec/due.py), against a plain reference."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.due import Extension, LatePolicyRule, due_for, late_penalty, parse_when, read_extensions, read_submitted
+from grader.spec.due import Extension, LatePolicyRule, due_for, late_penalty, parse_when, read_extensions, read_submitted
 from grader.errors import UsageError
-from grader.messages import translate
+from grader.i18n.messages import translate
 
 ZONES = [timezone(timedelta(hours=h, minutes=m)) for h, m in ((9, 0), (0, 0), (-5, 0), (5, 30), (-9, -30), (14, 0))]
 
@@ -93,13 +93,13 @@ def test_the_extension_and_submitted_files_name_the_bad_line(tmp_path):
 
 
 def test_the_batch_s_late_step_measures_each_student_against_their_own_due_date():
-    """grader.gradebook.apply_late with the times grader batch passes: the LMS's LATE flag is
+    """grader.outputs.gradebook.apply_late with the times grader batch passes: the LMS's LATE flag is
     overruled by the measured lateness, and the report says submitted, due, days and why."""
     import dataclasses
     from pathlib import Path
 
-    from grader.gradebook import apply_late
-    from grader.rubric import LatePolicy, load_rubric
+    from grader.outputs.gradebook import apply_late
+    from grader.spec.rubric import LatePolicy, load_rubric
 
     base = load_rubric(Path(__file__).resolve().parent.parent / "rubrics" / "chapter07.yaml")
     rubric = dataclasses.replace(base, due="2026-12-01T23:59:00+09:00",

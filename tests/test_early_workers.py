@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from grader.batch import _at_most, run_batch
-from grader.outdir import corpus_recorded, write_corpus
-from grader.pool import _Proc, workers_for
-from grader.regrade import _reports_at_most
-from grader.rubric import load_rubric
-from grader.validate import corpus_digest
+from grader.workflows.batch import _at_most, run_batch
+from grader.report.outdir import corpus_recorded, write_corpus
+from grader.engines.local_pool import WorkerProcess, workers_for
+from grader.workflows.regrade import _reports_at_most
+from grader.spec.rubric import load_rubric
+from grader.ingest.corpus import corpus_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -94,13 +94,13 @@ def test_a_regrade_is_bounded_by_the_reports_kept(tmp_path: Path) -> None:
 def test_a_batch_of_one_submission_starts_one_worker_and_grades_it(tmp_path: Path, own_cache: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[int] = []
-    original = _Proc.start_group.__func__  # type: ignore[attr-defined]
+    original = WorkerProcess.start_group.__func__  # type: ignore[attr-defined]
 
-    def spy(cls: type[_Proc], config: dict[str, Any], cpus: list[int], n: int, logs: Path) -> list[_Proc]:
+    def spy(cls: type[WorkerProcess], config: dict[str, Any], cpus: list[int], n: int, logs: Path) -> list[WorkerProcess]:
         started.append(n)
         return original(cls, config, cpus, n, logs)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(_Proc, "start_group", classmethod(spy))
+    monkeypatch.setattr(WorkerProcess, "start_group", classmethod(spy))
     src = _folder(tmp_path / "src", ["correct"])
     result = run_batch(str(src), str(tmp_path / "out"), load_rubric(RUBRIC), jobs=2, progress=False, summary=False,
                        allow_weak=True)
@@ -112,14 +112,14 @@ def test_a_batch_of_one_submission_starts_one_worker_and_grades_it(tmp_path: Pat
 def test_a_default_batch_of_three_starts_one_worker_even_with_cpus_to_spare(
         tmp_path: Path, own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
-    workers: list[_Proc] = []  # every worker: started early, forked as a sibling, or by the pool
-    original = _Proc.__init__
+    workers: list[WorkerProcess] = []  # every worker: started early, forked as a sibling, or by the pool
+    original = WorkerProcess.__init__
 
-    def spy(self: _Proc, *args: Any, **kwargs: Any) -> None:
+    def spy(self: WorkerProcess, *args: Any, **kwargs: Any) -> None:
         workers.append(self)
         original(self, *args, **kwargs)
 
-    monkeypatch.setattr(_Proc, "__init__", spy)
+    monkeypatch.setattr(WorkerProcess, "__init__", spy)
     src = _folder(tmp_path / "src", ["correct", "divide-by-dk", "sqrt-d-model"])
     result = run_batch(str(src), str(tmp_path / "out"), load_rubric(RUBRIC), progress=False, summary=False,
                        allow_weak=True)

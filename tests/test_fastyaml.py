@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader.outdir import read_report, report_yaml
+from grader.report.outdir import read_report, report_yaml
 import grader.safeyaml as safeyaml
 from grader.report import fastyaml
 from grader.report.model import GradeReport
@@ -61,8 +61,8 @@ SEED = 1234
 @pytest.fixture(scope="module")
 def example_reports(root, rubric) -> dict[str, GradeReport]:
     """Every bundled example submission, graded once."""
-    from grader.runner import grade
-    from grader.submission import load_submission
+    from grader.grading.runner import grade
+    from grader.ingest.submission import load_submission
 
     paths = sorted(p for p in (root / "examples" / "submissions").iterdir() if not p.name.startswith("."))
     subs = [load_submission(p) for p in paths]

@@ -13,8 +13,9 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.errors import UsageError
-from grader.messages import translate
-from grader.rubric import find_rubric, load_rubric
+from grader.i18n.messages import translate
+from grader.ingest.find_rubric import find_rubric
+from grader.spec.rubric import load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 

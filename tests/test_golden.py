@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from grader.runner import grade
-from grader.submission import load_submission
+from grader.grading.runner import grade
+from grader.ingest.submission import load_submission
 
 pytestmark = pytest.mark.slow
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.gradebook import gradebook_rows, write_gradebook
-from grader.gradebook_view import view_path, write_views
+from grader.outputs.gradebook import gradebook_rows, write_gradebook
+from grader.outputs.gradebook_page import view_path, write_views
 
 HOSTILE_NAME = "<script>alert(1)</script>\u202e=HYPERLINK(\"x\")"
 
@@ -116,7 +116,7 @@ def _flag_codes() -> set[str]:
 
     root = Path(__file__).resolve().parent.parent / "grader"
     codes = set()
-    for name in ("discovery.py", "batch.py"):
+    for name in ("ingest/discovery.py", "workflows/batch.py"):
         for node in ast.walk(ast.parse((root / name).read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Tuple) and len(node.elts) == 2 and isinstance(node.elts[1], ast.Dict)
                     and isinstance(node.elts[0], ast.Constant) and isinstance(node.elts[0].value, str)):
@@ -127,7 +127,7 @@ def _flag_codes() -> set[str]:
 def test_each_flag_is_a_word_in_the_pages_language(rubric, tmp_path):
     """The flags column holds codes for programs (``duplicate_id;missing``); the page shows each
     in its own language, and every flag the grader writes has its word in both."""
-    from grader.messages import LABELS
+    from grader.i18n.messages import LABELS
 
     codes = _flag_codes()
     assert {"duplicate_id", "not_a_submission", "missing", "interrupted"} <= codes

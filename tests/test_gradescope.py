@@ -33,7 +33,7 @@ def test_zip_holds_the_scripts_and_the_course(autograder: Path) -> None:
     with zipfile.ZipFile(autograder) as zf:
         names = set(zf.namelist())
         mode = zf.getinfo("run_autograder").external_attr >> 16
-    assert {"setup.sh", "run_autograder", "rubrics/chapter07.yaml", "grader/cli.py",
+    assert {"setup.sh", "run_autograder", "rubrics/chapter07.yaml", "grader/cli/__init__.py",
             "grader/suite.ini", "grader/templates/report.html.j2"} <= names
     assert any(n.startswith("suites/chapter07/hidden/") for n in names)
     assert any(n.startswith("solutions/chapter07/") for n in names)

@@ -8,8 +8,8 @@ import yaml
 import pytest
 
 from grader.report.model import GradeReport, Status
-from grader.runner import grade
-from grader.submission import load_submission
+from grader.grading.runner import grade
+from grader.ingest.submission import load_submission
 
 SEED = 20261129
 CORRECT = [

@@ -33,10 +33,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.batch import run_batch
+from grader.workflows.batch import run_batch
 from grader.report import SUFFIXES, render
 from grader.report.model import GradeReport
-from grader.rubric import load_rubric
+from grader.spec.rubric import load_rubric
 
 pytestmark = [pytest.mark.slow]
 
@@ -83,7 +83,7 @@ def _reports(outdir: Path) -> dict[str, GradeReport]:
 
 
 def _report_name(entry: str) -> str:
-    from grader.lms import disk_name  # how grader batch names an entry's reports
+    from grader.ingest.lms import disk_name  # how grader batch names an entry's reports
 
     return disk_name(entry[: -len(Path(entry).suffix)] if entry.endswith((".zip", ".ipynb")) else entry, "")
 

@@ -91,10 +91,10 @@ def test_the_batch_stages_import_downwards_only() -> None:
     """discovery → outdir; gradebook → discovery, outdir; batch → all three and the pool."""
     mods = _modules()
     imports = {name: _top_level_imports(name, mods[name], set(mods)) for name in mods}
-    assert "grader.batch" not in set().union(*(imports[m] for m in
-                                                 ("grader.discovery", "grader.outdir", "grader.gradebook", "grader.pool")))
-    assert {"grader.discovery", "grader.outdir", "grader.gradebook", "grader.pool"} <= imports["grader.batch"]
-    assert "grader.gradebook" not in imports["grader.discovery"] | imports["grader.outdir"]
+    assert "grader.workflows.batch" not in set().union(*(imports[m] for m in
+                                                 ("grader.ingest.discovery", "grader.report.outdir", "grader.outputs.gradebook", "grader.engines.local_pool")))
+    assert {"grader.ingest.discovery", "grader.report.outdir", "grader.outputs.gradebook", "grader.engines.local_pool"} <= imports["grader.workflows.batch"]
+    assert "grader.outputs.gradebook" not in imports["grader.ingest.discovery"] | imports["grader.report.outdir"]
 
 
 def test_the_sandbox_session_meets_its_protocol() -> None:

@@ -176,10 +176,10 @@ warnings.simplefilter("always")
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     from matplotlib import font_manager
-    import grader.report._text as text
+    import grader.kit.figures as text
     from grader.report.model import GradeReport
-    from grader.rubric import load_rubric
-    from grader.summary import write_summary
+    from grader.spec.rubric import load_rubric
+    from grader.outputs.summary import write_summary
     import yaml
     if sys.argv[3] == "without-package":
         text.packaged_ja_font = lambda: None
@@ -299,7 +299,8 @@ def test_the_japanese_summary_draws_with_the_packaged_font_where_no_system_font_
     assert any("missing from font" in x for x in control["said"]), control["said"]
 
     # Every character of the Japanese plot words is in the packaged font.
-    from grader.report._text import PLOT_WORDS, packaged_ja_font
+    from grader.kit.figures import packaged_ja_font
+    from grader.report.text import PLOT_WORDS
 
     assert packaged_ja_font() == "IPAexGothic"
     from matplotlib import font_manager

@@ -1,4 +1,4 @@
-"""The ledger of hand adjustments (grader/ledger.py, grader/adjust.py): chain, views, commands."""
+"""The ledger of hand adjustments (grader/report/ledger.py, grader/workflows/adjust.py): chain, views, commands."""
 
 from __future__ import annotations
 
@@ -17,15 +17,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from grader import ledger
-from grader.adjust import adjust, undo
-from grader.course import merge, write_course_gradebook
-from grader.discovery import Found
-from grader.gradebook import gradebook_rows, write_gradebook
+from grader.report import ledger
+from grader.workflows.adjust import adjust, undo
+from grader.outputs.course_gradebook import merge, write_course_gradebook
+from grader.ingest.discovery import Found
+from grader.outputs.gradebook import gradebook_rows, write_gradebook
 from grader.report import render
 from grader.report.model import GradeReport
 from grader.report.terminal import show
-from grader.rubric import load_rubric
+from grader.spec.rubric import load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
@@ -106,7 +106,7 @@ def test_an_edited_reordered_or_deleted_line_is_named(tmp_path, tamper, line):
 
 
 def test_the_broken_chain_message_is_japanese_too(tmp_path):
-    from grader.messages import translate
+    from grader.i18n.messages import translate
 
     _three(tmp_path)
     _write(tmp_path, [_lines(tmp_path)[0], _lines(tmp_path)[2]])
@@ -192,7 +192,7 @@ def test_a_score_that_is_no_score_is_refused_and_nothing_is_written(tmp_path, ru
     """NaN or infinity (click reads both as floats), or --set outside 0..max, would be clamped or
     spread as "nan" into every gradebook: refused, naming the range, in both languages."""
     from grader.errors import UsageError
-    from grader.messages import translate
+    from grader.i18n.messages import translate
 
     out = _outdir(tmp_path, rubric)
     before = (out / "gradebook.csv").read_bytes()
@@ -248,7 +248,7 @@ def test_the_lms_gradebooks_and_moodle_feedback_carry_the_final_score_and_why(tm
         data["student"] = {"id": "1234" if name == "divide-by-dk" else "5678", "name": name, "lms": "moodle",
                            "entry": name, "late": False, "flags": []}
         (out / "reports" / f"{name}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    from grader.gradebook import export_gradebooks
+    from grader.outputs.gradebook import export_gradebooks
 
     export_gradebooks(out, rubric, ("moodle",), lang="en")
     adjust(out, rubric, "1234", points=3.0, reason="regrade request", by="tanaka")

@@ -8,9 +8,9 @@ import zipfile
 
 import pytest
 
-from grader.discovery import find_submissions
-from grader.gradebook import cell, csv_text
-from grader.lms import disk_name, lms_name
+from grader.ingest.discovery import find_submissions
+from grader.outputs.gradebook import cell, csv_text
+from grader.ingest.lms import disk_name, lms_name
 from tests.test_lms_journey import CORRECT, canvas_entry, moodle_prefix
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.discovery import find_submissions
-from grader.lms import NAME_MAX_BYTES, member_name
+from grader.ingest.discovery import find_submissions
+from grader.ingest.lms import NAME_MAX_BYTES, member_name
 from tests.test_lms_journey import (CORRECT, EMPTY_ZIP, RUBRIC, STUB, _moodle_feedback_participants,
                                     _moodle_worksheet, canvas_entry, canvas_text_entry, moodle_prefix)
 
@@ -180,7 +180,7 @@ def test_colliding_entries_keep_their_own_names(tmp_path):
 
 
 def test_one_rule_chooses_the_assignment_for_every_lms_shape(tmp_path):
-    from grader.rubric import find_rubric
+    from grader.ingest.find_rubric import find_rubric
 
     course = tmp_path / "course"
     (course / "rubrics").mkdir(parents=True)
@@ -241,9 +241,13 @@ def test_the_resume_hint_repeats_the_options_given(tmp_path, monkeypatch):
     """After Ctrl-C, the hint is the command as typed (its --rubric included), plus --resume."""
     from click.testing import CliRunner
 
-    from grader import batch, cli, pool
+    from grader import cli
 
-    monkeypatch.setattr(pool._Proc, "start_group", staticmethod(lambda *a, **k: []))
+    from grader.workflows import batch
+
+    from grader.engines import local_pool as pool
+
+    monkeypatch.setattr(pool.WorkerProcess, "start_group", staticmethod(lambda *a, **k: []))
     monkeypatch.setattr(batch._Batch, "_grade", lambda self, *a, **k: (True, None))
     src = tmp_path / "src"
     shutil.copytree(ROOT / "examples" / "submissions" / "correct", src / "alice")

@@ -1,7 +1,7 @@
 """The instructor's journey with real LMS downloads: Moodle, Canvas, Blackboard.
 
 Each export is built the way the platform's own code names its files (see the module
-docstring of ``grader.lms``): Canvas's ``ContentZipper`` (sortable name cleaned of
+docstring of ``grader.ingest.lms``): Canvas's ``ContentZipper`` (sortable name cleaned of
 ``_<digits>_`` and lower-cased, ``LATE``, user id, attachment id, the display name with
 ``\\ / : * ? " < > |`` replaced), Moodle's ``download_submissions`` (``clean_filename`` of the
 full name with ``_`` turned into spaces, then ``_<participant id>_assignsubmission_file_``),
@@ -197,7 +197,7 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, engli
     assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") >= {123458, 123462, 123473}
 
     # every Japanese output (the pages, each report as Markdown, HTML and on the terminal)
-    from grader.rubric import load_rubric
+    from grader.spec.rubric import load_rubric
 
     shown = japanese_outputs(out, load_rubric(RUBRIC))
     assert {what: found for what, text in shown.items() if (found := english_left(text))} == {}

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.due import lms_wall_time, read_moodle_worksheet
+from grader.spec.due import lms_wall_time, read_moodle_worksheet
 from grader.errors import UsageError
 
 from test_lms_journey import blackboard_txt, canvas_entry
@@ -64,7 +64,7 @@ def test_the_worksheet_is_read_in_the_due_dates_zone():
 
 
 def test_a_worksheet_not_as_moodle_writes_it_names_the_line_and_the_fix(tmp_path):
-    from grader.messages import translate
+    from grader.i18n.messages import translate
 
     bad = _worksheet(tmp_path / "w.csv", [("1", "A", "Tuesday, 1 December 2026, 11:05 PM"),
                                           ("2", "B", "mardi 1 décembre 2026, 23:05")])

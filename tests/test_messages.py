@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import messages
-from grader.lms import reason
-from grader.report import _text
+from grader.i18n import messages
+from grader.ingest.lms import reason
+from grader.report import text as _text
 
 _SLOTS = string.Formatter()
 
@@ -93,7 +93,7 @@ def test_one_word_per_concept_in_japanese() -> None:
     """A part is 小問, a mistake 間違い and a rubric ルーブリック wherever the grader names them: the
     labels of every writer (reports, terminal, summary, similarity page, CI summary) and every sentence."""
     from grader.report.terminal import WORDS
-    from grader.summary import TEXT
+    from grader.outputs.summary import TEXT
 
     assert WORDS["ja"]["part"] == TEXT["ja"]["part"] == _text.LABELS["part"]["ja"] == messages.label("part", "ja") == "小問"
     labels = " ".join(m.ja for m in messages.LABELS.values())
@@ -107,7 +107,10 @@ def test_every_label_is_kept_once() -> None:
     """The writers' words come from messages.LABELS: no two keys hold the same words, and the
     tables the writers index (report, summary, similarity page, clusters, flags, CI summary)
     are views of it."""
-    from grader import clusters, items, similarity, summary
+    from grader.insight import unknown_mistakes as clusters
+    from grader.insight import item_analysis as items
+    from grader.outputs import similarity_page
+    from grader.outputs import summary
     from grader.report import markdown
 
     pairs = [(m.en, m.ja) for m in messages.LABELS.values()]
@@ -116,7 +119,7 @@ def test_every_label_is_kept_once() -> None:
     views = [*(((w["en"], w["ja"]) for w in _text.LABELS.values())),
              *(((w["en"], w["ja"]) for w in items.FLAGS.values())),
              *(((summary.TEXT["en"][k], summary.TEXT["ja"][k]) for k in summary.TEXT["en"])),
-             *(((similarity.TEXT["en"][k], similarity.TEXT["ja"][k]) for k in similarity.TEXT["en"])),
+             *(((similarity_page.TEXT["en"][k], similarity_page.TEXT["ja"][k]) for k in similarity_page.TEXT["en"])),
              *(((clusters._WORDS["en"][k], clusters._WORDS["ja"][k]) for k in clusters._WORDS["en"])),
              (markdown._RAN["en"], markdown._RAN["ja"])]
     assert [v for v in views if v not in known] == []
@@ -131,13 +134,13 @@ def test_batch_reasons_read_in_japanese() -> None:
 # --- every sentence the grader raises has Japanese ---------------------------------------------
 
 
-_GRADER = Path(messages.__file__).parent
+_GRADER = Path(messages.__file__).parent.parent
 #: Builtin exceptions that only ever mean "the grader is broken", never shown as a user's error.
 _INTERNAL = {"AssertionError", "NotImplementedError", "TypeError", "RuntimeError", "KeyError", "AttributeError",
              "OSError", "PermissionError"}
 #: Sentences that never reach a user, each with why.
 _NEVER_SHOWN: dict[str, str] = {
-    "testing.py": "_fail(expected, actual, en, ja) carries its own Japanese; the first argument is a description",
+    "kit/asserts.py": "_fail(expected, actual, en, ja) carries its own Japanese; the first argument is a description",
     "sandbox/backends.py": "the level is validated by sandbox/level.py before a backend is chosen",
     "report/redact.py": "the audience is chosen by the grader's own writers, never typed by a user",
 }
@@ -269,13 +272,13 @@ def test_the_batch_warnings_read_in_japanese() -> None:
 
 
 def _keys_said(source: str) -> list[tuple[int, object]]:
-    """(line, first argument) of every ``say`` / ``said`` / ``reason`` / ``_both`` call whose key is a
-    literal (``_both`` is grader/testing.py's feedback in both languages)."""
+    """(line, first argument) of every ``say`` / ``said`` / ``reason`` / ``in_both`` call whose key is a
+    literal (``in_both`` is a check's feedback in both languages)."""
     found: list[tuple[int, object]] = []
     for node in ast.walk(ast.parse(source)):
         if (isinstance(node, ast.Call) and node.args
                 and (node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", ""))
-                in ("say", "said", "reason", "_both")):
+                in ("say", "said", "reason", "in_both")):
             first = node.args[0]
             options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
             found += [(node.lineno, o.value) for o in options if isinstance(o, ast.Constant)]
@@ -292,7 +295,7 @@ def test_every_key_said_is_a_key() -> None:
 
 #: Files that run in the sandbox, where the grader package cannot be imported: the English they
 #: send back is still a sentence of the table, read back to its key.
-_SANDBOXED = ("sandbox/zygote.py", "wire.py")
+_SANDBOXED = ("sandbox/zygote.py", "sandbox/wire.py")
 
 
 def _norm(text: str) -> str:
@@ -320,7 +323,7 @@ def test_every_sentence_is_said_by_its_key() -> None:
     left = {}
     for path in sorted(_GRADER.rglob("*.py")):
         rel = path.relative_to(_GRADER).as_posix()
-        if rel not in ("messages.py", *_SANDBOXED) and (found := _spelled_out(path.read_text(encoding="utf-8"))):
+        if rel not in ("i18n/messages.py", *_SANDBOXED) and (found := _spelled_out(path.read_text(encoding="utf-8"))):
             left[rel] = found
     assert left == {}
 
@@ -332,7 +335,7 @@ def test_a_sentence_spelled_out_is_caught() -> None:
 
 def _keys_named(source: str) -> set[str]:
     """Every key ``source`` names: the literal first argument of a ``say``/``said``/``reason``
-    call, or the literal key of a ``(key, {slots})`` flag (as grader/discovery.py passes on)."""
+    call, or the literal key of a ``(key, {slots})`` flag (as grader/ingest/discovery.py passes on)."""
     named = {key for _, key in _keys_said(source) if isinstance(key, str)}
     for node in ast.walk(ast.parse(source)):
         if (isinstance(node, ast.Tuple) and len(node.elts) == 2 and isinstance(node.elts[0], ast.Constant)
@@ -349,7 +352,7 @@ def _never_said(keys: set[str], sources: dict[str, str]) -> list[str]:
     for rel, source in sources.items():
         if rel in _SANDBOXED:
             sandboxed |= {found.split(": ", 1)[1] for found in _spelled_out(source)}
-        elif rel != "messages.py":
+        elif rel != "i18n/messages.py":
             named |= _keys_named(source)
     return sorted(keys - named - sandboxed)
 
@@ -370,11 +373,11 @@ def test_a_key_never_said_is_caught() -> None:
     sources = {
         "a.py": 'text = "skipped " + name\nflags = [("empty", {})]\n',
         "b.py": 'note = said("over_limit" if big else "zip", limit=n)\n',
-        "wire.py": 'raise ValueError(f"{name} is not JSON")\n',
+        "sandbox/wire.py": 'raise ValueError(f"{name} is not JSON")\n',
     }
     keys = {"skipped", "empty", "over_limit", "zip", "json"}
     assert _never_said(keys, sources) == ["skipped"]
-    assert _never_said(keys, {**sources, "wire.py": ""}) == ["json", "skipped"]
+    assert _never_said(keys, {**sources, "sandbox/wire.py": ""}) == ["json", "skipped"]
 
 
 def test_the_sandboxed_files_send_sentences_of_the_table() -> None:

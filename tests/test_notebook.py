@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.tools import build_notebook
+from grader.prepare import build_notebook
 from test_report_html import _chromium, _headless
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,7 +151,7 @@ def test_handed_out_notebook_is_current_and_ends_with_the_check_cell() -> None:
 
 def test_grading_the_saved_notebook_leaves_the_check_cell_out(tmp_path: Path) -> None:
     """`grader check chapter07.ipynb` must not run the check cell in the sandbox."""
-    from grader.submission import load_submission
+    from grader.ingest.submission import load_submission
 
     nb = _state(EXAMPLES / "correct")
     nb.cells.append(nbformat.v4.new_code_cell("import grader.notebook\ngrader.notebook.check(\n  'softmax')\n"))
@@ -167,8 +167,8 @@ def test_grading_the_saved_notebook_leaves_the_check_cell_out(tmp_path: Path) ->
 def test_not_run_is_said_only_when_no_cell_run_could_define_the_function() -> None:
     """A cell that does not parse or a star import: grading says what happened, not "run first"."""
     from grader import notebook
-    from grader.rubric import load_rubric
-    from grader.submission import notebook_submission
+    from grader.spec.rubric import load_rubric
+    from grader.ingest.submission import notebook_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from grader.outdir import cache_path, read_record, report_path, write_record
+from grader.report.outdir import cache_path, read_record, report_path, write_record
 
 DATA = {"schema": 1, "assignment": "chapter07", "submission": "s1", "score": 3.0, "max_score": 4.0,
         "tests": [{"id": "public/test_a.py::test_x", "status": "passed", "score": 1.0,
@@ -82,7 +82,7 @@ def test_a_roster_naming_what_cannot_be_a_report_is_refused_with_its_path(tmp_pa
     import pytest
 
     from grader.errors import UsageError
-    from grader.outdir import ROSTER, Roster
+    from grader.report.outdir import ROSTER, Roster
 
     good = {"schema": 1, "given": {"entry:bob": "bob"}, "names": ["bob"], "current": {"bob": "bob"}}
     (tmp_path / ROSTER).write_text(json.dumps(good), encoding="utf-8")
@@ -103,7 +103,7 @@ def test_a_roster_naming_what_cannot_be_a_report_is_refused_with_its_path(tmp_pa
 def test_a_roster_keeps_every_name_it_ever_gave(tmp_path):
     """Two entries sharing a key (the first keeps it, the second is known by its exact name), and
     a name recorded under no free key still counts as given: none is handed to someone new."""
-    from grader.outdir import Roster
+    from grader.report.outdir import Roster
 
     roster = Roster()
     roster.record({"José": ("entry:José", "entry:José"), "José-2": ("entry:José", "entry:Jose\u0301")},

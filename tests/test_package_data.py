@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from grader.package_data import PATTERNS
-from grader.release import build_release
-from grader.rubric import load_rubric
+from grader.prepare.release import build_release
+from grader.spec.rubric import load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "grader"

@@ -3,7 +3,7 @@
 The assignments' ``plot_data`` hooks call the student's functions through the sandbox session
 and keep what comes back for the HTML report's figures. A function may return any shape and
 size the wire carries (up to 64 MiB a reply): nested lists, dicts, strings, arrays of millions
-of numbers. :func:`grader.runner.plot_data` bounds what it keeps (:func:`grader.sinks.bound`),
+of numbers. :func:`grader.grading.runner.plot_data` bounds what it keeps (:func:`grader.sinks.bound`),
 so a report, in ``grade`` and ``batch`` alike, stays small; a note says what was left out.
 """
 
@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from grader import sinks
 from grader.report import render
-from grader.rubric import load_rubric
-from grader.runner import plot_data
+from grader.spec.rubric import load_rubric
+from grader.grading.runner import plot_data
 from test_report_writers import make_report
 
 ROOT = Path(__file__).resolve().parent.parent

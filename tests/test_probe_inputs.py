@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import probing
-from grader.assignment import assignment_of
-from grader.rubric import load_rubric
-from grader.runner import reference_for
-from grader.validate import load_mutants
+from grader.grading import diagnosis as engine
+from grader.spec.assignment import assignment_of
+from grader.spec.rubric import load_rubric
+from grader.grading.runner import reference_for
+from grader.prepare.validate import load_mutants
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "solutions" / "chapter07"
@@ -154,7 +154,7 @@ def test_new_mutants_are_named_with_the_numbers_observed(name):
     reference = reference_for(CH7)
     part = mutant.file.removesuffix(".py")
     session = InProcessSession.from_folder(REFERENCE, **{part: mutant.source(REFERENCE)})
-    found = probing.diagnose(Run(), session, reference, CH7, parts=list(a.all_functions))
+    found = engine.diagnose(Run(), session, reference, CH7, parts=list(a.all_functions))
     assert [m.id for m in found] == [mutant.id]
     function, evidence = EXPECTED[name]
     assert found[0].evidence["functions"][0] == function

@@ -21,8 +21,8 @@ import pytest
 import yaml
 
 from grader.errors import RubricError, UsageError
-from grader.outdir import read_published, write_student_files
-from grader.rubric import load_rubric
+from grader.report.outdir import read_published, write_student_files
+from grader.spec.rubric import load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = "[yaml, json, gradescope, junit, markdown, html]"
@@ -143,7 +143,7 @@ def test_after_due_shows_hidden_details_by_the_time_they_are_written(batch: tupl
     rubric = load_rubric(str(_course(tmp_path / "course", "after_due")))
     details = _hidden_details(out)
     [record] = sorted((out / "reports").glob("*.yaml"))
-    from grader.outdir import read_report
+    from grader.report.outdir import read_report
 
     report = read_report(record)
     assert report is not None
@@ -164,7 +164,7 @@ def test_after_due_waits_for_the_latest_extension(tmp_path: Path) -> None:
     """A student with an extension is still working after the rubric's due date: no report shows
     the hidden tests until their due date has passed too. The real batch with ``--extensions``
     records that date; a batch without extensions, only the rubric's."""
-    from grader.outdir import read_latest_due, read_report
+    from grader.report.outdir import read_latest_due, read_report
 
     rubric_file = _course(tmp_path / "course", "after_due")
     rubric = load_rubric(str(rubric_file))

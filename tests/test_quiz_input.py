@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from grader.report.model import Status
-from grader.runner import grade, parse_answers
-from grader.submission import load_submission
+from grader.grading.runner import grade, parse_answers
+from grader.ingest.submission import load_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = ROOT / "examples" / "submissions" / "correct"

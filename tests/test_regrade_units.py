@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import copy
 
-from grader.regrade import _same_results, matcher
+from grader.grading.select import matcher
+from grader.workflows.regrade import _same_results
 
 REPORT = {
     "submission": "alice", "score": 3.0, "max_score": 4.0,

@@ -10,8 +10,8 @@ import yaml
 from click.testing import CliRunner
 
 from grader.cli import main
-from grader.release import build_release, student_rubric
-from grader.rubric import load_rubric
+from grader.prepare.release import build_release, student_rubric
+from grader.spec.rubric import load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
@@ -70,7 +70,7 @@ def test_release_layout(release: Path) -> None:
     for must in ("README.md", "pyproject.toml", ".github/workflows/autograde.yml", ".gitlab-ci.yml",
                  "rubrics/chapter07.yaml", "exercises/chapter07/scaling.py",
                  "exercises/chapter07/chapter07.ipynb", "suites/chapter07/public/expected.json",
-                 "grader/cli.py", "grader/suite.ini", "grader/templates/report.html.j2"):
+                 "grader/cli/__init__.py", "grader/suite.ini", "grader/templates/report.html.j2"):
         assert must in names
     assert not [n for n in names if n.startswith(("solutions", "suites/chapter07/hidden", "grader/tools"))]
     rubric = load_rubric(release / "rubrics" / "chapter07.yaml")

@@ -30,7 +30,7 @@ import pytest
 import yaml
 
 from grader.install import TORCH, TORCH_CPU_INDEX
-from grader.tools.build_notebook import build
+from grader.prepare.build_notebook import build
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"

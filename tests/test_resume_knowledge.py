@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import rubric as rubric_module
-from grader.rubric import knowledge_files, load_rubric, rubric_fingerprint
+from grader.spec import fingerprint as rubric_module
+from grader.spec.fingerprint import knowledge_files, rubric_fingerprint
+from grader.spec.rubric import load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,7 +28,7 @@ def test_the_knowledge_is_the_catalogue_and_the_diagnosis():
     """the fingerprint covers the assignment's catalogue and probes, and the framework's"""
     names = {(f.parent.name, f.name) for f in knowledge_files(CH7)}
     assert {("plugin", "mistakes.yaml"), ("plugin", "hooks.py"), ("plugin", "plots.py"),
-            ("grader", "framework.yaml"), ("grader", "probing.py")} <= names
+            ("grader", "framework.yaml"), ("kit", "probes.py"), ("grading", "diagnosis.py")} <= names
     assert all(f.is_file() for f in knowledge_files(CH7))
 
 

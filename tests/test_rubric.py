@@ -1,4 +1,4 @@
-"""Tests for grader/rubric.py: the real rubric loads; a bad one names file, key and fix."""
+"""Tests for grader/spec/rubric.py: the real rubric loads; a bad one names file, key and fix."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader import rubric as rubric_module
+from grader.spec import rubric as rubric_module
 from grader.errors import RubricError
-from grader.rubric import (
+from grader.spec.rubric import (
     HiddenDetail,
     Limits,
     MistakeOptions,
@@ -605,7 +605,7 @@ def test_duplicate_yaml_keys_are_an_error(write: Write) -> None:
 def test_the_rubric_files_own_errors_are_said_in_japanese(write: Write, tmp_path: Path) -> None:
     """A rubric that is not YAML, has a key twice, or is a folder: the sentence and the fix in
     Japanese (only the YAML parser's own words stay as it wrote them)."""
-    from grader.messages import error_text
+    from grader.i18n.messages import error_text
 
     dup = error_text(error_for(write, "assignment: a\nparts: []\nassignment: b\n"), "ja")
     assert dup.endswith("同じ階層にキー 'assignment' が 2 回書かれています（1 行目と 3 行目）。どちらか一方だけにしてください")
@@ -830,7 +830,7 @@ def test_late_policy_and_central_mistakes_are_read_and_checked(tmp_path):
     import shutil as _shutil
 
     from grader.errors import RubricError
-    from grader.rubric import load_rubric
+    from grader.spec.rubric import load_rubric
 
     src = Path(__file__).resolve().parent.parent / "rubrics" / "chapter07.yaml"
     rubric = load_rubric(src)

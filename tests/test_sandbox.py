@@ -21,9 +21,10 @@ import pytest
 
 from grader.errors import UsageError, WorkerCrashed
 from grader.sandbox import backends, seccomp_noproc
-from grader.limits import Limits
-from grader.sandbox.worker import StudentTimeout, StudentUnavailable, Worker
-from grader.testing import StudentRaised
+from grader.sandbox.limits import Limits
+from grader.sandbox.session import StudentTimeout, StudentUnavailable
+from grader.sandbox.worker import Worker
+from grader.sandbox.session import StudentRaised
 
 ROOT = Path(__file__).resolve().parent.parent
 LINUX = sys.platform.startswith("linux")
@@ -81,7 +82,7 @@ def worker(request):
 
 
 def test_weak_mode_is_refused_unless_allowed(monkeypatch):
-    from grader import runner
+    from grader.grading import runner
 
     monkeypatch.setattr(backends, "namespaces_available", lambda: (False, "bwrap is not installed"))
     with pytest.raises(UsageError, match="allow-weak-sandbox"):
@@ -93,16 +94,16 @@ def test_weak_mode_is_refused_unless_allowed(monkeypatch):
 
 
 def test_namespaces_are_chosen_where_they_work():
-    from grader import runner
+    from grader.grading import runner
 
     namespaces()
     assert runner.choose_level(allow_weak=False) == ("namespaces", "")
 
 
 def test_a_weak_report_says_so_and_states_its_limits(tmp_path):
-    from grader.rubric import load_rubric
-    from grader.runner import grade
-    from grader.submission import load_submission
+    from grader.spec.rubric import load_rubric
+    from grader.grading.runner import grade
+    from grader.ingest.submission import load_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     [report] = grade(rubric, [load_submission(ROOT / "examples" / "submissions" / "correct")],
@@ -542,9 +543,9 @@ def test_a_non_daemon_thread_does_not_keep_the_child_alive():
 
 def test_a_killed_zygote_is_replaced_and_the_next_submission_graded_as_alone():
     namespaces()
-    from grader.rubric import load_rubric
-    from grader.runner import grade
-    from grader.submission import load_submission
+    from grader.spec.rubric import load_rubric
+    from grader.grading.runner import grade
+    from grader.ingest.submission import load_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     clean = load_submission(ROOT / "examples" / "submissions" / "correct")

@@ -1,4 +1,4 @@
-"""grader/similarity.py: code evidence survives disguises, honest short answers do not match,
+"""grader/insight/similarity.py: code evidence survives disguises, honest short answers do not match,
 rare shared behaviour counts, pairs come in groups, and student text reaches the page as text."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import similarity
+from grader.insight import similarity
+from grader.outputs import similarity_page
 from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
-from grader.submission import load_submission
+from grader.ingest.submission import load_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = ROOT / "suites" / "chapter07" / "correct"
@@ -242,7 +243,7 @@ def test_page_shows_hostile_code_as_text_side_by_side(tmp_path: Path, rubric, la
     b = _coded(_folder(tmp_path, "b", hostile.replace("width", "w")), "b")
     others = _independent(tmp_path)
     result = similarity.compare([a, b, *others], {c.name: _report(c.name) for c in [a, b, *others]})
-    page = similarity.render_page(result, rubric, lang)
+    page = similarity_page.render_page(result, rubric, lang)
     parser = _Text()
     parser.feed(page)
     assert "script" not in parser.tags and "img" not in parser.tags

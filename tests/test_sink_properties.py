@@ -25,10 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grader import sinks
-from grader.gradebook import write_gradebook
+from grader.outputs.gradebook import write_gradebook
 from grader.report import SUFFIXES, render
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
-from grader.rubric import load_rubric
+from grader.spec.rubric import load_rubric
 from grader.report.contain import contain
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,7 +198,7 @@ def test_a_student_name_as_a_zip_folder_holds_nothing_invisible(name, participan
     """Moodle feedback-zip folders (and every name :func:`sinks.file_name` makes) from any name:
     one component, no control, DEL, C1, bidi or zero-width character, within the length cap,
     and still mapped to the participant as Moodle's zip importer splits it."""
-    from grader.gradebook import moodle_folder
+    from grader.outputs.gradebook import moodle_folder
 
     for made in (sinks.file_name(name), moodle_folder(name, str(participant))):
         assert not re.search("[\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069"

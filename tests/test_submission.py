@@ -1,4 +1,4 @@
-"""Tests for grader/submission.py: real folders, notebooks and zips built in tmp_path."""
+"""Tests for grader/ingest/submission.py: real folders, notebooks and zips built in tmp_path."""
 
 from __future__ import annotations
 
@@ -14,17 +14,17 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
-from grader.assignment import assignment_of
+from grader.spec.assignment import assignment_of
 from grader.errors import SubmissionError
-from grader.rubric import load_rubric
-from grader.submission import (
+from grader.spec.rubric import load_rubric
+from grader.ingest.submission import (
     Chunk,
     Module,
     ReadLimits,
     Submission,
     _neutralise_ipython,
 )
-from grader.submission import read_submission as _load_submission
+from grader.ingest.submission import read_submission as _load_submission
 
 FIXTURES = Path(__file__).parent / "fixtures" / "loader"
 #: The files chapter 7's rubric declares: these tests read chapter-7 submissions.

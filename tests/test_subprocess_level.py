@@ -21,8 +21,9 @@ import yaml
 
 from grader.errors import UsageError, WorkerCrashed
 from grader.sandbox import backends, level
-from grader.limits import Limits
-from grader.sandbox.worker import SpawnWorker, StudentTimeout, Worker
+from grader.sandbox.limits import Limits
+from grader.sandbox.worker import SpawnWorker, Worker
+from grader.sandbox.session import StudentTimeout
 
 pytestmark = pytest.mark.slow
 
@@ -210,8 +211,8 @@ def _key(report: Any) -> list[tuple[str, str, float]]:
 
 
 def test_the_correct_example_scores_the_same_as_at_the_strongest_level(rubric, monkeypatch):
-    from grader.runner import grade
-    from grader.submission import load_submission
+    from grader.grading.runner import grade
+    from grader.ingest.submission import load_submission
 
     monkeypatch.delenv("GRADER_SANDBOX", raising=False)
     before_dirs, before_kids = _scratch_dirs(), _children()

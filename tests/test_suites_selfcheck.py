@@ -24,9 +24,10 @@ import pytest
 import torch
 import yaml
 
-from grader.runner import forget_other_suites
-from grader.testing import ANSWER_KEY, StudentRaised
-from grader.tools import expected as expected_tool
+from grader.grading.runner import forget_other_suites
+from grader.kit.asserts import ANSWER_KEY
+from grader.sandbox.session import StudentRaised
+from grader.prepare import expected as expected_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions" / "chapter07"

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
-from grader.rubric import load_rubric
-from grader.summary import class_stats, write_summary
+from grader.spec.rubric import load_rubric
+from grader.outputs.summary import class_stats, write_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,7 +82,7 @@ def test_plots_drawn_side_by_side_equal_plots_drawn_in_turn():
 def _side_by_side() -> None:
     import threading
 
-    from grader import summary
+    from grader.outputs import summary
 
     stats = class_stats(REPORTS)
     forked = summary.plots(stats)

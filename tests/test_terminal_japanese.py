@@ -140,9 +140,13 @@ def test_an_interrupted_batch_says_so_in_japanese(tmp_path, monkeypatch, english
     """Ctrl-C: the line naming what is kept and the command that finishes the batch, in Japanese."""
     from click.testing import CliRunner
 
-    from grader import batch, cli, pool
+    from grader import cli
 
-    monkeypatch.setattr(pool._Proc, "start_group", staticmethod(lambda *a, **k: []))
+    from grader.workflows import batch
+
+    from grader.engines import local_pool as pool
+
+    monkeypatch.setattr(pool.WorkerProcess, "start_group", staticmethod(lambda *a, **k: []))
     monkeypatch.setattr(batch._Batch, "_grade", lambda self, *a, **k: (True, None))
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES / "correct", src / "alice")

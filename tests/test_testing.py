@@ -1,4 +1,4 @@
-"""Tests for grader/testing.py: the assertions suites use on values from the worker."""
+"""Tests for grader/kit/asserts.py: the assertions suites use on values from the worker."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from grader import testing
-from grader.testing import (
+from grader.kit import asserts as testing
+from grader.kit.asserts import (
     ANSWER_KEY,
     Mismatch,
-    StudentRaised,
     assert_array,
     assert_close,
     assert_dict,
@@ -27,6 +26,7 @@ from grader.testing import (
     require,
     tolerance,
 )
+from grader.sandbox.session import StudentRaised
 
 
 def bilingual(exc: pytest.ExceptionInfo[Mismatch]) -> tuple[str, str]:
@@ -336,7 +336,7 @@ def _float64_scores(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def test_a_float32_constant_at_float64_precision_passes_with_a_note():
-    from grader.messages import translate
+    from grader.i18n.messages import translate
 
     raw, want = _float64_scores()
     got = (raw * torch.rsqrt(torch.tensor(32.0))).numpy()  # 1/√32 rounded to float32
@@ -387,8 +387,9 @@ def test_number_value_compares_numbers_by_value(value, number):
 def test_a_value_that_could_not_come_back_is_described_by_its_type_and_why_in_both_languages():
     """What the worker sends for a value that is not plain data (its type's name), or for one it
     refused to send (why): described in words in each language, never as ``a Opaque``."""
-    from grader import wire
-    from grader.testing import _both, describe_value
+    from grader.sandbox import wire
+    from grader.kit.asserts import describe_value
+    from grader.i18n.messages import in_both as _both
 
     big = describe_value(wire.Opaque("unsendable Tensor (ValueError: the value holds 381 MiB; at most 64 MiB "
                                      "can be returned)"))

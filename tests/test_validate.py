@@ -1,4 +1,4 @@
-"""Tests for grader/validate.py (`grader validate`) and the mutant case files it grades."""
+"""Tests for grader/prepare/validate.py (`grader validate`) and the mutant case files it grades."""
 
 from __future__ import annotations
 
@@ -11,21 +11,13 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from grader import probing
-from grader.assignment import assignment_of
+from grader.grading import diagnosis
+from grader.spec.assignment import assignment_of
 from grader.errors import GraderError
-from grader.rubric import load_rubric
-from grader.runner import reference_for
-from grader.validate import (
-    Row,
-    ValidationResult,
-    load_corpus,
-    load_mutants,
-    render_lines,
-    render_table,
-    student_answers,
-    validate,
-)
+from grader.spec.rubric import load_rubric
+from grader.grading.runner import reference_for
+from grader.prepare.validate import Row, ValidationResult, load_mutants, render_lines, render_table, validate
+from grader.ingest.corpus import load_corpus, student_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 RUBRICS = {name: load_rubric(ROOT / "rubrics" / f"{name}.yaml") for name in ("chapter07", "chapter08")}
@@ -75,7 +67,7 @@ def test_mutant_is_named_with_exactly_its_id_in_process(name, mutant):
     sources = {p: (reference_dir / f).read_text(encoding="utf-8") for p, f in a.part_files.items()}
     sources[part] = mutant.source(reference_dir)
     run = Run()
-    found = probing.diagnose(run, InProcessSession(sources), reference_for(rubric), rubric, parts=list(a.part_files))
+    found = diagnosis.diagnose(run, InProcessSession(sources), reference_for(rubric), rubric, parts=list(a.part_files))
     assert sorted({m.id for m in found}) == [mutant.id]
     assert run.errors == []
 
@@ -186,9 +178,9 @@ def test_an_unknown_mistakes_key_names_the_file_the_key_and_the_nearest_id(tmp_p
         assert proc.returncode == 2, proc.stderr
         assert f"{rubric}: mistakes.sqrt-d-modle:" in proc.stderr
         assert "did you mean 'sqrt-d-model'?" in proc.stderr
-    from grader.catalogue import check_rubric
+    from grader.spec.catalogue import check_rubric
     from grader.errors import RubricError
-    from grader.rubric import load_rubric
+    from grader.spec.rubric import load_rubric
 
     with pytest.raises(RubricError) as err:
         check_rubric(load_rubric(rubric))

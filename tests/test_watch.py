@@ -234,7 +234,7 @@ def test_watch_grades_the_work_check_grades_notebook_py_or_both(tmp_path: Path) 
     stubs), one who edited .py files on those, and one who touched both on the .py files."""
     import nbformat
 
-    from grader.tools.build_notebook import build
+    from grader.prepare.build_notebook import build
 
     work = tmp_path / "chapter07"
     shutil.copytree(ROOT / "exercises" / "chapter07", work)

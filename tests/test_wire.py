@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader import wire
+from grader.sandbox import wire
 
 plain = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**62), 2**62) | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -426,7 +426,7 @@ def test_a_students_mapping_becomes_plain_data_inside_the_sandbox():
     import sys
     import textwrap
 
-    from grader.limits import Limits
+    from grader.sandbox.limits import Limits
     from grader.sandbox.worker import Worker
 
     if not sys.platform.startswith("linux"):

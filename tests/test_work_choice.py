@@ -12,10 +12,10 @@ import yaml
 from click.testing import CliRunner
 
 from grader.cli import main
-from grader.release import build_release
-from grader.rubric import load_rubric
-from grader.submission import Handout, choose_work, load_handout, read_submission
-from grader.tools.build_notebook import build
+from grader.prepare.release import build_release
+from grader.spec.rubric import load_rubric
+from grader.ingest.submission import Handout, choose_work, load_handout, read_submission
+from grader.prepare.build_notebook import build
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "exercises" / "chapter07"

@@ -15,6 +15,24 @@ html                    self-contained page with plots (``html``)
 Example::
 
     text = render(report, "junit", rubric=rubric, lang="ja")
+
+The modules, besides the writers above: what a report is and where reports live.
+
+==========  ========================================================================================
+model       The report of one graded submission: plain data every writer renders
+redact      The one redaction step that runs before every writer
+contain     The trust boundary for a report's text, and the report of a submission not graded
+text        Words the writers share: bilingual labels, status names, number formatting
+terminal    The human view of a report in a terminal (``grader check`` / ``grader grade``)
+cell        What a student sees of one check: the notebook's check cell and ``check --watch``
+templates   The Jinja environment every HTML page is rendered with
+webfont     Japanese text in every page, on machines without a Japanese font
+fastyaml    A small YAML emitter for the report's plain data (the yaml writer's engine)
+yaml_json   The yaml and json writers: the report's plain data, as is
+files       Writing reports to disk atomically
+outdir      The batch's output folder: where each report lives, and reading reports back
+ledger      The batch's ledger of hand adjustments (``OUT/ledger.jsonl``), appended to, never rewritten
+==========  ========================================================================================
 """
 
 from __future__ import annotations
@@ -23,12 +41,12 @@ from collections.abc import Callable
 from typing import Any, TYPE_CHECKING
 
 from grader.errors import UsageError
-from grader.messages import said
+from grader.i18n.messages import said
 from grader.report.model import GradeReport
 from grader.report.redact import Moment, redact
 
 if TYPE_CHECKING:
-    from grader.rubric import Rubric
+    from grader.spec.rubric import Rubric
 
 #: format -> file name suffix when a report is written next to others (batch, release CI)
 SUFFIXES = {
@@ -60,7 +78,7 @@ def _writer(fmt: str, rubric: Rubric | None = None) -> Callable[[GradeReport, An
 
         return markdown.render
     if fmt == "html":
-        from grader.assignment import figures_hook
+        from grader.spec.assignment import figures_hook
         from grader.report import html
 
         draw = figures_hook(rubric)
@@ -94,10 +112,11 @@ def render(report: GradeReport, fmt: str, *, rubric: Rubric | None = None, lang:
 
 
 def quiz_parts(rubric: Rubric | None) -> frozenset[str]:
-    """The parts graded from the answers file: their tests' ``expected`` is the answer key."""
-    from grader.submission import ANSWERS_FILE
+    """The parts graded from the quiz file (the assignment's rule: a YAML part): their tests'
+    ``expected`` is the answer key."""
+    from grader.spec.assignment import QUIZ_SUFFIXES
 
-    return frozenset(p.id for p in getattr(rubric, "parts", ()) if p.file == ANSWERS_FILE)
+    return frozenset(p.id for p in getattr(rubric, "parts", ()) if p.file.endswith(QUIZ_SUFFIXES))
 
 
 __all__ = ["SUFFIXES", "quiz_parts", "redact", "render"]

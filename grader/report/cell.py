@@ -22,12 +22,12 @@ import io
 from collections.abc import Mapping
 from typing import Any, TYPE_CHECKING
 
-from grader.report import _text
+from grader.report import text as _text
 from grader.report.model import GradeReport, Status
 from grader.report.redact import redact
 
 if TYPE_CHECKING:
-    from grader.rubric import Rubric
+    from grader.spec.rubric import Rubric
 
 
 def only_part(report: GradeReport, part: str) -> GradeReport:
@@ -138,7 +138,7 @@ def render_views(report: GradeReport, rubric: Rubric, *, lang: str | None = None
     lang = lang if lang in languages else languages[0]
     out = {}
     if "html" in formats:
-        from grader.assignment import figures_hook
+        from grader.spec.assignment import figures_hook
 
         out["html"] = render_html(report, opts, lang, part=part, hidden=hidden, cells=cells,
                                   draw=figures_hook(rubric))

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from grader import sinks
 from grader.report.model import GradeReport, PartScore
-from grader.rubric import rubric_fingerprint
+from grader.spec.fingerprint import rubric_fingerprint
 
 if TYPE_CHECKING:
-    from grader.rubric import Rubric
+    from grader.spec.rubric import Rubric
 
 
 def now() -> str:

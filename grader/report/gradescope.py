@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from grader import sinks
-from grader.report import _text
+from grader.report import text as _text
 from grader.report.model import CaseOutcome, GradeReport, Status
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")

@@ -2,7 +2,7 @@
 
 The page shows the score, the parts, the mistakes, every test, and the assignment's figures,
 drawn from ``report.plots`` by its hooks (``plot_data`` gathers the numbers after the tests,
-``figures`` draws them; see :mod:`grader.hooks`). The page text follows the rubric's languages.
+``figures`` draws them; see :mod:`grader.kit.hooks`). The page text follows the rubric's languages.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import jinja2
 from markupsafe import Markup
 
 from grader import sinks
-from grader.report import _text
+from grader.report import text as _text
 from grader.report.model import GradeReport
 from grader.report.webfont import FONT_STACK, MONO_STACK, embed
 
@@ -32,7 +32,7 @@ def figures(report: GradeReport, langs: list[str], draw: Any = None) -> list[tup
     """The report's plots as ``(base64 PNG, caption lines, name)``, in page order.
 
     ``draw(plots, langs)`` is the assignment's hook drawing its figures
-    (:class:`grader.hooks.Figure` each) from the student's values; without it, or without
+    (:class:`grader.kit.hooks.Figure` each) from the student's values; without it, or without
     values, there are none (and the hook is not called).
     """
     if draw is None or not report.plots:

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from grader import sinks
-from grader.report import _text
+from grader.report import text as _text
 from grader.report.model import CaseOutcome, GradeReport, Status
 
 def _clean(text: str) -> str:

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from grader import sinks
-from grader.report import _text
+from grader.report import text as _text
 from grader.report.model import GradeReport, Status
-from grader.messages import pair
+from grader.i18n.messages import pair
 
 #: (part, function or None, line recorded or None, failure message) -> (file as the
 #: repository names it, line or None[, function found]), or None if unknown.

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from grader.rubric import Rubric
+    from grader.spec.rubric import Rubric
 
 SCHEMA = 1
 
@@ -122,13 +122,13 @@ class GradeReport:
     languages: list[str] = field(default_factory=lambda: ["ja", "en"])
     duration_s: float = 0.0
     schema: int = SCHEMA
-    #: the student's values for the HTML page's plots (the assignment's plot_data hook, see grader.hooks); optional
+    #: the student's values for the HTML page's plots (the assignment's plot_data hook, see grader.kit.hooks); optional
     plots: dict[str, Any] = field(default_factory=dict)
     #: who the LMS export says submitted it: id, name, lms, entry, late; optional (batch only)
     student: dict[str, Any] = field(default_factory=dict)
     #: the rubric's late policy as applied: score_before, score, rule; optional
     late: dict[str, Any] = field(default_factory=dict)
-    #: hand adjustments from the batch's ledger (grader.ledger.apply): automatic_score, score,
+    #: hand adjustments from the batch's ledger (grader.report.ledger.apply): automatic_score, score,
     #: delta, entries; optional
     adjustment: dict[str, Any] = field(default_factory=dict)
 

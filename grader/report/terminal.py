@@ -14,8 +14,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from grader.messages import translate
-from grader.report import _text
+from grader.i18n.messages import translate
+from grader.report import text as _text
 from grader.report.model import GradeReport, Mistake, Status
 from grader.sinks import terminal as _safe
 
@@ -27,7 +27,7 @@ MARKS = {
     Status.SKIPPED: ("-", "dim"),
 }
 
-#: The terminal's words, from the one table the report writers share (grader.report._text.LABELS).
+#: The terminal's words, from the one table the report writers share (grader.report.text.LABELS).
 _TERMINAL_WORDS = ("score", "part", "mistakes", "errors", "sandbox", "weak", "passed", "below", "notes", "output",
                    "tests", "submission", "mistake_ids", "seed")
 WORDS = {lang: {key: _text.LABELS[key][lang].lower() if key == "tests" else _text.LABELS[key][lang]

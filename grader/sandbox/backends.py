@@ -37,7 +37,7 @@ from grader.errors import SandboxError
 
 HERE = Path(__file__).resolve().parent
 ZYGOTE = HERE / "zygote.py"
-WIRE = HERE.parent / "wire.py"
+WIRE = HERE / "wire.py"
 SECCOMP = HERE / "seccomp_noproc.py"
 INSIDE = "/opt/grader"  # where the worker's own files appear inside the sandbox
 #: glibc tunable for the zygote: its malloc heap in transparent huge pages (ignored where unknown)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader.errors import SandboxRefused, UsageError
-from grader.messages import said
+from grader.i18n.messages import said
 from grader.sandbox import backends
 
 LEVELS = ("namespaces", "rlimits", "subprocess")

@@ -1,16 +1,57 @@
 """What the trusted side may ask of one submission loaded in the sandbox.
 
-:class:`Session` is the boundary the suites' fixtures (:mod:`grader.plugin`), the probes
-(:mod:`grader.probing`) and the plot hooks talk to. :class:`grader.sandbox.worker.SubmissionSession`
+:class:`Session` is the boundary the suites' fixtures (:mod:`grader.grading.collector`), the probes
+(:mod:`grader.kit.probes`) and the plot hooks talk to. :class:`grader.sandbox.worker.SubmissionSession`
 is the implementation (a child of the zygote per submission); everything that crosses is plain
-data (:mod:`grader.wire`), never a student object.
+data (:mod:`grader.sandbox.wire`), never a student object.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Session"]
+from grader.errors import SandboxError, WorkerTimeout
+
+__all__ = ["Session", "StudentRaised", "StudentTimeout", "StudentUnavailable"]
+
+
+class StudentRaised(Exception):
+    """The student's function raised instead of returning.
+
+    The session raises this on the trusted side; suites catch it with
+    :func:`grader.kit.asserts.raises_student`.
+
+    Args:
+        type_name: the exception class name, e.g. ``"ValueError"``.
+        message: ``str()`` of the exception.
+        where: the student's file and line, e.g. ``"scaling.py:12"``.
+        bases: names of the exception's base classes (its MRO after itself), so
+            ``raises_student("ValueError")`` also accepts a subclass of ``ValueError``.
+    """
+
+    def __init__(
+        self, type_name: str, message: str = "", where: str = "", bases: Sequence[str] = ()
+    ) -> None:
+        self.type_name = type_name
+        self.message = message
+        self.where = where
+        self.bases = tuple(bases)
+        text = f"{type_name}: {message}" if message else type_name
+        super().__init__(f"{text} (at {where})" if where else text)
+
+
+class StudentTimeout(WorkerTimeout):
+    """The student's code ran past a time limit (per call or per submission)."""
+
+
+class StudentUnavailable(SandboxError):
+    """The function asked for does not exist, or its file failed to load."""
+
+    def __init__(self, message: str, file: str = "", line: int = 0) -> None:
+        super().__init__(message)
+        self.file = file
+        self.line = line
 
 
 @runtime_checkable
@@ -30,7 +71,7 @@ class Session(Protocol):
              echo_args: bool = False) -> Any:
         """``part.func(*args, **kwargs)`` in the sandbox, as plain data; with ``echo_args``,
         ``(value, args_after)``. Raises ``StudentRaised``, ``StudentTimeout`` or
-        ``StudentUnavailable`` (:mod:`grader.sandbox.worker`)."""
+        ``StudentUnavailable`` (below)."""
         ...
 
     def module_for(self, part: str) -> dict[str, Any] | None:

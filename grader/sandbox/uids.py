@@ -22,7 +22,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 
-from grader.messages import said
+from grader.i18n.messages import said
 
 __all__ = ["STUDENT_UIDS", "Claim", "claim_uid", "hold"]
 

@@ -7,7 +7,7 @@ Usage::
         value = session.call("part1", "double", [2.5], {})     # 5.0
         output = session.close()                    # everything it started is killed
 
-Every value that comes back is plain data decoded by :mod:`grader.wire`; a student object
+Every value that comes back is plain data decoded by :mod:`grader.sandbox.wire`; a student object
 never reaches this process. A call over its time limit, or a child that dies, raises
 :class:`StudentTimeout` / :class:`WorkerCrashed`; the session then reopens a fresh child on
 the next call. A function that hung once (or crashed twice) fails its later calls at once with
@@ -35,11 +35,12 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader import wire
-from grader.messages import said
-from grader.limits import Limits
-from grader.errors import SandboxError, SandboxRefused, WorkerCrashed, WorkerTimeout
+from grader.sandbox import wire
+from grader.i18n.messages import said
+from grader.sandbox.limits import Limits
+from grader.errors import SandboxError, SandboxRefused, WorkerCrashed
 from grader.sandbox import backends, uids
+from grader.sandbox.session import StudentRaised, StudentTimeout, StudentUnavailable
 
 READY_TIMEOUT_S = 120.0
 CLOSE_TIMEOUT_S = 5.0
@@ -49,19 +50,6 @@ FLOOD_FACTOR = 64
 LOAD_GRACE_S = 5.0
 #: crashes of one function after which its later calls in the same submission fail at once
 CRASHES_PER_FUNCTION = 2
-
-
-class StudentTimeout(WorkerTimeout):
-    """The student's code ran past a time limit (per call or per submission)."""
-
-
-class StudentUnavailable(SandboxError):
-    """The function asked for does not exist, or its file failed to load."""
-
-    def __init__(self, message: str, file: str = "", line: int = 0) -> None:
-        super().__init__(message)
-        self.file = file
-        self.line = line
 
 
 class _Output:
@@ -594,7 +582,7 @@ def _describe_exit(closed: dict[str, Any]) -> str:
 
 
 #: Calls begun and children started by every session of this process: a batch worker on a
-#: cluster says it is alive only while this moves (grader._batchworker), so a submission that
+#: cluster says it is alive only while this moves (grader.engines.batch_worker), so a submission that
 #: takes long but keeps making calls is never mistaken for a hung grading process.
 activity = 0
 
@@ -726,7 +714,7 @@ class SubmissionSession:
             StudentUnavailable: no such function, or its file failed to load.
             StudentTimeout: the call (or the whole submission) ran out of time.
             WorkerCrashed: the child died during the call.
-            grader.testing.StudentRaised: the function raised; the exception is described.
+            grader.sandbox.session.StudentRaised: the function raised; the exception is described.
         """
         mod = self._callable(part, func)
         timeout = self._time_for_call()
@@ -803,7 +791,6 @@ class SubmissionSession:
 
     def _answer(self, reply: dict[str, Any], func: str, mod: dict[str, Any], echo_args: bool) -> Any:
         """The call's value (and arguments), or the student's exception raised on this side."""
-        from grader.testing import StudentRaised  # the suites' own exception type
 
         if reply.get("ok") is True:
             try:

@@ -50,11 +50,9 @@ except ImportError:  # Windows: no rlimits
     resource = None  # type: ignore[assignment]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-# wire.py sits beside this file inside the sandbox, one folder up in the source tree;
-# seccomp_noproc.py sits beside it in both. (-I keeps the script's folder off sys.path.)
+# wire.py and seccomp_noproc.py sit beside this file, inside the sandbox as in the source tree.
+# (-I keeps the script's folder off sys.path.)
 sys.path.insert(0, _HERE)
-if not os.path.exists(os.path.join(_HERE, "wire.py")):
-    sys.path.insert(1, os.path.dirname(_HERE))
 import wire  # noqa: E402
 
 PR_SET_DUMPABLE = 4

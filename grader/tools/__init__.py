@@ -1,1 +1,1 @@
-"""Maintenance tools run by course staff (``python -m grader.tools.<name>``), not by students."""
+"""Deprecated path: the course tools are in :mod:`grader.prepare` now (see :mod:`grader.moved`)."""

@@ -1,6 +1,6 @@
 """Hidden tests for answers.yaml: one test per question in the answer key.
 
-The question ids come from the key the plugin loads (``config.stash[grader.testing.ANSWER_KEY]``
+The question ids come from the key the plugin loads (``config.stash[grader.kit.asserts.ANSWER_KEY]``
 at collection, ``ref.answers_key`` at run time), so adding a question to the key adds a test.
 Key entries look like ``{"type": "numeric", "answer": 128, "tolerance": 0}`` or
 ``{"type": "choice", "answer": "b"}``. Messages never state the right answer.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.quizsuite import check_answer
-from grader.testing import quiz_question_ids
+from grader.kit import check_answer
+from grader.kit import quiz_question_ids
 
 pytestmark = pytest.mark.part("quiz")
 

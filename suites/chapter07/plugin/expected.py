@@ -1,6 +1,6 @@
 """Chapter 7's public expected values: the worked examples the public tests check without a reference.
 
-Written to ``suites/chapter07/public/expected.json`` by ``python -m grader.tools.expected``; the
+Written to ``suites/chapter07/public/expected.json`` by ``python -m grader.prepare.expected``; the
 quiz entries carry each question's id and answer type only, never the answer.
 """
 
@@ -28,7 +28,7 @@ def build(reference: Any) -> dict[str, Any]:
     chapter_scores = [12.0, 9.0, 6.0, 3.0]
     p = [0.5, 0.3, 0.2]
     return {
-        "_generated_by": "python -m grader.tools.expected (from the reference solution; do not edit)",
+        "_generated_by": "python -m grader.prepare.expected (from the reference solution; do not edit)",
         "head_dim": [
             {"d_model": m, "n_heads": h, "expected": scaling.head_dim(m, h)} for m, h in sizes
         ],

@@ -1,7 +1,7 @@
 """Public tests for scaling.py, runnable without the reference solution.
 
 Oracles: torch itself (``q @ k.T / math.sqrt(d_k)``) and the chapter's worked values stored in
-``expected.json`` (regenerate with ``python -m grader.tools.expected``).
+``expected.json`` (regenerate with ``python -m grader.prepare.expected``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader.testing import (
+from grader.kit import (
     assert_close,
     assert_float,
     assert_int,

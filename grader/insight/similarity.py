@@ -1,0 +1,601 @@
+"""Which submissions look alike: code fingerprints and shared unusual behaviour, in groups.
+
+``grader similarity OUT`` (and ``grader batch … --similarity``) compares every pair of
+submissions of one assignment and writes ``OUT/similarity.csv`` and the pages
+``OUT/similarity.{ja,en}.html``: the pairs to look at first, most similar first, in groups.
+
+**Code evidence.** Each submission's code (its ``.py`` files, a notebook's code cells, either
+inside a zip) is parsed with :mod:`ast` and each function is written out as a stream of
+tokens in which the student's own names become one placeholder, docstrings, comments and
+layout are gone, and the assignment's API (the functions the rubric names, ``torch``,
+``math``, attributes, literals) stays. So renaming, reordering functions, editing comments
+and moving between ``.py`` and a notebook change nothing. Overlapping runs of
+:data:`K` tokens are hashed and winnowed (the smallest hash of every :data:`WINDOW`
+consecutive runs is kept, Schleimer et al. 2003). Fingerprints of the handed-out stubs are
+removed (base code), fingerprints more than :data:`COMMON` of the class share carry nothing,
+and each kept fingerprint weighs ``log(N / df)``: what many honest students write alike counts
+little. ``code_score`` is the weight two submissions share over the geometric mean of their
+weights (0..1).
+
+**Behaviour evidence.** From the reports: the same wrong value on the same test input (the
+batch seeds every student's inputs alike), the same mistake ids with the same numbers, the
+same unrecognised probe values, the same exception or error text, the same printed lines.
+Each shared feature weighs ``log(N / df)``; ``behaviour_score`` is ``S / (S + 2 log N)`` for the
+shared weight ``S``: one feature only two students share gives about 0.3, a correct
+submission (no failure) shares none.
+
+**Flagged pairs.** ``code_score >= CODE_FLAG``, or ``code_score >= CODE_WITH_BEHAVIOUR`` with
+``behaviour_score >= BEHAVIOUR_FLAG``. Flagged pairs joined by a submission form a group
+(a ring). Nothing here says anyone copied: the page says which pairs to look at first.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import csv
+import hashlib
+import io
+import json
+import keyword
+import math
+import tokenize
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grader import sinks
+from grader.i18n.messages import said
+from grader.report.files import write_atomic
+from grader.report.model import GradeReport, Status
+
+if TYPE_CHECKING:
+    from grader.spec.rubric import Rubric
+
+__all__ = [
+    "BEHAVIOUR_FLAG", "CODE_FLAG", "CODE_WITH_BEHAVIOUR", "SIMILARITY_FILE", "Coded", "Pair", "Similarity",
+    "code_of", "compare", "write_similarity",
+]
+
+#: Tokens per fingerprint and the winnowing window.
+K, WINDOW = 10, 3
+#: A fingerprint in more than this share of the class (and more than :data:`COMMON_MIN`
+#: submissions) is ignored: a ring of copies in a small class still counts.
+COMMON, COMMON_MIN = 0.2, 6
+#: Flag thresholds (documented in the README).
+CODE_FLAG, CODE_WITH_BEHAVIOUR, BEHAVIOUR_FLAG = 0.6, 0.45, 0.3
+#: Output file names in the batch folder.
+SIMILARITY_FILE = "similarity.csv"
+#: Regions shown side by side per pair on the page.
+_REGIONS = 24
+#: Bounds on what one submission contributes: characters of code read, printed lines used.
+_CODE_MAX, _OUTPUT_LINES = 512 * 1024, 20
+
+_MODULES = frozenset({"torch", "math", "np", "numpy", "F", "nn", "functional", "numbers", "random", "statistics"})
+_BUILTINS = frozenset(dir(builtins))
+
+
+# --------------------------------------------------------------------------- code
+
+
+@dataclass
+class Coded:
+    """One submission's code as fingerprints, with where each came from.
+
+    Args:
+        name: the report's name (the gradebook's ``submission`` column).
+        who: as the instructor knows it.
+        sources: chunk label -> its source lines (for the page).
+        prints: fingerprint -> (chunk label, first line, last line) of the tokens it covers.
+        functions: chunk label -> [(function name, first line, last line)].
+    """
+
+    name: str
+    who: str = ""
+    sources: dict[str, list[str]] = field(default_factory=dict)
+    prints: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
+    functions: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
+
+
+class _Tokens(ast.NodeVisitor):
+    """A function's AST as a flat token stream, each token with its source line."""
+
+    def __init__(self, api: frozenset[str]) -> None:
+        self.api = api
+        self.out: list[tuple[str, int]] = []
+        self.line = 0
+
+    def emit(self, tok: str) -> None:
+        self.out.append((tok, self.line))
+
+    def generic_visit(self, node: ast.AST) -> None:
+        self.line = getattr(node, "lineno", self.line)
+        if isinstance(node, (ast.expr_context, ast.Load)):
+            return
+        self.emit(type(node).__name__)
+        if isinstance(node, ast.Name):
+            self.emit(node.id if node.id in self.api or node.id in _MODULES or node.id in _BUILTINS else "V")
+        elif isinstance(node, ast.Attribute):
+            self.emit("." + node.attr)
+        elif isinstance(node, ast.Constant):
+            self.emit(_constant(node.value))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.emit(node.name if node.name in self.api else "V")
+            node.body = _without_docstring(node.body)
+        elif isinstance(node, ast.keyword):
+            self.emit(f"{node.arg}=")
+        for child in ast.iter_child_nodes(node):
+            self.visit(child)
+
+
+def _constant(value: Any) -> str:
+    if isinstance(value, str):
+        return "s" + hashlib.blake2b(value.encode("utf-8", "replace"), digest_size=6).hexdigest()
+    return repr(value)[:40]
+
+
+def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return body[1:] or [ast.Pass()]
+    return body
+
+
+def _fallback_tokens(code: str, api: frozenset[str]) -> list[tuple[str, int]]:
+    """Tokens of code that does not parse: names outside the API become one placeholder."""
+    out = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                            tokenize.ENDMARKER):
+                continue
+            text = tok.string
+            if tok.type == tokenize.NAME and not (text in api or text in _MODULES or text in _BUILTINS
+                                                  or keyword.iskeyword(text)):
+                text = "V"
+            out.append((text, tok.start[0]))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return out
+
+
+def _units(code: str, api: frozenset[str]) -> list[tuple[str, int, int, list[tuple[str, int]]]]:
+    """(function name, first line, last line, tokens) per top-level unit of one chunk.
+
+    Each function is its own unit, so reordering functions changes no fingerprint; the rest
+    of the chunk (imports, constants, loose statements) is one more unit.
+    """
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        toks = _fallback_tokens(code, api)
+        return [("", 1, max((t[1] for t in toks), default=1), toks)] if toks else []
+    units = []
+    loose: list[tuple[str, int]] = []
+    for node in tree.body:
+        visitor = _Tokens(api)
+        try:
+            visitor.visit(node)
+        except RecursionError:
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            units.append((node.name, node.lineno, getattr(node, "end_lineno", node.lineno) or node.lineno,
+                          visitor.out))
+        elif not isinstance(node, (ast.Import, ast.ImportFrom)):
+            loose += visitor.out
+    if loose:
+        units.append(("", loose[0][1], loose[-1][1], loose))
+    return units
+
+
+def _winnow(tokens: list[tuple[str, int]]) -> list[tuple[int, int, int]]:
+    """(hash, first line, last line) of the winnowed K-token runs."""
+    if len(tokens) < K:
+        if not tokens:
+            return []
+        grams = [("\x1f".join(t for t, _ in tokens), tokens[0][1], tokens[-1][1])]
+    else:
+        grams = [("\x1f".join(t for t, _ in tokens[i:i + K]), tokens[i][1], tokens[i + K - 1][1])
+                 for i in range(len(tokens) - K + 1)]
+    hashes = [(int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "big"), a, b) for g, a, b in grams]
+    if len(hashes) <= WINDOW:
+        return hashes
+    kept: dict[int, tuple[int, int, int]] = {}
+    for i in range(len(hashes) - WINDOW + 1):
+        low = min(hashes[i:i + WINDOW], key=lambda h: h[0])
+        kept[low[0]] = low
+    return list(kept.values())
+
+
+def code_of(name: str, submission: Any, api: Iterable[str], who: str = "") -> Coded:
+    """Fingerprints of one submission (a :class:`grader.ingest.submission.Submission`)."""
+    names = frozenset(api)
+    coded = Coded(name, who or name)
+    budget = _CODE_MAX
+    for module in getattr(submission, "modules", ()):
+        for chunk in module.chunks:
+            code = chunk.code[:budget]
+            budget -= len(code)
+            if not code.strip():
+                continue
+            label = chunk.label
+            coded.sources[label] = code.splitlines()
+            for fname, first, last, toks in _units(code, names):
+                if fname:
+                    coded.functions.setdefault(label, []).append((fname, first, last))
+                for h, a, b in _winnow(toks):
+                    coded.prints.setdefault(h, []).append((label, a, b))
+            if budget <= 0:
+                return coded
+    return coded
+
+
+# --------------------------------------------------------------------------- behaviour
+
+
+def behaviour_features(report: GradeReport) -> set[str]:
+    """What a report shows that an unusual pair would share (see the module docstring)."""
+    out: set[str] = set()
+    for t in report.tests:
+        if t.status in (Status.FAILED, Status.ERROR, Status.TIMEOUT):
+            out.add(f"test {t.id} → {(t.actual or t.status.value)[:200]}")
+    for m in report.mistakes:
+        ev = m.evidence if isinstance(m.evidence, dict) else {}
+        numbers = {k: v for k, v in ev.items() if k not in ("functions", "probes", "call") and isinstance(v, (int, float, str))}
+        out.add(f"mistake {m.id} ({m.part}) " + json.dumps(numbers, sort_keys=True, default=str)[:300])
+        for func, calls in (ev.get("probes") or {}).items() if isinstance(ev.get("probes"), dict) else ():
+            for c in calls if isinstance(calls, list) else ():
+                out.add("probe " + json.dumps(c, sort_keys=True, default=str)[:400])
+        if ev.get("raised_message"):
+            out.add(f"raised {ev.get('raised')}: {str(ev['raised_message'])[:200]}")
+    for e in report.errors[:20]:
+        out.add("error " + e[:300])
+    lines = [ln.strip() for ln in (report.output or "").splitlines() if ln.strip()]
+    for ln in lines[:_OUTPUT_LINES]:
+        out.add("printed " + ln[:200])
+    return out
+
+
+# --------------------------------------------------------------------------- comparing
+
+
+@dataclass
+class Pair:
+    """One flagged pair, ``a`` before ``b`` by name."""
+
+    a: str
+    b: str
+    code_score: float
+    behaviour_score: float
+    group: int = 0
+    shared_behaviour: list[str] = field(default_factory=list)
+    #: chunk label -> lines of a / of b that matching fingerprints cover
+    lines_a: dict[str, set[int]] = field(default_factory=dict)
+    lines_b: dict[str, set[int]] = field(default_factory=dict)
+
+    @property
+    def rank(self) -> float:
+        return self.code_score + 0.25 * self.behaviour_score
+
+    def evidence(self, coded: dict[str, Coded]) -> str:
+        """Plain words for the csv: which functions match, which behaviour is shared."""
+        funcs = _matched_functions(coded.get(self.a), self.lines_a)
+        bits = [f"code: {', '.join(funcs) or '-'}"]
+        if self.shared_behaviour:
+            bits.append("behaviour: " + "; ".join(self.shared_behaviour[:3]))
+        return sinks.cap(" | ".join(bits), 2000)
+
+
+def _matched_functions(c: Coded | None, lines: dict[str, set[int]]) -> list[str]:
+    if c is None:
+        return []
+    out = []
+    for label, ls in lines.items():
+        for fname, first, last in c.functions.get(label, []):
+            if any(first <= n <= last for n in ls):
+                out.append(fname)
+    return list(dict.fromkeys(out))
+
+
+@dataclass
+class Similarity:
+    """The flagged pairs, their groups, and what the page shows of each submission."""
+
+    pairs: list[Pair]
+    coded: dict[str, Coded]
+    compared: int
+    against: str = ""
+
+    @property
+    def groups(self) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = {}
+        for p in self.pairs:
+            members = out.setdefault(p.group, [])
+            for n in (p.a, p.b):
+                if n not in members:
+                    members.append(n)
+        return out
+
+
+def compare(coded: Sequence[Coded], reports: dict[str, GradeReport], base: Iterable[Coded] = (),
+            old: Sequence[Coded] = (), old_reports: dict[str, GradeReport] | None = None) -> Similarity:
+    """Every pair of ``coded`` (and each of them against ``old``, a previous term's); flagged pairs only."""
+    everyone = list(coded) + list(old)
+    current = {c.name for c in coded}
+    n = max(2, len(everyone))
+    base_prints = set().union(*(b.prints for b in base)) if base else set()
+    df: Counter[int] = Counter()
+    for c in everyone:
+        df.update(h for h in c.prints if h not in base_prints)
+    cap = max(COMMON_MIN, int(COMMON * n))
+    weight = {h: math.log(n / d) for h, d in df.items() if d <= cap}
+    totals = {c.name: sum(weight.get(h, 0.0) for h in c.prints) for c in everyone}
+    shared: dict[tuple[str, str], float] = defaultdict(float)
+    index: dict[int, list[str]] = defaultdict(list)
+    for c in everyone:
+        for h in c.prints:
+            if h in weight:
+                index[h].append(c.name)
+    for h, names in index.items():
+        if len(names) < 2:
+            continue
+        for i, x in enumerate(names):
+            for y in names[i + 1:]:
+                if x not in current and y not in current:
+                    continue  # two old submissions: not this term's question
+                key = (x, y) if x < y else (y, x)
+                shared[key] += weight[h]
+    all_reports = {**(old_reports or {}), **reports}
+    feats = {name: behaviour_features(r) for name, r in all_reports.items()}
+    bdf: Counter[str] = Counter()
+    for fs in feats.values():
+        bdf.update(fs)
+    bcap = max(COMMON_MIN, int(COMMON * n))
+    by_name = {c.name: c for c in everyone}
+    pairs = []
+    for (x, y), s in shared.items():
+        denom = math.sqrt(totals[x] * totals[y]) or 1.0
+        code = min(1.0, s / denom)
+        if code < CODE_WITH_BEHAVIOUR:
+            continue
+        both = sorted((f for f in feats.get(x, set()) & feats.get(y, set()) if bdf[f] <= bcap),
+                      key=lambda f: (bdf[f], f))
+        sb = sum(math.log(n / bdf[f]) for f in both)
+        behaviour = sb / (sb + 2 * math.log(n)) if sb else 0.0
+        if code >= CODE_FLAG or behaviour >= BEHAVIOUR_FLAG:
+            pair = Pair(x, y, round(code, 3), round(behaviour, 3), shared_behaviour=both[:10])
+            _mark_lines(pair, by_name[x], by_name[y], weight)
+            pairs.append(pair)
+    pairs.sort(key=lambda p: (-p.rank, p.a, p.b))
+    _number_groups(pairs)
+    return Similarity(pairs, by_name, len(coded))
+
+
+def _mark_lines(pair: Pair, a: Coded, b: Coded, weight: dict[int, float]) -> None:
+    for h in a.prints.keys() & b.prints.keys():
+        if h not in weight:
+            continue
+        for label, first, last in a.prints[h]:
+            pair.lines_a.setdefault(label, set()).update(range(first, last + 1))
+        for label, first, last in b.prints[h]:
+            pair.lines_b.setdefault(label, set()).update(range(first, last + 1))
+
+
+def _number_groups(pairs: list[Pair]) -> None:
+    """Connected flagged pairs share a group number; groups numbered by their best pair."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for p in pairs:
+        parent[find(p.a)] = find(p.b)
+    numbers: dict[str, int] = {}
+    for p in pairs:  # most similar first: group 1 holds the best pair
+        root = find(p.a)
+        numbers.setdefault(root, len(numbers) + 1)
+        p.group = numbers[root]
+
+
+# --------------------------------------------------------------------------- output
+
+
+def write_similarity(result: Similarity, outdir: str | Path) -> Path:
+    """``OUTDIR/similarity.csv``: exactly the flagged pairs, most similar first."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["submission_a", "submission_b", "group", "code_score", "behaviour_score", "evidence"])
+    for p in result.pairs:
+        writer.writerow([sinks.csv_cell(p.a), sinks.csv_cell(p.b), p.group, p.code_score, p.behaviour_score,
+                         sinks.csv_cell(p.evidence(result.coded))])
+    return write_atomic(Path(outdir) / SIMILARITY_FILE, buf.getvalue())
+
+
+def read_similarity(outdir: str | Path) -> list[dict[str, str]]:
+    """The rows of ``OUTDIR/similarity.csv`` (none when it is absent)."""
+    path = Path(outdir) / SIMILARITY_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def side_by_side(pair: Pair, coded: dict[str, Coded]) -> list[dict[str, Any]]:
+    """For the page: per matching region, A's and B's lines with the matched ones marked.
+
+    Each region is a function (or a chunk's loose code) of A with matching lines, beside the
+    function of B where most of that function's shared fingerprints are. Lines are raw
+    student text: the page's sink escapes them.
+    """
+    a, b = coded[pair.a], coded[pair.b]
+    shared = a.prints.keys() & b.prints.keys()
+    # Per shared fingerprint, once per pair: where A has it (chunk label -> [(line, order)]) and
+    # which of B's functions hold it (one vote per print of it there). A region's votes are then
+    # counted over its own fingerprints, in the order of ``shared``, so a tie goes as before.
+    a_at: dict[str, list[tuple[int, int]]] = {}
+    hashes = list(shared)
+    for order, h in enumerate(hashes):
+        for lab, x, _ in a.prints[h]:
+            a_at.setdefault(lab, []).append((x, order))
+    b_keys: dict[int, list[tuple[str, str, int, int]]] = {}
+
+    def keys_of(order: int) -> list[tuple[str, str, int, int]]:
+        found = b_keys.get(order)
+        if found is None:
+            found = b_keys[order] = [(lab, name, f, g) for lab, x, _ in b.prints[hashes[order]]
+                                     for name, f, g in b.functions.get(lab, []) if f <= x <= g]
+        return found
+
+    regions = []
+    for label, lines in sorted(pair.lines_a.items()):
+        here = a_at.get(label, [])
+        for fname, first, last in a.functions.get(label, []) or [("", 1, len(a.sources.get(label, [])))]:
+            if not any(first <= n <= last for n in lines):
+                continue
+            votes: dict[tuple[str, str, int, int], int] = {}
+            for order in sorted({order for x, order in here if first <= x <= last}):
+                for key in keys_of(order):
+                    votes[key] = votes.get(key, 0) + 1
+            right: list[tuple[int, str, bool]] = []
+            right_label = ""
+            if votes:
+                right_label, _, f, g = max(votes, key=lambda k: (votes[k], k[1] == fname))
+                right = _lines(b, right_label, f, g, pair.lines_b.get(right_label, set()))
+            regions.append({"function": fname, "a_label": label, "a": _lines(a, label, first, last, lines),
+                            "b_label": right_label, "b": right})
+    # code outside functions (constants, loose statements, notebook cells of calls) that matches
+    loose_a = _loose(a, pair.lines_a)
+    loose_b = _loose(b, pair.lines_b)
+    if loose_a and loose_b:
+        (la, ls_a), (lb, ls_b) = max(loose_a.items(), key=lambda kv: len(kv[1])), max(loose_b.items(),
+                                                                                         key=lambda kv: len(kv[1]))
+        regions.insert(0, {"function": "", "a_label": la, "a": _lines(a, la, min(ls_a), max(ls_a), ls_a),
+                           "b_label": lb, "b": _lines(b, lb, min(ls_b), max(ls_b), ls_b)})
+    return regions[:_REGIONS]
+
+
+def _loose(c: Coded, marked: dict[str, set[int]]) -> dict[str, set[int]]:
+    """Marked lines outside every function, per chunk."""
+    out = {}
+    for label, lines in marked.items():
+        spans = c.functions.get(label, [])
+        rest = {n for n in lines if not any(f <= n <= g for _, f, g in spans)}
+        if rest:
+            out[label] = rest
+    return out
+
+
+def _lines(c: Coded, label: str, first: int, last: int, marked: set[int]) -> list[tuple[int, str, bool]]:
+    src = c.sources.get(label, [])
+    last = min(last, first + 60, len(src))
+    return [(n, src[n - 1][:200], n in marked) for n in range(first, last + 1)]
+
+
+# --------------------------------------------------------------------------- the stage
+
+#: Where a batch notes the source it graded, so ``grader similarity OUT`` finds the code again.
+SOURCE_NOTE = Path(".sources") / "source.json"
+
+
+
+def submissions_in(source: str, outdir: Path, rubric: Rubric) -> list[tuple[str, Any]]:
+    """(report name, Submission) of every submission in ``source``, named as the batch named them."""
+    from grader.spec.assignment import assignment_of
+
+    from grader.ingest import anonymous
+
+    found = anonymous.find(source, outdir, assignment_of(rubric), anonymous=anonymous.is_anonymous(outdir))
+    return [(f.submission.name, f.submission) for f in found.found]
+
+
+def source_of(outdir: Path) -> str:
+    from grader.errors import UsageError
+
+    try:
+        return str(json.loads((outdir / SOURCE_NOTE).read_text(encoding="utf-8"))["source"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError(said("no_note_submissions_graded", outdir=outdir, note=SOURCE_NOTE)) from None
+
+
+def note_source(outdir: str | Path, source: str) -> None:
+    """Remember where a batch's submissions came from (for a later ``grader similarity OUT``)."""
+    write_atomic(Path(outdir) / SOURCE_NOTE, json.dumps({"source": str(Path(source).resolve())}))
+
+
+def base_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
+    """The handed-out stubs (the ``.py`` files and the notebook) as fingerprints: the base code."""
+    from grader.spec.assignment import assignment_of
+    from grader.ingest.submission import load_submission
+
+    out = []
+    folder = Path(rubric.exercises)
+    api = list(api)
+    out.append(code_of("(handout)", load_submission(folder, assignment_of(rubric)), api))
+    notebook = assignment_of(rubric).notebook
+    if notebook and (folder / notebook).is_file():
+        out.append(code_of("(handout notebook)", load_submission(folder / notebook), api))
+    return out
+
+
+def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
+        submissions: Sequence[tuple[str, Any]] | None = None, reports: Sequence[GradeReport] | None = None,
+        against: str | None = None, against_source: str | None = None) -> Similarity:
+    """Compare a finished batch's submissions; write ``similarity.csv`` (the pages:
+    :func:`grader.outputs.similarity_page.run`).
+
+    Args:
+        outdir: the batch's output folder (reports, gradebook).
+        rubric: the assignment's rubric (its API names and stubs).
+        source: the submissions as given to the batch; by default the batch's note of it.
+        submissions: (report name, Submission) pairs already read (the batch passes them).
+        reports: the batch's reports; by default read from ``outdir/reports``.
+        against: a previous term's batch folder to compare with as well.
+        against_source: that batch's submissions; by default its note of them.
+    """
+    from grader.spec.assignment import assignment_of
+    from grader.insight.unknown_mistakes import read_reports
+
+    out = Path(outdir)
+    api = [f for funcs in assignment_of(rubric).all_functions.values() for f in funcs]
+    reps = {r.submission: r for r in (reports if reports is not None else read_reports(out))}
+    if source and not (out / SOURCE_NOTE).exists():
+        note_source(out, source)
+    subs = list(submissions) if submissions is not None else submissions_in(source or source_of(out), out, rubric)
+    coded = [code_of(name, sub, api, _who(reps.get(name), name)) for name, sub in subs if name in reps]
+    old: list[Coded] = []
+    old_reports: dict[str, GradeReport] = {}
+    if against:
+        old_dir = Path(against)
+        label = old_dir.name
+        for r in read_reports(old_dir):
+            old_reports[f"{label}/{r.submission}"] = r
+        from grader.ingest import anonymous
+        from grader.spec.assignment import assignment_of
+        from grader.errors import UsageError
+
+        if anonymous.is_anonymous(out) and not anonymous.is_anonymous(old_dir):
+            raise UsageError(said("similarity_against_names", out=out, old=old_dir))
+        # found as that batch found them: into its own folder, or (blind) outside both, by its ids
+        found = anonymous.find(against_source or source_of(old_dir), old_dir, assignment_of(rubric),
+                               anonymous=anonymous.is_anonymous(old_dir))
+        for name, sub in ((f.submission.name, f.submission) for f in found.found):
+            key = f"{label}/{name}"
+            if key in old_reports:
+                old.append(code_of(key, sub, api, key))
+    result = compare(coded, reps, base_code(rubric, api), old, old_reports)
+    result.against = against or ""
+    write_similarity(result, out)
+    return result
+
+
+def _who(report: GradeReport | None, name: str) -> str:
+    who = (report.student if report else None) or {}
+    n, sid = str(who.get("name") or ""), str(who.get("id") or "")
+    return f"{n} ({sid})" if n and sid else name

@@ -1,0 +1,274 @@
+"""The batch's ledger of hand adjustments: ``OUTDIR/ledger.jsonl``, appended to, never rewritten.
+
+Each line is one JSON object, one event:
+
+==========  =======================================================================================
+``n``       its line number (1, 2, ...)
+``op``      ``adjust`` (a change to a score), ``undo`` (takes back adjustment ``target``) or
+            ``confirm`` (adjustment ``target`` holds against the automatic score as it is now)
+``submission`` / ``student``   whose score: the report's name, and the LMS id when there is one
+``part``    the part adjusted, or null for the total
+``points`` / ``set``           a change of ``±points``, or the score ``set`` outright
+``reason``, ``by``, ``at``      why, who (``--by``, else the login name), when (UTC, ISO 8601)
+``against`` the automatic score it was made against (the part's, or the total before the late
+            policy): when that has changed since (a fixed test, a changed rubric), the adjustment
+            is shown as *needs review* and not applied until it is confirmed or undone
+``prev``    SHA-256 of the line before it (64 zeros for the first)
+==========  =======================================================================================
+
+``OUTDIR/ledger.head`` holds the last line's number and hash, so a deleted last line is found
+too. :func:`read` checks the whole chain and raises :class:`LedgerError` naming the first line
+that does not hold; every command that reads the ledger goes through it. Every view (report,
+gradebooks, export) is computed from the automatic report plus the ledger by :func:`apply`,
+which first takes off what an earlier run applied: applying twice changes nothing.
+
+Example::
+
+    append(out, op="adjust", submission="alice", part=None, points=2.0, reason="regrade request")
+    data = apply(report.to_dict(), for_submission(read(out), "alice"), rubric)
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grader.errors import UsageError
+from grader.i18n.messages import said
+
+if TYPE_CHECKING:
+    from grader.spec.rubric import Rubric
+    from grader.report.model import GradeReport
+
+__all__ = ["Entry", "LedgerError", "append", "apply", "apply_report", "automatic_of", "for_submission", "head", "read",
+           "verify"]
+
+LEDGER = "ledger.jsonl"
+HEAD = "ledger.head"
+GENESIS = "0" * 64
+OPS = ("adjust", "undo", "confirm")
+
+
+class LedgerError(UsageError):
+    """The ledger's chain is broken (an edited, reordered or deleted line): nothing reads it."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of the ledger."""
+
+    n: int
+    op: str
+    submission: str
+    student: str = ""
+    part: str | None = None
+    points: float | None = None
+    set: float | None = None
+    target: int | None = None
+    reason: str = ""
+    by: str = ""
+    at: str = ""
+    against: float | None = None
+    prev: str = GENESIS
+
+    def line(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _hash(line: str) -> str:
+    return hashlib.sha256(line.encode("utf-8")).hexdigest()
+
+
+def _path(outdir: Path) -> Path:
+    return Path(outdir) / LEDGER
+
+
+def _broken(outdir: Path, n: int, why: str) -> LedgerError:
+    return LedgerError(said("line_ledger_refused_until", path=_path(outdir), n=n, why=why))
+
+
+def _entry(outdir: Path, n: int, text: str) -> Entry:
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise TypeError("not an object")
+        entry = Entry(**data)
+    except (ValueError, TypeError) as exc:
+        raise _broken(outdir, n, said("ledger_entry", kind=type(exc).__name__)) from None
+    if entry.op not in OPS or not isinstance(entry.n, int) or not isinstance(entry.submission, str):
+        raise _broken(outdir, n, said("ledger_entry_op_n"))
+    return entry
+
+
+def read(outdir: Path) -> list[Entry]:
+    """Every entry, after checking the chain and the head.
+
+    Raises:
+        LedgerError: naming the first line that was edited, reordered, inserted or deleted.
+    """
+    return _chain(outdir)[0]
+
+
+def _chain(outdir: Path) -> tuple[list[Entry], str]:
+    """The entries and the hash of the last line (as written), after every check."""
+    path = _path(outdir)
+    if not path.exists():
+        if (Path(outdir) / HEAD).exists():
+            raise _broken(outdir, 1, said("missing_ledger_head_records_2"))
+        return [], GENESIS
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    entries: list[Entry] = []
+    prev = GENESIS
+    for i, text in enumerate(lines, 1):
+        entry = _entry(outdir, i, text)
+        if entry.prev != prev:
+            # line i holds the hash of the line before it: that one changed, or i moved
+            raise _broken(outdir, max(1, i - 1) if i > 1 else 1,
+                          said("does_match_hash_line", i=i)
+                          if i > 1 else said("does_start_chain_edited"))
+        if entry.n != i:
+            raise _broken(outdir, i, said("numbered_lines_were_reordered", m=entry.n))
+        entries.append(entry)
+        prev = _hash(text)
+    recorded = head(outdir)
+    if recorded is not None:
+        n, digest = recorded
+        if n > len(entries):
+            raise _broken(outdir, len(entries) + 1, said("missing_ledger_head_records", n=n, m=len(entries)))
+        if n == len(entries) and digest != prev:
+            raise _broken(outdir, n, said("does_match_hash_ledger"))
+        if n < len(entries) - 1 or (n == len(entries) - 1 and n and _hash(lines[n - 1]) != digest):
+            raise _broken(outdir, n + 1, said("recorded_ledger_head_lines", n=n))
+    elif entries:
+        raise _broken(outdir, len(entries), said("ledger_head_missing"))
+    return entries, prev
+
+
+def head(outdir: Path) -> tuple[int, str] | None:
+    """``(lines, hash of the last)`` from ``ledger.head``, or None when there is none."""
+    try:
+        n, digest = (Path(outdir) / HEAD).read_text(encoding="utf-8").split()
+        return int(n), digest
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        raise _broken(outdir, 1, said("ledger_head_lines_hash")) from None
+
+
+def verify(outdir: Path) -> int:
+    """The number of entries, after :func:`read` checked them."""
+    return len(read(outdir))
+
+
+def who() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def append(outdir: Path, **fields: Any) -> Entry:
+    """Add one entry (after checking the chain so far); returns it as written."""
+    from grader.report.files import write_atomic
+
+    entries, prev = _chain(outdir)
+    path = _path(outdir)
+    fields.setdefault("at", datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    fields["by"] = fields.get("by") or who()
+    entry = Entry(n=len(entries) + 1, prev=prev, **fields)
+    text = entry.line()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (text + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    write_atomic(Path(outdir) / HEAD, f"{entry.n} {_hash(text)}\n")
+    return entry
+
+
+def for_submission(entries: Sequence[Entry], submission: str) -> list[Entry]:
+    """The adjustments standing for ``submission``, in order: undone ones left out, each
+    carrying the ``against`` of its latest confirmation."""
+    mine = [e for e in entries if e.submission == submission]
+    undone = {e.target for e in mine if e.op == "undo"}
+    rebased = {e.target: e.against for e in mine if e.op == "confirm"}
+    out = []
+    for e in mine:
+        if e.op == "adjust" and e.n not in undone:
+            out.append(Entry(**{**asdict(e), "against": rebased.get(e.n, e.against)}))
+    return out
+
+
+def automatic_of(data: dict[str, Any], part: str | None) -> float | None:
+    """What an adjustment of ``part`` (None: the total) is made against, in a report's dict:
+    the part's score, or the total before the late policy. None: no such part."""
+    if part is None:
+        late = data.get("late") or {}
+        return float(late.get("score_before", data["score"]))
+    for p in data.get("parts", []):
+        if p["id"] == part:
+            return float(p["score"])
+    return None
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and abs(a - b) < 1e-9
+
+
+def apply(data: dict[str, Any], entries: Sequence[Entry], rubric: Rubric) -> dict[str, Any]:
+    """The report's dict with ``entries`` (one submission's, :func:`for_submission`) applied.
+
+    ``score`` becomes the final score; ``adjustment`` keeps the automatic score, the change
+    and each entry with its status (``applied``, or ``review`` when the automatic score it was
+    made against has changed). Whatever an earlier call applied is taken off first.
+    """
+    old = data.pop("adjustment", None)
+    if old:
+        data["score"], data["passed"] = old["automatic_score"], old["automatic_passed"]
+    if not entries:
+        return data
+    auto, top = float(data["score"]), float(data["max_score"])
+    rounding = int(getattr(getattr(rubric, "report", None), "rounding", 2))
+    score = auto
+    shown = []
+    parts_now: dict[str, float] = {}  # each part's score after the entries so far
+    for e in entries:
+        now = automatic_of(data, e.part)
+        status = "applied" if _same(now, e.against) else "review"
+        before = score
+        if status == "applied":
+            if e.part is None:
+                score = min(max(float(e.set), 0.0), top) if e.set is not None else score + float(e.points or 0.0)
+            else:  # a part moves within its own 0..maximum, from where earlier entries left it
+                part_max = next(float(p["max_score"]) for p in data["parts"] if p["id"] == e.part)
+                current = parts_now.get(e.part, float(now or 0.0))
+                wanted = float(e.set) if e.set is not None else current + float(e.points or 0.0)
+                parts_now[e.part] = min(max(wanted, 0.0), part_max)
+                score += parts_now[e.part] - current
+            score = round(min(max(score, 0.0), top), rounding)
+        shown.append({"n": e.n, "part": e.part, "points": e.points, "set": e.set, "reason": e.reason,
+                      "by": e.by, "at": e.at, "against": e.against, "now": now, "status": status,
+                      "delta": round(score - before, 6)})
+    mark = float(data.get("pass_mark", 0.0))
+    data["adjustment"] = {"automatic_score": auto, "automatic_passed": bool(data.get("passed", False)),
+                          "score": score, "delta": round(score - auto, 6), "entries": shown}
+    data["score"] = score
+    data["passed"] = top > 0 and score * 100.0 >= mark * top
+    return data
+
+
+def apply_report(report: GradeReport, entries: Sequence[Entry], rubric: Rubric) -> GradeReport:
+    """:func:`apply` on a report object."""
+    from grader.report.model import GradeReport as Report
+
+    return Report.from_dict(apply(report.to_dict(), entries, rubric))

@@ -1,0 +1,253 @@
+"""Due dates, extensions and the late penalty, per student.
+
+The due date is an ISO 8601 date-time with its offset (``2026-12-01T23:59:00+09:00``); one
+without an offset is refused, since the same wall-clock time is a different instant in Tokyo
+and in the LMS's server. An extension gives a student their own due date, or extra days on the
+assignment's due date as it is *when grading* (so moving the due date later moves every
+extension in days with it, and an extension to a fixed date stays put).
+
+The policy: a submission up to ``grace_minutes`` after the student's due date is on time; past
+that, every day or part of a day after the due date costs ``per_day_percent`` of the maximum
+(``per: once`` instead costs it once), at most ``max_percent`` in all, and the score never
+drops below 0. :func:`late_penalty` returns the inputs with the result, for the report and
+the gradebook to show.
+
+Example::
+
+    policy = LatePolicyRule(per_day_percent=10, max_percent=50, grace_minutes=15)
+    due = due_for("alice", parse_when("2026-12-01T23:59:00+09:00", "rubric due"), extensions)
+    late_penalty(submitted, due, 80.0, 100.0, policy).score
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+
+from grader.errors import UsageError
+from grader.i18n.messages import said
+
+__all__ = ["Extension", "Lateness", "LatePolicyRule", "due_for", "late_penalty", "lms_wall_time", "parse_when",
+           "read_extensions", "read_moodle_worksheet", "read_submitted", "student_key"]
+
+DAY = timedelta(days=1)
+#: the most days an extension may give (a larger number is a slip of the keyboard)
+MAX_EXTENSION_DAYS = 3660
+
+
+def parse_when(text: str, where: str) -> datetime:
+    """An ISO 8601 date-time with its offset.
+
+    Raises:
+        UsageError: not a date-time, or one without an offset (naming ``where``).
+    """
+    try:
+        when = datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(said("date_time_write_2026", where=where, text=f"{text!r}")) from None
+    if when.tzinfo is None or when.utcoffset() is None:
+        example = f"{text}+09:00"
+        raise UsageError(said("has_no_time_zone", where=where, text=f"{text!r}", example=example))
+    return when
+
+
+def student_key(text: str) -> str:
+    """A student id or name as the instructor's files and the LMS may both spell it: NFKC-folded
+    and trimmed, so a full-width ``１１１１１`` is ``11111``."""
+    return unicodedata.normalize("NFKC", text).strip()
+
+
+@dataclass(frozen=True)
+class Extension:
+    """One student's extension: their own due date, or extra days; and why."""
+
+    student: str
+    due: datetime | None = None
+    days: float = 0.0
+    reason: str = ""
+
+
+def read_extensions(path: Path) -> dict[str, Extension]:
+    """``--extensions FILE``: CSV with ``student``, then ``due`` (a date-time) or ``days``, and ``reason``.
+
+    Raises:
+        UsageError: a missing column, a bad value or a student listed twice (naming the line).
+    """
+    rows = _rows(path, ("student",))
+    out: dict[str, Extension] = {}
+    for line, row in rows:
+        where = f"{path}: line {line}"
+        student = student_key(row["student"])
+        due_text, days_text = (row.get("due") or "").strip(), (row.get("days") or "").strip()
+        if bool(due_text) == bool(days_text):
+            raise UsageError(said("give_either_due_days", where=where, student=student))
+        if student in out:
+            raise UsageError(said("listed_twice_keep_one", where=where, student=student))
+        if due_text:
+            out[student] = Extension(student, due=parse_when(due_text, where), reason=row.get("reason", ""))
+        else:
+            try:
+                days = float(days_text)
+            except ValueError:
+                raise UsageError(said("days_must_number_got", where=where, got=f"{days_text!r}")) from None
+            if not math.isfinite(days) or days < 0:
+                raise UsageError(said("days_must_number_got", where=where, got=f"{days_text!r}"))
+            if days > MAX_EXTENSION_DAYS:
+                raise UsageError(said("days_at_most", where=where, got=f"{days_text!r}", most=MAX_EXTENSION_DAYS))
+            out[student] = Extension(student, days=days, reason=row.get("reason", ""))
+    return out
+
+
+def read_submitted(path: Path) -> dict[str, datetime]:
+    """``--submitted FILE.csv``: ``student`` and ``submitted`` (a date-time with offset) per line."""
+    out: dict[str, datetime] = {}
+    for line, row in _rows(path, ("student", "submitted")):
+        student, where = student_key(row["student"]), f"{path}: line {line}"
+        if student in out:
+            raise UsageError(said("listed_twice_keep_one", where=where, student=student))
+        out[student] = parse_when(row["submitted"], where)
+    return out
+
+
+#: the columns of Moodle's grading worksheet (mod/assign: ``hiddenuser`` + id, ``lastmodifiedsubmission``)
+WORKSHEET_ID, WORKSHEET_SUBMITTED = "Identifier", "Last modified (submission)"
+_MOODLE_TIME = re.compile(r"^\s*(?:[A-Za-z]+,\s*)?(?P<day>\d{1,2})\s+(?P<month>[A-Za-z]+)\s+(?P<year>\d{4}),?\s+"
+                          r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<ampm>AM|PM)\s*$", re.IGNORECASE)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+def read_moodle_worksheet(path: Path, zone: tzinfo) -> dict[str, datetime]:
+    """``--worksheet FILE``: Moodle's grading worksheet (Assignment > View all submissions >
+    Download grading worksheet): participant id -> its "Last modified (submission)".
+
+    Moodle writes that time (``Tuesday, 1 December 2026, 11:05 PM``, to the minute) on the
+    downloading teacher's clock without naming the zone; it is read in ``zone``, the zone of
+    the rubric's ``due:``. A row whose time is ``-`` (nothing submitted) is left out.
+    """
+    out: dict[str, datetime] = {}
+    for line, row in _rows(path, (WORKSHEET_ID, WORKSHEET_SUBMITTED)):
+        ident = re.sub(r"^\D*", "", student_key(row[WORKSHEET_ID]))
+        text = row[WORKSHEET_SUBMITTED].strip()
+        if not ident or text in ("", "-"):
+            continue
+        out[ident] = _moodle_time(text, zone, f"{path}: line {line}")
+    return out
+
+
+def _moodle_time(text: str, zone: tzinfo, where: str) -> datetime:
+    m = _MOODLE_TIME.match(text)
+    month = _MONTHS.index(m["month"].lower()) + 1 if m and m["month"].lower() in _MONTHS else 0
+    if not m or not month:
+        raise UsageError(said("time_moodle_writes_e", where=where, text=f"{text!r}"))
+    hour = int(m["hour"]) % 12 + (12 if m["ampm"].upper() == "PM" else 0)
+    try:
+        return datetime(int(m["year"]), month, int(m["day"]), hour, int(m["minute"]), tzinfo=zone)
+    except ValueError:
+        raise UsageError(said("date_exists", where=where, text=f"{text!r}")) from None
+
+
+def lms_wall_time(stamp: str, zone: tzinfo) -> datetime | None:
+    """An LMS's own submission time with no zone (Blackboard's ``2026-11-30-23-05-23``) read in
+    ``zone``; None when ``stamp`` is not one."""
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})", stamp.strip())
+    if not m:
+        return None
+    try:
+        year, month, day, hour, minute, second = (int(g) for g in m.groups())
+        return datetime(year, month, day, hour, minute, second, tzinfo=zone)
+    except ValueError:
+        return None
+
+
+def _rows(path: Path, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    """The CSV's records as ``(line, row)``: ``line`` is where the record starts in the file
+    (blank lines and a quoted value over several lines counted). UTF-8 (with or without a BOM),
+    else CP932, which Excel on Japanese Windows writes for "CSV (comma delimited)".
+
+    Raises:
+        UsageError: the file cannot be read, is in neither encoding, or lacks a column.
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(said("cannot_read_check_path", path=path, why=exc.strerror or exc)) from None
+    text = _decoded(raw)
+    if text is None:
+        raise UsageError(said("csv_not_utf8", path=path))
+    lines = text.splitlines()
+    reader = csv.DictReader(lines)
+    if reader.fieldnames:  # `student, days` as typed with spaces names the same columns
+        reader.fieldnames = [name.strip() for name in reader.fieldnames]
+    missing = [c for c in needed if c not in (reader.fieldnames or [])]
+    if missing:
+        columns, example = ", ".join(missing), ",".join(needed)
+        raise UsageError(said("no_column_first_line", path=path, columns=columns, example=example))
+    out: list[tuple[int, dict[str, str]]] = []
+    end = reader.line_num  # the header's last line
+    for row in reader:
+        start = end + 1
+        while start < reader.line_num and not lines[start - 1]:
+            start += 1  # (the reader skips blank lines)
+        end = reader.line_num
+        values = {k: v or "" for k, v in row.items() if k is not None}
+        if any(v.strip() for v in values.values()):  # (a row of commas alone, as Excel leaves them, says nothing)
+            out.append((start, values))
+    return out
+
+
+def _decoded(raw: bytes) -> str | None:
+    """``raw`` as text: UTF-8 (a BOM dropped), else CP932; None if it is neither."""
+    for encoding in ("utf-8-sig", "cp932"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return None
+
+
+def due_for(student: str, due: datetime, extensions: dict[str, Extension]) -> tuple[datetime, Extension | None]:
+    """The student's own due date, and the extension it comes from (None: the assignment's)."""
+    ext = extensions.get(student)
+    if ext is None:
+        return due, None
+    return (ext.due if ext.due is not None else due + timedelta(days=ext.days)), ext
+
+
+@dataclass(frozen=True)
+class LatePolicyRule:
+    """The rubric's late policy (percent of the maximum score)."""
+
+    per_day_percent: float = 0.0
+    max_percent: float = 100.0
+    grace_minutes: float = 0.0
+    per: str = "day"  #: ``day`` (each day or part of one) or ``once``
+
+
+@dataclass(frozen=True)
+class Lateness:
+    """A late penalty with the inputs it came from (shown in the report and the gradebook)."""
+
+    submitted: datetime
+    due: datetime
+    days: int
+    percent: float
+    score_before: float
+    score: float
+
+
+def late_penalty(submitted: datetime, due: datetime, score: float, max_score: float,
+                 policy: LatePolicyRule) -> Lateness:
+    """The penalty for a submission at ``submitted`` against the student's own ``due``."""
+    days = 0
+    if submitted > due + timedelta(minutes=policy.grace_minutes):
+        days = math.ceil((submitted - due) / DAY)  # a part of a day is a day
+    units = min(days, 1) if policy.per == "once" else days
+    percent = min(units * policy.per_day_percent, policy.max_percent)
+    after = max(0.0, score - max_score * percent / 100.0)
+    return Lateness(submitted, due, days, percent, score, after)

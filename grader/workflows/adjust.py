@@ -1,0 +1,240 @@
+"""``grader adjust`` and ``grader ledger``: hand adjustments of a finished batch's scores.
+
+An adjustment is an entry appended to the batch's ledger (:mod:`grader.report.ledger`); then every
+view is computed again from the reports and the ledger: the report files of that submission,
+``gradebook.csv`` (its rows patched in place, so entries that were never graded keep their
+rows) and the LMS gradebooks the folder already holds.
+
+Example::
+
+    adjust(Path("out"), rubric, "alice", points=2.0, reason="regrade request #4", by="tanaka")
+    undo(Path("out"), rubric, "alice", 1, reason="entered twice")
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import unicodedata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+
+from grader.report import ledger
+from grader.i18n.messages import said
+from grader.errors import UsageError
+from grader.outputs.gradebook import BOM, old_rows, canvas_target_of, cell, export_gradebooks
+from grader.outputs.gradebook_page import write_views
+from grader.report.outdir import IDENTITIES, read_record, reports_now, write_report_files
+from grader.report.files import write_atomic
+from grader.report.model import GradeReport
+
+if TYPE_CHECKING:
+    from grader.spec.rubric import Rubric
+
+__all__ = ["adjust", "confirm", "refresh", "refresh_gradebooks", "undo"]
+
+
+def _reports(outdir: Path) -> dict[str, Path]:
+    folder = outdir / "reports"
+    if not folder.is_dir():
+        raise UsageError(said("no_batch_output_here", out=outdir))
+    return {p.name[: -len(".yaml")]: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data = read_record(path)
+    if data is None:
+        raise UsageError(f"{path}: cannot read it (not a report); check that the path is readable")
+    return data
+
+
+def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
+    """The report ``student`` names: a submission's name, else an LMS student id.
+
+    Raises:
+        UsageError: none, or more than one, does; or it is of an entry no longer in SOURCE.
+    """
+    reports = _reports(outdir)
+    _, gone = reports_now(outdir)
+    student = unicodedata.normalize("NFC", student)  # (as typed; a name the file system kept in NFD is alike)
+    named = {unicodedata.normalize("NFC", name): name for name in reports}
+    if student in {unicodedata.normalize("NFC", name) for name in gone}:
+        _refuse_ungraded(outdir, student)  # (in SOURCE still, but not graded this time)
+        raise UsageError(said("report_not_in_batch", out=outdir, name=student))
+    if student in named:
+        return named[student], _load(reports[named[student]])
+    hits = []
+    for name, path in reports.items():
+        if name in gone:
+            continue
+        data = _load(path)
+        ids = {str((data.get("student") or {}).get("id", "")), str(data.get("submission", ""))}
+        if student in {unicodedata.normalize("NFC", i) for i in ids}:
+            hits.append((name, data))
+    if not hits and (outdir / IDENTITIES).is_file():
+        raise UsageError(said("anonymous_batch_name_student", out=outdir))
+    if not hits:
+        _refuse_ungraded(outdir, student)
+        raise UsageError(said("no_report_looked_submission", out=outdir, student=student, reports=outdir / 'reports'))
+    if len(hits) > 1:
+        raise UsageError(said("matches_reports_name_submission", out=outdir, student=student, n=len(hits), listed=', '.join(h[0] for h in hits)))
+    return hits[0]
+
+
+def _refuse_ungraded(outdir: Path, student: str) -> None:
+    """Refuse, with its gradebook row's reason, a student the last batch did not grade.
+
+    Raises:
+        UsageError: the gradebook has a row for ``student`` (nothing automatic to adjust).
+    """
+    row = next((r for r in old_rows(outdir / "gradebook.csv")
+                if student in {unicodedata.normalize("NFC", r.get(k) or "") for k in ("submission", "student_id")}),
+               None)
+    if row is not None:
+        raise UsageError(said("adjust_no_report_why", out=outdir, student=student,
+                              why=row.get("errors") or said("adjust_no_reason_recorded")))
+
+
+def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = None, points: float | None = None,
+           set_to: float | None = None, reason: str, by: str = "", lang: str = "en") -> ledger.Entry:
+    """Append one adjustment (``points`` or ``set_to``, of ``part`` or the total) and refresh."""
+    if (points is None) == (set_to is None):
+        raise UsageError(said("give_one_points_set"))
+    for option, value in (("--points", points), ("--set", set_to)):
+        if value is not None and not math.isfinite(value):
+            raise UsageError(said("adjust_not_finite", option=option, value=value))
+    if not reason.strip():
+        raise UsageError(said("reason_required_say_why"))
+    ledger.read(outdir)  # a broken chain is refused before anything else
+    name, data = find(outdir, student)
+    data = ledger.apply(data, [], rubric)  # the automatic report
+    against = ledger.automatic_of(data, part)
+    if against is None:
+        parts = ", ".join(p["id"] for p in data.get("parts", []))
+        raise UsageError(said("has_no_part_parts", out=outdir, student=student, part=part, parts=parts))
+    top = float(data["max_score"]) if part is None else next(
+        float(p["max_score"]) for p in data.get("parts", []) if p["id"] == part)
+    if set_to is not None and not 0.0 <= set_to <= top:
+        what = said("adjust_total") if part is None else said("adjust_part", part=part)
+        raise UsageError(said("adjust_set_out_of_range", out=outdir, value=f"{set_to:g}", student=student,
+                              what=what, top=f"{top:g}"))
+    entry = ledger.append(outdir, op="adjust", submission=name, student=str((data.get("student") or {}).get("id", "")),
+                          part=part, points=points, set=set_to, reason=reason, by=by, against=against)
+    _refresh_after(outdir, rubric, lang, name, entry)
+    return entry
+
+
+def _target(outdir: Path, rubric: Rubric, student: str, n: int, what: str) -> tuple[str, dict[str, Any]]:
+    entries = ledger.read(outdir)
+    name, data = find(outdir, student)
+    standing = {e.n for e in ledger.for_submission(entries, name)}
+    if n not in standing:
+        raise UsageError(said("no_adjustment_see_grader", out=outdir, n=n, student=student, what=what))
+    return name, data
+
+
+def undo(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by: str = "",
+         lang: str = "en") -> ledger.Entry:
+    """Append an entry taking back adjustment ``n`` (it stays in the ledger) and refresh."""
+    if not reason.strip():
+        raise UsageError(said("reason_required_say_why"))
+    name, data = _target(outdir, rubric, student, n, said("undo"))
+    entry = ledger.append(outdir, op="undo", submission=name, student=str((data.get("student") or {}).get("id", "")),
+                          target=n, reason=reason, by=by)
+    _refresh_after(outdir, rubric, lang, name, entry)
+    return entry
+
+
+def confirm(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by: str = "",
+            lang: str = "en") -> ledger.Entry:
+    """Append an entry saying adjustment ``n`` holds against the automatic score as it is now."""
+    if not reason.strip():
+        raise UsageError(said("reason_required_say_why"))
+    name, data = _target(outdir, rubric, student, n, said("confirm"))
+    entries = ledger.read(outdir)
+    adjusted = next(e for e in entries if e.n == n)
+    against = ledger.automatic_of(ledger.apply(data, [], rubric), adjusted.part)
+    entry = ledger.append(outdir, op="confirm", submission=name,
+                          student=str((data.get("student") or {}).get("id", "")), target=n, reason=reason, by=by,
+                          against=against)
+    _refresh_after(outdir, rubric, lang, name, entry)
+    return entry
+
+
+def _refresh_after(outdir: Path, rubric: Rubric, lang: str, name: str, entry: ledger.Entry) -> None:
+    """The views of ``name`` written again once ``entry`` is in the ledger. If one cannot be
+    written, the error says the entry is recorded, so that nobody makes it a second time."""
+    try:
+        refresh(outdir, rubric, lang, only={name})
+    except UsageError as exc:
+        raise UsageError(said("adjust_recorded_views_not", n=entry.n, why=exc)) from exc
+
+
+def refresh(outdir: Path, rubric: Rubric, lang: str, *, only: set[str] | None = None) -> list[str]:
+    """Every view again from the reports and the ledger; returns the submissions whose report changed."""
+    entries = ledger.read(outdir)
+    changed: dict[str, GradeReport] = {}
+    for name, path in _reports(outdir).items():
+        if only is not None and name not in only:
+            continue
+        data = _load(path)
+        now = ledger.apply(dict(data), ledger.for_submission(entries, name), rubric)
+        if now != data or only is not None:
+            report = GradeReport.from_dict(now)
+            write_report_files(outdir, name, report, now, rubric, lang, lambda fmt, exc: None)
+            changed[report.submission] = report
+    refresh_gradebooks(outdir, rubric, lang, changed)
+    return sorted(changed)
+
+
+def refresh_gradebooks(outdir: Path, rubric: Rubric, lang: str, changed: dict[str, GradeReport]) -> None:
+    """gradebook.csv's rows of the ``changed`` reports (by submission) written again, and the LMS
+    gradebooks the folder holds written again from the reports."""
+    _patch_gradebook(outdir / "gradebook.csv", changed, rubric)
+    present = tuple(f for f, file in (("canvas", "gradebook.canvas.csv"), ("moodle", "gradebook.moodle.csv"))
+                    if (outdir / file).exists())
+    if present:
+        bom = any((outdir / f).read_bytes().startswith(BOM.encode()) for f in ("gradebook.canvas.csv",
+                                                                                 "gradebook.moodle.csv")
+                  if (outdir / f).exists())
+        # The Canvas file already names its column `Title (id)`: it is filled again in place.
+        canvas = canvas_target_of(outdir) if "canvas" in present else None
+        export_gradebooks(outdir, rubric, present, bom=bom, lang=lang, canvas=canvas)
+
+
+def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric) -> None:
+    """gradebook.csv with the changed rows' cells written again from their reports (scores,
+    maximum, parts, mistakes, late penalty: a regrade under a changed rubric moves them all);
+    who, errors, flags and every other row as they were."""
+    from grader.outputs.gradebook import report_cells
+
+    if not path.exists() or not changed:
+        return
+    raw = path.read_bytes().decode("utf-8")  # (its \r\n kept, to compare with what is written)
+    bom = raw.startswith(BOM)
+    rows = list(csv.reader(io.StringIO(raw.removeprefix(BOM))))
+    header, body = rows[0], rows[1:]
+    for col in ("automatic_score", "adjustment", "adjustment_reasons"):
+        if col not in header:  # a gradebook written before these columns existed
+            at = header.index("score") + 1 + ["automatic_score", "adjustment", "adjustment_reasons"].index(col)
+            header.insert(at, col)
+            for row in body:
+                row.insert(at, "")
+    idx = {c: i for i, c in enumerate(header)}
+    for row in body:
+        report = changed.get(row[idx["submission"]])
+        if report is None:
+            continue
+        for col, value in report_cells(report, rubric).items():
+            if col in idx and col not in ("content_hash", "graded_at"):
+                row[idx[col]] = cell(value)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows([header, *body])
+    text = (BOM if bom else "") + buf.getvalue()
+    if text == raw:  # every row already says this (a regrade that moved nothing): nothing to write
+        return
+    write_atomic(path, text)
+    write_views(path.parent, rubric)
+

@@ -1,0 +1,625 @@
+"""``grader batch``: grade every submission in a folder or an LMS zip export, in parallel.
+
+Stages, each a module of its own and each a function of the one before:
+
+1. :func:`grader.ingest.discovery.find_submissions` — folders, notebooks and zips directly under the
+   source (an LMS export zip is unpacked first, safely), OS junk skipped, anything else listed
+   with a reason. Student ids come from Moodle / Canvas / Blackboard entry names.
+2. :class:`grader.engines.local_pool.LocalPool` — ``jobs`` trusted worker processes
+   (:mod:`grader.engines.batch_worker`), each owning one warm sandboxed zygote, pull chunks of
+   submissions; reports come back as plain dicts and are written here
+   (:mod:`grader.report.outdir`), atomically, as they arrive. ``resume`` skips submissions whose
+   report already matches their content hash and the rubric.
+3. :mod:`grader.outputs.gradebook` and :mod:`grader.outputs.summary` — ``gradebook.csv``, the LMS gradebooks
+   and the class summary.
+
+Example::
+
+    result = run_batch("uploads.zip", "out", rubric, jobs=2)
+    result.graded, result.skipped, result.interrupted
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import secrets
+import signal
+import threading
+import time
+from datetime import timezone
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TYPE_CHECKING
+
+from rich.console import Console
+
+from grader.ingest.discovery import Discovery, Found, Skipped, files_wanted
+from grader.i18n.messages import said
+from grader.errors import GraderError, UsageError
+from grader.outputs.gradebook import (CanvasTarget, apply_lms, check_formats, csv_written, gradebook_rows,
+                              say_written, write_gradebook, write_lms_gradebooks)
+from grader.report import ledger
+from grader.report.outdir import is_current, read_report, report_path, write_report_files
+from grader.engines.local_pool import LocalPool, Tally, WorkerProcess, retire_spares, start_early, workers_for
+from grader.report.contain import error_report
+from grader.report.model import GradeReport
+
+if TYPE_CHECKING:
+    from grader.engines.dask import ClusterPool
+    from grader.spec.rubric import Rubric
+    from grader.ingest.submission import Submission
+
+
+@dataclass
+class BatchResult:
+    """What a batch run did; ``exit_code`` lives in the CLI (one place)."""
+
+    reports: list[GradeReport]
+    graded: int
+    resumed: int
+    unrecognised: list[tuple[str, str]]
+    interrupted: bool
+    outdir: Path
+    elapsed_s: float = 0.0
+    unreadable: int = 0  #: entries that could not be read; each got an error report
+
+
+def run_batch(
+    source: str,
+    out: str,
+    rubric: Rubric,
+    *,
+    jobs: int | None = None,
+    resume: bool = False,
+    allow_weak: bool = False,
+    seed: int | None = None,
+    lang: str = "en",
+    console: Console | None = None,
+    progress: bool | None = None,
+    summary: bool = True,
+    gradebooks: tuple[str, ...] = (),
+    bom: bool = False,
+    similarity: bool = False,
+    cluster: str | None = None,
+    shard_size: int | None = None,
+    submitted: dict[str, Any] | None = None,
+    extensions: dict[str, Any] | None = None,
+    canvas: CanvasTarget | None = None,
+    again: str = "",
+    anonymous: bool = False,
+) -> BatchResult:
+    """Grade every submission in ``source`` into ``out``; see the module docstring.
+
+    With ``similarity``, the stage of :mod:`grader.insight.similarity` runs after the reports are
+    written and before the class summary, whose first screen then lists its groups.
+
+    ``cluster`` (``--cluster SPEC``) grades on a Dask cluster instead of ``jobs`` local
+    processes (:mod:`grader.engines.dask`); each node's own sandbox level counts there, not this
+    machine's, and ``shard_size`` submissions go to a node at a time.
+
+    ``again`` is the command as it was given (``grader batch … --rubric …``): every hint to run it
+    again (``--resume``) repeats it, options included.
+
+    ``anonymous`` (``--anonymous``): every output names each student by a random id
+    (:mod:`grader.ingest.anonymous`); the export is unpacked outside ``out``.
+
+    Raises:
+        UsageError: bad source or cluster SPEC, or no namespace sandbox (here, or on a node of
+            the cluster) and ``allow_weak`` is false.
+        GraderError: the suites could not run (a fault of the assignment, not of a student).
+    """
+    started = time.monotonic()
+    _refuse_early(rubric, jobs=jobs, cluster=cluster, gradebooks=gradebooks, canvas=canvas)
+    # This process and its workers keep both CPUs busy on their own: an idle BLAS pool
+    # (numpy's) would only spin on them. Read when numpy loads; the workers inherit it.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    console = console or Console(stderr=True, highlight=False, soft_wrap=True)
+    outdir = Path(out)
+    spec, level, warning = _where_to_grade(cluster, allow_weak)
+    if spec is not None:
+        jobs = 0  # no local workers: each node chooses (and reports) its own level
+    if warning:
+        _flag(console, said("warning", warning=warning), lang)
+    from grader.ingest.anonymous import check_folder
+
+    check_folder(outdir, anonymous)
+    outdir.mkdir(parents=True, exist_ok=True)
+    early = _start_early(rubric, jobs, level, warning, outdir,
+                         None if jobs == 0 else _at_most(source, rubric, outdir, summary))
+    retired: list[WorkerProcess] = []
+    # Hundreds of reports of ~2,000 objects each pass through this process: the default
+    # collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack.
+    thresholds, froze = gc.get_threshold(), gc.get_freeze_count() == 0
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+    try:
+        batch = _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
+                       started=started, cluster=spec, shard_size=shard_size, allow_weak=allow_weak,
+                       submitted=submitted, extensions=extensions, canvas=canvas, again=again, anonymous=anonymous)
+        return batch.run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress, summary=summary,
+                         gradebooks=gradebooks, bom=bom, similarity=similarity)
+    finally:
+        for proc in early + retired:
+            proc.stop()
+        gc.set_threshold(*thresholds)
+        if froze:  # (a caller that had frozen objects itself keeps them frozen)
+            gc.unfreeze()
+
+
+def _refuse_early(rubric: Rubric, *, jobs: int | None, cluster: str | None, gradebooks: tuple[str, ...],
+                  canvas: CanvasTarget | None) -> None:
+    """Options that cannot work together, refused before any work."""
+    if cluster is not None and jobs is not None:
+        raise UsageError(said("jobs_sets_how_many"))
+    if "canvas" in gradebooks:  # a Canvas file needs its assignment
+        check_formats(("canvas",), {"canvas"}, canvas, rubric.title.en)
+
+
+def _start_early(rubric: Rubric, jobs: int | None, level: str, warning: str, outdir: Path,
+                 at_most: int | None) -> list[WorkerProcess]:
+    """The local workers, started while this process finds and hashes the submissions
+    (:func:`grader.engines.local_pool.start_early`); none when ``jobs`` is 0 (a cluster grades)."""
+    if jobs == 0:
+        return []
+    base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning}
+    return start_early(base, jobs, outdir / ".logs", at_most)
+
+
+def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool) -> int | None:
+    """How many submissions a batch can grade at most, when that is cheap to tell: a folder
+    gives at most one per entry (a flat export's loose files are fewer students still), an
+    export zip at most one per file it lists (read from its directory, nothing unpacked), and
+    the validate corpus is graded beside them unless its finding is recorded. None when the
+    corpus will be graded, or for what discovery will refuse with its own message."""
+    import zipfile
+
+    from grader.report.outdir import corpus_recorded
+    from grader.ingest.corpus import corpus_digest
+
+    try:
+        if os.path.isdir(source):
+            with os.scandir(source) as entries:
+                n = sum(1 for _ in entries)
+        else:
+            with zipfile.ZipFile(source) as zf:
+                n = sum(1 for info in zf.infolist() if not info.is_dir())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return None
+    if summary:
+        digest = corpus_digest(rubric)
+        if digest is not None and not corpus_recorded(outdir, digest):
+            return None
+    return n
+
+
+def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[Any, str, str]:
+    """(the cluster's parsed SPEC or None, the sandbox level here, its warning).
+
+    A bad SPEC or a missing extra stops the batch here, before any work.
+    """
+    if cluster is not None:
+        from grader.engines.dask import parse_spec
+
+        return parse_spec(cluster), "namespaces", ""
+    from grader.sandbox.level import choose_level
+
+    level, warning = choose_level(allow_weak=allow_weak)
+    return None, level, warning
+
+
+class _Batch:
+    """One batch run after its workers started: find, resume, grade, write, summarise."""
+
+    def __init__(self, source: str, out: str, outdir: Path, rubric: Rubric, *, lang: str, console: Console,
+                 level: str, warning: str, started: float, cluster: Any = None, shard_size: int | None = None,
+                 allow_weak: bool = False, submitted: dict[str, Any] | None = None,
+                 extensions: dict[str, Any] | None = None, canvas: CanvasTarget | None = None,
+                 again: str = "", anonymous: bool = False) -> None:
+        from grader.spec.assignment import assignment_of
+
+        self.anonymous = anonymous
+        self.canvas = canvas
+        self.again = again or f"grader batch {source} --out {out}"
+        self.source, self.out, self.outdir, self.rubric = source, out, outdir, rubric
+        self.assignment = assignment_of(rubric)
+        self.lang, self.console, self.level, self.warning, self.started = lang, console, level, warning, started
+        self.finished: dict[int, GradeReport] = {}
+        self.warned: set[str] = set()
+        self.seed = 0
+        self.found = Discovery()
+        #: submission times (``--submitted``) and extensions (``--extensions``), by student id or
+        #: name (grader.spec.due.student_key)
+        self.submitted, self.extensions = submitted or {}, extensions or {}
+        #: the hand adjustments (grader.report.ledger), read and checked before anything is graded
+        self.ledger = ledger.read(outdir)
+        self.cluster, self.shard_size, self.allow_weak = cluster, shard_size, allow_weak
+        self._pool: ClusterPool | None = None  # opened before discovery when the seed is known
+        #: the validate corpus's correct styles graded beside the class (item analysis), by
+        #: index after the class's; their reports, by style; and those reports' ids (not counted)
+        self.corpus: list[tuple[str, Submission]] = []
+        self.corpus_reports: dict[str, GradeReport] = {}
+        self._aside: set[int] = set()
+
+    def run(self, early: list[WorkerProcess], retired: list[WorkerProcess], *, jobs: int | None, resume: bool,
+            seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
+            bom: bool, similarity: bool = False) -> BatchResult:
+        if seed is None and not resume:
+            seed = self._folder_seed()
+        if self.cluster is not None and (seed is not None or not resume):
+            # Known before discovery: the cluster's grading processes warm up meanwhile.
+            self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
+            seed = self.seed
+            self._pool = self._cluster_pool()
+            self._pool.open_soon()
+        try:
+            return self._run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
+                             summary=summary, gradebooks=gradebooks, bom=bom, similarity=similarity)
+        finally:
+            if self._pool is not None:
+                self._pool.close()
+
+    def _run(self, early: list[WorkerProcess], retired: list[WorkerProcess], *, jobs: int | None, resume: bool,
+             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
+             bom: bool, similarity: bool) -> BatchResult:
+        self._record_latest_due()
+        self.found = self._discover()
+        if gradebooks:  # refused before grading: an LMS the export did not come from
+            entries: list[Found | Skipped] = [*self.found.found, *self.found.skipped,
+                                              *(f.who for f in self.found.failed)]
+            check_formats(gradebooks, {i.lms for i in entries if i.lms}, self.canvas, self.rubric.title.en)
+        if self.found.keep is not None:  # the names (or blind ids) given, now that nothing refuses
+            self.found.keep()
+        self._say_unmatched()
+        todo = self._resumable(resume)
+        resumed = len(self.finished)
+        digest = self._corpus_to_grade() if summary else None
+        if seed is None:
+            # A resumed batch keeps the seed it started with, so the whole class is graded alike.
+            seed = next((r.seed for r in self.finished.values()), None)
+        self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
+        if resume and resumed:
+            self._say(said("resume_submission_s_already", n=resumed))
+        jobs = workers_for(len(todo) + len(self.corpus), jobs)
+        retire_spares(early, jobs, retired)
+        if summary and todo:
+            # The parent mostly waits on its workers: load the plotting library meanwhile.
+            threading.Thread(target=_preload_plotting, daemon=True).start()
+        n = len(self.found.found)
+        interrupted, failure = self._grade(todo, jobs, early, progress,
+                                           aside=list(range(n, n + len(self.corpus))))
+        if digest is not None and not interrupted and len(self.corpus_reports) == len(self.corpus):
+            from grader.insight.item_analysis import corpus_failures
+            from grader.report.outdir import write_corpus
+
+            write_corpus(self.outdir, digest, self.seed, corpus_failures(self.corpus_reports),
+                         [name for name, _ in self.corpus])
+        reports = self._record(interrupted, gradebooks, bom)
+        if failure is not None:
+            raise GraderError(said("finished_reports_kept_fix", failure=failure, n=len(self.finished), outdir=self.outdir, again=self.again))
+        from grader.insight import similarity as alike
+        from grader.outputs import similarity_page
+
+        alike.note_source(self.outdir, self.source)
+        if similarity and reports:
+            try:
+                similarity_page.run(self.outdir, self.rubric, reports=reports,
+                          submissions=[(f.submission.name, f.submission) for f in self.found.found])
+            except Exception as exc:  # noqa: BLE001 - the reports and gradebook stand; say what failed
+                _flag(self.console, said("warning_similarity_stage_failed", what=f"{type(exc).__name__}: {exc}",
+                                         out=self.out), self.lang)
+        if summary and reports:
+            from grader.outputs import summary as class_summary
+
+            class_summary.write_summary(reports, self.outdir, self.rubric, unrecognised=self.found.unrecognised)
+        if interrupted:
+            _flag(self.console, said("interrupted_graded_kept_finish", n=len(self.finished), total=len(self.found.found), outdir=self.outdir, again=self.again), self.lang)
+        return BatchResult(reports, len(self.finished) - resumed, resumed, self.found.unrecognised, interrupted,
+                           self.outdir, time.monotonic() - self.started,
+                           unreadable=len(reports) - len(self.finished))
+
+    def _corpus_to_grade(self) -> str | None:
+        """Queue the validate corpus's correct styles unless ``OUT`` already records how they
+        fare with this rubric and corpus; the digest to record them under, or None."""
+        from grader.report.outdir import read_corpus
+        from grader.ingest.corpus import corpus_digest, corpus_submissions
+
+        digest = corpus_digest(self.rubric)
+        if digest is None or read_corpus(self.outdir, digest, cached=True) is not None:
+            return None
+        self.corpus = corpus_submissions(self.rubric)
+        if self.corpus:
+            self._say(said("item_analysis_correct_styles", n=len(self.corpus)))
+        return digest
+
+    def _wire(self, index: int) -> dict[str, Any]:
+        """Submission ``index`` as plain data for a worker: the class's, then the corpus's."""
+        n = len(self.found.found)
+        sub = self.found.found[index].submission if index < n else self.corpus[index - n][1]
+        return sub.to_dict()
+
+    def _discover(self) -> Discovery:
+        from grader.ingest import anonymous
+
+        found = anonymous.find(self.source, self.outdir, self.assignment, anonymous=self.anonymous)
+        for entry, why in found.unrecognised:
+            _flag(self.console, said("not_graded", why=why), self.lang, before=f"{entry}: ")
+        for failed in found.failed:
+            _flag(self.console, said("cannot_read_error_report", why=failed.why), self.lang)
+        if not found.found and not found.failed:
+            seen = len(found.skipped)
+            raise UsageError(
+                said("no_submission_found_entries", source=self.source, seen=seen, files=files_wanted(self.assignment.part_files)))
+        return found
+
+    def _resumable(self, resume: bool) -> list[int]:
+        """The submissions to grade; with ``resume``, those with a current report are kept."""
+        from grader.spec.fingerprint import rubric_fingerprint
+
+        fingerprint = rubric_fingerprint(self.rubric, ("public", "hidden"))
+        todo: list[int] = []
+        for i, f in enumerate(self.found.found):
+            old = read_report(report_path(self.outdir, f.submission.name)) if resume else None
+            if is_current(old, f.submission.content_hash, fingerprint):
+                assert old is not None
+                self.finished[i] = self._adjusted(i, old)
+            else:
+                todo.append(i)
+        return todo
+
+    def _record_latest_due(self) -> None:
+        """Which rubric file this is (``outdir.note_rubric``), and ``OUT/latest_due.json``: the
+        rubric's due date or the latest extension's, before any report is written (``hidden_details: after_due`` waits for it: grader.report.redact)."""
+        from grader.spec.due import due_for, parse_when
+        from grader.report.outdir import note_rubric, write_latest_due
+
+        note_rubric(self.outdir, Path(self.rubric.file), str(self.rubric.assignment))
+        if not self.rubric.due:
+            return
+        assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")
+        write_latest_due(self.outdir, max([assigned, *(due_for(k, assigned, self.extensions)[0]
+                                                       for k in self.extensions)]))
+
+    def _when(self, found: Found) -> dict[str, Any] | None:
+        """The submission time and the student's own due date (grader.spec.due), when both are known."""
+        from grader.spec.due import due_for, lms_wall_time, parse_when
+
+        if not self.rubric.due:
+            return None
+        keys = self.found.keys_of(found)
+        assigned = parse_when(self.rubric.due, f"{self.rubric.file}: due")
+        at = next((self.submitted[k] for k in keys if k in self.submitted), None)
+        if at is None and found.lms_time:  # the LMS's own clock (Blackboard), in the due date's zone
+            at = lms_wall_time(found.lms_time, assigned.tzinfo or timezone.utc)
+        key = next((k for k in keys if k in self.extensions), keys[0])
+        due, ext = due_for(key, assigned, self.extensions)
+        if at is None:
+            # The LMS's late flag decides, but it was set against the LMS's own due date: a
+            # student with an extension is not judged by it (grader.outputs.gradebook.apply_late).
+            return {"submitted": "", "due": due.isoformat(), "extension": ext.reason} if ext else None
+        return {"submitted": at.isoformat(), "due": due.isoformat(), "extension": ext.reason if ext else ""}
+
+    def _say_unmatched(self) -> None:
+        """Warn of each student ``--submitted`` or ``--extensions`` names whom no submission
+        matches (a slip there would silently cost that student their time or extension), and of
+        students with an extension but no submission time (the LMS's late flag is not applied
+        to them). In a blind batch, how many, never who."""
+        if not self.rubric.due or not (self.submitted or self.extensions):
+            return
+        known = {k for f in self.found.found for k in self.found.keys_of(f)}
+        for option, listed in (("--submitted", self.submitted), ("--extensions", self.extensions)):
+            unmatched = sorted(k for k in listed if k not in known)
+            if unmatched:
+                who = str(len(unmatched)) if self.anonymous else ", ".join(unmatched[:10]) + (
+                    " …" if len(unmatched) > 10 else "")
+                _flag(self.console, said("listed_match_no_submission", option=option, n=len(unmatched), who=who),
+                      self.lang)
+        untimed = [f for f in self.found.found
+                   if (self._when(f) or {}).get("submitted") == "" and f.late]
+        if untimed:
+            who = str(len(untimed)) if self.anonymous else ", ".join(sorted(f.submission.name for f in untimed)[:10])
+            _flag(self.console, said("extension_without_time", n=len(untimed), who=who), self.lang)
+
+    def _adjusted(self, index: int, report: GradeReport) -> GradeReport:
+        """A kept report with the late policy (an extension may have been granted since) and the
+        ledger as they are now; written again only if that changed it."""
+        from grader.outputs.gradebook import undo_late
+
+        found, name = self.found.found[index], self.found.found[index].submission.name
+        data = report.to_dict()
+        now = undo_late(ledger.apply(report.to_dict(), [], self.rubric))
+        now = apply_lms(now, found, self.rubric, self._when(found))
+        now = ledger.apply(now, ledger.for_submission(self.ledger, name), self.rubric)
+        if now == data:
+            return report
+        report = GradeReport.from_dict(now)
+        self.save(name, report, now)
+        return report
+
+    def _grade(self, todo: list[int], jobs: int, early: list[WorkerProcess], progress: bool | None,
+               aside: list[int]) -> tuple[bool, GraderError | None]:
+        """Grade ``todo`` and then ``aside`` (the corpus: not counted on the progress bar) on the
+        local pool or the cluster; (interrupted, the fault that stopped it)."""
+        if not todo and not aside:
+            return False, None
+        tally = Tally(len(todo), self.console, progress, aside=self._aside, lang=self.lang)
+        if self.cluster is not None:
+            return self._grade_on_cluster(todo + aside, tally)
+        config = {"op": "config", "rubric": str(self.rubric.file), "seed": self.seed, "level": self.level,
+                  "warning": self.warning}
+        pool = LocalPool(jobs, config, self.outdir / ".logs", self._wire, early)
+        try:
+            pool.run(todo + aside, self.write, tally)
+        except KeyboardInterrupt:
+            return True, None
+        except GraderError as exc:  # the suites or the sandbox broke: keep what finished
+            return True, exc
+        return False, None
+
+    def _folder_seed(self) -> int | None:
+        """The seed the folder's reports were graded with (said), or None when it holds none: a
+        re-run into the folder grades alike, and a hand adjustment made against a score stays in
+        force unless the grading itself changed (``--seed`` draws another on purpose)."""
+        from grader.report.outdir import read_record
+
+        for path in sorted((self.outdir / "reports").glob("*.yaml")):
+            record = read_record(path)
+            if record is not None and isinstance(record.get("seed"), int):
+                self._say(said("batch_keeps_folder_seed", seed=record["seed"]))
+                return int(record["seed"])
+        return None
+
+    def _say(self, text: str) -> None:
+        """A line on the terminal in the batch's language (``ja`` shows Japanese; else English)."""
+        from grader.i18n.messages import translate
+
+        self.console.print(translate(text, self.lang), markup=False)
+
+    def _cluster_pool(self) -> ClusterPool:
+        import grader.grading.runner  # noqa: F401 - torch, imported here before Dask's threads start
+        from grader.engines.dask import ClusterPool
+        from grader.spec.fingerprint import rubric_fingerprint
+
+        return ClusterPool(self.cluster, rubric=self.rubric, seed=self.seed,
+                           fingerprint=rubric_fingerprint(self.rubric, ("public", "hidden")),
+                           wire=self._wire, allow_weak=self.allow_weak,
+                           shard=self.shard_size, say=self._say,
+                           log=self.outdir / ".logs" / "cluster.log")
+
+    def _grade_on_cluster(self, todo: list[int], tally: Tally) -> tuple[bool, GraderError | None]:
+        pool = self._pool if self._pool is not None and self._pool.seed == self.seed else self._cluster_pool()
+        try:
+            pool.run(todo, self.write, tally)
+        except KeyboardInterrupt:
+            return True, None
+        except UsageError:  # a node refused (weak sandbox, another rubric): nothing more to grade
+            raise
+        except GraderError as exc:
+            return True, exc
+        return False, None
+
+    def write(self, index: int, data: dict[str, Any] | None, reason: str = "") -> GradeReport:
+        """Write the report a worker sent, or (``data`` None, or it cannot be written) an
+        error report saying ``reason``: every submission ends with a report."""
+        with _whole():  # Ctrl-C waits: a report on disk is also one the gradebook lists
+            return self._write(index, data, reason)
+
+    def _write(self, index: int, data: dict[str, Any] | None, reason: str) -> GradeReport:
+        if index >= len(self.found.found):
+            return self._corpus_report(index - len(self.found.found), data)
+        sub = self.found.found[index].submission
+        report = None
+        if data is not None:
+            try:
+                data = apply_lms(data, self.found.found[index], self.rubric, self._when(self.found.found[index]))
+                data = ledger.apply(data, ledger.for_submission(self.ledger, sub.name), self.rubric)
+                report = GradeReport.from_dict(data)
+                self.save(sub.name, report, data)
+            except Exception as exc:  # noqa: BLE001 - this submission fails, the batch goes on
+                report = None
+                reason = said("report_could_written", why=f"{type(exc).__name__}: {exc}")
+        if report is None:
+            report = error_report(self.rubric, sub.name, reason, like=next(iter(self.finished.values()), None),
+                                  origin=sub.origin, seed=self.seed)
+            # an adjustment made against a score this report no longer has is shown for review
+            data = ledger.apply(report.to_dict(), ledger.for_submission(self.ledger, sub.name), self.rubric)
+            report = GradeReport.from_dict(data)
+            self.save(sub.name, report, data)
+        self.finished[index] = report
+        return report
+
+    def _corpus_report(self, k: int, data: dict[str, Any] | None) -> GradeReport:
+        """Keep a corpus style's report in memory (one that did not arrive is left out)."""
+        name, sub = self.corpus[k]
+        report = (GradeReport.from_dict(data) if data is not None
+                  else error_report(self.rubric, sub.name, "not graded", seed=self.seed))
+        if data is not None:
+            self.corpus_reports[name] = report
+        self._aside.add(id(report))
+        return report
+
+    def save(self, name: str, report: GradeReport, data: dict[str, Any]) -> None:
+        """The report in every format the rubric asks for."""
+        write_report_files(self.outdir, name, report, data, self.rubric, self.lang, self._warn_format)
+
+    def _warn_format(self, fmt: str, exc: Exception) -> None:
+        if fmt not in self.warned:
+            self.warned.add(fmt)
+            _flag(self.console, said("warning_reports_skipped", why=exc, fmt=fmt), self.lang)
+
+    def _record(self, interrupted: bool, gradebooks: tuple[str, ...], bom: bool) -> list[GradeReport]:
+        """Error reports for unreadable entries, then the gradebooks; every report, in order."""
+        found = self.found
+        rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = [
+            (f, self.finished.get(i), [] if i in self.finished else [("interrupted", {})])
+            for i, f in enumerate(found.found)]
+        if interrupted:
+            rows = [r for r in rows if r[1] is not None]
+        like = next(iter(self.finished.values()), None)
+        failed_reports = []
+        for failed in found.failed:  # entries that could not be read at all
+            report = error_report(self.rubric, failed.name, failed.why, like=like, origin="", seed=self.seed)
+            who = failed.who
+            data = report.to_dict()
+            # who it is, and (its flags) why it is no grade: grader export reads it back
+            data["student"] = {"id": who.student_id, "name": who.name, "lms": who.lms, "entry": who.entry,
+                               "late": who.late, "flags": [[k, dict(v)] for k, v in who.flags]}
+            # a score given by hand (the instructor read the upload themselves) stands on every run
+            data = ledger.apply(data, ledger.for_submission(self.ledger, failed.name), self.rubric)
+            report = GradeReport.from_dict(data)
+            self.save(failed.name, report, data)
+            failed_reports.append(report)
+            rows.append((who, report, []))
+        rows += [(s, None, []) for s in found.skipped]
+        book = gradebook_rows(rows, self.rubric)
+        written = [csv_written(write_gradebook(self.outdir / "gradebook.csv", book, self.rubric, bom=bom), book)]
+        if gradebooks:
+            written += write_lms_gradebooks(self.outdir, book, self.rubric, gradebooks, bom=bom, lang=self.lang,
+                                            canvas=self.canvas)
+        say_written(written, book, self.console, self.lang)
+        return [self.finished[i] for i in sorted(self.finished)] + failed_reports
+
+
+def _flag(console: Console, text: str, lang: str, before: str = "") -> None:
+    """``text`` (``label: the rest``) on the terminal in ``lang``, its label in yellow, after
+    ``before`` (as it is)."""
+    from rich.text import Text
+
+    from grader.i18n.messages import translate
+    from grader.sinks import terminal
+
+    label, colon, rest = terminal(translate(text, lang)).partition(": ")
+    console.print(Text(terminal(before)) + Text(label, style="yellow") + Text(colon + rest), soft_wrap=True)
+
+
+@contextlib.contextmanager
+def _whole() -> Iterator[None]:
+    """Ctrl-C held back until the block ends, then raised as KeyboardInterrupt.
+
+    SIGINT is not blocked but caught: a blocked process-directed signal goes to any thread
+    that does not block it (the batch loads matplotlib in one while it grades), and Python
+    then raises KeyboardInterrupt in the main thread wherever it is, mid-write included. A
+    handler runs in the main thread whichever thread the signal reached; this one only notes it.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before if before is not None else signal.default_int_handler)
+        if caught and callable(before):
+            before(signal.SIGINT, None)  # the handler that was in force: KeyboardInterrupt by default
+        elif caught and before != signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+
+def _preload_plotting() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
