@@ -108,14 +108,14 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
     times (each sibling still starts its own sandboxed zygote).
     """
     from grader.spec.rubric import load_rubric
-    from grader.sandbox.worker import Worker
+    from grader.sandbox.spawn import worker_for
 
     rubric = load_rubric(config["rubric"])
     # Started from this (the main) thread: bubblewrap's --die-with-parent ends the sandbox
     # when the thread that launched it exits. The zygote imports torch while we do.
     views = bool(config.get("views"))
     # A batch zygote also warms what only some students use; a check would only wait for it.
-    zygote = Worker(level=config["level"], limits=rubric.limits, warm_more=not views)
+    zygote = worker_for(config["level"], limits=rubric.limits, warm_more=not views)
     try:
         zygote.start(wait=False)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
@@ -209,13 +209,13 @@ class _Serving:
         or started a child: the cluster's task then tells a long submission from a hung process."""
         import time
 
-        from grader.sandbox import worker
+        from grader.sandbox import child
 
-        seen = worker.activity
+        seen = child.activity
         while True:
             time.sleep(every)
-            if worker.activity != seen:
-                seen = worker.activity
+            if child.activity != seen:
+                seen = child.activity
                 _send(self.out, {"op": "alive"})
 
     def _pump(self) -> None:

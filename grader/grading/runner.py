@@ -40,6 +40,7 @@ from grader.spec.fingerprint import rubric_fingerprint
 from grader.sandbox.level import choose_level, require_other_user, weak_warning
 from grader.sandbox.limits import Limits
 from grader.package_data import PACKAGE_DIR
+from grader.sandbox.spawn import worker_for
 from grader.sandbox.worker import Worker
 import grader.safeyaml as safeyaml
 
@@ -249,7 +250,7 @@ def grade(
     own_worker = worker is None
     if worker is None:
         chosen, warning = choose_level(allow_weak=allow_weak, prefer=level)
-        worker = Worker(level=chosen, limits=assignment.rubric.limits)
+        worker = worker_for(chosen, limits=assignment.rubric.limits)
     else:
         warning = weak_warning(worker.level)
     if students:

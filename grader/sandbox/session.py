@@ -1,7 +1,7 @@
 """What the trusted side may ask of one submission loaded in the sandbox.
 
 :class:`Session` is the boundary the suites' fixtures (:mod:`grader.grading.collector`), the probes
-(:mod:`grader.kit.probes`) and the plot hooks talk to. :class:`grader.sandbox.worker.SubmissionSession`
+(:mod:`grader.kit.probes`) and the plot hooks talk to. :class:`grader.sandbox.child.SubmissionSession`
 is the implementation (a child of the zygote per submission); everything that crosses is plain
 data (:mod:`grader.sandbox.wire`), never a student object.
 """
