@@ -35,7 +35,7 @@ from grader.spec.assignment import answer_key
 from grader.errors import GraderError, SandboxRefused
 from grader.report.contain import contain, lines, now
 from grader.report.model import CaseOutcome, GradeReport, score_parts
-from grader.sandbox import backends
+from grader.sandbox import backends, wire
 from grader.spec.fingerprint import rubric_fingerprint
 from grader.sandbox.level import choose_level, require_other_user, weak_warning
 from grader.sandbox.limits import Limits
@@ -424,8 +424,9 @@ def build_report(
     if session is not None:
         for name, status in sorted(session.load_report.items()):
             if isinstance(status, dict) and not status.get("ok"):
-                for err in status.get("cell_errors") or [status.get("error") or {}]:
-                    errors.append(_load_error_text(name, err))
+                cell_errors = status.get("cell_errors")
+                for err in cell_errors if isinstance(cell_errors, list) and cell_errors else [status.get("error")]:
+                    errors.append(_load_error_text(name, err if isinstance(err, dict) else {}))
         errors += session.events
     errors += run.errors
     if answers_problem:
@@ -478,8 +479,9 @@ def build_report(
     ), output_max=int(limits["output_kb"]) * 2048 + 4096 if "output_kb" in limits else None)
 
 
-def _load_error_text(module: str, err: dict[str, Any]) -> str:
-    where = err.get("file") or f"{module}.py"
+def _load_error_text(module: str, err: wire.Frame) -> str:
+    """One load error (as the child reported it: each field checked here) in a sentence."""
+    where = str(err.get("file") or f"{module}.py")
     if err.get("line"):
         where += f", line {err['line']}"
     what = f"{err.get('type', 'Error')}: {err.get('message', '')}".strip()

@@ -15,13 +15,24 @@ set aside, and the child is started again without it.
 from __future__ import annotations
 
 import time
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Literal, Protocol, cast, overload
 
 from grader.sandbox import wire
 from grader.i18n.messages import said
 from grader.sandbox.limits import Limits
 from grader.errors import SandboxError, WorkerCrashed
-from grader.sandbox.session import StudentRaised, StudentTimeout, StudentUnavailable
+from grader.sandbox.session import (
+    Echoed,
+    Enforced,
+    Loadable,
+    ModuleSpec,
+    StudentRaised,
+    StudentTimeout,
+    StudentUnavailable,
+    SubmissionSpec,
+)
+from grader.sandbox.wire import Encoded, Frame, WireValue
 
 #: crashes of one function after which its later calls in the same submission fail at once
 CRASHES_PER_FUNCTION = 2
@@ -44,18 +55,18 @@ class Host(Protocol):
     #: the module the current child is importing (None before its first "loading" frame)
     loading: str | None
     #: what the last child reported as applied
-    in_force: dict[str, Any]
+    in_force: Enforced
 
-    def spawn_child(self, kind: str, modules: list[dict[str, Any]], limits: Limits,
-                    skip: list[str] | None = None, deadline: float | None = None) -> dict[str, Any]:
+    def spawn_child(self, kind: str, modules: list[ModuleSpec], limits: Limits,
+                    skip: list[str] | None = None, deadline: float | None = None) -> Frame:
         """Start a child holding ``modules``; its "loaded" frame (WorkerCrashed, StudentTimeout)."""
         ...
 
-    def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def request(self, message: dict[str, object], timeout: float) -> Frame:
         """Send ``message`` to the child; its answer within ``timeout`` seconds."""
         ...
 
-    def end_child(self) -> dict[str, Any] | None:
+    def end_child(self) -> Frame | None:
         """End the current child; its "closed" frame, or None when it had to be killed."""
         ...
 
@@ -67,25 +78,26 @@ class Host(Protocol):
 class SubmissionSession:
     """One submission loaded in a child of the zygote."""
 
-    def __init__(self, worker: Host, submission: Any, limits: Limits) -> None:
+    def __init__(self, worker: Host, submission: Loadable | SubmissionSpec, limits: Limits) -> None:
         self.worker = worker
         self.limits = limits
         self.kind: str
-        self.modules: list[dict[str, Any]]
+        self.modules: list[ModuleSpec]
         if isinstance(submission, dict):
             self.kind = submission["kind"]
             self.modules = submission["modules"]
         else:
             self.kind = submission.kind
-            self.modules = [m.to_dict() for m in submission.modules]
+            # Module.to_dict() (grader.ingest.submission) builds exactly a ModuleSpec.
+            self.modules = [cast(ModuleSpec, m.to_dict()) for m in submission.modules]
         self.started = time.monotonic()
         self.deadline = self.started + limits.per_submission_s
         self.events: list[str] = []  # timeouts, crashes: for report.errors
-        self.load_report: dict[str, Any] = {}
+        self.load_report: dict[str, Encoded] = {}
         self.output_parts: list[str] = []
         self.open_child = False
         self.calls = 0
-        self.skipped: dict[str, dict[str, Any]] = {}  # files that killed or hung the child
+        self.skipped: dict[str, dict[str, Encoded]] = {}  # files that killed or hung the child
         # (part, function) -> the error its later calls raise at once: it hung once, or
         # crashed CRASHES_PER_FUNCTION times. One function's hangs cost only its own calls.
         self.stuck: dict[tuple[str, str], SandboxError] = {}
@@ -93,7 +105,7 @@ class SubmissionSession:
         #: seconds spent in calls that hung or crashed and in the restarts after them; the
         #: per-submission deadline moves on by as much, so they never use up the others' time
         self.excused_s = 0.0
-        self.enforced: dict[str, Any] = {}  # limits the child reported as applied
+        self.enforced: Enforced = {}  # limits the child reported as applied
         self._spawn()
 
     def _spawn(self) -> None:
@@ -137,13 +149,13 @@ class SubmissionSession:
                     "type": kind, "message": text, "file": m["filename"], "line": 0}} for m in self.modules}
                 self.open_child = False
                 return
-            report = frame.get("modules", {}) if type(frame.get("modules")) is dict else {}
-            self.load_report = self._with_set_aside(report)
+            report = frame.get("modules")
+            self.load_report = self._with_set_aside(report if type(report) is dict else {})
             self.enforced = dict(self.worker.in_force)
             self.open_child = True
             return
 
-    def _with_set_aside(self, report: dict[str, Any]) -> dict[str, Any]:
+    def _with_set_aside(self, report: dict[str, Encoded]) -> dict[str, Encoded]:
         """The child's load report with what was set aside: a file as its own entry; a notebook
         cell as one of the notebook's cell errors (its other cells ran, its functions stand)."""
         modules = {m["name"] for m in self.modules}
@@ -161,13 +173,13 @@ class SubmissionSession:
             notebook.setdefault("error", status["error"])
         return report
 
-    def module_for(self, part: str) -> dict[str, Any] | None:
+    def module_for(self, part: str) -> ModuleSpec | None:
         for m in self.modules:
             if (self.kind == "folder" and m["name"] == part) or self.kind == "notebook":
                 return m
         return None
 
-    def load_error(self, part: str) -> dict[str, Any] | None:
+    def load_error(self, part: str) -> Frame | None:
         mod = self.module_for(part)
         if mod is None:
             return None
@@ -177,8 +189,16 @@ class SubmissionSession:
             return err if isinstance(err, dict) else {"type": "Error", "message": "failed to load"}
         return None
 
-    def call(self, part: str, func: str, args: list[Any], kwargs: dict[str, Any], *,
-             echo_args: bool = False) -> Any:
+    @overload
+    def call(self, part: str, func: str, args: Sequence[object], kwargs: Mapping[str, object], *,
+             echo_args: Literal[False] = False) -> WireValue: ...
+
+    @overload
+    def call(self, part: str, func: str, args: Sequence[object], kwargs: Mapping[str, object], *,
+             echo_args: Literal[True]) -> Echoed: ...
+
+    def call(self, part: str, func: str, args: Sequence[object], kwargs: Mapping[str, object], *,
+             echo_args: bool = False) -> WireValue | Echoed:
         """Call ``part.func(*args, **kwargs)`` in the child and return plain data.
 
         With ``echo_args`` the result is ``(value, args_after)``: the positional arguments as
@@ -208,7 +228,7 @@ class SubmissionSession:
             raise self._crashed(part, func, exc, began) from None
         return self._answer(reply, func, mod, echo_args)
 
-    def _callable(self, part: str, func: str) -> dict[str, Any]:
+    def _callable(self, part: str, func: str) -> ModuleSpec:
         """The module to call ``func`` in; raises at once what a call could only repeat."""
         mod = self.module_for(part)
         if mod is None:
@@ -218,7 +238,7 @@ class SubmissionSession:
             raise StudentUnavailable(
                 said("line", file=err.get("file") or mod["filename"], line=err.get("line", 0),
                      what=f"{err.get('type')}: {err.get('message')}"),
-                str(err.get("file") or mod["filename"]), int(err.get("line") or 0),
+                str(err.get("file") or mod["filename"]), _line(err.get("line")),
             )
         stuck = self.stuck.get((part, func))
         if stuck is not None:
@@ -263,7 +283,7 @@ class SubmissionSession:
             self.stuck[key] = WorkerCrashed(msg)
         return WorkerCrashed(msg)
 
-    def _answer(self, reply: dict[str, Any], func: str, mod: dict[str, Any], echo_args: bool) -> Any:
+    def _answer(self, reply: Frame, func: str, mod: ModuleSpec, echo_args: bool) -> WireValue | Echoed:
         """The call's value (and arguments), or the student's exception raised on this side."""
 
         if reply.get("ok") is True:
@@ -273,19 +293,21 @@ class SubmissionSession:
                 raise WorkerCrashed(said("returned_something_could_read", func=func, why=exc)) from None
             if not echo_args:
                 return value
-            if not (isinstance(value, dict) and isinstance(value.get("args"), list)):
+            args = value.get("args") if isinstance(value, dict) else None
+            if not isinstance(value, dict) or not isinstance(args, list):
                 return value, None  # an unsendable value: no arguments came back with it
-            return value.get("value"), value["args"]
+            return value.get("value"), args
         if reply.get("kind") == "missing":
             raise StudentUnavailable(said("defines_no_function", file=mod['filename'], func=func), mod["filename"], 0)
         error = reply.get("error")
         if not isinstance(error, dict):
             error = {}
+        bases = error.get("bases")
         raise StudentRaised(
             str(error.get("type", "Exception")),
             str(error.get("message", "")),
             _where(error),
-            [str(b) for b in error.get("bases", []) if isinstance(b, str)],
+            [b for b in bases if isinstance(b, str)] if isinstance(bases, list) else [],
         )
 
     def _excuse(self, seconds: float) -> None:
@@ -306,7 +328,12 @@ class SubmissionSession:
         return "".join(self.output_parts)
 
 
-def _where(error: dict[str, Any]) -> str:
+def _line(value: Encoded) -> int:
+    """A line number as the child gave it (0 for none, or for one that is not a number)."""
+    return int(value) if isinstance(value, (int, float, str)) and value else 0
+
+
+def _where(error: Frame) -> str:
     file, line = error.get("file"), error.get("line")
     if file and line:
         return f"{file}, line {line}"

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import threading
 import time
-from typing import Any
+from collections.abc import Mapping
 
 from grader.sandbox import wire
 from grader.i18n.messages import said
@@ -24,6 +24,7 @@ from grader.errors import WorkerCrashed
 from grader.sandbox import backends
 from grader.sandbox.child import SubmissionSession
 from grader.sandbox.limits import Limits
+from grader.sandbox.session import Loadable, SubmissionSpec
 from grader.sandbox.worker import CLOSE_TIMEOUT_S, READY_TIMEOUT_S, CappedOutput, Worker, refusal
 
 
@@ -53,20 +54,22 @@ class Spawned:
             shutil.rmtree(self.launch.scratch, ignore_errors=True)
             raise
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         self.started = time.monotonic()
-        self.ready: dict[str, Any] | None = None
+        self.ready: wire.Frame | None = None
         self.killed: str | None = None
-        self.closed: dict[str, Any] | None = None
-        self.frames: queue.Queue[Any] = queue.Queue()
+        self.closed: wire.Frame | None = None
+        #: its frames as they arrive; then None at the end of its stdout, or the WireError
+        self.frames: queue.Queue[wire.Frame | wire.WireError | None] = queue.Queue()
         self.output = CappedOutput(self.proc.stderr.fileno(), worker.limits.output_kb * 1024,
-                              lambda: self.kill("output"), owns_fd=False)
+                                   lambda: self.kill("output"), owns_fd=False)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
     def _read(self) -> None:
         """Frames from stdout onto the queue; then None (end of file) or the WireError."""
         reader = wire.FrameReader()
-        fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        fd = self.stdout_fd
         while True:
             try:
                 data = os.read(fd, reader.wanted())
@@ -94,9 +97,9 @@ class Spawned:
             self.ready = frame
         return True
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Mapping[str, object]) -> None:
         """Write one frame to its stdin (OSError once it has gone)."""
-        wire.write_frame(self.proc.stdin.fileno(), message)  # type: ignore[union-attr]
+        wire.write_frame(self.stdin_fd, message)
 
     def kill(self, reason: str | None) -> None:
         """SIGKILL it (and, on POSIX, its process group); safe from any thread.
@@ -115,7 +118,7 @@ class Spawned:
         except OSError:
             pass
 
-    def finish(self, reason: str | None = None) -> dict[str, Any]:
+    def finish(self, reason: str | None = None) -> wire.Frame:
         """Make sure it is dead, collect its output, remove its scratch folder.
 
         Returns a ``closed`` message like the zygote's (exit status or signal, and why it was
@@ -145,7 +148,7 @@ class Spawned:
                     pass
         for path in self.launch.cleanup:
             shutil.rmtree(path, ignore_errors=True)
-        closed: dict[str, Any] = {"op": "closed", "killed": self.killed is not None}
+        closed: wire.Frame = {"op": "closed", "killed": self.killed is not None}
         if self.killed is not None:
             closed["reason"] = self.killed
         if status is not None and status < 0:
@@ -236,7 +239,7 @@ class SpawnWorker(Worker):
         self._child = self._spare = None
         self.proc = None
 
-    def open(self, submission: Any, limits: Any = None) -> SubmissionSession:
+    def open(self, submission: Loadable | SubmissionSpec, limits: Limits | None = None) -> SubmissionSession:
         try:
             self._ready_spare()  # importing torch is not the submission's time
         except WorkerCrashed:
@@ -247,7 +250,7 @@ class SpawnWorker(Worker):
     def _prepare_child(self) -> None:
         pass
 
-    def _send_open(self, message: dict[str, Any]) -> bool:
+    def _send_open(self, message: Mapping[str, object]) -> bool:
         self._finish_child()
         child = self._ready_spare()
         self._taken += 1
@@ -272,14 +275,14 @@ class SpawnWorker(Worker):
     def _host_alive(self) -> bool:
         return False  # the process that died was the submission's own
 
-    def _finish_child(self, reason: str | None = None) -> dict[str, Any]:
+    def _finish_child(self, reason: str | None = None) -> wire.Frame:
         child, self._child = self._child, None
         if child is None:
             return {}
         self.proc = None
         return child.finish(reason)
 
-    def _wait_frames(self, left: float) -> list[dict[str, Any]]:
+    def _wait_frames(self, left: float) -> list[wire.Frame]:
         child = self._child
         if child is None:
             raise WorkerCrashed(said("worker_process_gone"))
@@ -294,7 +297,7 @@ class SpawnWorker(Worker):
         self._finish_child("protocol")
         raise WorkerCrashed(said("worker_sent_invalid_frame", what=item))
 
-    def _send_request(self, message: dict[str, Any]) -> None:
+    def _send_request(self, message: Mapping[str, object]) -> None:
         if self._child is None:
             raise OSError("no process is open")
         self._child.send(message)
@@ -302,7 +305,7 @@ class SpawnWorker(Worker):
     def _kill_child(self, reason: str = "kill") -> None:
         self._finish_child(reason)
 
-    def end_child(self) -> dict[str, Any] | None:
+    def end_child(self) -> wire.Frame | None:
         child = self._child
         if child is None:
             return None
@@ -319,4 +322,4 @@ def worker_for(level: str, *, limits: Limits | None = None, threads: int = 1, se
     """The worker for ``level``: a :class:`SpawnWorker` for "subprocess", else a zygote
     :class:`grader.sandbox.worker.Worker` (see its arguments); not started yet."""
     kind = SpawnWorker if level == "subprocess" else Worker
-    return kind(level=level, limits=limits, threads=threads, seccomp=seccomp, hide=hide, warm_more=warm_more)
+    return kind(level=level, limits=Limits() if limits is None else limits, threads=threads, seccomp=seccomp, hide=hide, warm_more=warm_more)

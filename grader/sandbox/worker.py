@@ -33,8 +33,8 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from grader import sinks
 from grader.sandbox import wire
@@ -43,7 +43,7 @@ from grader.sandbox.limits import Limits
 from grader.errors import SandboxError, SandboxRefused, WorkerCrashed
 from grader.sandbox import backends, uids
 from grader.sandbox.child import SubmissionSession
-from grader.sandbox.session import StudentTimeout
+from grader.sandbox.session import Enforced, Loadable, ModuleSpec, StudentTimeout, SubmissionSpec
 
 READY_TIMEOUT_S = 120.0
 CLOSE_TIMEOUT_S = 5.0
@@ -60,7 +60,7 @@ class CappedOutput:
     called once, and the worker kills the child (a flood still costs CPU to read).
     """
 
-    def __init__(self, fd: int, cap: int, on_flood: Any = None, owns_fd: bool = True) -> None:
+    def __init__(self, fd: int, cap: int, on_flood: Callable[[], object] | None = None, owns_fd: bool = True) -> None:
         self.fd = fd
         self.owns_fd = owns_fd  # close ``fd`` at end of file (False: its file object does)
         self.cap = cap
@@ -139,11 +139,12 @@ class Worker:
     """
 
     level: str = "namespaces"
-    limits: Any = None
+    limits: Limits = field(default_factory=Limits)
     threads: int = 1
     seccomp: bool | None = None
     hide: tuple[str, ...] = ()
-    info: dict[str, Any] = field(default_factory=dict)
+    #: the zygote's "ready" frame (empty until it has sent it)
+    info: wire.Frame = field(default_factory=dict)
     #: also warm what only some students use and costs the zygote's start-up (e.g. the sympy
     #: import behind ``torch.broadcast_shapes``): worth it for a batch, not for one check
     warm_more: bool = False
@@ -165,7 +166,7 @@ class Worker:
         self._flood_generation = -1
         self._needs_restart = False
         self.loading: str | None = None  # the module the current child is importing
-        self.in_force: dict[str, Any] = {}  # what the last child reported as applied
+        self.in_force: Enforced = {}  # what the last child reported as applied
         self.restarts = 0
         self.started_s = 0.0  # seconds the last start took
         self._uid: uids.Claim | None = None  # root, outside namespaces: the students' user id of this worker
@@ -208,7 +209,7 @@ class Worker:
         seccomp = self.seccomp
         if seccomp is None:
             seccomp = sys.platform.startswith("linux") and backends.SECCOMP.exists()
-        cfg = {
+        cfg: dict[str, object] = {
             "req": req_r, "resp": resp_w, "ctl_in": ci_r, "ctl_out": co_w,
             "scratch": launch.scratch, "pid1": launch.pid1, "threads": self.threads,
             "seccomp": bool(seccomp), "warm_more": self.warm_more,
@@ -331,14 +332,6 @@ class Worker:
         msg = self._ctl_wait(CLOSE_TIMEOUT_S)
         return msg is not None and msg.get("op") == "pong" and bool(msg.get("clean"))
 
-    def describe(self) -> dict[str, Any]:
-        """What isolation is in force, for reports (``sandbox`` section)."""
-        out: dict[str, Any] = {"level": self.level, "limits": self.limits.to_dict()}
-        out["isolation"] = backends.describe(self.level)
-        if self.in_force:
-            out["enforced"] = dict(self.in_force)
-        return out
-
     def __enter__(self) -> "Worker":
         if not self.alive():
             self.start()
@@ -348,7 +341,7 @@ class Worker:
         self.stop()
 
     # -- control pipe ----------------------------------------------------------------------
-    def _ctl_wait(self, timeout: float) -> dict[str, Any] | None:
+    def _ctl_wait(self, timeout: float) -> wire.Frame | None:
         deadline = time.monotonic() + timeout
         fd = self._fds.get("ctl_out")
         if fd is None:
@@ -371,7 +364,7 @@ class Worker:
             if frames:
                 return frames[0]
 
-    def _ctl_send(self, message: dict[str, Any]) -> bool:
+    def _ctl_send(self, message: Mapping[str, object]) -> bool:
         with self._ctl_lock:
             try:
                 wire.write_frame(self._fds["ctl_in"], message)
@@ -386,16 +379,22 @@ class Worker:
         self._ctl_send({"op": "kill", "child": generation, "reason": "output"})
 
     # -- submissions -------------------------------------------------------------------------
-    def open(self, submission: Any, limits: Any = None) -> SubmissionSession:
-        """Fork a fresh child holding ``submission``'s code (a ``Submission`` or its dict)."""
+    def open(self, submission: Loadable | SubmissionSpec, limits: Limits | None = None) -> SubmissionSession:
+        """Fork a fresh child holding ``submission``'s code (a ``Submission`` or its plain form)."""
         return SubmissionSession(self, submission, Limits.of(limits) if limits else self.limits)
 
     def spawn_child(
-        self, kind: str, modules: list[dict[str, Any]], limits: Limits,
+        self, kind: str, modules: list[ModuleSpec], limits: Limits,
         skip: list[str] | None = None, deadline: float | None = None,
-    ) -> dict[str, Any]:
+    ) -> wire.Frame:
+        """Open a child holding ``modules`` (all but ``skip``); its "loaded" frame.
+
+        Raises:
+            WorkerCrashed: the child (or, twice, the process that starts it) died first.
+            StudentTimeout: a module took longer than ``per_call_s`` and the grace to load.
+        """
         self._prepare_child()
-        message = {"op": "open", "kind": kind, "modules": modules, "limits": limits.to_dict(),
+        message: dict[str, object] = {"op": "open", "kind": kind, "modules": modules, "limits": limits.to_dict(),
                    "skip": list(skip or [])}
         step = limits.per_call_s + LOAD_GRACE_S
         for attempt in (1, 2):
@@ -424,7 +423,7 @@ class Worker:
         if self._output is not None:
             self._output.take()  # whatever an earlier child printed is not this one's
 
-    def _send_open(self, message: dict[str, Any]) -> bool:
+    def _send_open(self, message: Mapping[str, object]) -> bool:
         return self._ctl_send(message)
 
     def _retry_open(self) -> None:
@@ -437,7 +436,7 @@ class Worker:
     def _receive(
         self, want_id: int | None, timeout: float, step: float | None = None,
         deadline: float | None = None,
-    ) -> dict[str, Any]:
+    ) -> wire.Frame:
         """Wait for the child's next frame (or its death, or the deadline).
 
         ``{"op": "loading"}`` frames (a module is about to be imported) are recorded in
@@ -446,7 +445,7 @@ class Worker:
         limit = time.monotonic() + timeout
         if deadline is not None:
             limit = min(limit, deadline)
-        pending: list[dict[str, Any]] = []
+        pending: list[wire.Frame] = []
         while True:
             pending += self._reader.feed(b"")
             while pending:
@@ -460,14 +459,16 @@ class Worker:
                     continue
                 if frame.get("op") == "limits":
                     # Sent before any student code runs; a later copy can only be forged.
-                    if not getattr(self, "_limits_seen", True) and type(frame.get("in_force")) is dict:
-                        self.in_force = _plain_limits(frame["in_force"])
+                    in_force = frame.get("in_force")
+                    if not getattr(self, "_limits_seen", True) and type(in_force) is dict:
+                        self.in_force = _plain_limits(in_force)
                         self._limits_seen = True
                     continue
                 if want_id is None or frame.get("id") == want_id:
-                    if (frame.get("op") == "loaded" and type(frame.get("in_force")) is dict
+                    in_force = frame.get("in_force")
+                    if (frame.get("op") == "loaded" and type(in_force) is dict
                             and not getattr(self, "_limits_seen", False)):
-                        self.in_force = _plain_limits(frame["in_force"])
+                        self.in_force = _plain_limits(in_force)
                     return frame
             left = limit - time.monotonic()
             if left <= 0:
@@ -475,7 +476,7 @@ class Worker:
                 raise StudentTimeout(said("no_answer_within_s", seconds=f"{timeout:.3g}"))
             pending += self._wait_frames(left)
 
-    def _wait_frames(self, left: float) -> list[dict[str, Any]]:
+    def _wait_frames(self, left: float) -> list[wire.Frame]:
         """Frames that arrive within ``left`` seconds (maybe none); WorkerCrashed if the child ends."""
         resp, ctl = self._fds["resp"], self._fds["ctl_out"]
         ready, _, _ = select.select([resp, ctl], [], [], left)
@@ -497,7 +498,7 @@ class Worker:
                 raise WorkerCrashed(self._closed_message(closed))
         return []
 
-    def _closed_message(self, closed: dict[str, Any]) -> str:
+    def _closed_message(self, closed: wire.Frame) -> str:
         reason = closed.get("reason")
         if reason == "output" or self._flood_generation == closed.get("child", self._generation):
             cap = self.limits.output_kb
@@ -515,14 +516,15 @@ class Worker:
                 return
         self.restart()  # the zygote did not answer: throw the whole sandbox away
 
-    def _after_close(self, closed: dict[str, Any] | None = None) -> None:
+    def _after_close(self, closed: wire.Frame | None = None) -> None:
         """All writers of the response pipe are dead now: drop whatever they left in it."""
         wire.drain(self._fds["resp"])
         self._reader.reset()
         if closed is not None and not closed.get("clean", True):
             self._needs_restart = True  # e.g. scratch could not be emptied: start afresh
 
-    def end_child(self) -> dict[str, Any] | None:
+    def end_child(self) -> wire.Frame | None:
+        """End the current child; its "closed" frame, or None when it had to be killed."""
         try:
             wire.write_frame(self._fds["req"], {"op": "end"})
         except OSError:
@@ -534,7 +536,8 @@ class Worker:
         self._after_close(msg)
         return msg
 
-    def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def request(self, message: dict[str, object], timeout: float) -> wire.Frame:
+        """Send ``message`` to the child (numbered here); its answer within ``timeout`` seconds."""
         self._next_id += 1
         message["id"] = self._next_id
         try:
@@ -543,7 +546,7 @@ class Worker:
             raise WorkerCrashed(said("worker_s_channel_closed")) from None
         return self._receive(self._next_id, timeout)
 
-    def _send_request(self, message: dict[str, Any]) -> None:
+    def _send_request(self, message: Mapping[str, object]) -> None:
         wire.write_frame(self._fds["req"], message)
 
 
@@ -568,11 +571,11 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _describe_exit(closed: dict[str, Any]) -> str:
+def _describe_exit(closed: wire.Frame) -> str:
     if "signal" in closed:
         sig = closed["signal"]
         try:
-            name = signal.Signals(sig).name
+            name = signal.Signals(sig).name if isinstance(sig, int) else f"signal {sig}"
         except ValueError:
             name = f"signal {sig}"
         hint = {
@@ -586,12 +589,12 @@ def _describe_exit(closed: dict[str, Any]) -> str:
 
 
 
-def _plain_limits(in_force: dict[str, Any]) -> dict[str, Any]:
+def _plain_limits(in_force: wire.Frame) -> Enforced:
     """What a child reported as applied, as short plain values (it crosses into the report)."""
-    out: dict[str, Any] = {}
+    out: Enforced = {}
     for key, value in list(in_force.items())[:20]:
-        if type(value) not in (int, float, bool):
-            value = sinks.cap(sinks.visible(str(value)), 300)
-        out[sinks.cap(sinks.visible(str(key)), 60)] = value
+        plain = value if type(value) is int or type(value) is float or type(value) is bool else None
+        out[sinks.cap(sinks.visible(str(key)), 60)] = (sinks.cap(sinks.visible(str(value)), 300) if plain is None
+                                                        else plain)
     return out
 
