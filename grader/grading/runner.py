@@ -20,9 +20,9 @@ import sys
 import time
 import types
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -34,7 +34,7 @@ from grader import sinks
 from grader.spec.assignment import answer_key
 from grader.errors import GraderError, SandboxRefused
 from grader.report.contain import contain, lines, now
-from grader.report.model import CaseOutcome, GradeReport, score_parts
+from grader.report.model import CaseOutcome, GradeReport, Mistake, score_parts
 from grader.sandbox import backends, wire
 from grader.spec.fingerprint import rubric_fingerprint
 from grader.sandbox.level import choose_level, require_other_user, weak_warning
@@ -102,7 +102,7 @@ def load_reference(folder: Path | None, parts: Sequence[str],
     return ns
 
 
-def forget_other_suites(folders: Any) -> None:
+def forget_other_suites(folders: Iterable[str | Path]) -> None:
     """Drop imported test modules that another assignment's suites left under these names.
 
     Suite folders are packages (``public``, ``hidden``), so their modules are imported as
@@ -110,10 +110,10 @@ def forget_other_suites(folders: Any) -> None:
     ``public/test_quiz.py`` would otherwise be collected as the first one's module.
     """
     for folder in folders:
-        folder = Path(folder).resolve()
-        for name in [n for n in sys.modules if n == folder.name or n.startswith(folder.name + ".")]:
+        path = Path(folder).resolve()
+        for name in [n for n in sys.modules if n == path.name or n.startswith(path.name + ".")]:
             file = getattr(sys.modules[name], "__file__", None)
-            if file is None or folder not in Path(file).resolve().parents:
+            if file is None or path not in Path(file).resolve().parents:
                 del sys.modules[name]
 
 
@@ -125,7 +125,7 @@ def reference_for(rubric: Rubric) -> types.SimpleNamespace | None:
     return load_reference(rubric.reference, [p.id for p in a.code_parts], a.quiz_file)
 
 
-def plot_data(rubric: Rubric, session: Session, reference: Any) -> tuple[dict[str, Any], list[str]]:
+def plot_data(rubric: Rubric, session: Session, reference: object) -> tuple[dict[str, object], list[str]]:
     """The student's values for the report's figures, from the assignment's ``plot_data`` hook,
     bounded where they are kept (:func:`grader.sinks.bound`: whatever the student's functions
     returned, a report stays small); returns ``(plots, notes)``, a note naming what was left out."""
@@ -145,7 +145,7 @@ def plot_data(rubric: Rubric, session: Session, reference: Any) -> tuple[dict[st
 # --------------------------------------------------------------------------- quiz answers
 
 
-def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
+def parse_answers(text: str | None) -> tuple[dict[str, object], str | None]:
     """Student quiz YAML → plain dict, or ``({}, problem)``. Data only: never code.
 
     Keys and string answers are NFKC-normalised: ``ｂ`` is ``b``, ``１２８`` is ``128``.
@@ -173,7 +173,7 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         return {}, said("answers_yaml_must_map")
     budget = [MAX_ANSWER_NODES]
 
-    def plain(value: Any, depth: int = 0) -> Any:
+    def plain(value: object, depth: int = 0) -> object:
         budget[0] -= 1
         if budget[0] < 0 or depth > 6:
             raise ValueError("too large")
@@ -189,7 +189,8 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         return str(value)
 
     try:
-        return plain(data), None
+        answers = plain(data)
+        return answers if isinstance(answers, dict) else {}, None  # (a dict, as data is)
     except (ValueError, RecursionError):
         return {}, said("answers_yaml_too_deeply")
 
@@ -293,11 +294,12 @@ class _Grading:
         self.answer_problems: dict[int, str | None] = {}
         self.reports: dict[int, GradeReport] = {}
         self.produced: set[int] = set()
-        self.submissions: list[Submission] = []
+        self.submissions: list[Submission | None] = []  # the plugin's list: None once graded
         self.refused: SandboxRefused | None = None
 
-    def answers_of(self, index: int) -> Any:
-        parsed, self.answer_problems[index] = parse_answers(self.submissions[index].answers)
+    def answers_of(self, index: int) -> dict[str, object]:
+        submission = self.submissions[index]
+        parsed, self.answer_problems[index] = parse_answers(submission.answers if submission is not None else None)
         if self.answer_problems[index]:
             # Every quiz test then says the file cannot be read, not "no answer yet".
             from grader.i18n.messages import translate
@@ -332,7 +334,7 @@ class _Grading:
                 mistakes = diagnosis.diagnose(run, session, self.reference, self.rubric)
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
                 run.errors.append(said("diagnosis_stopped_early", what=f"{type(exc).__name__}: {exc}"))
-        plots: dict[str, Any] = {}
+        plots: dict[str, object] = {}
         plot_notes: list[str] = []
         if self._plots_wanted(run.submission):
             try:
@@ -355,7 +357,7 @@ class _Grading:
         if self.on_report is not None:
             self.on_report(report)
 
-    def run(self, submissions: list[Submission],
+    def run(self, submissions: list[Submission | None],
             more: Callable[[], Sequence[Submission] | None] | None) -> list[GradeReport]:
         rubric, reference = self.rubric, self.reference
         state = _plugin.GradingState(
@@ -395,7 +397,7 @@ class _Grading:
         return [self.reports[i] for i in sorted(self.reports)]
 
 
-def _public_quiz_ids(rubric: Rubric) -> dict[str, Any]:
+def _public_quiz_ids(rubric: Rubric) -> dict[str, object]:
     """Question ids from the blank exercise quiz, for the public well-formedness test."""
     blank = Path(rubric.exercises) / "answers.yaml"
     if not blank.exists():
@@ -407,7 +409,7 @@ def _public_quiz_ids(rubric: Rubric) -> dict[str, Any]:
 def build_report(
     rubric: Rubric,
     run: _plugin.SubmissionRun,
-    mistakes: list[Any],
+    mistakes: list[Mistake],
     *,
     seed: int,
     suites: Sequence[str],
