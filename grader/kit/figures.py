@@ -17,19 +17,22 @@ import base64
 import functools
 import io
 import math
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MatplotlibFigure
 
 __all__ = ["figure", "packaged_ja_font", "plot_style", "png", "series", "style"]
 
 
-def figure(width: float, height: float) -> Any:
+def figure(width: float, height: float) -> MatplotlibFigure:
     """A matplotlib ``Figure`` on the Agg canvas, ``width`` × ``height`` inches."""
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height))
 
 
-def style(lang: str) -> dict[str, Any]:
+def style(lang: str) -> dict[str, str | list[str]]:
     """matplotlib rc settings for labels in ``lang`` (a font with Japanese glyphs for ``ja``).
 
     Use as ``with matplotlib.rc_context(style(lang)): ...`` around the drawing.
@@ -37,14 +40,14 @@ def style(lang: str) -> dict[str, Any]:
     return plot_style(lang)
 
 
-def png(fig: Any) -> str:
+def png(fig: MatplotlibFigure) -> str:
     """The figure as base64 PNG text, cropped to what was drawn."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def series(values: Any) -> list[float] | None:
+def series(values: object) -> list[float] | None:
     """A list from a report's plot data as floats (unreadable entries NaN); None if nothing to plot."""
     if not isinstance(values, list) or not values:
         return None
@@ -85,12 +88,14 @@ def packaged_ja_font() -> str | None:
     return None
 
 
-def plot_style(lang: str) -> dict[str, Any]:
+def plot_style(lang: str) -> dict[str, str | list[str]]:
     """matplotlib rc settings for plots labelled in ``lang``: a font that has its glyphs."""
     if lang != "ja":
         return {}
-    fonts = [packaged_ja_font()]
-    if fonts[0] is None:
+    packaged = packaged_ja_font()
+    if packaged is not None:
+        fonts = [packaged]
+    else:
         from matplotlib import font_manager
 
         have = {f.name for f in font_manager.fontManager.ttflist}

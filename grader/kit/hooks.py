@@ -48,7 +48,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from grader.errors import GraderError
 from grader.i18n.messages import said
@@ -81,17 +81,17 @@ class HooksModule(Protocol):
 class AssignmentHooks(HooksModule, Protocol):
     """Every hook a plug-in module may define, with its type (all but ``RECOGNISERS`` optional)."""
 
-    ORACLE: Mapping[str, Callable[..., Any]]
+    ORACLE: Mapping[str, Callable[..., object]]
     NOTEBOOK_INTRO: str
     README_EXAMPLE: Mapping[str, str]
 
-    def quiz_findings(self, answers: dict[str, Any]) -> list[Finding]: ...
+    def quiz_findings(self, answers: dict[str, object]) -> list[Finding]: ...
 
-    def plot_data(self, session: Session, reference: Any) -> dict[str, Any]: ...
+    def plot_data(self, session: Session, reference: object) -> dict[str, object]: ...
 
-    def figures(self, plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]: ...
+    def figures(self, plots: dict[str, object], languages: Sequence[str]) -> list[Figure]: ...
 
-    def expected_values(self, reference: Any) -> dict[str, Any]: ...
+    def expected_values(self, reference: object) -> dict[str, object]: ...
 
 
 #: The optional hooks, as :class:`AssignmentHooks` names them (``grader new`` lists them).
@@ -105,27 +105,29 @@ class Hooks:
 
     module: ModuleType | None
     recognisers: Mapping[str, Recogniser] = field(default_factory=dict)
-    oracle: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    oracle: Mapping[str, Callable[..., object]] = field(default_factory=dict)
 
-    def _get(self, name: str) -> Callable[..., Any] | None:
+    def _defining(self, name: str) -> AssignmentHooks | None:
+        """The module, when it defines the hook ``name`` (a callable); its hooks then have the
+        types :class:`AssignmentHooks` gives them, which mypy holds each chapter's file to."""
         fn = getattr(self.module, name, None) if self.module is not None else None
-        return fn if callable(fn) else None
+        return cast(AssignmentHooks, self.module) if callable(fn) else None
 
-    def quiz_findings(self, answers: dict[str, Any]) -> list[Finding]:
-        fn = self._get("quiz_findings")
-        return list(fn(answers)) if fn else []
+    def quiz_findings(self, answers: dict[str, object]) -> list[Finding]:
+        hooks = self._defining("quiz_findings")
+        return list(hooks.quiz_findings(answers)) if hooks else []
 
-    def plot_data(self, session: Session, reference: Any) -> dict[str, Any]:
-        fn = self._get("plot_data")
-        return dict(fn(session, reference) or {}) if fn else {}
+    def plot_data(self, session: Session, reference: object) -> dict[str, object]:
+        hooks = self._defining("plot_data")
+        return dict(hooks.plot_data(session, reference) or {}) if hooks else {}
 
-    def figures(self, plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]:
-        fn = self._get("figures")
-        return list(fn(plots, languages)) if fn else []
+    def figures(self, plots: dict[str, object], languages: Sequence[str]) -> list[Figure]:
+        hooks = self._defining("figures")
+        return list(hooks.figures(plots, languages)) if hooks else []
 
-    def expected_values(self, reference: Any) -> dict[str, Any] | None:
-        fn = self._get("expected_values")
-        return dict(fn(reference)) if fn else None
+    def expected_values(self, reference: object) -> dict[str, object] | None:
+        hooks = self._defining("expected_values")
+        return dict(hooks.expected_values(reference)) if hooks else None
 
     @property
     def notebook_intro(self) -> str:

@@ -26,13 +26,12 @@ from grader.sandbox.session import (
     Echoed,
     Enforced,
     Loadable,
-    ModuleSpec,
     StudentRaised,
     StudentTimeout,
     StudentUnavailable,
     SubmissionSpec,
 )
-from grader.sandbox.wire import Encoded, Frame, WireValue
+from grader.sandbox.wire import Encoded, Frame, ModuleSpec, WireValue
 
 #: crashes of one function after which its later calls in the same submission fail at once
 CRASHES_PER_FUNCTION = 2

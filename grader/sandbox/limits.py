@@ -53,14 +53,15 @@ class Limits:
 
     @classmethod
     def of(cls, limits: Limits | Mapping[str, Any] | None) -> Limits:
-        """``limits`` as a :class:`Limits`: None gives the defaults, a mapping its known keys."""
+        """``limits`` as a :class:`Limits`: None gives the defaults, a mapping its known keys
+        (its values as YAML gave them: each field's own type is the check)."""
         if limits is None:
             return cls()
         if isinstance(limits, Limits):
-            return cls(**limits.to_dict()) if type(limits) is not cls else limits
+            return cls(**asdict(limits)) if type(limits) is not cls else limits
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in limits.items() if k in known})
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data: the limits frame sent to the sandbox."""
+    def to_dict(self) -> dict[str, float]:
+        """Plain data: the limits frame sent to the sandbox (every value a number)."""
         return asdict(self)

@@ -12,34 +12,17 @@ from collections.abc import Mapping, Sequence
 from typing import Literal, Protocol, TypeAlias, TypedDict, overload, runtime_checkable
 
 from grader.errors import SandboxError, WorkerTimeout
-from grader.sandbox.wire import Encoded, Frame, WireValue
+from grader.sandbox.wire import Encoded, Frame, ModuleSpec, WireValue
 
 __all__ = [
-    "ChunkSpec", "Echoed", "Enforced", "Loadable", "LoadableModule", "ModuleSpec", "Session", "StudentRaised",
-    "StudentTimeout", "StudentUnavailable", "SubmissionSpec",
+    "Echoed", "Enforced", "Loadable", "LoadableModule", "Session", "StudentRaised", "StudentTimeout",
+    "StudentUnavailable", "SubmissionSpec",
 ]
 
 #: What the child reported as applied (limit -> value, or why it is not), short plain values.
 Enforced: TypeAlias = "dict[str, int | float | str]"
 #: A call's value and its positional arguments as the call left them (None: they could not come back).
 Echoed: TypeAlias = "tuple[WireValue, list[WireValue] | None]"
-
-
-class ChunkSpec(TypedDict):
-    """One piece of a module's source: a ``.py`` file whole, or one code cell of a notebook."""
-
-    code: str
-    label: str
-    first_line: int
-
-
-class ModuleSpec(TypedDict):
-    """A module as the child builds it, by running its chunks in order (``Module.to_dict()`` of
-    :mod:`grader.ingest.submission`)."""
-
-    name: str
-    filename: str
-    chunks: list[ChunkSpec]
 
 
 class SubmissionSpec(TypedDict):

@@ -39,8 +39,8 @@ class Spawned:
 
     def __init__(self, worker: "SpawnWorker") -> None:
         self.launch = backends.launch("subprocess", worker.limits.scratch_mb)
-        cfg = {"spawned": True, "scratch": self.launch.scratch, "threads": worker.threads,
-               "seccomp": False, "pid1": False, "student_uid": worker.student_uid()}
+        cfg: wire.ZygoteConfig = {"spawned": True, "scratch": self.launch.scratch, "threads": worker.threads,
+                                  "seccomp": False, "pid1": False, "student_uid": worker.student_uid()}
         posix = os.name == "posix"
         try:
             self.proc = subprocess.Popen(

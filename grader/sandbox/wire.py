@@ -49,7 +49,7 @@ import struct
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Literal, NoReturn, TypeAlias, overload
+from typing import Literal, NoReturn, TypeAlias, TypedDict, overload
 
 import numpy as np
 
@@ -85,6 +85,58 @@ Frame: TypeAlias = "dict[str, Encoded]"
 #: data, arrays, and :class:`Opaque` for anything else. This is the type of every value a
 #: student's function returns to a suite, a probe or a plot hook.
 WireValue: TypeAlias = "None | bool | int | float | str | list[WireValue] | dict[str, WireValue] | np.ndarray | Opaque"
+
+
+class ChunkSpec(TypedDict):
+    """One piece of a module's source: a ``.py`` file whole, or one code cell of a notebook."""
+
+    code: str
+    label: str
+    first_line: int
+
+
+class ModuleSpec(TypedDict):
+    """A module as the child builds it, by running its chunks in order (``Module.to_dict()`` of
+    :mod:`grader.ingest.submission`)."""
+
+    name: str
+    filename: str
+    chunks: list[ChunkSpec]
+
+
+class OpenRequest(TypedDict):
+    """The trusted side's ``open``: a child for one submission (all but ``skip``, set aside)."""
+
+    op: Literal["open"]
+    kind: str
+    modules: list[ModuleSpec]
+    limits: dict[str, float]
+    skip: list[str]
+
+
+class ZygoteConfig(TypedDict, total=False):
+    """What the trusted side tells the zygote as it starts it (JSON, its ``argv[1]``), and what
+    the zygote adds to it for itself (from ``run_as`` on)."""
+
+    #: the four pipes: requests to the child, its answers, control frames in and out
+    req: int
+    resp: int
+    ctl_in: int
+    ctl_out: int
+    scratch: str
+    #: PID 1 of its own namespace (bubblewrap)
+    pid1: bool
+    threads: int
+    seccomp: bool
+    warm_more: bool
+    #: the user id student code runs as when the zygote is root, or why there is none
+    student_uid: int | str | None
+    #: the subprocess level: one submission in this process, frames on stdin and stdout
+    spawned: bool
+    run_as: list[int | str] | str | None
+    vmsize_kb: int
+    cpu_spent_s: float
+    wipe: list[str]
 
 
 class _Raw:

@@ -43,7 +43,8 @@ from grader.sandbox.limits import Limits
 from grader.errors import SandboxError, SandboxRefused, WorkerCrashed
 from grader.sandbox import backends, uids
 from grader.sandbox.child import SubmissionSession
-from grader.sandbox.session import Enforced, Loadable, ModuleSpec, StudentTimeout, SubmissionSpec
+from grader.sandbox.session import Enforced, Loadable, StudentTimeout, SubmissionSpec
+from grader.sandbox.wire import ModuleSpec, OpenRequest, ZygoteConfig
 
 READY_TIMEOUT_S = 120.0
 CLOSE_TIMEOUT_S = 5.0
@@ -209,7 +210,7 @@ class Worker:
         seccomp = self.seccomp
         if seccomp is None:
             seccomp = sys.platform.startswith("linux") and backends.SECCOMP.exists()
-        cfg: dict[str, object] = {
+        cfg: ZygoteConfig = {
             "req": req_r, "resp": resp_w, "ctl_in": ci_r, "ctl_out": co_w,
             "scratch": launch.scratch, "pid1": launch.pid1, "threads": self.threads,
             "seccomp": bool(seccomp), "warm_more": self.warm_more,
@@ -394,8 +395,8 @@ class Worker:
             StudentTimeout: a module took longer than ``per_call_s`` and the grace to load.
         """
         self._prepare_child()
-        message: dict[str, object] = {"op": "open", "kind": kind, "modules": modules, "limits": limits.to_dict(),
-                   "skip": list(skip or [])}
+        message: OpenRequest = {"op": "open", "kind": kind, "modules": modules, "limits": limits.to_dict(),
+                                "skip": list(skip or [])}
         step = limits.per_call_s + LOAD_GRACE_S
         for attempt in (1, 2):
             self._generation += 1
