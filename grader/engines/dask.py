@@ -22,6 +22,10 @@ Faults, and who handles them:
 SPEC (``--cluster``): ``tcp://`` or ``tls://`` address of a running scheduler, a scheduler file
 (``*.json``, as ``dask scheduler --scheduler-file`` writes it), or a cluster file (``*.yaml``)
 whose ``kind`` picks the helper that starts one (see :func:`read_cluster_file`).
+
+Sections: the SPEC and the cluster file (:class:`ClusterSpec`); starting and reaching the
+cluster (:func:`build_cluster`, :func:`connect`); shards (:func:`shards`, :func:`task_slots`);
+the client (:class:`ClusterPool`).
 """
 
 from __future__ import annotations

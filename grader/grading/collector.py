@@ -9,6 +9,10 @@ submission's last test has run, its session is diagnosed, closed, and handed to
 paid once per worker, not once per submission.
 
 Outcomes come from hooks (``pytest_runtest_makereport``), never from pytest's text output.
+
+Sections: the state (:class:`SubmissionRun`, :class:`GradingState`); fixtures (``student``,
+``ref``, ``rng``, ``answers``, ``grading_seed``); collection (test ids, parts, scores); running
+(the run loop, the fast path that calls a test without pytest's fixture machinery, verdicts).
 """
 
 from __future__ import annotations

@@ -19,6 +19,10 @@ Example::
         assert_close(got, x * 2, rtol=1e-5, atol=1e-6, what=describe_call("double", x))
 
 This module must not import the pytest plugin: suites import it, and so does the plugin.
+
+Sections: describing values and calls (for messages); inputs (:func:`randn`,
+:func:`tolerance`); checks (``assert_*``, :func:`require`, :func:`raises_student`); quiz answers,
+as people type them.
 """
 
 from __future__ import annotations

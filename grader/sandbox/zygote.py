@@ -27,6 +27,10 @@ marked non-dumpable, so its children cannot ptrace it or read its memory.
 
 Pipes (their numbers arrive in the JSON config, ``argv[1]``): ``req`` (trusted → child),
 ``resp`` (child → trusted), ``ctl_in`` (trusted → zygote), ``ctl_out`` (zygote → trusted).
+
+Sections: the child (loading the files, the limits, answering calls, describing errors; the
+unprivileged user it becomes); the zygote (sweeping and wiping after a child, watching it,
+warming torch up, serving the control pipe).
 """
 
 from __future__ import annotations
