@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import pkgutil
 import re
 import string
@@ -559,12 +560,16 @@ def test_a_label_never_said_is_caught() -> None:
 # --- each sentence in the table of the area that says it --------------------------------------------
 
 
+@lru_cache(maxsize=1)
 def _layers() -> list[tuple[str, ...]]:
-    """The layers of grader/, bottom first, read from the layer test (one list for the order)."""
-    tree = ast.parse((_GRADER.parent / "tests" / "fitness" / "test_layers.py").read_text(encoding="utf-8"))
-    return next(ast.literal_eval(node.value) for node in tree.body
-                if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "LAYERS"
-                and node.value is not None)
+    """The layers of grader/, bottom first, as the layer test lists them (one list for the order)."""
+    spec = importlib.util.spec_from_file_location("layer_rules", _GRADER.parent / "tests" / "fitness" / "test_layers.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up while it is made
+    spec.loader.exec_module(module)
+    layers: list[tuple[str, ...]] = module.LAYERS
+    return layers
 
 
 def _areas() -> list[str]:
