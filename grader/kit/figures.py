@@ -17,10 +17,14 @@ import base64
 import functools
 import io
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MatplotlibFigure
+    from matplotlib.typing import RcKeyType
+
+#: matplotlib rc settings, as ``matplotlib.rc_context`` takes them (its values are matplotlib's Any).
+RcSettings = dict["RcKeyType", Any]
 
 __all__ = ["figure", "packaged_ja_font", "plot_style", "png", "series", "style"]
 
@@ -32,7 +36,7 @@ def figure(width: float, height: float) -> MatplotlibFigure:
     return Figure(figsize=(width, height))
 
 
-def style(lang: str) -> dict[str, str | list[str]]:
+def style(lang: str) -> RcSettings:
     """matplotlib rc settings for labels in ``lang`` (a font with Japanese glyphs for ``ja``).
 
     Use as ``with matplotlib.rc_context(style(lang)): ...`` around the drawing.
@@ -88,7 +92,7 @@ def packaged_ja_font() -> str | None:
     return None
 
 
-def plot_style(lang: str) -> dict[str, str | list[str]]:
+def plot_style(lang: str) -> RcSettings:
     """matplotlib rc settings for plots labelled in ``lang``: a font that has its glyphs."""
     if lang != "ja":
         return {}

@@ -42,7 +42,7 @@ import contextlib
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -163,8 +163,11 @@ class Probe:
             # (mypy takes a ** item in a TypedDict display to need every optional key: the cast)
             calls.append(cast(CallRecord, {"call": call, **signature_of(value)}))
 
-    def expect(self, part: str, func: str, *args: object) -> object:
-        """The right answer: the reference's when it is loaded, else torch's, as plain data."""
+    def expect(self, part: str, func: str, *args: object) -> Any:
+        """The right answer: the reference's when it is loaded, else torch's, as plain data.
+
+        Typed ``Any``: it is what the course's own reference (or oracle) returns, whose shape the
+        recogniser's author knows and the kit cannot (a student's value is a ``WireValue``)."""
         module = getattr(self.reference, part, None) if self.reference is not None else None
         if module is not None and hasattr(module, func):
             return plain(getattr(module, func)(*args))

@@ -29,7 +29,7 @@ from typing import TypedDict, cast
 from grader.i18n.messages import in_both
 from grader.kit.asserts import quiz_answer, quiz_letter, quiz_number, require
 
-__all__ = ["Question", "check_answer", "check_well_formed", "questions"]
+__all__ = ["check_answer", "check_well_formed", "questions"]
 
 
 class _QuestionId(TypedDict):

@@ -152,7 +152,7 @@ class Worker:
 
     def __post_init__(self) -> None:
         if self.level == "subprocess" and type(self) is Worker:
-            raise ValueError("the subprocess level is SpawnWorker's: use grader.sandbox.spawn.worker_for")
+            raise TypeError("the subprocess level is SpawnWorker's: use grader.sandbox.spawn.worker_for")
         self.limits = Limits.of(self.limits)
         self.proc: subprocess.Popen[bytes] | None = None
         self._fds: dict[str, int] = {}
