@@ -31,6 +31,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -137,26 +138,85 @@ def grading_command(args: Any) -> str | None:
     return None
 
 
+def grading_process(args: Any) -> str | None:
+    """What kind of grading process ``args`` starts, or None: a grading command (``"grader batch"``,
+    say), ``"batch worker"`` (a batch's or a watcher's worker, started in this process by
+    ``run_batch`` or the warm checker) or ``"sandbox"`` (a zygote, started here by an in-process
+    grading). Each of them imports torch."""
+    command = grading_command(args)
+    if command is not None:
+        return command
+    argv = [os.fspath(a) for a in args] if isinstance(args, (list, tuple)) else [os.fspath(args)]
+    if "grader.engines.batch_worker" in argv:
+        return "batch worker"
+    if any(arg.endswith("zygote.py") for arg in argv):
+        return "sandbox"
+    return None
+
+
 #: The grading commands the running test started (its setup included), with their processes.
 _STARTED: list[tuple[str, subprocess.Popen[Any]]] = []
+#: Every grading process this pytest process started, by kind (``grading_process``).
+STARTED_HERE: Counter[str] = Counter()
+#: The run's total, summed over the xdist workers by the controller (``pytest_testnodedown``).
+_TOTAL = pytest.StashKey[Counter[str]]()
 
 
 def _note_grading_commands() -> None:
-    """From now on, every ``subprocess.Popen`` of a grading command is noted in ``_STARTED``."""
+    """From now on, every ``subprocess.Popen`` of a grading process is counted in ``STARTED_HERE``,
+    and one of a grading command is noted in ``_STARTED`` for the guard."""
     init = subprocess.Popen.__init__
 
     def __init__(popen: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
         init(popen, args, *rest, **kwargs)
-        command = grading_command(args)
-        if command is not None:
-            _STARTED.append((command, popen))
+        kind = grading_process(args)
+        if kind is not None and kind.startswith("grader "):
+            _STARTED.append((kind, popen))  # counted by _tally, once it is known whether it graded
+        elif kind is not None:
+            STARTED_HERE[kind] += 1
 
     subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
 
 
+def _tally() -> None:
+    """Count the grading commands noted so far, once each, and forget them: a command refused
+    with a usage or rubric error (exit 2, before it imports anything heavy) apart."""
+    for command, popen in _STARTED:
+        STARTED_HERE["refused" if popen.poll() == 2 else command] += 1
+    _STARTED.clear()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its count to the controller (``pytest_testnodedown``)."""
+    _tally()
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["grading_processes"] = dict(STARTED_HERE)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    total = node.config.stash.setdefault(_TOTAL, Counter())
+    total.update(getattr(node, "workeroutput", {}).get("grading_processes", {}))
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The run's cost, at its end: how many grading processes the tests started (each imports
+    torch), the grading commands first, summed over the xdist workers."""
+    total = config.stash.get(_TOTAL, None)
+    if total is None:
+        total = STARTED_HERE
+    commands = {kind: n for kind, n in sorted(total.items()) if kind.startswith("grader ")}
+    terminalreporter.write_sep("-", (
+        f"grading processes started: {sum(commands.values())} grading commands"
+        + (f" ({', '.join(f'{kind.split()[1]} {n}' for kind, n in commands.items())})" if commands else "")
+        + f" and {total['refused']} refused at once (exit 2); in the test processes, {total['batch worker']}"
+        f" batch workers and {total['sandbox']} sandboxes"))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Any:
-    _STARTED.clear()
+    _tally()
     return (yield)
 
 
