@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 MAKE = shutil.which("make")
 
 pytestmark = pytest.mark.skipif(MAKE is None, reason="needs make")

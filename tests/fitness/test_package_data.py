@@ -14,7 +14,8 @@ from grader.package_data import PATTERNS
 from grader.prepare.release import build_release
 from grader.spec.rubric import load_rubric
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 PACKAGE = ROOT / "grader"
 
 

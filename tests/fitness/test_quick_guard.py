@@ -15,9 +15,9 @@ import pytest
 
 from tests.conftest import NOT_QUICK, grading_command
 
-pytest_plugins = ["pytester"]
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+pytest_plugins = ["pytester"]
 
 
 @pytest.mark.parametrize(("args", "command"), [
@@ -33,7 +33,6 @@ ROOT = Path(__file__).resolve().parent.parent
 ])
 def test_the_grading_commands_are_told_apart(args, command):
     assert grading_command(args) == command
-
 
 
 def test_the_guard_allows_exactly_the_markers_make_quick_leaves_out():

@@ -29,7 +29,8 @@ from grader.kit.asserts import ANSWER_KEY
 from grader.sandbox.session import StudentRaised
 from grader.prepare import expected as expected_tool
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 SOLUTIONS = ROOT / "solutions" / "chapter07"
 STUBS = ROOT / "exercises" / "chapter07"
 SUITES = ROOT / "suites" / "chapter07"

@@ -16,11 +16,13 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
-import pytest
 import yaml
 
-from test_lms_journey import (CORRECT, EXAMPLES, FIXTURES, _batch, _canvas_import, _moodle_feedback_participants,
-                              _moodle_worksheet, _zip_bytes, blackboard_txt, canvas_entry, moodle_prefix)
+from tests.helpers import EXAMPLES, FIXTURES, ROOT, RUBRIC, zip_bytes
+from tests.journeys.test_lms_journey import _batch
+from tests.lms_exports import (CORRECT, blackboard_txt, canvas_entry, canvas_import, moodle_feedback_participants,
+                               moodle_prefix, moodle_worksheet)
+
 
 NOTEBOOK_USER = "yamadataro-home"
 
@@ -36,7 +38,7 @@ def _notebook() -> bytes:
 
 # (full name, Moodle participant id, original file name -> bytes)
 STUDENTS = [
-    ("山田 太郎", 723458, {"yamada-taro-ch7.zip": _zip_bytes(CORRECT, "yamada-taro-ch7/")}),
+    ("山田 太郎", 723458, {"yamada-taro-ch7.zip": zip_bytes(CORRECT, "yamada-taro-ch7/")}),
     ("Alice Quinn", 723462, dict(CORRECT)),
     ("佐藤 花子", 723463, {"sato-hanako.ipynb": _notebook()}),
 ]
@@ -92,7 +94,6 @@ def _blobs(out: Path) -> list[tuple[str, bytes]]:
     return found
 
 
-@pytest.mark.slow
 def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     export = _export(tmp_path)
     out = tmp_path / "out"
@@ -126,11 +127,11 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     assert hits == []
 
     # the worksheet Moodle imports still knows each participant by the id Moodle gave them
-    sheet = _moodle_worksheet(out / "gradebook.moodle.csv")
+    sheet = moodle_worksheet(out / "gradebook.moodle.csv")
     assert set(sheet) == {str(pid) for _, pid, _ in STUDENTS}
     for aid, pid in anon.items():
         assert sheet[str(pid)]["grade"] == float(book[aid]["score"])
-    assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") == {pid for _, pid, _ in STUDENTS}
+    assert moodle_feedback_participants(out / "moodle-feedback-files.zip") == {pid for _, pid, _ in STUDENTS}
 
     # --resume keeps every id, and grades nothing again
     kept = ident.read_bytes()
@@ -146,8 +147,6 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     # grader adjust takes the anonymous id, and refuses a real name without saying whose id it is
     import subprocess
     import sys
-
-    from test_lms_journey import RUBRIC, ROOT
 
     def adjust(who: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "grader", "adjust", str(out), who, "--points", "-1",
@@ -206,7 +205,6 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
 CANVAS_STUDENTS = [("Doe, Jane", 98765), ("山田, 太郎", 11111)]
 
 
-@pytest.mark.slow
 def test_anonymous_canvas_export_names_no_student_and_imports_by_canvas_id(tmp_path):
     """The same promise for a Canvas export: Canvas writes the sortable name and user id into
     every entry's name; only identities.csv and the import file's own Student and ID cells may
@@ -224,7 +222,7 @@ def test_anonymous_canvas_export_names_no_student_and_imports_by_canvas_id(tmp_p
     with (out / "identities.csv").open(encoding="utf-8", newline="") as fh:
         ids = {r["student_id"]: r["anonymous_id"] for r in csv.DictReader(fh)}
     assert set(ids) == {str(uid) for _, uid in CANVAS_STUDENTS}
-    grades = _canvas_import(out / "gradebook.canvas.csv")
+    grades = canvas_import(out / "gradebook.canvas.csv")
     with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
         book = {r["student_id"]: r for r in csv.DictReader(fh)}
     assert set(book) == set(ids.values())
@@ -250,7 +248,6 @@ def test_anonymous_canvas_export_names_no_student_and_imports_by_canvas_id(tmp_p
 BLACKBOARD_STUDENTS = [("jdoe", "Jane Doe"), ("tyamada", "山田 太郎")]
 
 
-@pytest.mark.slow
 def test_anonymous_blackboard_export_names_no_student(tmp_path):
     """A Blackboard export names each attempt by username and its metadata by full name: under
     --anonymous neither appears anywhere under OUT or on the terminal but in identities.csv."""
@@ -279,7 +276,6 @@ def test_anonymous_blackboard_export_names_no_student(tmp_path):
     assert [(w, s) for w, blob in [*_blobs(out), *terminal] for s in secrets if s in blob] == []
 
 
-@pytest.mark.slow
 def test_names_a_student_chose_inside_their_work_are_scrubbed_too(tmp_path):
     """What a student named inside their upload: the folder in their zip, a notebook the grader
     did not grade, an older zip it set aside, a notebook's author written where the format
@@ -290,11 +286,11 @@ def test_names_a_student_chose_inside_their_work_are_scrubbed_too(tmp_path):
     broken = {"yamada_taro/" + k: v for k, v in CORRECT.items()}
     broken["yamada_taro/tyamada-notes.ipynb"] = json.dumps(nb).encode("utf-8")  # beside .py files: not graded
     uploads = [
-        ("山田 太郎", 723458, {"yamada-taro-ch7.zip": _zip_bytes(broken)}),
+        ("山田 太郎", 723458, {"yamada-taro-ch7.zip": zip_bytes(broken)}),
         ("Kato Jiro", 723459, {"katoj.ipynb": json.dumps(nb).encode("utf-8")}),
-        ("Suzuki Hanako", 723460, {"suzuki-final.zip": _zip_bytes(CORRECT, "hanako_s/"),
-                                   "suzuki-old.zip": _zip_bytes(CORRECT, "hanako_old/")}),
-        ("Sato Ken", 723461, {"satoken-hw.zip": _zip_bytes({"sato_ken/sato-ch7.ipynb": b'{"cells": [oops'})}),
+        ("Suzuki Hanako", 723460, {"suzuki-final.zip": zip_bytes(CORRECT, "hanako_s/"),
+                                   "suzuki-old.zip": zip_bytes(CORRECT, "hanako_old/")}),
+        ("Sato Ken", 723461, {"satoken-hw.zip": zip_bytes({"sato_ken/sato-ch7.ipynb": b'{"cells": [oops'})}),
     ]
     export = tmp_path / "CS101-Chapter 7-42.zip"
     with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -335,7 +331,6 @@ def test_the_scrub_matches_a_name_as_repr_quotes_it_and_keeps_a_students_own_wor
     assert scrub("yamada_hw and the report", "anon-bbbbbb") == "yamada_hw and the anon-bbbbbb"  # own words: own texts
 
 
-@pytest.mark.slow
 def test_similarity_against_a_previous_term_keeps_every_name_out_of_a_blind_folder(tmp_path):
     """grader similarity OUT --against OLD: OLD's submissions are found as OLD's batch found them
     (never unpacked into OUT); a blind OUT takes a blind OLD, named by OLD's ids, and refuses an
@@ -343,8 +338,6 @@ def test_similarity_against_a_previous_term_keeps_every_name_out_of_a_blind_fold
     import shutil
     import subprocess
     import sys
-
-    from test_lms_journey import EXAMPLES, RUBRIC, ROOT
 
     def grader(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "grader", *args, "--rubric", str(RUBRIC)], cwd=ROOT,
@@ -379,7 +372,6 @@ def test_similarity_against_a_previous_term_keeps_every_name_out_of_a_blind_fold
                for r in rows), rows
 
 
-@pytest.mark.slow
 def test_a_refused_batch_records_no_names_so_the_folder_can_still_go_blind_or_not(tmp_path):
     """A batch refused after it looked at SOURCE (an LMS gradebook asked of a plain folder) leaves
     neither the names it would have given nor blind ids behind: the folder then takes a blind

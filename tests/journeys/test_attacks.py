@@ -45,12 +45,14 @@ from grader.sandbox import backends
 from grader.sandbox.worker import Worker
 from grader.ingest.submission import load_submission
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+from tests.helpers import ROOT, TESTS, descendants, zygote_pid
+
+pytestmark = pytest.mark.sandbox
 
 
 def _generated_attacks() -> Path:
     """Write every attack submission (reference code plus one hostile block) into a temp dir."""
-    source = Path(__file__).resolve().parent / "fixtures" / "attacks" / "make_fixtures.py"
+    source = TESTS / "fixtures" / "attacks" / "make_fixtures.py"
     spec = importlib.util.spec_from_file_location("attack_fixtures", source)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -60,7 +62,6 @@ def _generated_attacks() -> Path:
     return module.write_fixtures(target)
 
 
-ROOT = Path(__file__).resolve().parent.parent
 ATTACKS_DIR = _generated_attacks()
 SEED = 424242
 TOKEN = "ghp_" + secrets.token_hex(18)
@@ -106,46 +107,6 @@ def _namespaces_or_skip() -> None:
 
 
 # --------------------------------------------------------------------------- processes
-
-
-def _ppid_map() -> dict[int, list[int]]:
-    kids: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        kids.setdefault(ppid, []).append(int(entry))
-    return kids
-
-
-def _descendants(pid: int) -> list[int]:
-    kids = _ppid_map()
-    out, todo = [], list(kids.get(pid, []))
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo.extend(kids.get(p, []))
-    return out
-
-
-def _zygote_pid(worker: Worker) -> int:
-    """The zygote's pid on the host (under bwrap it is pid 1 of its own namespace)."""
-    assert worker.proc is not None
-    if worker.level != "namespaces":
-        return worker.proc.pid
-    for pid in [worker.proc.pid, *_descendants(worker.proc.pid)]:
-        try:
-            with open(f"/proc/{pid}/status") as fh:
-                for line in fh:
-                    if line.startswith("NSpid:") and line.split()[-1] == "1" and len(line.split()) > 2:
-                        return pid
-        except OSError:
-            continue
-    raise AssertionError("no zygote found under the bwrap process")
 
 
 def _ns_of(pid: int) -> str:
@@ -279,20 +240,20 @@ def _grade_run(level: str, rubric: Any, names: list[str], **worker_args: Any) ->
     run = Run(level, names)
     namespaces: set[str] = set()
     markers: set[str] = set()
-    before = set(_descendants(os.getpid()))
+    before = descendants(os.getpid())
 
     def on_report(report: GradeReport) -> None:
         if worker.level == "subprocess":  # the submission's own process is gone; only the spare may live
             spare = {worker._spare.proc.pid} if worker._spare is not None else set()
-            alive = (set(_descendants(os.getpid())) - before) | set(_with_env_marker(SPAWN_MARKER))
+            alive = (descendants(os.getpid()) - before) | set(_with_env_marker(SPAWN_MARKER))
             run.leftovers.append(sorted(p for p in alive - spare if _describe(p)))
             return
-        zygote = _zygote_pid(worker)
+        zygote = zygote_pid(worker)
         if worker.level == "namespaces":  # the sandbox's own pid namespace
             namespaces.add(_ns_of(zygote))
         elif worker._launch is not None:  # the environment every rlimits process inherits
             markers.add(f"HOME={worker._launch.scratch}")
-        run.leftovers.append(_descendants(zygote))
+        run.leftovers.append(sorted(descendants(zygote)))
 
     t0 = time.monotonic()
     worker.start()
@@ -306,7 +267,7 @@ def _grade_run(level: str, rubric: Any, names: list[str], **worker_args: Any) ->
     namespaces.discard("")
     if worker.level == "subprocess":
         markers.add(SPAWN_MARKER)
-    stray = set(_descendants(os.getpid())) - before
+    stray = descendants(os.getpid()) - before
     stray.update(_in_namespaces(namespaces))
     for marker in markers:
         stray.update(_with_env_marker(marker))

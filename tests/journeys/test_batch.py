@@ -17,9 +17,7 @@ import yaml
 
 from grader.ingest.discovery import find_submissions, student_id_of
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
-FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
+from tests.helpers import EXAMPLES, FIXTURES, ROOT
 
 
 def _zip_folder(folder: Path, archive: zipfile.ZipFile, prefix: str) -> None:
@@ -134,7 +132,6 @@ def _gradebook(out: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-@pytest.mark.slow
 def test_batch_writes_reports_gradebook_summary_and_resumes(tmp_path):
     """Every submission gets a report and a gradebook row; --resume regrades only what changed."""
     src = _make_source(tmp_path / "src", 6)
@@ -177,7 +174,6 @@ def test_batch_writes_reports_gradebook_summary_and_resumes(tmp_path):
     assert [n for n in after if after[n] != before[n]] == ["s00-correct"]
 
 
-@pytest.mark.slow
 def test_one_and_two_jobs_give_the_same_grades(tmp_path):
     """-j 1 and -j 2 grade identically for the same seed (only graded_at differs)."""
     src = _make_source(tmp_path / "src", 6)
@@ -187,7 +183,6 @@ def test_one_and_two_jobs_give_the_same_grades(tmp_path):
     assert strip(_gradebook(tmp_path / "j1")) == strip(_gradebook(tmp_path / "j2"))
 
 
-@pytest.mark.slow
 def test_ctrl_c_keeps_finished_reports_and_resume_finishes(tmp_path):
     """SIGINT mid-run: finished reports are whole, no .part files; --resume grades only the rest."""
     n = 12
@@ -299,7 +294,6 @@ def test_workers_started_early_are_stopped_when_the_source_is_bad(tmp_path):
     assert _batch_workers() - before == set()
 
 
-@pytest.mark.slow
 @pytest.mark.alone
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_forked_workers_grade_and_leave_nothing_running(tmp_path):
@@ -320,7 +314,6 @@ def test_forked_workers_grade_and_leave_nothing_running(tmp_path):
     assert _batch_workers() - before == set()
 
 
-@pytest.mark.slow
 def test_large_submissions_do_not_stall_the_pipes(tmp_path):
     """Chunks queued ahead of a worker (each far over a pipe's 64 KiB) while its reports flow
     back: neither side may block on a full pipe that the other is not reading."""
@@ -362,7 +355,6 @@ def test_the_progress_bar_counts_the_class_not_the_corpus_graded_beside_it():
     assert tally.bar.tasks[0].completed == 2 and tally.counts["below pass"] == 1
 
 
-@pytest.mark.slow
 def test_the_batchs_own_process_never_loads_torch(tmp_path):
     """Only the grading processes need torch: ``grader batch``'s own process discovers, writes
     reports in every format (an error report too; HTML pages, whose figures hook lives in the

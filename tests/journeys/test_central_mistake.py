@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 SQRT = ROOT / "examples" / "submissions" / "sqrt-d-model"
 CORRECT = ROOT / "examples" / "submissions" / "correct"
-
-pytestmark = pytest.mark.slow
 
 BUT = {"en": "passed, but with the central mistake", "ja": "合格。ただし核心の間違い"}
 TITLE = {"en": "Passed, but with the chapter's central mistake", "ja": "合格ですが、この章の核心の間違いがあります"}

@@ -9,8 +9,6 @@ import sys
 import pytest
 import yaml
 
-pytestmark = pytest.mark.slow
-
 
 def run(root, *args, env=None):
     return subprocess.run([sys.executable, "-m", "grader", *args], cwd=root, capture_output=True,
@@ -63,7 +61,7 @@ def test_json_format_on_stdout_parses(root):
 
 
 def test_below_pass_mark_exits_1_when_the_rubric_asks(root, tmp_path):
-    from test_validate import rubric_copy
+    from tests.helpers import rubric_copy
 
     def edit(data: dict) -> None:
         assert data["report"]["fail_below_pass_mark"] is False
@@ -78,7 +76,7 @@ def test_below_pass_mark_exits_1_when_the_rubric_asks(root, tmp_path):
 
 def test_one_grade_call_writes_six_formats_that_agree(root, tmp_path, rubric):
     """`grader grade --out-dir` renders every format from the same graded report."""
-    from test_report_writers import scores_of
+    from tests.unit.report.test_writers import scores_of
 
     out = tmp_path / "all"
     proc = run(root, "grade", "examples/submissions/sqrt-d-model", "--out-dir", str(out), "--seed", "5",

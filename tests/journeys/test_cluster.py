@@ -30,15 +30,11 @@ import distributed  # the cluster extra (in the test extra too): pip install 'gr
 from grader.engines.dask import ClusterSpec, parse_spec  # noqa: E402
 from grader.errors import UsageError  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
-FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
+from tests.helpers import EXAMPLES, FIXTURES, ROOT, RUBRIC, alive, descendants
+
 MUTANTS = ROOT / "suites" / "chapter07" / "mutants"
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
 SEED = 11
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-pytestmark = [pytest.mark.slow]
 
 
 # --------------------------------------------------------------------------- the submissions
@@ -126,7 +122,7 @@ PER_CALL_S = 4
 
 def _short_rubric(folder: Path) -> Path:
     """The chapter's rubric with the per-call limit ``PER_CALL_S``: ``--rubric`` and its path."""
-    from test_validate import rubric_copy
+    from tests.helpers import rubric_copy
 
     folder.mkdir(parents=True, exist_ok=True)
     return rubric_copy(folder, edit=lambda data: data["limits"].update(per_call_s=PER_CALL_S))
@@ -247,37 +243,6 @@ def cluster(tmp_path_factory):
         c.close()
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every process under ``pid`` now (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _alive(pids: set[int]) -> set[int]:
-    alive = set()
-    for pid in pids:
-        try:
-            state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            alive.add(pid)
-    return alive
-
-
 # --------------------------------------------------------------------------- the journeys
 
 
@@ -332,7 +297,7 @@ def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference
             time.sleep(0.2)
         assert busy, "no worker was grading"
         victim = next(iter(busy.values()))[0]
-        tree = _descendants(victim)
+        tree = descendants(victim)
         assert tree, "the worker's grading processes were not its children"
         os.kill(victim, signal.SIGKILL)
         _, err = batch.communicate(timeout=900)
@@ -343,9 +308,9 @@ def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference
         log = (out / ".logs" / "cluster.log").read_text(encoding="utf-8")
         assert "duplicate" not in log
         deadline = time.monotonic() + 20
-        while _alive(tree) and time.monotonic() < deadline:
+        while any(alive(p) for p in tree) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert set() == _alive(tree), "orphans of the killed worker"
+        assert set() == {p for p in tree if alive(p)}, "orphans of the killed worker"
         c.wait_for_workers(2, timeout=120)  # the nanny started a new one
 
 
@@ -787,7 +752,7 @@ def test_a_submission_slower_than_the_silence_limit_fails_only_itself(cluster, t
     """One submission that hangs in every function, graded in the same shard as a correct one:
     its grading process keeps making calls (its heartbeat says so), so it is not taken for hung
     and killed; it scores what its timeouts leave it, and its neighbour gets full marks."""
-    from test_validate import rubric_copy
+    from tests.helpers import rubric_copy
 
     (tmp_path / "rubric").mkdir()
     rubric = rubric_copy(tmp_path / "rubric", edit=lambda data: data["limits"].update(per_call_s=4,

@@ -28,7 +28,8 @@ from grader.prepare import build_notebook
 from grader.prepare.validate import load_mutants
 from grader.ingest.corpus import student_answers
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 CH8 = ROOT / "rubrics" / "chapter08.yaml"
 MASKING_FUNCTIONS = ("causal_mask", "apply_causal_mask", "masked_softmax", "causal_attention", "future_leak")
 
@@ -70,7 +71,6 @@ def _submissions(src: Path) -> dict[str, str]:
     return expected
 
 
-@pytest.mark.slow
 def test_batch_grades_chapter08_folder_notebook_zip_and_every_mutant(tmp_path):
     """grader batch --rubric rubrics/chapter08.yaml: full marks for the correct forms, each
     mutant named with exactly its id, in Japanese and English with its own numbers."""
@@ -177,7 +177,6 @@ def test_the_message_says_what_the_evidence_shows(tmp_path, mutant, wanted, unwa
             assert text not in message[lang], (lang, text, message[lang])
 
 
-@pytest.mark.slow
 def test_new_assignment_validates_without_an_edit(tmp_path):
     """grader new chapter09, then grader validate --rubric rubrics/chapter09.yaml, in a fresh course."""
     proc = _grader("new", "chapter09", cwd=tmp_path)
@@ -299,7 +298,6 @@ def test_no_chapter_knowledge_in_the_grader_package():
     assert [] == hits
 
 
-@pytest.mark.slow
 def test_course_gradebook_merges_two_batches(tmp_path):
     """Chapter 7 and chapter 8 graded by grader batch, merged by grader gradebook: a column each."""
     ch7, ch8 = tmp_path / "ch7", tmp_path / "ch8"
@@ -335,13 +333,12 @@ def test_course_gradebook_merges_two_batches(tmp_path):
     assert 2 == again.returncode and "a second gradebook for chapter08" in " ".join(again.stderr.split())
 
 
-@pytest.mark.slow
 @pytest.mark.install
 def test_chapter08_release_installed_as_its_readme_says(tmp_path, release_venv):
     """grader release --rubric rubrics/chapter08.yaml, installed in a fresh venv (no -e) by the
     README's lines; grader check there names the stubs, a mistake with the student's numbers
     (from the plug-in shipped in the release), and passes the finished work."""
-    from test_release_journey import Student, _readme_commands
+    from tests.journeys.test_release_journey import Student, _readme_commands
 
     repo = tmp_path / "student-repo"
     built = _grader("release", str(repo), "--rubric", "rubrics/chapter08.yaml")
@@ -392,9 +389,9 @@ def test_chapter08_heat_map_in_the_browser(tmp_path):
     import numpy as np
     from matplotlib import image
 
-    from test_report_html import _chromium, _headless
+    from tests.helpers import chromium, headless
 
-    browser = _chromium()
+    browser = chromium()
     assert browser is not None, "the browser tests need chromium (make test installs it)"
     folder = tmp_path / "leaky"
     folder.mkdir()
@@ -406,7 +403,7 @@ def test_chapter08_heat_map_in_the_browser(tmp_path):
     html = page.read_text(encoding="utf-8")
     assert 'id="plot-attention"' in html and "未来から漏れた重み" in html
     shot = tmp_path / "shot.png"
-    run = _headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1200,3000", page.as_uri())
+    run = headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1200,3000", page.as_uri())
     assert shot.exists(), run.stderr[-2000:]
     pixels = np.asarray(image.imread(str(shot)))[..., :3]
     red = (pixels[..., 0] > 0.85) & (pixels[..., 1] < 0.15) & (pixels[..., 2] < 0.15)

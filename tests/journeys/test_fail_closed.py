@@ -40,11 +40,11 @@ import pytest
 from grader.sandbox.uids import STUDENT_UIDS
 from tests.public_python import nobody_can_read, private_python, public_python
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0,
-                                 reason="switches to the user nobody to be a grader that is not root")]
+
+pytestmark = pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0,
+                                reason="switches to the user nobody to be a grader that is not root")
 
 
 @pytest.fixture(scope="module")

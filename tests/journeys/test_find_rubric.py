@@ -17,7 +17,7 @@ from grader.i18n.messages import translate
 from grader.ingest.find_rubric import find_rubric
 from grader.spec.rubric import load_rubric
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 
 def _course(tmp_path: Path, *rubrics: str) -> Path:
@@ -81,7 +81,6 @@ def test_the_real_course_is_found_from_its_exercises_folder() -> None:
     assert load_rubric(got).assignment == "chapter07"
 
 
-@pytest.mark.slow
 def test_check_from_a_notebook_cells_folder_grades_that_folder(tmp_path: Path) -> None:
     """Jupyter runs `!grader check` in exercises/chapter07: no --rubric, no folder named."""
     course = tmp_path / "course"
@@ -142,7 +141,6 @@ def test_commands_on_a_batch_folder_take_the_rubric_its_reports_name(tmp_path: P
         find_rubric(ROOT)
 
 
-@pytest.mark.slow
 def test_commands_on_a_batch_folder_run_from_outside_the_course_take_the_batchs_rubric(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The batch notes its rubric file in OUT: adjust and export, run from a folder outside any

@@ -12,8 +12,6 @@ import yaml
 from grader.grading.runner import grade
 from grader.ingest.submission import load_submission
 
-pytestmark = pytest.mark.slow
-
 SEED = 1234
 CASES = {
     "sqrt-d-model": "examples/submissions/sqrt-d-model",

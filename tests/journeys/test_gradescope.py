@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from grader.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
-SCHEMA = Path(__file__).with_name("schemas") / "gradescope-results.json"
+from tests.helpers import ROOT, RUBRIC, TESTS
+
+SCHEMA = TESTS / "schemas" / "gradescope-results.json"
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,6 @@ def _valid(results: dict) -> None:
     jsonschema.validate(results, json.loads(SCHEMA.read_text(encoding="utf-8")))
 
 
-@pytest.mark.slow
 def test_run_autograder_grades_a_submission(autograder: Path, tmp_path: Path) -> None:
     """Full grading (public and hidden) of a correct submission gives full marks."""
     results = _simulate(autograder, tmp_path, ROOT / "examples" / "submissions" / "correct")
@@ -82,7 +81,6 @@ def test_run_autograder_grades_a_submission(autograder: Path, tmp_path: Path) ->
     assert {"visible", "hidden"} <= {t["visibility"] for t in results["tests"]}
 
 
-@pytest.mark.slow
 def test_run_autograder_names_the_mistake(autograder: Path, tmp_path: Path) -> None:
     results = _simulate(autograder, tmp_path, ROOT / "examples" / "submissions" / "sqrt-d-model")
     _valid(results)

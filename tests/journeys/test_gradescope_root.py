@@ -32,8 +32,8 @@ from grader.cli import main
 from tests.public_python import nobody_can_read as _as_nobody_can_read
 from tests.public_python import private_python, public_python
 
-ROOT = Path(__file__).resolve().parent.parent
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
+from tests.helpers import ROOT, RUBRIC
+
 SECRET = "grader-secret-token-3141"
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
@@ -190,7 +190,6 @@ def base() -> Iterator[Path]:
         shutil.rmtree(made, ignore_errors=True)
 
 
-@pytest.mark.slow
 def test_a_python_nobody_cannot_read_means_no_grading(autograder: Path, base: Path) -> None:
     root = _layout(base, autograder)
     python = private_python(base)
@@ -215,7 +214,6 @@ def test_a_python_nobody_cannot_read_means_no_grading(autograder: Path, base: Pa
     assert _planted(root) == []
 
 
-@pytest.mark.slow
 def test_without_namespaces_a_submission_reads_writes_and_signals_nothing(autograder: Path, base: Path) -> None:
     root = _layout(base, autograder)
     source = root / "source"

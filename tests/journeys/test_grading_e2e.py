@@ -30,8 +30,6 @@ OTHERS = [
     "tests/fixtures/submissions/import-error",
 ]
 
-pytestmark = pytest.mark.slow
-
 
 #: A pytest plugin installed beside the grader, as pytest-randomly or pytest-cov would be: were it
 #: loaded into a grading session, it would run no test at all and leave a mark.

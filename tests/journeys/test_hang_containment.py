@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PER_CALL_S = 3
 PER_SUBMISSION_S = 60
 HANGS = '''
@@ -34,7 +33,7 @@ def softmax(x, dim=-1):
 
 def _rubric(tmp_path: Path) -> Path:
     """The shipped rubric with short per-call limits and JSON reports."""
-    from test_validate import rubric_copy
+    from tests.helpers import rubric_copy
 
     def edit(data: dict) -> None:
         # cpu_s above the per-call limit: the loop must end by the wall clock (a timeout), not

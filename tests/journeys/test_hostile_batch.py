@@ -38,10 +38,8 @@ from grader.report import SUFFIXES, render
 from grader.report.model import GradeReport
 from grader.spec.rubric import load_rubric
 
-pytestmark = [pytest.mark.slow]
+from tests.helpers import ROOT, RUBRIC
 
-ROOT = Path(__file__).resolve().parent.parent
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 RAW_ESCAPES = ("\x1b", "\x07", "\x9b", "\ufffe", "\uffff")
 

@@ -23,14 +23,11 @@ import nbformat
 import pytest
 import yaml
 
-from test_japanese_browser import _english_sentences
-from test_report_html import _chromium, _headless
+from tests.journeys.test_japanese_browser import _english_sentences
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT, RUBRIC, chromium, headless
+
 CORRECT = ROOT / "suites" / "chapter07" / "correct"
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
-
-pytestmark = [pytest.mark.slow]
 
 #: in every member of the ring: markup and control characters in strings
 HOSTILE = "<script>alert('x')</script>\x1b[2J\u202e"
@@ -127,7 +124,7 @@ class _Screen(HTMLParser):
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")
+@pytest.mark.skipif(chromium() is None, reason="needs a headless chromium")
 def test_batch_with_similarity_puts_the_ring_and_the_cluster_on_the_first_screen(tmp_path: Path) -> None:
     planted = _class(tmp_path / "src")
     out = tmp_path / "out"
@@ -145,12 +142,12 @@ def test_batch_with_similarity_puts_the_ring_and_the_cluster_on_the_first_screen
     clusters = list(csv.DictReader(io.StringIO((out / "unrecognised-clusters.csv").read_text(encoding="utf-8"))))
     assert {r["submission"]: r["cluster"] for r in clusters} == {"clamp-a": "1", "clamp-b": "1"}
 
-    browser = _chromium()
+    browser = chromium()
     assert browser is not None
     for lang, ring_word, cluster_word in (("ja", "グループ 1（3 件", "2 件の提出物"),
                                           ("en", "Group 1 (3 submissions", "2 submissions")):
         page = out / f"summary.{lang}.html"
-        dom = _headless(browser, tmp_path / f"profile-{lang}", "--dump-dom", page.as_uri()).stdout
+        dom = headless(browser, tmp_path / f"profile-{lang}", "--dump-dom", page.as_uri()).stdout
         screen = _Screen()
         screen.feed(dom)
         text = " ".join(screen.text)
@@ -160,12 +157,12 @@ def test_batch_with_similarity_puts_the_ring_and_the_cluster_on_the_first_screen
         if lang == "ja":
             assert _english_sentences(dom) == []
         shot = tmp_path / f"summary-{lang}.png"
-        _headless(browser, tmp_path / f"profile-shot-{lang}", f"--screenshot={shot}", "--window-size=1200,900",
+        headless(browser, tmp_path / f"profile-shot-{lang}", f"--screenshot={shot}", "--window-size=1200,900",
                   page.as_uri())
         assert shot.exists()
 
         similar = out / f"similarity.{lang}.html"
-        dom = _headless(browser, tmp_path / f"profile-sim-{lang}", "--dump-dom", similar.as_uri()).stdout
+        dom = headless(browser, tmp_path / f"profile-sim-{lang}", "--dump-dom", similar.as_uri()).stdout
         assert "<script>alert" not in dom  # markup from the student's code is text
         assert "&lt;script&gt;alert('x')&lt;/script&gt;\\x1b[2J\\u202e" in dom
         assert dom.count("<mark>") >= 5

@@ -19,14 +19,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from test_report_html import _chromium, _headless
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import EXAMPLES, ROOT, chromium, headless
+
 SHOTS = ROOT / "build" / "screenshots"
-EXAMPLES = ROOT / "examples" / "submissions"
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")]
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(chromium() is None, reason="needs a headless chromium")]
 
 #: three or more English words in a row (ids such as no-scaling-effect or d_k are not words)
 _SENTENCE = re.compile(r"(?<![\w\-./(])[A-Za-z]+(?:[,.;:!?]?\s+[A-Za-z]+){2,}(?![\w\-(])")
@@ -88,16 +87,16 @@ def _tricky_student(folder: Path) -> Path:
 
 def _render(browser: str, page: Path, shot: Path, tmp: Path) -> str:
     shot.parent.mkdir(parents=True, exist_ok=True)
-    run = _headless(browser, tmp / f"profile-{shot.stem}", f"--screenshot={shot}", "--window-size=1200,3200",
+    run = headless(browser, tmp / f"profile-{shot.stem}", f"--screenshot={shot}", "--window-size=1200,3200",
                     page.as_uri())
     assert shot.exists(), run.stderr[-2000:]
-    dom = _headless(browser, tmp / f"profile-dom-{shot.stem}", "--dump-dom", page.as_uri())
+    dom = headless(browser, tmp / f"profile-dom-{shot.stem}", "--dump-dom", page.as_uri())
     assert "</html>" in dom.stdout, dom.stderr[-2000:]
     return dom.stdout
 
 
 def test_the_japanese_report_and_summary_hold_no_english_sentence(tmp_path: Path) -> None:
-    browser = _chromium()
+    browser = chromium()
     assert browser is not None
     course = _japanese_course(tmp_path)
     rubric = course / "rubrics" / "chapter07.yaml"
@@ -248,7 +247,7 @@ def _carried_font(html: str) -> set[int] | None:
 def _settled_shot(browser: str, page: Path, tmp: Path, name: str, fonts: Path | None) -> tuple[str, bytes]:
     """``(font faces and their status, PNG)`` of ``page`` in chromium once its fonts are settled:
     with ``fonts``, chromium's fontconfig knows only that folder; without, the system's fonts."""
-    from chromium_pipe import screenshot
+    from tests.chromium_pipe import screenshot
 
     prefix = [browser]
     if fonts is not None:
@@ -314,7 +313,7 @@ def test_the_japanese_summary_draws_with_the_packaged_font_where_no_system_font_
     boxes = image.imread(str(tmp_path / "without" / "summary" / "score_histogram.ja.png"))
     assert drawn.shape != boxes.shape or float(np.abs(drawn - boxes).max()) > 0.1
 
-    browser = _chromium()
+    browser = chromium()
     assert browser is not None
     page = with_font / "summary.ja.html"
     dom = _render(browser, page, SHOTS / "summary.ja.png", tmp_path)

@@ -24,10 +24,11 @@ import yaml
 
 from grader.ingest.discovery import find_submissions
 from grader.ingest.lms import NAME_MAX_BYTES, member_name
-from tests.test_lms_journey import (CORRECT, EMPTY_ZIP, RUBRIC, STUB, _moodle_feedback_participants,
-                                    _moodle_worksheet, canvas_entry, canvas_text_entry, moodle_prefix)
+from tests.helpers import RUBRIC
+from tests.lms_exports import (CORRECT, EMPTY_ZIP, STUB, canvas_entry, canvas_text_entry, moodle_feedback_participants,
+                               moodle_prefix, moodle_worksheet)
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 
 class _RawName(zipfile.ZipInfo):
@@ -204,7 +205,6 @@ def test_one_rule_chooses_the_assignment_for_every_lms_shape(tmp_path):
         find_rubric(cwd=course)
 
 
-@pytest.mark.slow
 def test_every_command_chooses_the_assignment_by_one_rule_in_a_two_rubric_course(tmp_path):
     """From the course folder (chapter 7 and chapter 8 rubrics) with no --rubric: a Canvas zip of
     chapter-7 work is batched with chapter 7, `grader export` takes the assignment its reports name,
@@ -333,7 +333,6 @@ INSTRUCTOR_EXPORT = (
 )
 
 
-@pytest.mark.slow
 def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     export = _canvas_export(tmp_path)
     out = tmp_path / "out"
@@ -440,7 +439,6 @@ def _moodle_export(dest: Path) -> Path:
     return export
 
 
-@pytest.mark.slow
 def test_a_duplicate_moodle_id_is_credited_nowhere_and_says_so(tmp_path):
     """The Moodle side of the flags: the grading worksheet gives neither claimant a grade (and
     keeps a grade given by hand), the feedback-files zip has no folder for the id, the
@@ -465,10 +463,10 @@ def test_a_duplicate_moodle_id_is_credited_nowhere_and_says_so(tmp_path):
         assert row["Grade"] == "" and row["Status"] == "No grade", row
         assert row["Last modified (grade)"] == "Thursday, 1 January 1970, 12:00 AM"  # a hand grade stays
         assert "more than one entry claims student id 123601" in row["Feedback comments"], row
-    graded = _moodle_worksheet(out / "gradebook.moodle.csv")
+    graded = moodle_worksheet(out / "gradebook.moodle.csv")
     assert isinstance(graded["123600"]["grade"], float) and graded["123600"]["grade"] > 0
     # the feedback files: Jane's report, none for the disputed id
-    assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") == {123600}
+    assert moodle_feedback_participants(out / "moodle-feedback-files.zip") == {123600}
     # and the terminal says per file what it left without a grade, and why
     assert "gradebook.moodle.csv: 3 rows, 1 with a grade" in said, said
     assert "moodle-feedback-files.zip: 1 rows, 1 with a grade" in said, said
@@ -507,7 +505,6 @@ def _canvas_import_filled(path: Path) -> dict[str, float]:
     return {r[1]: float(r[col]) for r in rows[1:] if "Points Possible" not in r[0] and r[col]}
 
 
-@pytest.mark.slow
 def test_an_unreadable_upload_graded_by_hand_keeps_its_score_on_every_run_and_in_every_gradebook(tmp_path):
     """An upload nobody could read is no grade in the worksheet and the course table alike; once
     the instructor grades it by hand (grader adjust --set), the score is in both, and a re-run
@@ -528,7 +525,7 @@ def test_an_unreadable_upload_graded_by_hand_keeps_its_score_on_every_run_and_in
 
     proc = _grader(*batch)
     assert proc.returncode == 0, proc.stderr
-    assert _moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == ""
+    assert moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == ""
     before = course()
     assert before["123701"]["chapter07"] == "" and "could not be read" in before["123701"]["notes"]
     assert before["123701"]["total"] == "0" and float(before["123700"]["chapter07"]) > 0
@@ -536,7 +533,7 @@ def test_an_unreadable_upload_graded_by_hand_keeps_its_score_on_every_run_and_in
     proc = _grader("adjust", str(out), "123701", "--set", "50", "--reason", "read the upload by hand")
     assert proc.returncode == 0, proc.stderr
     for run in ("adjusted", "run again"):
-        assert _moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == 50.0, run
+        assert moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == 50.0, run
         assert float({r["student_id"]: r for r in _rows(out / "gradebook.csv")}["123701"]["score"]) == 50.0, run
         assert course()["123701"]["chapter07"] == "50", run
         if run == "adjusted":

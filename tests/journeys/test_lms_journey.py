@@ -12,8 +12,6 @@ back with the column rules Canvas's and Moodle's importers apply.
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
 import shutil
@@ -21,87 +19,26 @@ import subprocess
 import sys
 import unicodedata
 import zipfile
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
-FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {f.name: f.read_bytes() for f in sorted(folder.iterdir()) if f.is_file()}
-
-
-CORRECT = _files(EXAMPLES / "correct")
-STUB = _files(EXAMPLES / "untouched-stub")
-SQRT_D_MODEL = _files(EXAMPLES / "sqrt-d-model")
-BROKEN = _files(FIXTURES / "broken-softmax")
-
-
-def _zip_bytes(files: dict[str, bytes], prefix: str = "") -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(prefix + name, data)
-    return buf.getvalue()
-
-
-EMPTY_ZIP = _zip_bytes({})
-
-
-# --------------------------------------------------------------------------- how each LMS names files
-
-
-def canvas_entry(sortable_name: str | None, user_id: int | str, attachment_id: int, display_name: str,
-                 *, late: bool = False) -> str:
-    """Canvas ContentZipper: get_filename + "_#{file.id}_#{sanitize_attachment_filename}"."""
-    parts = []
-    if sortable_name is not None:
-        parts.append(re.sub(r"_(\d+)_", r"\1", sortable_name).lower())  # sanitize_user_name
-    if late:
-        parts.append("LATE")
-    parts.append(str(user_id))
-    prefix = re.sub(r"[^\w]", "", "_".join(parts))  # gsub(/[^[[:word:]]]/, "")
-    shown = re.sub(r'[\x00/\\:*?"<>|]+', "_", display_name)  # sanitize_attachment_filename
-    return f"{prefix}_{attachment_id}_{shown}"
-
-
-def canvas_text_entry(sortable_name: str, user_id: int) -> str:
-    return re.sub(r"[^\w]", "", "_".join([sortable_name.lower(), str(user_id)])) + "_text.html"
-
-
-def moodle_prefix(full_name: str, participant: int) -> str:
-    """Moodle: clean_filename(str_replace('_', ' ', fullname) . '_' . uniqueid)."""
-    cleaned = re.sub(r"[\x00-\x1f\x7f&<>\"`|':\\/]", "", full_name.replace("_", " ") + f"_{participant}")
-    return cleaned
-
-
-def blackboard_txt(full_name: str, username: str, assignment: str, when: str, files: list[tuple[str, str]]) -> str:
-    listing = "".join(f"\tOriginal filename: {orig}\n\tFilename: {stored}\n" for orig, stored in files)
-    return (f"Name: {full_name} ({username})\nAssignment: {assignment}\n"
-            f"Date Submitted: Monday, 30 November 2026 {when} o'clock JST\nCurrent Grade: Needs Grading\n\n"
-            "Submission Field:\nThere is no student submission text data for this assignment.\n\n"
-            "Comments:\nThere are no student comments for this assignment.\n\n"
-            "Files:\n" + (listing or "No files were attached to this submission.\n"))
+from tests.helpers import FIXTURES, ROOT, RUBRIC, chromium, read_gradebook, run_grader, zip_bytes
+from tests.lms_exports import (BROKEN, CORRECT, EMPTY_ZIP, SQRT_D_MODEL, STUB, blackboard_txt, canvas_entry,
+                               canvas_import, canvas_text_entry, moodle_feedback_participants, moodle_prefix,
+                               moodle_worksheet)
 
 
 # --------------------------------------------------------------------------- running the batch
 
 
 def _batch(source: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", "batch", str(source), "--out", str(out),
-                           "--no-progress", "--seed", "3", "--rubric", str(RUBRIC), *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    return run_grader("batch", source, "--out", out, "--no-progress", "--seed", "3", "--rubric", RUBRIC, *args)
 
 
 def _gradebook(out: Path) -> dict[str, dict[str, str]]:
-    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
-        return {row["student_id"]: row for row in csv.DictReader(fh)}
+    return read_gradebook(out, by="student_id")
 
 
 def _keep(out: Path, lms: str, *names: str) -> None:
@@ -135,7 +72,7 @@ def _moodle_export(dest: Path) -> Path:
 
         put("山田 太郎", 123458, CORRECT)
         put("山田 太郎", 123458, {"onlinetext.html": b"<p>see files</p>"}, plugin="onlinetext")
-        put("Taro Yamada", 123462, {"chapter07.zip": _zip_bytes(CORRECT, "chapter07/")})
+        put("Taro Yamada", 123462, {"chapter07.zip": zip_bytes(CORRECT, "chapter07/")})
         put("Hanako Sato", 123463, {"chapter07.ipynb": (FIXTURES / "correct-notebook.ipynb").read_bytes()})
         put("Jiro Suzuki", 123464, SQRT_D_MODEL)
         put(nfd_name, 123465, CORRECT)
@@ -150,7 +87,6 @@ def _moodle_export(dest: Path) -> Path:
     return export
 
 
-@pytest.mark.slow
 @pytest.mark.browser
 def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, english_left, japanese_outputs):
     export = _moodle_export(tmp_path)
@@ -186,7 +122,7 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, engli
     assert "claims student id" not in rows["123458"]["errors"]
 
     # the worksheet, read as Moodle's offline-grading importer reads it
-    sheet = _moodle_worksheet(out / "gradebook.moodle.csv")
+    sheet = moodle_worksheet(out / "gradebook.moodle.csv")
     assert sheet["123458"]["grade"] == top and sheet["123464"]["grade"] == float(rows["123464"]["score"])
     # every participant has a row; one with no grade changes none given by hand (its time is
     # before any grade, so Moodle's import keeps a grade changed since) and says why
@@ -194,7 +130,7 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, engli
     assert "empty" in sheet["123471"]["feedback"]
     assert {"123458", "123462", "123463", "123464", "123465", "123470", "123473", "123474"} <= set(sheet)
     # feedback files, as Moodle's zip importer maps them to participants
-    assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") >= {123458, 123462, 123473}
+    assert moodle_feedback_participants(out / "moodle-feedback-files.zip") >= {123458, 123462, 123473}
 
     # every Japanese output (the pages, each report as Markdown, HTML and on the terminal)
     from grader.spec.rubric import load_rubric
@@ -204,11 +140,6 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, engli
     _keep(out, "moodle", "gradebook.csv", "gradebook.moodle.csv", "moodle-feedback-files.zip", "summary.en.html")
     # the class summary's first screen, in the browser
     _summary_first_screen(out, tmp_path, english_left)
-
-
-def _chromium() -> str | None:
-    return next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
-                None)
 
 
 def _summary_first_screen(out: Path, tmp_path: Path, english_left) -> None:
@@ -221,7 +152,7 @@ def _summary_first_screen(out: Path, tmp_path: Path, english_left) -> None:
     ja = (out / "summary.ja.md").read_text(encoding="utf-8")
     assert "核心の間違いがあっても合格した提出物" in ja.split("| | |")[0]
     assert english_left(ja) == []  # every reason and label of the grader's in Japanese
-    browser = _chromium()
+    browser = chromium()
     if browser is None:
         pytest.fail("the summary must be seen in a browser: install chromium (make system-deps)")
     shot = tmp_path / "summary-first-screen.png"
@@ -240,38 +171,6 @@ def _summary_first_screen(out: Path, tmp_path: Path, english_left) -> None:
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shot, Path(keep) / shot.name)
-
-
-def _moodle_worksheet(path: Path) -> dict[str, dict]:
-    """assignfeedback_offline_grade_importer: headers equal to the strings, 'Participant ' stripped."""
-    raw = path.read_bytes()
-    assert raw.startswith(b"\xef\xbb\xbf")  # --bom; Moodle's csv reader strips it
-    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
-    header = rows[0]
-    idx = {k: header.index(k) for k in ("Identifier", "Grade", "Last modified (grade)")}
-    feedback = header.index("Feedback comments")
-    assert feedback > 0  # the importer ignores a feedback column at index 0 (!empty($index))
-    out = {}
-    for row in rows[1:]:
-        assert row[idx["Identifier"]].startswith("Participant ")
-        pid = row[idx["Identifier"]][len("Participant "):]
-        datetime.strptime(row[idx["Last modified (grade)"]], "%A, %d %B %Y, %I:%M %p")  # strtotime-readable
-        grade = row[idx["Grade"]]
-        out[pid] = {"grade": float(grade) if grade else "", "feedback": row[feedback]}
-    return out
-
-
-def _moodle_feedback_participants(path: Path) -> set[int]:
-    """assignfeedback_file_zip_importer::is_valid_filename_for_import, on each member's path."""
-    found = set()
-    with zipfile.ZipFile(path) as zf:
-        for name in zf.namelist():
-            for part in name.split("/"):
-                info = part.split("_", 4)
-                if len(info) >= 4 and info[1].isdigit() and (info[2], info[3]) == ("assignsubmission", "file"):
-                    found.add(int(info[1]))
-                    break
-    return found
 
 
 # --------------------------------------------------------------------------- Canvas
@@ -303,7 +202,6 @@ def _canvas_export(dest: Path) -> Path:
     return export
 
 
-@pytest.mark.slow
 def test_canvas_export_newest_uploads_late_flags_and_the_import_file(tmp_path):
     export = _canvas_export(tmp_path)
     out = tmp_path / "out"
@@ -337,7 +235,7 @@ def test_canvas_export_newest_uploads_late_flags_and_the_import_file(tmp_path):
     assert rows["88888"]["score"] == "" and "online text" in rows["88888"]["errors"]
 
     # the import file, read with Canvas's GradebookImporter column rules
-    grades = _canvas_import(out / "gradebook.canvas.csv")
+    grades = canvas_import(out / "gradebook.canvas.csv")
     assert grades["points_possible"] == top
     assert grades["by_id"]["98765"] == top and grades["by_id"]["11111"] == float(late["score"])
     assert "anon_Xy7Q2" not in grades["by_id"] and grades["by_id"]["33333"] is None
@@ -353,36 +251,12 @@ def test_canvas_export_newest_uploads_late_flags_and_the_import_file(tmp_path):
                            cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert (out / "gradebook.canvas.csv").read_bytes().startswith(b"\xef\xbb\xbf")
-    assert _canvas_import(out / "gradebook.canvas.csv") == grades
-
-
-def _canvas_import(path: Path) -> dict:
-    """Canvas: col 0 contains Student, col 1 contains ID, the last student column contains
-    Section, then assignments; a 'Points Possible' row; students matched by ID."""
-    text = path.read_text(encoding="utf-8-sig")
-    sep = ";" if text.splitlines()[0].count(";") > text.splitlines()[0].count(",") else ","
-    rows = list(csv.reader(io.StringIO(text), delimiter=sep))
-    header = rows[0]
-    assert "Student" in header[0] and "ID" in header[1]
-    section = max(i for i, h in enumerate(header) if "Section" in h)
-    ignored = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
-    columns = [i for i in range(section + 1, len(header)) if not ignored.search(header[i])]
-    assert len(columns) == 1
-    col = columns[0]
-    assert re.search(r"\(\d+\)$", header[col])  # Title (id): Canvas updates that assignment
-    out: dict = {"by_id": {}}
-    for row in rows[1:]:
-        if "Points Possible" in row[0]:
-            out["points_possible"] = float(row[col])
-            continue
-        out["by_id"][row[1]] = float(row[col]) if row[col] else None  # empty: Canvas leaves it
-    return out
+    assert canvas_import(out / "gradebook.canvas.csv") == grades
 
 
 # --------------------------------------------------------------------------- Blackboard
 
 
-@pytest.mark.slow
 def test_blackboard_export_latest_attempt_and_names_from_the_metadata(tmp_path):
     export = tmp_path / "gradebook_CS101_Chapter7_2026-12-01-10-00-00.zip"
     old, new = "2026-11-29-09-00-00", "2026-11-30-21-15-00"
@@ -423,7 +297,6 @@ def test_an_export_with_nothing_to_grade_exits_2_saying_so(tmp_path):
     assert "no submission found" in proc.stderr and "entries looked at: 2" in proc.stderr
 
 
-@pytest.mark.slow
 def test_moodle_feedback_folders_keep_no_control_or_bidi_character(tmp_path):
     """A Moodle full name keeps what Moodle's clean_filename lets through: C1 controls (a CSI
     that a terminal would act on), bidi overrides and isolates, zero-width characters. The
@@ -450,6 +323,6 @@ def test_moodle_feedback_folders_keep_no_control_or_bidi_character(tmp_path):
     assert not [n for n in names if bad.search(n)], names
     assert any(n.startswith("Mallory evil31m Ito_123480_") for n in names), names
     assert any(n.startswith("Dora0;title Kato_123481_") for n in names), names
-    assert _moodle_feedback_participants(out / "moodle-feedback-files.zip") == {123480, 123481}
+    assert moodle_feedback_participants(out / "moodle-feedback-files.zip") == {123480, 123481}
     # the terminal never gets them raw either
     assert not bad.search(proc.stderr.replace("\n", "")) and not bad.search(proc.stdout.replace("\n", ""))

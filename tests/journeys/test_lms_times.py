@@ -24,10 +24,10 @@ import yaml
 from grader.spec.due import lms_wall_time, read_moodle_worksheet
 from grader.errors import UsageError
 
-from test_lms_journey import blackboard_txt, canvas_entry
+from tests.lms_exports import blackboard_txt, canvas_entry
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
+from tests.helpers import EXAMPLES, ROOT
+
 JST = timezone(timedelta(hours=9))
 DUE = "2026-12-01T23:59:00+09:00"
 #: the columns of a worksheet downloaded from an assignment with file submissions and feedback comments
@@ -118,7 +118,6 @@ def _moodle_three(tmp_path: Path, yamada_at: str) -> tuple[Path, Path, Path]:
     return rubric, export, sheet
 
 
-@pytest.mark.slow
 def test_moodle_worksheet_times_decide_who_is_late(tmp_path):
     """A Moodle export and its worksheet: the one who submitted after the due date (on the
     teacher's clock, the due date's zone) loses one day's penalty, with the times in the report;
@@ -142,7 +141,6 @@ def test_moodle_worksheet_times_decide_who_is_late(tmp_path):
     assert all("late" not in r for r in _lateness(tmp_path / "plain").values())
 
 
-@pytest.mark.slow
 def test_a_blind_batch_measures_lateness_by_each_students_own_time_and_extension(tmp_path):
     """--anonymous: the worksheet, --submitted and --extensions name students by their own ids,
     the reports by random ones; each late penalty still lands on the right student."""
@@ -169,7 +167,6 @@ def test_a_blind_batch_measures_lateness_by_each_students_own_time_and_extension
             assert data["score"] == data["max_score"]
 
 
-@pytest.mark.slow
 def test_blackboard_attempt_time_decides_who_is_late(tmp_path):
     """Blackboard names each attempt with its time: the later attempt counts, and it is late
     by two days on the due date's clock; --submitted, where given, wins over it."""
@@ -195,7 +192,6 @@ def test_blackboard_attempt_time_decides_who_is_late(tmp_path):
     assert all("late" not in r for r in _lateness(tmp_path / "again").values())
 
 
-@pytest.mark.slow
 def test_no_student_silently_misses_their_time_or_extension(tmp_path):
     """A Canvas export (only LATE flags) with the instructor's files as Excel on Japanese Windows
     writes them (CP932, CRLF): a student flagged LATE who has an extension but no time loses

@@ -22,12 +22,9 @@ import nbformat
 import pytest
 
 from grader.prepare import build_notebook
-from test_report_html import _chromium, _headless
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
+from tests.helpers import EXAMPLES, ROOT, alive, chromium, headless
 
-pytestmark = pytest.mark.slow
 
 
 # --------------------------------------------------------------------------- helpers
@@ -108,17 +105,6 @@ class _Page(html.parser.HTMLParser):
     @property
     def all_text(self) -> str:
         return "".join(self.text)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie has ended; only its parent has not looked yet
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def _executed(tmp: Path, example: str, env: dict[str, str] | None = None):
@@ -250,15 +236,15 @@ def test_sqrt_d_model_then_fixed_in_one_warm_kernel_and_nothing_left_after_kill(
         assert after["checks"] == 2 and after["starts"] == 1
         assert (after["checker_pid"], after["zygote_pid"]) == (before["checker_pid"], before["zygote_pid"])
         checker, zygote = after["checker_pid"], after["zygote_pid"]
-        assert _alive(checker) and _alive(zygote)
+        assert alive(checker) and alive(zygote)
 
         # Kill the kernel outright, as a crash or "Kill kernel" does.
         os.kill(client.km.provisioner.pid, signal.SIGKILL)
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (_alive(checker) or _alive(zygote)):
+        while time.monotonic() < deadline and (alive(checker) or alive(zygote)):
             time.sleep(0.2)
-        assert not _alive(checker), "the checker outlived its kernel"
-        assert not _alive(zygote), "the sandbox outlived its kernel"
+        assert not alive(checker), "the checker outlived its kernel"
+        assert not alive(zygote), "the sandbox outlived its kernel"
 
 
 def _functions(*parts: str) -> list[str]:
@@ -343,7 +329,7 @@ def test_student_globals_and_monkeypatches_do_not_reach_the_tests(tmp_path: Path
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")
+@pytest.mark.skipif(chromium() is None, reason="needs a headless chromium")
 def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
     """The executed notebook, exported to HTML by nbconvert, shows the check cell's result
     (Japanese, the mistake with 27.71) when chromium paints it; the screenshot is kept."""
@@ -363,9 +349,9 @@ def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
     page = tmp_path / "check-cell.ja.html"
     page.write_text(body, encoding="utf-8")
     shot = tmp_path / "check-cell.ja.png"
-    browser = _chromium()
+    browser = chromium()
     assert browser is not None
-    run = _headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1100,1400",
+    run = headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1100,1400",
                     "--hide-scrollbars", page.as_uri())
     assert shot.exists(), run.stderr[-2000:]
     pixels = np.asarray(image.imread(str(shot)))
@@ -374,7 +360,7 @@ def test_check_cell_rendered_in_chromium_in_japanese(tmp_path: Path) -> None:
     bar = ((np.abs(pixels[..., 0] - 0xE6 / 255) < 0.05) & (np.abs(pixels[..., 1] - 0x77 / 255) < 0.05)
            & (np.abs(pixels[..., 2] - 0x00 / 255) < 0.05))
     assert bar.sum() > 100
-    dom = _headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri()).stdout
+    dom = headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri()).stdout
     parsed = _Page(dom)
     assert "sqrt-d-model" in {a["data-mistake"] for a in parsed.having("data-mistake")}
     assert "27.71" in parsed.all_text and "合格ですが、この章の核心の間違いがあります" in parsed.all_text

@@ -24,7 +24,8 @@ from grader.errors import RubricError, UsageError
 from grader.report.outdir import read_published, write_student_files
 from grader.spec.rubric import load_rubric
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 FORMATS = "[yaml, json, gradescope, junit, markdown, html]"
 DUE = "2026-12-01T23:59:00+09:00"
 
@@ -110,7 +111,6 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return rubric, out
 
 
-@pytest.mark.slow
 def test_after_publish_shows_hidden_details_only_once_published(batch: tuple[Path, Path]) -> None:
     rubric, out = batch
     details = _hidden_details(out)
@@ -133,7 +133,6 @@ def test_after_publish_shows_hidden_details_only_once_published(batch: tuple[Pat
     _assert_shown(_views(out), details)
 
 
-@pytest.mark.slow
 def test_after_due_shows_hidden_details_by_the_time_they_are_written(batch: tuple[Path, Path],
                                                                       tmp_path: Path) -> None:
     _, published = batch
@@ -159,7 +158,6 @@ def test_after_due_shows_hidden_details_by_the_time_they_are_written(batch: tupl
     _assert_hidden(_views(out), details)
 
 
-@pytest.mark.slow
 def test_after_due_waits_for_the_latest_extension(tmp_path: Path) -> None:
     """A student with an extension is still working after the rubric's due date: no report shows
     the hidden tests until their due date has passed too. The real batch with ``--extensions``
@@ -200,19 +198,19 @@ def _feedback_texts(feedback_zip: Path) -> dict[str, str]:
         return {n: html.unescape(zf.read(n).decode("utf-8")) for n in zf.namelist() if not n.endswith("/")}
 
 
-@pytest.mark.slow
 def test_publish_rewrites_the_moodle_feedback_files(tmp_path: Path) -> None:
     """A Moodle export graded with ``--gradebook moodle`` under ``after_publish``: the feedback
     files Moodle hands each student hold no hidden test before ``grader publish``, and every
     failing hidden test after it (the zip is written again, still importable as before)."""
     import zipfile
 
-    from test_lms_journey import _files, _moodle_feedback_participants, moodle_prefix
+    from tests.helpers import files_of
+    from tests.lms_exports import moodle_feedback_participants, moodle_prefix
 
     rubric = _course(tmp_path / "course", "after_publish")
     export = tmp_path / "CS101-Chapter 7-42.zip"
     with zipfile.ZipFile(export, "w") as zf:
-        for name, data in _files(ROOT / "examples" / "submissions" / "sqrt-d-model").items():
+        for name, data in files_of(ROOT / "examples" / "submissions" / "sqrt-d-model").items():
             zf.writestr(f"{moodle_prefix('山田 太郎', 723458)}_assignsubmission_file_/{name}", data)
     out = tmp_path / "out"
     done = _run("batch", str(export), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
@@ -221,14 +219,14 @@ def test_publish_rewrites_the_moodle_feedback_files(tmp_path: Path) -> None:
     feedback = out / "moodle-feedback-files.zip"
     details = _hidden_details(out)
     before = _feedback_texts(feedback)
-    assert before and _moodle_feedback_participants(feedback) == {723458}
+    assert before and moodle_feedback_participants(feedback) == {723458}
     for name, text in before.items():
         assert not any(x in text for d in details for x in d), f"{name} shows a hidden test before publish"
 
     done = _run("publish", str(out), "--rubric", str(rubric), "--by", "tanaka", "--lang", "en")
     assert done.returncode == 0, done.stderr
     after = _feedback_texts(feedback)
-    assert sorted(after) == sorted(before) and _moodle_feedback_participants(feedback) == {723458}
+    assert sorted(after) == sorted(before) and moodle_feedback_participants(feedback) == {723458}
     shown = "\n".join(after.values())
     missing = [d for d in details if not any(x in shown for x in d)]
     assert not missing, f"the feedback files do not show {missing} after publish"

@@ -32,11 +32,11 @@ import yaml
 from grader.install import TORCH, TORCH_CPU_INDEX
 from grader.prepare.build_notebook import build
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
+from tests.helpers import EXAMPLES, ROOT
+
 CODE = ("scaling.py", "softmax.py", "variance.py", "answers.yaml")
 
-pytestmark = [pytest.mark.slow, pytest.mark.install]
+pytestmark = pytest.mark.install
 
 
 def _readme_commands(readme: str) -> list[str]:

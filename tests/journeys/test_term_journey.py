@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
+from tests.helpers import EXAMPLES, ROOT
+
 FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
 
 
@@ -99,7 +99,6 @@ def _tests(out: Path) -> dict[str, dict[str, str]]:
     return got
 
 
-@pytest.mark.slow
 def test_a_term_of_grading(tmp_path):
     rubric = _course(tmp_path / "course")
     export = _export(tmp_path)
@@ -221,7 +220,6 @@ def test_a_term_of_grading(tmp_path):
     assert _canvas_import(out / "gradebook.canvas.csv") == grades  # nothing was written from it
 
 
-@pytest.mark.slow
 def test_a_regrade_lists_every_report_it_left_as_it_was_and_why(tmp_path):
     """A submission gone from SOURCE since the batch (a withdrawn student, an export taken again)
     keeps its report byte for byte, and the regrade's record names it with why, in both languages."""
@@ -247,7 +245,6 @@ def test_a_regrade_lists_every_report_it_left_as_it_was_and_why(tmp_path):
     assert not any(ln.startswith("- correct") for ln in text.splitlines())
 
 
-@pytest.mark.slow
 def test_a_regrade_keeps_the_late_penalty_measured_from_the_submission_times(tmp_path):
     """A plain folder, --submitted times: the late student's penalty is measured again by the
     regrade from the same times, not dropped (the score went back to full, the record said why not)."""
@@ -278,7 +275,6 @@ def test_a_regrade_keeps_the_late_penalty_measured_from_the_submission_times(tmp
     assert report["late"]["submitted"] == "2026-12-03T10:00:00+09:00" and report["score"] < top
 
 
-@pytest.mark.slow
 def test_a_name_and_its_adjustments_stay_with_their_student_as_others_leave_and_join(tmp_path):
     """``Carol/`` and ``carol/`` are two students whose report names fold together (``Carol`` and
     ``carol-2``). When Carol leaves SOURCE and a ``CAROL/`` joins, carol keeps ``carol-2`` and the
@@ -317,7 +313,6 @@ def test_a_name_and_its_adjustments_stay_with_their_student_as_others_leave_and_
     assert (out / "reports" / "Carol.yaml").is_file()
 
 
-@pytest.mark.slow
 def test_a_rerun_into_the_folder_grades_with_its_seed_so_adjustments_stay_in_force(tmp_path):
     """Run again without --resume (say, after a fix in the rubric's wording), the batch grades with
     the seed the folder's reports hold and says so: the random inputs are the same, the automatic
@@ -348,7 +343,6 @@ def _rows(out: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig"))))
 
 
-@pytest.mark.slow
 def test_a_student_keeps_name_and_adjustment_across_a_zip_a_twin_spelling_and_an_empty_upload(tmp_path):
     """``bob/`` handed in again as ``bob.zip`` is still bob, with his adjustment. Two folders named
     ``José`` whose names differ only in Unicode normalisation are two students: when one leaves,

@@ -18,11 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.ctrl_c import DUMPING_ENV, ctrl_c
-from tests.test_lms_files import _course
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
+from tests.helpers import EXAMPLES, ROOT, RUBRIC, course_copy
 
 
 def _flat(text: str) -> str:
@@ -49,7 +46,8 @@ def test_a_misspelt_rubric_name_is_said_in_japanese_by_check_batch_and_validate(
     """The problem and its fix are each one Japanese sentence: the fix is not taken into the
     problem's last slot (it was: "'softmx.py' は X and Y; did you mean …? write file: … の
     どちらにもありません")."""
-    course = _course(tmp_path)
+    course = course_copy(tmp_path / "course")
+    (course / "rubrics" / "chapter08.yaml").unlink()
     rubric = course / "rubrics" / "chapter07.yaml"
     rubric.write_text(rubric.read_text(encoding="utf-8").replace(wrong, right, 1), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "GRADER_LANG"}
@@ -89,7 +87,6 @@ def _source(dest: Path) -> Path:
     return dest
 
 
-@pytest.mark.slow
 def test_the_batch_says_its_lines_in_japanese(tmp_path, english_left):
     """--lang ja, then --resume in the course's first language (ja), then --lang en: the lines
     the batch words itself (why an entry is not graded, the progress bar, the resume, the last
@@ -161,7 +158,6 @@ def test_an_interrupted_batch_says_so_in_japanese(tmp_path, monkeypatch, english
     assert english_left(said) == [] and "interrupted:" not in said and "finish with" not in said, said
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0,
                     reason="as root, the rlimits level refuses a Python the user nobody cannot read")
 def test_a_refused_batch_says_why_in_japanese_whole(english_left):
@@ -199,7 +195,6 @@ def test_a_refused_batch_says_why_in_japanese_whole(english_left):
 # --------------------------------------------------------------------------- check --watch
 
 
-@pytest.mark.slow
 def test_watch_says_an_unreadable_save_in_japanese(tmp_path, english_left):
     """A notebook caught half-written: check --watch --lang ja says so in Japanese, label too."""
     work = tmp_path / "work"

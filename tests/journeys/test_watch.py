@@ -17,38 +17,8 @@ import pytest
 
 from tests.ctrl_c import DUMPING_ENV, ctrl_c
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
+from tests.helpers import EXAMPLES, ROOT, alive, children, descendants
 
-pytestmark = pytest.mark.slow
-
-
-def _descendants(pid: int) -> set[int]:
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        kids = _children(todo.pop()) - found
-        todo += sorted(kids)
-        found |= kids
-    return found
-
-
-def _children(pid: int) -> set[int]:
-    kids: set[int] = set()
-    for path in Path("/proc").glob(f"{pid}/task/*/children"):
-        try:
-            kids |= {int(x) for x in path.read_text().split()}
-        except OSError:
-            continue
-    return kids
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.split(") ")[1][0] != "Z"
 
 
 class _Output:
@@ -98,8 +68,8 @@ def test_watch_rechecks_on_save_prints_only_changes_and_stops_cleanly(tmp_path: 
     try:
         first = out.wait_for("Watching")
         assert "[sqrt-d-model]" in out.text[:first] and "27.71" in out.text[:first]
-        helpers = _descendants(proc.pid)
-        checker = _children(proc.pid)
+        helpers = descendants(proc.pid)
+        checker = children(proc.pid)
         assert checker, "the watcher keeps a warm checker process"
 
         # The student fixes scaling.py and saves it.
@@ -112,7 +82,7 @@ def test_watch_rechecks_on_save_prints_only_changes_and_stops_cleanly(tmp_path: 
         assert "now passes" in changed
         # Only what changed: tests that passed before and still pass are not listed again.
         assert "softmax" not in changed.lower()
-        assert _children(proc.pid) == checker, "the same checker answered (no new start)"
+        assert children(proc.pid) == checker, "the same checker answered (no new start)"
 
         # A save that breaks a function shows as newly failing.
         broken = (EXAMPLES / "correct" / "softmax.py").read_text(encoding="utf-8").replace(
@@ -125,9 +95,9 @@ def test_watch_rechecks_on_save_prints_only_changes_and_stops_cleanly(tmp_path: 
     assert code == 0, out.text[-2000:]
     assert "Traceback" not in out.text
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and any(_alive(p) for p in helpers):
+    while time.monotonic() < deadline and any(alive(p) for p in helpers):
         time.sleep(0.2)
-    assert not [p for p in helpers if _alive(p)], "the checker or its sandbox outlived Ctrl-C"
+    assert not [p for p in helpers if alive(p)], "the checker or its sandbox outlived Ctrl-C"
 
 
 def test_watch_refuses_report_files(tmp_path: Path) -> None:

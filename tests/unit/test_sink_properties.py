@@ -17,7 +17,6 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 import yaml
@@ -31,7 +30,8 @@ from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, St
 from grader.spec.rubric import load_rubric
 from grader.report.contain import contain
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 RUBRIC = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

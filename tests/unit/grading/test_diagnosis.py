@@ -31,7 +31,8 @@ from grader.grading.runner import load_reference
 from grader.sandbox.session import StudentTimeout, StudentUnavailable
 from grader.sandbox.session import StudentRaised
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 SPELLINGS = ROOT / "tests" / "fixtures" / "spellings"
 CH7 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 CH7_ASSIGNMENT = assignment_of(CH7)

@@ -4,14 +4,14 @@ and running out of memory names the limit."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
 from grader.grading.runner import grade
 from grader.ingest.submission import load_submission
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 CORRECT = ROOT / "examples" / "submissions" / "correct"
 
 pytestmark = pytest.mark.slow

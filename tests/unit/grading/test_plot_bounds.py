@@ -26,9 +26,10 @@ from grader import sinks
 from grader.report import render
 from grader.spec.rubric import load_rubric
 from grader.grading.runner import plot_data
-from test_report_writers import make_report
+from tests.unit.report.test_writers import make_report
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 RUBRICS = {name: load_rubric(ROOT / "rubrics" / f"{name}.yaml") for name in ("chapter07", "chapter08")}
 #: a report's plot data, as JSON, never exceeds this (sinks.PLOT_BYTES plus the containers' keys)
 REPORT_PLOTS_MAX = sinks.PLOT_BYTES + 64 * 1024

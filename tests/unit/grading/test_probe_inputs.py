@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from pathlib import Path
 
 import pytest
 import torch
@@ -21,7 +20,8 @@ from grader.spec.rubric import load_rubric
 from grader.grading.runner import reference_for
 from grader.prepare.validate import load_mutants
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 REFERENCE = ROOT / "solutions" / "chapter07"
 CH7 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 #: chapter 7's probes (its plug-in's hooks module)
@@ -147,7 +147,7 @@ EXPECTED = {
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_new_mutants_are_named_with_the_numbers_observed(name):
     """each mutant is named by its contract id, against the function that is wrong, with its numbers"""
-    from test_diagnosis import InProcessSession, Run
+    from tests.unit.grading.test_diagnosis import InProcessSession, Run
 
     a = assignment_of(CH7)
     mutant = next(m for m in load_mutants(a.mutants, tuple(a.part_files.values())) if m.name == name)

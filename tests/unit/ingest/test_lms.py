@@ -11,7 +11,7 @@ import pytest
 from grader.ingest.discovery import find_submissions
 from grader.outputs.gradebook import cell, csv_text
 from grader.ingest.lms import disk_name, lms_name
-from tests.test_lms_journey import CORRECT, canvas_entry, moodle_prefix
+from tests.lms_exports import CORRECT, canvas_entry, moodle_prefix
 
 
 @pytest.mark.parametrize(

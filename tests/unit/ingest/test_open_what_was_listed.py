@@ -19,7 +19,8 @@ import pytest
 from grader.errors import SubmissionError
 from grader.ingest.submission import load_submission, read_submission
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 CORRECT = ROOT / "examples" / "submissions" / "correct"
 SECRET = "OUTSIDE-SECRET-7d1f: the hidden suite's expected values"
 

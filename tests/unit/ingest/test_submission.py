@@ -26,9 +26,11 @@ from grader.ingest.submission import (
 )
 from grader.ingest.submission import read_submission as _load_submission
 
-FIXTURES = Path(__file__).parent / "fixtures" / "loader"
+from tests.helpers import ROOT, TESTS
+
+FIXTURES = TESTS / "fixtures" / "loader"
 #: The files chapter 7's rubric declares: these tests read chapter-7 submissions.
-PART_FILES = assignment_of(load_rubric(Path(__file__).parents[1] / "rubrics" / "chapter07.yaml")).part_files
+PART_FILES = assignment_of(load_rubric(ROOT / "rubrics" / "chapter07.yaml")).part_files
 
 
 def load_submission(path: str | Path, **kwargs: object) -> Submission:

@@ -17,9 +17,9 @@ from grader.spec.rubric import load_rubric
 from grader.ingest.submission import Handout, choose_work, load_handout, read_submission
 from grader.prepare.build_notebook import build
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import EXAMPLES, ROOT
+
 EXERCISES = ROOT / "exercises" / "chapter07"
-EXAMPLES = ROOT / "examples" / "submissions"
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,8 @@ from grader.outputs import similarity_page
 from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
 from grader.ingest.submission import load_submission
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 CORRECT = ROOT / "suites" / "chapter07" / "correct"
 API = ["head_dim", "scaling_factor", "scale_scores", "attention_scores", "multihead_attention_scores",
        "softmax", "softmax_with_temperature", "compare_saturation", "softmax_jacobian", "attention",
@@ -64,7 +65,6 @@ def multihead_attention_scores(q, k, n_heads):
 DISGUISED = '''import math
 import torch
 # my scaling helpers
-
 
 
 def multihead_attention_scores(q, k, n_heads):

@@ -15,6 +15,8 @@ from grader.insight import item_analysis as items
 from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
 from grader.kit.signature import SIGNATURE_TEXT, SIGNATURE_VALUES, same_signature, signature_of
 
+from tests.helpers import ROOT
+
 
 def _calls(values: list[list[float]], func: str = "scale_scores") -> list[dict]:
     return [{"call": f"{func}(float32[2], {i})", **signature_of(np.array(v))} for i, v in enumerate(values)]
@@ -130,7 +132,7 @@ def test_draft_entry_from_a_hostile_cluster_is_valid_yaml_and_marked_draft(tmp_p
     from grader.report.outdir import report_path, report_yaml
     from grader.spec.rubric import load_rubric
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     (tmp_path / "rubrics").mkdir()
     shutil.copy(root / "rubrics" / "chapter07.yaml", tmp_path / "rubrics" / "chapter07.yaml")
     for top in ("suites", "exercises", "solutions"):

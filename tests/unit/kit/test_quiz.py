@@ -11,7 +11,8 @@ from grader.report.model import Status
 from grader.grading.runner import grade, parse_answers
 from grader.ingest.submission import load_submission
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 CORRECT = ROOT / "examples" / "submissions" / "correct"
 SEED = 20261201
 

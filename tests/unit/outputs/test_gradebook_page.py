@@ -12,6 +12,8 @@ import pytest
 from grader.outputs.gradebook import gradebook_rows, write_gradebook
 from grader.outputs.gradebook_page import view_path, write_views
 
+from tests.helpers import ROOT
+
 HOSTILE_NAME = "<script>alert(1)</script>\u202e=HYPERLINK(\"x\")"
 
 
@@ -114,7 +116,7 @@ def _flag_codes() -> set[str]:
     discovery and the batch put in a row's flags."""
     import ast
 
-    root = Path(__file__).resolve().parent.parent / "grader"
+    root = ROOT / "grader"
     codes = set()
     for name in ("ingest/discovery.py", "workflows/batch.py"):
         for node in ast.walk(ast.parse((root / name).read_text(encoding="utf-8"))):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
 from grader.spec.rubric import load_rubric
 from grader.outputs.summary import class_stats, write_summary
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 
 def _report(name: str, score: float, statuses: list[Status], mistakes: list[str]) -> GradeReport:
@@ -71,10 +70,9 @@ def test_plots_drawn_side_by_side_equal_plots_drawn_in_turn():
     import subprocess
     import sys
 
-    here = Path(__file__).resolve().parent
-    proc = subprocess.run([sys.executable, "-c", "import test_summary; test_summary._side_by_side()"],
-                          cwd=here, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(here)})
+    proc = subprocess.run([sys.executable, "-c", f"import {__name__} as t; t._side_by_side()"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "side by side: 2 copies made" in proc.stdout
 

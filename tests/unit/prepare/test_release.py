@@ -13,8 +13,7 @@ from grader.cli import main
 from grader.prepare.release import build_release, student_rubric
 from grader.spec.rubric import load_rubric
 
-ROOT = Path(__file__).resolve().parent.parent
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
+from tests.helpers import ROOT, RUBRIC
 
 
 #: Lines of pytest plumbing the hidden suites and the grader package both contain by nature.

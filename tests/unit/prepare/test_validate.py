@@ -19,7 +19,8 @@ from grader.grading.runner import reference_for
 from grader.prepare.validate import Row, ValidationResult, load_mutants, render_lines, render_table, validate
 from grader.ingest.corpus import load_corpus, student_answers
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 RUBRICS = {name: load_rubric(ROOT / "rubrics" / f"{name}.yaml") for name in ("chapter07", "chapter08")}
 CH7 = assignment_of(RUBRICS["chapter07"])
 REFERENCE = ROOT / "solutions" / "chapter07"
@@ -58,7 +59,7 @@ def test_mutants_differ_from_the_reference_in_one_file(name, m):
 @pytest.mark.parametrize(("name", "mutant"), _every_mutant(), ids=lambda v: v if isinstance(v, str) else v.name)
 def test_mutant_is_named_with_exactly_its_id_in_process(name, mutant):
     """every probe of the diagnosis, run on a mutant, names its id and nothing else"""
-    from test_diagnosis import InProcessSession, Run
+    from tests.unit.grading.test_diagnosis import InProcessSession, Run
 
     rubric = RUBRICS[name]
     a = assignment_of(rubric)

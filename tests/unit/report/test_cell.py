@@ -9,7 +9,7 @@ from grader.report.cell import changes, only_part, render_html, render_text, ren
 from grader.report.model import Mistake, Status
 from grader.spec.rubric import ReportOptions
 
-from test_report_writers import make_report
+from tests.unit.report.test_writers import make_report
 
 
 class _Tags(HTMLParser):

@@ -2,52 +2,33 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from grader.report import render
 
-from test_report_writers import FORMATS, assert_formats_agree, make_report
+from tests.unit.report.test_writers import FORMATS, assert_formats_agree, make_report
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def _headless(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args],
-        capture_output=True, text=True, timeout=120, check=False,
-    )
+from tests.helpers import ROOT, chromium, headless
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(_chromium() is None, reason="needs a headless chromium")
+@pytest.mark.skipif(chromium() is None, reason="needs a headless chromium")
 def test_html_renders_in_chromium_with_plots_and_no_console_errors(tmp_path: Path) -> None:
     """The page paints something that is not blank, and the browser logs no page errors."""
     import numpy as np
     from matplotlib import image
 
-    browser = _chromium()
+    browser = chromium()
     assert browser is not None
     page = tmp_path / "report.html"
     from grader.spec.rubric import load_rubric
 
-    chapter07 = load_rubric(Path(__file__).parents[1] / "rubrics" / "chapter07.yaml")  # its figures
+    chapter07 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")  # its figures
     page.write_text(render(make_report(), "html", rubric=chapter07, lang="ja"), encoding="utf-8")
     shot = tmp_path / "shot.png"
-    run = _headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1200,2400",
+    run = headless(browser, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1200,2400",
                     page.as_uri())
     assert shot.exists(), run.stderr[-2000:]
     pixels = np.asarray(image.imread(str(shot)))
@@ -60,7 +41,7 @@ def test_html_renders_in_chromium_with_plots_and_no_console_errors(tmp_path: Pat
     assert "Uncaught" not in log
     assert not [line for line in log.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
 
-    dom = _headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri())
+    dom = headless(browser, tmp_path / "profile2", "--dump-dom", page.as_uri())
     assert 'id="plot-softmax"' in dom.stdout and 'id="plot-variance"' in dom.stdout
 
 

@@ -27,9 +27,7 @@ from grader.report.model import GradeReport
 from grader.report.terminal import show
 from grader.spec.rubric import load_rubric
 
-ROOT = Path(__file__).resolve().parent.parent
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
-GOLDEN = ROOT / "tests" / "golden"
+from tests.helpers import GOLDEN, ROOT, RUBRIC
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-from pathlib import Path
 
 import pytest
 import yaml
@@ -20,8 +19,8 @@ from grader.report import SUFFIXES, render
 from grader.report.model import CaseOutcome, GradeReport, PartScore, Status
 from grader.spec.rubric import HiddenDetail, QuizAnswers, load_rubric
 
-ROOT = Path(__file__).resolve().parent.parent
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
+from tests.helpers import ROOT, RUBRIC
+
 KEY = "KEY-11.3137"
 
 

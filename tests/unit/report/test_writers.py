@@ -18,7 +18,9 @@ from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, St
 from grader.report.redact import redact
 from grader.spec.rubric import HiddenDetail, ReportOptions
 
-SCHEMAS = Path(__file__).with_name("schemas")
+from tests.helpers import ROOT, TESTS
+
+SCHEMAS = TESTS / "schemas"
 FORMATS = ("yaml", "json", "gradescope", "junit", "markdown", "html")
 
 
@@ -279,7 +281,7 @@ def test_markdown_escapes_table_cells() -> None:
 def test_html_is_self_contained_with_two_plots() -> None:
     from grader.spec.rubric import load_rubric
 
-    chapter07 = load_rubric(Path(__file__).parents[1] / "rubrics" / "chapter07.yaml")  # its figures hook
+    chapter07 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")  # its figures hook
     text = render(make_report(), "html", rubric=chapter07, lang="ja")
     assert text.count("data:image/png;base64,") == 2
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", text)

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,9 +24,10 @@ from grader.sandbox.limits import Limits
 from grader.sandbox.worker import SpawnWorker, Worker
 from grader.sandbox.session import StudentTimeout
 
+from tests.helpers import ROOT, alive
+
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
 # Room for a fresh interpreter's torch import on a busy machine; the one hang waits it once.
 LIMITS = Limits(per_call_s=10, per_submission_s=120, memory_mb=1024, cpu_s=30, file_size_mb=16,
                     scratch_mb=32, output_kb=16, processes=1)
@@ -55,14 +55,6 @@ def _children() -> set[int]:
         if int(fields[1]) == os.getpid() and fields[0] != "Z":
             out.add(int(entry))
     return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _scratch_dirs() -> set[str]:
@@ -164,7 +156,7 @@ def test_hangs_exits_prints_and_floods_cost_one_call_and_leave_nothing(monkeypat
         assert "not counted" in session.enforced["processes"]
         with pytest.raises(StudentTimeout, match="per-call limit"):
             session.call("a", "hang", [], {})
-        assert not _alive(pids[-1]) and not os.path.exists(cwds[-1])
+        assert not alive(pids[-1]) and not os.path.exists(cwds[-1])
         assert session.call("a", "add", [2, 3], {}) == 5  # a fresh process took over
         with pytest.raises(WorkerCrashed, match="exit status 3"):
             session.call("a", "leave", [], {})
@@ -177,7 +169,7 @@ def test_hangs_exits_prints_and_floods_cost_one_call_and_leave_nothing(monkeypat
         assert "hello from the student" in output and "raw bytes on fd 1" in output
         assert "more bytes of output dropped" in output
         assert len(output) < 4 * LIMITS.output_kb * 1024
-        assert not any(_alive(pid) for pid in pids)
+        assert not any(alive(pid) for pid in pids)
         assert not os.path.exists(again["cwd"])
 
         # the next submission on the same worker is unaffected

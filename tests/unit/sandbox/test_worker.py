@@ -26,7 +26,8 @@ from grader.sandbox.session import StudentTimeout, StudentUnavailable
 from grader.sandbox.worker import Worker
 from grader.sandbox.session import StudentRaised
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT, descendants, zygote_pid
+
 LINUX = sys.platform.startswith("linux")
 # Ample wall-clock room: these tests are about isolation, not speed, and must pass on a busy
 # machine. The tests about time limits set their own.
@@ -521,9 +522,7 @@ def test_fork_safety_big_matmul_with_two_threads():
 
 
 def _zygote_of(worker: Worker) -> int:
-    from test_attacks import _zygote_pid
-
-    return _zygote_pid(worker)
+    return zygote_pid(worker)
 
 
 def test_a_non_daemon_thread_does_not_keep_the_child_alive():
@@ -536,9 +535,8 @@ def test_a_non_daemon_thread_does_not_keep_the_child_alive():
     """
     with Worker(level="namespaces", limits=LIMITS, seccomp=False) as worker:
         assert call(worker, code) == 1
-        from test_attacks import _descendants
 
-        assert _descendants(_zygote_of(worker)) == []
+        assert descendants(_zygote_of(worker)) == set()
 
 
 def test_a_killed_zygote_is_replaced_and_the_next_submission_graded_as_alone():
@@ -668,7 +666,6 @@ def test_the_zygote_heap_lies_in_huge_pages_where_the_kernel_offers_them():
                 if line.startswith("AnonHugePages:")]
         assert huge, "the zygote was not found"
         assert (max(huge) > 0) == offered
-
 
 
 def test_children_of_a_zygote_that_imported_without_the_collector_have_it_on():

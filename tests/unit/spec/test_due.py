@@ -12,6 +12,8 @@ from grader.spec.due import Extension, LatePolicyRule, due_for, late_penalty, pa
 from grader.errors import UsageError
 from grader.i18n.messages import translate
 
+from tests.helpers import ROOT
+
 ZONES = [timezone(timedelta(hours=h, minutes=m)) for h, m in ((9, 0), (0, 0), (-5, 0), (5, 30), (-9, -30), (14, 0))]
 
 
@@ -96,12 +98,11 @@ def test_the_batch_s_late_step_measures_each_student_against_their_own_due_date(
     """grader.outputs.gradebook.apply_late with the times grader batch passes: the LMS's LATE flag is
     overruled by the measured lateness, and the report says submitted, due, days and why."""
     import dataclasses
-    from pathlib import Path
 
     from grader.outputs.gradebook import apply_late
     from grader.spec.rubric import LatePolicy, load_rubric
 
-    base = load_rubric(Path(__file__).resolve().parent.parent / "rubrics" / "chapter07.yaml")
+    base = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     rubric = dataclasses.replace(base, due="2026-12-01T23:59:00+09:00",
                                  late=LatePolicy(penalty_percent=10, cap_percent=100, per="day", grace_minutes=15))
 

@@ -18,7 +18,7 @@ from grader.spec import fingerprint as rubric_module
 from grader.spec.fingerprint import knowledge_files, rubric_fingerprint
 from grader.spec.rubric import load_rubric
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 
 CH7 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")

@@ -29,7 +29,8 @@ from grader.spec.rubric import (
     load_rubric,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 RUBRIC = "rubrics/r.yaml"  # as the user types it, relative to the working folder
 
 VALID: dict[str, Any] = {
@@ -832,7 +833,7 @@ def test_late_policy_and_central_mistakes_are_read_and_checked(tmp_path):
     from grader.errors import RubricError
     from grader.spec.rubric import load_rubric
 
-    src = Path(__file__).resolve().parent.parent / "rubrics" / "chapter07.yaml"
+    src = ROOT / "rubrics" / "chapter07.yaml"
     rubric = load_rubric(src)
     assert rubric.late is not None and rubric.late.penalty_percent == 10
     assert rubric.late.apply(100, 119) == pytest.approx(100 - 11.9)

@@ -22,9 +22,7 @@ from grader.workflows.regrade import _reports_at_most
 from grader.spec.rubric import load_rubric
 from grader.ingest.corpus import corpus_digest
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "submissions"
-RUBRIC = ROOT / "rubrics" / "chapter07.yaml"
+from tests.helpers import EXAMPLES, RUBRIC
 
 
 @pytest.fixture
