@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+
 PACKAGE = Path(__file__).resolve().parents[2] / "grader"
 
 #: Bottom first. A tuple is a set of peers: one height, no arrows between them.

@@ -15,6 +15,7 @@ import pytest
 
 from tests.helpers import ROOT
 
+
 MAKE = shutil.which("make")
 
 pytestmark = pytest.mark.skipif(MAKE is None, reason="needs make")

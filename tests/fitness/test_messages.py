@@ -15,6 +15,7 @@ from grader.i18n import messages
 from grader.ingest.lms import reason
 from grader.report import text as _text
 
+
 _SLOTS = string.Formatter()
 
 

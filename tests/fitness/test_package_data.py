@@ -16,6 +16,7 @@ from grader.spec.rubric import load_rubric
 
 from tests.helpers import ROOT
 
+
 PACKAGE = ROOT / "grader"
 
 

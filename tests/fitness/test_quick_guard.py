@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NOT_QUICK, grading_command
-
 from tests.helpers import ROOT
+
 
 pytest_plugins = ["pytester"]
 

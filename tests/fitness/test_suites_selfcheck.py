@@ -31,6 +31,7 @@ from grader.prepare import expected as expected_tool
 
 from tests.helpers import ROOT
 
+
 SOLUTIONS = ROOT / "solutions" / "chapter07"
 STUBS = ROOT / "exercises" / "chapter07"
 SUITES = ROOT / "suites" / "chapter07"

@@ -29,6 +29,7 @@ import pytest
 
 from tests.helpers import EXAMPLES, FIXTURES, ROOT, RUBRIC, run_grader
 
+
 HERE = Path(__file__).resolve().parent
 
 

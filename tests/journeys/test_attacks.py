@@ -47,6 +47,7 @@ from grader.ingest.submission import load_submission
 
 from tests.helpers import ROOT, TESTS, descendants, zygote_pid
 
+
 pytestmark = pytest.mark.sandbox
 
 

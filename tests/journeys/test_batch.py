@@ -9,96 +9,15 @@ import signal
 import subprocess
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
 
-from grader.ingest.discovery import find_submissions, student_id_of
-
 from tests.helpers import EXAMPLES, FIXTURES, ROOT
 
 
-def _zip_folder(folder: Path, archive: zipfile.ZipFile, prefix: str) -> None:
-    for f in sorted(folder.iterdir()):
-        if f.is_file():
-            archive.write(f, f"{prefix}{f.name}")
-
-
 # --------------------------------------------------------------------------- discovery
-
-
-@pytest.mark.parametrize(
-    ("entry", "expected"),
-    [
-        ("Taro Yamada_12345_assignsubmission_file_", "12345"),
-        ("Hanako Sato_777_assignsubmission_onlinetext_", "777"),
-        ("yamadataro_12345_67890_chapter07.zip", "12345"),
-        ("yamadataro_LATE_12345_67890_chapter07.ipynb", "12345"),
-        ("alice.zip", "alice"),
-        ("bob", "bob"),
-    ],
-)
-def test_student_id_comes_from_the_lms_naming(entry, expected):
-    """Moodle and Canvas entry names carry the student id; other names are their own id."""
-    assert expected == student_id_of(entry)
-
-
-def test_folder_discovery_finds_folders_notebooks_zips_and_lists_the_rest(tmp_path):
-    """Folders, notebooks and zips are found; OS junk is silent; anything else is listed."""
-    src = tmp_path / "src"
-    src.mkdir()
-    shutil.copytree(EXAMPLES / "correct", src / "alice")
-    shutil.copyfile(EXAMPLES / "notebook-student.ipynb", src / "bob.ipynb")
-    shutil.copyfile(FIXTURES / "correct-zip.zip", src / "carol.zip")
-    (src / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
-    (src / "__MACOSX").mkdir()
-    (src / "__MACOSX" / "._alice").write_bytes(b"junk")
-    (src / "notes.txt").write_text("hello")
-    (src / "empty").mkdir()
-    (src / "bad.zip").write_bytes(b"not a zip")
-    found = find_submissions(src, tmp_path / "out" / ".sources")
-    assert ["alice", "bob", "carol"] == [f.submission.name for f in found.found]
-    assert ["folder", "notebook", "zip"] == [f.submission.origin for f in found.found]
-    listed = sorted(entry for entry, _ in found.unrecognised)
-    assert ["empty", "notes.txt"] == listed
-    # a zip that cannot be read is a submission that failed: it gets an error report
-    assert [("bad", "bad", "bad.zip")] == [f[:3] for f in found.failed]
-    assert "not a readable zip file" in found.failed[0][3]
-
-
-def test_moodle_export_zip_takes_ids_from_the_names(tmp_path):
-    """A Moodle export: one folder per student, id from the folder name, __MACOSX skipped."""
-    export = tmp_path / "moodle.zip"
-    with zipfile.ZipFile(export, "w") as zf:
-        _zip_folder(EXAMPLES / "correct", zf, "Taro Yamada_12345_assignsubmission_file_/")
-        _zip_folder(EXAMPLES / "divide-by-dk", zf, "Hanako Sato_23456_assignsubmission_file_/")
-        zf.writestr("__MACOSX/Taro Yamada_12345_assignsubmission_file_/._scaling.py", b"junk")
-        zf.writestr("Jiro Suzuki_34567_assignsubmission_file_/report.pdf", b"%PDF")
-    found = find_submissions(export, tmp_path / "out" / ".sources")
-    ids = {f.student_id: f.submission.name for f in found.found}
-    assert {"12345": "Taro_Yamada_12345", "23456": "Hanako_Sato_23456"} == ids
-    assert {"Taro Yamada", "Hanako Sato"} == {f.name for f in found.found}
-    assert ["Jiro Suzuki_34567_assignsubmission_file_"] == [e for e, _ in found.unrecognised]
-
-
-def test_canvas_export_zip_handles_zips_notebooks_and_flattened_files(tmp_path):
-    """A Canvas export: student zips and notebooks, and loose files regrouped per student."""
-    export = tmp_path / "canvas.zip"
-    with zipfile.ZipFile(export, "w") as zf:
-        zf.write(FIXTURES / "correct-zip.zip", "yamadataro_12345_67890_chapter07.zip")
-        zf.write(EXAMPLES / "notebook-student.ipynb", "satohanako_23456_67891_chapter07.ipynb")
-        for f in ("scaling.py", "softmax.py", "variance.py", "answers.yaml"):
-            zf.write(EXAMPLES / "correct" / f, f"suzukiichiro_34567_6789{len(f)}_{f}")
-        zf.writestr(".DS_Store", b"junk")
-    found = find_submissions(export, tmp_path / "out" / ".sources")
-    by_id = {f.student_id: f.submission for f in found.found}
-    assert {"12345", "23456", "34567"} == set(by_id)
-    assert "notebook" == by_id["23456"].kind
-    assert 3 == len(by_id["34567"].modules)
-    assert by_id["34567"].answers is not None
-    assert [] == found.unrecognised
 
 
 # --------------------------------------------------------------------------- end to end
@@ -214,50 +133,6 @@ def test_ctrl_c_keeps_finished_reports_and_resume_finishes(tmp_path):
     assert n == len(list((out / "reports").glob("*.yaml")))
 
 
-def test_ctrl_c_during_a_write_waits_for_its_end_whatever_thread_it_reaches():
-    """A report being written is finished before Ctrl-C stops the batch, also while another
-    thread runs (the batch loads matplotlib in one while it grades): the kernel hands a signal
-    the main thread blocks to that thread, and Python then raises in the main thread at once."""
-    import threading
-
-    from grader.workflows.batch import _whole
-
-    old = signal.signal(signal.SIGINT, signal.default_int_handler)
-    hold = threading.Event()
-    other = threading.Thread(target=hold.wait, daemon=True)
-    other.start()
-    steps = []
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            with _whole():
-                os.kill(os.getpid(), signal.SIGINT)
-                for step in range(5):  # the write goes on: bytecode runs, time passes
-                    time.sleep(0.02)
-                    steps.append(step)
-        assert steps == [0, 1, 2, 3, 4]
-        with _whole():  # and a block without Ctrl-C raises nothing
-            steps.append(5)
-    finally:
-        hold.set()
-        other.join()
-        signal.signal(signal.SIGINT, old)
-    assert steps[-1] == 5
-
-
-def test_weak_sandbox_is_refused_without_the_flag(tmp_path, monkeypatch):
-    """Without namespaces, batch stops with a usage error unless --allow-weak-sandbox."""
-    from grader.errors import UsageError
-    from grader.workflows.batch import run_batch
-    from grader.spec.rubric import load_rubric
-    from grader.sandbox import backends
-
-    monkeypatch.setattr(backends, "namespaces_available", lambda: (False, "no bwrap here"))
-    src = _make_source(tmp_path / "src", 1)
-    with pytest.raises(UsageError, match="allow-weak-sandbox"):
-        run_batch(str(src), str(tmp_path / "out"), load_rubric(ROOT / "rubrics/chapter07.yaml"))
-    assert not os.path.exists(tmp_path / "out" / "gradebook.csv")
-
-
 def _batch_workers() -> set[int]:
     """Every running batch worker started from this checkout (forked ones are nobody's child here)."""
     found = set()
@@ -331,28 +206,6 @@ def test_large_submissions_do_not_stall_the_pipes(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = _gradebook(out)
     assert len(rows) == 6 and all(r["score"] == r["max_score"] for r in rows)
-
-
-def test_the_progress_bar_counts_the_class_not_the_corpus_graded_beside_it():
-    """Reports of the validate corpus (graded beside the class for the item analysis) neither
-    advance the bar nor enter its counts; the class's reports do."""
-    from rich.console import Console
-
-    from grader.engines.local_pool import Tally
-    from grader.report.model import GradeReport
-
-    def report(score: float) -> GradeReport:
-        return GradeReport.from_dict({"assignment": "a", "submission": "s", "score": score, "max_score": 10, "passed": score >= 5,
-                                      "tests": [], "errors": []})
-
-    corpus = report(0)
-    aside = {id(corpus)}
-    tally = Tally(2, Console(file=open(os.devnull, "w")), False, aside=aside)
-    tally.done(corpus)
-    assert tally.bar.tasks[0].completed == 0 and tally.counts["below pass"] == 0
-    tally.done(report(1))
-    tally.done(report(9))
-    assert tally.bar.tasks[0].completed == 2 and tally.counts["below pass"] == 1
 
 
 def test_the_batchs_own_process_never_loads_torch(tmp_path):

@@ -20,6 +20,7 @@ import yaml
 
 from tests.helpers import ROOT
 
+
 SQRT = ROOT / "examples" / "submissions" / "sqrt-d-model"
 CORRECT = ROOT / "examples" / "submissions" / "correct"
 

@@ -32,6 +32,7 @@ from grader.errors import UsageError  # noqa: E402
 
 from tests.helpers import EXAMPLES, FIXTURES, ROOT, RUBRIC, alive, descendants
 
+
 MUTANTS = ROOT / "suites" / "chapter07" / "mutants"
 SEED = 11
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -39,7 +39,6 @@ import pytest
 
 from grader.sandbox.uids import STUDENT_UIDS
 from tests.public_python import nobody_can_read, private_python, public_python
-
 from tests.helpers import ROOT
 
 

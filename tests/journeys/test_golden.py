@@ -12,6 +12,7 @@ import yaml
 from grader.grading.runner import grade
 from grader.ingest.submission import load_submission
 
+
 SEED = 1234
 CASES = {
     "sqrt-d-model": "examples/submissions/sqrt-d-model",

@@ -18,6 +18,7 @@ from grader.cli import main
 
 from tests.helpers import ROOT, RUBRIC, TESTS
 
+
 SCHEMA = TESTS / "schemas" / "gradescope-results.json"
 
 

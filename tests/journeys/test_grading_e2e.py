@@ -11,6 +11,7 @@ from grader.report.model import GradeReport, Status
 from grader.grading.runner import grade
 from grader.ingest.submission import load_submission
 
+
 SEED = 20261129
 CORRECT = [
     "solutions/chapter07",

@@ -21,6 +21,7 @@ import pytest
 
 from tests.helpers import ROOT
 
+
 PER_CALL_S = 3
 PER_SUBMISSION_S = 60
 HANGS = '''

@@ -40,6 +40,7 @@ from grader.spec.rubric import load_rubric
 
 from tests.helpers import ROOT, RUBRIC
 
+
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 RAW_ESCAPES = ("\x1b", "\x07", "\x9b", "\ufffe", "\uffff")
 

@@ -24,8 +24,8 @@ import pytest
 import yaml
 
 from tests.journeys.test_japanese_browser import _english_sentences
-
 from tests.helpers import ROOT, RUBRIC, chromium, headless
+
 
 CORRECT = ROOT / "suites" / "chapter07" / "correct"
 

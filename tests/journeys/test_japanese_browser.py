@@ -19,8 +19,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-
 from tests.helpers import EXAMPLES, ROOT, chromium, headless
+
 
 SHOTS = ROOT / "build" / "screenshots"
 

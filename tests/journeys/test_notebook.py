@@ -26,7 +26,6 @@ from grader.prepare import build_notebook
 from tests.helpers import EXAMPLES, ROOT, alive, chromium, headless
 
 
-
 # --------------------------------------------------------------------------- helpers
 
 

@@ -26,6 +26,7 @@ from grader.spec.rubric import load_rubric
 
 from tests.helpers import ROOT
 
+
 FORMATS = "[yaml, json, gradescope, junit, markdown, html]"
 DUE = "2026-12-01T23:59:00+09:00"
 

@@ -34,6 +34,7 @@ from grader.prepare.build_notebook import build
 
 from tests.helpers import EXAMPLES, ROOT
 
+
 CODE = ("scaling.py", "softmax.py", "variance.py", "answers.yaml")
 
 pytestmark = pytest.mark.install

@@ -23,6 +23,7 @@ import yaml
 
 from tests.helpers import EXAMPLES, ROOT
 
+
 FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from tests.ctrl_c import DUMPING_ENV, ctrl_c
-
 from tests.helpers import EXAMPLES, ROOT, RUBRIC, course_copy
 
 

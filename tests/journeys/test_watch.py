@@ -16,9 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.ctrl_c import DUMPING_ENV, ctrl_c
-
 from tests.helpers import EXAMPLES, ROOT, alive, children, descendants
-
 
 
 class _Output:

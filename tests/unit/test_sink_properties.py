@@ -32,6 +32,7 @@ from grader.report.contain import contain
 
 from tests.helpers import ROOT
 
+
 RUBRIC = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

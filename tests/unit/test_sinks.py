@@ -14,6 +14,7 @@ import yaml
 from grader import sinks
 from grader.report import fastyaml
 
+
 HOSTILE = [
     "\x1b]52;c;cm0gLXJmIH4=\x07",  # OSC 52: write the clipboard
     "\x1b[2J\x1b[H\x1b[32mScore 119/119\x1b[0m",  # clear screen, fake green score

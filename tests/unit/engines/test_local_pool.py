@@ -63,3 +63,25 @@ def test_a_line_that_is_not_json_is_skipped(tmp_path):
     got = _drain(proc, w, b'{"op": "ready"}\n{not json\n{"op": "chunk_done"}\n')
     assert [m["op"] for m in got] == ["ready", "chunk_done"]
     proc.stop()
+
+
+def test_the_progress_bar_counts_the_class_not_the_corpus_graded_beside_it():
+    """Reports of the validate corpus (graded beside the class for the item analysis) neither
+    advance the bar nor enter its counts; the class's reports do."""
+    from rich.console import Console
+
+    from grader.engines.local_pool import Tally
+    from grader.report.model import GradeReport
+
+    def report(score: float) -> GradeReport:
+        return GradeReport.from_dict({"assignment": "a", "submission": "s", "score": score, "max_score": 10, "passed": score >= 5,
+                                      "tests": [], "errors": []})
+
+    corpus = report(0)
+    aside = {id(corpus)}
+    tally = Tally(2, Console(file=open(os.devnull, "w")), False, aside=aside)
+    tally.done(corpus)
+    assert tally.bar.tasks[0].completed == 0 and tally.counts["below pass"] == 0
+    tally.done(report(1))
+    tally.done(report(9))
+    assert tally.bar.tasks[0].completed == 2 and tally.counts["below pass"] == 1

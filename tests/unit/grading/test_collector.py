@@ -10,6 +10,7 @@ from grader.report.model import Status
 from grader.spec.rubric import load_rubric
 from grader.grading.runner import grade
 
+
 pytestmark = pytest.mark.slow
 
 SUITE = '''

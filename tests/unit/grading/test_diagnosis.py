@@ -33,6 +33,7 @@ from grader.sandbox.session import StudentRaised
 
 from tests.helpers import ROOT
 
+
 SPELLINGS = ROOT / "tests" / "fixtures" / "spellings"
 CH7 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 CH7_ASSIGNMENT = assignment_of(CH7)

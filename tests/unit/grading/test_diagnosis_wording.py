@@ -12,6 +12,7 @@ from grader.ingest.submission import load_submission
 
 from tests.helpers import ROOT
 
+
 CORRECT = ROOT / "examples" / "submissions" / "correct"
 
 pytestmark = pytest.mark.slow

@@ -22,6 +22,7 @@ from grader.prepare.validate import load_mutants
 
 from tests.helpers import ROOT
 
+
 REFERENCE = ROOT / "solutions" / "chapter07"
 CH7 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 #: chapter 7's probes (its plug-in's hooks module)

@@ -21,6 +21,7 @@ from grader.ingest.submission import load_submission, read_submission
 
 from tests.helpers import ROOT
 
+
 CORRECT = ROOT / "examples" / "submissions" / "correct"
 SECRET = "OUTSIDE-SECRET-7d1f: the hidden suite's expected values"
 

@@ -28,6 +28,7 @@ from grader.ingest.submission import read_submission as _load_submission
 
 from tests.helpers import ROOT, TESTS
 
+
 FIXTURES = TESTS / "fixtures" / "loader"
 #: The files chapter 7's rubric declares: these tests read chapter-7 submissions.
 PART_FILES = assignment_of(load_rubric(ROOT / "rubrics" / "chapter07.yaml")).part_files

@@ -19,6 +19,7 @@ from grader.prepare.build_notebook import build
 
 from tests.helpers import EXAMPLES, ROOT
 
+
 EXERCISES = ROOT / "exercises" / "chapter07"
 
 

@@ -19,6 +19,7 @@ from grader.ingest.submission import load_submission
 
 from tests.helpers import ROOT
 
+
 CORRECT = ROOT / "suites" / "chapter07" / "correct"
 API = ["head_dim", "scaling_factor", "scale_scores", "attention_scores", "multihead_attention_scores",
        "softmax", "softmax_with_temperature", "compare_saturation", "softmax_jacobian", "attention",

@@ -13,6 +13,7 @@ from grader.ingest.submission import load_submission
 
 from tests.helpers import ROOT
 
+
 CORRECT = ROOT / "examples" / "submissions" / "correct"
 SEED = 20261201
 

@@ -14,6 +14,7 @@ from grader.outputs.gradebook_page import view_path, write_views
 
 from tests.helpers import ROOT
 
+
 HOSTILE_NAME = "<script>alert(1)</script>\u202e=HYPERLINK(\"x\")"
 
 

@@ -18,6 +18,7 @@ from grader.report import fastyaml
 from grader.report.model import GradeReport
 from grader.report.yaml_json import render_yaml
 
+
 LOADER = safeyaml.LOADER
 LOADERS = sorted({LOADER, yaml.SafeLoader}, key=lambda c: c.__name__)
 SURROGATE = re.compile("[\ud800-\udfff]")

@@ -9,7 +9,6 @@ import pytest
 from grader.report import render
 
 from tests.unit.report.test_writers import FORMATS, assert_formats_agree, make_report
-
 from tests.helpers import ROOT, chromium, headless
 
 

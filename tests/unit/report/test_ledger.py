@@ -377,30 +377,6 @@ def test_no_adjustment_is_lost_or_applied_twice_in_any_sequence(rubric, ops, rnd
             assert (data.get("adjustment") or {}).get("automatic_score", data["score"]) == base
 
 
-@pytest.mark.slow
-def test_adjust_finds_a_name_as_typed_and_says_why_an_entry_has_no_report(tmp_path):
-    """A folder name the file system keeps decomposed (NFD, as macOS writes it) is found from the
-    name as typed (NFC); an entry the batch did not grade is refused with the reason its
-    gradebook row gives, not as a report that does not exist."""
-    import unicodedata
-
-    src, out = tmp_path / "src", tmp_path / "out"
-    shutil.copytree(ROOT / "examples" / "submissions" / "divide-by-dk", src / unicodedata.normalize("NFD", "José"))
-    (src / "bob").mkdir()
-    (src / "bob" / "scaling.py").write_text("", encoding="utf-8")
-    rubric = str(ROOT / "rubrics" / "chapter07.yaml")
-    done = _grader("batch", str(src), "--out", str(out), "--rubric", rubric, "-j", "1", "--no-progress", "--lang", "en")
-    assert done.returncode == 0, done.stderr
-    typed = _grader("adjust", str(out), unicodedata.normalize("NFC", "José"), "--points", "1", "--reason", "r",
-                    "--rubric", rubric, "--lang", "en")
-    assert typed.returncode == 0, typed.stderr
-    assert [float(r["adjustment"]) for r in _book(out).values() if r["score"]] == [1.0]
-    empty = _grader("adjust", str(out), "bob", "--points", "1", "--reason", "r", "--rubric", rubric, "--lang", "en")
-    assert empty.returncode != 0
-    assert "bob has no report to adjust, since the batch did not grade it: " in empty.stderr, empty.stderr
-    assert "empty" in empty.stderr.split("did not grade it: ")[1]
-
-
 def test_points_as_a_japanese_keyboard_types_them():
     """--points and --set take full-width digits and point and the minus sign U+2212; a decimal
     comma is refused with the number it stands for, in both languages."""

@@ -11,6 +11,7 @@ import yaml
 
 from grader.report.outdir import cache_path, read_record, report_path, write_record
 
+
 DATA = {"schema": 1, "assignment": "chapter07", "submission": "s1", "score": 3.0, "max_score": 4.0,
         "tests": [{"id": "public/test_a.py::test_x", "status": "passed", "score": 1.0,
                    "title": {"en": "x", "ja": "エックス"}}],

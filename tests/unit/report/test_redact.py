@@ -21,6 +21,7 @@ from grader.spec.rubric import HiddenDetail, QuizAnswers, load_rubric
 
 from tests.helpers import ROOT, RUBRIC
 
+
 KEY = "KEY-11.3137"
 
 

@@ -20,6 +20,7 @@ from grader.spec.rubric import HiddenDetail, ReportOptions
 
 from tests.helpers import ROOT, TESTS
 
+
 SCHEMAS = TESTS / "schemas"
 FORMATS = ("yaml", "json", "gradescope", "junit", "markdown", "html")
 

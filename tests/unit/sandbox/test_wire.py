@@ -16,6 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 from grader.sandbox import wire
 
+
 plain = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**62), 2**62) | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),

@@ -28,6 +28,7 @@ from grader.sandbox.session import StudentRaised
 
 from tests.helpers import ROOT, descendants, zygote_pid
 
+
 LINUX = sys.platform.startswith("linux")
 # Ample wall-clock room: these tests are about isolation, not speed, and must pass on a busy
 # machine. The tests about time limits set their own.

@@ -14,6 +14,7 @@ from grader.i18n.messages import translate
 
 from tests.helpers import ROOT
 
+
 ZONES = [timezone(timedelta(hours=h, minutes=m)) for h, m in ((9, 0), (0, 0), (-5, 0), (5, 30), (-9, -30), (14, 0))]
 
 

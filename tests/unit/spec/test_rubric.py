@@ -31,6 +31,7 @@ from grader.spec.rubric import (
 
 from tests.helpers import ROOT
 
+
 RUBRIC = "rubrics/r.yaml"  # as the user types it, relative to the working folder
 
 VALID: dict[str, Any] = {

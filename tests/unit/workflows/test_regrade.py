@@ -8,6 +8,7 @@ import copy
 from grader.grading.select import matcher
 from grader.workflows.regrade import _same_results
 
+
 REPORT = {
     "submission": "alice", "score": 3.0, "max_score": 4.0,
     "tests": [

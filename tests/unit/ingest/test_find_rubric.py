@@ -81,6 +81,7 @@ def test_the_real_course_is_found_from_its_exercises_folder() -> None:
     assert load_rubric(got).assignment == "chapter07"
 
 
+@pytest.mark.slow
 def test_check_from_a_notebook_cells_folder_grades_that_folder(tmp_path: Path) -> None:
     """Jupyter runs `!grader check` in exercises/chapter07: no --rubric, no folder named."""
     course = tmp_path / "course"
@@ -141,6 +142,7 @@ def test_commands_on_a_batch_folder_take_the_rubric_its_reports_name(tmp_path: P
         find_rubric(ROOT)
 
 
+@pytest.mark.slow
 def test_commands_on_a_batch_folder_run_from_outside_the_course_take_the_batchs_rubric(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The batch notes its rubric file in OUT: adjust and export, run from a folder outside any
