@@ -54,7 +54,8 @@ RELEASE_VENV = ("tests/journeys/test_release_journey.py",
 TOGETHER: tuple[str | tuple[str, ...], ...] = (
     # the attacks look for stray processes and marker files anywhere, as the hostile batch and
     # the subprocess level might leave them
-    ("tests/journeys/test_attacks.py", "tests/journeys/test_hostile_batch.py", "tests/unit/sandbox/test_level.py"),
+    ("tests/journeys/test_attacks.py", "tests/journeys/test_hostile_batch.py", "tests/unit/sandbox/test_level.py",
+     "tests/journeys/test_subprocess_level.py"),
     "tests/journeys/test_cluster.py",
     "tests/journeys/test_publish.py",
     "tests/journeys/test_gradescope_root.py",
@@ -161,6 +162,8 @@ def grading_process(args: Any) -> str | None:
 _STARTED: list[tuple[str, subprocess.Popen[Any]]] = []
 #: Every grading process this pytest process started, by kind (``grading_process``).
 STARTED_HERE: Counter[str] = Counter()
+#: What the running test started (its setup and teardown included): noted in the JUnit file.
+_THIS_TEST: Counter[str] = Counter()
 #: The run's total, summed over the xdist workers by the controller (``pytest_testnodedown``).
 _TOTAL = pytest.StashKey[Counter[str]]()
 
@@ -177,6 +180,7 @@ def _note_grading_commands() -> None:
             _STARTED.append((kind, popen))  # counted by _tally, once it is known whether it graded
         elif kind is not None:
             STARTED_HERE[kind] += 1
+            _THIS_TEST[kind] += 1
 
     subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
 
@@ -185,7 +189,9 @@ def _tally() -> None:
     """Count the grading commands noted so far, once each, and forget them: a command refused
     with a usage or rubric error (exit 2, before it imports anything heavy) apart."""
     for command, popen in _STARTED:
-        STARTED_HERE["refused" if popen.poll() == 2 else command] += 1
+        kind = "refused" if popen.poll() == 2 else command
+        STARTED_HERE[kind] += 1
+        _THIS_TEST[kind] += 1
     _STARTED.clear()
 
 
@@ -219,8 +225,20 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Any:
-    _tally()
+    _tally()  # (what was started between two tests counts for the run, not for either)
+    _THIS_TEST.clear()
     return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Any:
+    """The grading processes a test started go into its JUnit record (``grading_processes``)."""
+    result = yield
+    _tally()
+    if _THIS_TEST:
+        item.user_properties.append(("grading_processes", ", ".join(f"{k} {n}" for k, n in sorted(_THIS_TEST.items()))))
+    _THIS_TEST.clear()
+    return result
 
 
 @pytest.hookimpl(wrapper=True)

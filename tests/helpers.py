@@ -48,6 +48,22 @@ def run_grader(*args: str | os.PathLike[str], cwd: Path | str = ROOT, env: dict[
                           text=True, timeout=timeout, env=env, check=False)
 
 
+def grader_here(*args: str | os.PathLike[str], cwd: Path | str = ROOT, env: dict[str, str] | None = None) -> Any:
+    """``grader ARGS`` run in this process by click's ``CliRunner``, in ``cwd``: for a journey that
+    reads what a command wrote or printed, without a process of its own (and its second import
+    of torch). Returns click's ``Result`` (``exit_code``, ``stdout``, ``stderr``)."""
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    here = Path.cwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(main, [str(a) for a in args], env=env)
+    finally:
+        os.chdir(here)
+
+
 # --------------------------------------------------------------------------- copies of the course
 
 

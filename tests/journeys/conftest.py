@@ -91,6 +91,12 @@ class GradedClass:
     returncode: int
     stdout: str
     stderr: str
+    #: the batch's options after SOURCE and --out (to run it again the same way)
+    args: tuple[str, ...] = ARGS
+    seed: int = SEED
+    #: its reports' names (OUT/reports/<name>.yaml), one per entry of CLASS
+    names: tuple[str, ...] = tuple(name.rsplit(".", 1)[0] if name.endswith((".zip", ".ipynb")) else name
+                                   for name in CLASS)
 
     def copy(self, dest: Path) -> Path:
         """A copy of OUT at ``dest``, for a test to continue the term in."""

@@ -1,8 +1,7 @@
-"""``grader batch``: discovery, gradebook, resume, Ctrl-C, -j 1 = -j 2 (real processes)."""
+"""``grader batch``: gradebook, resume, Ctrl-C, -j 1 = -j 2 (real processes)."""
 
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import signal
@@ -14,10 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import EXAMPLES, FIXTURES, ROOT
-
-
-# --------------------------------------------------------------------------- discovery
+from tests.helpers import EXAMPLES, FIXTURES, ROOT, read_gradebook, read_report, run_grader
 
 
 # --------------------------------------------------------------------------- end to end
@@ -39,67 +35,67 @@ def _make_source(dest: Path, n: int) -> Path:
 
 def _batch(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """The batch in English (its lines are asserted on; the course's first language is ja)."""
-    proc = subprocess.run([sys.executable, "-m", "grader", "batch", *args, "--no-progress", "--lang", "en"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = run_grader("batch", *args, "--no-progress", "--lang", "en", timeout=300)
     if check:
         assert proc.returncode in (0, 1), proc.stderr
     return proc
 
 
 def _gradebook(out: Path) -> list[dict[str, str]]:
-    with (out / "gradebook.csv").open(encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+    rows: list[dict[str, str]] = read_gradebook(out)
+    return rows
 
 
-def test_batch_writes_reports_gradebook_summary_and_resumes(tmp_path):
+def test_batch_writes_reports_gradebook_summary_and_resumes(graded_class, tmp_path):
     """Every submission gets a report and a gradebook row; --resume regrades only what changed."""
-    src = _make_source(tmp_path / "src", 6)
-    out = tmp_path / "out"
-    proc = _batch(str(src), "--out", str(out), "-j", "2", "--seed", "5")
-    assert "6 graded" in proc.stderr
+    n = len(graded_class.names)
+    out = graded_class.out
+    assert f"{n} graded" in graded_class.stderr
     rows = _gradebook(out)
     assert ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
             "adjustment_reasons", "max_score", "passed", "part:scaling", "part:softmax", "part:variance",
             "part:quiz", "late_penalty", "mistakes", "errors", "content_hash", "graded_at", "flags"] == list(rows[0])
     by_name = {r["submission"]: r for r in rows}
-    assert 6 == len(by_name)
-    full = by_name["s00-correct"]
+    assert n == len(by_name)
+    full = by_name["correct"]
     assert full["score"] == full["max_score"]
     assert float(full["score"]) == sum(float(full[f"part:{p}"]) for p in ("scaling", "softmax", "variance", "quiz"))
-    assert 0.0 == float(by_name["s02-untouched-stub"]["score"])
-    assert "not-implemented" in by_name["s02-untouched-stub"]["mistakes"]
-    assert "SyntaxError" in by_name["s03-broken-softmax"]["errors"]
-    assert float(by_name["s01-divide-by-dk"]["score"]) < float(full["score"])
-    report = yaml.safe_load((out / "reports" / "s00-correct.yaml").read_text(encoding="utf-8"))
+    assert 0.0 == float(by_name["untouched-stub"]["score"])
+    assert "not-implemented" in by_name["untouched-stub"]["mistakes"]
+    assert "SyntaxError" in by_name["broken-softmax"]["errors"]
+    assert float(by_name["divide-by-dk"]["score"]) < float(full["score"])
+    report = read_report(out, "correct")
     assert full["content_hash"] == report["content_hash"]
-    assert 5 == report["seed"]
+    assert graded_class.seed == report["seed"]
     for name in ("summary.en.md", "summary.ja.md", "summary.en.html", "summary.ja.html",
                  "summary/score_histogram.png", "summary/test_pass_rate.png", "summary/mistakes.png"):
         assert (out / name).is_file(), name
 
-    # Resume: nothing changed, nothing regraded.
+    # Resume, in a copy of the class and its folder: nothing changed, nothing regraded.
+    src, out = graded_class.copy_source(tmp_path / "src"), graded_class.copy(tmp_path / "out")
     before = {r["submission"]: r["graded_at"] for r in rows}
     time.sleep(1.1)  # graded_at has one-second resolution
-    proc = _batch(str(src), "--out", str(out), "-j", "2", "--seed", "5", "--resume")
-    assert "0 graded, 6 kept from before" in proc.stderr
+    proc = _batch(str(src), "--out", str(out), *graded_class.args, "--resume")
+    assert f"0 graded, {n} kept from before" in proc.stderr
     assert before == {r["submission"]: r["graded_at"] for r in _gradebook(out)}
 
     # Change one submission: only it is graded again.
-    with (src / "s00-correct" / "scaling.py").open("a", encoding="utf-8") as fh:
+    with (src / "correct" / "scaling.py").open("a", encoding="utf-8") as fh:
         fh.write("\n# edited\n")
-    proc = _batch(str(src), "--out", str(out), "-j", "2", "--seed", "5", "--resume")
-    assert "1 graded, 5 kept from before" in proc.stderr
+    proc = _batch(str(src), "--out", str(out), *graded_class.args, "--resume")
+    assert f"1 graded, {n - 1} kept from before" in proc.stderr
     after = {r["submission"]: r["graded_at"] for r in _gradebook(out)}
-    assert [n for n in after if after[n] != before[n]] == ["s00-correct"]
+    assert [name for name in after if after[name] != before[name]] == ["correct"]
 
 
-def test_one_and_two_jobs_give_the_same_grades(tmp_path):
-    """-j 1 and -j 2 grade identically for the same seed (only graded_at differs)."""
-    src = _make_source(tmp_path / "src", 6)
-    _batch(str(src), "--out", str(tmp_path / "j1"), "-j", "1", "--seed", "9")
-    _batch(str(src), "--out", str(tmp_path / "j2"), "-j", "2", "--seed", "9")
+def test_one_and_two_jobs_give_the_same_grades(graded_class, tmp_path):
+    """-j 1 and -j 2 grade identically for the same seed (only graded_at differs): the graded
+    class (-j 2) graded again with -j 1."""
+    i = graded_class.args.index("-j")
+    one_job = (*graded_class.args[:i], "-j", "1", *graded_class.args[i + 2:])
+    _batch(str(graded_class.source), "--out", str(tmp_path / "j1"), *one_job)
     strip = lambda rows: [{k: v for k, v in r.items() if k != "graded_at"} for r in rows]  # noqa: E731
-    assert strip(_gradebook(tmp_path / "j1")) == strip(_gradebook(tmp_path / "j2"))
+    assert strip(_gradebook(tmp_path / "j1")) == strip(_gradebook(graded_class.out))
 
 
 def test_ctrl_c_keeps_finished_reports_and_resume_finishes(tmp_path):

@@ -12,13 +12,12 @@ import html.parser
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_grader
 
 
 SQRT = ROOT / "examples" / "submissions" / "sqrt-d-model"
@@ -31,8 +30,7 @@ TITLE = {"en": "Passed, but with the chapter's central mistake", "ja": "合格�
 def _grader(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GRADER_LANG"))}
     full.update(env or {}, COLUMNS="200")
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, env=full, text=True,
-                          capture_output=True, timeout=600)
+    return run_grader(*args, env=full, timeout=600)
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])

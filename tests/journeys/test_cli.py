@@ -1,4 +1,8 @@
-"""The command line: exit codes, messages that name the file, machine-readable output."""
+"""The command line: exit codes, messages that name the file, machine-readable output.
+
+A command whose output the test only reads runs in this process (``grader_here``); a mistyped
+command line runs as the student types it, in a process of its own.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +13,11 @@ import sys
 import pytest
 import yaml
 
-
-def run(root, *args, env=None):
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=root, capture_output=True,
-                          text=True, timeout=300, env=env)
+from tests.helpers import grader_here, run_grader
 
 
 def test_missing_rubric_is_a_usage_error_naming_the_file(root):
-    proc = run(root, "check", "--rubric", "rubrics/nope.yaml")
+    proc = run_grader("check", "--rubric", "rubrics/nope.yaml")
     assert proc.returncode == 2
     assert "rubrics/nope.yaml" in proc.stderr and "--rubric" in proc.stderr
 
@@ -25,28 +26,28 @@ def test_invalid_rubric_names_the_key_path(root, tmp_path):
     bad = tmp_path / "bad.yaml"
     text = (root / "rubrics" / "chapter07.yaml").read_text(encoding="utf-8")
     bad.write_text(text.replace("assignment:", "asignment:", 1), encoding="utf-8")
-    proc = run(root, "check", "--rubric", str(bad))
+    proc = run_grader("check", "--rubric", str(bad))
     assert proc.returncode == 2
     assert "asignment" in proc.stderr and "assignment" in proc.stderr
 
 
 def test_missing_submission_is_a_usage_error(root):
-    proc = run(root, "check", "no/such/folder")
+    proc = run_grader("check", "no/such/folder")
     assert proc.returncode == 2
     assert "no/such/folder" in proc.stderr
 
 
 def test_check_on_the_stubs_exits_0_and_names_not_implemented(root):
-    proc = run(root, "check", "exercises/chapter07", "--lang", "en")
-    assert proc.returncode == 0, proc.stderr
+    proc = grader_here("check", "exercises/chapter07", "--lang", "en")
+    assert proc.exit_code == 0, proc.stderr
     assert "not-implemented" in proc.stdout
     assert "✗" in proc.stdout
 
 
 def test_grade_writes_a_yaml_report_with_hidden_tests(root, tmp_path):
     out = tmp_path / "r.yaml"
-    proc = run(root, "grade", "examples/submissions/correct", "--out", str(out), "--seed", "7")
-    assert proc.returncode == 0, proc.stderr
+    proc = grader_here("grade", "examples/submissions/correct", "--out", str(out), "--seed", "7")
+    assert proc.exit_code == 0, proc.stderr
     data = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert data["schema"] == 1 and data["seed"] == 7
     assert data["score"] == data["max_score"] > 0
@@ -54,8 +55,8 @@ def test_grade_writes_a_yaml_report_with_hidden_tests(root, tmp_path):
 
 
 def test_json_format_on_stdout_parses(root):
-    proc = run(root, "check", "examples/submissions/correct", "--format", "json")
-    assert proc.returncode == 0, proc.stderr
+    proc = grader_here("check", "examples/submissions/correct", "--format", "json")
+    assert proc.exit_code == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["score"] == data["max_score"]
 
@@ -68,10 +69,10 @@ def test_below_pass_mark_exits_1_when_the_rubric_asks(root, tmp_path):
         data["report"]["fail_below_pass_mark"] = True
 
     rubric = rubric_copy(tmp_path, edit=edit)  # its paths made absolute, so it resolves the same folders
-    proc = run(root, "check", "exercises/chapter07", "--rubric", str(rubric))
-    assert proc.returncode == 1, proc.stderr
-    proc = run(root, "check", "examples/submissions/correct", "--rubric", str(rubric))
-    assert proc.returncode == 0, proc.stderr
+    proc = grader_here("check", "exercises/chapter07", "--rubric", str(rubric))
+    assert proc.exit_code == 1, proc.stderr
+    proc = grader_here("check", "examples/submissions/correct", "--rubric", str(rubric))
+    assert proc.exit_code == 0, proc.stderr
 
 
 def test_one_grade_call_writes_six_formats_that_agree(root, tmp_path, rubric):
@@ -79,9 +80,9 @@ def test_one_grade_call_writes_six_formats_that_agree(root, tmp_path, rubric):
     from tests.unit.report.test_writers import scores_of
 
     out = tmp_path / "all"
-    proc = run(root, "grade", "examples/submissions/sqrt-d-model", "--out-dir", str(out), "--seed", "5",
-               "--format", "yaml")
-    assert proc.returncode == 0, proc.stderr
+    proc = grader_here("grade", "examples/submissions/sqrt-d-model", "--out-dir", str(out), "--seed", "5",
+                       "--format", "yaml")
+    assert proc.exit_code == 0, proc.stderr
     from grader.report import SUFFIXES
 
     texts = {fmt: (out / f"report{suffix}").read_text(encoding="utf-8") for fmt, suffix in SUFFIXES.items()}
@@ -95,15 +96,14 @@ def test_one_grade_call_writes_six_formats_that_agree(root, tmp_path, rubric):
     assert "data:image/png;base64," in texts["html"]  # the plots came from the same run
 
 
-def test_batch_prints_the_class_table(root, tmp_path):
-    proc = run(root, "batch", "examples/submissions", "--out", str(tmp_path / "out"), "--lang", "en",
-               "--no-progress", "-j", "1")
-    assert proc.returncode == 0, proc.stderr
-    rows = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.startswith("│")}
+def test_batch_prints_the_class_table(graded_class):
+    """The run's graded class (the example submissions among them), as its batch printed it."""
+    assert graded_class.returncode == 0, graded_class.stderr
+    rows = {line.split("│")[1].strip(): line for line in graded_class.stdout.splitlines() if line.startswith("│")}
     assert {"correct", "sqrt-d-model", "untouched-stub"} <= set(rows)
     assert "sqrt-d-model" in rows["sqrt-d-model"].split("│")[-2]  # its mistake id, in the last column
     assert "not-implemented" in rows["untouched-stub"]
-    assert (tmp_path / "out" / "gradebook.csv").exists()
+    assert (graded_class.out / "gradebook.csv").exists()
 
 
 @pytest.mark.parametrize("args, english, japanese", [

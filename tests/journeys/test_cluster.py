@@ -9,7 +9,6 @@ worker while it grades. The lighter tests use two or three submissions.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
@@ -30,7 +29,7 @@ import distributed  # the cluster extra (in the test extra too): pip install 'gr
 from grader.engines.dask import ClusterSpec, parse_spec  # noqa: E402
 from grader.errors import UsageError  # noqa: E402
 
-from tests.helpers import EXAMPLES, FIXTURES, ROOT, RUBRIC, alive, descendants
+from tests.helpers import EXAMPLES, FIXTURES, ROOT, RUBRIC, alive, descendants, read_gradebook, run_grader
 
 
 MUTANTS = ROOT / "suites" / "chapter07" / "mutants"
@@ -77,16 +76,9 @@ def _mixed_source(dest: Path, n: int = 40) -> Path:
 
 def _batch(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     """The batch in English (its lines are asserted on; the course's first language is ja)."""
-    proc = subprocess.run([sys.executable, "-m", "grader", "batch", *args, "--no-progress", "--no-table", "--lang",
-                           "en"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    proc = run_grader("batch", *args, "--no-progress", "--no-table", "--lang", "en", timeout=timeout)
     assert proc.returncode in (0, 1), proc.stderr
     return proc
-
-
-def _gradebook(out: Path) -> list[dict[str, str]]:
-    with (out / "gradebook.csv").open(encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
 
 
 def _graded(report: dict) -> dict:
@@ -113,7 +105,7 @@ def _assert_same_as(reference: Path, out: Path) -> None:
         assert want[name] == got[name], name
     strip = lambda rows: sorted(({k: v for k, v in r.items() if k != "graded_at"} for r in rows),  # noqa: E731
                                 key=lambda r: r["submission"])
-    assert strip(_gradebook(reference)) == strip(_gradebook(out))
+    assert strip(read_gradebook(reference)) == strip(read_gradebook(out))
 
 
 #: the chapter's per-call limit, shortened: the hanging submission waits it out in every batch of
@@ -305,7 +297,7 @@ def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference
         assert batch.returncode in (0, 1), err
         assert "40 graded" in err, err
         _assert_same_as(reference, out)
-        assert 40 == len(_gradebook(out)) == len({r["submission"] for r in _gradebook(out)})
+        assert 40 == len(read_gradebook(out)) == len({r["submission"] for r in read_gradebook(out)})
         log = (out / ".logs" / "cluster.log").read_text(encoding="utf-8")
         assert "duplicate" not in log
         deadline = time.monotonic() + 20
@@ -346,7 +338,7 @@ def test_a_hung_node_is_dropped_within_the_rubrics_limits(tmp_path):
         assert batch.returncode == 0, err
         assert f"sent no heartbeat for {3 * PER_CALL_S} s" in err, err
         assert "4 graded" in err
-        assert 4 == len(_gradebook(out))
+        assert 4 == len(read_gradebook(out))
     finally:
         if stopped is not None:
             os.kill(stopped, signal.SIGKILL)
@@ -487,7 +479,7 @@ def test_a_shard_that_kills_its_worker_is_split_so_only_the_poison_fails(tmp_pat
     for name in ("correct", "divide-by-dk", "untouched-stub"):
         assert not by_name[name].errors, by_name[name].errors
     assert by_name["correct"].score == by_name["correct"].max_score
-    rows = {r["submission"]: r for r in _gradebook(tmp_path / "out")}
+    rows = {r["submission"]: r for r in read_gradebook(tmp_path / "out")}
     assert "stopped its Dask worker" in rows["sqrt-d-model"]["errors"]
 
 

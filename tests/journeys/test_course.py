@@ -11,8 +11,6 @@ from __future__ import annotations
 import csv
 import re
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -26,15 +24,10 @@ from grader.prepare import build_notebook
 from grader.prepare.validate import load_mutants
 from grader.ingest.corpus import student_answers
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_grader
 
 
 CH8 = ROOT / "rubrics" / "chapter08.yaml"
-
-
-def _grader(*args: str, cwd: Path = ROOT, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
 
 
 def _answers() -> str:
@@ -74,7 +67,7 @@ def test_batch_grades_chapter08_folder_notebook_zip_and_every_mutant(tmp_path):
     mutant named with exactly its id, in Japanese and English with its own numbers."""
     expected = _submissions(tmp_path / "src")
     out = tmp_path / "out"
-    proc = _grader("batch", str(tmp_path / "src"), "--out", str(out), "--rubric", "rubrics/chapter08.yaml",
+    proc = run_grader("batch", str(tmp_path / "src"), "--out", str(out), "--rubric", "rubrics/chapter08.yaml",
                    "--no-progress", "--seed", "8", "--lang", "en")
     assert proc.returncode in (0, 1), proc.stderr
     assert f"{len(expected)} graded" in proc.stderr
@@ -105,18 +98,18 @@ def test_batch_grades_chapter08_folder_notebook_zip_and_every_mutant(tmp_path):
 
 def test_new_assignment_validates_without_an_edit(tmp_path):
     """grader new chapter09, then grader validate --rubric rubrics/chapter09.yaml, in a fresh course."""
-    proc = _grader("new", "chapter09", cwd=tmp_path)
+    proc = run_grader("new", "chapter09", cwd=tmp_path)
     assert 0 == proc.returncode, proc.stderr
     for rel in ("rubrics/chapter09.yaml", "exercises/chapter09/part1.py", "exercises/chapter09/chapter09.ipynb",
                 "solutions/chapter09/part1.py", "suites/chapter09/public/test_part1.py",
                 "suites/chapter09/hidden/test_part1.py", "suites/chapter09/plugin/hooks.py"):
         assert (tmp_path / rel).is_file(), rel
-    proc = _grader("validate", "--rubric", "rubrics/chapter09.yaml", cwd=tmp_path)
+    proc = run_grader("validate", "--rubric", "rubrics/chapter09.yaml", cwd=tmp_path)
     assert 0 == proc.returncode, proc.stdout + proc.stderr
     assert "all checks hold" in proc.stdout
-    again = _grader("new", "chapter09", cwd=tmp_path)
+    again = run_grader("new", "chapter09", cwd=tmp_path)
     assert 2 == again.returncode and "exists already" in " ".join(again.stderr.split())
-    bad = _grader("new", "Chapter 9", cwd=tmp_path)
+    bad = run_grader("new", "Chapter 9", cwd=tmp_path)
     assert 2 == bad.returncode and "lower-case" in " ".join(bad.stderr.split())
 
 
@@ -133,10 +126,10 @@ def test_course_gradebook_merges_two_batches(tmp_path):
     (done / "answers.yaml").write_text(_answers(), encoding="utf-8")
     shutil.copytree(ROOT / "exercises" / "chapter08", ch8 / "Hanako Sato_103_assignsubmission_file_")
     for src, rubric in ((ch7, "rubrics/chapter07.yaml"), (ch8, "rubrics/chapter08.yaml")):
-        proc = _grader("batch", str(src), "--out", str(src) + "-out", "--rubric", rubric, "--no-progress")
+        proc = run_grader("batch", str(src), "--out", str(src) + "-out", "--rubric", rubric, "--no-progress")
         assert proc.returncode in (0, 1), proc.stderr
     course = tmp_path / "course.csv"
-    proc = _grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch7-out"), "--out", str(course))
+    proc = run_grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch7-out"), "--out", str(course))
     assert 0 == proc.returncode, proc.stderr
     with course.open(encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
@@ -151,7 +144,7 @@ def test_course_gradebook_merges_two_batches(tmp_path):
     assert "" == rows["102"]["chapter08"] and 0 == float(rows["102"]["chapter07"])
     assert "" == rows["103"]["chapter07"] and rows["103"]["chapter07:max"] == taro["chapter07:max"]
     assert taro["total:max"] == rows["103"]["total:max"]
-    again = _grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch8-out"), "--out", str(course))
+    again = run_grader("gradebook", str(tmp_path / "ch8-out"), str(tmp_path / "ch8-out"), "--out", str(course))
     assert 2 == again.returncode and "a second gradebook for chapter08" in " ".join(again.stderr.split())
 
 
@@ -163,7 +156,7 @@ def test_chapter08_release_installed_as_its_readme_says(tmp_path, release_venv):
     from tests.journeys.test_release_journey import Student, _readme_commands
 
     repo = tmp_path / "student-repo"
-    built = _grader("release", str(repo), "--rubric", "rubrics/chapter08.yaml")
+    built = run_grader("release", str(repo), "--rubric", "rubrics/chapter08.yaml")
     assert 0 == built.returncode, built.stderr
     assert not (repo / "suites" / "chapter08" / "mutants").exists()
     assert not (repo / "suites" / "chapter08" / "hidden").exists()
@@ -205,7 +198,7 @@ def test_chapter08_heat_map_in_the_browser(tmp_path):
     [m] = [m for m in load_mutants(ROOT / "suites" / "chapter08" / "mutants", ("masking.py",)) if m.id == "mask-not-applied"]
     (folder / "masking.py").write_text(m.source(ROOT / "solutions" / "chapter08"), encoding="utf-8")
     page = tmp_path / "report.html"
-    proc = _grader("grade", str(folder), "--rubric", "rubrics/chapter08.yaml", "--out", str(page), "--lang", "ja")
+    proc = run_grader("grade", str(folder), "--rubric", "rubrics/chapter08.yaml", "--out", str(page), "--lang", "ja")
     assert proc.returncode in (0, 1), proc.stderr
     html = page.read_text(encoding="utf-8")
     assert 'id="plot-attention"' in html and "未来から漏れた重み" in html

@@ -38,8 +38,8 @@ from types import SimpleNamespace
 import pytest
 
 from grader.sandbox.uids import STUDENT_UIDS
-from tests.public_python import nobody_can_read, private_python, public_python
 from tests.helpers import ROOT
+from tests.public_python import nobody_can_read, private_python, public_python
 
 
 pytestmark = pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0,

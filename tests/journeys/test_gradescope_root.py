@@ -29,9 +29,9 @@ from grader.sandbox.uids import STUDENT_UIDS
 from click.testing import CliRunner
 
 from grader.cli import main
+from tests.helpers import ROOT, RUBRIC
 from tests.public_python import nobody_can_read as _as_nobody_can_read
 from tests.public_python import private_python, public_python
-from tests.helpers import ROOT, RUBRIC
 
 
 SECRET = "grader-secret-token-3141"

@@ -12,14 +12,12 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_grader
 
 
 PER_CALL_S = 3
@@ -52,11 +50,6 @@ def _hanging_submission(folder: Path) -> Path:
     return folder
 
 
-def _grader(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
-
-
 def _check(report: dict) -> None:
     # The submission's own grading time (not the tool's start-up): four waits of the per-call
     # limit plus ordinary grading, far inside the budget whatever the machine's speed.
@@ -86,7 +79,7 @@ def test_grade_a_hanging_softmax_costs_only_softmax(tmp_path):
     sub = _hanging_submission(tmp_path / "hangs")
     out = tmp_path / "report.json"
     started = time.monotonic()
-    proc = _grader("grade", str(sub), "--rubric", str(rubric), "--format", "json", "--out", str(out),
+    proc = run_grader("grade", str(sub), "--rubric", str(rubric), "--format", "json", "--out", str(out),
                    timeout=PER_SUBMISSION_S * 3)
     elapsed = time.monotonic() - started
     assert out.exists(), proc.stderr
@@ -104,7 +97,7 @@ def test_batch_a_hanging_softmax_costs_only_softmax(tmp_path):
     shutil.copytree(ROOT / "examples" / "submissions" / "correct", src / "correct")
     out = tmp_path / "out"
     started = time.monotonic()
-    proc = _grader("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
+    proc = run_grader("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
                    timeout=PER_SUBMISSION_S * 3)
     elapsed = time.monotonic() - started
     assert proc.returncode in (0, 1), proc.stderr
@@ -134,7 +127,7 @@ def test_a_notebook_cell_that_ends_or_hangs_the_worker_costs_only_that_cell(tmp_
     path = tmp_path / "student.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
     out = tmp_path / "report.json"
-    proc = _grader("grade", str(path), "--rubric", str(rubric), "--format", "json", "--out", str(out),
+    proc = run_grader("grade", str(path), "--rubric", str(rubric), "--format", "json", "--out", str(out),
                    timeout=PER_SUBMISSION_S * 3)
     assert out.exists(), proc.stderr
     report = json.loads(out.read_text(encoding="utf-8"))

@@ -18,7 +18,6 @@ a 40 MB message, and entries whose report names collide. What must hold:
 
 from __future__ import annotations
 
-import csv
 import importlib.util
 import io
 import json
@@ -38,7 +37,7 @@ from grader.report import SUFFIXES, render
 from grader.report.model import GradeReport
 from grader.spec.rubric import load_rubric
 
-from tests.helpers import ROOT, RUBRIC
+from tests.helpers import ROOT, RUBRIC, read_gradebook
 
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -87,11 +86,6 @@ def _report_name(entry: str) -> str:
     return disk_name(entry[: -len(Path(entry).suffix)] if entry.endswith((".zip", ".ipynb")) else entry, "")
 
 
-def _gradebook(outdir: Path) -> list[dict[str, str]]:
-    with open(outdir / "gradebook.csv", newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
 def _signature(report: GradeReport) -> tuple:
     return (report.score, report.max_score, [(p.id, p.score, p.max_score) for p in report.parts],
             [(t.id, t.status.value, t.score) for t in report.tests], sorted(m.id for m in report.mistakes))
@@ -104,7 +98,7 @@ def test_every_entry_has_a_report_and_a_gradebook_row(batches):
     reports = _reports(outdir)
     entries = sorted(e.name for e in hostile.iterdir())
     assert len(reports) == len(entries), (sorted(reports), entries)
-    rows = _gradebook(outdir)
+    rows = read_gradebook(outdir)
     assert len(rows) == len(entries)
     assert {r["submission"] for r in rows} == set(reports)
     for name in FIX.INGEST:
@@ -219,11 +213,11 @@ def test_every_format_of_every_report_parses_and_holds_no_raw_escape(batches):
                     assert p.scripts == 0 and not p.links, (name, p.links)
     raw = (outdir / "gradebook.csv").read_text(encoding="utf-8")
     assert not any(r in raw for r in RAW_ESCAPES)
-    for row in _gradebook(outdir):
+    for row in read_gradebook(outdir):
         for key, cell in row.items():
             if cell and key not in ("score", "max_score") and not key.startswith("part:"):
                 assert cell[0] not in "=+-@\t\r", (key, cell)
-    ids = {r["student_id"] for r in _gradebook(outdir)}
+    ids = {r["student_id"] for r in read_gradebook(outdir)}
     assert "'=HYPERLINK(\"evil.example\",\"x\")" in ids and "'@SUM(1+1)" in ids
     for summary in outdir.glob("summary.*.md"):
         text = summary.read_text(encoding="utf-8")

@@ -15,7 +15,6 @@ import io
 import os
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -23,8 +22,8 @@ import nbformat
 import pytest
 import yaml
 
+from tests.helpers import ROOT, RUBRIC, chromium, course_copy, headless, run_grader
 from tests.journeys.test_japanese_browser import _english_sentences
-from tests.helpers import ROOT, RUBRIC, chromium, headless
 
 
 CORRECT = ROOT / "suites" / "chapter07" / "correct"
@@ -34,8 +33,7 @@ HOSTILE = "<script>alert('x')</script>\x1b[2J\u202e"
 
 
 def _grader(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=1800, check=False, env=env)
+    return run_grader(*args, cwd=cwd, env=env, timeout=1800)  # a class with the validate corpus beside it
 
 
 def _ring_original() -> str:
@@ -173,12 +171,7 @@ def test_batch_with_similarity_puts_the_ring_and_the_cluster_on_the_first_screen
 
 def _course(tmp: Path) -> Path:
     """A copy of the chapter-7 course whose plug-in the test may change."""
-    course = tmp / "course"
-    (course / "rubrics").mkdir(parents=True)
-    shutil.copy(RUBRIC, course / "rubrics" / "chapter07.yaml")
-    for top in ("suites", "exercises", "solutions"):
-        shutil.copytree(ROOT / top / "chapter07", course / top / "chapter07")
-    return course
+    return course_copy(tmp / "course", chapters=("chapter07",))
 
 
 def test_a_drafted_entry_once_worded_validates_and_names_the_cluster_next_time(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.helpers import EXAMPLES, ROOT, chromium, headless
+from tests.helpers import EXAMPLES, ROOT, chromium, course_copy, headless
 
 
 SHOTS = ROOT / "build" / "screenshots"
@@ -63,9 +63,7 @@ def _english_sentences(dom: str) -> list[str]:
 
 
 def _japanese_course(tmp: Path) -> Path:
-    course = tmp / "course"
-    for name in ("rubrics", "exercises", "suites", "solutions"):
-        shutil.copytree(ROOT / name, course / name)
+    course = course_copy(tmp / "course")
     rubric = course / "rubrics" / "chapter07.yaml"
     text = rubric.read_text(encoding="utf-8")
     assert "  language: both\n" in text

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import csv
 import io
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import yaml
 
-from tests.helpers import ROOT, RUBRIC
+from tests.helpers import ROOT, RUBRIC, read_gradebook, run_grader
 from tests.lms_exports import (CORRECT, EMPTY_ZIP, STUB, canvas_entry, canvas_text_entry, moodle_feedback_participants,
                                moodle_prefix, moodle_worksheet)
 
@@ -46,19 +44,19 @@ def test_every_command_chooses_the_assignment_by_one_rule_in_a_two_rubric_course
         for k, (fname, data) in enumerate(CORRECT.items()):
             zf.writestr(canvas_entry("Doe, Jane", 98765, 7000 + k, fname), data)
     out = tmp_path / "out"
-    proc = _grader("batch", str(canvas), "--out", str(out), "-j", "1", "--no-progress", "--no-table",
+    proc = run_grader("batch", str(canvas), "--out", str(out), "-j", "1", "--no-progress", "--no-table",
                    "--canvas-assignment-id", "4242", "--lang", "en")
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     [report] = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in (out / "reports").glob("*.yaml")]
     assert report["assignment"] == "chapter07" and report["score"] == report["max_score"], report["score"]
-    proc = _grader("export", str(out), "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--lang", "en")
+    proc = run_grader("export", str(out), "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--lang", "en")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    [row] = _rows(out / "gradebook.canvas.csv")[1:] or _rows(out / "gradebook.canvas.csv")
+    [row] = read_gradebook(out / "gradebook.canvas.csv")[1:] or read_gradebook(out / "gradebook.canvas.csv")
     assert row["ID"] == "98765", row
     said = []
     for args in (("release", str(tmp_path / "release")), ("check", str(tmp_path / "nothing-here"))):
         (tmp_path / "nothing-here").mkdir(exist_ok=True)
-        proc = _grader(*args)  # no language asked: the message in both
+        proc = run_grader(*args)  # no language asked: the message in both
         assert proc.returncode == 2, (args, proc.stdout[-2000:], proc.stderr[-2000:])
         text = " ".join(proc.stderr.split())
         assert "holds 2 rubrics" in text and "--rubric" in text, text
@@ -88,16 +86,6 @@ def _canvas_export(dest: Path) -> Path:
     return export
 
 
-def _grader(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=900)
-
-
-def _rows(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
 INSTRUCTOR_EXPORT = (
     "Student,ID,SIS User ID,SIS Login ID,Section,Quiz 1 (4100),Chapter 7: scaled attention (4242),"
     "Current Score,Final Score\r\n"
@@ -117,17 +105,17 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
             str(RUBRIC)]
 
     # Canvas without its assignment: refused before any grading, saying what to pass
-    proc = _grader(*base, "--gradebook", "canvas")
+    proc = run_grader(*base, "--gradebook", "canvas")
     assert proc.returncode == 2 and "--canvas-assignment-id" in proc.stderr and "--canvas-gradebook" in proc.stderr
     assert not (out / "reports").exists()
     # a gradebook for an LMS the export did not come from: refused with the reason
-    proc = _grader(*base, "--gradebook", "moodle")
+    proc = run_grader(*base, "--gradebook", "moodle")
     assert proc.returncode == 2 and "came from Canvas" in " ".join(proc.stderr.split())
 
-    proc = _grader(*base, "--canvas-assignment-id", "4242", "--lang", "en")
+    proc = run_grader(*base, "--canvas-assignment-id", "4242", "--lang", "en")
     assert proc.returncode == 0, proc.stderr
     said = " ".join(proc.stderr.split())
-    book = _rows(out / "gradebook.csv")
+    book = read_gradebook(out / "gradebook.csv")
     by_id: dict[str, list[dict[str, str]]] = {}
     for row in book:
         by_id.setdefault(row["student_id"], []).append(row)
@@ -150,19 +138,19 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     assert "left out anon_Xy7Q2" in said and "anonymous" in said
 
     # grader export: the batch's rows again, the assignment read from the reports (no --rubric)
-    before = _rows(out / "gradebook.csv")
+    before = read_gradebook(out / "gradebook.csv")
     (tmp_path / "instructor.csv").write_text(INSTRUCTOR_EXPORT, encoding="utf-8")
-    proc = _grader("export", str(out), "--canvas-gradebook", str(tmp_path / "instructor.csv"), cwd=ROOT)
+    proc = run_grader("export", str(out), "--canvas-gradebook", str(tmp_path / "instructor.csv"), cwd=ROOT)
     # the column is titled otherwise in Canvas: refused, naming the columns, nothing rewritten
     assert proc.returncode == 2 and "Chapter 7: scaled attention (4242)" in proc.stderr
-    assert _rows(out / "gradebook.csv") == before
-    proc = _grader("export", str(out), "--canvas-gradebook", str(tmp_path / "instructor.csv"),
+    assert read_gradebook(out / "gradebook.csv") == before
+    proc = run_grader("export", str(out), "--canvas-gradebook", str(tmp_path / "instructor.csv"),
                    "--canvas-assignment-id", "4242", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     said = " ".join(proc.stderr.split())  # in the rubric's first language, Japanese
     assert "gradebook.canvas.csv: 5 行、うち成績のある行 2" in said, said
     assert "emptyzip (33333) には成績がありません" in said and "anon_Xy7Q2 は含めていません" in said
-    after = _rows(out / "gradebook.csv")
+    after = read_gradebook(out / "gradebook.csv")
     key = ["submission", "student_id", "score", "errors", "flags"]
     assert [[r[k] for k in key] for r in after] == [[r[k] for k in key] for r in before]
     filled = list(csv.reader(io.StringIO((out / "gradebook.canvas.csv").read_text(encoding="utf-8"))))
@@ -178,17 +166,17 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     assert parsed["98765"] == float(jane["score"])
 
     # grader adjust fills the same column of the instructor's file again, every other cell kept
-    proc = _grader("adjust", str(out), "98765", "--points", "-2", "--reason", "late upload", "--lang", "en", cwd=ROOT)
+    proc = run_grader("adjust", str(out), "98765", "--points", "-2", "--reason", "late upload", "--lang", "en", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     again = list(csv.reader(io.StringIO((out / "gradebook.canvas.csv").read_text(encoding="utf-8"))))
     assert [r[:6] + r[7:] for r in again] == [r[:6] + r[7:] for r in filled]
     assert float({r[1]: r[6] for r in again[2:]}["98765"]) == float(jane["score"]) - 2
-    after = _rows(out / "gradebook.csv")
+    after = read_gradebook(out / "gradebook.csv")
 
     # grader gradebook: the duplicate id is no score, and says why
-    proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
+    proc = run_grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
     assert proc.returncode == 0, proc.stderr
-    course = {r["student"]: r for r in _rows(tmp_path / "course.csv")}
+    course = {r["student"]: r for r in read_gradebook(tmp_path / "course.csv")}
     assert course["44444"]["chapter07"] == "" and "2 rows claim this student" in course["44444"]["notes"]
     assert course["33333"]["chapter07"] == "" and "empty" in course["33333"]["notes"]
     assert "no score for 44444 in chapter07" in " ".join(proc.stderr.split())
@@ -196,9 +184,9 @@ def test_every_student_has_a_row_in_every_gradebook_and_flags_travel(tmp_path):
     # a gradebook is never shrunk: a report removed, export refuses
     jane_report = next((out / "reports").glob("doejane_98765.yaml"))
     jane_report.unlink()
-    proc = _grader("export", str(out), "--canvas-assignment-id", "4242", cwd=ROOT)
+    proc = run_grader("export", str(out), "--canvas-assignment-id", "4242", cwd=ROOT)
     assert proc.returncode == 2 and "not rewritten" in proc.stderr
-    assert _rows(out / "gradebook.csv") == after
+    assert read_gradebook(out / "gradebook.csv") == after
 
 
 def _moodle_export(dest: Path) -> Path:
@@ -222,11 +210,11 @@ def test_a_duplicate_moodle_id_is_credited_nowhere_and_says_so(tmp_path):
     terminal and the course gradebook say why."""
     export = _moodle_export(tmp_path)
     out = tmp_path / "out"
-    proc = _grader("batch", str(export), "--out", str(out), "--no-progress", "--seed", "3",
+    proc = run_grader("batch", str(export), "--out", str(out), "--no-progress", "--seed", "3",
                    "--rubric", str(RUBRIC), "--gradebook", "moodle", "--bom", "--lang", "en")
     assert proc.returncode == 0, proc.stderr
     said = " ".join(proc.stderr.split())
-    book = _rows(out / "gradebook.csv")
+    book = read_gradebook(out / "gradebook.csv")
     twins = [r for r in book if r["student_id"] == "123601"]
     assert len(twins) == 2 and all("duplicate_id" in r["flags"] for r in twins), twins
     assert all(r["score"] for r in twins)  # both were graded: which one counts is for a person
@@ -252,7 +240,7 @@ def test_a_duplicate_moodle_id_is_credited_nowhere_and_says_so(tmp_path):
     # an adjustment (no --lang: the rubric's first language is Japanese) refreshes the worksheet
     # in the language the batch wrote it in, English, for the twins as for Jane
     before = {r["Full name"]: r["Feedback comments"] for r in sheet}
-    proc = _grader("adjust", str(out), "123600", "--points", "-1", "--reason", "late upload")
+    proc = run_grader("adjust", str(out), "123600", "--points", "-1", "--reason", "late upload")
     assert proc.returncode == 0, proc.stderr
     assert "ledger entry 1 written" in proc.stderr, proc.stderr  # (English, as the batch)
     with (out / "gradebook.moodle.csv").open(encoding="utf-8-sig", newline="") as fh:
@@ -261,9 +249,9 @@ def test_a_duplicate_moodle_id_is_credited_nowhere_and_says_so(tmp_path):
     assert "late upload" in after["Jane Doe"] and "Automatic score" in after["Jane Doe"], after["Jane Doe"]
 
     # grader gradebook: the duplicate id is no score, and says why
-    proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
+    proc = run_grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
     assert proc.returncode == 0, proc.stderr
-    course = {r["student"]: r for r in _rows(tmp_path / "course.csv")}
+    course = {r["student"]: r for r in read_gradebook(tmp_path / "course.csv")}
     assert course["123601"]["chapter07"] == "" and "2 rows claim this student" in course["123601"]["notes"]
     assert float(course["123600"]["chapter07"]) > 0
 
@@ -296,23 +284,23 @@ def test_an_unreadable_upload_graded_by_hand_keeps_its_score_on_every_run_and_in
              "--gradebook", "moodle", "--bom", "--lang", "en"]
 
     def course() -> dict[str, dict[str, str]]:
-        proc = _grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
+        proc = run_grader("gradebook", str(out), "--out", str(tmp_path / "course.csv"))
         assert proc.returncode == 0, proc.stderr
-        return {r["student"]: r for r in _rows(tmp_path / "course.csv")}
+        return {r["student"]: r for r in read_gradebook(tmp_path / "course.csv")}
 
-    proc = _grader(*batch)
+    proc = run_grader(*batch)
     assert proc.returncode == 0, proc.stderr
     assert moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == ""
     before = course()
     assert before["123701"]["chapter07"] == "" and "could not be read" in before["123701"]["notes"]
     assert before["123701"]["total"] == "0" and float(before["123700"]["chapter07"]) > 0
 
-    proc = _grader("adjust", str(out), "123701", "--set", "50", "--reason", "read the upload by hand")
+    proc = run_grader("adjust", str(out), "123701", "--set", "50", "--reason", "read the upload by hand")
     assert proc.returncode == 0, proc.stderr
     for run in ("adjusted", "run again"):
         assert moodle_worksheet(out / "gradebook.moodle.csv")["123701"]["grade"] == 50.0, run
-        assert float({r["student_id"]: r for r in _rows(out / "gradebook.csv")}["123701"]["score"]) == 50.0, run
+        assert float({r["student_id"]: r for r in read_gradebook(out / "gradebook.csv")}["123701"]["score"]) == 50.0, run
         assert course()["123701"]["chapter07"] == "50", run
         if run == "adjusted":
-            proc = _grader(*batch)  # into the same folder, no --resume
+            proc = run_grader(*batch)  # into the same folder, no --resume
             assert proc.returncode == 0, proc.stderr

@@ -12,8 +12,6 @@ import html
 import json
 import re
 import shutil
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from grader.errors import RubricError, UsageError
 from grader.report.outdir import read_published, write_student_files
 from grader.spec.rubric import load_rubric
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, course_copy, run_grader
 
 
 FORMATS = "[yaml, json, gradescope, junit, markdown, html]"
@@ -32,9 +30,7 @@ DUE = "2026-12-01T23:59:00+09:00"
 
 
 def _course(dest: Path, when: str, *, due: bool = True) -> Path:
-    for name in ("rubrics", "exercises", "suites", "solutions"):
-        if not (dest / name).exists():
-            shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    course_copy(dest)
     rubric = dest / "rubrics" / f"{when}.yaml"
     text = (ROOT / "rubrics" / "chapter07.yaml").read_text(encoding="utf-8")
     for old, new in (("formats: [yaml]", f"formats: {FORMATS}"), ("hidden_tests: full", "hidden_tests: none"),
@@ -43,11 +39,6 @@ def _course(dest: Path, when: str, *, due: bool = True) -> Path:
         text = text.replace(old, new)
     rubric.write_text(text + (f"\ndue: {DUE}\n" if due else ""), encoding="utf-8")
     return rubric
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900)
 
 
 def _views(out: Path) -> dict[str, str]:
@@ -106,7 +97,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     shutil.copytree(ROOT / "examples" / "submissions" / "sqrt-d-model", src / "sqrt-d-model")
     out = base / "out"
     out.mkdir()
-    done = _run("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
+    done = run_grader("batch", str(src), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
                 "--lang", "en")
     assert done.returncode == 0, done.stderr
     return rubric, out
@@ -118,7 +109,7 @@ def test_after_publish_shows_hidden_details_only_once_published(batch: tuple[Pat
     _assert_hidden(_views(out), details)
     assert read_published(out) is None
 
-    done = _run("publish", str(out), "--rubric", str(rubric), "--by", "tanaka", "--lang", "en")
+    done = run_grader("publish", str(out), "--rubric", str(rubric), "--by", "tanaka", "--lang", "en")
     assert done.returncode == 0, done.stderr
     record = read_published(out)
     assert record is not None and record["by"] == "tanaka"
@@ -128,7 +119,7 @@ def test_after_publish_shows_hidden_details_only_once_published(batch: tuple[Pat
     assert all(t["visibility"] == "visible" for t in gradescope["tests"])
 
     # Every later writer keeps them published: a resumed batch writes the same views again.
-    done = _run("batch", str(out.parent / "class"), "--out", str(out), "--rubric", str(rubric), "-j", "1",
+    done = run_grader("batch", str(out.parent / "class"), "--out", str(out), "--rubric", str(rubric), "-j", "1",
                 "--no-progress", "--lang", "en", "--resume")
     assert done.returncode == 0, done.stderr
     _assert_shown(_views(out), details)
@@ -172,7 +163,7 @@ def test_after_due_waits_for_the_latest_extension(tmp_path: Path) -> None:
     extensions = tmp_path / "extensions.csv"
     extensions.write_text("student,days,reason\nken,2,illness\n", encoding="utf-8")
     out = tmp_path / "out"
-    done = _run("batch", str(src), "--out", str(out), "--rubric", str(rubric_file), "-j", "1", "--no-progress",
+    done = run_grader("batch", str(src), "--out", str(out), "--rubric", str(rubric_file), "-j", "1", "--no-progress",
                 "--lang", "en", "--extensions", str(extensions))
     assert done.returncode == 0, done.stderr
     due = datetime.fromisoformat(DUE)
@@ -214,7 +205,7 @@ def test_publish_rewrites_the_moodle_feedback_files(tmp_path: Path) -> None:
         for name, data in files_of(ROOT / "examples" / "submissions" / "sqrt-d-model").items():
             zf.writestr(f"{moodle_prefix('山田 太郎', 723458)}_assignsubmission_file_/{name}", data)
     out = tmp_path / "out"
-    done = _run("batch", str(export), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
+    done = run_grader("batch", str(export), "--out", str(out), "--rubric", str(rubric), "-j", "1", "--no-progress",
                 "--lang", "en", "--gradebook", "moodle")
     assert done.returncode == 0, done.stderr
     feedback = out / "moodle-feedback-files.zip"
@@ -224,7 +215,7 @@ def test_publish_rewrites_the_moodle_feedback_files(tmp_path: Path) -> None:
     for name, text in before.items():
         assert not any(x in text for d in details for x in d), f"{name} shows a hidden test before publish"
 
-    done = _run("publish", str(out), "--rubric", str(rubric), "--by", "tanaka", "--lang", "en")
+    done = run_grader("publish", str(out), "--rubric", str(rubric), "--by", "tanaka", "--lang", "en")
     assert done.returncode == 0, done.stderr
     after = _feedback_texts(feedback)
     assert sorted(after) == sorted(before) and moodle_feedback_participants(feedback) == {723458}

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_grader
 
 
 def _checkout(dest: Path) -> Path:
@@ -23,9 +23,8 @@ def _checkout(dest: Path) -> Path:
 
 
 def _batch(checkout: Path, src: Path, out: Path, *extra: str) -> str:
-    proc = subprocess.run([sys.executable, "-m", "grader", "batch", str(src), "--out", str(out), "-j", "1",
-                           "--seed", "11", "--no-progress", "--lang", "en", *extra], cwd=checkout, capture_output=True, text=True,
-                          timeout=600)
+    proc = run_grader("batch", src, "--out", out, "-j", "1", "--seed", "11", "--no-progress", "--lang", "en", *extra,
+                      cwd=checkout)
     assert proc.returncode in (0, 1), proc.stderr
     return proc.stderr
 

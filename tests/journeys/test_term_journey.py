@@ -10,32 +10,18 @@ edited by hand, and every command that reads the ledger names that line and refu
 from __future__ import annotations
 
 import csv
-import io
-import re
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.helpers import EXAMPLES, ROOT
+from tests.helpers import EXAMPLES, ROOT, course_copy, files_of, read_gradebook, run_grader
+from tests.lms_exports import canvas_entry, canvas_import
 
 
 FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {f.name: f.read_bytes() for f in sorted(folder.iterdir()) if f.is_file()}
-
-
-def canvas_entry(sortable_name: str, user_id: int, attachment_id: int, display_name: str, *, late: bool = False) -> str:
-    """Canvas ContentZipper: the sortable name lower-cased, LATE, the user id, the attachment id."""
-    parts = [re.sub(r"_(\d+)_", r"\1", sortable_name).lower(), *(["LATE"] if late else []), str(user_id)]
-    prefix = re.sub(r"[^\w]", "", "_".join(parts))  # (no backslash inside an f-string before 3.12)
-    return f"{prefix}_{attachment_id}_{display_name}"
 
 
 def _export(dest: Path) -> Path:
@@ -43,15 +29,14 @@ def _export(dest: Path) -> Path:
     with zipfile.ZipFile(export, "w") as zf:
         for name, uid, folder, late in (("Doe, Jane", 98765, "correct", False), ("山田, 太郎", 11111, "correct", True),
                                         ("Smith, John", 22222, "sqrt-d-model", False)):
-            for k, (fname, data) in enumerate(_files(EXAMPLES / folder).items()):
+            for k, (fname, data) in enumerate(files_of(EXAMPLES / folder).items()):
                 zf.writestr(canvas_entry(name, uid, 7000 + 100 * (uid % 7) + k, fname, late=late), data)
     return export
 
 
 def _course(dest: Path) -> Path:
     """A copy of the course whose hidden test FIXED_TEST is wrong: it fails every submission."""
-    for name in ("rubrics", "exercises", "suites", "solutions"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    course_copy(dest)
     test = dest / "suites" / "chapter07" / "hidden" / "test_scaling.py"
     text = test.read_text(encoding="utf-8")
     head = "def test_head_dim_random_pairs(student, ref, rng):\n"
@@ -61,34 +46,6 @@ def _course(dest: Path) -> Path:
     rubric = dest / "rubrics" / "chapter07.yaml"
     rubric.write_text(rubric.read_text(encoding="utf-8") + "\ndue: 2026-12-01T23:59:00+09:00\n", encoding="utf-8")
     return rubric
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900)
-
-
-def _book(out: Path) -> dict[str, dict[str, str]]:
-    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
-        return {r["student_id"]: r for r in csv.DictReader(fh)}
-
-
-def _canvas_import(path: Path) -> dict:
-    """Canvas's GradebookImporter rules: Student, ID, ..., Section, then one column per assignment
-    (columns named like Current/Final Score or Override ignored); a Points Possible row."""
-    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
-    header = rows[0]
-    assert "Student" in header[0] and "ID" in header[1]
-    section = max(i for i, h in enumerate(header) if "Section" in h)
-    ignored = re.compile(r"(Current|Final|Unposted) (Score|Points|Grade)|Override")
-    [col] = [i for i in range(section + 1, len(header)) if not ignored.search(header[i])]
-    got: dict = {"by_id": {}}
-    for row in rows[1:]:
-        if "Points Possible" in row[0]:
-            got["points_possible"] = float(row[col])
-        else:
-            got["by_id"][row[1]] = float(row[col])
-    return got
 
 
 def _tests(out: Path) -> dict[str, dict[str, str]]:
@@ -109,10 +66,10 @@ def test_a_term_of_grading(tmp_path):
     submitted = tmp_path / "submitted.csv"  # Taro handed in ten hours late (Tokyo time); the others on time
     submitted.write_text("student,submitted\n98765,2026-12-01T20:00:00+09:00\n11111,2026-12-02T10:00:00+09:00\n"
                          "22222,2026-12-01T14:59:00+00:00\n", encoding="utf-8")
-    first = _run("batch", str(export), "--out", str(out), "--no-progress", "--seed", "5",
+    first = run_grader("batch", str(export), "--out", str(out), "--no-progress", "--seed", "5",
                  "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--submitted", str(submitted), *r)
     assert first.returncode == 0, first.stderr
-    rows = _book(out)
+    rows = read_gradebook(out, by="student_id")
     top = float(rows["98765"]["max_score"])
     points = 1.0 * [t for t in yaml.safe_load((out / "reports" / "doejane_98765.yaml").read_text(encoding="utf-8"))
                     ["tests"] if t["id"] == FIXED_TEST][0]["max_score"]
@@ -124,13 +81,13 @@ def test_a_term_of_grading(tmp_path):
     assert any("提出 2026-12-02T10:00:00+09:00" in n for n in taro["notes"])
 
     # two adjustments and one undo
-    assert _run("adjust", str(out), "22222", "--points", "3", "--reason", "regrade request: 採点ミス", "--by", "tanaka",
+    assert run_grader("adjust", str(out), "22222", "--points", "3", "--reason", "regrade request: 採点ミス", "--by", "tanaka",
                 *r).returncode == 0
-    assert _run("adjust", str(out), "98765", "--part", "quiz", "--points=-1", "--reason", "wrong student",
+    assert run_grader("adjust", str(out), "98765", "--part", "quiz", "--points=-1", "--reason", "wrong student",
                 *r).returncode == 0
-    assert _run("adjust", str(out), "98765", "--undo", "2", "--reason", "entered for the wrong student",
+    assert run_grader("adjust", str(out), "98765", "--undo", "2", "--reason", "entered for the wrong student",
                 *r).returncode == 0
-    rows = _book(out)
+    rows = read_gradebook(out, by="student_id")
     auto_smith = float(rows["22222"]["automatic_score"])
     assert float(rows["22222"]["score"]) == auto_smith + 3 and "採点ミス" in rows["22222"]["adjustment_reasons"]
     assert float(rows["98765"]["score"]) == top - points and rows["98765"]["adjustment_reasons"] == ""
@@ -139,7 +96,7 @@ def test_a_term_of_grading(tmp_path):
     before = _tests(out)
     shutil.copyfile(ROOT / "suites" / "chapter07" / "hidden" / "test_scaling.py",
                     rubric.parent.parent / "suites" / "chapter07" / "hidden" / "test_scaling.py")
-    again = _run("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "--no-progress", *r)
+    again = run_grader("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "--no-progress", *r)
     assert again.returncode == 0, again.stderr
     after = _tests(out)
     for report, tests in before.items():
@@ -153,7 +110,7 @@ def test_a_term_of_grading(tmp_path):
     changed = {r["student_id"]: r for r in csv.DictReader(record.open(encoding="utf-8"))}
     assert set(changed) == {"98765", "11111", "22222"} and all(FIXED_TEST in c["tests"] for c in changed.values())
     assert float(changed["98765"]["from"]) == top - points and float(changed["98765"]["to"]) == top
-    rows = _book(out)
+    rows = read_gradebook(out, by="student_id")
     assert float(rows["98765"]["score"]) == top
     for path in (out / "reports").glob("*.yaml"):  # every cell a report decides says what the report says
         report = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -174,34 +131,34 @@ def test_a_term_of_grading(tmp_path):
 
     records = kept()
     assert len(records) > 5 and out / "gradebook.en.html" in records
-    same = _run("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "-j", "1", "--no-progress", *r)
+    same = run_grader("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "-j", "1", "--no-progress", *r)
     assert same.returncode == 0, same.stderr
     assert records == kept()
     newest = sorted((out / "regrades").glob("*.csv"))[-1]
     assert newest != record and [] == list(csv.DictReader(newest.open(encoding="utf-8")))
-    assert _run("adjust", str(out), "22222", "--confirm", "1", "--reason", "still owed after the fix",
+    assert run_grader("adjust", str(out), "22222", "--confirm", "1", "--reason", "still owed after the fix",
                 *r).returncode == 0
-    assert float(_book(out)["22222"]["score"]) == auto_smith + points + 3
+    assert float(read_gradebook(out, by="student_id")["22222"]["score"]) == auto_smith + points + 3
 
     # Taro is granted a day's extension; --resume grades nothing again, applies it and keeps the ledger once
     extensions = tmp_path / "extensions.csv"
     extensions.write_text("student,due,days,reason\n11111,,1,illness (doctor's note)\n", encoding="utf-8")
-    resumed = _run("batch", str(export), "--out", str(out), "--no-progress", "--resume",
+    resumed = run_grader("batch", str(export), "--out", str(out), "--no-progress", "--resume",
                    "--gradebook", "canvas", "--canvas-assignment-id", "4242", "--submitted", str(submitted),
                    "--extensions", str(extensions), "--lang", "en", *r)
     assert resumed.returncode == 0, resumed.stderr
     assert "0 graded, 3 kept" in resumed.stderr
-    rows = _book(out)
+    rows = read_gradebook(out, by="student_id")
     assert float(rows["22222"]["score"]) == auto_smith + points + 3
     assert float(rows["22222"]["adjustment"]) == 3
     assert float(rows["11111"]["score"]) == top and rows["11111"]["late_penalty"] == ""
 
     # the Canvas import file, as Canvas reads it
-    assert _run("export", str(out), "--gradebook", "canvas", "--canvas-assignment-id", "4242", *r).returncode == 0
-    grades = _canvas_import(out / "gradebook.canvas.csv")
+    assert run_grader("export", str(out), "--gradebook", "canvas", "--canvas-assignment-id", "4242", *r).returncode == 0
+    grades = canvas_import(out / "gradebook.canvas.csv")
     assert grades["points_possible"] == top
     assert grades["by_id"] == {"98765": top, "11111": top, "22222": auto_smith + points + 3}
-    verified = _run("ledger", str(out), "--verify")  # in the language of the batch's reports
+    verified = run_grader("ledger", str(out), "--verify")  # in the language of the batch's reports
     assert verified.returncode == 0 and "記録 4 件" in verified.stderr, verified.stderr
 
     # one line edited by hand: every command that reads the ledger names it and refuses
@@ -215,26 +172,22 @@ def test_a_term_of_grading(tmp_path):
                  ("batch", str(export), "--out", str(out), "-j", "1", "--no-progress", "--resume", *r),
                  ("regrade", str(export), "--out", str(out), "--test", FIXED_TEST, "-j", "1", *r),
                  ("gradebook", str(out), "--out", str(tmp_path / "course.csv"))):
-        proc = _run(*args)
+        proc = run_grader(*args)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "ledger.jsonl: line 1:" in proc.stderr and "1 行目" in proc.stderr, (args, proc.stderr)
-    assert _canvas_import(out / "gradebook.canvas.csv") == grades  # nothing was written from it
+    assert canvas_import(out / "gradebook.canvas.csv") == grades  # nothing was written from it
 
 
-def test_a_regrade_lists_every_report_it_left_as_it_was_and_why(tmp_path):
+def test_a_regrade_lists_every_report_it_left_as_it_was_and_why(tmp_path, graded_class):
     """A submission gone from SOURCE since the batch (a withdrawn student, an export taken again)
-    keeps its report byte for byte, and the regrade's record names it with why, in both languages."""
-    src = tmp_path / "src"
-    for name in ("correct", "sqrt-d-model"):
-        shutil.copytree(EXAMPLES / name, src / name)
-    out = tmp_path / "out"
+    keeps its report byte for byte, and the regrade's record names it with why, in both languages.
+    (The term goes on from a copy of the run's graded class.)"""
+    src, out = graded_class.copy_source(tmp_path / "src"), graded_class.copy(tmp_path / "out")
     rubric = ROOT / "rubrics" / "chapter07.yaml"
-    first = _run("batch", str(src), "--out", str(out), "-j", "1", "--no-progress", "--rubric", str(rubric))
-    assert first.returncode == 0, first.stderr
     [gone] = [p for p in (out / "reports").glob("*.yaml") if "sqrt-d-model" in p.name]
     kept = gone.read_bytes()
     shutil.rmtree(src / "sqrt-d-model")
-    again = _run("regrade", str(src), "--out", str(out), "--test", FIXED_TEST, "-j", "1", "--no-progress",
+    again = run_grader("regrade", str(src), "--out", str(out), "--test", FIXED_TEST, "-j", "1", "--no-progress",
                  "--rubric", str(rubric))
     assert again.returncode == 0, again.stderr
     assert gone.read_bytes() == kept
@@ -257,17 +210,17 @@ def test_a_regrade_keeps_the_late_penalty_measured_from_the_submission_times(tmp
     submitted.write_text("student,submitted\ns1001,2026-12-03T10:00:00+09:00\ns1002,2026-12-01T10:00:00+09:00\n",
                          encoding="utf-8")
     out = tmp_path / "out"
-    first = _run("batch", str(src), "--out", str(out), "-j", "1", "--no-progress", "--rubric", str(rubric),
+    first = run_grader("batch", str(src), "--out", str(out), "-j", "1", "--no-progress", "--rubric", str(rubric),
                  "--submitted", str(submitted))
     assert first.returncode == 0, first.stderr
-    before = _book(out)
+    before = read_gradebook(out, by="student_id")
     assert float(before["s1001"]["late_penalty"]) > 0 and before["s1002"]["late_penalty"] == ""
     shutil.copyfile(ROOT / "suites" / "chapter07" / "hidden" / "test_scaling.py",
                     rubric.parent.parent / "suites" / "chapter07" / "hidden" / "test_scaling.py")  # the test fixed
-    again = _run("regrade", str(src), "--out", str(out), "--test", FIXED_TEST, "-j", "1", "--no-progress",
+    again = run_grader("regrade", str(src), "--out", str(out), "--test", FIXED_TEST, "-j", "1", "--no-progress",
                  "--rubric", str(rubric))
     assert again.returncode == 0, again.stderr
-    after = _book(out)
+    after = read_gradebook(out, by="student_id")
     top = float(after["s1002"]["max_score"])
     assert float(after["s1002"]["score"]) == top
     assert float(after["s1001"]["score"]) == pytest.approx(top - float(after["s1001"]["late_penalty"]))
@@ -285,31 +238,31 @@ def test_a_name_and_its_adjustments_stay_with_their_student_as_others_leave_and_
     for folder, example in (("Carol", "divide-by-dk"), ("carol", "sqrt-d-model"), ("dave", "divide-by-dk")):
         shutil.copytree(EXAMPLES / example, src / folder)
     common = ("--no-progress", "--rubric", str(rubric), "--lang", "en", "-j", "1")
-    first = _run("batch", str(src), "--out", str(out), *common)
+    first = run_grader("batch", str(src), "--out", str(out), *common)
     assert first.returncode == 0, first.stderr
-    assert {r["submission"]: sid for sid, r in _book(out).items()} == {"Carol": "Carol", "carol-2": "carol",
+    assert {r["submission"]: sid for sid, r in read_gradebook(out, by="student_id").items()} == {"Carol": "Carol", "carol-2": "carol",
                                                                        "dave": "dave"}
-    adjusted = _run("adjust", str(out), "carol-2", "--points", "5", "--reason", "regrade request", *common[1:5])
+    adjusted = run_grader("adjust", str(out), "carol-2", "--points", "5", "--reason", "regrade request", *common[1:5])
     assert adjusted.returncode == 0, adjusted.stderr
-    carol_before = float(_book(out)["carol"]["score"])
+    carol_before = float(read_gradebook(out, by="student_id")["carol"]["score"])
 
     shutil.rmtree(src / "Carol")
     shutil.copytree(EXAMPLES / "correct", src / "CAROL")
-    again = _run("batch", str(src), "--out", str(out), "--resume", *common)
+    again = run_grader("batch", str(src), "--out", str(out), "--resume", *common)
     assert again.returncode == 0, again.stderr
-    book = _book(out)
+    book = read_gradebook(out, by="student_id")
     assert {sid: r["submission"] for sid, r in book.items()} == {"carol": "carol-2", "dave": "dave",
                                                                  "CAROL": "CAROL-3"}
     assert float(book["carol"]["score"]) == carol_before
     assert float(book["carol"]["adjustment"]) == 5 and "regrade request" in book["carol"]["adjustment_reasons"]
     assert float(book["CAROL"]["adjustment"]) == 0
 
-    exported = _run("export", str(out), *common[1:5])
+    exported = run_grader("export", str(out), *common[1:5])
     assert exported.returncode == 0, exported.stderr
     assert "left out 1 report(s) of entries no longer in SOURCE (kept in reports/): Carol" in exported.stderr
-    assert {sid: r["submission"] for sid, r in _book(out).items()} == {"carol": "carol-2", "dave": "dave",
+    assert {sid: r["submission"] for sid, r in read_gradebook(out, by="student_id").items()} == {"carol": "carol-2", "dave": "dave",
                                                                        "CAROL": "CAROL-3"}
-    refused = _run("adjust", str(out), "Carol", "--points", "1", "--reason", "x", *common[1:5])
+    refused = run_grader("adjust", str(out), "Carol", "--points", "1", "--reason", "x", *common[1:5])
     assert refused.returncode != 0 and "Carol is not in the last batch" in refused.stderr
     assert (out / "reports" / "Carol.yaml").is_file()
 
@@ -322,26 +275,22 @@ def test_a_rerun_into_the_folder_grades_with_its_seed_so_adjustments_stay_in_for
     src, out, rubric = tmp_path / "src", tmp_path / "out", ROOT / "rubrics" / "chapter07.yaml"
     shutil.copytree(EXAMPLES / "divide-by-dk", src / "alice")
     common = ("--no-progress", "--rubric", str(rubric), "--lang", "en", "-j", "1")
-    assert _run("batch", str(src), "--out", str(out), *common).returncode == 0
+    assert run_grader("batch", str(src), "--out", str(out), *common).returncode == 0
     seed = yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"]
-    adjusted = _run("adjust", str(out), "alice", "--part", "scaling", "--points", "2", "--reason", "typo", *common[1:5])
+    adjusted = run_grader("adjust", str(out), "alice", "--part", "scaling", "--points", "2", "--reason", "typo", *common[1:5])
     assert adjusted.returncode == 0, adjusted.stderr
-    before = _book(out)["alice"]
+    before = read_gradebook(out, by="student_id")["alice"]
 
-    again = _run("batch", str(src), "--out", str(out), *common)
+    again = run_grader("batch", str(src), "--out", str(out), *common)
     assert again.returncode == 0, again.stderr
     assert f"grading with seed {seed}, as the reports already in the folder were" in again.stderr + again.stdout
-    after = _book(out)["alice"]
+    after = read_gradebook(out, by="student_id")["alice"]
     assert yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"] == seed
     assert (after["score"], after["adjustment"]) == (before["score"], before["adjustment"]) and float(after["adjustment"]) == 2
 
-    other = _run("batch", str(src), "--out", str(out), "--seed", str(seed + 1), *common)
+    other = run_grader("batch", str(src), "--out", str(out), "--seed", str(seed + 1), *common)
     assert other.returncode == 0, other.stderr
     assert yaml.safe_load((out / "reports" / "alice.yaml").read_text(encoding="utf-8"))["seed"] == seed + 1
-
-
-def _rows(out: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig"))))
 
 
 def test_a_student_keeps_name_and_adjustment_across_a_zip_a_twin_spelling_and_an_empty_upload(tmp_path):
@@ -357,36 +306,36 @@ def test_a_student_keeps_name_and_adjustment_across_a_zip_a_twin_spelling_and_an
     for folder, example in (("bob", "divide-by-dk"), (nfc, "correct"), (nfd, "sqrt-d-model")):
         shutil.copytree(EXAMPLES / example, src / folder)
     common = ("--no-progress", "--rubric", str(rubric), "--lang", "en", "-j", "1")
-    first = _run("batch", str(src), "--out", str(out), *common)
+    first = run_grader("batch", str(src), "--out", str(out), *common)
     assert first.returncode == 0, first.stderr
-    scores = {r["submission"]: float(r["score"]) for r in _rows(out)}
+    scores = {r["submission"]: float(r["score"]) for r in read_gradebook(out)}
     assert set(scores) == {"bob", "José", "José-2"}
     # Which spelling got which name is the batch's choice; the test follows the NFD (weaker) one.
     weaker = min(("José", "José-2"), key=lambda n: scores[n])
     stronger = ({"José", "José-2"} - {weaker}).pop()
     for who, points in (("bob", "3"), (weaker, "4")):
-        adjusted = _run("adjust", str(out), who, "--points", points, "--reason", f"for {who}", *common[1:5])
+        adjusted = run_grader("adjust", str(out), who, "--points", points, "--reason", f"for {who}", *common[1:5])
         assert adjusted.returncode == 0, adjusted.stderr
 
     shutil.rmtree(src / "bob")
     with zipfile.ZipFile(src / "bob.zip", "w") as zf:
-        for fname, data in _files(EXAMPLES / "divide-by-dk").items():
+        for fname, data in files_of(EXAMPLES / "divide-by-dk").items():
             zf.writestr(fname, data)
     shutil.rmtree(src / nfc)
-    again = _run("batch", str(src), "--out", str(out), *common)
+    again = run_grader("batch", str(src), "--out", str(out), *common)
     assert again.returncode == 0, again.stderr
-    rows = {r["submission"]: r for r in _rows(out)}
+    rows = {r["submission"]: r for r in read_gradebook(out)}
     assert set(rows) == {"bob", weaker}, rows.keys()
     assert float(rows["bob"]["adjustment"]) == 3 and "for bob" in rows["bob"]["adjustment_reasons"]
     assert float(rows[weaker]["adjustment"]) == 4 and float(rows[weaker]["automatic_score"]) == scores[weaker]
-    exported = _run("export", str(out), *common[1:5])
+    exported = run_grader("export", str(out), *common[1:5])
     assert exported.returncode == 0, exported.stderr
     assert f"no longer in SOURCE (kept in reports/): {stronger}" in exported.stderr
 
     (src / "bob.zip").unlink()
     (src / "bob").mkdir()
-    third = _run("batch", str(src), "--out", str(out), *common)
+    third = run_grader("batch", str(src), "--out", str(out), *common)
     assert third.returncode == 0, third.stderr
-    refused = _run("adjust", str(out), "bob", "--points", "1", "--reason", "x", *common[1:5])
+    refused = run_grader("adjust", str(out), "bob", "--points", "1", "--reason", "x", *common[1:5])
     assert refused.returncode != 0
     assert "bob has no report to adjust, since the batch did not grade it" in refused.stderr, refused.stderr

@@ -21,8 +21,8 @@ from grader import sinks
 from grader.report import render
 from grader.spec.rubric import load_rubric
 from grader.grading.runner import plot_data
-from tests.unit.report.test_writers import make_report
 from tests.helpers import ROOT
+from tests.unit.report.test_writers import make_report
 
 
 RUBRICS = {name: load_rubric(ROOT / "rubrics" / f"{name}.yaml") for name in ("chapter07", "chapter08")}

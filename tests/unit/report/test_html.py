@@ -8,8 +8,8 @@ import pytest
 
 from grader.report import render
 
-from tests.unit.report.test_writers import FORMATS, assert_formats_agree, make_report
 from tests.helpers import ROOT, chromium, headless
+from tests.unit.report.test_writers import FORMATS, assert_formats_agree, make_report
 
 
 @pytest.mark.browser

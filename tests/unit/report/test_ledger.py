@@ -6,8 +6,6 @@ import csv
 import io
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -27,7 +25,7 @@ from grader.report.model import GradeReport
 from grader.report.terminal import show
 from grader.spec.rubric import load_rubric
 
-from tests.helpers import GOLDEN, ROOT, RUBRIC
+from tests.helpers import GOLDEN, RUBRIC, read_gradebook, read_report, run_grader
 
 
 @pytest.fixture
@@ -46,15 +44,6 @@ def _outdir(tmp: Path, rubric, names=("divide-by-dk", "sqrt-d-model", "untouched
         rows.append((Found(None, name, name), report, []))
     write_gradebook(out / "gradebook.csv", gradebook_rows(rows, rubric), rubric)
     return out
-
-
-def _book(out: Path) -> dict[str, dict[str, str]]:
-    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
-        return {r["submission"]: r for r in csv.DictReader(fh)}
-
-
-def _report(out: Path, name: str) -> dict:
-    return yaml.safe_load((out / "reports" / f"{name}.yaml").read_text(encoding="utf-8"))
 
 
 # --------------------------------------------------------------------------- the chain
@@ -213,14 +202,14 @@ def test_every_view_shows_the_automatic_score_the_change_and_the_reason(tmp_path
     adjust(out, rubric, "sqrt-d-model", set_to=100.0, reason="accommodation", by="tanaka")
     undo(out, rubric, "divide-by-dk", 1, reason="entered twice", by="tanaka")
 
-    rows = _book(out)
+    rows = read_gradebook(out, by="submission")
     d = rows["divide-by-dk"]
     assert (float(d["automatic_score"]), float(d["adjustment"]), float(d["score"])) == (72.0, 5.0, 77.0)
     assert "unfair <b>test</b>" in d["adjustment_reasons"] and "コピー" not in d["adjustment_reasons"]
     assert float(rows["sqrt-d-model"]["score"]) == 100.0 and float(rows["sqrt-d-model"]["automatic_score"]) == 111
     assert rows["untouched-stub"]["adjustment"] == "0" and rows["untouched-stub"]["adjustment_reasons"] == ""
 
-    report = GradeReport.from_dict(_report(out, "divide-by-dk"))
+    report = GradeReport.from_dict(read_report(out, "divide-by-dk"))
     assert report.score == 77.0 and report.adjustment["automatic_score"] == 72.0
     for lang, heading, said in (("en", "Adjustments by hand", "Automatic score 72"),
                                 ("ja", "手作業による得点の調整", "自動採点の得点 72")):
@@ -242,7 +231,7 @@ def test_every_view_shows_the_automatic_score_the_change_and_the_reason(tmp_path
 def test_the_lms_gradebooks_and_moodle_feedback_carry_the_final_score_and_why(tmp_path, rubric):
     out = _outdir(tmp_path, rubric)
     for name in ("divide-by-dk", "sqrt-d-model"):  # as a Moodle export names them
-        data = _report(out, name)
+        data = read_report(out, name)
         data["student"] = {"id": "1234" if name == "divide-by-dk" else "5678", "name": name, "lms": "moodle",
                            "entry": name, "late": False, "flags": []}
         (out / "reports" / f"{name}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
@@ -264,27 +253,22 @@ def test_the_lms_gradebooks_and_moodle_feedback_carry_the_final_score_and_why(tm
 # --------------------------------------------------------------------------- the commands
 
 
-def _grader(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
-
-
 def test_the_commands_write_list_verify_and_refuse_a_broken_chain(tmp_path, rubric):
     out = _outdir(tmp_path, rubric)
     r = ("--rubric", str(RUBRIC))
-    assert _grader("adjust", str(out), "divide-by-dk", "--points=-2", "--reason", "late by agreement", *r).returncode == 0
-    assert _grader("adjust", str(out), "divide-by-dk", "--undo", "1", "--reason", "wrong:\nsee the mail\tof 3 May",
+    assert run_grader("adjust", str(out), "divide-by-dk", "--points=-2", "--reason", "late by agreement", *r).returncode == 0
+    assert run_grader("adjust", str(out), "divide-by-dk", "--undo", "1", "--reason", "wrong:\nsee the mail\tof 3 May",
                    "--by", "ta\x1b[2J", *r).returncode == 0
-    listed = _grader("ledger", str(out))
+    listed = run_grader("ledger", str(out))
     assert listed.returncode == 0 and "late by agreement" in listed.stdout and "\tundo\t" in listed.stdout
     # one line of nine tab-separated fields per entry, a reason typed over two lines included
     rows = [line.split("\t") for line in listed.stdout.splitlines()]
     assert [len(row) for row in rows] == [9, 9]
     assert rows[1][8] == "wrong:\\nsee the mail\\tof 3 May" and rows[1][6] == "ta\\x1b[2J"
-    assert float(_book(out)["divide-by-dk"]["score"]) == 72.0
+    assert float(read_gradebook(out, by="submission")["divide-by-dk"]["score"]) == 72.0
     # neither two changes at once nor none, nor an unknown student
-    assert _grader("adjust", str(out), "divide-by-dk", "--points", "1", "--set", "3", "--reason", "x", *r).returncode == 2
-    nobody = _grader("adjust", str(out), "nobody", "--points", "1", "--reason", "x", *r)
+    assert run_grader("adjust", str(out), "divide-by-dk", "--points", "1", "--set", "3", "--reason", "x", *r).returncode == 2
+    nobody = run_grader("adjust", str(out), "nobody", "--points", "1", "--reason", "x", *r)
     assert nobody.returncode == 2 and "no report for nobody" in nobody.stderr and "のレポートがありません" in nobody.stderr
 
     lines = _lines(out)
@@ -292,7 +276,7 @@ def test_the_commands_write_list_verify_and_refuse_a_broken_chain(tmp_path, rubr
     for args in (("ledger", str(out), "--verify"), ("export", str(out), *r),
                  ("adjust", str(out), "sqrt-d-model", "--points", "1", "--reason", "x", *r),
                  ("gradebook", str(out), "--out", str(tmp_path / "c.csv"))):
-        proc = _grader(*args)
+        proc = run_grader(*args)
         assert proc.returncode == 2, args
         assert "ledger.jsonl: line 1:" in proc.stderr and "1 行目" in proc.stderr, args
     assert len(_lines(out)) == 2  # nothing was appended
