@@ -54,7 +54,7 @@ RELEASE_VENV = ("tests/journeys/test_release_journey.py",
 TOGETHER: tuple[str | tuple[str, ...], ...] = (
     # the attacks look for stray processes and marker files anywhere, as the hostile batch and
     # the subprocess level might leave them
-    ("tests/journeys/test_attacks.py", "tests/journeys/test_hostile_batch.py", "tests/unit/sandbox/test_level.py",
+    ("tests/journeys/test_attacks.py", "tests/journeys/test_hostile_batch.py", "tests/unit/sandbox/test_subprocess_level.py",
      "tests/journeys/test_subprocess_level.py"),
     "tests/journeys/test_cluster.py",
     "tests/journeys/test_publish.py",
@@ -64,7 +64,7 @@ TOGETHER: tuple[str | tuple[str, ...], ...] = (
     "tests/journeys/test_gradescope.py",
     "tests/journeys/test_golden.py",
     "tests/unit/grading/test_diagnosis.py",
-    "tests/unit/kit/test_quiz.py",
+    "tests/unit/kit/test_quiz_input.py",
     "tests/unit/grading/test_diagnosis_wording.py",
     "tests/unit/grading/test_collector.py",
     "tests/unit/sandbox/test_worker.py",
@@ -153,8 +153,8 @@ def grading_process(args: Any) -> str | None:
     argv = [os.fspath(a) for a in args] if isinstance(args, (list, tuple)) else [os.fspath(args)]
     if "grader.engines.batch_worker" in argv:
         return "batch worker"
-    if any(arg.endswith("zygote.py") for arg in argv):
-        return "sandbox"
+    if any(arg.endswith("zygote.py") and argv[i - 1] == "-I" for i, arg in enumerate(argv[1:], 1)):
+        return "sandbox"  # python -I .../zygote.py (not bubblewrap's probe, which binds the file)
     return None
 
 

@@ -85,3 +85,19 @@ def test_check_in_github_actions_writes_summary_and_annotations(tmp_path: Path) 
     assert "## Grading report" in summary.read_text(encoding="utf-8")
     xmlschema = pytest.importorskip("xmlschema")
     xmlschema.XMLSchema(str(ROOT / "tests" / "schemas" / "junit.xsd")).validate(str(junit))
+
+
+def test_a_report_without_a_figures_hook_has_no_figures() -> None:
+    """figures() calls the assignment's hook only when there are values to draw."""
+    from grader.report import html as html_writer
+
+    calls = []
+
+    def draw(plots, langs):
+        calls.append(langs)
+        return []
+
+    assert html_writer.figures(make_report(), ["en"]) == []
+    assert html_writer.figures(make_report(plots={}), ["en"], draw) == [] and calls == []
+    assert html_writer.figures(make_report(), ["ja", "en"], draw) == [] and calls == [["ja", "en"]]
+    assert "<table" in html_writer.render(make_report(plots={}), lang="en")
