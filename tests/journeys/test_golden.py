@@ -1,6 +1,6 @@
 """Golden reports: the whole YAML report of a few submissions, at a fixed seed.
 
-Run ``pytest tests/test_golden.py --update-goldens`` after an intended change to rewrite them;
+Run ``pytest tests/journeys/test_golden.py --update-goldens`` after an intended change to rewrite them;
 on a mismatch the actual report is saved beside the golden as ``<name>.actual.yaml``.
 """
 

@@ -148,7 +148,7 @@ def test_hidden_tests_run_alongside_public_ones(reports):
 
 # --- trust boundary (grader contract, "Trust boundary") ---------------------------------------
 # Values equal to everything, __torch_function__ subclasses, NaN and monkeypatched comparisons
-# are graded as submissions, between clean neighbours, in tests/test_attacks.py.
+# are graded as submissions, between clean neighbours, in tests/journeys/test_attacks.py.
 
 
 def test_student_code_runs_in_another_process(root):

@@ -10,7 +10,7 @@ This machine cannot reach PyTorch's CPU index: the README's torch line runs with
 ``--index-url`` so that pip takes the same pinned CPU wheel from the local wheel folder.
 
 torch and the grader's dependencies are installed once per run, into ``release_venv`` (see
-tests/conftest.py), which the README's venv sees through a ``.pth`` file: its torch line is then
+tests/journeys/conftest.py), which the README's venv sees through a ``.pth`` file: its torch line is then
 already satisfied, and its ``pip install .`` installs the release's grader into the README's venv.
 The chapter-8 journey in test_course.py shares it.
 """

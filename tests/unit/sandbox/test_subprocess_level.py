@@ -3,7 +3,7 @@
 Real processes throughout: one fresh interpreter per submission, talking over its stdin and
 stdout. Only the level *choice* is checked with ``os.fork`` taken away; the grading itself
 runs the same code path Windows would (no fork, no inherited pipes, no select on pipes).
-The attacks graded at this level are in ``test_attacks.py`` (``subprocess`` column).
+The attacks graded at this level are in ``tests/journeys/test_attacks.py`` (``subprocess`` column).
 """
 
 from __future__ import annotations

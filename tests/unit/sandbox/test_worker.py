@@ -1,6 +1,6 @@
 """The sandbox's own promises, checked one by one through the worker (see docs/security.md).
 
-Attacks as whole submissions are in ``test_attacks.py``; here each limit and each piece of
+Attacks as whole submissions are in ``tests/journeys/test_attacks.py``; here each limit and each piece of
 isolation is exercised directly, with arguments the test derives (real host paths, a port
 it listens on) passed into the student's function.
 """
