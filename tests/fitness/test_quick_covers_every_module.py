@@ -4,7 +4,10 @@ The journeys (``slow``, left out of ``make quick``) run the grader end to end an
 package; a module only they import would go untested between commits. The check is static: an
 import in a test file outside tests/journeys/ counts (at its top, or inside a test or a helper),
 unless it sits in a test marked ``slow`` (or a file so marked), and importing a module counts for
-the packages above it too.
+the packages above it too. So does ``importlib.import_module`` with the module's name, or with an
+f-string naming a package's modules (``f"grader.i18n.{name}"``: every module of that package). The
+old paths kept for one release (``grader.moved.OLD_PATHS``) count as imported: tests/fitness/
+test_public_api.py imports each of them by name.
 """
 
 from __future__ import annotations
@@ -51,6 +54,19 @@ def imported(source: str, known: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             named.add(node.module)
             named |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith("import_module") and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                named.add(first.value)
+            elif isinstance(first, ast.JoinedStr) and first.values and isinstance(first.values[0], ast.Constant):
+                prefix = str(first.values[0].value)
+                if prefix.endswith("."):  # a package's modules, by name
+                    named |= {m for m in known if m.startswith(prefix)}
+    return _with_packages(named, known)
+
+
+def _with_packages(named: set[str], known: set[str]) -> set[str]:
+    """The modules of ``known`` among ``named`` and the packages above them."""
     hit = set()
     for name in named:
         while name:
@@ -61,8 +77,11 @@ def imported(source: str, known: set[str]) -> set[str]:
 
 
 def test_every_module_is_imported_by_a_quick_test() -> None:
+    from grader.moved import OLD_PATHS
+
     known = modules()
     covered = set().union(*(imported(p.read_text(encoding="utf-8"), known) for p in QUICK))
+    covered |= _with_packages(set(OLD_PATHS), known)
     missing = sorted(known - covered)
     assert missing == [], (f"no test that make quick runs imports {', '.join(missing)}: add a unit test (not marked slow) "
                            "in tests/unit/<subpackage>/test_<module>.py, so that make quick tests it")
@@ -76,3 +95,5 @@ def test_the_check_can_fail() -> None:
               "@pytest.mark.slow\ndef test_y():\n    from grader.report import files\n")
     assert imported(source, known) == {"grader", "grader.report", "grader.report.junit", "grader.kit"}
     assert imported("import pytest\npytestmark = pytest.mark.slow\nimport grader.kit.quiz\n", known) == set()
+    by_name = "import importlib\n\n\ndef test_x():\n    importlib.import_module(f'grader.report.{x}')\n"
+    assert imported(by_name, known) == {"grader", "grader.report", "grader.report.junit", "grader.report.files"}
