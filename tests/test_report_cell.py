@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 from grader.report.cell import changes, only_part, render_html, render_text, render_views
 from grader.report.model import Mistake, Status
-from grader.spec.rubric import ReportOptions
+from grader.spec.rubric.model import ReportOptions
 
 from test_report_writers import make_report
 

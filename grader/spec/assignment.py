@@ -29,7 +29,7 @@ from grader.kit.hooks import NO_HOOKS, Figure, Hooks, load_hooks
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["Assignment", "answer_key", "assignment_of", "figures_hook"]
 

@@ -30,7 +30,7 @@ from grader.package_data import PACKAGE_DIR
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["FRAMEWORK_FILE", "Entry", "catalogue", "mistake_ids"]
 

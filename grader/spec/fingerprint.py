@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader.spec.catalogue import FRAMEWORK_FILE
-from grader.spec.rubric import Rubric
+from grader.spec.rubric.model import Rubric
 
 __all__ = ["KNOWLEDGE_MODULES", "knowledge_files", "rubric_fingerprint"]
 
