@@ -7,6 +7,10 @@ Exit status (computed only in :func:`exit_code_for`):
 1       graded, and below the rubric's pass mark when the rubric asks for that
 2       usage or configuration error (message names the file, YAML path, fix)
 ======  =====================================================================
+
+==========  ========================================================================================
+watch       ``grader check --watch``: check again on every save
+==========  ========================================================================================
 """
 
 from __future__ import annotations

@@ -1,1 +1,6 @@
-"""TODO"""
+"""Sentences and labels in both languages, each under one key.
+
+========  ==========================================================================================
+messages  The grader's sentences in both languages, each kept once under a key.
+========  ==========================================================================================
+"""

@@ -1,1 +1,9 @@
-"""TODO"""
+"""The commands that chain the stages of a term: a batch, a regrade, a hand adjustment, a publication.
+
+=======  ===========================================================================================
+adjust   ``grader adjust`` and ``grader ledger``: hand adjustments of a finished batch's scores.
+batch    ``grader batch``: grade every submission in a folder or an LMS zip export, in parallel.
+publish  ``grader publish OUT``: release hidden tests' details in a batch's student views.
+regrade  ``grader regrade``: run only the tests an instructor fixed, for every submission of a batch.
+=======  ===========================================================================================
+"""
