@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -39,7 +39,7 @@ def load_corpus(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if not p.name.startswith((".", "_")))
 
 
-def student_answers(key: dict[str, Any]) -> str:
+def student_answers(key: Mapping[str, object]) -> str:
     """A filled, student-shaped ``answers.yaml`` (``id: {answer: ...}``) from the answer key."""
     filled = {qid: {"answer": spec.get("answer") if isinstance(spec, dict) else spec} for qid, spec in key.items()}
     return str(yaml.safe_dump(filled, sort_keys=False, allow_unicode=True))

@@ -66,7 +66,8 @@ def load_submission(
         path: the submission as the user named it.
         assignment: what is graded (:func:`grader.spec.assignment.assignment_of`): its part files
             say which files make a submission, and its handout decides which of a folder's
-            ``.py`` files and notebook the student worked in (:func:`choose_work`). Without
+            ``.py`` files and notebook the student worked in
+            (:func:`grader.ingest.submission.choice.choose_work`). Without
             it, every ``.py`` file of a folder is a part named by its stem, none is reported
             missing, and the ``.py`` files are graded.
         limits: size caps; the defaults suit one student's work.
@@ -93,8 +94,9 @@ def read_submission(
     """:func:`load_submission` with the handout and the part files given one by one.
 
     Args:
-        handout: what was handed out (:func:`load_handout`); with it, a folder holding both
-            the ``.py`` files and the notebook is graded as :func:`choose_work` decides.
+        handout: what was handed out (:func:`grader.ingest.submission.choice.load_handout`); with
+            it, a folder holding both the ``.py`` files and the notebook is graded as
+            :func:`grader.ingest.submission.choice.choose_work` decides.
         parts: code part id -> file name (``Assignment.part_files``).
     """
     limits = limits or ReadLimits()

@@ -1,12 +1,12 @@
-"""The rubric: one YAML file in, one frozen :class:`~grader.spec.rubric.model.Rubric` out.
+"""The rubric: one YAML file in, one frozen ``Rubric`` out, checked once at the edge.
 
-=============  ===========================================================================
-``model``      the dataclasses a rubric is read into: ``Rubric``, ``Part``, ``Suite``,
-               ``ReportOptions``, ``LatePolicy``, ``Plugin`` ... and their enums
-``load``       ``load_rubric``: the file, its YAML, each section read into its dataclass;
-               ``check_parts``: every part's file and functions exist
-``checks``     ``Reader``: the checks of single YAML values, and the words of their errors
-=============  ===========================================================================
+======  ===========================================================================================
+model   The rubric as the grader holds it: ``Rubric``, ``Part``, ``Suite``, ``ReportOptions``, ``LatePolicy``,
+        ``Plugin`` ..., one frozen dataclass per section of the file, and their enums.
+load    ``load_rubric``: the file, its YAML (duplicate keys refused), each section read into its
+        dataclass; ``check_parts``: every part's file and functions exist in the stubs or reference.
+checks  ``Reader``: the checks of single YAML values, and the helpers that word their errors.
+======  ===========================================================================================
 
 The public paths are ``grader.Rubric`` and ``grader.load_rubric``.
 """

@@ -277,8 +277,8 @@ class _RubricReader(Reader):
         data = self.mapping(value, "late", ("penalty_percent", "cap_percent", "per", "grace_minutes"), example)
         defaults = LatePolicy()
 
-        def percent(key: str, default: float, example: float) -> float:
-            return self.number(data[key], f"late.{key}", low=0, high=100, example=example) if key in data else default
+        def percent(key: str, default: float, suggested: float) -> float:
+            return self.number(data[key], f"late.{key}", low=0, high=100, example=suggested) if key in data else default
 
         penalty = percent("penalty_percent", defaults.penalty_percent, 10)
         cap = percent("cap_percent", defaults.cap_percent, 80)

@@ -11,7 +11,7 @@ section of the file    what it holds                                          ty
 ``parts``              the exercise files, in report order                    :class:`Part`
 ``suites``             the public and hidden test folders                     :class:`Suite`
 ``points``             default points and per-test rules                      :class:`PointRule`
-``limits``             resource limits per submission                         :class:`Limits`
+``limits``             resource limits per submission                         ``Limits`` (sandbox)
 ``report``             formats, languages, what students see                  :class:`ReportOptions`
 ``mistakes``           per-mistake partial credit and the central mistake     :class:`MistakeOptions`
 ``late``               what a late submission loses                           :class:`LatePolicy`
@@ -261,7 +261,7 @@ class LatePolicy:
 
 @dataclass(frozen=True, slots=True)
 class Rubric:
-    """A whole assignment's grading configuration, as loaded by :func:`load_rubric`."""
+    """A whole assignment's grading configuration, as loaded by :func:`grader.spec.rubric.load.load_rubric`."""
 
     file: Path = field(metadata=_help("the rubric file, as the path was given to load_rubric"))
     assignment: str = field(metadata=_help("the assignment's id, e.g. chapter07"))
