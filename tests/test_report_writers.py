@@ -16,7 +16,7 @@ from grader.report import SUFFIXES, render
 from grader.report.markdown import ci_annotations, source_locator
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
 from grader.report.redact import redact
-from grader.spec.rubric.model import HiddenDetail, ReportOptions
+from grader.spec.rubric.model import HiddenDetail, Plugin, ReportOptions
 
 SCHEMAS = Path(__file__).with_name("schemas")
 FORMATS = ("yaml", "json", "gradescope", "junit", "markdown", "html")
@@ -77,8 +77,11 @@ def make_report(**changes: Any) -> GradeReport:
 
 
 class _Rubric:
+    """The parts of a rubric the writers read: its report options, and a plug-in with no figures."""
+
     def __init__(self, **options: Any) -> None:
         self.report = ReportOptions(**options)
+        self.plugin = Plugin()
 
 
 # --------------------------------------------------------------------------- parsing back
