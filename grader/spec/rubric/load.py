@@ -9,7 +9,12 @@ path and the fix::
     write per_call_s: 10
 
 (one line in practice). The checks of single values and the words of these messages are in
-:mod:`grader.spec.rubric.checks`; this module reads the file and each section with them.
+:mod:`grader.spec.rubric.checks`; this module reads the file and each section with them:
+
+- :func:`load_rubric`: the file, read as UTF-8, parsed as YAML;
+- the YAML loader: a SafeLoader that refuses duplicate keys and reads ``1e3`` as a float;
+- the section readers (``_RubricReader``): one method per section, each building its dataclass;
+- :func:`check_parts`: every part's file and functions exist in the stubs or the reference.
 
 Example::
 
