@@ -253,7 +253,7 @@ def test_weak_sandbox_is_refused_without_the_flag(tmp_path, monkeypatch):
     """Without namespaces, batch stops with a usage error unless --allow-weak-sandbox."""
     from grader.errors import UsageError
     from grader.workflows.batch import run_batch
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.sandbox import backends
 
     monkeypatch.setattr(backends, "namespaces_available", lambda: (False, "no bwrap here"))
@@ -287,7 +287,7 @@ def test_workers_started_early_are_stopped_when_the_source_is_bad(tmp_path):
     """Workers start before the submissions are found; a bad source leaves none running."""
     from grader.workflows.batch import run_batch
     from grader.errors import UsageError
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     before = _batch_workers()
     with pytest.raises(UsageError):

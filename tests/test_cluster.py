@@ -492,7 +492,7 @@ def test_a_shard_that_kills_its_worker_is_split_so_only_the_poison_fails(tmp_pat
 
     from grader.engines import dask_worker as _clusterworker
     from grader.workflows.batch import run_batch
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     src = tmp_path / "src"
     src.mkdir()
@@ -604,7 +604,7 @@ def test_jobs_with_a_cluster_is_refused_not_ignored(tmp_path):
     is a usage error saying what to do instead (in Japanese too)."""
     from grader.workflows.batch import run_batch
     from grader.i18n.messages import translate
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     with pytest.raises(UsageError) as info:
         run_batch(str(EXAMPLES), str(tmp_path / "out"), load_rubric(RUBRIC), cluster="tcp://127.0.0.1:1", jobs=2)

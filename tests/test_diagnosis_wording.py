@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.grading.runner import grade
-from grader.ingest.submission import load_submission
+from grader.ingest.submission.load import load_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = ROOT / "examples" / "submissions" / "correct"

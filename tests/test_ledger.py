@@ -25,7 +25,7 @@ from grader.outputs.gradebook import gradebook_rows, write_gradebook
 from grader.report import render
 from grader.report.model import GradeReport
 from grader.report.terminal import show
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 RUBRIC = ROOT / "rubrics" / "chapter07.yaml"

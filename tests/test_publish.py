@@ -22,7 +22,7 @@ import yaml
 
 from grader.errors import RubricError, UsageError
 from grader.report.outdir import read_published, write_student_files
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = "[yaml, json, gradescope, junit, markdown, html]"

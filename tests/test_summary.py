@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.outputs.summary import class_stats, write_summary
 
 ROOT = Path(__file__).resolve().parent.parent
