@@ -287,7 +287,7 @@ def root() -> Path:
 
 @pytest.fixture(scope="session")
 def rubric():
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     return load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 

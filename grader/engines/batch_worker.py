@@ -48,7 +48,7 @@ from typing import Any, TYPE_CHECKING
 from grader.i18n.messages import said
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 
 def _send(out: Any, message: dict[str, Any]) -> None:
@@ -107,7 +107,7 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
     imports are done, so that ``-j N`` pays for importing torch and pytest here once, not N
     times (each sibling still starts its own sandboxed zygote).
     """
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.sandbox.worker import Worker
 
     rubric = load_rubric(config["rubric"])
@@ -224,7 +224,7 @@ class _Serving:
         self.inbox.put("")
 
     def next_chunk(self) -> list[Any] | None:
-        from grader.ingest.submission import Submission
+        from grader.ingest.submission.model import Submission
 
         if self.views and self.first and not self.become_ready():
             return None

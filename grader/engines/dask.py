@@ -43,7 +43,8 @@ from grader.engines.local_pool import Tally, Write
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.ingest.submission.model import SubmissionDict
+    from grader.spec.rubric.model import Rubric
     from distributed import Client, Future, Security
 
 #: ``kind:`` of a cluster file -> (module, class, the extra that installs it)
@@ -337,7 +338,7 @@ class ClusterPool:
     """
 
     def __init__(self, spec: ClusterSpec, *, rubric: Rubric, fingerprint: str, seed: int,
-                 wire: Callable[[int], dict[str, Any]], allow_weak: bool, shard: int | None,
+                 wire: Callable[[int], SubmissionDict], allow_weak: bool, shard: int | None,
                  say: Callable[[str], None], log: Path | None = None) -> None:
         self.spec, self.rubric, self.fingerprint, self.seed = spec, rubric, fingerprint, seed
         self.wire, self.allow_weak, self.shard, self.say = wire, allow_weak, shard, say

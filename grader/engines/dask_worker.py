@@ -105,7 +105,7 @@ class GraderPlugin(WorkerPlugin):
 
     def setup(self, worker: Any) -> None:
         """On the worker's main thread: choose the sandbox, check the rubric, start the processes."""
-        from grader.spec.rubric import load_rubric
+        from grader.spec.rubric.load import load_rubric
         from grader.spec.fingerprint import rubric_fingerprint
         from grader.sandbox.level import choose_level
 

@@ -34,7 +34,7 @@ from grader.kit.asserts import ANSWER_KEY, Mismatch, take_notes
 from grader.sandbox.session import StudentRaised
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 SUB_PARAM = "grader_submission"
 _EXCEPTION_GROUPS = getattr(builtins, "BaseExceptionGroup", ())  # Python 3.11+

@@ -30,7 +30,7 @@ from grader.report.model import Mistake, Status
 
 if TYPE_CHECKING:
     from grader.sandbox.session import Session
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["diagnose", "probe_part"]
 

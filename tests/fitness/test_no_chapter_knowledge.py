@@ -6,7 +6,7 @@ import re
 
 from grader.spec.assignment import assignment_of
 from grader.spec.catalogue import catalogue
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import ROOT
 

@@ -12,7 +12,7 @@ import pytest
 
 from grader.package_data import PATTERNS
 from grader.prepare.release import build_release
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import ROOT
 

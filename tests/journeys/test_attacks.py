@@ -39,11 +39,11 @@ import pytest
 import yaml
 
 from grader.report.model import GradeReport
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.grading.runner import grade
 from grader.sandbox import backends
 from grader.sandbox.worker import Worker
-from grader.ingest.submission import load_submission
+from grader.ingest.submission.load import load_submission
 
 from tests.helpers import ROOT, TESTS, descendants, zygote_pid
 

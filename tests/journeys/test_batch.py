@@ -153,7 +153,7 @@ def test_workers_started_early_are_stopped_when_the_source_is_bad(tmp_path):
     """Workers start before the submissions are found; a bad source leaves none running."""
     from grader.workflows.batch import run_batch
     from grader.errors import UsageError
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     before = _batch_workers()
     with pytest.raises(UsageError):

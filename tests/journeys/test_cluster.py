@@ -446,7 +446,7 @@ def test_a_shard_that_kills_its_worker_is_split_so_only_the_poison_fails(tmp_pat
 
     from grader.engines import dask_worker as _clusterworker
     from grader.workflows.batch import run_batch
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     src = tmp_path / "src"
     src.mkdir()

@@ -19,7 +19,7 @@ import yaml
 
 from grader.spec.assignment import assignment_of
 from grader.spec.catalogue import catalogue
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.prepare import build_notebook
 from grader.prepare.validate import load_mutants
 from grader.ingest.corpus import student_answers

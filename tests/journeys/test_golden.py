@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from grader.grading.runner import grade
-from grader.ingest.submission import load_submission
+from grader.ingest.submission.load import load_submission
 
 
 SEED = 1234

@@ -9,7 +9,7 @@ import pytest
 
 from grader.report.model import GradeReport, Status
 from grader.grading.runner import grade
-from grader.ingest.submission import load_submission
+from grader.ingest.submission.load import load_submission
 
 
 SEED = 20261129

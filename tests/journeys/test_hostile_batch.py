@@ -35,7 +35,7 @@ import yaml
 from grader.workflows.batch import run_batch
 from grader.report import SUFFIXES, render
 from grader.report.model import GradeReport
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import ROOT, RUBRIC, read_gradebook
 

@@ -175,7 +175,7 @@ with warnings.catch_warnings(record=True) as caught:
     from matplotlib import font_manager
     import grader.kit.figures as text
     from grader.report.model import GradeReport
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.outputs.summary import write_summary
     import yaml
     if sys.argv[3] == "without-package":

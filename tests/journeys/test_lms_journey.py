@@ -133,7 +133,7 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, engli
     assert moodle_feedback_participants(out / "moodle-feedback-files.zip") >= {123458, 123462, 123473}
 
     # every Japanese output (the pages, each report as Markdown, HTML and on the terminal)
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     shown = japanese_outputs(out, load_rubric(RUBRIC))
     assert {what: found for what, text in shown.items() if (found := english_left(text))} == {}

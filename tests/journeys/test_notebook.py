@@ -136,7 +136,7 @@ def test_handed_out_notebook_is_current_and_ends_with_the_check_cell() -> None:
 
 def test_grading_the_saved_notebook_leaves_the_check_cell_out(tmp_path: Path) -> None:
     """`grader check chapter07.ipynb` must not run the check cell in the sandbox."""
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     nb = _state(EXAMPLES / "correct")
     nb.cells.append(nbformat.v4.new_code_cell("import grader.notebook\ngrader.notebook.check(\n  'softmax')\n"))
@@ -152,8 +152,8 @@ def test_grading_the_saved_notebook_leaves_the_check_cell_out(tmp_path: Path) ->
 def test_not_run_is_said_only_when_no_cell_run_could_define_the_function() -> None:
     """A cell that does not parse or a star import: grading says what happened, not "run first"."""
     from grader import notebook
-    from grader.spec.rubric import load_rubric
-    from grader.ingest.submission import notebook_submission
+    from grader.spec.rubric.load import load_rubric
+    from grader.ingest.submission.notebook import notebook_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 

@@ -20,7 +20,7 @@ import yaml
 
 from grader.errors import RubricError, UsageError
 from grader.report.outdir import read_published, write_student_files
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import ROOT, course_copy, run_grader
 

@@ -6,7 +6,7 @@ import os
 
 from grader.prepare.validate import load_mutants
 from grader.spec.assignment import assignment_of
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.ingest.corpus import load_corpus
 
 from tests.helpers import CORRECT_STYLES, ROOT, RUBRIC

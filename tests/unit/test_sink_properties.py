@@ -27,7 +27,7 @@ from grader import sinks
 from grader.outputs.gradebook import write_gradebook
 from grader.report import SUFFIXES, render
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.report.contain import contain
 
 from tests.helpers import ROOT

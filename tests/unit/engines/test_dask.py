@@ -71,7 +71,7 @@ def test_jobs_with_a_cluster_is_refused_not_ignored(tmp_path):
     is a usage error saying what to do instead (in Japanese too)."""
     from grader.workflows.batch import run_batch
     from grader.i18n.messages import translate
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     with pytest.raises(UsageError) as info:
         run_batch(str(EXAMPLES), str(tmp_path / "out"), load_rubric(RUBRIC), cluster="tcp://127.0.0.1:1", jobs=2)

@@ -4,7 +4,7 @@ tests a check does not run, and render the student's views as each check asks.""
 from __future__ import annotations
 
 from grader.engines import warm_checker
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import RUBRIC
 from tests.unit.report.test_writers import make_report

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from grader.report.model import Status
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.grading.runner import grade
 
 
@@ -90,7 +90,7 @@ def tiny(tmp_path_factory):
     (base / "suite" / "test_tiny.py").write_text(textwrap.dedent(SUITE), encoding="utf-8")
     (base / "rubric.yaml").write_text(RUBRIC, encoding="utf-8")
     subs = []
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     for name, code in (("good", GOOD), ("hangs", HANGS)):
         (base / name).mkdir()
@@ -185,7 +185,7 @@ def _fixture_suite(base):
     (base / "ex").mkdir()
     (base / "suite" / "test_fixtures.py").write_text(FIXTURE_SUITE, encoding="utf-8")
     (base / "rubric.yaml").write_text(RUBRIC, encoding="utf-8")
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     subs = {}
     for name, code in (("good", GOOD), ("wrong", WRONG), ("good2", GOOD)):

@@ -25,7 +25,8 @@ from grader.grading import diagnosis
 
 from grader.sandbox import wire
 from grader.spec.assignment import assignment_of
-from grader.spec.rubric import MistakeOptions, load_rubric
+from grader.spec.rubric.load import load_rubric
+from grader.spec.rubric.model import MistakeOptions
 from grader.report.model import CaseOutcome, Mistake, Status
 from grader.grading.runner import load_reference
 from grader.sandbox.session import StudentTimeout, StudentUnavailable
@@ -482,7 +483,7 @@ def test_every_probe_through_the_worker_names_nothing_on_correct_submissions(rub
     from grader.grading.runner import choose_level
     from grader.sandbox.limits import Limits
     from grader.sandbox.worker import Worker
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     level, _ = choose_level()
     with Worker(level=level, limits=rubric.limits) as worker:

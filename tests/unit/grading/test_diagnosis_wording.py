@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from grader.grading.runner import grade
-from grader.ingest.submission import load_submission
+from grader.ingest.submission.load import load_submission
 
 from tests.helpers import ROOT
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from grader import sinks
 from grader.report import render
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.grading.runner import plot_data
 from tests.helpers import ROOT
 from tests.unit.report.test_writers import make_report

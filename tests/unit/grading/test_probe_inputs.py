@@ -16,7 +16,7 @@ import torch
 
 from grader.grading import diagnosis as engine
 from grader.spec.assignment import assignment_of
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.grading.runner import reference_for
 from grader.prepare.validate import load_mutants
 

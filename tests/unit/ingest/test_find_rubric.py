@@ -15,7 +15,7 @@ from grader.cli import main
 from grader.errors import UsageError
 from grader.i18n.messages import translate
 from grader.ingest.find_rubric import find_rubric
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import ROOT
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import SubmissionError
-from grader.ingest.submission import load_submission, read_submission
+from grader.ingest.submission.load import load_submission, read_submission
 
 from tests.helpers import ROOT
 

@@ -1,4 +1,4 @@
-"""Tests for grader/ingest/submission.py: real folders, notebooks and zips built in tmp_path."""
+"""Tests for grader/ingest/submission/ (model, load, notebook, trees): real folders, notebooks and zips built in tmp_path."""
 
 from __future__ import annotations
 
@@ -16,15 +16,10 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_
 
 from grader.spec.assignment import assignment_of
 from grader.errors import SubmissionError
-from grader.spec.rubric import load_rubric
-from grader.ingest.submission import (
-    Chunk,
-    Module,
-    ReadLimits,
-    Submission,
-    _neutralise_ipython,
-)
-from grader.ingest.submission import read_submission as _load_submission
+from grader.spec.rubric.load import load_rubric
+from grader.ingest.submission.model import Chunk, Module, ReadLimits, Submission
+from grader.ingest.submission.notebook import _neutralise_ipython
+from grader.ingest.submission.load import read_submission as _load_submission
 
 from tests.helpers import ROOT, TESTS
 

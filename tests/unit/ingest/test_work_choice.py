@@ -13,8 +13,9 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.prepare.release import build_release
-from grader.spec.rubric import load_rubric
-from grader.ingest.submission import Handout, choose_work, load_handout, read_submission
+from grader.spec.rubric.load import load_rubric
+from grader.ingest.submission.choice import Handout, choose_work, load_handout
+from grader.ingest.submission.load import read_submission
 from grader.prepare.build_notebook import build
 
 from tests.helpers import EXAMPLES, ROOT

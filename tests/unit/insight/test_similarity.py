@@ -15,7 +15,7 @@ import pytest
 from grader.insight import similarity
 from grader.outputs import similarity_page
 from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
-from grader.ingest.submission import load_submission
+from grader.ingest.submission.load import load_submission
 
 from tests.helpers import ROOT
 

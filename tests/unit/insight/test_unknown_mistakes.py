@@ -130,7 +130,7 @@ def test_draft_entry_from_a_hostile_cluster_is_valid_yaml_and_marked_draft(tmp_p
 
     from grader.insight.draft_entry import draft_entry
     from grader.report.outdir import report_path, report_yaml
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     root = ROOT
     (tmp_path / "rubrics").mkdir()

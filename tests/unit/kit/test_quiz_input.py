@@ -9,7 +9,7 @@ import pytest
 
 from grader.report.model import Status
 from grader.grading.runner import grade, parse_answers
-from grader.ingest.submission import load_submission
+from grader.ingest.submission.load import load_submission
 
 from tests.helpers import ROOT
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.outputs.summary import class_stats, write_summary
 
 from tests.helpers import ROOT

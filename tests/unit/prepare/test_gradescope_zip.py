@@ -7,7 +7,7 @@ import stat
 import zipfile
 
 from grader.prepare.gradescope_zip import build_autograder, sandbox_note
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import RUBRIC
 

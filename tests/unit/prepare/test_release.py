@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.prepare.release import build_release, student_rubric
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import ROOT, RUBRIC
 

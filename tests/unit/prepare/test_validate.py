@@ -13,7 +13,7 @@ from rich.table import Table
 from grader.grading import diagnosis
 from grader.spec.assignment import assignment_of
 from grader.errors import GraderError
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.grading.runner import reference_for
 from grader.prepare.validate import Row, ValidationResult, load_mutants, render_lines, render_table, validate
 from grader.ingest.corpus import load_corpus, student_answers
@@ -181,7 +181,7 @@ def test_an_unknown_mistakes_key_names_the_file_the_key_and_the_nearest_id(tmp_p
         assert "did you mean 'sqrt-d-model'?" in proc.stderr
     from grader.spec.catalogue import check_rubric
     from grader.errors import RubricError
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     with pytest.raises(RubricError) as err:
         check_rubric(load_rubric(rubric))

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 from grader.report.cell import changes, only_part, render_html, render_text, render_views
 from grader.report.model import Mistake, Status
-from grader.spec.rubric import ReportOptions
+from grader.spec.rubric.model import Plugin, ReportOptions
 
 from tests.unit.report.test_writers import make_report
 
@@ -30,8 +30,11 @@ class _Tags(HTMLParser):
 
 
 class _Rubric:
+    """The parts of a rubric the writers read: its report options, and a plug-in with no figures."""
+
     def __init__(self, **options: object) -> None:
         self.report = ReportOptions(**options)
+        self.plugin = Plugin()
 
 
 def _public(report):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from grader.report.markdown import ANNOTATIONS_PER_STEP, ci_annotations, fit, render, source_locator
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
-from grader.spec.rubric import ReportOptions
+from grader.spec.rubric.model import ReportOptions
 
 
 def _source(n: int) -> str:

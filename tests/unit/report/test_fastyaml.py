@@ -63,7 +63,7 @@ SEED = 1234
 def example_reports(root, rubric) -> dict[str, GradeReport]:
     """Every bundled example submission, graded once."""
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     paths = sorted(p for p in (root / "examples" / "submissions").iterdir() if not p.name.startswith("."))
     subs = [load_submission(p) for p in paths]

@@ -22,7 +22,7 @@ def test_html_renders_in_chromium_with_plots_and_no_console_errors(tmp_path: Pat
     browser = chromium()
     assert browser is not None
     page = tmp_path / "report.html"
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     chapter07 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")  # its figures
     page.write_text(render(make_report(), "html", rubric=chapter07, lang="ja"), encoding="utf-8")
@@ -47,9 +47,9 @@ def test_html_renders_in_chromium_with_plots_and_no_console_errors(tmp_path: Pat
 @pytest.mark.slow
 def test_one_grading_run_gives_six_agreeing_formats(tmp_path: Path) -> None:
     """grade() once (with plots) and every format reads back the same scores."""
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     sub = load_submission(ROOT / "examples" / "submissions" / "sqrt-d-model")

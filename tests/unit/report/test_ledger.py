@@ -23,7 +23,7 @@ from grader.outputs.gradebook import gradebook_rows, write_gradebook
 from grader.report import render
 from grader.report.model import GradeReport
 from grader.report.terminal import show
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import GOLDEN, RUBRIC, read_gradebook, read_report, run_grader
 

@@ -17,7 +17,8 @@ import yaml
 
 from grader.report import SUFFIXES, render
 from grader.report.model import CaseOutcome, GradeReport, PartScore, Status
-from grader.spec.rubric import HiddenDetail, QuizAnswers, load_rubric
+from grader.spec.rubric.load import load_rubric
+from grader.spec.rubric.model import HiddenDetail, QuizAnswers
 
 from tests.helpers import ROOT, RUBRIC
 
@@ -98,7 +99,7 @@ def test_plot_data_stays_when_nothing_is_concealed():
 @pytest.mark.slow
 def test_a_student_with_every_quiz_answer_wrong_is_not_shown_the_key(tmp_path):
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     key = yaml.safe_load((ROOT / "solutions" / "chapter07" / "answers.yaml").read_text(encoding="utf-8"))
     folder = tmp_path / "wrong-quiz"

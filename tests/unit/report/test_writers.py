@@ -16,7 +16,7 @@ from grader.report import SUFFIXES, render
 from grader.report.markdown import ci_annotations, source_locator
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
 from grader.report.redact import redact
-from grader.spec.rubric import HiddenDetail, ReportOptions
+from grader.spec.rubric.model import HiddenDetail, Plugin, ReportOptions
 
 from tests.helpers import ROOT, TESTS
 
@@ -80,8 +80,11 @@ def make_report(**changes: Any) -> GradeReport:
 
 
 class _Rubric:
+    """The parts of a rubric the writers read: its report options, and a plug-in with no figures."""
+
     def __init__(self, **options: Any) -> None:
         self.report = ReportOptions(**options)
+        self.plugin = Plugin()
 
 
 # --------------------------------------------------------------------------- parsing back
@@ -280,7 +283,7 @@ def test_markdown_escapes_table_cells() -> None:
 
 
 def test_html_is_self_contained_with_two_plots() -> None:
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     chapter07 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")  # its figures hook
     text = render(make_report(), "html", rubric=chapter07, lang="ja")

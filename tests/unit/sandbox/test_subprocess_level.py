@@ -202,7 +202,7 @@ def _key(report: Any) -> list[tuple[str, str, float]]:
 
 def test_the_correct_example_scores_the_same_as_at_the_strongest_level(rubric, monkeypatch):
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     monkeypatch.delenv("GRADER_SANDBOX", raising=False)
     before_dirs, before_kids = _scratch_dirs(), _children()

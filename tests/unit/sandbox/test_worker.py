@@ -103,9 +103,9 @@ def test_namespaces_are_chosen_where_they_work():
 
 
 def test_a_weak_report_says_so_and_states_its_limits(tmp_path):
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     [report] = grade(rubric, [load_submission(ROOT / "examples" / "submissions" / "correct")],
@@ -542,9 +542,9 @@ def test_a_non_daemon_thread_does_not_keep_the_child_alive():
 
 def test_a_killed_zygote_is_replaced_and_the_next_submission_graded_as_alone():
     namespaces()
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     clean = load_submission(ROOT / "examples" / "submissions" / "correct")

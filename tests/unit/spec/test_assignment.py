@@ -8,7 +8,7 @@ import pytest
 from grader.spec.assignment import assignment_of
 from grader.errors import GraderError, RubricError
 from grader.kit.hooks import load_hooks
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.prepare import build_notebook
 from grader.prepare.validate import load_mutants
 
@@ -78,7 +78,7 @@ def test_two_assignments_graded_in_one_process_keep_their_own_suites():
     """chapter 8, then chapter 7, then chapter 8 again in one process (as validate --all does):
     each is graded by its own suite modules, though both have public/test_quiz.py."""
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     scores = []
     for name, folder in (("chapter08", "solutions/chapter08"), ("chapter07", "examples/submissions/correct"),
@@ -92,7 +92,7 @@ def test_two_assignments_graded_in_one_process_keep_their_own_suites():
 def test_mutant_messages_quote_the_students_numbers(tmp_path):
     """mask-zero-not-inf gives the value written and the weight that leaked, in both languages."""
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     rubric = load_rubric(CH8)
     folder = tmp_path / "zero"
@@ -113,7 +113,7 @@ def test_mutant_messages_quote_the_students_numbers(tmp_path):
 def test_a_finite_mask_that_leaves_no_weight_is_told_from_one_that_leaks(tmp_path):
     """-1e9 (e^-1e9 is exactly 0): the id stands, the message says nothing leaked, in both languages."""
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     rubric = load_rubric(CH8)
     folder = tmp_path / "minus-1e9"
@@ -144,7 +144,7 @@ def test_the_message_says_what_the_evidence_shows(tmp_path, mutant, wanted, unwa
     """Real code's mistakes (a renormalised mask after the softmax, GPT-2's mask buffer): one id,
     named from what was seen, with the measured numbers and nothing the evidence contradicts."""
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     rubric = load_rubric(CH8)
     folder = tmp_path / "s"

@@ -101,7 +101,8 @@ def test_the_batch_s_late_step_measures_each_student_against_their_own_due_date(
     import dataclasses
 
     from grader.outputs.gradebook import apply_late
-    from grader.spec.rubric import LatePolicy, load_rubric
+    from grader.spec.rubric.load import load_rubric
+    from grader.spec.rubric.model import LatePolicy
 
     base = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     rubric = dataclasses.replace(base, due="2026-12-01T23:59:00+09:00",

@@ -11,7 +11,7 @@ import shutil
 
 from grader.spec import fingerprint as rubric_module
 from grader.spec.fingerprint import knowledge_files, rubric_fingerprint
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 
 from tests.helpers import ROOT
 

@@ -1,4 +1,4 @@
-"""Tests for grader/spec/rubric.py: the real rubric loads; a bad one names file, key and fix."""
+"""Tests for grader/spec/rubric/ (model, load, checks): the real rubric loads; a bad one names file, key and fix."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from grader.spec import rubric as rubric_module
 from grader.errors import RubricError
-from grader.spec.rubric import (
+from grader.sandbox.limits import Limits
+from grader.spec.rubric.load import load_rubric
+from grader.spec.rubric.model import (
     HiddenDetail,
-    Limits,
     MistakeOptions,
     Part,
     PointRule,
@@ -26,7 +27,6 @@ from grader.spec.rubric import (
     Suite,
     Text,
     Visibility,
-    load_rubric,
 )
 
 from tests.helpers import ROOT
@@ -673,8 +673,8 @@ def test_a_suite_path_that_is_a_file(write: Write, tmp_path: Path) -> None:
 
 def test_validation_does_not_use_assert() -> None:
     """`python -O` strips asserts; user input must be checked with real errors."""
-    source = Path(rubric_module.__file__).read_text(encoding="utf-8")
-    assert "assert " not in source
+    for module in Path(rubric_module.__file__).parent.glob("*.py"):
+        assert "assert " not in module.read_text(encoding="utf-8"), module.name
 
 
 # Arbitrary YAML-shaped values anywhere must give a RubricError, never a crash of the loader.
@@ -832,7 +832,7 @@ def test_late_policy_and_central_mistakes_are_read_and_checked(tmp_path):
     import shutil as _shutil
 
     from grader.errors import RubricError
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     src = ROOT / "rubrics" / "chapter07.yaml"
     rubric = load_rubric(src)

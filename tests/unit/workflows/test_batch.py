@@ -46,7 +46,7 @@ def test_weak_sandbox_is_refused_without_the_flag(tmp_path, monkeypatch):
     """Without namespaces, batch stops with a usage error unless --allow-weak-sandbox."""
     from grader.errors import UsageError
     from grader.workflows.batch import run_batch
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.sandbox import backends
 
     monkeypatch.setattr(backends, "namespaces_available", lambda: (False, "no bwrap here"))

@@ -19,7 +19,7 @@ from grader.workflows.batch import _at_most, run_batch
 from grader.report.outdir import corpus_recorded, write_corpus
 from grader.engines.local_pool import WorkerProcess, workers_for
 from grader.workflows.regrade import _reports_at_most
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.ingest.corpus import corpus_digest
 
 from tests.helpers import EXAMPLES, RUBRIC

@@ -11,7 +11,7 @@ import pytest
 
 from grader.errors import UsageError
 from grader.report.outdir import read_published
-from grader.spec.rubric import load_rubric
+from grader.spec.rubric.load import load_rubric
 from grader.workflows.publish import publish
 
 from tests.helpers import GOLDEN, RUBRIC
