@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from grader.engines.warm_checker import CheckResult, WarmChecker
-    from grader.ingest.submission import Chunk
-    from grader.spec.rubric import Rubric
+    from grader.ingest.submission.model import Chunk
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["CellsNotRun", "check", "load_ipython_extension", "shutdown", "status"]
 
@@ -139,7 +139,7 @@ def _answers(path: Path | None) -> str | None:
     """The quiz answers cell of the saved notebook (raw cells never run, so never in history)."""
     if path is None:
         return None
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     try:
         return load_submission(path).answers
@@ -148,7 +148,7 @@ def _answers(path: Path | None) -> str | None:
 
 
 def _rubric(path: Path) -> Rubric:
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     if not path.is_file():
         raise UsageError(said("no_such_rubric_pass_2", path=path))
@@ -228,7 +228,7 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
 def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.PathLike[str] | None,
            level: str | None) -> CheckResult:
     from grader.ingest.find_rubric import find_rubric
-    from grader.ingest.submission import notebook_submission
+    from grader.ingest.submission.notebook import notebook_submission
 
     shell = _shell()
     folder = Path(os.getcwd())

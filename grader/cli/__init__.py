@@ -32,7 +32,7 @@ from grader.i18n.messages import pair, said
 from grader.sinks import terminal
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 TABLE_ROWS = 60  # above this, the class summary in OUT is the better view
 LANGS = ("ja", "en")
@@ -71,7 +71,7 @@ def _load(rubric_path: str | None, submission: str | None = None, assignment: st
     """The rubric named by --rubric, else the one :func:`grader.ingest.find_rubric.find_rubric` finds: one
     rule for every command (``assignment`` when what the command reads names it)."""
     from grader.ingest.find_rubric import find_rubric
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     if rubric_path is None:
         if submission is not None and not Path(submission).exists():
@@ -124,7 +124,7 @@ def _load_for(outdir: str, rubric_path: str | None, source: str | None = None) -
 
 def _checked(rubric: Rubric) -> Any:
     from grader.spec.catalogue import check_rubric
-    from grader.spec.rubric import check_parts
+    from grader.spec.rubric.load import check_parts
 
     check_rubric(rubric)  # a `mistakes:` key that names no known mistake is a typo
     check_parts(rubric)  # so is a part file or function the stubs and the reference lack
@@ -395,7 +395,7 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
                out_dir: str | None = None) -> int:
     from grader.sandbox.level import choose_level
     from grader.sandbox.spawn import worker_for
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     rubric = _load(rubric_path, submission)
     language = _lang(lang, rubric)

@@ -26,7 +26,7 @@ from grader.errors import GraderError, SubmissionError
 from grader.sinks import terminal
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
     from grader.spec.assignment import Assignment
 
 #: seconds between two looks at the files
@@ -144,7 +144,7 @@ def _check(checker: Any, path: Path, assignment: Assignment, lang: str, console:
     The work is read as ``grader check`` reads it (the same part files and handout), so a
     notebook-only student is checked on the notebook here too.
     """
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     from grader.i18n.messages import error_text, label
 

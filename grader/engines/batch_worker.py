@@ -50,10 +50,10 @@ from typing import Any, TYPE_CHECKING, TextIO, TypedDict
 from grader.i18n.messages import said
 
 if TYPE_CHECKING:
-    from grader.ingest.submission import Submission
+    from grader.ingest.submission.model import Submission
     from grader.report.model import GradeReport
     from grader.sandbox.worker import Worker
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 
 def _send(out: TextIO, message: Mapping[str, object]) -> None:
@@ -114,7 +114,7 @@ def _serve(config: dict[str, Any], out: TextIO, inp: TextIO, siblings: list[dict
     imports are done, so that ``-j N`` pays for importing torch and pytest here once, not N
     times (each sibling still starts its own sandboxed zygote).
     """
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.sandbox.spawn import worker_for
 
     rubric = load_rubric(config["rubric"])
@@ -231,7 +231,7 @@ class _Serving:
         self.inbox.put("")
 
     def next_chunk(self) -> list[Submission] | None:
-        from grader.ingest.submission import Submission
+        from grader.ingest.submission.model import Submission
 
         if self.views and self.first and not self.become_ready():
             return None

@@ -53,8 +53,9 @@ if TYPE_CHECKING:
     from distributed.scheduler import Scheduler
 
     from grader.engines.dask_worker import ShardResult
+    from grader.ingest.submission.model import SubmissionDict
     from grader.sandbox.limits import Limits
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 #: ``kind:`` of a cluster file -> (module, class, the extra that installs it)
 KINDS: dict[str, tuple[str, str, str]] = {
@@ -368,7 +369,7 @@ class ClusterPool:
     """
 
     def __init__(self, spec: ClusterSpec, *, rubric: Rubric, fingerprint: str, seed: int,
-                 wire: Callable[[int], dict[str, object]], allow_weak: bool, shard: int | None,
+                 wire: Callable[[int], SubmissionDict], allow_weak: bool, shard: int | None,
                  say: Callable[[str], None], log: Path | None = None) -> None:
         self.spec, self.rubric, self.fingerprint, self.seed = spec, rubric, fingerprint, seed
         self.wire, self.allow_weak, self.shard, self.say = wire, allow_weak, shard, say

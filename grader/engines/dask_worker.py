@@ -26,16 +26,18 @@ from grader.engines.local_pool import WorkerProcess
 
 if TYPE_CHECKING:
     from distributed import Worker
+
+    from grader.ingest.submission.model import SubmissionDict
     from tornado.ioloop import PeriodicCallback
 
 PLUGIN = "grader"
 
 
 class ShardItem(TypedDict):
-    """One submission of a shard: its index in the batch and its plain form (``Submission.to_dict()``)."""
+    """One submission of a shard: its index in the batch and its plain form."""
 
     index: int
-    submission: dict[str, object]
+    submission: SubmissionDict
 
 
 #: one submission's outcome: its report as plain data (None when there is none) and why not
@@ -137,7 +139,7 @@ class GraderPlugin(WorkerPlugin):
 
     def setup(self, worker: Worker) -> None:
         """On the worker's main thread: choose the sandbox, check the rubric, start the processes."""
-        from grader.spec.rubric import load_rubric
+        from grader.spec.rubric.load import load_rubric
         from grader.spec.fingerprint import rubric_fingerprint
         from grader.sandbox.level import choose_level
 

@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -28,6 +28,9 @@ from grader.errors import GraderError
 from grader.i18n.messages import said
 from grader.report.model import GradeReport, Status
 from grader.sinks import REPORT_MAX
+
+if TYPE_CHECKING:
+    from grader.ingest.submission.model import SubmissionDict
 
 class WorkerProcess:
     """One trusted worker process and its JSON-lines pipe."""
@@ -313,7 +316,7 @@ class LocalPool:
         wire: submission index -> its plain data for the pipe.
     """
 
-    def __init__(self, jobs: int, config: Mapping[str, object], logs: Path, wire: Callable[[int], dict[str, object]],
+    def __init__(self, jobs: int, config: Mapping[str, object], logs: Path, wire: Callable[[int], SubmissionDict],
                  early: list[WorkerProcess] | None = None) -> None:
         self.jobs, self.config, self.logs, self.wire = jobs, config, logs, wire
         self.early = early if early is not None else []

@@ -37,9 +37,9 @@ from grader.errors import GraderError
 from grader.i18n.messages import said
 
 if TYPE_CHECKING:
-    from grader.ingest.submission import Submission
+    from grader.ingest.submission.model import Submission
     from grader.report.model import GradeReport
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 #: seconds to wait for the checker's start (imports, zygote): generous, a cold disk is slow
 READY_TIMEOUT_S = 300.0
@@ -160,7 +160,7 @@ class WarmChecker:
         """Run the public tests on ``submission``; the report and its views.
 
         Args:
-            submission: a :class:`grader.ingest.submission.Submission`.
+            submission: a :class:`grader.ingest.submission.model.Submission`.
             lang: language of the views (the rubric's first when None or not offered).
             part: show only this part (its tests, mistakes and score).
             cells: how many kernel cells were graded, for the view's last line.

@@ -41,8 +41,8 @@ from grader.kit.asserts import ANSWER_KEY, Mismatch, take_notes
 from grader.sandbox.session import StudentRaised
 
 if TYPE_CHECKING:
-    from grader.ingest.submission import Submission
-    from grader.spec.rubric import Rubric
+    from grader.ingest.submission.model import Submission
+    from grader.spec.rubric.model import Rubric
 
 SUB_PARAM = "grader_submission"
 _EXCEPTION_GROUPS = getattr(builtins, "BaseExceptionGroup", ())  # Python 3.11+

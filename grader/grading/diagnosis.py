@@ -33,7 +33,7 @@ from grader.report.model import CaseOutcome, Mistake, Status
 if TYPE_CHECKING:
     from grader.sandbox.session import Session
     from grader.spec.catalogue import Entry
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["Run", "diagnose", "probe_part"]
 

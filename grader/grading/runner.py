@@ -46,9 +46,9 @@ import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
     from grader.sandbox.session import Session
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
     from grader.spec.assignment import Assignment
-    from grader.ingest.submission import Submission
+    from grader.ingest.submission.model import Submission
 
 SUITE_INI = PACKAGE_DIR / "suite.ini"
 _UNUSED_PLUGINS = (
@@ -218,8 +218,8 @@ def grade(
 
     Args:
         rubric: the assignment (:func:`grader.spec.assignment.assignment_of`), or its loaded
-            :class:`grader.spec.rubric.Rubric`.
-        submissions: :class:`grader.ingest.submission.Submission` objects.
+            :class:`grader.spec.rubric.model.Rubric`.
+        submissions: :class:`grader.ingest.submission.model.Submission` objects.
         suites: which suites to run ("public" for ``grader check``).
         seed: the grading seed; a fresh random one when None (recorded in each report).
         level: "namespaces", "rlimits" or "subprocess"; the strongest available when None.

@@ -34,7 +34,7 @@ MESSAGES: dict[str, M] = {
         "{encoding}); check the student's name by hand",
         "zip の中の名前 {entry} には UTF-8 の印がなく、どの既知の文字コードでも正しく読めません（{encoding} "
         "として読みました）。学生の名前を確認してください"),
-    # --- reading a submission (submission.py, discovery.py) -------------------------------------------
+    # --- reading a submission (submission/, discovery.py) ---------------------------------------------
     "skipped": M("skipped {name}: {problem}", "{name} を読み飛ばしました: {problem}"),
     "symbolic_link_file": M("it is a symbolic link, not a file", "シンボリックリンクで、ファイルではありません"),
     "regular_file": M("it is not a regular file", "通常のファイルではありません"),
@@ -122,7 +122,7 @@ MESSAGES: dict[str, M] = {
         "{filename}: IPython のマジックコマンドとシェルコマンドは採点では実行しません: {what}"),
     "and_more": M("{what}; and {n} more", "{what}、ほか {n} 件"),
     "ignored_zip": M("ignored {what} in the zip", "zip の中の {what} は使いませんでした"),
-    # --- finding and unpacking submissions in a batch (discovery.py, lms.py, submission.py) -----------
+    # --- finding and unpacking submissions in a batch (discovery.py, lms.py, submission/) -------------
     # (each entry's reason is one of the plain reasons at the top of this table)
     "set_aside": M("{why}; set aside: {files}", "{why}。採点しなかったファイル: {files}"),
     "set_aside_not_graded": M("set aside (not graded): {files}", "採点しなかったファイル: {files}"),
@@ -162,7 +162,7 @@ MESSAGES: dict[str, M] = {
     "another_entry_batch_also": M(
         "another entry of the batch is also named {base}; this one's reports are named {name}",
         "一括採点の別の項目も {base} という名前です。この項目のレポートの名前は {name} です"),
-    # --- finding the rubric, and a path given to grade (find_rubric.py, submission.py) ----------------
+    # --- finding the rubric, and a path given to grade (find_rubric.py, submission/load.py) -----------
     "no_rubric_found_looked": M(
         "no rubric found: looked for {folder}/*.yaml in every folder {walks}. Run the command inside "
         "the course or release folder (or any folder in it), or pass {option}",
@@ -179,7 +179,7 @@ MESSAGES: dict[str, M] = {
     "grade_file_pass_folder": M(
         " (to grade this file, pass the folder that holds it)",
         "（このファイルを採点するには、それが入っているフォルダを指定してください）"),
-    # --- an upload or an export that is refused (discovery.py, find_rubric.py, submission.py) ---------
+    # --- an upload or an export that is refused (discovery.py, find_rubric.py, submission/) -----------
     "readable_zip_file": M(
         '{path}: not a readable zip file ({why})',
         '{path}: zip ファイルとして読み取れません（{why}）'),

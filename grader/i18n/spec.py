@@ -14,7 +14,7 @@ from grader.i18n.entry import M
 
 #: key -> the sentence in English and in Japanese.
 MESSAGES: dict[str, M] = {
-    # --- the rubric's parts (rubric.py) ---------------------------------------------------------------
+    # --- the rubric's parts (rubric/load.py) ----------------------------------------------------------
     # (a rubric error's problem and its fix are translated apart: grader.i18n.messages.error_text)
     "neither_nor": M(
         "{file} is in neither {first} nor {second}",
@@ -58,7 +58,7 @@ MESSAGES: dict[str, M] = {
     "days_must_number_got": M(
         "{where}: days must be a number (got {got})",
         "{where}: days は数で書いてください（{got} と書かれています）"),
-    # --- the rubric file itself, and the extensions file (rubric.py, due.py) --------------------------
+    # --- the rubric file itself, and the extensions file (rubric/load.py, due.py) ---------------------
     "rubric_file_not_found": M("file not found (looked for {path})", "ファイルがありません（{path} を探しました）"),
     "rubric_pass_path": M(
         "pass --rubric with the path of a rubric YAML file, e.g. rubrics/chapter07.yaml",
@@ -98,7 +98,7 @@ MESSAGES: dict[str, M] = {
         "{where}: {text} は Moodle の書く時刻の形（例: Tuesday, 1 December 2026, 11:05 PM）ではありません。"
         "英語表示の Moodle から採点ワークシートをダウンロードしてください"),
     "date_exists": M("{where}: {text} is not a date that exists", "{where}: {text} は存在しない日付です"),
-    # --- the catalogue of mistakes, the rubric's languages and due date (catalogue.py, rubric.py) -----
+    # --- the catalogue of mistakes, the rubric's languages and due date (catalogue.py, rubric/) -------
     "needs_function_name_probes": M(
         "{name}: {where}: needs 'function' (a name) and 'probes' (a list of records with a 'call' key, as grader catalogue draft writes them)",
         "{name}: {where}: 'function'（名前）と 'probes'（grader catalogue draft が書く、'call' キーを持つ記録のリスト）が必要です"),
@@ -124,7 +124,7 @@ MESSAGES: dict[str, M] = {
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.
 LABELS: dict[str, M] = {
-    # --- the late policy in words (rubric.py) ---------------------------------------------------------
+    # --- the late policy in words (rubric/model.py) ---------------------------------------------------
     "late_per_day": M("-{percent}% of the maximum per day or part of a day late",
                       "1 日（1 日未満も 1 日）ごとに満点の {percent}% を減点"),
     "late_once": M("-{percent}% of the maximum", "満点の {percent}% を減点"),

@@ -52,7 +52,7 @@ from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = [
     "BEHAVIOUR_FLAG", "CODE_FLAG", "CODE_WITH_BEHAVIOUR", "SIMILARITY_FILE", "Coded", "Pair", "Similarity",
@@ -210,7 +210,7 @@ def _winnow(tokens: list[tuple[str, int]]) -> list[tuple[int, int, int]]:
 
 
 def code_of(name: str, submission: Any, api: Iterable[str], who: str = "") -> Coded:
-    """Fingerprints of one submission (a :class:`grader.ingest.submission.Submission`)."""
+    """Fingerprints of one submission (a :class:`grader.ingest.submission.model.Submission`)."""
     names = frozenset(api)
     coded = Coded(name, who or name)
     budget = _CODE_MAX
@@ -532,7 +532,7 @@ def note_source(outdir: str | Path, source: str) -> None:
 def base_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
     """The handed-out stubs (the ``.py`` files and the notebook) as fingerprints: the base code."""
     from grader.spec.assignment import assignment_of
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     out = []
     folder = Path(rubric.exercises)

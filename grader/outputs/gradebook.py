@@ -48,7 +48,7 @@ from grader.report.model import GradeReport
 from grader.sinks import csv_cell, file_name
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "apply_late", "apply_lms", "cell", "undo_late", "csv_text", "export_gradebooks",
            "gradebook_rows", "write_canvas", "write_gradebook", "write_lms_gradebooks", "write_moodle",
@@ -647,7 +647,7 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
         if any(key in UNREAD for key, _ in flags):
             item = Skipped(entry, "; ".join(report.errors), **ident)
         else:
-            item = Found(None, entry=entry, **ident)
+            item = Found(None, entry=entry, **ident)  # type: ignore[arg-type]  # a row rebuilt from its report: no submission read
         named.add(report.submission)
         rows.append((item, report, []))
     book = gradebook_rows(rows, rubric)

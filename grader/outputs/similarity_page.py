@@ -20,7 +20,7 @@ from grader.report.templates import environment
 
 if TYPE_CHECKING:
     from grader.report.model import GradeReport
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["TEXT", "refresh", "render_page", "render_regions", "run"]
 

@@ -35,7 +35,7 @@ from grader.report.templates import environment
 from grader.i18n.messages import by_lang
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 TEXT = by_lang({
     "title": "summary_title", "graded": "summary_graded", "not_graded": "summary_not_graded",

@@ -30,7 +30,7 @@ import nbformat
 from nbformat import NotebookNode
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 ANSWERS_MARKER = "# answers.yaml"
 
@@ -151,7 +151,7 @@ def for_rubric(rubric: Rubric) -> tuple[Path, str] | None:
 def main(argv: list[str] | None = None) -> int:
     """Write (or with --check, compare) the exercise notebooks; return the exit status."""
     from grader.ingest.find_rubric import find_rubrics
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     parser = argparse.ArgumentParser(prog="python -m grader.prepare.build_notebook")
     parser.add_argument("--rubric", type=Path, action="append", default=None,

@@ -46,7 +46,7 @@ from grader.i18n.messages import said
 from grader.ingest.corpus import corpus_paths, load_corpus, reference_copy, student_answers
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["Mutant", "Row", "ValidationResult", "load_mutants",
            "render_lines", "render_table", "validate"]
@@ -178,7 +178,7 @@ def validate(
     from grader.spec.assignment import assignment_of
     from grader.spec.catalogue import check_rubric
     from grader.grading.runner import grade, reference_for
-    from grader.ingest.submission import read_submission
+    from grader.ingest.submission.load import read_submission
 
     if rubric.reference is None:
         raise GraderError(f"{rubric.file}: validate needs `reference:` in the rubric")

@@ -46,7 +46,7 @@ from grader.report.model import GradeReport
 from grader.report.redact import Moment, redact
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 #: format -> file name suffix when a report is written next to others (batch, release CI)
 SUFFIXES = {

@@ -27,7 +27,7 @@ from grader.report.model import GradeReport, Status
 from grader.report.redact import redact
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 
 def only_part(report: GradeReport, part: str) -> GradeReport:

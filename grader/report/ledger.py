@@ -44,7 +44,7 @@ from grader.errors import UsageError
 from grader.i18n.messages import said
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
     from grader.report.model import GradeReport
 
 __all__ = ["Entry", "LedgerError", "append", "apply", "apply_report", "automatic_of", "for_submission", "head", "read",

@@ -35,7 +35,7 @@ from grader.report.redact import Moment
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 #: Infixes by which one submission's file of one format is another's of a second format:
 #: ``x.results`` writes ``x.results.json`` (json), which is ``x``'s Gradescope report.

@@ -126,7 +126,7 @@ def redact(report: GradeReport, options: Any = None, audience: str = "student", 
 
     Args:
         report: the full report from the runner; it is not changed.
-        options: the rubric's :class:`grader.spec.rubric.ReportOptions` (defaults when None).
+        options: the rubric's :class:`grader.spec.rubric.model.ReportOptions` (defaults when None).
         audience: ``"student"`` (hidden tests trimmed per ``hidden_tests``) or
             ``"instructor"`` (everything).
         quiz_parts: the parts whose tests' ``expected`` is the answer key (the rubric's parts

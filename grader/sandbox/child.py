@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Literal, Protocol, cast, overload
+from typing import Literal, Protocol, overload
 
 from grader.sandbox import wire
 from grader.i18n.messages import said
@@ -87,8 +87,7 @@ class SubmissionSession:
             self.modules = submission["modules"]
         else:
             self.kind = submission.kind
-            # Module.to_dict() (grader.ingest.submission) builds exactly a ModuleSpec.
-            self.modules = [cast(ModuleSpec, m.to_dict()) for m in submission.modules]
+            self.modules = [m.to_dict() for m in submission.modules]
         self.started = time.monotonic()
         self.deadline = self.started + limits.per_submission_s
         self.events: list[str] = []  # timeouts, crashes: for report.errors

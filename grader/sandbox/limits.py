@@ -1,7 +1,7 @@
 """What one submission may use: the rubric's ``limits:``, applied by the sandbox.
 
 One class for both sides of the boundary: the rubric reads it from YAML
-(:func:`grader.spec.rubric.load_rubric`), the sandbox applies it (:mod:`grader.sandbox.worker`,
+(:func:`grader.spec.rubric.load.load_rubric`), the sandbox applies it (:mod:`grader.sandbox.worker`,
 :mod:`grader.sandbox.spawn`), and its plain form (:meth:`Limits.to_dict`) is the limits frame the zygote receives before any
 student code runs.
 """

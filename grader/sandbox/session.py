@@ -33,8 +33,8 @@ class SubmissionSpec(TypedDict):
 
 
 class LoadableModule(Protocol):
-    def to_dict(self) -> Mapping[str, object]:
-        """The module as a :class:`ModuleSpec`."""
+    def to_dict(self) -> ModuleSpec:
+        """The module as plain data (``Module.to_dict()``)."""
         ...
 
 

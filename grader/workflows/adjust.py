@@ -31,7 +31,7 @@ from grader.report.files import write_atomic
 from grader.report.model import GradeReport
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["adjust", "confirm", "refresh", "refresh_gradebooks", "undo"]
 

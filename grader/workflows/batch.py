@@ -49,8 +49,8 @@ from grader.report.model import GradeReport
 
 if TYPE_CHECKING:
     from grader.engines.dask import ClusterPool
-    from grader.spec.rubric import Rubric
-    from grader.ingest.submission import Submission
+    from grader.spec.rubric.model import Rubric
+    from grader.ingest.submission.model import Submission, SubmissionDict
 
 
 @dataclass
@@ -334,7 +334,7 @@ class _Batch:
             self._say(said("item_analysis_correct_styles", n=len(self.corpus)))
         return digest
 
-    def _wire(self, index: int) -> dict[str, Any]:
+    def _wire(self, index: int) -> SubmissionDict:
         """Submission ``index`` as plain data for a worker: the class's, then the corpus's."""
         n = len(self.found.found)
         sub = self.found.found[index].submission if index < n else self.corpus[index - n][1]

@@ -37,7 +37,7 @@ from grader.report.model import GradeReport
 
 if TYPE_CHECKING:
     from grader.ingest.discovery import Discovery
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["RegradeResult", "merge_tests", "run_regrade"]
 

@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+
 PACKAGE = Path(__file__).resolve().parents[2] / "grader"
 
 #: The old paths that forward to a moved module for one release (grader/moved.py's OLD_PATHS).
