@@ -42,7 +42,7 @@ from grader.report.model import GradeReport
 from grader.spec.rubric.load import load_rubric
 from grader.grading.runner import grade
 from grader.sandbox import backends
-from grader.sandbox.worker import Worker
+from grader.sandbox.spawn import worker_for
 from grader.ingest.submission.load import load_submission
 
 from tests.helpers import ROOT, TESTS, descendants, zygote_pid
@@ -236,8 +236,8 @@ def _grade_run(level: str, rubric: Any, names: list[str], **worker_args: Any) ->
     subs = [clean]
     for name in names:
         subs += [load_submission(ATTACKS_DIR / name), clean]
-    worker = Worker(level="namespaces" if level == "noseccomp" else level, limits=rubric.limits,
-                    seccomp=False if level == "noseccomp" else None, **worker_args)
+    worker = worker_for("namespaces" if level == "noseccomp" else level, limits=rubric.limits,
+                        seccomp=False if level == "noseccomp" else None, **worker_args)
     run = Run(level, names)
     namespaces: set[str] = set()
     markers: set[str] = set()

@@ -482,11 +482,11 @@ def test_every_probe_through_the_worker_names_nothing_on_correct_submissions(rub
     """through the real sandbox (folders, notebooks, zips), every probe of a correct submission names nothing"""
     from grader.grading.runner import choose_level
     from grader.sandbox.limits import Limits
-    from grader.sandbox.worker import Worker
+    from grader.sandbox.spawn import worker_for
     from grader.ingest.submission.load import load_submission
 
     level, _ = choose_level()
-    with Worker(level=level, limits=rubric.limits) as worker:
+    with worker_for(level, limits=rubric.limits) as worker:
         for path in _correct_submissions():
             session = worker.open(load_submission(path), Limits.of(rubric.limits))
             try:

@@ -18,7 +18,7 @@ import pytest
 from grader.errors import UsageError, WorkerCrashed
 from grader.sandbox import backends, level
 from grader.sandbox.limits import Limits
-from grader.sandbox.worker import SpawnWorker, Worker
+from grader.sandbox.spawn import SpawnWorker, worker_for
 from grader.sandbox.session import StudentTimeout
 
 from tests.helpers import ROOT, alive
@@ -90,8 +90,7 @@ def test_the_level_can_be_asked_for_anywhere_and_weak_levels_stay_refusable(monk
         level.choose_level()
     monkeypatch.delenv("GRADER_SANDBOX")
     assert level.choose_level(prefer="subprocess")[0] == "subprocess"
-    assert isinstance(Worker(level="subprocess"), SpawnWorker)
-    assert type(Worker(level="rlimits")) is Worker
+    assert isinstance(worker_for("subprocess"), SpawnWorker)  # (tests/unit/sandbox/test_spawn.py: the rest)
 
 
 def test_the_environment_is_cleared_and_each_process_has_its_own_scratch(monkeypatch):
@@ -139,7 +138,7 @@ def test_hangs_exits_prints_and_floods_cost_one_call_and_leave_nothing(monkeypat
             return a + b
         """
     before_dirs, before_kids = _scratch_dirs(), _children()
-    worker = Worker(level="subprocess", limits=LIMITS).start()
+    worker = SpawnWorker(level="subprocess", limits=LIMITS).start()
     pids, cwds = [], []
     try:
         session = worker.open(sub(a=code))
@@ -182,7 +181,7 @@ def test_hangs_exits_prints_and_floods_cost_one_call_and_leave_nothing(monkeypat
 
 def test_a_file_that_ends_the_process_at_import_costs_only_that_file():
     before = _children()
-    worker = Worker(level="subprocess", limits=LIMITS)
+    worker = SpawnWorker(level="subprocess", limits=LIMITS)
     worker.prespawn = False  # one process at a time, as on a small machine
     with worker:
         session = worker.open(sub(a="import os\nos._exit(0)\n", b="def f():\n    return 'ok'\n"))
@@ -232,7 +231,7 @@ def test_a_process_that_cannot_start_fails_the_submission_with_its_reason(monkey
     broken.write_text("import sys\nsys.stderr.write('no torch on this machine\\n')\nsys.exit(1)\n")
     monkeypatch.setattr(backends, "ZYGOTE", broken)
     before = _children()
-    worker = Worker(level="subprocess", limits=LIMITS)
+    worker = SpawnWorker(level="subprocess", limits=LIMITS)
     with pytest.raises(WorkerCrashed, match="no torch on this machine"):
         worker.start()
     session = worker.open(sub(a="def f():\n    return 1\n"))

@@ -15,8 +15,16 @@ ZYGOTE = Path(grader.sandbox.__file__).with_name("zygote.py")
 
 
 def test_the_zygote_imports_nothing_of_the_grader_package() -> None:
+    """Nothing that runs: what mypy alone reads (``if TYPE_CHECKING:``) names the package's own
+    ``wire`` and ``seccomp_noproc``, the same files."""
+    tree = ast.parse(ZYGOTE.read_text(encoding="utf-8"))
+    for_mypy = {id(n) for block in ast.walk(tree)
+                if isinstance(block, ast.If) and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+                for stmt in block.body for n in ast.walk(stmt)}
     names: set[str] = set()
-    for node in ast.walk(ast.parse(ZYGOTE.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
+        if id(node) in for_mypy:
+            continue
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
