@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
+from grader.sandbox.wire import ChunkSpec, ModuleSpec
+
 __all__ = [
     "ANSWERS_FILE",
     "ANSWERS_MARKER",
@@ -44,20 +46,10 @@ NOTEBOOK_MODULE = "notebook"
 MiB = 1024 * 1024
 
 
-class ChunkDict(TypedDict):
-    """A :class:`Chunk` as plain data."""
-
-    code: str
-    label: str
-    first_line: int
-
-
-class ModuleDict(TypedDict):
-    """A :class:`Module` as plain data (``Module.to_dict``), as the sandbox's worker receives it."""
-
-    name: str
-    filename: str
-    chunks: list[ChunkDict]
+#: A :class:`Chunk` and a :class:`Module` as plain data (``to_dict``): the shapes the sandbox's
+#: wire defines, since the worker receives them as they are.
+ChunkDict = ChunkSpec
+ModuleDict = ModuleSpec
 
 
 class SubmissionDict(TypedDict):
