@@ -408,7 +408,8 @@ def test_points_as_a_japanese_keyboard_types_them():
     comma is refused with the number it stands for, in both languages."""
     import click
 
-    from grader.cli import _Points, _usage_in_japanese, adjust
+    from grader.cli.term import _Points, adjust
+    from grader.cli.usage_ja import _usage_in_japanese
 
     points = _Points()
     assert [points.convert(v, None, None) for v in ("２", "１．５", "\u22122", "-0.5", " 3 ")] == [2.0, 1.5, -2.0, -0.5, 3.0]
