@@ -93,12 +93,12 @@ def test_the_extension_and_submitted_files_name_the_bad_line(tmp_path):
 
 
 def test_the_batch_s_late_step_measures_each_student_against_their_own_due_date():
-    """grader.outputs.gradebook.apply_late with the times grader batch passes: the LMS's LATE flag is
+    """grader.spec.due.apply_late with the times grader batch passes: the LMS's LATE flag is
     overruled by the measured lateness, and the report says submitted, due, days and why."""
     import dataclasses
     from pathlib import Path
 
-    from grader.outputs.gradebook import apply_late
+    from grader.spec.due import apply_late
     from grader.spec.rubric import LatePolicy, load_rubric
 
     base = load_rubric(Path(__file__).resolve().parent.parent / "rubrics" / "chapter07.yaml")

@@ -248,7 +248,7 @@ def test_the_lms_gradebooks_and_moodle_feedback_carry_the_final_score_and_why(tm
         data["student"] = {"id": "1234" if name == "divide-by-dk" else "5678", "name": name, "lms": "moodle",
                            "entry": name, "late": False, "flags": []}
         (out / "reports" / f"{name}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    from grader.outputs.gradebook import export_gradebooks
+    from grader.outputs.lms_gradebooks import export_gradebooks
 
     export_gradebooks(out, rubric, ("moodle",), lang="en")
     adjust(out, rubric, "1234", points=3.0, reason="regrade request", by="tanaka")

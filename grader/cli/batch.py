@@ -30,7 +30,7 @@ from grader.i18n.messages import said
 from grader.sinks import terminal
 
 if TYPE_CHECKING:
-    from grader.outputs.gradebook import CanvasTarget
+    from grader.outputs.lms_gradebooks import CanvasTarget
     from grader.spec.rubric import Rubric
 
 __all__ = ["batch", "catalogue_group", "export_cmd", "similarity_cmd"]
@@ -176,11 +176,8 @@ def export_cmd(outdir: str, rubric_path: str | None, lang: str | None, gradebook
                canvas_gradebook: str | None, canvas_assignment_id: str | None, bom: bool) -> None:
     """Write the gradebooks again from what a finished batch left in OUTDIR (the assignment is
     the one its reports name; --rubric only to choose another rubric file)."""
-    from grader.outputs.gradebook import (
-        export_gradebooks,
-        lms_of,
-        say_written,
-    )
+    from grader.outputs.gradebook import GradebookRow, lms_of, say_written
+    from grader.outputs.lms_gradebooks import export_gradebooks
 
     def body() -> int:
         rubric = load_for(outdir, rubric_path)
@@ -188,7 +185,8 @@ def export_cmd(outdir: str, rubric_path: str | None, lang: str | None, gradebook
         if not formats:  # the LMS gradebooks the export's own entries can be matched in
             from grader.outputs.gradebook import old_rows
 
-            formats = tuple(sorted(lms_of(old_rows(Path(outdir) / "gradebook.csv")) & {"canvas", "moodle"}))
+            rows = [GradebookRow.read_back(row) for row in old_rows(Path(outdir) / "gradebook.csv")]
+            formats = tuple(sorted(lms_of(rows) & {"canvas", "moodle"}))
         written = export_gradebooks(Path(outdir), rubric, ("csv", *formats) if formats else ("csv",), bom=bom,
                                     lang=lang_for(lang, rubric, outdir),
                                     canvas=_canvas(canvas_gradebook, canvas_assignment_id))
@@ -219,7 +217,7 @@ def _formats(gradebook: tuple[str, ...], canvas_gradebook: str | None, canvas_id
 
 
 def _canvas(canvas_gradebook: str | None, canvas_id: str | None) -> CanvasTarget:
-    from grader.outputs.gradebook import CanvasTarget
+    from grader.outputs.lms_gradebooks import CanvasTarget
 
     return CanvasTarget(assignment_id=(canvas_id or "").strip(),
                         export=Path(canvas_gradebook) if canvas_gradebook else None)

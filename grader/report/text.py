@@ -150,17 +150,18 @@ def adjustment_lines(report: GradeReport, langs: Sequence[str]) -> list[str]:
     lines = [one("total", auto=num(float(adj["automatic_score"])), delta=delta(float(adj["delta"])),
                  final=num(float(adj["score"])))]
     for e in adj.get("entries", []):
+        now, set_to, points = e.get("now"), e.get("set"), e.get("points")
         if e.get("status") == "review":
             lines.append(one("review", n=e["n"], against=num(float(e["against"] or 0)),
-                             now="—" if e.get("now") is None else num(float(e["now"]))))
+                             now="—" if now is None else num(float(now))))
             continue
         words = [x for x in langs if x in ADJUST_WORDS] or ["en"]
         said = []
         for x in words:
             w = ADJUST_WORDS[x]
-            change = (w["set"].format(set=num(float(e["set"]))) if e.get("set") is not None else
-                      w["points"].format(sign="+" if float(e["points"]) >= 0 else "-",
-                                         points=num(abs(float(e["points"])))))
+            change = (w["set"].format(set=num(float(set_to))) if set_to is not None else
+                      w["points"].format(sign="+" if float(points or 0.0) >= 0 else "-",
+                                         points=num(abs(float(points or 0.0)))))
             where = w["whole"] if e.get("part") is None else w["part"].format(part=e["part"])
             said.append(w["entry"].format(n=e["n"], change=change, where=where, reason=e.get("reason", ""),
                                           by=e.get("by", ""), at=e.get("at", "")))
