@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
 from grader.i18n.messages import by_lang, by_name, pair
+
+if TYPE_CHECKING:
+    from grader.spec.rubric import ReportOptions
 
 LABELS: dict[str, dict[str, str]] = by_name({
     "report": "report", "score": "score", "part": "part", "test": "test", "tests": "tests", "status": "status",
@@ -57,7 +60,7 @@ PLOT_WORDS: dict[str, dict[str, str]] = by_lang({
 })
 
 
-def plot_word(key: str, lang: str, **slots: Any) -> str:
+def plot_word(key: str, lang: str, **slots: object) -> str:
     words = PLOT_WORDS.get(lang) or PLOT_WORDS["en"]
     return words[key].format(**slots)
 
@@ -121,8 +124,9 @@ def verdict(report: GradeReport, langs: Sequence[str], quote: str = "") -> str:
     return label("passed" if report.passed else "below", langs)
 
 
-def languages_of(report: GradeReport, options: Any) -> list[str]:
-    configured = getattr(options, "languages", None) if options is not None else None
+def languages_of(report: GradeReport, options: ReportOptions | None) -> list[str]:
+    """The languages a writer shows: the rubric's, else the report's, else English."""
+    configured = options.languages if options is not None else None
     return list(configured or report.languages or ["en"])
 
 
@@ -140,7 +144,7 @@ def adjustment_lines(report: GradeReport, langs: Sequence[str]) -> list[str]:
     if not adj:
         return []
 
-    def one(key: str, **slots: Any) -> str:
+    def one(key: str, **slots: object) -> str:
         return " / ".join(dict.fromkeys(ADJUST_WORDS[x][key].format(**slots) for x in langs if x in ADJUST_WORDS)
                           or [ADJUST_WORDS["en"][key].format(**slots)])
 
