@@ -186,6 +186,8 @@ def test_new_assignment_validates_without_an_edit(tmp_path):
                 "solutions/chapter09/part1.py", "suites/chapter09/public/test_part1.py",
                 "suites/chapter09/hidden/test_part1.py", "suites/chapter09/plugin/hooks.py"):
         assert (tmp_path / rel).is_file(), rel
+    # and mypy's check of the new hooks file against the hooks' types
+    assert "suites.chapter09.plugin.hooks" in (tmp_path / "suites" / "hooks_conform.py").read_text()
     proc = _grader("validate", "--rubric", "rubrics/chapter09.yaml", cwd=tmp_path)
     assert 0 == proc.returncode, proc.stdout + proc.stderr
     assert "all checks hold" in proc.stdout

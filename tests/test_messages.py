@@ -1,17 +1,25 @@
-"""One home per sentence: every sentence and label the grader writes has its Japanese beside it."""
+"""One home per sentence: every sentence and label the grader writes has its Japanese beside it,
+in the table of the area of the code that says it (grader/i18n/<area>.py)."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
+import pkgutil
 import re
 import string
 import subprocess
 import sys
+from collections import defaultdict
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
+from grader import i18n
 from grader.i18n import messages
+from grader.i18n.entry import M
 from grader.ingest.lms import reason
 from grader.report import text as _text
 
@@ -71,15 +79,81 @@ def test_a_keyed_sentence_keeps_its_key_through_a_pickle_and_an_exception() -> N
     assert messages.error_text(UsageError(note), "ja") == "x.py を読み飛ばしました: シンボリックリンクで、ファイルではありません"
 
 
-def test_every_sentence_has_japanese_with_the_same_slots() -> None:
-    bad = [en for en, ja in messages.table().items() if not ja.strip() or _slots(en) != _slots(ja)]
-    assert bad == []
+# --- the tables: one module of grader/i18n/ per area of the code ----------------------------------
 
 
-def test_a_sentence_without_japanese_is_caught() -> None:
-    """The check above can fail."""
-    table = {"a sentence with {x}": ""}
-    assert [en for en, ja in table.items() if not ja.strip() or _slots(en) != _slots(ja)] == ["a sentence with {x}"]
+#: What a table module may hold: sentences said by key, words and headings, other programs' sentences.
+_KINDS = ("MESSAGES", "LABELS", "FOREIGN")
+
+
+def _tables(kind: str) -> dict[str, dict[str, M]]:
+    """Each module of grader/i18n/ holding a table named ``kind``: its name -> that table (the
+    machinery's merged tables left out)."""
+    found = {}
+    for info in sorted(pkgutil.iter_modules(i18n.__path__), key=lambda info: info.name):
+        module = importlib.import_module(f"grader.i18n.{info.name}")
+        if info.name != "messages" and hasattr(module, kind):
+            found[info.name] = getattr(module, kind)
+    return found
+
+
+def _without_japanese(tables: dict[str, dict[str, M]]) -> list[str]:
+    """``table.key`` of each entry of ``tables`` (a name -> its table) that lacks a language, or
+    whose English and Japanese have different ``{slots}``."""
+    return [f"{name}.{key}" for name, table in tables.items() for key, m in table.items()
+            if not m.en.strip() or not m.ja.strip() or _slots(m.en) != _slots(m.ja)]
+
+
+def test_every_entry_of_every_table_has_both_languages_with_the_same_slots() -> None:
+    """Every key of every table module (sentences, labels, other programs' sentences) has its
+    English and its Japanese, with the same slots."""
+    tables = {f"{name}.{kind}": table for kind in _KINDS for name, table in _tables(kind).items()}
+    assert len(tables) >= 14 and sum(map(len, tables.values())) >= 600
+    assert _without_japanese(tables) == []
+
+
+def test_an_entry_without_japanese_is_caught() -> None:
+    """The check above can fail: an empty Japanese, and a Japanese that lost a slot."""
+    planted = {"spec.MESSAGES": {"no_ja": M("a sentence with {x}", " "), "lost": M("{x} and {y}", "{x} だけ"),
+                                 "fine": M("{x} is fine", "{x} は問題ありません")}}
+    assert _without_japanese(planted) == ["spec.MESSAGES.no_ja", "spec.MESSAGES.lost"]
+
+
+def test_the_merged_tables_are_those_of_every_table_module() -> None:
+    """grader.i18n.messages merges the tables of every module of grader/i18n/ that holds one, and
+    nothing else: a new table module not merged would leave its sentences unsaid."""
+    merged = {module.__name__.rpartition(".")[2] for module in messages.TABLES}
+    assert merged == set(_tables("MESSAGES")) | set(_tables("LABELS"))
+    for kind in ("MESSAGES", "LABELS"):
+        assert getattr(messages, kind) == {key: m for table in _tables(kind).values() for key, m in table.items()}
+    assert messages.FOREIGN == _tables("FOREIGN")["foreign"]
+
+
+def _defined_twice(tables: dict[str, dict[str, M]]) -> dict[str, list[str]]:
+    """Each key more than one of ``tables`` (a name -> its table) defines -> those tables."""
+    homes = defaultdict(list)
+    for name, table in tables.items():
+        for key in table:
+            homes[key].append(name)
+    return {key: names for key, names in homes.items() if len(names) > 1}
+
+
+def test_no_key_is_defined_in_two_tables() -> None:
+    """A sentence's key is defined once, in one module's MESSAGES or in FOREIGN (the table reads
+    both back); a label's once, in one module's LABELS."""
+    sentences = {**{f"{name}.MESSAGES": t for name, t in _tables("MESSAGES").items()},
+                 **{f"{name}.FOREIGN": t for name, t in _tables("FOREIGN").items()}}
+    assert _defined_twice(sentences) == {}
+    assert _defined_twice(_tables("LABELS")) == {}
+
+
+def test_a_key_defined_twice_is_caught() -> None:
+    """The check above can fail, and the machinery refuses to merge such tables."""
+    ingest, cli = {"skipped": M("skipped", "読み飛ばし")}, {"zip": M("zip", "zip"), "skipped": M("x", "x")}
+    assert _defined_twice({"ingest": ingest, "cli": cli}) == {"skipped": ["ingest", "cli"]}
+    with pytest.raises(RuntimeError, match="grader/i18n/ingest.py and in grader/i18n/cli.py"):
+        messages.merge({"ingest": ingest, "cli": cli})
+    assert messages.merge({"ingest": ingest, "zip": {"zip": M("zip", "zip")}}) == {**ingest, "zip": M("zip", "zip")}
 
 
 def test_every_label_has_both_languages() -> None:
@@ -323,7 +397,8 @@ def test_every_sentence_is_said_by_its_key() -> None:
     left = {}
     for path in sorted(_GRADER.rglob("*.py")):
         rel = path.relative_to(_GRADER).as_posix()
-        if rel not in ("i18n/messages.py", *_SANDBOXED) and (found := _spelled_out(path.read_text(encoding="utf-8"))):
+        if (not rel.startswith("i18n/") and rel not in _SANDBOXED
+                and (found := _spelled_out(path.read_text(encoding="utf-8")))):
             left[rel] = found
     assert left == {}
 
@@ -352,17 +427,22 @@ def _never_said(keys: set[str], sources: dict[str, str]) -> list[str]:
     for rel, source in sources.items():
         if rel in _SANDBOXED:
             sandboxed |= {found.split(": ", 1)[1] for found in _spelled_out(source)}
-        elif rel != "i18n/messages.py":
+        elif not rel.startswith("i18n/"):
             named |= _keys_named(source)
     return sorted(keys - named - sandboxed)
+
+
+@lru_cache(maxsize=1)
+def _sources() -> dict[str, str]:
+    """Every module of grader/: its path under grader/ -> its text."""
+    return {path.relative_to(_GRADER).as_posix(): path.read_text(encoding="utf-8")
+            for path in sorted(_GRADER.rglob("*.py"))}
 
 
 def test_every_key_is_said_somewhere() -> None:
     """Each key of MESSAGES is said by some module (a sentence nothing says is dead, or its origin
     still builds it in pieces); what other programs write is FOREIGN, read back only."""
-    sources = {path.relative_to(_GRADER).as_posix(): path.read_text(encoding="utf-8")
-               for path in sorted(_GRADER.rglob("*.py"))}
-    assert _never_said(set(messages.MESSAGES), sources) == []
+    assert _never_said(set(messages.MESSAGES), _sources()) == []
     assert not set(messages.MESSAGES) & set(messages.FOREIGN)
     assert messages.translate("No such file or directory", "ja") == "そのようなファイルやフォルダはありません"
 
@@ -385,3 +465,175 @@ def test_the_sandboxed_files_send_sentences_of_the_table() -> None:
     for rel in _SANDBOXED:
         raised = _left_in_english((_GRADER / rel).read_text(encoding="utf-8"))
         assert raised == [], rel
+
+
+# --- each label said somewhere -------------------------------------------------------------------
+
+
+#: What says a label by key: grader.i18n.messages' ``label``, ``pair``, ``both``, ``by_lang`` and
+#: ``by_name``, and the writers' own ``label``/``_label`` over their views of LABELS.
+_LABEL_CALLS = {"label", "_label", "pair", "both", "by_lang", "by_name"}
+
+
+def _labels_named(source: str, keys: set[str]) -> set[str]:
+    """The ``keys`` that ``source`` names as labels: a literal that reaches the first argument of a
+    label call, directly or through ``a if c else b``, a dict's values, a tuple's items, a call's
+    arguments or a name bound to any of these (an assignment, a ``for``); and each key that an
+    f-string's fixed start begins (``f"gbflag_{flag}"`` names every ``gbflag_`` key)."""
+    tree = ast.parse(source)
+    bound: dict[str, list[ast.expr]] = defaultdict(list)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            targets, value = [node.target], node.iter
+        else:
+            continue
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bound[name.id].append(value)
+    words: set[str] = set()
+    starts: set[str] = set()
+
+    def reach(expr: ast.expr, depth: int = 0) -> None:
+        if depth > 3:
+            return
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            words.add(expr.value)
+        elif isinstance(expr, ast.JoinedStr) and expr.values and isinstance(expr.values[0], ast.Constant):
+            starts.add(str(expr.values[0].value))
+        elif isinstance(expr, ast.Name):
+            for value in bound.get(expr.id, []):
+                reach(value, depth + 1)
+        elif isinstance(expr, ast.IfExp):
+            reach(expr.body, depth)
+            reach(expr.orelse, depth)
+        elif isinstance(expr, ast.Dict):
+            for value in expr.values:
+                reach(value, depth)
+        elif isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+            for item in expr.elts:
+                reach(item, depth)
+        elif isinstance(expr, ast.Call):  # _KIND_NAMES.get(kind, "kind_any")
+            reach(expr.func, depth)
+            for arg in expr.args:
+                reach(arg, depth)
+        elif isinstance(expr, (ast.Attribute, ast.Subscript)):
+            reach(expr.value, depth)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            if (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) in _LABEL_CALLS:
+                reach(node.args[0])
+    return {key for key in keys if key in words or any(start and key.startswith(start) for start in starts)}
+
+
+def _label_sayers(sources: dict[str, str]) -> dict[str, set[str]]:
+    """Each key of LABELS -> the modules of ``sources`` (path -> text) that name it."""
+    sayers: dict[str, set[str]] = defaultdict(set)
+    for rel, source in sources.items():
+        if not rel.startswith("i18n/"):
+            for key in _labels_named(source, set(messages.LABELS)):
+                sayers[key].add(rel)
+    return sayers
+
+
+def test_every_label_is_said_somewhere() -> None:
+    """Each key of LABELS is said by some module (through a writer's view of LABELS counts)."""
+    assert sorted(set(messages.LABELS) - set(_label_sayers(_sources()))) == []
+
+
+def test_a_label_never_said_is_caught() -> None:
+    """The check above can fail: a label is said through a view, a name bound to a dict, a fallback
+    and an f-string's start; a key that is only a dict's key, or compared, is not said."""
+    keys = {"score", "kind_f", "kind_any", "gbflag_empty", "part", "status", "seed"}
+    source = ('WORDS = by_name({"part": "score"})\n'
+              'KINDS = {"f": "kind_f"}\n'
+              'kind = KINDS.get(k, "kind_any")\n'
+              'text = label(kind, "en") + label(f"gbflag_{flag}", "ja")\n'
+              'if status == "status": pair("seed" if x == "seed" else "score")\n')
+    assert sorted(keys - _labels_named(source, keys)) == ["part", "status"]
+
+
+# --- each sentence in the table of the area that says it --------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _layers() -> list[tuple[str, ...]]:
+    """The layers of grader/, bottom first, as the layer test lists them (one list for the order)."""
+    spec = importlib.util.spec_from_file_location("layer_rules", _GRADER.parent / "tests" / "fitness" / "test_layers.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up while it is made
+    spec.loader.exec_module(module)
+    layers: list[tuple[str, ...]] = module.LAYERS
+    return layers
+
+
+def _areas() -> list[str]:
+    """The areas of the code by their dotted names, bottom first (peers in the order listed)."""
+    return [name for layer in _layers() for name in layer]
+
+
+def _area_of(rel: str) -> str:
+    """The area (a subpackage, or a top-level module) whose code ``rel`` (a path under grader/) is."""
+    dotted = "grader." + rel.removesuffix(".py").replace("/", ".")
+    dotted = dotted.removesuffix(".__init__")
+    return max((area for area in _areas() if dotted == area or dotted.startswith(area + ".")), key=len)
+
+
+def _table_of(area: str) -> str:
+    """The name of the table module that keeps what ``area`` (dotted) says: grader.ingest -> ingest."""
+    return area.rpartition(".")[2]
+
+
+def _misplaced(tables: dict[str, dict[str, M]], sayers: dict[str, set[str]]) -> list[str]:
+    """``table.key: areas`` of each key of ``tables`` (a table module's name -> its table) that is
+    not in the table of the lowest area whose code says it (``sayers``: key -> paths under grader/)."""
+    areas = _areas()
+    out = []
+    for name, table in tables.items():
+        for key in table:
+            saying = sorted({_area_of(rel) for rel in sayers.get(key, ())}, key=areas.index)
+            if not saying or _table_of(saying[0]) != name:
+                out.append(f"{name}.{key}: {', '.join(_table_of(area) for area in saying) or 'said nowhere'}")
+    return out
+
+
+def _sentence_sayers(sources: dict[str, str]) -> dict[str, set[str]]:
+    """Each key of MESSAGES -> the modules of ``sources`` (path -> text) that say it (the sandboxed
+    files spell their sentences out)."""
+    sayers: dict[str, set[str]] = defaultdict(set)
+    for rel, source in sources.items():
+        if rel in _SANDBOXED:
+            named = {found.split(": ", 1)[1] for found in _spelled_out(source)}
+        elif not rel.startswith("i18n/"):
+            named = _keys_named(source)
+        else:
+            continue
+        for key in named:
+            sayers[key].add(rel)
+    return sayers
+
+
+def test_each_table_holds_only_what_its_area_says() -> None:
+    """grader/i18n/<area>.py holds the keys code of grader/<area>/ says (or grader/<area>.py, for a
+    module at the top); a key that code of two areas says is in the lower one's table (the order
+    of tests/fitness/test_layers.py, peers as listed there)."""
+    sources = _sources()
+    assert _misplaced(_tables("MESSAGES"), _sentence_sayers(sources)) == []
+    assert _misplaced(_tables("LABELS"), _label_sayers(sources)) == []
+
+
+def test_a_key_in_another_area_s_table_is_caught() -> None:
+    """The check above can fail: a key said only by grader/cli/ kept in the sandbox's table, and a
+    key said by grader/workflows/ and grader/cli/ kept in the higher one's."""
+    sayers = {"usage_missing": {"cli/__init__.py"}, "give_one_points_set": {"workflows/adjust.py", "cli/__init__.py"},
+              "line": {"sandbox/worker.py"}, "lang_use_one": {"notebook.py"}}
+    planted = {"sandbox": {"usage_missing": M("a", "あ"), "line": M("b", "い")},
+               "cli": {"give_one_points_set": M("c", "う"), "said_nowhere": M("d", "え")},
+               "notebook": {"lang_use_one": M("e", "お")}}
+    assert _misplaced(planted, sayers) == ["sandbox.usage_missing: cli", "cli.give_one_points_set: workflows, cli",
+                                           "cli.said_nowhere: said nowhere"]

@@ -13,15 +13,15 @@ Exit status (computed only in :func:`grader.cli.shared.exit_code_for` and
 This module is the group (``grader``, the console entry point ``grader.cli:main``); the
 commands live beside it, by who runs them when:
 
-===============  ==============================================================================
-``shared``       ExitCode, the options every command takes, the rubric and language it finds,
-                 the guard that turns the grader's errors into a message and a status
-``student``      check, grade  (``watch``: ``check --watch``)
-``batch``        batch, export, similarity, catalogue draft
-``term``         adjust, ledger, publish, regrade, gradebook
-``prepare``      new, validate, release, gradescope
-``usage_ja``     click's usage errors said in Japanese too
-===============  ==============================================================================
+==========  ========================================================================================
+batch       batch, export, similarity, catalogue draft: the commands on a whole class
+prepare     new, validate, release, gradescope: the instructor's commands before the term
+shared      ExitCode, the options every command takes, the rubric and language it finds, the guard
+student     check, grade: the student's commands
+term        adjust, ledger, publish, regrade, gradebook: the commands of a term after the batch
+usage_ja    click's usage errors said in Japanese too
+watch       ``grader check --watch``: check again on every save
+==========  ========================================================================================
 """
 
 from __future__ import annotations

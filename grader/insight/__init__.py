@@ -1,10 +1,9 @@
-"""What a whole class's submissions say together, beyond each report.
+"""Across submissions: what a whole class's reports say together.
 
-=====================  ========================================================================
-``similarity``         which submissions look alike (code fingerprints, shared rare behaviour);
-                       ``similarity.csv``
-``unknown_mistakes``   failures no catalogue id explains, grouped by behaviour
-``item_analysis``      per-test pass rate and discrimination, and the tests that look broken
-``draft_entry``        ``grader catalogue draft``: a catalogue entry and a mutant from a group
-=====================  ========================================================================
+================  ==================================================================================
+draft_entry       ``grader catalogue draft OUT --cluster N``: a catalogue entry and a mutant from a cluster.
+item_analysis     Test-level item analysis: which tests tell students apart, and which look broken.
+similarity        Which submissions look alike: code fingerprints and shared unusual behaviour, in groups.
+unknown_mistakes  Unknown mistakes grouped: submissions whose failures match no catalogue id, by behaviour.
+================  ==================================================================================
 """

@@ -17,7 +17,13 @@ import base64
 import functools
 import io
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+#: matplotlib rc settings, as ``matplotlib.rc_context`` takes them.
+RcSettings = dict["RcKeyType", Any]
 
 __all__ = ["figure", "packaged_ja_font", "plot_style", "png", "series", "style"]
 
@@ -29,7 +35,7 @@ def figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height))
 
 
-def style(lang: str) -> dict[str, Any]:
+def style(lang: str) -> RcSettings:
     """matplotlib rc settings for labels in ``lang`` (a font with Japanese glyphs for ``ja``).
 
     Use as ``with matplotlib.rc_context(style(lang)): ...`` around the drawing.
@@ -85,7 +91,7 @@ def packaged_ja_font() -> str | None:
     return None
 
 
-def plot_style(lang: str) -> dict[str, Any]:
+def plot_style(lang: str) -> RcSettings:
     """matplotlib rc settings for plots labelled in ``lang``: a font that has its glyphs."""
     if lang != "ja":
         return {}

@@ -57,7 +57,8 @@ if TYPE_CHECKING:
     from grader.sandbox.session import Session
     from grader.kit.probes import Finding, Probe
 
-__all__ = ["OPTIONAL_HOOKS", "AssignmentHooks", "Figure", "Hooks", "HooksModule", "Recogniser", "load_hooks"]
+__all__ = ["HOOK_PROTOCOLS", "OPTIONAL_HOOKS", "AssignmentHooks", "Figure", "Hooks", "HooksModule", "Recogniser",
+           "conformance_check", "load_hooks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,28 +76,95 @@ Recogniser = Callable[["Probe"], "list[Finding]"]
 class HooksModule(Protocol):
     """What a plug-in module must define: ``RECOGNISERS``."""
 
-    RECOGNISERS: Mapping[str, Recogniser]
+    @property
+    def RECOGNISERS(self) -> Mapping[str, Recogniser]: ...  # noqa: N802 - the module constant's name
 
 
-class AssignmentHooks(HooksModule, Protocol):
-    """Every hook a plug-in module may define, with its type (all but ``RECOGNISERS`` optional)."""
+class HasOracle(Protocol):
+    @property
+    def ORACLE(self) -> Mapping[str, Callable[..., Any]]: ...  # noqa: N802
 
-    ORACLE: Mapping[str, Callable[..., Any]]
-    NOTEBOOK_INTRO: str
-    README_EXAMPLE: Mapping[str, str]
 
+class HasNotebookIntro(Protocol):
+    @property
+    def NOTEBOOK_INTRO(self) -> str: ...  # noqa: N802
+
+
+class HasReadmeExample(Protocol):
+    @property
+    def README_EXAMPLE(self) -> Mapping[str, str]: ...  # noqa: N802
+
+
+class HasQuizFindings(Protocol):
     def quiz_findings(self, answers: dict[str, Any]) -> list[Finding]: ...
 
+
+class HasPlotData(Protocol):
     def plot_data(self, session: Session, reference: Any) -> dict[str, Any]: ...
 
+
+class HasFigures(Protocol):
     def figures(self, plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]: ...
 
+
+class HasExpectedValues(Protocol):
     def expected_values(self, reference: Any) -> dict[str, Any]: ...
 
 
+#: Each optional hook -> the protocol that gives its type. A hooks file is checked against
+#: :class:`HooksModule` and the protocol of each optional hook it defines
+#: (:func:`conformance_check`), since a module that leaves a hook out is still a valid plug-in.
+HOOK_PROTOCOLS: dict[str, type] = {
+    "ORACLE": HasOracle, "quiz_findings": HasQuizFindings, "plot_data": HasPlotData, "figures": HasFigures,
+    "expected_values": HasExpectedValues, "NOTEBOOK_INTRO": HasNotebookIntro, "README_EXAMPLE": HasReadmeExample,
+}
+
+
+class AssignmentHooks(HooksModule, HasOracle, HasQuizFindings, HasPlotData, HasFigures, HasExpectedValues,
+                      HasNotebookIntro, HasReadmeExample, Protocol):
+    """Every hook a plug-in module may define, with its type (all but ``RECOGNISERS`` optional)."""
+
+
 #: The optional hooks, as :class:`AssignmentHooks` names them (``grader new`` lists them).
-OPTIONAL_HOOKS = ("ORACLE", "quiz_findings", "plot_data", "figures", "expected_values", "NOTEBOOK_INTRO",
-                  "README_EXAMPLE")
+OPTIONAL_HOOKS = tuple(HOOK_PROTOCOLS)
+
+
+def conformance_check(modules: Mapping[str, str]) -> str:
+    """A Python file for mypy that holds each chapter's hooks file to the hooks' types.
+
+    ``modules`` maps a dotted module path (``suites.chapter07.plugin.hooks``) to its file. The
+    check names :class:`HooksModule` and the protocol of each optional hook the file defines at
+    its top level, so a wrong signature (``figures(plots)`` without ``languages``, say) fails
+    ``make lint`` instead of a batch. ``grader new`` rewrites the file with each new chapter.
+    """
+    imports = ["from grader.kit import hooks"]
+    lines: list[str] = []
+    for dotted, file in sorted(modules.items()):
+        alias = "_" + dotted.replace(".", "_")
+        imports.append(f"import {dotted} as {alias}")
+        defined = _top_level_names(Path(file))
+        for name in ("RECOGNISERS", *OPTIONAL_HOOKS):
+            if name in defined:
+                protocol = "HooksModule" if name == "RECOGNISERS" else HOOK_PROTOCOLS[name].__name__
+                lines.append(f"{alias}_{name}: hooks.{protocol} = {alias}")
+    head = ['"""mypy holds each chapter\'s hooks file to the hooks\' types (written by ``grader new``:',
+            'do not edit by hand). Read by mypy only, never imported."""', ""]
+    return "\n".join([*head, *imports, "", *lines]) + "\n"
+
+
+def _top_level_names(file: Path) -> set[str]:
+    """The names a Python file binds at its top level (defs, classes, assignments)."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.parse(file.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
 
 
 @dataclass(frozen=True, slots=True)

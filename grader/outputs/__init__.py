@@ -1,13 +1,11 @@
-"""What a batch writes for people to read and import, from its reports.
+"""What a batch writes for people: gradebooks, pages and the class summary.
 
-=====================  ========================================================================
-``gradebook``          the batch's rows (:class:`~grader.outputs.gradebook.GradebookRow`) and
-                       ``gradebook.csv``; who submitted a report and the late policy put into it
-``lms_gradebooks``     the gradebooks an LMS imports (Canvas CSV, Moodle worksheet and feedback
-                       zip) and ``grader export``
-``gradebook_page``     ``gradebook.{ja,en}.html``: ``gradebook.csv`` as a page to read
-``summary``            the class summary: statistics, plots, Markdown and HTML pages
-``similarity_page``    ``similarity.{ja,en}.html`` and ``grader similarity OUT``
-``course_gradebook``   ``grader gradebook``: one course table from several batches
-=====================  ========================================================================
+================  ==================================================================================
+course_gradebook  ``grader gradebook``: one course table from the outputs of several ``grader batch`` runs.
+gradebook         Stage 3 of ``grader batch``: the batch's own gradebook, ``gradebook.csv``.
+gradebook_page    ``OUT/gradebook.<lang>.html``: the batch's gradebook as a page to read, one per course language.
+lms_gradebooks    The gradebooks an LMS imports, made from the batch's rows: Canvas, Moodle, ``grader export``.
+similarity_page   The similarity pages (``similarity.{ja,en}.html``) and ``grader similarity OUT``.
+summary           Class summary of a batch: statistics, plots, and Markdown + HTML pages in Japanese and English.
+================  ==================================================================================
 """

@@ -1,11 +1,11 @@
-"""Before the term: what course staff run to make and prove an assignment, not students.
+"""Before the term: course staff's tools that make and prove an assignment (``python -m grader.prepare.<name>``).
 
-==================  ==========================================================================
-``scaffold``        ``grader new NAME``: rubric, stub, reference, tests and plug-in
-``validate``        ``grader validate``: reference full marks, stubs zero, every mutant named
-``release``         ``grader release``: the student repository
-``gradescope_zip``  ``grader gradescope``: the autograder zip
-``build_notebook``  ``python -m grader.prepare.build_notebook``: the notebook from the exercises
-``expected``        ``python -m grader.prepare.expected``: the public suites' expected values
-==================  ==========================================================================
+==============  ====================================================================================
+build_notebook  Build an assignment's notebook from its exercise files, so the two never drift apart.
+expected        Write the public suites' fixed expected values from the reference solutions.
+gradescope_zip  The Gradescope autograder: ``autograder.zip`` with ``setup.sh`` and ``run_autograder``.
+release         The student-facing repository: stubs, notebook, public tests, the grader, CI.
+scaffold        ``grader new NAME``: a new assignment that ``grader validate`` passes before anyone edits it.
+validate        ``grader validate``: prove the assignment before it is handed out.
+==============  ====================================================================================
 """

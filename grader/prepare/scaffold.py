@@ -28,7 +28,7 @@ from pathlib import Path
 from grader.errors import UsageError
 from grader.i18n.messages import said
 
-__all__ = ["scaffold"]
+__all__ = ["HOOKS_CHECK", "scaffold", "write_hooks_check"]
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -101,7 +101,7 @@ _PUBLIC = '''\
 
 import pytest
 
-from grader.kit.asserts import assert_close, describe_call, randn
+from grader.kit import assert_close, describe_call, randn
 
 pytestmark = pytest.mark.part("part1")
 
@@ -120,7 +120,7 @@ _HIDDEN = '''\
 import pytest
 import torch
 
-from grader.kit.asserts import assert_close, describe_call, randn
+from grader.kit import assert_close, describe_call, randn
 
 pytestmark = pytest.mark.part("part1")
 
@@ -135,7 +135,7 @@ def test_double_matches_reference(student, ref, rng):
 '''
 
 _HOOKS = '''\
-"""{name}'s plug-in: the probes that recognise the catalogue's mistakes (see grader.kit.hooks).
+"""{name}'s plug-in: the probes that recognise the catalogue's mistakes (see grader.kit).
 
 Add one recogniser per function. It calls the student's function on probe inputs and returns
 a Finding per mistake it recognises (ids from mistakes.yaml, evidence = the student's numbers).
@@ -145,7 +145,7 @@ from __future__ import annotations
 
 import torch
 
-from grader.kit.probes import Finding, Probe, close, describe_call, randn, unrecognised
+from grader.kit import Finding, Probe, close, describe_call, seeded_randn as randn, unrecognised
 
 
 def _double(p: Probe) -> list[Finding]:
@@ -161,7 +161,7 @@ RECOGNISERS = {{"double": _double}}
 #: The right answers without the reference (``grader check`` on a student's machine).
 ORACLE = {{"double": lambda x: x.double() * 2}}
 
-# Optional hooks (grader.kit.hooks.AssignmentHooks gives each one's type; define those you need):
+# Optional hooks (grader.kit.AssignmentHooks gives each one's type; define those you need):
 #   def quiz_findings(answers): ...      mistakes a quiz answer shows -> list[Finding]
 #   def plot_data(session, reference): ...   the student's values for the figures -> dict
 #   def figures(plots, languages): ...   PNG figures drawn from plot_data -> list[Figure]
@@ -234,4 +234,23 @@ def scaffold(root: Path, name: str) -> list[Path]:
     intro = f"# {name}\n\nノートブック版の雛形です。/ The notebook version of the stub.\n"
     notebook.write_text(render(build(notebook.parent, None, ("part1",), intro)), encoding="utf-8")
     written.append(notebook.relative_to(root))
+    write_hooks_check(root)
+    written.append(Path(HOOKS_CHECK))
     return written
+
+
+#: The file mypy reads to hold every chapter's hooks file to the hooks' types, beside the suites.
+HOOKS_CHECK = "suites/hooks_conform.py"
+
+
+def write_hooks_check(root: Path) -> Path:
+    """Write ``suites/hooks_conform.py`` for every ``suites/*/plugin/hooks.py`` under ``root``
+    (:func:`grader.kit.hooks.conformance_check`); add ``suites/*/plugin`` and this file to mypy's
+    ``files`` to have a wrong hook signature fail the type check."""
+    from grader.kit.hooks import conformance_check
+
+    modules = {".".join(f.relative_to(root).with_suffix("").parts): str(f)
+               for f in sorted((root / "suites").glob("*/plugin/hooks.py"))}
+    path = root / HOOKS_CHECK
+    path.write_text(conformance_check(modules), encoding="utf-8")
+    return path

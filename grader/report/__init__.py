@@ -15,6 +15,24 @@ html                    self-contained page with plots (``html``)
 Example::
 
     text = render(report, "junit", rubric=rubric, lang="ja")
+
+The modules, besides the writers above: what a report is and where reports live.
+
+==========  ========================================================================================
+model       The report of one graded submission: plain data every writer renders
+redact      The one redaction step that runs before every writer
+contain     The trust boundary for a report's text, and the report of a submission not graded
+text        Words the writers share: bilingual labels, status names, number formatting
+terminal    The human view of a report in a terminal (``grader check`` / ``grader grade``)
+cell        What a student sees of one check: the notebook's check cell and ``check --watch``
+templates   The Jinja environment every HTML page is rendered with
+webfont     Japanese text in every page, on machines without a Japanese font
+fastyaml    A small YAML emitter for the report's plain data (the yaml writer's engine)
+yaml_json   The yaml and json writers: the report's plain data, as is
+files       Writing reports to disk atomically
+outdir      The batch's output folder: where each report lives, and reading reports back
+ledger      The batch's ledger of hand adjustments (``OUT/ledger.jsonl``), appended to, never rewritten
+==========  ========================================================================================
 """
 
 from __future__ import annotations

@@ -1,1 +1,10 @@
-"""TODO"""
+"""What the instructor declares: the rubric and everything read from it before any submission.
+
+===========  =======================================================================================
+assignment   One assignment of the course, as its rubric declares it: parts, files, functions, plug-in.
+catalogue    The mistake-catalogue format: an assignment's ``mistakes.yaml`` → frozen records → messages.
+due          Due dates, extensions and the late penalty, per student.
+fingerprint  What decides a report besides the submission: the files :func:`rubric_fingerprint` hashes.
+rubric       Rubric loading: one YAML file -> one frozen :class:`Rubric`, checked once at the edge.
+===========  =======================================================================================
+"""

@@ -1,9 +1,9 @@
-"""The commands that chain the stages below them over a batch's folder.
+"""The commands that chain the stages of a term: a batch, a regrade, a hand adjustment, a publication.
 
-=============  ===============================================================================
-``batch``      ``grader batch``: find, grade (local pool or cluster), write, gradebooks, summary
-``regrade``    ``grader regrade``: only the matching tests again, merged into the kept reports
-``adjust``     ``grader adjust``: a hand adjustment in the ledger, then every view again
-``publish``    ``grader publish``: hidden tests shown in full where the rubric says so
-=============  ===============================================================================
+=======  ===========================================================================================
+adjust   ``grader adjust`` and ``grader ledger``: hand adjustments of a finished batch's scores.
+batch    ``grader batch``: grade every submission in a folder or an LMS zip export, in parallel.
+publish  ``grader publish OUT``: release hidden tests' details in a batch's student views.
+regrade  ``grader regrade``: run only the tests an instructor fixed, for every submission of a batch.
+=======  ===========================================================================================
 """

@@ -17,6 +17,10 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "grader"
 
+#: The old paths that forward to a moved module for one release (grader/moved.py's OLD_PATHS).
+DEPRECATED = ("grader.testing", "grader.probing", "grader.plotting", "grader.quizsuite", "grader.hooks",
+              "grader.assignment", "grader.tools")
+
 #: Bottom first. A tuple is a set of peers: one height, no arrows between them.
 LAYERS: list[tuple[str, ...]] = [
     ("grader.errors", "grader.sinks", "grader.safeyaml", "grader.install", "grader.package_data", "grader.i18n"),
@@ -30,12 +34,14 @@ LAYERS: list[tuple[str, ...]] = [
     ("grader.outputs", "grader.engines"),
     ("grader.workflows", "grader.prepare"),
     ("grader.cli",),
-    # The front doors: the paths students, scripts and chapter authors import.
-    ("grader", "grader.__main__", "grader.notebook"),
+    # The front doors: the paths students, scripts and chapter authors import, and the old paths
+    # of moved modules, kept for one release (grader/moved.py).
+    ("grader", "grader.__main__", "grader.notebook", "grader.moved", *DEPRECATED),
 ]
 
-#: Modules of the same layer that may import each other (the foundation's modules: one floor).
-ONE_FLOOR = {LAYERS[0]}
+#: Layers whose modules may import each other: the foundation's modules are one floor, and the
+#: front doors all stand on everything below.
+ONE_FLOOR = {LAYERS[0], LAYERS[-1]}
 
 #: Where an import goes against the order. Empty, and it stays so.
 EXCEPTIONS: set[tuple[str, str]] = set()
@@ -191,3 +197,18 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
     assert found[0].names == ("_hidden",)
     assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert against_the_order(Arrow("grader.outputs.x", "grader.engines.y", 1, "top", ()))
+
+
+def test_each_subpackage_lists_its_modules() -> None:
+    """Each subpackage's ``__init__.py`` opens as its table of contents: a line for every module
+    (the module's name first), and no line for a module that is not there."""
+    wrong = []
+    for init in sorted(PACKAGE.glob("*/__init__.py")):
+        if init.parent.name == "tools":  # the old paths of grader/moved.py, for one release
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        listed = {line.split()[0] for line in doc.splitlines() if line.strip() and not line.startswith((" ", "="))}
+        here = {p.stem for p in init.parent.glob("*.py") if p.name != "__init__.py"}
+        here |= {p.parent.name for p in init.parent.glob("*/__init__.py")}
+        wrong += [f"{init.parent.name}/: {name} is not in the table" for name in sorted(here - listed)]
+    assert wrong == []

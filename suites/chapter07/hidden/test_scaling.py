@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from grader.kit.asserts import (
+from grader.kit import (
     assert_array,
     assert_close,
     assert_float,

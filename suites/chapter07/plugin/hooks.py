@@ -17,6 +17,7 @@ report's figures in ``plots.py``; the public suite's expected values in ``expect
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -24,23 +25,23 @@ from typing import Any
 import numpy as np
 import torch
 
-from grader.kit.probes import Finding
-from grader.kit.probes import Probe as _Probe
-from grader.kit.probes import Raised as _Raised
-from grader.kit.probes import arr as _arr
-from grader.kit.probes import close as _close
-from grader.kit.probes import hardcoded as _hardcoded
-from grader.kit.probes import num as _num
-from grader.kit.probes import pick as _pick
-from grader.kit.probes import randn as _randn
-from grader.kit.probes import ratio as _ratio
-from grader.kit.probes import same as _same
-from grader.kit.probes import show as _show
-from grader.kit.probes import UNRECOGNISED as _UNRECOGNISED
-from grader.kit.probes import NotImplementedByStudent as _NotImplemented
-from grader.kit.probes import Unavailable as _Unavailable
-from grader.kit.probes import unrecognised as _unrecognised
-from grader.kit.asserts import describe_call
+from grader.kit import Finding
+from grader.kit import Probe as _Probe
+from grader.kit import Raised as _Raised
+from grader.kit import arr as _arr
+from grader.kit import close as _close
+from grader.kit import hardcoded as _hardcoded
+from grader.kit import num as _num
+from grader.kit import pick as _pick
+from grader.kit import seeded_randn as _randn
+from grader.kit import ratio as _ratio
+from grader.kit import same as _same
+from grader.kit import show as _show
+from grader.kit import UNRECOGNISED as _UNRECOGNISED
+from grader.kit import NotImplementedByStudent as _NotImplemented
+from grader.kit import Unavailable as _Unavailable
+from grader.kit import unrecognised as _unrecognised
+from grader.kit import describe_call
 
 from . import expected, plots
 
@@ -100,7 +101,7 @@ def _split(x: torch.Tensor, n_heads: int, layout: str = "gpt2") -> torch.Tensor:
 
 def _mh_raw(q: torch.Tensor, k: torch.Tensor, n_heads: int, layout: str = "gpt2") -> np.ndarray:
     qh, kh = _split(q.double(), n_heads, layout), _split(k.double(), n_heads, layout)
-    return (qh @ kh.transpose(-2, -1)).numpy()
+    return np.asarray((qh @ kh.transpose(-2, -1)).numpy())
 
 
 ORACLE: dict[str, Callable[..., Any]] = {
@@ -295,6 +296,11 @@ _SPREAD = torch.tensor([[1e4, 9999.0, 9997.5, 0.0, -1e4, 5e3],
                         [2.5e3, -7.5e3, 9999.0, 1e4, -2e3, 3e3]])
 
 
+def _divided(z: torch.Tensor, by: float) -> torch.Tensor:
+    """``z / by``: a softmax-like result's input as the student scaled it."""
+    return z / by
+
+
 def _distribution_findings(func: str, call: str, out: Any, x: torch.Tensor, dim: int,
                            transform: Callable[[torch.Tensor], torch.Tensor]) -> Finding | None:
     """wrong-dim / not-normalised for a softmax-like result ``out`` of ``transform(x)``."""
@@ -389,7 +395,7 @@ def _temperature(p: _Probe) -> list[Finding]:
         return [Finding("temperature-multiplied", func, {"call": describe_call(func, _X, 2.0), "temperature": 2.0,
                                                          "effective_temperature": 0.5})]
     for out, (t, d) in zip(outs, cases):
-        f = _distribution_findings(func, describe_call(func, _X, t, dim=d), out, _X, d, lambda z, t=t: z / t)
+        f = _distribution_findings(func, describe_call(func, _X, t, dim=d), out, _X, d, functools.partial(_divided, by=t))
         if f:
             return [f]
     x2 = _X.flip(0) * 0.5
@@ -609,7 +615,7 @@ def _attention(p: _Probe) -> list[Finding]:
             return _unrecognised(func, call=call, returned=_show(out))
         sums = o.sum(axis=-1)
         if not np.allclose(sums, 1.0, atol=1e-4):
-            f = _distribution_findings(func, call, out, raw, -1, lambda z, d_k=d_k: z / math.sqrt(d_k))
+            f = _distribution_findings(func, call, out, raw, -1, functools.partial(_divided, by=math.sqrt(d_k)))
             if f is None:
                 return _unrecognised(func, call=call, returned=_show(out))
             if f.id == "softmax-wrong-dim":

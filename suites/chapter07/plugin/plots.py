@@ -15,16 +15,17 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
 
-from grader.kit.hooks import Figure
-from grader.kit.figures import figure as _figure
-from grader.kit.figures import png as _png
-from grader.kit.figures import series as _series
-from grader.kit.figures import style as _style
-from grader.sinks import PLOT_ITEMS
+from grader.kit import Figure
+from grader.kit import figure as _figure
+from grader.kit import png as _png
+from grader.kit import series as _series
+from grader.kit import style as _style
+from grader.kit import PLOT_ITEMS
 
 D_K = 64
 DIMS = [1, 4, 16, 64, 256, 1024]
@@ -165,7 +166,7 @@ def softmax_figure(data: dict[str, Any], lang: str = "en") -> str | None:
 
 
 def _softmax_figure(data: dict[str, Any], scores: list[float], lang: str) -> str:
-    W = lambda key, **kw: _word(key, lang, **kw)  # noqa: E731 - a local shorthand
+    W = functools.partial(_word, lang=lang)
     fig = _figure(9, 3.4)
     d_k = data.get("d_k", 64)
     panels = (("unscaled", W("softmax_unscaled", d_k=d_k)),
@@ -203,7 +204,7 @@ def variance_figure(data: dict[str, Any], lang: str = "en") -> str | None:
 
 
 def _variance_figure(data: dict[str, Any], dims: list[float], lang: str) -> str:
-    W = lambda key: _word(key, lang)  # noqa: E731 - a local shorthand
+    W = functools.partial(_word, lang=lang)
     fig = _figure(6, 4)
     ax = fig.add_subplot(1, 1, 1)
     ax.plot(dims, dims, "--", color="#495057", linewidth=1, label="d_k")

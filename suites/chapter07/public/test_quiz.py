@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.kit.quiz import check_well_formed, questions
+from grader.kit import check_well_formed, questions
 
 pytestmark = pytest.mark.part("quiz")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader.kit.asserts import (
+from grader.kit import (
     assert_close,
     assert_float,
     assert_int,

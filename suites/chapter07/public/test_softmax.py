@@ -14,7 +14,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from grader.kit.asserts import (
+from grader.kit import (
     assert_close,
     assert_dict,
     assert_float,

@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from grader.kit.asserts import assert_dict, assert_float, assert_list, describe_value, number_value, require
+from grader.kit import assert_dict, assert_float, assert_list, describe_value, number_value, require
 
 pytestmark = pytest.mark.part("variance")
 

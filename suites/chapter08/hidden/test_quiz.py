@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.kit.quiz import check_answer
-from grader.kit.asserts import quiz_question_ids
+from grader.kit import check_answer
+from grader.kit import quiz_question_ids
 
 pytestmark = pytest.mark.part("quiz")
 

@@ -32,9 +32,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from grader.kit.hooks import Figure
-from grader.kit.figures import figure, png, style
-from grader.kit.probes import Finding, Probe, arr, close, describe_call, hardcoded, num, randn, show, unrecognised
+from grader.kit import Figure
+from grader.kit import figure, png, style
+from grader.kit import Finding, Probe, arr, close, describe_call, hardcoded, num, seeded_randn as randn, show, unrecognised
 
 MASKING = "masking"
 GPT2_D_MODEL, GPT2_HEADS = 768, 12
@@ -53,7 +53,7 @@ def _softmax_rows(s: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         m = np.max(s, axis=-1, keepdims=True)
         e = np.exp(s - m)
-        return e / e.sum(axis=-1, keepdims=True)
+        return np.asarray(e / e.sum(axis=-1, keepdims=True))
 
 
 def _masked(s: np.ndarray, where: np.ndarray, fill: float = -np.inf) -> np.ndarray:
@@ -416,7 +416,7 @@ def _t_masked_softmax(x: torch.Tensor) -> torch.Tensor:
     return torch.softmax(x.double().masked_fill(torch.from_numpy(_future(n)), float("-inf")), dim=-1)
 
 
-ORACLE = {
+ORACLE: dict[str, Callable[..., Any]] = {
     "causal_mask": lambda n: torch.from_numpy(~_future(n)),
     "apply_causal_mask": lambda x: x.double().masked_fill(torch.from_numpy(_future(x.shape[-1])), float("-inf")),
     "masked_softmax": _t_masked_softmax,

@@ -12,7 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from grader.kit.asserts import (
+from grader.kit import (
     assert_array,
     assert_close,
     assert_float,

@@ -1,0 +1,5 @@
+"""Deprecated path: this module is :mod:`grader.kit.probes` now (see :mod:`grader.moved`)."""
+
+from grader.moved import forward
+
+forward(__name__)

@@ -1,0 +1,22 @@
+"""mypy holds each chapter's hooks file to the hooks' types (written by ``grader new``:
+do not edit by hand). Read by mypy only, never imported."""
+
+from grader.kit import hooks
+import suites.chapter07.plugin.hooks as _suites_chapter07_plugin_hooks
+import suites.chapter08.plugin.hooks as _suites_chapter08_plugin_hooks
+
+_suites_chapter07_plugin_hooks_RECOGNISERS: hooks.HooksModule = _suites_chapter07_plugin_hooks
+_suites_chapter07_plugin_hooks_ORACLE: hooks.HasOracle = _suites_chapter07_plugin_hooks
+_suites_chapter07_plugin_hooks_quiz_findings: hooks.HasQuizFindings = _suites_chapter07_plugin_hooks
+_suites_chapter07_plugin_hooks_plot_data: hooks.HasPlotData = _suites_chapter07_plugin_hooks
+_suites_chapter07_plugin_hooks_figures: hooks.HasFigures = _suites_chapter07_plugin_hooks
+_suites_chapter07_plugin_hooks_expected_values: hooks.HasExpectedValues = _suites_chapter07_plugin_hooks
+_suites_chapter07_plugin_hooks_NOTEBOOK_INTRO: hooks.HasNotebookIntro = _suites_chapter07_plugin_hooks
+_suites_chapter07_plugin_hooks_README_EXAMPLE: hooks.HasReadmeExample = _suites_chapter07_plugin_hooks
+_suites_chapter08_plugin_hooks_RECOGNISERS: hooks.HooksModule = _suites_chapter08_plugin_hooks
+_suites_chapter08_plugin_hooks_ORACLE: hooks.HasOracle = _suites_chapter08_plugin_hooks
+_suites_chapter08_plugin_hooks_plot_data: hooks.HasPlotData = _suites_chapter08_plugin_hooks
+_suites_chapter08_plugin_hooks_figures: hooks.HasFigures = _suites_chapter08_plugin_hooks
+_suites_chapter08_plugin_hooks_expected_values: hooks.HasExpectedValues = _suites_chapter08_plugin_hooks
+_suites_chapter08_plugin_hooks_NOTEBOOK_INTRO: hooks.HasNotebookIntro = _suites_chapter08_plugin_hooks
+_suites_chapter08_plugin_hooks_README_EXAMPLE: hooks.HasReadmeExample = _suites_chapter08_plugin_hooks
