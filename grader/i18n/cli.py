@@ -14,7 +14,7 @@ from grader.i18n.entry import M
 
 #: key -> the sentence in English and in Japanese.
 MESSAGES: dict[str, M] = {
-    # --- click's own usage errors, said again in Japanese, and a --points value (__init__.py) ---------
+    # --- click's own usage errors, said again in Japanese, and a --points value (usage_ja.py, term.py) ---
     "usage_no_such_option": M("{name}: no such option{maybe}", "{name} というオプションはありません{maybe}"),
     "usage_did_you_mean": M(" (did you mean {options}?)", "（{options} のことでしょうか）"),
     "usage_missing": M("{what} is missing", "{what} が指定されていません"),
@@ -28,7 +28,7 @@ MESSAGES: dict[str, M] = {
     "usage_other": M("the command line is not as the command takes it ({detail})",
                      "コマンドの指定が正しくありません（{detail}）"),
     "usage_help": M("{command} --help shows what it takes", "指定できるものは {command} --help で確かめられます"),
-    # --- grader gradebook: the course gradebook (__init__.py) -----------------------------------------
+    # --- grader gradebook: the course gradebook (term.py) ---------------------------------------------
     "course_written": M(
         "{n} students, {k} assignments ({names}): {out}",
         "学生 {n} 人、課題 {k} 件（{names}）: {out}"),
@@ -38,7 +38,7 @@ MESSAGES: dict[str, M] = {
     "no_score": M(
         "  no score for {student} in {assignment}: {why}",
         "  {student} の {assignment} には得点を入れていません: {why}"),
-    # --- what a command wrote or could not find (__init__.py) -----------------------------------------
+    # --- what a command wrote or could not find (shared.py, student.py) -------------------------------
     "runner_file_not_written": M(
         "warning: {variable} ({path}) could not be written ({why}); the report stands",
         "警告: {variable}（{path}）に書き込めませんでした（{why}）。レポートはそのままです"),
@@ -54,15 +54,15 @@ MESSAGES: dict[str, M] = {
         "out to use the rubrics/ folder of the course or release you are in.",
         "{path}: そのようなルーブリックはありません。--rubric にルーブリックの YAML ファイルのパスを"
         "指定するか、--rubric を省いて、いま居る授業またはリリースの rubrics/ フォルダを使ってください。"),
-    # --- grader ledger (__init__.py) ------------------------------------------------------------------
+    # --- grader ledger (term.py) ----------------------------------------------------------------------
     "ledger_entry_written": M("ledger entry {n} written: {what}", "台帳に記録 {n} を書き込みました: {what}"),
     "ledger_verified_entry_chain": M("ledger verified: 1 entry, chain intact", "台帳を検証しました: 記録 1 件、連鎖は壊れていません"),
     "ledger_verified_entries_chain": M("ledger verified: {n} entries, chain intact", "台帳を検証しました: 記録 {n} 件、連鎖は壊れていません"),
-    # --- grader regrade (__init__.py) -----------------------------------------------------------------
+    # --- grader regrade (term.py) ---------------------------------------------------------------------
     "graded_again_changed_s": M(
         "{n} graded again, {changed} changed, in {s} s; record: {path}",
         "{n} 件を再採点し、{changed} 件が変わりました（{s} 秒）。記録: {path}"),
-    # --- the batch's own lines on the terminal (__init__.py) ------------------------------------------
+    # --- the batch's own lines on the terminal (batch.py, shared.py) ----------------------------------
     "graded_kept_before_graded": M(
         "{graded} graded, {resumed} kept from before, {ungraded} not graded{kinds}, in {s} s; gradebook: {path}",
         "{graded} 件を採点、{resumed} 件は前回の採点のまま、{ungraded} 件は採点なし{kinds}、{s} 秒。成績表: {path}"),
@@ -80,7 +80,7 @@ MESSAGES: dict[str, M] = {
         "2026-12-01T23:59:00+09:00) to the rubric",
         "--worksheet {file}: ルーブリック {rubric} に due: がないため、遅れの判定ができません。ルーブリックに due:"
         "（例: 2026-12-01T23:59:00+09:00）を書き足してください"),
-    # --- a path that is not there, grader watch (__init__.py) -----------------------------------------
+    # --- a path that is not there, grader watch (shared.py, student.py) -------------------------------
     "no_such_file_folder": M(
         "{path}: no such file or folder; name your submission's folder, notebook or zip",
         '{path}: そのようなファイルやフォルダはありません。提出物のフォルダ、ノートブック、または zip を指定してください'),
@@ -90,7 +90,7 @@ MESSAGES: dict[str, M] = {
     "watch_prints_terminal_cannot": M(
         '--watch prints to the terminal; it cannot be combined with --format, --out or --out-dir',
         '--watch は端末に表示します。--format、--out、--out-dir とは一緒に使えません'),
-    # --- grader publish, and reports of entries gone from SOURCE (__init__.py) ------------------------
+    # --- grader publish, and reports of entries gone from SOURCE (term.py, batch.py) ------------------
     "results_published_files_written": M("results published: {n} files written again", "結果を公開しました: {n} 個のファイルを書き直しました"),
     "reports_left_out": M(
         "left out {n} report(s) of entries no longer in SOURCE (kept in reports/): {names}",
@@ -99,7 +99,7 @@ MESSAGES: dict[str, M] = {
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.
 LABELS: dict[str, M] = {
-    # --- the first word of an error line, and of a usage line (__init__.py, watch.py) -----------------
+    # --- the first word of an error line, and of a usage line (shared.py, usage_ja.py, watch.py) ------
     "usage_line": M("Usage", "使い方"),
     "grader_error": M("grader error", "採点システムのエラー"),
 }

@@ -20,7 +20,7 @@ MESSAGES: dict[str, M] = {
     "rows_grade": M("{file}: {rows} rows, {graded} with a grade", "{file}: {rows} 行、うち成績のある行 {graded}"),
     "no_grade": M("  no grade for {who}: {why}", "  {who} には成績がありません: {why}"),
     "left_out": M("  left out {who}: {why}", "  {who} は含めていません: {why}"),
-    # --- the LMS gradebooks and the course gradebook (gradebook.py, course_gradebook.py) --------------
+    # --- the LMS gradebooks and the course gradebook (lms_gradebooks.py, course_gradebook.py) ---------
     "canvas_user_id_anonymous": M(
         "not a Canvas user id: an anonymous id (anonymous grading); enter the score by hand",
         "Canvas のユーザー ID ではありません: 匿名採点の ID です。得点は手で入力してください"),
@@ -80,7 +80,7 @@ MESSAGES: dict[str, M] = {
     "no_reports_reports_run": M(
         "{dir}: no reports in {dir}/reports; run grader batch with --out {dir} first",
         "{dir}: {dir}/reports にレポートがありません。先に grader batch を --out {dir} で実行してください"),
-    # --- what the gradebooks cannot read or choose (gradebook.py, course_gradebook.py) ----------------
+    # --- what the gradebooks cannot read or choose (lms_gradebooks.py, course_gradebook.py) -----------
     "canvas_gradebook_export_first": M(
         '{path}: not a Canvas gradebook export (its first columns are not Student, ID); export the gradebook from Canvas (Grades > Export > CSV) and pass that file',
         '{path}: Canvas から書き出した成績表ではありません（最初の列が Student、ID ではありません）。Canvas から成績表を書き出し（Grades > Export > CSV）、そのファイルを指定してください'),
@@ -174,19 +174,10 @@ LABELS: dict[str, M] = {
     "similarity_ring": M("Group {g} ({n} submissions): {members}", "グループ {g}（{n} 件）: {members}"),
     "similarity_summary_link": M("Similar submissions: every pair, side by side", "よく似た提出物: すべての組を並べて表示"),
     "similarity_code_col": M("code {code:.2f}, behaviour {behaviour:.2f}", "コード {code:.2f}、振る舞い {behaviour:.2f}"),
-    # --- the gradebooks' feedback column and late penalty (gradebook.py) ------------------------------
+    # --- the gradebooks' feedback column (lms_gradebooks.py) ------------------------------------------
     "fb_score": M("Score {score} / {max}", "得点 {score} / {max}"),
     "fb_late": M(" (late: from {before})", "（期限後: {before} から）"),
     "fb_then": M(". ", "。"),
     "fb_mistakes": M(". Mistakes: {ids}", "。間違い: {ids}"),
     "fb_see_file": M(". See the feedback file for details.", "。詳しくはフィードバックファイルを見てください。"),
-    "late_note": M("late: {before} → {after} ({rule})", "提出期限後: {before} → {after}（{rule}）"),
-    "late_when": M("{rule}; submitted {submitted}, due {due}, {days} day(s) late",
-                   "{rule}。提出 {submitted}、期限 {due}、{days} 日遅れ"),
-    "late_extension": M(", extension: {extension}", "、延長: {extension}"),
-    "late_flag_set_aside": M(
-        "late: the LMS flagged this submission late, but this student has an extension (due {due}) and no "
-        "submission time is known, so no late penalty was taken (give --submitted or --worksheet to measure it)",
-        "提出期限後: LMS はこの提出を期限後としていますが、この学生には延長（期限 {due}）があり、提出時刻が"
-        "わからないため減点していません（--submitted か --worksheet を渡すと測れます）"),
 }

@@ -132,4 +132,14 @@ LABELS: dict[str, M] = {
     "late_cap": M("at most {percent}% of the maximum", "上限は満点の {percent}%"),
     "late_none": M("no penalty", "減点なし"),
     "list_sep": M(", ", "、"),
+    # --- the late policy applied to a report: its note (due.py) --------------------------------------
+    "late_note": M("late: {before} → {after} ({rule})", "提出期限後: {before} → {after}（{rule}）"),
+    "late_when": M("{rule}; submitted {submitted}, due {due}, {days} day(s) late",
+                   "{rule}。提出 {submitted}、期限 {due}、{days} 日遅れ"),
+    "late_extension": M(", extension: {extension}", "、延長: {extension}"),
+    "late_flag_set_aside": M(
+        "late: the LMS flagged this submission late, but this student has an extension (due {due}) and no "
+        "submission time is known, so no late penalty was taken (give --submitted or --worksheet to measure it)",
+        "提出期限後: LMS はこの提出を期限後としていますが、この学生には延長（期限 {due}）があり、提出時刻が"
+        "わからないため減点していません（--submitted か --worksheet を渡すと測れます）"),
 }

@@ -98,7 +98,7 @@ def build(folder: Path, answers: Path | None, parts: tuple[str, ...] | None = No
     Returns:
         a validated nbformat 4 notebook.
     """
-    nb = nbformat.v4.new_notebook()
+    nb: NotebookNode = nbformat.v4.new_notebook()  # (nbformat's functions carry no annotations)
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
@@ -132,7 +132,8 @@ def build(folder: Path, answers: Path | None, parts: tuple[str, ...] | None = No
 
 def render(nb: NotebookNode) -> str:
     """Serialise ``nb`` the way nbformat writes files, with a final newline."""
-    return nbformat.writes(nb) + "\n"
+    text: str = nbformat.writes(nb)
+    return text + "\n"
 
 
 def for_rubric(rubric: Rubric) -> tuple[Path, str] | None:

@@ -151,13 +151,13 @@ def test_the_grading_imports_are_frozen_once_and_the_collector_is_back_on(root):
     command run in-process after them, and the collector on for the student-facing rest."""
     code = """if True:
         import gc
-        from grader.cli import _lasting_imports
+        from grader.cli.shared import lasting_imports
         before = gc.get_freeze_count()
-        with _lasting_imports():
+        with lasting_imports():
             import grader.grading.runner
         frozen = gc.get_freeze_count()
         garbage = [[i] for i in range(1000)]
-        with _lasting_imports():
+        with lasting_imports():
             import grader.grading.runner
         print(before, frozen, gc.get_freeze_count(), gc.isenabled())
     """

@@ -174,11 +174,12 @@ def test_the_graders_own_failure_has_its_own_exit_status_not_a_failing_grades(mo
     """1 means below the pass mark; a bug or a broken machine under the grader must not look like
     that in a student's CI: exit 3, the traceback to report, and a sentence in both languages."""
     from grader import cli
+    from grader.cli import student
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(cli, "_grade_one", broken)
+    monkeypatch.setattr(student, "_grade_one", broken)
     result = CliRunner().invoke(main, ["check", "--lang", "en"])
     assert result.exit_code == int(cli.ExitCode.INTERNAL_ERROR) == 3
     assert "RuntimeError: disk on fire" in result.output

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.outputs.gradebook import gradebook_rows, write_gradebook
+from grader.outputs.gradebook import GradebookRow, gradebook_rows, write_gradebook
 from grader.outputs.gradebook_page import view_path, write_views
 
 from tests.helpers import ROOT
@@ -53,8 +53,14 @@ def _page(path: Path) -> _Page:
     return page
 
 
+def _row(columns: dict) -> GradebookRow:
+    """A gradebook row from its columns, as gradebook.csv names them."""
+    own = {k: v for k, v in columns.items() if k in ("submission", "student_id", "name", "lms", "late", "errors", "flags")}
+    return GradebookRow(**own, cells={k: v for k, v in columns.items() if k not in own})
+
+
 def _book(rubric, tmp_path: Path) -> list[Path]:
-    rows = [
+    rows = [_row(r) for r in [
         {"submission": "hana", "student_id": "1001", "name": HOSTILE_NAME, "score": 80.0, "automatic_score": 77.0,
          "adjustment": 3.0, "adjustment_reasons": "#1 +3 points (total): regrade request", "max_score": 124.0,
          "passed": True},
@@ -62,7 +68,7 @@ def _book(rubric, tmp_path: Path) -> list[Path]:
          "adjustment": 0.0, "max_score": 124.0, "passed": True},
         {"submission": "mio", "student_id": "1003", "name": "mio", "score": None, "max_score": 124.0,
          "errors": "it is a symbolic link, not a file"},
-    ]
+    ]]
     write_gradebook(tmp_path / "gradebook.csv", rows, rubric)
     return [view_path(tmp_path, lang) for lang in rubric.report.languages]
 
@@ -140,7 +146,7 @@ def test_each_flag_is_a_word_in_the_pages_language(rubric, tmp_path):
              "flags": "duplicate_id;not_a_submission"},
             {"submission": "b", "student_id": "2", "name": "b", "score": None, "max_score": 35.0,
              "flags": "some_future_flag"}]
-    write_gradebook(tmp_path / "gradebook.csv", rows, rubric)
+    write_gradebook(tmp_path / "gradebook.csv", [_row(r) for r in rows], rubric)
     ja, en = (_page(view_path(tmp_path, lang)).rows for lang in ("ja", "en"))
     assert ja[0][1][-1] == "学生 ID の重複, 提出物ではない"
     assert en[0][1][-1] == "id claimed twice, not a submission"

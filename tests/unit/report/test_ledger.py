@@ -235,7 +235,7 @@ def test_the_lms_gradebooks_and_moodle_feedback_carry_the_final_score_and_why(tm
         data["student"] = {"id": "1234" if name == "divide-by-dk" else "5678", "name": name, "lms": "moodle",
                            "entry": name, "late": False, "flags": []}
         (out / "reports" / f"{name}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    from grader.outputs.gradebook import export_gradebooks
+    from grader.outputs.lms_gradebooks import export_gradebooks
 
     export_gradebooks(out, rubric, ("moodle",), lang="en")
     adjust(out, rubric, "1234", points=3.0, reason="regrade request", by="tanaka")
@@ -366,7 +366,8 @@ def test_points_as_a_japanese_keyboard_types_them():
     comma is refused with the number it stands for, in both languages."""
     import click
 
-    from grader.cli import _Points, _usage_in_japanese, adjust
+    from grader.cli.term import _Points, adjust
+    from grader.cli.usage_ja import _usage_in_japanese
 
     points = _Points()
     assert [points.convert(v, None, None) for v in ("２", "１．５", "\u22122", "-0.5", " 3 ")] == [2.0, 1.5, -2.0, -0.5, 3.0]

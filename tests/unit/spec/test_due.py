@@ -96,13 +96,13 @@ def test_the_extension_and_submitted_files_name_the_bad_line(tmp_path):
 
 
 def test_the_batch_s_late_step_measures_each_student_against_their_own_due_date():
-    """grader.outputs.gradebook.apply_late with the times grader batch passes: the LMS's LATE flag is
+    """grader.spec.due.apply_late with the times grader batch passes: the LMS's LATE flag is
     overruled by the measured lateness, and the report says submitted, due, days and why."""
     import dataclasses
 
-    from grader.outputs.gradebook import apply_late
-    from grader.spec.rubric.load import load_rubric
+    from grader.spec.due import apply_late
     from grader.spec.rubric.model import LatePolicy
+    from grader.spec.rubric.load import load_rubric
 
     base = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     rubric = dataclasses.replace(base, due="2026-12-01T23:59:00+09:00",
