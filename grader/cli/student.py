@@ -148,7 +148,7 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
                fmt: str | None, out: str | None, seed: int | None, allow_weak: bool, verbose: bool,
                out_dir: str | None = None) -> int:
     from grader.sandbox.level import choose_level
-    from grader.sandbox.worker import Worker
+    from grader.sandbox.spawn import worker_for
     from grader.ingest.submission.load import load_submission
 
     rubric = load(rubric_path, submission)
@@ -162,7 +162,7 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
     # Start the sandboxed worker (it imports torch) while this process imports torch and
     # pytest for the trusted side: on two cores the two imports overlap.
     level, _ = choose_level(allow_weak=allow_weak)
-    worker = Worker(level=level, limits=rubric.limits).start(wait=False)
+    worker = worker_for(level, limits=rubric.limits).start(wait=False)
     try:
         from grader.report.files import write_atomic
         from grader.report.terminal import show

@@ -211,7 +211,7 @@ def _winnow(tokens: list[tuple[str, int]]) -> list[tuple[int, int, int]]:
 
 
 def code_of(name: str, submission: Submission, api: Iterable[str], who: str = "") -> Coded:
-    """Fingerprints of one submission (a :class:`grader.ingest.submission.Submission`)."""
+    """Fingerprints of one submission (a :class:`grader.ingest.submission.model.Submission`)."""
     names = frozenset(api)
     coded = Coded(name, who or name)
     budget = _CODE_MAX

@@ -300,11 +300,11 @@ def _probe_everything(rubric: Rubric, sub: Submission, reference: SimpleNamespac
     from grader.spec.assignment import assignment_of
     from grader.sandbox.limits import Limits
     from grader.sandbox.level import choose_level
-    from grader.sandbox.worker import Worker
+    from grader.sandbox.spawn import worker_for
 
     chosen, _ = choose_level(allow_weak=allow_weak, prefer=level)
     errors: list[str] = []
-    with Worker(level=chosen, limits=rubric.limits) as worker:
+    with worker_for(chosen, limits=rubric.limits) as worker:
         session = worker.open(sub, Limits.of(rubric.limits))
         try:
             run = _Run(errors=errors)

@@ -39,7 +39,7 @@ class LoadableModule(Protocol):
 
 
 class Loadable(Protocol):
-    """A submission as the sandbox sees it (:class:`grader.ingest.submission.Submission` is one)."""
+    """A submission as the sandbox sees it (:class:`grader.ingest.submission.model.Submission` is one)."""
 
     @property
     def kind(self) -> str: ...

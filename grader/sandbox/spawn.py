@@ -162,7 +162,7 @@ class Spawned:
 class SpawnWorker(Worker):
     """The ``subprocess`` level: a fresh interpreter per submission instead of a forking zygote.
 
-    Made by ``Worker(level="subprocess")``. Each submission (and each fresh start after a
+    Made by :func:`worker_for` for the "subprocess" level. Each submission (and each fresh start after a
     timeout or crash inside one) gets a new Python process that imports torch itself, so that
     cost is paid per submission. Once a worker has served one process, it starts the next
     while the current one is graded (``prespawn``); a single ``grader check`` never pays for a
