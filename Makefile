@@ -1,8 +1,11 @@
 # `make demo` grades the bundled example submissions, `make test` runs every test, `make check`
-# every test but the fresh-venv installs and the browser, and `make quick` also leaves out the
-# tests that grade in a process of their own (marker `slow`, which tests/conftest.py makes every
-# such test carry): the loop between commits. Each creates
-# .venv and installs what it needs, Debian packages included when run as root.
+# every test but the fresh-venv installs and the browser, and `make quick` runs tests/unit and
+# tests/fitness without the tests marked `slow` (every journey, by its folder: tests/journeys/
+# conftest.py; tests/conftest.py fails any other test that grades in a process of its own unless
+# it is marked): the loop between commits. Each creates .venv and installs what it needs, Debian
+# packages included when run as root. The tests print at their end how many grading processes
+# they started; `make test` keeps every test's duration (and its grading processes) in
+# .ci/junit.xml and prints the twenty slowest.
 
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -67,19 +70,22 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# Tests marked `alone` look at every process of this checkout: they run after the others.
+# Tests marked `alone` look at every process of this checkout: they run after the others (their
+# durations in .ci/junit-alone.xml).
 test: $(STAMP) system-deps browser-deps lint
-	$(PYTEST) --durations=30 -m "not alone"
-	$(PY) -m pytest -q -m alone
+	$(PYTEST) --durations=20 --junitxml=.ci/junit.xml -m "not alone"
+	$(PY) -m pytest -q -m alone --junitxml=.ci/junit-alone.xml
 	$(VENV)/bin/grader validate --all
 
 check: $(STAMP) system-deps lint
 	$(PYTEST) -m "not install and not browser and not alone"
 	$(PY) -m pytest -q -m "alone and not install and not browser"
 
-# The fastest loop: also without the tests that grade in a process of their own (marker `slow`).
+# The fastest loop: the unit tests and the house rules, without the tests marked `slow` (the
+# journeys, and the few unit tests that grade through a real sandbox). Every module of grader/
+# is imported by one of them (tests/fitness/test_quick_covers_every_module.py).
 quick: $(STAMP) system-deps lint
-	$(PYTEST) -m "not slow and not install and not browser and not alone"
+	$(PYTEST) -m "not slow and not install and not browser and not alone" tests/unit tests/fitness
 
 bench: $(STAMP) system-deps
 	$(PY) bench/run.py

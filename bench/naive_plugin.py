@@ -20,7 +20,7 @@ import torch
 import yaml
 
 from grader.grading.runner import load_reference, parse_answers
-from grader.ingest.submission import load_submission
+from grader.ingest.submission.load import load_submission
 from grader.kit.asserts import ANSWER_KEY
 from grader.sandbox.session import StudentRaised
 

@@ -30,11 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.spec.rubric import load_rubric  # noqa: E402
+from grader.spec.rubric.load import load_rubric  # noqa: E402
 from grader.grading.runner import grade  # noqa: E402
 from grader.sandbox import backends  # noqa: E402
-from grader.sandbox.worker import Worker  # noqa: E402
-from grader.ingest.submission import load_submission  # noqa: E402
+from grader.sandbox.spawn import worker_for  # noqa: E402
+from grader.ingest.submission.load import load_submission  # noqa: E402
 
 SUBMISSION = ROOT / "examples" / "submissions" / "correct"
 TRIVIAL = {"kind": "folder", "modules": [{"name": "scaling", "filename": "scaling.py", "chunks": [
@@ -43,7 +43,7 @@ TRIVIAL = {"kind": "folder", "modules": [{"name": "scaling", "filename": "scalin
 
 
 def one_round(level: str, rubric, subs, opens: int) -> dict[str, list[float]]:
-    worker = Worker(level=level, limits=rubric.limits)
+    worker = worker_for(level, limits=rubric.limits)
     t0 = time.perf_counter()
     worker.start()
     start = time.perf_counter() - t0

@@ -408,7 +408,7 @@ def main() -> int:
 
     from grader.insight import unknown_mistakes as grouping
     from grader.insight import similarity
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.insight.similarity import submissions_in
 
     rubric = load_rubric(RUBRIC)

@@ -52,9 +52,9 @@ def main() -> None:
     parser.add_argument("submission", nargs="?", default="examples/submissions/sqrt-d-model")
     args = parser.parse_args()
 
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.grading.runner import grade
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
     (report,) = grade(rubric, [load_submission(ROOT / args.submission)], seed=1234)

@@ -25,8 +25,10 @@ from grader.errors import (
     WorkerTimeout,
 )
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
-from grader.spec.rubric import Rubric, load_rubric
-from grader.ingest.submission import Submission, load_submission
+from grader.spec.rubric.load import load_rubric
+from grader.spec.rubric.model import Rubric
+from grader.ingest.submission.load import load_submission
+from grader.ingest.submission.model import Submission
 
 if TYPE_CHECKING:
     from grader.grading.runner import grade

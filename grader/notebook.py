@@ -33,19 +33,24 @@ from __future__ import annotations
 import atexit
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from grader.errors import GraderError, UsageError
 from grader.i18n.messages import said
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from grader.engines.warm_checker import CheckResult, WarmChecker
+    from grader.ingest.submission.model import Chunk
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["CellsNotRun", "check", "load_ipython_extension", "shutdown", "status"]
 
-_CHECKER: dict[str, Any] = {}  # rubric file -> WarmChecker, for the kernel's life
-_RUBRICS: dict[str, tuple[float, Any]] = {}  # rubric file -> (mtime, loaded rubric)
+_CHECKER: dict[str, WarmChecker] = {}  # rubric file -> its checker, for the kernel's life
+_RUBRICS: dict[str, tuple[float, Rubric]] = {}  # rubric file -> (mtime, loaded rubric)
 _LANGS = ("ja", "en")
 #: the session's notebook path, where the front-end says it (Jupyter server, VS Code)
 _SESSION_NAMES = ("__session__", "__vsc_ipynb_file__")
@@ -65,7 +70,7 @@ class CellsNotRun(UsageError):
         super().__init__(said("run_cells_define_these", functions=", ".join(functions)))
 
 
-def _defined(chunks: Any) -> set[str] | None:
+def _defined(chunks: Iterable[Chunk]) -> set[str] | None:
     """Every name the cells' code binds anywhere (def, class, assignment, import); None when
     that cannot be told (a cell that does not parse, ``import *``): then grading says it."""
     import ast
@@ -89,7 +94,7 @@ def _defined(chunks: Any) -> set[str] | None:
     return names
 
 
-def _not_run(loaded: Any, part: str | None, chunks: Any) -> list[str]:
+def _not_run(loaded: Rubric, part: str | None, chunks: Iterable[Chunk]) -> list[str]:
     """The rubric's functions (of ``part``, or all) that no cell run so far defines."""
     defined = _defined(chunks)
     if defined is None:
@@ -98,22 +103,23 @@ def _not_run(loaded: Any, part: str | None, chunks: Any) -> list[str]:
     return [f for f in dict.fromkeys(wanted) if f not in defined]
 
 
-def _shell() -> Any:
+def _shell() -> InteractiveShell | None:
     try:
         from IPython import get_ipython
     except ImportError:
         return None
-    return get_ipython()
+    shell: InteractiveShell | None = get_ipython()
+    return shell
 
 
-def _executed_cells(shell: Any) -> list[tuple[str, str]]:
+def _executed_cells(shell: object) -> list[tuple[str, str]]:
     """``(label, source)`` of every cell run in this kernel before the one running now."""
     history = list(getattr(getattr(shell, "history_manager", None), "input_hist_raw", None) or [])
     cells = [(f"In [{n}]", str(src)) for n, src in enumerate(history) if n > 0]
     return cells[:-1] if cells else cells  # the last entry is the cell that called check()
 
 
-def _notebook_file(shell: Any, folder: Path) -> Path | None:
+def _notebook_file(shell: object, folder: Path) -> Path | None:
     """The saved notebook of this kernel: as the front-end names it, else the only one here."""
     ns = getattr(shell, "user_ns", {}) or {}
     for key in _SESSION_NAMES:
@@ -133,7 +139,7 @@ def _answers(path: Path | None) -> str | None:
     """The quiz answers cell of the saved notebook (raw cells never run, so never in history)."""
     if path is None:
         return None
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     try:
         return load_submission(path).answers
@@ -141,8 +147,8 @@ def _answers(path: Path | None) -> str | None:
         return None
 
 
-def _rubric(path: Path) -> Any:
-    from grader.spec.rubric import load_rubric
+def _rubric(path: Path) -> Rubric:
+    from grader.spec.rubric.load import load_rubric
 
     if not path.is_file():
         raise UsageError(said("no_such_rubric_pass_2", path=path))
@@ -166,7 +172,7 @@ def _language(lang: str | None, rubric: Rubric) -> str:
     return str(languages[0])
 
 
-def _checker(rubric_file: Path, level: str | None) -> Any:
+def _checker(rubric_file: Path, level: str | None) -> WarmChecker:
     from grader.engines.warm_checker import WarmChecker
 
     if not rubric_file.is_file():
@@ -182,7 +188,7 @@ def _checker(rubric_file: Path, level: str | None) -> Any:
 
 def check(part: str | None = None, *, lang: str | None = None, plots: bool = False,
           rubric: str | os.PathLike[str] | None = None, level: str | None = None,
-          display: bool = True) -> Any:
+          display: bool = True) -> CheckResult | None:
     """Run the public tests on the cells run in this kernel and show the result here.
 
     Args:
@@ -220,9 +226,9 @@ def check(part: str | None = None, *, lang: str | None = None, plots: bool = Fal
 
 
 def _check(part: str | None, *, lang: str | None, plots: bool, rubric: str | os.PathLike[str] | None,
-           level: str | None) -> Any:
+           level: str | None) -> CheckResult:
     from grader.ingest.find_rubric import find_rubric
-    from grader.ingest.submission import notebook_submission
+    from grader.ingest.submission.notebook import notebook_submission
 
     shell = _shell()
     folder = Path(os.getcwd())
@@ -279,7 +285,7 @@ def _show_not_run(exc: CellsNotRun) -> None:
     display({"text/plain": views["text"], "text/html": views["html"]}, raw=True)
 
 
-def _show(result: Any) -> None:
+def _show(result: CheckResult) -> None:
     try:
         from IPython.display import display
     except ImportError:
@@ -291,9 +297,9 @@ def _show(result: Any) -> None:
     display(bundle, raw=True)
 
 
-def status() -> dict[str, Any]:
+def status() -> dict[str, dict[str, object]]:
     """The warm checkers of this kernel: pids, sandbox level, checks served, starts."""
-    out = {}
+    out: dict[str, dict[str, object]] = {}
     for key, checker in _CHECKER.items():
         info = checker.info or {}
         out[key] = {
@@ -348,10 +354,16 @@ def _magic(line: str) -> None:
     check(part, lang=lang, plots=plots)
 
 
-def load_ipython_extension(shell: Any) -> None:
+def load_ipython_extension(shell: InteractiveShell) -> None:
     """Register ``%grader`` (``%load_ext grader.notebook``; also done on import in a kernel)."""
-    shell.register_magic_function(_magic, magic_kind="line", magic_name="grader")
+    # (what shell.register_magic_function does, without its functools.wraps signature)
+    shell.magics_manager.register_function(_magic, magic_kind="line", magic_name="grader")
 
 
-if _shell() is not None:
-    load_ipython_extension(_shell())
+def _load_in_kernel() -> None:
+    shell = _shell()
+    if shell is not None:
+        load_ipython_extension(shell)
+
+
+_load_in_kernel()

@@ -2,7 +2,7 @@
 
 The project's ``setup.py`` and the release's ``pyproject.toml`` (written by
 :func:`grader.prepare.release.build_release`) both install exactly these, so ``pip install .``
-never leaves one out. ``tests/test_package_data.py`` checks that every non-Python file in the
+never leaves one out. ``tests/fitness/test_package_data.py`` checks that every non-Python file in the
 package matches a pattern here, and that a built wheel of the project and of the release
 holds each of them.
 

@@ -2,7 +2,7 @@
 
 Both read YAML 1.1 into plain data (no tags that build objects); libyaml's parses a report or a
 rubric several times faster. Every YAML file the grader reads goes through :func:`load`, but for
-the rubric as it is validated (:mod:`grader.spec.rubric` reads it with line numbers, for its errors).
+the rubric as it is validated (:mod:`grader.spec.rubric.load` reads it with line numbers, for its errors).
 
 Example::
 

@@ -58,7 +58,8 @@ from __future__ import annotations
 
 import html as _html
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import overload
 
 __all__ = ["VALUE_MAX", "REPORT_MAX", "terminal", "terminal_markup", "tsv_field", "csv_cell", "markdown",
            "html", "jinja_finalize", "xml", "unicode", "clean", "file_name", "cap", "cap_data", "bound", "visible"]
@@ -101,7 +102,7 @@ def visible(s: str) -> str:
     return _INVISIBLE.sub(_escape, s) if _INVISIBLE.search(s) else s
 
 
-def terminal(s: Any) -> str:
+def terminal(s: object) -> str:
     """``s`` as plain text for a terminal: no escape sequence or control character survives.
 
     Carriage return is shown too (it would let a line overwrite itself). Print the result as
@@ -113,21 +114,21 @@ def terminal(s: Any) -> str:
 _TSV = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
-def tsv_field(s: Any) -> str:
+def tsv_field(s: object) -> str:
     r"""One field of a tab-separated line (``grader ledger``): a backslash, tab, line feed or
     carriage return written ``\\``, ``\t``, ``\n``, ``\r``, then as :func:`terminal`, so each
     record stays one line of the same columns and no control sequence reaches the terminal."""
     return visible(str(s).translate(_TSV))
 
 
-def terminal_markup(s: Any) -> str:
+def terminal_markup(s: object) -> str:
     """``terminal(s)`` safe inside a rich markup string (``[`` escaped)."""
     from rich.markup import escape
 
     return escape(terminal(s))
 
 
-def csv_cell(value: Any) -> Any:
+def csv_cell(value: object) -> str | int | float | None:
     """One gradebook cell: strings neutralised, numbers/bools/None unchanged.
 
     >>> csv_cell("=HYPERLINK(\\"x\\")")
@@ -146,7 +147,7 @@ def csv_cell(value: Any) -> Any:
     return s
 
 
-def markdown(s: Any) -> str:
+def markdown(s: object) -> str:
     r"""``s`` as inline Markdown text: shown verbatim, never a link, tag, table cell break or
     heading; a backslash is added only before a character Markdown could read as markup.
 
@@ -186,30 +187,36 @@ def markdown(s: Any) -> str:
     return "".join(out)
 
 
-def jinja_finalize(value: Any) -> Any:
+def jinja_finalize(value: object) -> object:
     """Jinja's ``finalize`` hook: strings shown with :func:`visible` escapes; the template's
     autoescaping then does what :func:`html` does."""
     return visible(value) if isinstance(value, str) and type(value) is str else value
 
 
-def html(s: Any) -> str:
+def html(s: object) -> str:
     """``s`` as HTML text or a quoted attribute value."""
     return _html.escape(visible(str(s)), quote=True)
 
 
-def xml(s: Any) -> str:
+def xml(s: object) -> str:
     """``s`` holding only characters XML 1.0 allows (markup characters left to the writer)."""
-    s = str(s)
-    return _XML_BAD.sub(_escape, s) if _XML_BAD.search(s) else s
+    text = str(s)
+    return _XML_BAD.sub(_escape, text) if _XML_BAD.search(text) else text
 
 
-def unicode(s: Any) -> str:
+def unicode(s: object) -> str:
     """``s`` as valid Unicode: a lone surrogate becomes the visible escape ``\\udXXX``."""
-    s = str(s)
-    return _SURROGATE.sub(_escape, s) if _SURROGATE.search(s) else s
+    text = str(s)
+    return _SURROGATE.sub(_escape, text) if _SURROGATE.search(text) else text
 
 
-def clean(data: Any) -> Any:
+@overload
+def clean(data: str) -> str: ...
+@overload
+def clean(data: Mapping[str, object]) -> dict[str, object]: ...
+@overload
+def clean(data: object) -> object: ...
+def clean(data: object) -> object:
     """:func:`unicode` applied to every string in ``data`` (dicts, lists, tuples), keys too."""
     if isinstance(data, str):
         return unicode(data)
@@ -224,7 +231,7 @@ _NAME_GONE = re.compile(_INVISIBLE.pattern[:-1] + "\u00ad\u200b-\u200d\u2060-\u2
 _NAME_SPACE = re.compile("[\t\n\r/\\\\:*?\"<>|]+")
 
 
-def file_name(s: Any, limit: int = NAME_MAX) -> str:
+def file_name(s: object, limit: int = NAME_MAX) -> str:
     """``s`` as one path component: nothing invisible or reordering (dropped), no separator or
     character Windows forbids (a space), not ``.``/``..``.
 
@@ -252,7 +259,13 @@ def cap(s: str, limit: int = VALUE_MAX) -> str:
     return f"{head}… [cut {len(data) - kept} bytes]"
 
 
-def cap_data(data: Any, limit: int = VALUE_MAX) -> Any:
+@overload
+def cap_data(data: str, limit: int = VALUE_MAX) -> str: ...
+@overload
+def cap_data(data: Mapping[str, object], limit: int = VALUE_MAX) -> dict[str, object]: ...
+@overload
+def cap_data(data: object, limit: int = VALUE_MAX) -> object: ...
+def cap_data(data: object, limit: int = VALUE_MAX) -> object:
     """:func:`cap` applied to every string in ``data`` (dicts, lists, tuples), keys too."""
     if isinstance(data, str):
         return cap(data, limit)
@@ -274,8 +287,8 @@ EVIDENCE_ITEMS, EVIDENCE_SCALARS, EVIDENCE_DEPTH, EVIDENCE_BYTES = 64, 256, 4, 1
 SIGNATURE_ITEMS, SIGNATURE_SCALARS, SIGNATURE_DEPTH, SIGNATURE_BYTES = 64, 2048, 5, 64 * 1024
 
 
-def bound(data: Any, *, items: int = PLOT_ITEMS, scalars: int = PLOT_SCALARS, depth: int = PLOT_DEPTH,
-          string: int = 1024, size: int = PLOT_BYTES) -> tuple[Any, list[str]]:
+def bound(data: object, *, items: int = PLOT_ITEMS, scalars: int = PLOT_SCALARS, depth: int = PLOT_DEPTH,
+          string: int = 1024, size: int = PLOT_BYTES) -> tuple[object, list[str]]:
     """``data`` (plain data: dicts, lists, tuples, str, numbers, bool, None) bounded; returns
     ``(kept, left_out)``, ``left_out`` naming each part replaced by ``None`` (``a.b[2]``).
 
@@ -288,7 +301,7 @@ def bound(data: Any, *, items: int = PLOT_ITEMS, scalars: int = PLOT_SCALARS, de
     budget = [scalars]
     room = [size]
 
-    def walk(value: Any, where: str, level: int) -> Any:
+    def walk(value: object, where: str, level: int) -> object:
         if value is None or isinstance(value, (bool, int, float, str)):
             if isinstance(value, str):
                 value = cap(value, string)

@@ -1,5 +1,10 @@
 """Shared fixtures and options for the project's own tests, and how pytest-xdist shares them out.
 
+The tests mirror the package: ``unit/<subpackage>/test_<module>.py`` tests one module and starts
+no grading command; ``journeys/`` runs the grader end to end, and its conftest marks every test
+there ``slow`` and holds what the journeys share (``graded_class``, ``release_venv``);
+``fitness/`` holds the house rules. Shared helpers are in ``tests/helpers.py``.
+
 ``make test`` runs ``pytest -n JOBS --dist loadgroup`` (JOBS: the cores and one more): the tests
 are dealt out to the workers one at a time, except for the groups below, each of which one worker
 runs start to finish:
@@ -19,11 +24,11 @@ Tests marked ``alone`` look at every process of this checkout (no batch worker m
 
 ``make quick`` leaves out the tests marked ``slow``: a test that runs a grading command of the
 grader (``GRADING_COMMANDS``) as a process of its own, and it grades, fails unless it is marked.
+Every grading process the tests start is counted, and the run prints the total at its end.
 """
 
 from __future__ import annotations
 
-import fcntl
 import io
 import os
 import shutil
@@ -31,42 +36,42 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 #: The tests that install a release on top of ``release_venv`` (a module, or one test of one).
-RELEASE_VENV = ("tests/test_release_journey.py",
-                "tests/test_course.py::test_chapter08_release_installed_as_its_readme_says")
+RELEASE_VENV = ("tests/journeys/test_release_journey.py",
+                "tests/journeys/test_course.py::test_chapter08_release_installed_as_its_readme_says")
 
 #: Groups of modules run by one worker, the slowest first: a module whose tests share a module-
 #: or class-scoped fixture, or modules that must not run at the same time.
 TOGETHER: tuple[str | tuple[str, ...], ...] = (
     # the attacks look for stray processes and marker files anywhere, as the hostile batch and
     # the subprocess level might leave them
-    ("tests/test_attacks.py", "tests/test_hostile_batch.py", "tests/test_subprocess_level.py"),
-    "tests/test_cluster.py",
-    "tests/test_publish.py",
-    "tests/test_gradescope_root.py",
-    "tests/test_grading_e2e.py",
-    "tests/test_fastyaml.py",
-    "tests/test_gradescope.py",
-    "tests/test_golden.py",
-    "tests/test_diagnosis.py",
-    "tests/test_quiz_input.py",
-    "tests/test_diagnosis_wording.py",
-    "tests/test_plugin.py",
-    "tests/test_sandbox.py",
-    "tests/test_release.py",
-    "tests/test_work_choice.py",
-    "tests/test_sink_properties.py",
-    "tests/test_fail_closed.py",
-    "tests/test_ledger.py",
+    ("tests/journeys/test_attacks.py", "tests/journeys/test_hostile_batch.py", "tests/unit/sandbox/test_subprocess_level.py",
+     "tests/journeys/test_subprocess_level.py"),
+    "tests/journeys/test_cluster.py",
+    "tests/journeys/test_publish.py",
+    "tests/journeys/test_gradescope_root.py",
+    "tests/journeys/test_grading_e2e.py",
+    "tests/unit/report/test_fastyaml.py",
+    "tests/journeys/test_gradescope.py",
+    "tests/journeys/test_golden.py",
+    "tests/unit/grading/test_diagnosis.py",
+    "tests/unit/kit/test_quiz_input.py",
+    "tests/unit/grading/test_diagnosis_wording.py",
+    "tests/unit/grading/test_collector.py",
+    "tests/unit/sandbox/test_worker.py",
+    "tests/unit/prepare/test_release.py",
+    "tests/unit/ingest/test_work_choice.py",
+    "tests/unit/test_sink_properties.py",
+    "tests/journeys/test_fail_closed.py",
 )
 
 
@@ -137,27 +142,103 @@ def grading_command(args: Any) -> str | None:
     return None
 
 
+def grading_process(args: Any) -> str | None:
+    """What kind of grading process ``args`` starts, or None: a grading command (``"grader batch"``,
+    say), ``"batch worker"`` (a batch's or a watcher's worker, started in this process by
+    ``run_batch`` or the warm checker) or ``"sandbox"`` (a zygote, started here by an in-process
+    grading). Each of them imports torch."""
+    command = grading_command(args)
+    if command is not None:
+        return command
+    argv = [os.fspath(a) for a in args] if isinstance(args, (list, tuple)) else [os.fspath(args)]
+    if "grader.engines.batch_worker" in argv:
+        return "batch worker"
+    if any(arg.endswith("zygote.py") and argv[i - 1] == "-I" for i, arg in enumerate(argv[1:], 1)):
+        return "sandbox"  # python -I .../zygote.py (not bubblewrap's probe, which binds the file)
+    return None
+
+
 #: The grading commands the running test started (its setup included), with their processes.
 _STARTED: list[tuple[str, subprocess.Popen[Any]]] = []
+#: Every grading process this pytest process started, by kind (``grading_process``).
+STARTED_HERE: Counter[str] = Counter()
+#: What the running test started (its setup and teardown included): noted in the JUnit file.
+_THIS_TEST: Counter[str] = Counter()
+#: The run's total, summed over the xdist workers by the controller (``pytest_testnodedown``).
+_TOTAL = pytest.StashKey[Counter[str]]()
 
 
 def _note_grading_commands() -> None:
-    """From now on, every ``subprocess.Popen`` of a grading command is noted in ``_STARTED``."""
+    """From now on, every ``subprocess.Popen`` of a grading process is counted in ``STARTED_HERE``,
+    and one of a grading command is noted in ``_STARTED`` for the guard."""
     init = subprocess.Popen.__init__
 
     def __init__(popen: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
         init(popen, args, *rest, **kwargs)
-        command = grading_command(args)
-        if command is not None:
-            _STARTED.append((command, popen))
+        kind = grading_process(args)
+        if kind is not None and kind.startswith("grader "):
+            _STARTED.append((kind, popen))  # counted by _tally, once it is known whether it graded
+        elif kind is not None:
+            STARTED_HERE[kind] += 1
+            _THIS_TEST[kind] += 1
 
     subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
 
 
+def _tally() -> None:
+    """Count the grading commands noted so far, once each, and forget them: a command refused
+    with a usage or rubric error (exit 2, before it imports anything heavy) apart."""
+    for command, popen in _STARTED:
+        kind = "refused" if popen.poll() == 2 else command
+        STARTED_HERE[kind] += 1
+        _THIS_TEST[kind] += 1
+    _STARTED.clear()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its count to the controller (``pytest_testnodedown``)."""
+    _tally()
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["grading_processes"] = dict(STARTED_HERE)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    total = node.config.stash.setdefault(_TOTAL, Counter())
+    total.update(getattr(node, "workeroutput", {}).get("grading_processes", {}))
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The run's cost, at its end: how many grading processes the tests started (each imports
+    torch), the grading commands first, summed over the xdist workers."""
+    total = config.stash.get(_TOTAL, None)
+    if total is None:
+        total = STARTED_HERE
+    commands = {kind: n for kind, n in sorted(total.items()) if kind.startswith("grader ")}
+    terminalreporter.write_sep("-", (
+        f"grading processes started: {sum(commands.values())} grading commands"
+        + (f" ({', '.join(f'{kind.split()[1]} {n}' for kind, n in commands.items())})" if commands else "")
+        + f" and {total['refused']} refused at once (exit 2); in the test processes, {total['batch worker']}"
+        f" batch workers and {total['sandbox']} sandboxes"))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Any:
-    _STARTED.clear()
+    _tally()  # (what was started between two tests counts for the run, not for either)
+    _THIS_TEST.clear()
     return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Any:
+    """The grading processes a test started go into its JUnit record (``grading_processes``)."""
+    result = yield
+    _tally()
+    if _THIS_TEST:
+        item.user_properties.append(("grading_processes", ", ".join(f"{k} {n}" for k, n in sorted(_THIS_TEST.items()))))
+    _THIS_TEST.clear()
+    return result
 
 
 @pytest.hookimpl(wrapper=True)
@@ -206,7 +287,7 @@ def root() -> Path:
 
 @pytest.fixture(scope="session")
 def rubric():
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     return load_rubric(ROOT / "rubrics" / "chapter07.yaml")
 
@@ -301,51 +382,3 @@ def japanese_outputs():
 def english_left():
     """``english_left(text) -> [English sentence fragments of the grader's found in text]``."""
     return _english_left
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive lock on ``path`` across the xdist workers (one process at a time)."""
-    with open(path, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-@pytest.fixture(scope="session")
-def release_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site-packages of this run's one venv holding what a release needs but itself.
-
-    Built once per run under the run's temporary folder (shared by every xdist worker, under a
-    lock, by the first to ask): ``python -m venv``, the release README's torch line, then a
-    chapter-7 release installed with pip (so every dependency is resolved as a student's
-    ``pip install .`` resolves it) and its grader uninstalled again, leaving the dependencies.
-    A journey makes its own venv by its README's lines and adds this folder to it with a
-    ``.pth`` file: its ``pip install`` of torch and of the dependencies is then already
-    satisfied, and its ``pip install .`` installs the release's grader into its own venv.
-    """
-    from grader.install import TORCH
-
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    venv = shared / "release-venv"
-    ready = shared / "release-venv.ready"
-    with _locked(shared / "release-venv.lock"):
-        if not ready.exists():
-            shutil.rmtree(venv, ignore_errors=True)
-            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-            python = str(venv / "bin" / "python")
-            release = shared / "release-venv-source"
-            shutil.rmtree(release, ignore_errors=True)
-            for args in ([sys.executable, "-m", "grader", "release", str(release),
-                          "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
-                         [sys.executable, "-m", "venv", str(venv)], [python, "-m", "pip", "install", TORCH],
-                         [python, "-m", "pip", "install", str(release)],
-                         [python, "-m", "pip", "uninstall", "--yes", "grader"]):
-                done = subprocess.run(args, capture_output=True, text=True, timeout=1800, env=env, cwd=shared)
-                assert done.returncode == 0, f"{args}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
-            ready.write_text(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                                            capture_output=True, text=True, check=True).stdout.strip())
-    return Path(ready.read_text())

@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -26,8 +26,10 @@ from grader.errors import GraderError, SubmissionError
 from grader.sinks import terminal
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.engines.warm_checker import WarmChecker
+    from grader.report.model import GradeReport
     from grader.spec.assignment import Assignment
+    from grader.spec.rubric.model import Rubric
 
 #: seconds between two looks at the files
 POLL_S = 0.2
@@ -97,7 +99,7 @@ def watch(submission: str, rubric: Rubric, *, lang: str, console: Console | None
     langs = [lang]
     assignment = assignment_of(rubric)
     checker = WarmChecker(rubric.file, level=level).start()
-    last: Any = None
+    last: GradeReport | None = None
     try:
         seen = snapshot(path)
         t0 = time.perf_counter()
@@ -138,13 +140,14 @@ def watch(submission: str, rubric: Rubric, *, lang: str, console: Console | None
     return 0
 
 
-def _check(checker: Any, path: Path, assignment: Assignment, lang: str, console: Console) -> Any:
+def _check(checker: WarmChecker, path: Path, assignment: Assignment, lang: str,
+           console: Console) -> GradeReport | None:
     """One check of what is on disk now; None (after saying why) when it cannot be read.
 
     The work is read as ``grader check`` reads it (the same part files and handout), so a
     notebook-only student is checked on the notebook here too.
     """
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     from grader.i18n.messages import error_text, label
 
@@ -154,7 +157,8 @@ def _check(checker: Any, path: Path, assignment: Assignment, lang: str, console:
         console.print(f"{label('error', lang)}: {terminal(error_text(exc, lang))}", style="red", soft_wrap=True, markup=False)
         return None
     try:
-        return checker.check(sub, lang=lang, views=()).report
+        report: GradeReport = checker.check(sub, lang=lang, views=()).report
+        return report
     except GraderError as exc:
         console.print(f"{label('grader_error', lang)}: {terminal(error_text(exc, lang))}", style="red", soft_wrap=True, markup=False)
         return None

@@ -43,15 +43,20 @@ import queue
 import signal
 import sys
 import threading
-from typing import Any, TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from types import FrameType
+from typing import Any, TYPE_CHECKING, TextIO, TypedDict
 
 from grader.i18n.messages import said
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.ingest.submission.model import Submission
+    from grader.report.model import GradeReport
+    from grader.sandbox.worker import Worker
+    from grader.spec.rubric.model import Rubric
 
 
-def _send(out: Any, message: dict[str, Any]) -> None:
+def _send(out: TextIO, message: Mapping[str, object]) -> None:
     line = json.dumps(message, ensure_ascii=False) + "\n"
     try:
         line.encode("utf-8")
@@ -67,7 +72,7 @@ def _send(out: Any, message: dict[str, Any]) -> None:
 _SENDING = threading.Lock()
 
 
-def _on_term(signum: int, frame: Any) -> None:
+def _on_term(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
@@ -94,28 +99,30 @@ def main() -> int:
     os.dup2(2, 1)
     signal.signal(signal.SIGTERM, _on_term)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    config = json.loads(sys.stdin.readline())
+    config: dict[str, Any] = json.loads(sys.stdin.readline())
     if config.get("parent"):
         _die_with(int(config["parent"]))
     return _serve(config, out, sys.stdin, config.pop("siblings", None) or [])
 
 
-def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, int]]) -> int:
+def _serve(config: dict[str, Any], out: TextIO, inp: TextIO, siblings: list[dict[str, int]]) -> int:
     """Be one worker: start a zygote, then grade what arrives on ``inp`` until told to stop.
+
+    ``config`` is the parent's first line (JSON: each key is read where it is used).
 
     ``siblings`` are the channels of further workers for this process to fork once its
     imports are done, so that ``-j N`` pays for importing torch and pytest here once, not N
     times (each sibling still starts its own sandboxed zygote).
     """
-    from grader.spec.rubric import load_rubric
-    from grader.sandbox.worker import Worker
+    from grader.spec.rubric.load import load_rubric
+    from grader.sandbox.spawn import worker_for
 
     rubric = load_rubric(config["rubric"])
     # Started from this (the main) thread: bubblewrap's --die-with-parent ends the sandbox
     # when the thread that launched it exits. The zygote imports torch while we do.
     views = bool(config.get("views"))
     # A batch zygote also warms what only some students use; a check would only wait for it.
-    zygote = Worker(level=config["level"], limits=rubric.limits, warm_more=not views)
+    zygote = worker_for(config["level"], limits=rubric.limits, warm_more=not views)
     try:
         zygote.start(wait=False)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
@@ -132,13 +139,13 @@ def _serve(config: dict[str, Any], out: Any, inp: Any, siblings: list[dict[str, 
 class _Serving:
     """One worker's life once its zygote is starting: ready, then chunks until the end."""
 
-    def __init__(self, config: dict[str, Any], rubric: Rubric, zygote: Any, out: Any, inp: Any) -> None:
+    def __init__(self, config: dict[str, Any], rubric: Rubric, zygote: Worker, out: TextIO, inp: TextIO) -> None:
         self.config, self.rubric, self.zygote, self.out, self.inp = config, rubric, zygote, out, inp
         self.views = bool(config.get("views"))
         self.suites = tuple(config.get("suites") or ("public", "hidden"))
         self.hidden: dict[str, int] | None = None
         self.index_of: dict[str, int] = {}
-        self.view_of: dict[int, dict[str, Any]] = {}
+        self.view_of: dict[int, Mapping[str, object]] = {}  # what each check's item asks to see
         self.first = True
         self.frozen = False
         # The parent queues chunks ahead of need; a thread takes them off our stdin as they
@@ -160,7 +167,7 @@ class _Serving:
             self.hidden = warm.hidden_counts(self.rubric, self.suites)  # while the zygote imports torch
             warm.prepare()
         for sibling in siblings:
-            _fork_sibling(sibling, self.config, [self.zygote, self.out, self.inp, siblings])
+            _fork_sibling(sibling, self.config, (self.zygote, self.out, self.inp, siblings))
         # A check session starts at once, so pytest's set-up and the suite's collection happen
         # while the zygote is still importing torch; it says ready from its first ``more``.
         if not self.views and not self.become_ready():
@@ -209,13 +216,13 @@ class _Serving:
         or started a child: the cluster's task then tells a long submission from a hung process."""
         import time
 
-        from grader.sandbox import worker
+        from grader.sandbox import child
 
-        seen = worker.activity
+        seen = child.activity
         while True:
             time.sleep(every)
-            if worker.activity != seen:
-                seen = worker.activity
+            if child.activity != seen:
+                seen = child.activity
                 _send(self.out, {"op": "alive"})
 
     def _pump(self) -> None:
@@ -223,8 +230,8 @@ class _Serving:
             self.inbox.put(text)
         self.inbox.put("")
 
-    def next_chunk(self) -> list[Any] | None:
-        from grader.ingest.submission import Submission
+    def next_chunk(self) -> list[Submission] | None:
+        from grader.ingest.submission.model import Submission
 
         if self.views and self.first and not self.become_ready():
             return None
@@ -238,7 +245,7 @@ class _Serving:
             _send(self.out, {"op": "chunk_done"})
         self.first = False
         line = self.inbox.get()
-        msg = json.loads(line) if line.strip() else {}
+        msg: dict[str, Any] = json.loads(line) if line.strip() else {}
         if msg.get("op") != "grade":
             return None
         if msg.get("seed") is not None:
@@ -248,14 +255,14 @@ class _Serving:
         self.view_of.update((item["index"], item.get("view") or {}) for item in msg["items"])
         return subs
 
-    def on_report(self, report: Any) -> None:
+    def on_report(self, report: GradeReport) -> None:
         index = self.index_of.pop(report.submission)
         warning = self.config.get("warning")
         try:
             data = report.to_dict()
             if warning:
                 data["sandbox"]["warning"] = warning
-            message = {"op": "report", "index": index, "report": data}
+            message: dict[str, object] = {"op": "report", "index": index, "report": data}
             if self.views:
                 from grader.engines import warm_checker as warm
 
@@ -271,11 +278,18 @@ class _Serving:
             _send(self.out, {"op": "report", "index": index, "report": None,
                              "error": f"its report could not be sent ({type(exc).__name__}: {exc})"[:500]})
 
-    def wants_plots(self, sub: Any) -> bool:
+    def wants_plots(self, sub: Submission) -> bool:
         return self.views and bool(self.view_of.get(self.index_of.get(sub.name, -1), {}).get("plots"))
 
 
-def _regrade(config: dict[str, Any]) -> dict[str, Any]:
+class Regrading(TypedDict, total=False):
+    """What ``grader regrade`` changes in :func:`grader.grading.runner.grade`: the tests run, and no diagnosis."""
+
+    select: Callable[[str], bool]
+    diagnose: bool
+
+
+def _regrade(config: dict[str, Any]) -> Regrading:
     """``grader regrade``'s config keys: ``"tests"`` (patterns of the test ids to run) and no diagnosis."""
     if not config.get("tests"):
         return {}
@@ -284,7 +298,8 @@ def _regrade(config: dict[str, Any]) -> dict[str, Any]:
     return {"select": matcher(list(config["tests"])), "diagnose": False}
 
 
-def _fork_sibling(sibling: dict[str, int], config: dict[str, Any], mine: list[Any]) -> None:
+def _fork_sibling(sibling: dict[str, int], config: dict[str, Any],
+                  mine: tuple[Worker, TextIO, TextIO, list[dict[str, int]]]) -> None:
     """Start another worker as a copy of this process (imports done, no zygote of its own yet).
 
     Forked twice, so the sibling is nobody's child here and never waits as a zombie. The copy

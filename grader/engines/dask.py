@@ -22,6 +22,10 @@ Faults, and who handles them:
 SPEC (``--cluster``): ``tcp://`` or ``tls://`` address of a running scheduler, a scheduler file
 (``*.json``, as ``dask scheduler --scheduler-file`` writes it), or a cluster file (``*.yaml``)
 whose ``kind`` picks the helper that starts one (see :func:`read_cluster_file`).
+
+Sections: the SPEC and the cluster file (:class:`ClusterSpec`); starting and reaching the
+cluster (:func:`build_cluster`, :func:`connect`); shards (:func:`shards`, :func:`task_slots`);
+the client (:class:`ClusterPool`).
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
@@ -43,8 +48,14 @@ from grader.engines.local_pool import Tally, Write
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
-    from distributed import Client, Future, Security
+    from dask.typing import Key
+    from distributed import Client, Future, Security, as_completed
+    from distributed.scheduler import Scheduler
+
+    from grader.engines.dask_worker import ShardResult
+    from grader.ingest.submission.model import SubmissionDict
+    from grader.sandbox.limits import Limits
+    from grader.spec.rubric.model import Rubric
 
 #: ``kind:`` of a cluster file -> (module, class, the extra that installs it)
 KINDS: dict[str, tuple[str, str, str]] = {
@@ -73,15 +84,26 @@ class ClusterSpec:
     address: str = ""
     scheduler_file: str = ""
     kind: str = ""
+    #: the helper's own keyword arguments, from the cluster file (YAML, passed on to the helper:
+    #: their types are the helper's, and it checks them)
     options: dict[str, Any] = field(default_factory=dict)
     workers: int = 1
-    security: dict[str, Any] = field(default_factory=dict)
+    #: ``ca_file``, ``cert_file``, ``key_file`` (paths) and ``require_encryption``; empty: no TLS
+    security: dict[str, str | bool] = field(default_factory=dict)
     #: what each task asks of its worker (``task_resources:``), e.g. ``{"train": 1}``: only workers
     #: started with ``dask worker --resources train=1`` take it, one at a time each
     resources: dict[str, float] = field(default_factory=dict)
 
 
-def _need(module: str, extra: str, what: str) -> Any:
+class Started(Protocol):
+    """A cluster a deployment helper started here (Dask's ``Cluster``): what the pool asks of it."""
+
+    def scale(self, n: int = 0, *, jobs: int = 0) -> object: ...
+
+    def close(self) -> object: ...
+
+
+def _need(module: str, extra: str, what: str) -> ModuleType:
     import importlib
 
     try:
@@ -145,10 +167,10 @@ def read_cluster_file(path: Path) -> ClusterSpec:
     if kind not in KINDS:
         raise UsageError(said("kind_one", path=path, value=f"{kind!r}", kinds=', '.join(KINDS)))
     options = {k: v for k, v in data.items() if k not in OWN_KEYS}
-    module, cls, extra = KINDS[kind]
-    helper = getattr(_need(module, extra, f"kind: {kind}"), cls)
+    module, cls, pip_extra = KINDS[kind]
+    helper = getattr(_need(module, pip_extra, f"kind: {kind}"), cls)
     if kind == "kubernetes":  # the options build the DaskCluster resource (kubernetes_spec)
-        helper = _need("dask_kubernetes.operator", extra, f"kind: {kind}").make_cluster_spec
+        helper = _need("dask_kubernetes.operator", pip_extra, f"kind: {kind}").make_cluster_spec
         cls = "make_cluster_spec"
     allowed = _helper_keys(helper)
     for key in options:
@@ -158,18 +180,18 @@ def read_cluster_file(path: Path) -> ClusterSpec:
                        resources=resources)
 
 
-def _helper_keys(helper: Any) -> set[str] | None:
+def _helper_keys(helper: Callable[..., object]) -> set[str] | None:
     """The keyword arguments a deployment helper takes (None: it takes any)."""
     import inspect
 
     keys: set[str] = set()
     open_ended = False
-    classes = [helper]
+    classes: list[Callable[..., object]] = [helper]
     job_cls = getattr(helper, "job_cls", None)
     if job_cls is not None:  # dask-jobqueue: the cluster passes the rest to its Job class
         classes += [c for c in job_cls.__mro__ if "__init__" in vars(c) and c is not object]
     for cls in classes:
-        for name, p in inspect.signature(cls if inspect.isfunction(cls) else cls.__init__).parameters.items():
+        for name, p in inspect.signature(_init_of(cls) if isinstance(cls, type) else cls).parameters.items():
             if p.kind is p.VAR_KEYWORD:
                 open_ended = True
             elif name != "self":
@@ -179,7 +201,13 @@ def _helper_keys(helper: Any) -> set[str] | None:
     return keys - {"security", "job_cls", "loop", "asynchronous", "scheduler", "scheduler_cls", "n_workers"}
 
 
-def _resources_block(path: Path, block: Any) -> dict[str, float]:
+def _init_of(cls: type) -> Callable[..., object]:
+    """``cls.__init__``, looked up along its MRO as attribute access would find it."""
+    init: Callable[..., object] = next(vars(c)["__init__"] for c in cls.__mro__ if "__init__" in vars(c))
+    return init
+
+
+def _resources_block(path: Path, block: object) -> dict[str, float]:
     if block is None:
         return {}
     if not isinstance(block, dict) or not block:
@@ -193,7 +221,7 @@ def _resources_block(path: Path, block: Any) -> dict[str, float]:
     return out
 
 
-def _security_block(path: Path, block: Any) -> dict[str, Any]:
+def _security_block(path: Path, block: object) -> dict[str, str | bool]:
     if block is None:
         return {}
     if not isinstance(block, dict):
@@ -201,7 +229,7 @@ def _security_block(path: Path, block: Any) -> dict[str, Any]:
     for key in block:
         if key not in SECURITY_KEYS:
             raise UsageError(said("security_unknown_key_use", path=path, key=key, keys=', '.join(SECURITY_KEYS)))
-    out: dict[str, Any] = {"require_encryption": bool(block.get("require_encryption", True))}
+    out: dict[str, str | bool] = {"require_encryption": bool(block.get("require_encryption", True))}
     for key in ("ca_file", "cert_file", "key_file"):
         value = block.get(key)
         if value is None:
@@ -226,7 +254,7 @@ def security_of(spec: ClusterSpec) -> Security | None:
                     require_encryption=s["require_encryption"])
 
 
-def build_cluster(spec: ClusterSpec, hung_s: float) -> Any:
+def build_cluster(spec: ClusterSpec, hung_s: float) -> Started:
     """Start the helper a cluster file names; its scheduler runs in this process, dashboard off.
 
     ``hung_s`` becomes the scheduler's ``worker-ttl``: a node silent that long is dropped and
@@ -241,35 +269,38 @@ def build_cluster(spec: ClusterSpec, hung_s: float) -> Any:
     protocol = {"protocol": "tls://"} if sec is not None else {}
     # The scheduler's HTTP server (dashboard off, health and metrics) listens on loopback only.
     http = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
+    cluster: Started  # (the helper is Dask's, looked up by name: untyped)
     with dask.config.set({"distributed.scheduler.worker-ttl": f"{int(hung_s)}s"}):
         if spec.kind == "local":
             opts.setdefault("threads_per_worker", 1)
-            return helper(n_workers=spec.workers, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                          scheduler_kwargs={"dashboard": False}, security=sec, **protocol, **opts)
-        if spec.kind == "ssh":
+            cluster = helper(n_workers=spec.workers, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                             scheduler_kwargs={"dashboard": False}, security=sec, **protocol, **opts)
+        elif spec.kind == "ssh":
             opts["scheduler_options"] = {**opts.get("scheduler_options", {}), **http}
             opts.setdefault("worker_options", {}).setdefault("n_workers", 1)
-            return helper(security=sec, **opts)
-        if spec.kind == "kubernetes":
+            cluster = helper(security=sec, **opts)
+        elif spec.kind == "kubernetes":
             from dask_kubernetes.operator import make_cluster_spec
 
-            return helper(custom_cluster_spec=kubernetes_spec(spec, make_cluster_spec))
-        opts.setdefault("processes", 1)
-        opts["scheduler_options"] = {**opts.get("scheduler_options", {}), **http}
-        return helper(security=sec, **protocol, **opts)  # scaled by connect(): jobs are asked for there
+            cluster = helper(custom_cluster_spec=kubernetes_spec(spec, make_cluster_spec))
+        else:
+            opts.setdefault("processes", 1)
+            opts["scheduler_options"] = {**opts.get("scheduler_options", {}), **http}
+            cluster = helper(security=sec, **protocol, **opts)  # scaled by connect(): jobs are asked for there
+    return cluster
 
 
-def kubernetes_spec(spec: ClusterSpec, make_cluster_spec: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+def kubernetes_spec(spec: ClusterSpec, make_cluster_spec: Callable[..., dict[str, object]]) -> dict[str, object]:
     """The DaskCluster resource for ``kind: kubernetes`` (no cluster needed to build it)."""
     opts = dict(spec.options)
     return make_cluster_spec(name=opts.pop("name", "grader"), n_workers=spec.workers, **opts)
 
 
-def connect(spec: ClusterSpec, hung_s: float) -> tuple[Client, Any]:
+def connect(spec: ClusterSpec, hung_s: float) -> tuple[Client, Started | None]:
     """A client to the cluster SPEC names (and the cluster object when it was started here)."""
     from distributed import Client
 
-    cluster = None
+    cluster: Started | None = None
     sec = security_of(spec)
     try:
         if spec.kind:
@@ -309,6 +340,7 @@ def shards(todo: list[int], threads: int, fixed: int | None = None) -> list[list
     return out
 
 
+# (a worker's record is the scheduler's, as Dask's scheduler_info() gives it: untyped)
 def task_slots(workers: list[dict[str, Any]], resources: dict[str, float]) -> int:
     """Tasks the ``workers`` (the scheduler's records) run at once: their threads, or with
     ``resources`` the whole tasks each one's resources hold (never more than its threads)."""
@@ -322,7 +354,7 @@ def task_slots(workers: list[dict[str, Any]], resources: dict[str, float]) -> in
     return total
 
 
-def hung_after(limits: Any) -> float:
+def hung_after(limits: Limits) -> float:
     """Seconds of silence after which a node counts as hung: within the rubric's own limits."""
     return float(min(limits.per_submission_s, max(10.0, 3.0 * limits.per_call_s)))
 
@@ -337,7 +369,7 @@ class ClusterPool:
     """
 
     def __init__(self, spec: ClusterSpec, *, rubric: Rubric, fingerprint: str, seed: int,
-                 wire: Callable[[int], dict[str, Any]], allow_weak: bool, shard: int | None,
+                 wire: Callable[[int], SubmissionDict], allow_weak: bool, shard: int | None,
                  say: Callable[[str], None], log: Path | None = None) -> None:
         self.spec, self.rubric, self.fingerprint, self.seed = spec, rubric, fingerprint, seed
         self.wire, self.allow_weak, self.shard, self.say = wire, allow_weak, shard, say
@@ -348,10 +380,10 @@ class ClusterPool:
         self.suspects: deque[int] = deque()  # to be graded alone, one at a time
         self.done: set[int] = set()
         self.tasks = 0
-        self._shard_of: dict[str, list[int]] = {}
+        self._shard_of: dict[Key, list[int]] = {}
         self.write_s = 0.0  # this process's time spent writing reports
         self._began = time.monotonic()
-        self._opened: tuple[Client, Any] | None = None
+        self._opened: tuple[Client, Started | None] | None = None
         self._opening: threading.Thread | None = None
         self._failed: BaseException | None = None
 
@@ -375,7 +407,7 @@ class ClusterPool:
         except BaseException as exc:  # noqa: BLE001 - raised again by run(), in the caller's thread
             self._failed = exc
 
-    def _open(self) -> tuple[Client, Any]:
+    def _open(self) -> tuple[Client, Started | None]:
         if self._opened is None:
             from grader.engines.dask_worker import PLUGIN, GraderPlugin
 
@@ -400,7 +432,7 @@ class ClusterPool:
             self._shut(client, cluster)
 
     @staticmethod
-    def _shut(client: Client, cluster: Any) -> None:
+    def _shut(client: Client, cluster: Started | None) -> None:
         from grader.engines.dask_worker import PLUGIN
 
         try:
@@ -422,7 +454,7 @@ class ClusterPool:
             failed, self._failed = self._failed, None
             raise failed
         client, _ = self._open()
-        inflight: dict[Future, list[int]] = {}
+        inflight: dict[Future[ShardResult], list[int]] = {}
         try:
             threads = self._threads(client)
             self._note(f"connected in {time.monotonic() - began:.3f} s; {threads} worker threads")
@@ -460,19 +492,19 @@ class ClusterPool:
             inflight.clear()
             self.close()
 
-    def _submit(self, client: Client, shard: list[int]) -> Future:
+    def _submit(self, client: Client, shard: list[int]) -> Future[ShardResult]:
         self.tasks += 1
         key = f"grade-{self.fingerprint[:12]}-{self.seed}-{self.tasks}"
-        items = [{"index": i, "submission": self.wire(i)} for i in shard]
-        from grader.engines.dask_worker import grade_shard
+        from grader.engines.dask_worker import ShardItem, grade_shard
 
+        items = [ShardItem(index=i, submission=self.wire(i)) for i in shard]
         future = client.submit(grade_shard, (self.fingerprint, self.seed), items, key=key, pure=False,
                                resources=self.spec.resources or None)
         self._shard_of[key] = shard
         return future
 
     @staticmethod
-    def _wait(watch: Any) -> list[Future]:
+    def _wait(watch: as_completed) -> list[Future[ShardResult]]:
         """The next finished futures, or none after a second (so the watch on nodes goes on)."""
         from distributed import wait
 
@@ -515,7 +547,7 @@ class ClusterPool:
             self.say(said("worker_sent_no_heartbeat", address=address, s=f"{self.hung_s:.0f}"))
             self._note(f"hung {address}")
 
-    def _finished(self, future: Future, shard: list[int], pending: deque[list[int]], write: Write,
+    def _finished(self, future: Future[ShardResult], shard: list[int], pending: deque[list[int]], write: Write,
                   tally: Tally) -> None:
         from distributed import KilledWorker
 
@@ -564,7 +596,7 @@ class ClusterPool:
         else:
             pending.appendleft([culprit])
 
-    def _write(self, index: int, data: dict[str, Any] | None, reason: str, write: Write, tally: Tally) -> None:
+    def _write(self, index: int, data: dict[str, object] | None, reason: str, write: Write, tally: Tally) -> None:
         """The first report of a submission counts; a second one (a re-run shard) is dropped."""
         if index in self.done:
             self._note(f"duplicate report for {index} dropped")
@@ -576,7 +608,7 @@ class ClusterPool:
         tally.done(report)
 
 
-async def _drop_silent(dask_scheduler: Any, silent_s: float) -> list[str]:
+async def _drop_silent(dask_scheduler: Scheduler, silent_s: float) -> list[str]:
     """On the scheduler: remove the workers silent for ``silent_s`` seconds; their addresses."""
     now = time.time()
     silent = [a for a, ws in dask_scheduler.workers.items() if now - ws.last_seen > silent_s]

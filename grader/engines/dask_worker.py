@@ -16,7 +16,7 @@ import socket
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
@@ -24,7 +24,41 @@ from grader.errors import GraderError, UsageError
 from grader.i18n.messages import said
 from grader.engines.local_pool import WorkerProcess
 
+if TYPE_CHECKING:
+    from distributed import Worker
+
+    from grader.ingest.submission.model import SubmissionDict
+    from tornado.ioloop import PeriodicCallback
+
 PLUGIN = "grader"
+
+
+class ShardItem(TypedDict):
+    """One submission of a shard: its index in the batch and its plain form."""
+
+    index: int
+    submission: SubmissionDict
+
+
+#: one submission's outcome: its report as plain data (None when there is none) and why not
+Graded = tuple["dict[str, object] | None", str]
+
+
+class ShardResult(TypedDict, total=False):
+    """What :func:`grade_shard` sends back: ``refused`` (and ``host``), or the shard's reports."""
+
+    host: str
+    refused: str
+    worker: str
+    level: str
+    #: index -> (report, error) of each submission graded
+    reports: dict[int, Graded]
+    #: the indices it could not grade, in the shard's order
+    lost: list[int]
+    wait_s: float
+    grade_s: float
+    began: float
+    ended: float
 
 
 
@@ -79,7 +113,7 @@ def claim_cpus(n: int, folder: Path | None = None) -> tuple[list[int], list[int]
 SAMPLERS = ("profile", "profile-cycle")
 
 
-def pause_sampling(worker: Any) -> list[Any]:
+def pause_sampling(worker: Worker) -> list[PeriodicCallback]:
     """Stop the worker's stack sampling while the plugin is installed; returns what to start again."""
     paused = []
     for name in SAMPLERS:
@@ -101,11 +135,11 @@ class GraderPlugin(WorkerPlugin):
 
     def __init__(self, rubric_file: str, fingerprint: str, seed: int, allow_weak: bool) -> None:
         self.rubric_file, self.fingerprint, self.seed, self.allow_weak = rubric_file, fingerprint, seed, allow_weak
-        self.key = (fingerprint, seed)
+        self.key: tuple[str | int, ...] = (fingerprint, seed)
 
-    def setup(self, worker: Any) -> None:
+    def setup(self, worker: Worker) -> None:
         """On the worker's main thread: choose the sandbox, check the rubric, start the processes."""
-        from grader.spec.rubric import load_rubric
+        from grader.spec.rubric.load import load_rubric
         from grader.spec.fingerprint import rubric_fingerprint
         from grader.sandbox.level import choose_level
 
@@ -155,7 +189,7 @@ class GraderPlugin(WorkerPlugin):
             return
         self._add(WorkerProcess({**self.config, "cpu": None}, self.logs / f"worker-{self.started}.log"))
 
-    def teardown(self, worker: Any) -> None:
+    def teardown(self, worker: Worker) -> None:
         for proc in getattr(self, "procs", []):
             proc.stop(grace=2.0)
         for callback in getattr(self, "paused", []):
@@ -165,9 +199,9 @@ class GraderPlugin(WorkerPlugin):
             os.close(fd)  # (the kernel lets go of them too when this process ends)
         self.cpu_locks = []
 
-    def grade(self, proc: WorkerProcess, items: list[dict[str, Any]]) -> tuple[dict[int, list[Any]], bool]:
-        """One ``grade`` message to ``proc``; (index -> [report, error], whether ``proc`` is still usable)."""
-        got: dict[int, list[Any]] = {}
+    def grade(self, proc: WorkerProcess, items: list[ShardItem]) -> tuple[dict[int, Graded], bool]:
+        """One ``grade`` message to ``proc``; (index -> (report, error), whether ``proc`` is still usable)."""
+        got: dict[int, Graded] = {}
         if not proc.send({"op": "grade", "seed": self.seed, "items": items}):
             return got, False
         fd = proc.stdout.fileno()
@@ -183,14 +217,14 @@ class GraderPlugin(WorkerPlugin):
                 if op in ("hello", "ready"):
                     proc.pid = proc.pid or msg.get("pid")
                 elif op == "report":
-                    got[int(msg["index"])] = [msg.get("report"), str(msg.get("error") or "")]
+                    got[int(msg["index"])] = (msg.get("report"), str(msg.get("error") or ""))
                 elif op == "chunk_done":
                     return got, True
                 elif op == "fatal":
                     raise GraderError(said("grading_worker_stopped", host=self.host, message=msg.get('message')))
 
 
-def grade_shard(key: tuple[str, int], items: list[dict[str, Any]]) -> dict[str, Any]:
+def grade_shard(key: tuple[str, int], items: list[ShardItem]) -> ShardResult:
     """The cluster's task: grade ``items`` on this worker's warm process; plain data back."""
     from distributed import get_worker
 

@@ -18,9 +18,9 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -29,10 +29,13 @@ from grader.i18n.messages import said
 from grader.report.model import GradeReport, Status
 from grader.sinks import REPORT_MAX
 
+if TYPE_CHECKING:
+    from grader.ingest.submission.model import SubmissionDict
+
 class WorkerProcess:
     """One trusted worker process and its JSON-lines pipe."""
 
-    def __init__(self, config: dict[str, Any] | None, log: Path, pass_fds: tuple[int, ...] = (),
+    def __init__(self, config: Mapping[str, object] | None, log: Path, pass_fds: tuple[int, ...] = (),
                  adopt: tuple[int, int] | None = None) -> None:
         """Start ``python -m grader.engines.batch_worker`` and send it ``config``; or, with ``adopt``
         (our ends of its pipes), stand for a worker that another worker forks."""
@@ -63,7 +66,7 @@ class WorkerProcess:
             self.send(config)
 
     @classmethod
-    def start_group(cls, config: dict[str, Any], cpus: list[int], n: int, logs: Path) -> list["WorkerProcess"]:
+    def start_group(cls, config: Mapping[str, object], cpus: list[int], n: int, logs: Path) -> list["WorkerProcess"]:
         """``n`` workers for the price of one import: the first forks the others.
 
         Where ``fork`` exists, the first worker gets the pipes of the others and forks one
@@ -95,7 +98,7 @@ class WorkerProcess:
         # The forked workers write their diagnostics into the first one's log.
         return [first] + [cls(None, logs / "worker-0.log", adopt=pair) for pair in ours]
 
-    def send(self, message: dict[str, Any]) -> bool:
+    def send(self, message: Mapping[str, object]) -> bool:
         try:
             self.stdin.write((json.dumps(message) + "\n").encode())
             self.stdin.flush()
@@ -104,7 +107,7 @@ class WorkerProcess:
             return False
 
     def read_lines(self) -> list[dict[str, Any]] | None:
-        """Complete messages available now; None at end of file."""
+        """Complete messages available now (JSON, each key read where it is used); None at end of file."""
         # 64 KiB holds a whole report (~40 KiB); a larger size costs every read a map and an
         # unmap of that many bytes (see grader.sandbox.wire.FrameReader.wanted).
         data = os.read(self.stdout.fileno(), 1 << 16)
@@ -217,7 +220,8 @@ def workers_for(n: int | None, jobs: int | None) -> int:
     return cpus if n is None else max(1, min(cpus, n // PER_EXTRA_WORKER))
 
 
-def start_early(config: dict[str, Any], jobs: int | None, logs: Path, at_most: int | None = None) -> list[WorkerProcess]:
+def start_early(config: Mapping[str, object], jobs: int | None, logs: Path,
+                at_most: int | None = None) -> list[WorkerProcess]:
     """Workers (each importing torch and starting its sandbox, ~1 s) started before the
     submissions are found, as many as :func:`workers_for` says; they learn the seed with their
     first chunk. The caller hands them to :class:`LocalPool` and stops what it did not take.
@@ -262,7 +266,7 @@ def _counts(report: GradeReport) -> tuple[bool, bool, bool]:
 
 #: Writes the report a worker sent for submission ``index`` (or, with None, an error report
 #: saying ``reason``) and returns what was written: ``write(index, data, reason)``.
-Write = Callable[[int, "dict[str, Any] | None", str], GradeReport]
+Write = Callable[[int, "dict[str, object] | None", str], GradeReport]
 
 
 class Tally:
@@ -312,7 +316,7 @@ class LocalPool:
         wire: submission index -> its plain data for the pipe.
     """
 
-    def __init__(self, jobs: int, config: dict[str, Any], logs: Path, wire: Callable[[int], dict[str, Any]],
+    def __init__(self, jobs: int, config: Mapping[str, object], logs: Path, wire: Callable[[int], SubmissionDict],
                  early: list[WorkerProcess] | None = None) -> None:
         self.jobs, self.config, self.logs, self.wire = jobs, config, logs, wire
         self.early = early if early is not None else []

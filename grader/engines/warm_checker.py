@@ -28,16 +28,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import IO, Any, TYPE_CHECKING
 
 from grader.errors import GraderError
 from grader.i18n.messages import said
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.ingest.submission.model import Submission
+    from grader.report.model import GradeReport
+    from grader.spec.rubric.model import Rubric
 
 #: seconds to wait for the checker's start (imports, zygote): generous, a cold disk is slow
 READY_TIMEOUT_S = 300.0
@@ -47,13 +49,13 @@ READY_TIMEOUT_S = 300.0
 class CheckResult:
     """One check's answer."""
 
-    report: Any  #: the :class:`grader.report.model.GradeReport` (public suite only)
+    report: GradeReport  #: public suite only
     views: dict[str, str]  #: ``{"html", "text"}`` rendered in the checker
     checker_pid: int
     zygote_pid: int | None
     elapsed_s: float
     hidden: Mapping[str, int] | None = None
-    info: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)  #: the checker's ready message (JSON)
 
 
 class WarmChecker:
@@ -74,11 +76,11 @@ class WarmChecker:
         self.prefer = level
         self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.proc: subprocess.Popen[bytes] | None = None
-        self.info: dict[str, Any] = {}
+        self.info: dict[str, Any] = {}  # its ready message (JSON: each key read where it is used)
         self.checks = 0
         self.starts = 0
         self._buffer = b""
-        self._log: Any = None
+        self._log: IO[bytes] | None = None
         self._index = 0
 
     # -- life cycle ----------------------------------------------------------------------
@@ -151,14 +153,14 @@ class WarmChecker:
         self.stop()
 
     # -- checks --------------------------------------------------------------------------
-    def check(self, submission: Any, *, lang: str | None = None, part: str | None = None,
+    def check(self, submission: Submission, *, lang: str | None = None, part: str | None = None,
               cells: int | None = None, plots: bool = False,
               views: Sequence[str] = ("html", "text"),
               timeout: float | None = None) -> CheckResult:
         """Run the public tests on ``submission``; the report and its views.
 
         Args:
-            submission: a :class:`grader.ingest.submission.Submission`.
+            submission: a :class:`grader.ingest.submission.model.Submission`.
             lang: language of the views (the rubric's first when None or not offered).
             part: show only this part (its tests, mistakes and score).
             cells: how many kernel cells were graded, for the view's last line.
@@ -199,12 +201,12 @@ class WarmChecker:
 
     # -- pipe ----------------------------------------------------------------------------
     @staticmethod
-    def _write(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    def _write(proc: subprocess.Popen[bytes], message: Mapping[str, object]) -> None:
         assert proc.stdin is not None
         proc.stdin.write((json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8"))
         proc.stdin.flush()
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: Mapping[str, object]) -> None:
         if self.proc is None:
             raise GraderError(said("checker_running"))
         try:
@@ -212,7 +214,8 @@ class WarmChecker:
         except (BrokenPipeError, OSError, ValueError):
             raise GraderError(self._ended("stopped before the check was sent")) from None
 
-    def _receive(self, wanted: Any, timeout: float) -> dict[str, Any]:
+    def _receive(self, wanted: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any]:
+        """The first message (a JSON line) ``wanted`` accepts; GraderError if the checker ends first."""
         assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + timeout
@@ -303,15 +306,15 @@ def prepare() -> None:
     html._ENV.get_template("cell.html.j2")
 
 
-def render_views(report: Any, rubric: Rubric, view: Mapping[str, Any], *,
+def render_views(report: GradeReport, rubric: Rubric, view: Mapping[str, object], *,
                  hidden: Mapping[str, int] | None = None) -> dict[str, str]:
     """The student's views of one check, as ``view`` (from :meth:`WarmChecker.check`) asks.
 
     In the checker; see :mod:`grader.report.cell`. Unknown keys and values of the wrong type
     are ignored.
     """
-    formats = [f for f in (view.get("formats") or ()) if f in ("html", "text")] \
-        if isinstance(view.get("formats", ()), list) else ["html", "text"]
+    asked = view.get("formats", ())
+    formats = [f for f in asked if f in ("html", "text")] if isinstance(asked, list) else ["html", "text"]
     if not formats:
         return {}
     from grader.report.cell import render_views as render

@@ -9,6 +9,10 @@ submission's last test has run, its session is diagnosed, closed, and handed to
 paid once per worker, not once per submission.
 
 Outcomes come from hooks (``pytest_runtest_makereport``), never from pytest's text output.
+
+Sections: the state (:class:`SubmissionRun`, :class:`GradingState`); fixtures (``student``,
+``ref``, ``rng``, ``answers``, ``grading_seed``); collection (test ids, parts, scores); running
+(the run loop, the fast path that calls a test without pytest's fixture machinery, verdicts).
 """
 
 from __future__ import annotations
@@ -17,24 +21,28 @@ import builtins
 import copy
 import hashlib
 import time
+import types
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import numpy as np
+import pluggy
 import pytest
 
 from grader.errors import WorkerCrashed
 from grader.i18n.messages import said
 from grader.report.model import CaseOutcome, Status
-from grader.sandbox.session import Session
+from grader.sandbox.session import Echoed, Session
 from grader.sandbox.session import StudentTimeout, StudentUnavailable
+from grader.sandbox.wire import WireValue
 from grader.kit.asserts import ANSWER_KEY, Mismatch, take_notes
 from grader.sandbox.session import StudentRaised
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.ingest.submission.model import Submission
+    from grader.spec.rubric.model import Rubric
 
 SUB_PARAM = "grader_submission"
 _EXCEPTION_GROUPS = getattr(builtins, "BaseExceptionGroup", ())  # Python 3.11+
@@ -53,8 +61,9 @@ class SubmissionRun:
     """What the plugin keeps about one submission while its tests run."""
 
     index: int
-    submission: Any
-    answers: dict[str, Any]
+    submission: Submission
+    #: the quiz answers as plain data (an ``UnreadableAnswers`` when the file could not be read)
+    answers: dict[str, object]
     outcomes: list[CaseOutcome] = field(default_factory=list)
     session: Session | None = None
     errors: list[str] = field(default_factory=list)
@@ -82,15 +91,16 @@ class GradingState:
     """
 
     rubric: Rubric
-    submissions: list[Any]
-    open_session: Callable[[Any], Session]
+    #: None once graded: a long session holds nothing it has finished with
+    submissions: list[Submission | None]
+    open_session: Callable[[Submission], Session]
     suite_dirs: dict[str, Path]
-    reference: Any
+    reference: types.SimpleNamespace | None
     seed: int
-    answers: Callable[[int], dict[str, Any]]
+    answers: Callable[[int], dict[str, object]]
     on_done: Callable[[SubmissionRun], None]
-    answer_key: dict[str, Any] | None = None
-    more: Callable[[], "list[Any] | None"] | None = None
+    answer_key: dict[str, object] | None = None
+    more: Callable[[], list[Submission] | None] | None = None
     runs: dict[int, SubmissionRun] = field(default_factory=dict)
     current: int | None = None
     interrupted: bool = False
@@ -108,7 +118,10 @@ class GradingState:
     def run_for(self, index: int) -> SubmissionRun:
         run = self.runs.get(index)
         if run is None:
-            run = SubmissionRun(index, self.submissions[index], self.answers(index))
+            submission = self.submissions[index]
+            if submission is None:
+                raise KeyError(f"submission #{index} is graded already")
+            run = SubmissionRun(index, submission, self.answers(index))
             self.runs[index] = run
         if self.current is not None and self.current != index:
             self.finish(self.current)
@@ -150,31 +163,34 @@ class GradingState:
 # Fixtures (module-level, so registering this module registers them)
 
 
+class StudentFunction:
+    """``student.<part>.<function>``: called, it runs in the sandbox and returns plain data."""
+
+    def __init__(self, state: GradingState, index: int, part: str, func: str) -> None:
+        self._state, self._index, self._part = state, index, part
+        self.__name__ = func  # what describe_call names it by
+
+    def __call__(self, *args: object, **kwargs: object) -> WireValue:
+        __tracebackhide__ = True
+        return self._state.session_for(self._index).call(self._part, self.__name__, list(args), kwargs)
+
+    def args_after(self, *args: object, **kwargs: object) -> Echoed:
+        """``(value, arguments as the call left them)``: did the function change its input?"""
+        __tracebackhide__ = True
+        return self._state.session_for(self._index).call(self._part, self.__name__, list(args), kwargs,
+                                                         echo_args=True)
+
+
 class _Part:
     __slots__ = ("_state", "_index", "_part")
 
     def __init__(self, state: GradingState, index: int, part: str) -> None:
         self._state, self._index, self._part = state, index, part
 
-    def __getattr__(self, func: str) -> Callable[..., Any]:
+    def __getattr__(self, func: str) -> StudentFunction:
         if func.startswith("__"):
             raise AttributeError(func)
-        state, index, part = self._state, self._index, self._part
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            __tracebackhide__ = True
-            return state.session_for(index).call(part, func, list(args), kwargs)
-
-        def args_after(*args: Any, **kwargs: Any) -> tuple[Any, list[Any] | None]:
-            """``(value, arguments as the call left them)``: did the function change its input?"""
-            __tracebackhide__ = True
-            echoed: tuple[Any, list[Any] | None] = state.session_for(index).call(part, func, list(args), kwargs,
-                                                                                 echo_args=True)
-            return echoed
-
-        call.__name__ = func
-        call.args_after = args_after  # type: ignore[attr-defined]
-        return call
+        return StudentFunction(self._state, self._index, self._part, func)
 
 
 class StudentProxy:
@@ -213,7 +229,7 @@ def student(grader_submission: int) -> StudentProxy:
 
 
 @pytest.fixture
-def ref() -> Any:
+def ref() -> types.SimpleNamespace:
     """The reference solution (trusted; hidden suites only)."""
     reference = _state().reference
     if reference is None:
@@ -239,7 +255,7 @@ def rng(request: pytest.FixtureRequest) -> np.random.Generator:
     return _rng_for(_state().seed, test_id.id if test_id is not None else request.node.name)
 
 
-def _memory_limit_mb() -> Any:
+def _memory_limit_mb() -> int | str:
     """The rubric's memory limit per submission, for messages ("?" outside a grading run)."""
     try:
         return _state().rubric.limits.memory_mb
@@ -248,7 +264,7 @@ def _memory_limit_mb() -> Any:
 
 
 @pytest.fixture
-def answers(grader_submission: int) -> dict[str, Any]:
+def answers(grader_submission: int) -> dict[str, object]:
     """The student's quiz answers as plain data ({} when there are none)."""
     return _state().run_for(grader_submission).answers
 
@@ -354,7 +370,8 @@ def pytest_runtest_makereport_short(item: pytest.Item, call: pytest.CallInfo[Non
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     case = item.stash.get(_OUTCOME, None)
@@ -494,10 +511,10 @@ def _fast_plan(item: pytest.Item) -> tuple[tuple[str, str], ...] | None:
     return tuple(plan)
 
 
-def _fill(plan: tuple[tuple[str, str], ...], params: dict[str, Any], state: GradingState,
-          run: SubmissionRun, index: int, case: CaseOutcome) -> dict[str, Any]:
+def _fill(plan: tuple[tuple[str, str], ...], params: dict[str, object], state: GradingState,
+          run: SubmissionRun, index: int, case: CaseOutcome) -> dict[str, object]:
     """The fast path's fixture values, as the fixtures above would give them."""
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     for name, kind in plan:
         if kind == "param":
             kwargs[name] = params[name]

@@ -8,13 +8,15 @@ sandboxed session, with the recognisers of the rubric's hooks file (written in t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TYPE_CHECKING
+from typing import Protocol, TYPE_CHECKING
 
 import torch
 
 from grader.i18n.messages import said
+from grader.kit.hooks import Recogniser
+from grader.kit.signature import CallRecord
 from grader.kit.probes import (
     UNRECOGNISED,
     Finding,
@@ -26,16 +28,32 @@ from grader.kit.probes import (
     plain,
     same_signature,
 )
-from grader.report.model import Mistake, Status
+from grader.report.model import CaseOutcome, Mistake, Status
 
 if TYPE_CHECKING:
     from grader.sandbox.session import Session
-    from grader.spec.rubric import Rubric
+    from grader.spec.catalogue import Entry
+    from grader.spec.rubric.model import Rubric
 
-__all__ = ["diagnose", "probe_part"]
+__all__ = ["Run", "diagnose", "probe_part"]
 
 
-def diagnose(run: Any, session: Session, reference: Any, rubric: Rubric, *,
+class Run(Protocol):
+    """What the diagnosis reads of one submission's run (:class:`grader.grading.collector.SubmissionRun`)."""
+
+    @property
+    def outcomes(self) -> Sequence[CaseOutcome]: ...
+
+    @property
+    def answers(self) -> dict[str, object]: ...
+
+    @property
+    def errors(self) -> list[str]:
+        """Where a recogniser's own failure is told (appended to)."""
+        ...
+
+
+def diagnose(run: Run, session: Session, reference: object, rubric: Rubric, *,
              parts: Iterable[str] | None = None) -> list[Mistake]:
     """Name the known mistakes this submission shows, with its own numbers as evidence.
 
@@ -53,7 +71,7 @@ def diagnose(run: Any, session: Session, reference: Any, rubric: Rubric, *,
         One :class:`Mistake` per (id, part), in part order; ``unrecognised`` entries say
         plainly that a failure matches no known mistake.
     """
-    outcomes = list(getattr(run, "outcomes", []) or [])
+    outcomes = list(run.outcomes or [])
     failing = _failing_parts(outcomes)
     kit = _Kit.of(rubric)
     wanted = list(parts) if parts is not None else [p for p in kit.functions if p in failing]
@@ -68,13 +86,13 @@ def diagnose(run: Any, session: Session, reference: Any, rubric: Rubric, *,
                 continue
             if parts is None and any(t.part == part and t.status == Status.TIMEOUT for t in outcomes):
                 continue
-            findings = probe_part(session, part, reference, rubric, errors=getattr(run, "errors", None), kit=kit)
+            findings = probe_part(session, part, reference, rubric, errors=run.errors, kit=kit)
             mistakes += _merge(part, findings, _filename(session, part, kit.files), rubric,
                                failed=failing.get(part, False), entries=kit.entries)
     finally:
         torch.set_num_threads(threads)
     if kit.quiz_part in failing:
-        quiz = kit.quiz_findings(getattr(run, "answers", None) or {})
+        quiz = kit.quiz_findings(run.answers or {})
         mistakes += _merge(kit.quiz_part, quiz, kit.files.get(kit.quiz_part, kit.quiz_part), rubric,
                            failed=False, entries=kit.entries)
     return mistakes
@@ -85,10 +103,10 @@ class _Kit:
     """What diagnosing one assignment needs: its functions, recognisers, oracle and catalogue."""
 
     functions: dict[str, tuple[str, ...]]
-    recognisers: Any
-    oracle: Any
-    entries: Any
-    quiz_findings: Callable[[dict[str, Any]], list[Finding]]
+    recognisers: Mapping[str, Recogniser]
+    oracle: Mapping[str, Callable[..., object]]
+    entries: Mapping[str, Entry]
+    quiz_findings: Callable[[dict[str, object]], list[Finding]]
     files: dict[str, str]
     quiz_part: str | None
 
@@ -103,7 +121,7 @@ class _Kit:
                    {p.id: p.file for p in rubric.parts}, a.quiz_part)
 
 
-def _failing_parts(outcomes: list[Any]) -> dict[str, bool]:
+def _failing_parts(outcomes: Sequence[CaseOutcome]) -> dict[str, bool]:
     """part -> True when it has a *failed* test (an error alone is explained elsewhere)."""
     out: dict[str, bool] = {}
     for t in outcomes:
@@ -122,7 +140,7 @@ def _filename(session: Session, part: str, files: dict[str, str]) -> str:
     return files.get(part, part)
 
 
-def probe_part(session: Session, part: str, reference: Any, rubric: Rubric, *, errors: list[str] | None = None,
+def probe_part(session: Session, part: str, reference: object, rubric: Rubric, *, errors: list[str] | None = None,
                kit: _Kit | None = None) -> list[Finding]:
     """Probe every function of ``part``; one or more findings per function that is wrong."""
     kit = kit or _Kit.of(rubric)
@@ -149,11 +167,11 @@ def probe_part(session: Session, part: str, reference: Any, rubric: Rubric, *, e
     return [_signed(f, probe.log, kit.entries) if f.id == UNRECOGNISED and f.function else f for f in findings]
 
 
-def _signed(finding: Finding, log: dict[str, list[dict[str, Any]]], entries: Any) -> Finding:
+def _signed(finding: Finding, log: Mapping[str, list[CallRecord]], entries: Mapping[str, Entry]) -> Finding:
     """An unrecognised finding with its behaviour signature, or the catalogue id whose
     recorded signature (``signature:`` of an entry, see :mod:`grader.spec.catalogue`) it matches."""
     calls = log.get(finding.function, [])
-    for entry in getattr(entries, "values", lambda: [])():
+    for entry in entries.values():
         sig = getattr(entry, "signature", None)
         if sig and sig.get("function") == finding.function and same_signature(sig.get("probes") or [], calls):
             return Finding(entry.id, finding.function, {"call": calls[0]["call"] if calls else finding.function})
@@ -161,7 +179,7 @@ def _signed(finding: Finding, log: dict[str, list[dict[str, Any]]], entries: Any
 
 
 def _merge(part: str, findings: list[Finding], file: str, rubric: Rubric, *, failed: bool,
-           entries: Any) -> list[Mistake]:
+           entries: Mapping[str, Entry]) -> list[Mistake]:
     """One Mistake per id: the first function's evidence, the others listed."""
     if not findings and failed:
         findings = [Finding(UNRECOGNISED, "", {})]
@@ -198,7 +216,7 @@ def _merge(part: str, findings: list[Finding], file: str, rubric: Rubric, *, fai
         credit = 0.0
         if mid == credit_id and rubric is not None:
             credit = float(rubric.mistake_options(mid).partial_credit or 0.0)
-        mistakes.append(Mistake(id=mid, part=part, message=message, evidence=plain(evidence),
+        mistakes.append(Mistake(id=mid, part=part, message=message, evidence={k: plain(v) for k, v in evidence.items()},
                                 function=", ".join(funcs) or None, file=file, partial_credit=credit))
     return mistakes
 

@@ -20,9 +20,9 @@ import sys
 import time
 import types
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -34,20 +34,21 @@ from grader import sinks
 from grader.spec.assignment import answer_key
 from grader.errors import GraderError, SandboxRefused
 from grader.report.contain import contain, lines, now
-from grader.report.model import CaseOutcome, GradeReport, score_parts
-from grader.sandbox import backends
+from grader.report.model import CaseOutcome, GradeReport, Mistake, score_parts
+from grader.sandbox import backends, wire
 from grader.spec.fingerprint import rubric_fingerprint
 from grader.sandbox.level import choose_level, require_other_user, weak_warning
 from grader.sandbox.limits import Limits
 from grader.package_data import PACKAGE_DIR
+from grader.sandbox.spawn import worker_for
 from grader.sandbox.worker import Worker
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
     from grader.sandbox.session import Session
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
     from grader.spec.assignment import Assignment
-    from grader.ingest.submission import Submission
+    from grader.ingest.submission.model import Submission
 
 SUITE_INI = PACKAGE_DIR / "suite.ini"
 _UNUSED_PLUGINS = (
@@ -101,7 +102,7 @@ def load_reference(folder: Path | None, parts: Sequence[str],
     return ns
 
 
-def forget_other_suites(folders: Any) -> None:
+def forget_other_suites(folders: Iterable[str | Path]) -> None:
     """Drop imported test modules that another assignment's suites left under these names.
 
     Suite folders are packages (``public``, ``hidden``), so their modules are imported as
@@ -109,10 +110,10 @@ def forget_other_suites(folders: Any) -> None:
     ``public/test_quiz.py`` would otherwise be collected as the first one's module.
     """
     for folder in folders:
-        folder = Path(folder).resolve()
-        for name in [n for n in sys.modules if n == folder.name or n.startswith(folder.name + ".")]:
+        path = Path(folder).resolve()
+        for name in [n for n in sys.modules if n == path.name or n.startswith(path.name + ".")]:
             file = getattr(sys.modules[name], "__file__", None)
-            if file is None or folder not in Path(file).resolve().parents:
+            if file is None or path not in Path(file).resolve().parents:
                 del sys.modules[name]
 
 
@@ -124,7 +125,7 @@ def reference_for(rubric: Rubric) -> types.SimpleNamespace | None:
     return load_reference(rubric.reference, [p.id for p in a.code_parts], a.quiz_file)
 
 
-def plot_data(rubric: Rubric, session: Session, reference: Any) -> tuple[dict[str, Any], list[str]]:
+def plot_data(rubric: Rubric, session: Session, reference: object) -> tuple[dict[str, object], list[str]]:
     """The student's values for the report's figures, from the assignment's ``plot_data`` hook,
     bounded where they are kept (:func:`grader.sinks.bound`: whatever the student's functions
     returned, a report stays small); returns ``(plots, notes)``, a note naming what was left out."""
@@ -144,7 +145,7 @@ def plot_data(rubric: Rubric, session: Session, reference: Any) -> tuple[dict[st
 # --------------------------------------------------------------------------- quiz answers
 
 
-def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
+def parse_answers(text: str | None) -> tuple[dict[str, object], str | None]:
     """Student quiz YAML → plain dict, or ``({}, problem)``. Data only: never code.
 
     Keys and string answers are NFKC-normalised: ``ｂ`` is ``b``, ``１２８`` is ``128``.
@@ -172,7 +173,7 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         return {}, said("answers_yaml_must_map")
     budget = [MAX_ANSWER_NODES]
 
-    def plain(value: Any, depth: int = 0) -> Any:
+    def plain(value: object, depth: int = 0) -> object:
         budget[0] -= 1
         if budget[0] < 0 or depth > 6:
             raise ValueError("too large")
@@ -188,7 +189,8 @@ def parse_answers(text: str | None) -> tuple[dict[str, Any], str | None]:
         return str(value)
 
     try:
-        return plain(data), None
+        answers = plain(data)
+        return answers if isinstance(answers, dict) else {}, None  # (a dict, as data is)
     except (ValueError, RecursionError):
         return {}, said("answers_yaml_too_deeply")
 
@@ -216,8 +218,8 @@ def grade(
 
     Args:
         rubric: the assignment (:func:`grader.spec.assignment.assignment_of`), or its loaded
-            :class:`grader.spec.rubric.Rubric`.
-        submissions: :class:`grader.ingest.submission.Submission` objects.
+            :class:`grader.spec.rubric.model.Rubric`.
+        submissions: :class:`grader.ingest.submission.model.Submission` objects.
         suites: which suites to run ("public" for ``grader check``).
         seed: the grading seed; a fresh random one when None (recorded in each report).
         level: "namespaces", "rlimits" or "subprocess"; the strongest available when None.
@@ -249,7 +251,7 @@ def grade(
     own_worker = worker is None
     if worker is None:
         chosen, warning = choose_level(allow_weak=allow_weak, prefer=level)
-        worker = Worker(level=chosen, limits=assignment.rubric.limits)
+        worker = worker_for(chosen, limits=assignment.rubric.limits)
     else:
         warning = weak_warning(worker.level)
     if students:
@@ -292,11 +294,12 @@ class _Grading:
         self.answer_problems: dict[int, str | None] = {}
         self.reports: dict[int, GradeReport] = {}
         self.produced: set[int] = set()
-        self.submissions: list[Submission] = []
+        self.submissions: list[Submission | None] = []  # the plugin's list: None once graded
         self.refused: SandboxRefused | None = None
 
-    def answers_of(self, index: int) -> Any:
-        parsed, self.answer_problems[index] = parse_answers(self.submissions[index].answers)
+    def answers_of(self, index: int) -> dict[str, object]:
+        submission = self.submissions[index]
+        parsed, self.answer_problems[index] = parse_answers(submission.answers if submission is not None else None)
         if self.answer_problems[index]:
             # Every quiz test then says the file cannot be read, not "no answer yet".
             from grader.i18n.messages import translate
@@ -331,7 +334,7 @@ class _Grading:
                 mistakes = diagnosis.diagnose(run, session, self.reference, self.rubric)
             except Exception as exc:  # noqa: BLE001 - diagnosis must never lose a grade
                 run.errors.append(said("diagnosis_stopped_early", what=f"{type(exc).__name__}: {exc}"))
-        plots: dict[str, Any] = {}
+        plots: dict[str, object] = {}
         plot_notes: list[str] = []
         if self._plots_wanted(run.submission):
             try:
@@ -354,7 +357,7 @@ class _Grading:
         if self.on_report is not None:
             self.on_report(report)
 
-    def run(self, submissions: list[Submission],
+    def run(self, submissions: list[Submission | None],
             more: Callable[[], Sequence[Submission] | None] | None) -> list[GradeReport]:
         rubric, reference = self.rubric, self.reference
         state = _plugin.GradingState(
@@ -394,7 +397,7 @@ class _Grading:
         return [self.reports[i] for i in sorted(self.reports)]
 
 
-def _public_quiz_ids(rubric: Rubric) -> dict[str, Any]:
+def _public_quiz_ids(rubric: Rubric) -> dict[str, object]:
     """Question ids from the blank exercise quiz, for the public well-formedness test."""
     blank = Path(rubric.exercises) / "answers.yaml"
     if not blank.exists():
@@ -406,7 +409,7 @@ def _public_quiz_ids(rubric: Rubric) -> dict[str, Any]:
 def build_report(
     rubric: Rubric,
     run: _plugin.SubmissionRun,
-    mistakes: list[Any],
+    mistakes: list[Mistake],
     *,
     seed: int,
     suites: Sequence[str],
@@ -423,8 +426,9 @@ def build_report(
     if session is not None:
         for name, status in sorted(session.load_report.items()):
             if isinstance(status, dict) and not status.get("ok"):
-                for err in status.get("cell_errors") or [status.get("error") or {}]:
-                    errors.append(_load_error_text(name, err))
+                cell_errors = status.get("cell_errors")
+                for err in cell_errors if isinstance(cell_errors, list) and cell_errors else [status.get("error")]:
+                    errors.append(_load_error_text(name, err if isinstance(err, dict) else {}))
         errors += session.events
     errors += run.errors
     if answers_problem:
@@ -477,8 +481,9 @@ def build_report(
     ), output_max=int(limits["output_kb"]) * 2048 + 4096 if "output_kb" in limits else None)
 
 
-def _load_error_text(module: str, err: dict[str, Any]) -> str:
-    where = err.get("file") or f"{module}.py"
+def _load_error_text(module: str, err: wire.Frame) -> str:
+    """One load error (as the child reported it: each field checked here) in a sentence."""
+    where = str(err.get("file") or f"{module}.py")
     if err.get("line"):
         where += f", line {err['line']}"
     what = f"{err.get('type', 'Error')}: {err.get('message', '')}".strip()

@@ -6,6 +6,6 @@ corpus       The correct-style corpus: the course's own correct submissions, rea
 discovery    Stage 1 of ``grader batch``: find the submissions in a folder or an LMS export zip.
 find_rubric  Which rubric a command grades when none is named: the course's ``rubrics/`` folder, as git finds ``.git``.
 lms          How Moodle, Canvas and Blackboard name the files of a bulk download, read back.
-submission   Folder | notebook | zip -> ``Submission``: the source the sandboxed worker will load.
+submission   Folder | notebook | zip -> ``Submission`` (a package: model, load, choice, notebook, trees).
 ===========  =======================================================================================
 """

@@ -40,7 +40,8 @@ from grader.sinks import csv_cell
 
 if TYPE_CHECKING:
     from grader.spec.assignment import Assignment
-    from grader.ingest.discovery import Discovery
+    from grader.ingest.discovery import Discovery, Skipped
+    from grader.ingest.submission.model import Submission
 
 __all__ = ["FILE", "Identities", "anonymise", "find", "for_lms", "is_anonymous"]
 
@@ -178,7 +179,7 @@ def _flags(flags: list[tuple[str, dict[str, str]]], aid: str, scrub: _Scrub) -> 
 
 def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | None = None) -> Discovery:
     """``found`` with every entry known by its anonymous id (see the module docstring)."""
-    from grader.ingest.discovery import Discovery, Failed, Found, OwnNames, Skipped
+    from grader.ingest.discovery import Discovery, Failed, Found, OwnNames
     from grader.ingest.lms import disk_name
 
     items: list[Found | Skipped] = [*found.found, *found.skipped, *(f.who for f in found.failed)]
@@ -200,9 +201,8 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
         out.found.append(replace(item, submission=_submission(item.submission, aid, scrub, part_files),
                                  student_id=aid, entry=aid, name="", flags=_flags(item.flags, aid, scrub), own=OwnNames()))
         out.known_as[aid] = (item.student_id, item.submission.name)
-    rest = items[len(found.found):]
-    for item, aid in zip(rest[: len(found.skipped)], aids[len(found.found):]):
-        out.skipped.append(_skipped(item, aid, scrub))
+    for skipped, aid in zip(found.skipped, aids[len(found.found):]):
+        out.skipped.append(_skipped(skipped, aid, scrub))
     for failed, aid in zip(found.failed, aids[len(found.found) + len(found.skipped):]):
         who = _skipped(failed.who, aid, scrub)
         out.failed.append(Failed(aid, aid, aid, scrub(failed.why, aid), who))
@@ -256,14 +256,14 @@ def find(source: str, outdir: Path, assignment: Assignment, *, anonymous: bool) 
     return found
 
 
-def _skipped(item: Any, aid: str, scrub: _Scrub) -> Any:
+def _skipped(item: Skipped, aid: str, scrub: _Scrub) -> Skipped:
     from grader.ingest.discovery import OwnNames
 
     return replace(item, entry=aid, student_id=aid, name="", why=scrub(item.why, aid), flags=_flags(item.flags, aid, scrub),
                    own=OwnNames())
 
 
-def _submission(sub: Any, aid: str, scrub: _Scrub, part_files: dict[str, str] | None) -> Any:
+def _submission(sub: Submission, aid: str, scrub: _Scrub, part_files: dict[str, str] | None) -> Submission:
     wanted = set((part_files or {}).values())
     modules = []
     for m in sub.modules:

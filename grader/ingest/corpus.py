@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -21,8 +21,8 @@ from grader.spec.assignment import answer_key, assignment_of
 from grader.spec.fingerprint import rubric_fingerprint
 
 if TYPE_CHECKING:
-    from grader.ingest.submission import Submission
-    from grader.spec.rubric import Rubric
+    from grader.ingest.submission.model import Submission
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["WHOLE_SUBMISSIONS", "corpus_digest", "corpus_paths", "corpus_submissions", "load_corpus",
            "reference_copy", "student_answers"]
@@ -39,7 +39,7 @@ def load_corpus(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if not p.name.startswith((".", "_")))
 
 
-def student_answers(key: dict[str, Any]) -> str:
+def student_answers(key: Mapping[str, object]) -> str:
     """A filled, student-shaped ``answers.yaml`` (``id: {answer: ...}``) from the answer key."""
     filled = {qid: {"answer": spec.get("answer") if isinstance(spec, dict) else spec} for qid, spec in key.items()}
     return str(yaml.safe_dump(filled, sort_keys=False, allow_unicode=True))
@@ -83,7 +83,7 @@ def corpus_submissions(rubric: Rubric) -> list[tuple[str, Submission]]:
     A style holding only some files is laid over a copy of the reference; the copies are read
     into memory, so nothing on disk outlives the call. Empty when the rubric has no corpus.
     """
-    from grader.ingest.submission import read_submission
+    from grader.ingest.submission.load import read_submission
 
     code_files, fixtures_dir = tuple(assignment_of(rubric).part_files.values()), assignment_of(rubric).fixtures
     fixtures = load_corpus(fixtures_dir) if fixtures_dir is not None else []

@@ -2,7 +2,7 @@
 
 :func:`find_submissions` looks at the entries directly under the source (an LMS export zip is
 unpacked first, safely), skips OS junk, reads each student's entry with
-:func:`grader.ingest.submission.load_submission` and lists anything else with a reason. Student ids
+:func:`grader.ingest.submission.load.load_submission` and lists anything else with a reason. Student ids
 and names come from the Moodle / Canvas / Blackboard entry names (:mod:`grader.ingest.lms`).
 
 Example::
@@ -19,12 +19,12 @@ import shutil
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypedDict, TypeVar
 
 from grader.errors import SubmissionError, UsageError
 from grader.i18n.messages import said
 from grader.report.outdir import name_aliases
-from grader.ingest.submission import load_submission
+from grader.ingest.submission.load import load_submission
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from grader.spec.assignment import Assignment
     from grader.ingest.lms import LmsName
-    from grader.ingest.submission import Submission
+    from grader.ingest.submission.model import Submission
 
     #: (entry, path to read or None, identity, files set aside, why it cannot be read)
     _Candidate: TypeAlias = tuple[str, Path | None, LmsName | None, list[str], str]
@@ -41,6 +41,18 @@ if TYPE_CHECKING:
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
 EXPORT_MAX_BYTES = 2 * 1024**3
 EXPORT_MAX_MEMBERS = 50_000
+
+_V = TypeVar("_V")
+
+
+class _Who(TypedDict):
+    """Whose an entry is, as :class:`Found` and :class:`Skipped` both record it."""
+
+    student_id: str
+    name: str
+    late: bool
+    lms: str
+    lms_time: str
 
 
 @dataclass(frozen=True)
@@ -83,7 +95,7 @@ class OwnNames:
 class Found:
     """One entry of the source that is a submission."""
 
-    submission: Any  # grader.ingest.submission.Submission (name made unique within the batch)
+    submission: Submission  # (name made unique within the batch)
     student_id: str
     entry: str  # the name as found in the folder or export
     name: str = ""  # the student's name as the LMS wrote it (NFC); "" when it gives none
@@ -209,7 +221,7 @@ def unpack(archive: Path, dest: Path) -> Unpacked:
     """Unpack an LMS export zip into ``dest``, refusing names that leave it.
 
     Only the outer archive is unpacked: a student's own zip inside it stays a zip and is read
-    in memory by :func:`grader.ingest.submission.load_submission`, with its caps. Names are read as
+    in memory by :func:`grader.ingest.submission.load.load_submission`, with its caps. Names are read as
     the platform that wrote the zip meant them (:func:`grader.ingest.lms.member_name`), and a name
     too long for the file system is shortened keeping its LMS id (:func:`grader.ingest.lms.fit_name`).
     Any error with one member (a name the file system refuses, a damaged or encrypted member)
@@ -264,11 +276,11 @@ def unpack(archive: Path, dest: Path) -> Unpacked:
     return result
 
 
-def _for_root(unpacked: Unpacked, root: Path, table: dict[str, Any]) -> dict[str, Any]:
+def _for_root(unpacked: Unpacked, root: Path, table: dict[str, _V]) -> dict[str, _V]:
     """``table`` (keyed by paths under the archive's top) keyed by the entry directly under
     ``root``, the export's own top once wrapper folders are stepped into."""
     inner = list(root.relative_to(unpacked.dest).parts)
-    out: dict[str, Any] = {}
+    out: dict[str, _V] = {}
     for key, value in table.items():
         names = key.split("/")
         if names[:len(inner)] == inner and len(names) > len(inner):
@@ -338,7 +350,7 @@ def _is_empty(path: Path) -> bool:
 
 
 def _missing_files(sub: Submission, parts: dict[str, str] | None = None) -> list[str]:
-    from grader.ingest.submission import ANSWERS_FILE
+    from grader.ingest.submission.model import ANSWERS_FILE
 
     if sub.kind != "folder":
         return []
@@ -514,7 +526,7 @@ def _plain_base(entry_name: str, path: Path | None) -> str:
     return disk_name(_plain_stem(entry_name, path), "")
 
 
-def entry_keys(entry_name: str, path: Path | None, ident: Any) -> tuple[str, str]:
+def entry_keys(entry_name: str, path: Path | None, ident: LmsName | None) -> tuple[str, str]:
     """What an output folder knows an entry by from one run to the next: its student
     (:func:`student_key`; a plain entry by its name without ``.zip``/``.ipynb``, so that
     ``bob/`` and a later ``bob.zip`` are one student), and its exact name in SOURCE (two entries
@@ -539,7 +551,7 @@ def _reserve(keys: list[tuple[str, str]], given: dict[str, str]) -> dict[int, st
     return out
 
 
-def _name_flags(ident: Any, student_id: str, entry_name: str, path: Path | None,
+def _name_flags(ident: LmsName | None, student_id: str, entry_name: str, path: Path | None,
                 decoded: dict[str, tuple[str, bool]]) -> tuple[list[tuple[str, dict[str, str]]], str, bool]:
     """What an entry's LMS name leaves in doubt (flags for the gradebook), and the encoding its
     name in the zip was read in, with whether that reading is itself in doubt."""
@@ -553,14 +565,14 @@ def _name_flags(ident: Any, student_id: str, entry_name: str, path: Path | None,
     return shifted, encoding, doubtful
 
 
-def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: Any, set_aside: list[str],
+def _discover_one(result: Discovery, entry_name: str, path: Path | None, ident: LmsName | None, set_aside: list[str],
                   broke: str, parts: dict[str, str] | None, assignment: Assignment | None, root: Path,
-                  staging: Path, unique: Any, decoded: dict[str, tuple[str, bool]]) -> None:
+                  staging: Path, unique: Callable[[str], str], decoded: dict[str, tuple[str, bool]]) -> None:
     """Sort one entry of the source into found, skipped or failed."""
     from grader.ingest import lms as lmsnames
 
     student_id = ident.student_id if ident else student_id_of(entry_name, is_dir=bool(path and path.is_dir()))
-    who: dict[str, Any] = {"student_id": student_id, "name": ident.name if ident else "",
+    who: _Who = {"student_id": student_id, "name": ident.name if ident else "",
            "late": ident.late if ident else False, "lms": ident.lms if ident else "",
            "lms_time": ident.attempted if ident else ""}
 

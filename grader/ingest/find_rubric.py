@@ -124,6 +124,7 @@ def _peek(candidate: Path) -> Any:
 
 @functools.lru_cache(maxsize=64)
 def _peek_at(path: str, mtime_ns: int, size: int) -> Any:
+    # The YAML as parsed, unchecked (Any): every reader below guards its access with try.
     return safeyaml.load(Path(path).read_text(encoding="utf-8-sig"))
 
 

@@ -29,7 +29,7 @@ from grader.i18n.messages import label, said, say
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["Drafted", "draft_entry"]
 

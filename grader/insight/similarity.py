@@ -52,7 +52,8 @@ from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.ingest.submission.model import Submission
+    from grader.spec.rubric.model import Rubric
 
 __all__ = [
     "BEHAVIOUR_FLAG", "CODE_FLAG", "CODE_WITH_BEHAVIOUR", "SIMILARITY_FILE", "Coded", "Pair", "Similarity",
@@ -130,7 +131,7 @@ class _Tokens(ast.NodeVisitor):
             self.visit(child)
 
 
-def _constant(value: Any) -> str:
+def _constant(value: object) -> str:
     if isinstance(value, str):
         return "s" + hashlib.blake2b(value.encode("utf-8", "replace"), digest_size=6).hexdigest()
     return repr(value)[:40]
@@ -209,8 +210,8 @@ def _winnow(tokens: list[tuple[str, int]]) -> list[tuple[int, int, int]]:
     return list(kept.values())
 
 
-def code_of(name: str, submission: Any, api: Iterable[str], who: str = "") -> Coded:
-    """Fingerprints of one submission (a :class:`grader.ingest.submission.Submission`)."""
+def code_of(name: str, submission: Submission, api: Iterable[str], who: str = "") -> Coded:
+    """Fingerprints of one submission (a :class:`grader.ingest.submission.model.Submission`)."""
     names = frozenset(api)
     coded = Coded(name, who or name)
     budget = _CODE_MAX
@@ -505,7 +506,7 @@ SOURCE_NOTE = Path(".sources") / "source.json"
 
 
 
-def submissions_in(source: str, outdir: Path, rubric: Rubric) -> list[tuple[str, Any]]:
+def submissions_in(source: str, outdir: Path, rubric: Rubric) -> list[tuple[str, Submission]]:
     """(report name, Submission) of every submission in ``source``, named as the batch named them."""
     from grader.spec.assignment import assignment_of
 
@@ -532,7 +533,7 @@ def note_source(outdir: str | Path, source: str) -> None:
 def base_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
     """The handed-out stubs (the ``.py`` files and the notebook) as fingerprints: the base code."""
     from grader.spec.assignment import assignment_of
-    from grader.ingest.submission import load_submission
+    from grader.ingest.submission.load import load_submission
 
     out = []
     folder = Path(rubric.exercises)
@@ -545,7 +546,7 @@ def base_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
 
 
 def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
-        submissions: Sequence[tuple[str, Any]] | None = None, reports: Sequence[GradeReport] | None = None,
+        submissions: Sequence[tuple[str, Submission]] | None = None, reports: Sequence[GradeReport] | None = None,
         against: str | None = None, against_source: str | None = None) -> Similarity:
     """Compare a finished batch's submissions; write ``similarity.csv`` (the pages:
     :func:`grader.outputs.similarity_page.run`).

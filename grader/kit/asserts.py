@@ -19,6 +19,10 @@ Example::
         assert_close(got, x * 2, rtol=1e-5, atol=1e-6, what=describe_call("double", x))
 
 This module must not import the pytest plugin: suites import it, and so does the plugin.
+
+Sections: describing values and calls (for messages); inputs (:func:`randn`,
+:func:`tolerance`); checks (``assert_*``, :func:`require`, :func:`raises_student`); quiz answers,
+as people type them.
 """
 
 from __future__ import annotations
@@ -28,7 +32,6 @@ import math
 import re as _re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pytest
@@ -68,7 +71,7 @@ __all__ = [
 
 #: Where the plugin leaves the quiz answer key (``{question_id: {...}}``) on ``config.stash``,
 #: so a suite can parametrize one test per question at collection time.
-ANSWER_KEY = pytest.StashKey[dict[str, Any]]()
+ANSWER_KEY = pytest.StashKey[dict[str, object]]()
 
 
 class Mismatch(AssertionError):
@@ -121,7 +124,7 @@ def _fmt_number(x: float) -> str:
     return text if any(c in text for c in ".e") else text + ".0"
 
 
-def describe_value(value: Any, *, limit: int = 60) -> str:
+def describe_value(value: object, *, limit: int = 60) -> str:
     """Render a value briefly for a message: ``float32[4, 8]``, ``8.0``, ``'abc'``, ``list[3]``.
 
     Only plain data and tensors the test itself made are described, so nothing here runs
@@ -136,12 +139,14 @@ def describe_value(value: Any, *, limit: int = 60) -> str:
         return f"ndarray {value.dtype}[{', '.join(str(n) for n in value.shape)}]"
     if isinstance(value, np.ndarray):
         return f"{type(value).__name__} (an ndarray subclass)"
-    if value is None or type(value) in (bool, int, float):
-        return _fmt_number(value) if value is not None else "None"
+    if value is None:
+        return "None"
+    if type(value) is bool or type(value) is int or type(value) is float:
+        return _fmt_number(value)
     if type(value) is str:
         text = repr(value)
         return text if len(text) <= limit else text[: limit - 4] + "...'"
-    if type(value) in (list, tuple):
+    if type(value) is list or type(value) is tuple:
         if len(value) <= 6 and all(type(v) in (int, float, bool) for v in value):
             text = "[" + ", ".join(_fmt_number(v) for v in value) + "]"
             if len(text) <= limit:
@@ -159,7 +164,7 @@ def describe_value(value: Any, *, limit: int = 60) -> str:
     return f"a {type(value).__name__}"
 
 
-def describe_call(func: Any, *args: Any, **kwargs: Any) -> str:
+def describe_call(func: object, *args: object, **kwargs: object) -> str:
     """Render a call for a message, e.g. ``double(float32[4, 8], times=2)``.
 
     Args:
@@ -190,7 +195,7 @@ def randn(
     return torch.from_numpy(np.ascontiguousarray(data)).to(dtype)
 
 
-def tolerance(dtype: Any, magnitude: float = 1.0) -> dict[str, float]:
+def tolerance(dtype: object, magnitude: float = 1.0) -> dict[str, float]:
     """``rtol``/``atol`` suited to values computed in ``dtype`` whose typical size is ``magnitude``.
 
     float32 allows for a few rounding steps in a different order than the reference (a sum of
@@ -209,11 +214,11 @@ def tolerance(dtype: Any, magnitude: float = 1.0) -> dict[str, float]:
 _KIND_NAMES = {"f": "kind_f", "i": "kind_i", "b": "kind_b"}
 
 
-def _as_plain_array(actual: Any, what: str) -> np.ndarray:
+def _as_plain_array(actual: object, what: str) -> np.ndarray:
     """Python float/int or a (nested) list of them -> float64 ndarray; anything else fails."""
     __tracebackhide__ = True
 
-    def ok(v: Any) -> bool:
+    def ok(v: object) -> bool:
         if type(v) in (float, int):
             return True
         return type(v) is list and all(ok(w) for w in v)
@@ -228,11 +233,11 @@ def _as_plain_array(actual: Any, what: str) -> np.ndarray:
 
 
 def assert_array(
-    actual: Any,
+    actual: object,
     *,
     shape: Sequence[int] | None = None,
     dtype_kind: str = "f",
-    dtype: Any = None,
+    dtype: object = None,
     finite: bool = True,
     allow_scalar: bool = False,
     what: str = "the function",
@@ -257,7 +262,7 @@ def assert_array(
     __tracebackhide__ = True
     if type(actual) is np.ndarray:
         arr = actual
-    elif allow_scalar and (type(actual) in (float, int, list)):
+    elif allow_scalar and (type(actual) is float or type(actual) is int or type(actual) is list):
         arr = _as_plain_array(actual, what)
     else:
         raise _fail("an array of numbers", describe_value(actual),
@@ -299,7 +304,7 @@ def _constant_factor(a: np.ndarray, exp: np.ndarray, rtol: float, atol: float) -
     return d if bool(np.all(rest <= atol + rtol * np.abs(exp))) else None
 
 
-def _expected_array(expected: Any) -> np.ndarray:
+def _expected_array(expected: object) -> np.ndarray:
     # `expected` is computed by the test or the reference in this process: trusted.
     if isinstance(expected, torch.Tensor):
         array: np.ndarray = expected.detach().cpu().to(torch.float64).numpy()
@@ -307,7 +312,7 @@ def _expected_array(expected: Any) -> np.ndarray:
     return np.asarray(expected, dtype=np.float64)
 
 
-def _check_dtype(arr: np.ndarray, dtype_kind: str, dtype: Any, what: str) -> None:
+def _check_dtype(arr: np.ndarray, dtype_kind: str, dtype: object, what: str) -> None:
     __tracebackhide__ = True
     if arr.dtype.kind not in dtype_kind:
         kind = _KIND_NAMES.get(dtype_kind[0], "kind_any")
@@ -347,8 +352,7 @@ def _worst(a: np.ndarray, exp: np.ndarray, err: np.ndarray, allowed: np.ndarray,
            what: str) -> Mismatch:
     """The failure of :func:`assert_close`, told at the entry that misses by the most."""
     excess = np.where(ok, -np.inf, err - allowed)
-    idx: tuple[Any, ...] = np.unravel_index(int(np.argmax(excess)), exp.shape) if exp.ndim else ()
-    idx = tuple(int(i) for i in idx)
+    idx = tuple(int(i) for i in np.unravel_index(int(np.argmax(excess)), exp.shape)) if exp.ndim else ()
     n_bad = int(exp.size - np.count_nonzero(ok))
     e_at, a_at = exp[idx], a[idx]
     max_err = float(err.max())
@@ -361,7 +365,7 @@ def _worst(a: np.ndarray, exp: np.ndarray, err: np.ndarray, allowed: np.ndarray,
     )
 
 
-def _check_zeros(a: np.ndarray, expected_zero_mask: Any, what: str) -> None:
+def _check_zeros(a: np.ndarray, expected_zero_mask: object, what: str) -> None:
     __tracebackhide__ = True
     mask = np.asarray(
         expected_zero_mask.detach().cpu().numpy()
@@ -378,14 +382,14 @@ def _check_zeros(a: np.ndarray, expected_zero_mask: Any, what: str) -> None:
 
 
 def assert_close(
-    actual: Any,
-    expected: Any,
+    actual: object,
+    expected: object,
     *,
     rtol: float,
     atol: float,
     what: str = "the function",
-    expected_zero_mask: Any = None,
-    dtype: Any = None,
+    expected_zero_mask: object = None,
+    dtype: object = None,
     allow_scalar: bool = False,
 ) -> np.ndarray:
     """Check ``actual`` against ``expected`` elementwise: ``|a - e| <= atol + rtol * |e|``.
@@ -431,7 +435,7 @@ def assert_close(
 
 
 def assert_float(
-    actual: Any,
+    actual: object,
     expected: float,
     *,
     rel: float = 1e-6,
@@ -449,7 +453,7 @@ def assert_float(
     """
     __tracebackhide__ = True
     exp = float(expected.item() if isinstance(expected, torch.Tensor) else expected)
-    if type(actual) in (float, int):
+    if type(actual) is float or type(actual) is int:
         value = float(actual)
     elif allow_array and type(actual) is np.ndarray and actual.size == 1 and actual.dtype.kind in "fi":
         value = float(actual.reshape(()).item())
@@ -468,21 +472,21 @@ def assert_float(
     return value
 
 
-def number_value(actual: Any) -> float | None:
+def number_value(actual: object) -> float | None:
     """``actual`` as a number when it is one: an int or float (never a bool), or an ndarray of one
     integer or floating-point element (a 0-d tensor comes back that way); else None.
 
     Where the contract names no type, ``16.0`` and ``16`` are the same number: compare what
     this returns.
     """
-    if type(actual) in (float, int):
+    if type(actual) is float or type(actual) is int:
         return float(actual)
     if type(actual) is np.ndarray and actual.size == 1 and actual.dtype.kind in "fiu":
         return float(actual.reshape(()).item())
     return None
 
 
-def assert_int(actual: Any, expected: int, *, what: str = "the function") -> int:
+def assert_int(actual: object, expected: int, *, what: str = "the function") -> int:
     """Check an exact integer result; ``bool`` and floats such as ``64.0`` are refused."""
     __tracebackhide__ = True
     if type(actual) is not int:
@@ -499,7 +503,7 @@ def assert_int(actual: Any, expected: int, *, what: str = "the function") -> int
     return actual
 
 
-def assert_dict(actual: Any, keys: Sequence[str], *, what: str = "the function") -> dict[str, Any]:
+def assert_dict(actual: object, keys: Sequence[str], *, what: str = "the function") -> dict[str, object]:
     """Check that ``actual`` is a plain ``dict`` with exactly the string ``keys`` (any order)."""
     __tracebackhide__ = True
     want = sorted(keys)
@@ -516,7 +520,7 @@ def assert_dict(actual: Any, keys: Sequence[str], *, what: str = "the function")
     return actual
 
 
-def assert_list(actual: Any, length: int, *, what: str = "the function") -> list[Any]:
+def assert_list(actual: object, length: int, *, what: str = "the function") -> list[object]:
     """Check that ``actual`` is a plain ``list`` of ``length`` items."""
     __tracebackhide__ = True
     if type(actual) is not list:
@@ -529,7 +533,7 @@ def assert_list(actual: Any, length: int, *, what: str = "the function") -> list
 
 
 def require(
-    ok: Any,
+    ok: object,
     *,
     en: str,
     ja: str,
@@ -552,7 +556,7 @@ def require(
 class RaisesOutcome:
     """What :func:`raises_student` saw; set ``returned`` to name the value in the message."""
 
-    returned: Any = None
+    returned: object = None
     raised: StudentRaised | None = field(default=None)
 
 
@@ -592,7 +596,7 @@ def quiz_question_ids(config: pytest.Config) -> list[str]:
 # Quiz answers, as people type them
 
 
-class UnreadableAnswers(dict):  # type: ignore[type-arg]
+class UnreadableAnswers(dict[str, object]):
     """The ``answers`` of a submission whose answers file could not be read: empty, with why.
 
     Args:
@@ -606,7 +610,7 @@ class UnreadableAnswers(dict):  # type: ignore[type-arg]
         self.problem_ja = problem_ja or problem
 
 
-def quiz_answer(answers: Any, question_id: str, *, file: str = "answers.yaml") -> Any:
+def quiz_answer(answers: object, question_id: str, *, file: str = "answers.yaml") -> object:
     """The student's answer to ``question_id``: ``answers[id]["answer"]`` as in the stub, or
     ``answers[id]``; ``None`` when there is none.
 
@@ -628,9 +632,9 @@ def quiz_answer(answers: Any, question_id: str, *, file: str = "answers.yaml") -
     return entry.get("answer") if type(entry) is dict else entry
 
 
-def quiz_number(value: Any) -> float | None:
+def quiz_number(value: object) -> float | None:
     """A numeric answer as a float (``2.5``, ``"2.5"``, ``" 11.31 "``), else None."""
-    if type(value) in (int, float):
+    if type(value) is int or type(value) is float:
         return float(value)
     if type(value) is str:
         try:
@@ -640,7 +644,7 @@ def quiz_number(value: Any) -> float | None:
     return None
 
 
-def quiz_letter(value: Any) -> str | None:
+def quiz_letter(value: object) -> str | None:
     """A multiple-choice answer as one lower-case letter (``b``, ``B``, ``b)``, ``(b)``), else None."""
     if type(value) is not str:
         return None

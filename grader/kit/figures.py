@@ -20,15 +20,16 @@ import math
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MatplotlibFigure
     from matplotlib.typing import RcKeyType
 
-#: matplotlib rc settings, as ``matplotlib.rc_context`` takes them.
+#: matplotlib rc settings, as ``matplotlib.rc_context`` takes them (its values are matplotlib's Any).
 RcSettings = dict["RcKeyType", Any]
 
 __all__ = ["figure", "packaged_ja_font", "plot_style", "png", "series", "style"]
 
 
-def figure(width: float, height: float) -> Any:
+def figure(width: float, height: float) -> MatplotlibFigure:
     """A matplotlib ``Figure`` on the Agg canvas, ``width`` × ``height`` inches."""
     from matplotlib.figure import Figure
 
@@ -43,14 +44,14 @@ def style(lang: str) -> RcSettings:
     return plot_style(lang)
 
 
-def png(fig: Any) -> str:
+def png(fig: MatplotlibFigure) -> str:
     """The figure as base64 PNG text, cropped to what was drawn."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def series(values: Any) -> list[float] | None:
+def series(values: object) -> list[float] | None:
     """A list from a report's plot data as floats (unreadable entries NaN); None if nothing to plot."""
     if not isinstance(values, list) or not values:
         return None
@@ -95,8 +96,10 @@ def plot_style(lang: str) -> RcSettings:
     """matplotlib rc settings for plots labelled in ``lang``: a font that has its glyphs."""
     if lang != "ja":
         return {}
-    fonts = [packaged_ja_font()]
-    if fonts[0] is None:
+    packaged = packaged_ja_font()
+    if packaged is not None:
+        fonts = [packaged]
+    else:
         from matplotlib import font_manager
 
         have = {f.name for f in font_manager.fontManager.ttflist}

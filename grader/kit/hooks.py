@@ -48,7 +48,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from grader.errors import GraderError
 from grader.i18n.messages import said
@@ -82,7 +82,7 @@ class HooksModule(Protocol):
 
 class HasOracle(Protocol):
     @property
-    def ORACLE(self) -> Mapping[str, Callable[..., Any]]: ...  # noqa: N802
+    def ORACLE(self) -> Mapping[str, Callable[..., object]]: ...  # noqa: N802
 
 
 class HasNotebookIntro(Protocol):
@@ -96,19 +96,19 @@ class HasReadmeExample(Protocol):
 
 
 class HasQuizFindings(Protocol):
-    def quiz_findings(self, answers: dict[str, Any]) -> list[Finding]: ...
+    def quiz_findings(self, answers: dict[str, object]) -> list[Finding]: ...
 
 
 class HasPlotData(Protocol):
-    def plot_data(self, session: Session, reference: Any) -> dict[str, Any]: ...
+    def plot_data(self, session: Session, reference: object) -> dict[str, object]: ...
 
 
 class HasFigures(Protocol):
-    def figures(self, plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]: ...
+    def figures(self, plots: dict[str, object], languages: Sequence[str]) -> list[Figure]: ...
 
 
 class HasExpectedValues(Protocol):
-    def expected_values(self, reference: Any) -> dict[str, Any]: ...
+    def expected_values(self, reference: object) -> dict[str, object]: ...
 
 
 #: Each optional hook -> the protocol that gives its type. A hooks file is checked against
@@ -173,27 +173,32 @@ class Hooks:
 
     module: ModuleType | None
     recognisers: Mapping[str, Recogniser] = field(default_factory=dict)
-    oracle: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    oracle: Mapping[str, Callable[..., object]] = field(default_factory=dict)
 
-    def _get(self, name: str) -> Callable[..., Any] | None:
-        fn = getattr(self.module, name, None) if self.module is not None else None
-        return fn if callable(fn) else None
+    def _defines(self, name: str) -> bool:
+        """Whether the module defines the hook ``name`` (a callable). Its type is then the hook's
+        protocol (``HOOK_PROTOCOLS``), which mypy holds each chapter's file to: the casts below."""
+        return callable(getattr(self.module, name, None)) if self.module is not None else False
 
-    def quiz_findings(self, answers: dict[str, Any]) -> list[Finding]:
-        fn = self._get("quiz_findings")
-        return list(fn(answers)) if fn else []
+    def quiz_findings(self, answers: dict[str, object]) -> list[Finding]:
+        if not self._defines("quiz_findings"):
+            return []
+        return list(cast(HasQuizFindings, self.module).quiz_findings(answers))
 
-    def plot_data(self, session: Session, reference: Any) -> dict[str, Any]:
-        fn = self._get("plot_data")
-        return dict(fn(session, reference) or {}) if fn else {}
+    def plot_data(self, session: Session, reference: object) -> dict[str, object]:
+        if not self._defines("plot_data"):
+            return {}
+        return dict(cast(HasPlotData, self.module).plot_data(session, reference) or {})
 
-    def figures(self, plots: dict[str, Any], languages: Sequence[str]) -> list[Figure]:
-        fn = self._get("figures")
-        return list(fn(plots, languages)) if fn else []
+    def figures(self, plots: dict[str, object], languages: Sequence[str]) -> list[Figure]:
+        if not self._defines("figures"):
+            return []
+        return list(cast(HasFigures, self.module).figures(plots, languages))
 
-    def expected_values(self, reference: Any) -> dict[str, Any] | None:
-        fn = self._get("expected_values")
-        return dict(fn(reference)) if fn else None
+    def expected_values(self, reference: object) -> dict[str, object] | None:
+        if not self._defines("expected_values"):
+            return None
+        return dict(cast(HasExpectedValues, self.module).expected_values(reference))
 
     @property
     def notebook_intro(self) -> str:

@@ -38,9 +38,11 @@ Example (the recogniser ``grader new`` writes)::
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TYPE_CHECKING
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -51,14 +53,13 @@ from grader.kit.signature import (
     SIGNATURE_TEXT,
     SIGNATURE_TOTAL,
     UNRECOGNISED,
+    CallRecord,
     same_signature,
     signature_of,
 )
-from grader.sandbox.session import StudentRaised
+from grader.sandbox.session import Echoed, Session, StudentRaised, StudentTimeout, StudentUnavailable
+from grader.sandbox.wire import WireValue
 from grader.kit.asserts import describe_call
-
-if TYPE_CHECKING:
-    from grader.sandbox.session import Session
 
 __all__ = [
     "UNRECOGNISED", "Finding", "NotImplementedByStudent", "Probe", "ProbeStopped", "Raised", "Unavailable", "arr",
@@ -74,7 +75,9 @@ class Finding:
 
     id: str
     function: str
-    evidence: dict[str, Any] = field(default_factory=dict)
+    #: what the catalogue's message templates are filled with (the student's own numbers), and
+    #: what the report keeps
+    evidence: dict[str, object] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- calling
@@ -104,7 +107,8 @@ class Raised(Exception):
 class Probe:
     """Calls into the student's part, and computes expected values on the trusted side."""
 
-    def __init__(self, session: Session, part: str, reference: Any, oracle: Any = None) -> None:
+    def __init__(self, session: Session, part: str, reference: object,
+                 oracle: Mapping[str, Callable[..., object]] | None = None) -> None:
         self.session = session
         self.part = part
         self.reference = reference
@@ -112,22 +116,27 @@ class Probe:
         self.calls = 0
         #: function -> what its calls returned, bounded (:func:`signature_of`): the behaviour
         #: signature an unrecognised failure keeps in the report
-        self.log: dict[str, list[dict[str, Any]]] = {}
+        self.log: dict[str, list[CallRecord]] = {}
 
-    def __call__(self, func: str, *args: Any, **kwargs: Any) -> Any:
-        return self._call(func, list(args), dict(kwargs))
+    def __call__(self, func: str, *args: object, **kwargs: object) -> WireValue:
+        with self._calling(func, args, kwargs):
+            out = self.session.call(self.part, func, list(args), dict(kwargs))
+        self._record(func, args, kwargs, value=out)
+        return out
 
-    def args_after(self, func: str, *args: Any) -> tuple[Any, list[Any] | None]:
+    def args_after(self, func: str, *args: object) -> Echoed:
         """Like calling, but also returns the positional arguments as the call left them."""
-        echoed: tuple[Any, list[Any] | None] = self._call(func, list(args), {}, echo_args=True)
+        with self._calling(func, args, {}):
+            echoed = self.session.call(self.part, func, list(args), {}, echo_args=True)
+        self._record(func, args, {}, value=echoed[0])
         return echoed
 
-    def _call(self, func: str, args: list[Any], kwargs: dict[str, Any], **echo: bool) -> Any:
-        from grader.sandbox.session import StudentTimeout, StudentUnavailable
-
+    @contextlib.contextmanager
+    def _calling(self, func: str, args: Sequence[object], kwargs: Mapping[str, object]) -> Iterator[None]:
+        """Count one call; what the session raises becomes what a recogniser catches."""
         self.calls += 1
         try:
-            out = self.session.call(self.part, func, args, kwargs, **echo)
+            yield
         except StudentRaised as exc:
             if exc.type_name == "NotImplementedError" or "NotImplementedError" in exc.bases:
                 raise NotImplementedByStudent from None
@@ -138,10 +147,9 @@ class Probe:
         except (StudentTimeout, SandboxError):
             self._record(func, args, kwargs, raised="timeout")
             raise ProbeStopped from None
-        self._record(func, args, kwargs, value=out[0] if echo else out)
-        return out
 
-    def _record(self, func: str, args: list[Any], kwargs: dict[str, Any], **what: Any) -> None:
+    def _record(self, func: str, args: Sequence[object], kwargs: Mapping[str, object], *,
+                raised: str | None = None, value: WireValue = None) -> None:
         calls = self.log.setdefault(func, [])
         if len(calls) >= SIGNATURE_CALLS or sum(map(len, self.log.values())) >= SIGNATURE_TOTAL:
             return
@@ -149,13 +157,17 @@ class Probe:
             call = describe_call(func, *args, **kwargs)[:200]
         except Exception:  # noqa: BLE001 - a description is a nicety
             call = func
-        if "raised" in what:
-            calls.append({"call": call, "raised": str(what["raised"])[:SIGNATURE_TEXT]})
+        if raised is not None:
+            calls.append({"call": call, "raised": str(raised)[:SIGNATURE_TEXT]})
         else:
-            calls.append({"call": call, **signature_of(what.get("value"))})
+            # (mypy takes a ** item in a TypedDict display to need every optional key: the cast)
+            calls.append(cast(CallRecord, {"call": call, **signature_of(value)}))
 
-    def expect(self, part: str, func: str, *args: Any) -> Any:
-        """The right answer: the reference's when it is loaded, else torch's, as plain data."""
+    def expect(self, part: str, func: str, *args: object) -> Any:
+        """The right answer: the reference's when it is loaded, else torch's, as plain data.
+
+        Typed ``Any``: it is what the course's own reference (or oracle) returns, whose shape the
+        recogniser's author knows and the kit cannot (a student's value is a ``WireValue``)."""
         module = getattr(self.reference, part, None) if self.reference is not None else None
         if module is not None and hasattr(module, func):
             return plain(getattr(module, func)(*args))
@@ -165,7 +177,9 @@ class Probe:
 # --------------------------------------------------------------------------- plain values
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> object:
+    """A trusted value as the wire would bring it back: a tensor as a float64 array, numpy
+    scalars as Python numbers, tuples as lists (anything else as it is)."""
     if isinstance(value, torch.Tensor):
         return value.detach().cpu().double().numpy()
     if isinstance(value, np.ndarray):
@@ -179,7 +193,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def arr(value: Any) -> np.ndarray | None:
+def arr(value: object) -> np.ndarray | None:
     """A student's value as a float64 array, or None when it is not numeric."""
     if isinstance(value, bool) or value is None:
         return None
@@ -192,21 +206,21 @@ def arr(value: Any) -> np.ndarray | None:
     return out
 
 
-def num(value: Any) -> float | None:
+def num(value: object) -> float | None:
     a = arr(value)
     if a is None or a.size != 1:
         return None
     return float(a.reshape(()))
 
 
-def close(got: Any, want: Any, rtol: float = 1e-4, atol: float = 1e-6) -> bool:
+def close(got: object, want: object, rtol: float = 1e-4, atol: float = 1e-6) -> bool:
     g, w = arr(got), arr(want)
     if g is None or w is None or g.shape != w.shape:
         return False
     return bool(np.all(np.isfinite(g)) and np.allclose(g, w, rtol=rtol, atol=atol))
 
 
-def same(a: Any, b: Any) -> bool:
+def same(a: object, b: object) -> bool:
     """Exactly the same value (the test for a hardcoded answer)."""
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
@@ -216,7 +230,7 @@ def same(a: Any, b: Any) -> bool:
     return x.shape == y.shape and bool(np.array_equal(x, y, equal_nan=True))
 
 
-def show(value: Any) -> str:
+def show(value: object) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {show(v)}" for k, v in list(value.items())[:4]) + "}"
     a = arr(value)
@@ -232,7 +246,7 @@ def show(value: Any) -> str:
 # --------------------------------------------------------------------------- inference
 
 
-def ratio(raw: np.ndarray, out: Any) -> float | None:
+def ratio(raw: np.ndarray, out: object) -> float | None:
     """The constant c with raw ≈ c · out, or None when no single constant explains out."""
     o = arr(out)
     if o is None or o.shape != raw.shape or not np.all(np.isfinite(o)):
@@ -257,14 +271,14 @@ def pick(findings: list[Finding | None]) -> list[Finding]:
     return real[:1]
 
 
-def hardcoded(func: str, call_a: str, out_a: Any, call_b: str, out_b: Any) -> Finding | None:
+def hardcoded(func: str, call_a: str, out_a: object, call_b: str, out_b: object) -> Finding | None:
     if same(out_a, out_b):
         return Finding("hardcoded-output", func, {"call": call_a, "other_call": call_b,
                                                   "value": show(out_a)})
     return None
 
 
-def unrecognised(func: str, **evidence: Any) -> list[Finding]:
+def unrecognised(func: str, **evidence: object) -> list[Finding]:
     return [Finding(UNRECOGNISED, func, evidence)]
 
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import TypedDict, cast
 
 from grader.i18n.messages import in_both
 from grader.kit.asserts import quiz_answer, quiz_letter, quiz_number, require
@@ -31,12 +32,31 @@ from grader.kit.asserts import quiz_answer, quiz_letter, quiz_number, require
 __all__ = ["check_answer", "check_well_formed", "questions"]
 
 
-def questions(expected_file: Path) -> list[dict[str, Any]]:
-    """The ``quiz`` list of a public suite's ``expected.json``: ``[{"id", "type", "choices"?}]``."""
-    return list(json.loads(expected_file.read_text(encoding="utf-8"))["quiz"])
+class _QuestionId(TypedDict):
+    id: str
+    type: str
 
 
-def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
+class Question(_QuestionId, total=False):
+    """One question of the public quiz: ``numeric``, or ``choice`` among ``choices`` (letters)."""
+
+    choices: list[str]
+
+
+def questions(expected_file: Path) -> list[Question]:
+    """The ``quiz`` list of a public suite's ``expected.json`` (which ``grader.prepare.expected`` writes)."""
+    quiz: list[Question] = json.loads(expected_file.read_text(encoding="utf-8"))["quiz"]
+    return list(quiz)
+
+
+def _number(value: object) -> float:
+    """``float(value)`` of a number in the answer key (a TypeError for what is not one)."""
+    if isinstance(value, (int, float, str)):
+        return float(value)
+    raise TypeError(f"not a number: {type(value).__name__}")
+
+
+def check_well_formed(answers: object, question: Question) -> None:
     """Fail unless the answer to ``question`` is filled in and is a number or one of its letters."""
     __tracebackhide__ = True
     qid = question["id"]
@@ -67,7 +87,7 @@ def check_well_formed(answers: Any, question: dict[str, Any]) -> None:
         )
 
 
-def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
+def check_answer(answers: object, key: Mapping[str, Mapping[str, object]], question_id: str) -> None:
     """Fail unless the answer to ``question_id`` matches the answer key's entry.
 
     Raises:
@@ -93,8 +113,8 @@ def check_answer(answers: Any, key: dict[str, Any], question_id: str) -> None:
             expected="a number",
             actual=shown,
         )
-        answer = float(spec["answer"])
-        tol = float(spec.get("tolerance", 0) or 0)
+        answer = _number(spec["answer"])
+        tol = _number(spec.get("tolerance", 0) or 0)
         require(
             abs(cast(float, number) - answer) <= tol,  # (a number: required just above)
             **in_both("quiz_not_correct", question=question_id, answer=shown),

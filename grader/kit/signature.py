@@ -11,12 +11,13 @@ they return (:data:`SIGNATURE_CALLS` ...). No torch here: the class summary read
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TypedDict
 
 import numpy as np
 
-__all__ = ["UNRECOGNISED", "SIGNATURE_CALLS", "SIGNATURE_TEXT", "SIGNATURE_TOTAL", "SIGNATURE_VALUES", "same_signature",
-           "signature_of"]
+__all__ = ["UNRECOGNISED", "SIGNATURE_CALLS", "SIGNATURE_TEXT", "SIGNATURE_TOTAL", "SIGNATURE_VALUES", "CallRecord",
+           "Signature", "same_signature", "signature_of"]
 
 #: The framework's id for a failure that no catalogue entry explains.
 UNRECOGNISED = "unrecognised"
@@ -24,7 +25,32 @@ UNRECOGNISED = "unrecognised"
 SIGNATURE_CALLS, SIGNATURE_TOTAL, SIGNATURE_VALUES, SIGNATURE_TEXT = 12, 48, 24, 80
 
 
-def signature_of(value: Any) -> dict[str, Any]:
+class Signature(TypedDict, total=False):
+    """One returned value, bounded: numbers (``shape`` to ``sum``), or else ``text``."""
+
+    #: a string's first characters, or the type's name of a value that is not numbers
+    text: str
+    #: a dict of numbers: its first keys, sorted (``values`` then follow that order)
+    keys: list[str]
+    shape: list[int]
+    n: int
+    #: the first numbers, each to 6 significant digits (inf and nan as text)
+    values: list[float | str]
+    sum: float | str
+
+
+class _Called(TypedDict):
+    call: str
+
+
+class CallRecord(_Called, Signature, total=False):
+    """One probe call in a :class:`grader.kit.probes.Probe`'s log: the call as written, and the
+    :class:`Signature` of what it returned or the exception type it ``raised``."""
+
+    raised: str
+
+
+def signature_of(value: object) -> Signature:
     """A bounded summary of one returned value: its shape, its first numbers (6 significant
     digits), their count and sum; a string's first characters; else the type's name.
 
@@ -37,7 +63,7 @@ def signature_of(value: Any) -> dict[str, Any]:
         nums = [_number(value[k]) for k in chosen]
         if all(n is not None for n in nums):
             value = nums
-            out: dict[str, Any] = {"keys": keys}
+            out: Signature = {"keys": keys}
         else:
             return {"text": ("dict " + ", ".join(keys))[:SIGNATURE_TEXT]}
     else:
@@ -59,9 +85,10 @@ def _sig(x: float) -> float | str:
     return float(f"{x:.6g}") if math.isfinite(x) else repr(x)
 
 
-def same_signature(a: list[dict[str, Any]], b: list[dict[str, Any]], rtol: float = 1e-3) -> bool:
-    """Two probe logs (lists of :func:`signature_of` records with their ``call``) show the same behaviour: the same
-    calls in the same order, the same exception types, values equal to ``rtol``."""
+def same_signature(a: Sequence[Mapping[str, object]], b: Sequence[Mapping[str, object]], rtol: float = 1e-3) -> bool:
+    """Two probe logs (lists of :class:`CallRecord`, as a report or a catalogue holds them: read
+    back from a file) show the same behaviour: the same calls in the same order, the same
+    exception types, values equal to ``rtol``."""
     if len(a) != len(b) or not a:
         return False
     for x, y in zip(a, b):
@@ -72,12 +99,16 @@ def same_signature(a: list[dict[str, Any]], b: list[dict[str, Any]], rtol: float
         vx, vy = x.get("values"), y.get("values")
         if (vx is None) != (vy is None):
             return False
-        if vx is not None and not _close_lists([*vx, x.get("sum", 0.0)], [*(vy or ()), y.get("sum", 0.0)], rtol):
+        if vx is None:
+            continue
+        if not isinstance(vx, Iterable) or not isinstance(vy, Iterable):
+            return False
+        if not _close_lists([*vx, x.get("sum", 0.0)], [*vy, y.get("sum", 0.0)], rtol):
             return False
     return True
 
 
-def _close_lists(a: list[Any], b: list[Any], rtol: float) -> bool:
+def _close_lists(a: list[object], b: list[object], rtol: float) -> bool:
     if len(a) != len(b):
         return False
     try:
@@ -87,7 +118,7 @@ def _close_lists(a: list[Any], b: list[Any], rtol: float) -> bool:
     return bool(np.allclose(x, y, rtol=rtol, atol=1e-5, equal_nan=True))
 
 
-def _array(value: Any) -> np.ndarray | None:
+def _array(value: object) -> np.ndarray | None:
     if isinstance(value, bool) or value is None:
         return None
     try:
@@ -96,6 +127,6 @@ def _array(value: Any) -> np.ndarray | None:
         return None
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     a = _array(value)
     return float(a.reshape(())) if a is not None and a.size == 1 else None

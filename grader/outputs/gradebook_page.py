@@ -27,7 +27,7 @@ from grader.report.files import write_atomic
 from grader.report.webfont import FONT_STACK, embed
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["view_path", "write_views"]
 

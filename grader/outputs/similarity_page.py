@@ -11,7 +11,7 @@ import csv
 import io
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from grader.i18n.messages import by_lang
 from grader.insight.similarity import Similarity, compute, side_by_side
@@ -19,8 +19,11 @@ from grader.report.files import write_atomic
 from grader.report.templates import environment
 
 if TYPE_CHECKING:
+    from markupsafe import Markup
+
+    from grader.ingest.submission.model import Submission
     from grader.report.model import GradeReport
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["TEXT", "refresh", "render_page", "render_regions", "run"]
 
@@ -33,7 +36,7 @@ TEXT = by_lang({
 })
 
 
-def render_regions(result: Similarity) -> list[Any]:
+def render_regions(result: Similarity) -> list[Markup]:
     """Each flagged pair's matching regions side by side, as HTML: the same on every
     language's page, so rendered once (the student text in them escaped by the templates' sink)."""
     from markupsafe import Markup
@@ -42,7 +45,7 @@ def render_regions(result: Similarity) -> list[Any]:
     return [Markup(template.render(regions=side_by_side(p, result.coded))) for p in result.pairs]
 
 
-def render_page(result: Similarity, rubric: Rubric, lang: str, regions: Sequence[Any] | None = None) -> str:
+def render_page(result: Similarity, rubric: Rubric, lang: str, regions: Sequence[Markup] | None = None) -> str:
     """The similarity page in ``lang``: groups, then each pair's matching regions side by side
     (``regions``: :func:`render_regions`, when the caller already has them)."""
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
@@ -58,7 +61,7 @@ def render_page(result: Similarity, rubric: Rubric, lang: str, regions: Sequence
 
 
 def run(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
-        submissions: Sequence[tuple[str, Any]] | None = None, reports: Sequence[GradeReport] | None = None,
+        submissions: Sequence[tuple[str, Submission]] | None = None, reports: Sequence[GradeReport] | None = None,
         against: str | None = None, against_source: str | None = None) -> Similarity:
     """Compare a finished batch's submissions (:func:`grader.insight.similarity.compute`, with the
     same arguments) and write the page in each language beside ``similarity.csv``."""

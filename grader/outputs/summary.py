@@ -19,10 +19,10 @@ import os
 import statistics
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from grader import sinks
 from grader.i18n.messages import said
@@ -35,7 +35,12 @@ from grader.report.templates import environment
 from grader.i18n.messages import by_lang
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
+
+    from grader.insight.item_analysis import Item
+    from grader.insight.unknown_mistakes import Cluster
+    from grader.spec.rubric.model import Rubric
 
 TEXT = by_lang({
     "title": "summary_title", "graded": "summary_graded", "not_graded": "summary_not_graded",
@@ -81,11 +86,11 @@ class ClassStats:
     #: submissions with errors: (submission, first error)
     error_list: list[tuple[str, str]] = field(default_factory=list)
     #: unknown mistakes grouped by behaviour (grader.insight.unknown_mistakes), largest first
-    clusters: list[Any] = field(default_factory=list)
+    clusters: list[Cluster] = field(default_factory=list)
     #: similar submissions (grader.insight.similarity): (group, best code score, [who])
     rings: list[tuple[int, float, list[str]]] = field(default_factory=list)
     #: per-test item analysis (grader.insight.item_analysis), flagged tests first
-    items: list[Any] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
 
 
 def _who(report: GradeReport) -> str:
@@ -164,7 +169,7 @@ def class_stats(reports: list[GradeReport], unrecognised: list[tuple[str, str]] 
 # --------------------------------------------------------------------------- plots
 
 
-def _figure_png(fig: Any) -> bytes:
+def _figure_png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)  # the figures lay themselves out (one draw, not two)
     import matplotlib.pyplot as plt
@@ -173,7 +178,9 @@ def _figure_png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def _score_histogram(plt: Any, stats: ClassStats, hardest: int, lang: str = "en") -> Any:
+def _score_histogram(stats: ClassStats, hardest: int, lang: str = "en") -> Figure:
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
     top = stats.max_score or 1.0
     ax.hist(stats.scores, bins=min(20, max(5, len(set(stats.scores)))), range=(0, top), color="#4472c4",
@@ -184,7 +191,9 @@ def _score_histogram(plt: Any, stats: ClassStats, hardest: int, lang: str = "en"
     return fig
 
 
-def _test_pass_rate(plt: Any, stats: ClassStats, hardest: int, lang: str = "en") -> Any:
+def _test_pass_rate(stats: ClassStats, hardest: int, lang: str = "en") -> Figure:
+    import matplotlib.pyplot as plt
+
     shown = stats.tests[:hardest]
     fig, ax = plt.subplots(figsize=(8, 0.28 * max(4, len(shown)) + 1), layout="constrained")
     labels = [_short(t[0]) for t in shown]
@@ -197,7 +206,9 @@ def _test_pass_rate(plt: Any, stats: ClassStats, hardest: int, lang: str = "en")
     return fig
 
 
-def _mistake_counts(plt: Any, stats: ClassStats, hardest: int, lang: str = "en") -> Any:
+def _mistake_counts(stats: ClassStats, hardest: int, lang: str = "en") -> Figure:
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 0.4 * max(3, len(stats.mistakes)) + 1), layout="constrained")
     if stats.mistakes:
         ax.barh(range(len(stats.mistakes)), [m[1] for m in stats.mistakes], color="#ed7d31")
@@ -211,10 +222,13 @@ def _mistake_counts(plt: Any, stats: ClassStats, hardest: int, lang: str = "en")
     return fig
 
 
-_PLOTS = {"score_histogram": _score_histogram, "test_pass_rate": _test_pass_rate, "mistakes": _mistake_counts}
+#: One of the summary's plots: (the class's statistics, how many tests at most, language) -> figure.
+Plot = Callable[[ClassStats, int, str], "Figure"]
+_PLOTS: dict[str, Plot] = {"score_histogram": _score_histogram, "test_pass_rate": _test_pass_rate,
+                           "mistakes": _mistake_counts}
 
 
-def _drawn_elsewhere(make: Any) -> tuple[int, int] | None:
+def _drawn_elsewhere(make: Callable[[], bytes]) -> tuple[int, int] | None:
     """Draw one plot in a forked copy of this process; returns (pid, read end) or None.
 
     The class summary is the last thing a batch does, and the workers' CPUs are free by
@@ -265,12 +279,12 @@ def plots_in(stats: ClassStats, langs: Sequence[str], hardest: int = 25) -> dict
     summary draws six of them while nothing else runs)."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    matplotlib.use("Agg")  # (before pyplot is imported, by the first plot drawn)
 
-    def png(plot: Any, lang: str) -> bytes:
-        with matplotlib.rc_context(plot_style(lang)):
-            return _figure_png(plot(plt, stats, hardest, lang))
+    def png(plot: Plot, lang: str) -> bytes:
+        # plot_style's keys are rcParams' own names; its dict just does not say so to mypy
+        with matplotlib.rc_context(cast("dict[RcKeyType, object]", plot_style(lang))):
+            return _figure_png(plot(stats, hardest, lang))
 
     makers = {(lang, name): functools.partial(png, plot, lang) for lang in langs for name, plot in _PLOTS.items()}
     first, *others = list(makers)
@@ -280,7 +294,8 @@ def plots_in(stats: ClassStats, langs: Sequence[str], hardest: int = 25) -> dict
     finally:  # (reap the copies whatever happened here)
         sent = {key: _collect(*forked) if forked else None for key, forked in elsewhere.items()}
     for key in others:
-        drawn[key] = sent[key] if sent[key] is not None else makers[key]()  # a copy failed: draw it here
+        got = sent[key]
+        drawn[key] = got if got is not None else makers[key]()  # a copy failed: draw it here
     return {lang: {name: drawn[(lang, name)] for name in _PLOTS} for lang in langs}
 
 
@@ -299,7 +314,10 @@ def _short(test_id: str, width: int = 60) -> str:
 def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[str, str]) -> str:
     t = TEXT[lang]
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
-    pct = lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"  # noqa: E731
+
+    def pct(k: int) -> str:
+        return f"{100 * k / stats.n:.0f}%" if stats.n else "–"
+
     lines = [f"# {t['title']}: {title}", "", f"## {t['first']}", ""]
     for mid, total, passed in stats.central:
         lines.append(f"- **{t['central']}**: " + t["central_row"].format(passed=passed, total=total, mid=f"`{mid}`"))

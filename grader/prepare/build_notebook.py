@@ -30,7 +30,7 @@ import nbformat
 from nbformat import NotebookNode
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 ANSWERS_MARKER = "# answers.yaml"
 
@@ -98,7 +98,7 @@ def build(folder: Path, answers: Path | None, parts: tuple[str, ...] | None = No
     Returns:
         a validated nbformat 4 notebook.
     """
-    nb = nbformat.v4.new_notebook()
+    nb: NotebookNode = nbformat.v4.new_notebook()  # (nbformat's functions carry no annotations)
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
@@ -132,7 +132,8 @@ def build(folder: Path, answers: Path | None, parts: tuple[str, ...] | None = No
 
 def render(nb: NotebookNode) -> str:
     """Serialise ``nb`` the way nbformat writes files, with a final newline."""
-    return nbformat.writes(nb) + "\n"
+    text: str = nbformat.writes(nb)
+    return text + "\n"
 
 
 def for_rubric(rubric: Rubric) -> tuple[Path, str] | None:
@@ -151,7 +152,7 @@ def for_rubric(rubric: Rubric) -> tuple[Path, str] | None:
 def main(argv: list[str] | None = None) -> int:
     """Write (or with --check, compare) the exercise notebooks; return the exit status."""
     from grader.ingest.find_rubric import find_rubrics
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     parser = argparse.ArgumentParser(prog="python -m grader.prepare.build_notebook")
     parser.add_argument("--rubric", type=Path, action="append", default=None,

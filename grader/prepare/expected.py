@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from grader.spec.assignment import assignment_of
     from grader.ingest.find_rubric import find_rubrics
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
     from grader.grading.runner import reference_for
 
     parser = argparse.ArgumentParser(prog="python -m grader.prepare.expected", description=__doc__.splitlines()[0])

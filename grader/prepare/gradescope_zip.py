@@ -35,7 +35,7 @@ from grader.package_data import PACKAGE_DIR
 from grader.i18n.messages import both, said
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 _SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".git", ".venv"}
 

@@ -35,10 +35,10 @@ from grader.errors import UsageError
 from grader.i18n.messages import said
 from grader.install import TORCH, TORCH_CPU_INDEX, TORCH_CPU_INSTALL
 from grader.package_data import PACKAGE_DIR, PATTERNS
-from grader.ingest.submission import HANDOUT_SUFFIX, Handout
+from grader.ingest.submission.choice import HANDOUT_SUFFIX, Handout
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 #: package folders students do not get (they read the solutions)
 _INSTRUCTOR_ONLY = ("tools",)
@@ -111,7 +111,7 @@ def build_release(rubric: Rubric, outdir: str | Path, *, force: bool = False) ->
     Raises:
         UsageError: ``outdir`` is not empty, or the rubric's folders lie outside its repository.
     """
-    from grader.spec.rubric import load_rubric
+    from grader.spec.rubric.load import load_rubric
 
     out = Path(outdir)
     if out.exists() and any(out.iterdir()):

@@ -46,7 +46,11 @@ from grader.i18n.messages import said
 from grader.ingest.corpus import corpus_paths, load_corpus, reference_copy, student_answers
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from types import SimpleNamespace
+
+    from grader.ingest.submission.model import Submission
+    from grader.report.model import CaseOutcome, GradeReport
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["Mutant", "Row", "ValidationResult", "load_mutants",
            "render_lines", "render_table", "validate"]
@@ -178,7 +182,7 @@ def validate(
     from grader.spec.assignment import assignment_of
     from grader.spec.catalogue import check_rubric
     from grader.grading.runner import grade, reference_for
-    from grader.ingest.submission import read_submission
+    from grader.ingest.submission.load import read_submission
 
     if rubric.reference is None:
         raise GraderError(f"{rubric.file}: validate needs `reference:` in the rubric")
@@ -255,7 +259,7 @@ def _catalogue_rows(rubric: Rubric, rows: list[Row], fixtures_dir: Path | None, 
     return out
 
 
-def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report: Any) -> Row:
+def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report: GradeReport) -> Row:
     named = tuple(sorted({m.id for m in report.mistakes}))
     problems = []
     crashed = [t.id for t in report.tests if t.status.value in ("error", "timeout")]
@@ -289,17 +293,18 @@ def _judge(subject: str, kind: str, expected: str, mutant: Mutant | None, report
     return Row(subject, kind, expected, report.score, report.max_score, named, not problems, "; ".join(problems))
 
 
-def _probe_everything(rubric: Rubric, sub: Any, reference: Any, level: str | None, allow_weak: bool) -> Row:
+def _probe_everything(rubric: Rubric, sub: Submission, reference: SimpleNamespace, level: str | None,
+                      allow_weak: bool) -> Row:
     """Run every probe of the diagnosis on the reference, failing parts or not."""
     from grader.grading import diagnosis
     from grader.spec.assignment import assignment_of
     from grader.sandbox.limits import Limits
     from grader.sandbox.level import choose_level
-    from grader.sandbox.worker import Worker
+    from grader.sandbox.spawn import worker_for
 
     chosen, _ = choose_level(allow_weak=allow_weak, prefer=level)
     errors: list[str] = []
-    with Worker(level=chosen, limits=rubric.limits) as worker:
+    with worker_for(chosen, limits=rubric.limits) as worker:
         session = worker.open(sub, Limits.of(rubric.limits))
         try:
             run = _Run(errors=errors)
@@ -318,7 +323,7 @@ class _Run:
     """The little of a ``SubmissionRun`` that :func:`grader.kit.probes.diagnose` reads."""
 
     errors: list[str]
-    outcomes: list[Any] = field(default_factory=list)
+    outcomes: list[CaseOutcome] = field(default_factory=list)
     answers: dict[str, Any] = field(default_factory=dict)
 
 

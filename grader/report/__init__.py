@@ -38,7 +38,7 @@ ledger      The batch's ledger of hand adjustments (``OUT/ledger.jsonl``), appen
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from grader.errors import UsageError
 from grader.i18n.messages import said
@@ -46,7 +46,10 @@ from grader.report.model import GradeReport
 from grader.report.redact import Moment, redact
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import ReportOptions, Rubric
+
+#: A writer: ``(report, the rubric's report options or None, lang) -> text``.
+Writer = Callable[[GradeReport, "ReportOptions | None", str], str]
 
 #: format -> file name suffix when a report is written next to others (batch, release CI)
 SUFFIXES = {
@@ -55,7 +58,7 @@ SUFFIXES = {
 }
 
 
-def _writer(fmt: str, rubric: Rubric | None = None) -> Callable[[GradeReport, Any, str], str]:
+def _writer(fmt: str, rubric: Rubric | None = None) -> Writer:
     """``(report, options, lang) -> text`` for ``fmt``; the HTML writer draws with ``rubric``'s figures hook."""
     if fmt == "yaml":
         from grader.report.yaml_json import render_yaml

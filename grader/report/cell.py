@@ -20,14 +20,15 @@ from __future__ import annotations
 import copy
 import io
 from collections.abc import Mapping
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from grader.report import text as _text
 from grader.report.model import GradeReport, Status
 from grader.report.redact import redact
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.report.html import Draw
+    from grader.spec.rubric.model import ReportOptions, Rubric
 
 
 def only_part(report: GradeReport, part: str) -> GradeReport:
@@ -64,15 +65,16 @@ def _level_text(report: GradeReport, langs: list[str]) -> tuple[str, str]:
     return text, str(report.sandbox.get("warning", ""))
 
 
-def _prepared(report: GradeReport, opts: Any, lang: str, part: str | None) -> tuple[GradeReport, list[str]]:
+def _prepared(report: GradeReport, opts: ReportOptions | None, lang: str,
+              part: str | None) -> tuple[GradeReport, list[str]]:
     shown = redact(report, opts, "student")
     if part:
         shown = only_part(shown, part)
     return shown, [lang]
 
 
-def render_html(report: GradeReport, opts: Any = None, lang: str = "en", *, part: str | None = None,
-                hidden: Mapping[str, int] | None = None, cells: int | None = None, draw: Any = None) -> str:
+def render_html(report: GradeReport, opts: ReportOptions | None = None, lang: str = "en", *, part: str | None = None,
+                hidden: Mapping[str, int] | None = None, cells: int | None = None, draw: Draw | None = None) -> str:
     """The check as an HTML fragment for a notebook output (no scripts, inline plots; ``draw``:
     the assignment's figures hook)."""
     from grader.report import html  # jinja2 and the figure helpers, only when HTML is wanted
@@ -104,7 +106,7 @@ def render_html(report: GradeReport, opts: Any = None, lang: str = "en", *, part
     )
 
 
-def render_text(report: GradeReport, opts: Any = None, lang: str = "en", *, part: str | None = None,
+def render_text(report: GradeReport, opts: ReportOptions | None = None, lang: str = "en", *, part: str | None = None,
                 hidden: Mapping[str, int] | None = None, cells: int | None = None) -> str:
     """The same check as plain text: the terminal view without colours, then the extra lines."""
     from rich.console import Console
@@ -131,11 +133,11 @@ def render_views(report: GradeReport, rubric: Rubric, *, lang: str | None = None
     """``{"html": ..., "text": ...}`` (those of ``formats``) for one check."""
     from grader.report import quiz_parts
 
-    opts = getattr(rubric, "report", None)
+    opts: ReportOptions | None = getattr(rubric, "report", None)
     # The quiz key is withheld here as in every other student view (redacting again is a no-op).
     report = redact(report, opts, "student", quiz_parts=quiz_parts(rubric))
-    languages = list(getattr(opts, "languages", None) or report.languages or ["en"])
-    lang = lang if lang in languages else languages[0]
+    languages = _text.languages_of(report, opts)
+    lang = lang if lang is not None and lang in languages else languages[0]
     out = {}
     if "html" in formats:
         from grader.spec.assignment import figures_hook
@@ -171,7 +173,10 @@ def changes(before: GradeReport | None, after: GradeReport, lang: str = "en") ->
     or fixed, the score. With no ``before`` (the first check), every test not passed and every
     mistake is listed, then the score."""
     langs = [lang]
-    word = lambda key: _text.pick(_text.LABELS[key], langs)  # noqa: E731 - local shorthand
+
+    def word(key: str) -> str:
+        return _text.pick(_text.LABELS[key], langs)
+
     old = {t.id: t for t in before.tests} if before else {}
     lines = []
     for t in after.tests:
@@ -203,8 +208,8 @@ def changes(before: GradeReport | None, after: GradeReport, lang: str = "en") ->
     old_errors = set(before.errors) if before else set()
     lines += [f"! {e}" for e in after.errors if e not in old_errors]
     if before is None or before.score != after.score:
-        was = f"{_text.num(before.score)} → " if before is not None else ""
-        lines.append(f"{word('score_word')}: {was}{_text.num(after.score)} / {_text.num(after.max_score)}")
+        earlier = f"{_text.num(before.score)} → " if before is not None else ""
+        lines.append(f"{word('score_word')}: {earlier}{_text.num(after.score)} / {_text.num(after.max_score)}")
     elif not lines:
         lines.append(f"{word('unchanged')} ({word('score_word')} {_text.num(after.score)} / {_text.num(after.max_score)})")
     return lines

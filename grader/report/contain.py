@@ -17,7 +17,7 @@ from grader.report.model import GradeReport, PartScore
 from grader.spec.fingerprint import rubric_fingerprint
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 
 def now() -> str:

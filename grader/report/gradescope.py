@@ -12,11 +12,14 @@ early, a visible "grading did not finish" entry says so in plain words.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from grader import sinks
 from grader.report import text as _text
 from grader.report.model import CaseOutcome, GradeReport, Status
+
+if TYPE_CHECKING:
+    from grader.spec.rubric.model import ReportOptions
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 
@@ -30,10 +33,40 @@ def _output(t: CaseOutcome, langs: list[str]) -> str:
     return "\n\n".join(lines)
 
 
-def results(report: GradeReport, opts: Any = None, lang: str = "en") -> dict[str, Any]:
+class ResultsTest(TypedDict, total=False):
+    """One entry of ``tests`` in results.json (the "grading failed" entry has no number, tags or
+    extra data)."""
+
+    name: str
+    number: str
+    score: float
+    max_score: float
+    status: str
+    output: str
+    output_format: str
+    tags: list[str]
+    visibility: str
+    extra_data: dict[str, str]
+
+
+class Results(TypedDict):
+    """Gradescope's results.json, as plain data."""
+
+    score: float
+    execution_time: float
+    output: str
+    output_format: str
+    test_output_format: str
+    visibility: str
+    stdout_visibility: str
+    extra_data: dict[str, object]  # the instructor's: assignment, parts, mistakes, sandbox…
+    tests: list[ResultsTest]
+
+
+def results(report: GradeReport, opts: ReportOptions | None = None, lang: str = "en") -> Results:
     """The results.json document as plain data."""
     langs = _text.order(lang, _text.languages_of(report, opts))
-    tests: list[dict[str, Any]] = []
+    tests: list[ResultsTest] = []
     for i, t in enumerate(report.tests, 1):
         tests.append({
             "name": _text.title_of(t, langs),
@@ -86,6 +119,6 @@ def results(report: GradeReport, opts: Any = None, lang: str = "en") -> dict[str
     }
 
 
-def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
+def render(report: GradeReport, opts: ReportOptions | None = None, lang: str = "en") -> str:
     """The report as Gradescope's ``results.json`` text."""
     return json.dumps(results(report, opts, lang), ensure_ascii=False, indent=2) + "\n"

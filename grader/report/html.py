@@ -7,15 +7,24 @@ drawn from ``report.plots`` by its hooks (``plot_data`` gathers the numbers afte
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import jinja2
 from markupsafe import Markup
 
 from grader import sinks
 from grader.report import text as _text
-from grader.report.model import GradeReport
+from grader.report.model import GradeReport, JsonObject
 from grader.report.webfont import FONT_STACK, MONO_STACK, embed
+
+if TYPE_CHECKING:
+    from grader.kit.hooks import Figure
+    from grader.spec.rubric.model import ReportOptions
+
+#: The assignment's figures hook (:func:`grader.spec.assignment.figures_hook`): the student's
+#: values (``report.plots``) and the page's languages -> its figures.
+Draw = Callable[[JsonObject, Sequence[str]], "list[Figure]"]
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("grader", "templates"),
@@ -28,7 +37,7 @@ _ENV.globals["font_stack"] = Markup(FONT_STACK)
 _ENV.globals["mono_stack"] = Markup(MONO_STACK)
 
 
-def figures(report: GradeReport, langs: list[str], draw: Any = None) -> list[tuple[str, list[str], str]]:
+def figures(report: GradeReport, langs: list[str], draw: Draw | None = None) -> list[tuple[str, list[str], str]]:
     """The report's plots as ``(base64 PNG, caption lines, name)``, in page order.
 
     ``draw(plots, langs)`` is the assignment's hook drawing its figures
@@ -40,7 +49,8 @@ def figures(report: GradeReport, langs: list[str], draw: Any = None) -> list[tup
     return [(f.png, _text.each(dict(f.caption), langs), f.name) for f in draw(report.plots, langs) if f.png]
 
 
-def render(report: GradeReport, opts: Any = None, lang: str = "en", *, draw: Any = None) -> str:
+def render(report: GradeReport, opts: ReportOptions | None = None, lang: str = "en", *,
+           draw: Draw | None = None) -> str:
     """The report as one self-contained HTML page (``draw``: the assignment's figures hook)."""
     langs = _text.order(lang, _text.languages_of(report, opts))
     images = figures(report, langs, draw)

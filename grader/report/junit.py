@@ -10,11 +10,15 @@ back). ``tests/schemas/junit.xsd`` is the schema the output is validated against
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader import sinks
 from grader.report import text as _text
 from grader.report.model import CaseOutcome, GradeReport, Status
+
+if TYPE_CHECKING:
+    from grader.spec.rubric.model import ReportOptions
+
 
 def _clean(text: str) -> str:
     """XML 1.0 cannot hold most control characters, which student output may contain."""
@@ -30,7 +34,7 @@ def _body(t: CaseOutcome, langs: list[str]) -> str:
     return "\n".join(lines)
 
 
-def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
+def render(report: GradeReport, opts: ReportOptions | None = None, lang: str = "en") -> str:
     """The report as a JUnit XML document (a ``<testsuites>`` root)."""
     langs = _text.order(lang, _text.languages_of(report, opts))
     root = ET.Element("testsuites", name=_clean(f"{report.assignment}: {report.submission}"))

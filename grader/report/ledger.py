@@ -16,7 +16,8 @@ Each line is one JSON object, one event:
 ``prev``    SHA-256 of the line before it (64 zeros for the first)
 ==========  =======================================================================================
 
-``OUTDIR/ledger.head`` holds the last line's number and hash, so a deleted last line is found
+:class:`LedgerLine` names a line's fields as a plain dict, as :func:`append` takes them and
+:meth:`Entry.line` writes them. ``OUTDIR/ledger.head`` holds the last line's number and hash, so a deleted last line is found
 too. :func:`read` checks the whole chain and raises :class:`LedgerError` naming the first line
 that does not hold; every command that reads the ledger goes through it. Every view (report,
 gradebooks, export) is computed from the automatic report plus the ledger by :func:`apply`,
@@ -38,22 +39,44 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from grader.errors import UsageError
 from grader.i18n.messages import said
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
-    from grader.report.model import GradeReport
+    from typing_extensions import Unpack  # (typing's own from Python 3.11)
 
-__all__ = ["Entry", "LedgerError", "append", "apply", "apply_report", "automatic_of", "for_submission", "head", "read",
-           "verify"]
+    from grader.report.model import AppliedLine, GradeReport, ReportDict
+    from grader.spec.rubric.model import Rubric
+
+__all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_report", "automatic_of", "for_submission",
+           "head", "read", "verify"]
 
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
 GENESIS = "0" * 64
 OPS = ("adjust", "undo", "confirm")
+
+
+class _LedgerLineCore(TypedDict):
+    op: str
+    submission: str
+
+
+class LedgerLine(_LedgerLineCore, total=False):
+    """One event of the ledger as plain data: what :func:`append` is given (it adds ``n`` and
+    ``prev``, and ``at`` and ``by`` when not given); each is a field of :class:`Entry`."""
+
+    student: str
+    part: str | None
+    points: float | None
+    set: float | None
+    target: int | None
+    reason: str
+    by: str
+    at: str
+    against: float | None
 
 
 class LedgerError(UsageError):
@@ -176,7 +199,7 @@ def who() -> str:
         return "unknown"
 
 
-def append(outdir: Path, **fields: Any) -> Entry:
+def append(outdir: Path, **fields: Unpack[LedgerLine]) -> Entry:
     """Add one entry (after checking the chain so far); returns it as written."""
     from grader.report.files import write_atomic
 
@@ -209,7 +232,7 @@ def for_submission(entries: Sequence[Entry], submission: str) -> list[Entry]:
     return out
 
 
-def automatic_of(data: dict[str, Any], part: str | None) -> float | None:
+def automatic_of(data: ReportDict, part: str | None) -> float | None:
     """What an adjustment of ``part`` (None: the total) is made against, in a report's dict:
     the part's score, or the total before the late policy. None: no such part."""
     if part is None:
@@ -225,7 +248,7 @@ def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) < 1e-9
 
 
-def apply(data: dict[str, Any], entries: Sequence[Entry], rubric: Rubric) -> dict[str, Any]:
+def apply(data: ReportDict, entries: Sequence[Entry], rubric: Rubric) -> ReportDict:
     """The report's dict with ``entries`` (one submission's, :func:`for_submission`) applied.
 
     ``score`` becomes the final score; ``adjustment`` keeps the automatic score, the change
@@ -240,7 +263,7 @@ def apply(data: dict[str, Any], entries: Sequence[Entry], rubric: Rubric) -> dic
     auto, top = float(data["score"]), float(data["max_score"])
     rounding = int(getattr(getattr(rubric, "report", None), "rounding", 2))
     score = auto
-    shown = []
+    shown: list[AppliedLine] = []
     parts_now: dict[str, float] = {}  # each part's score after the entries so far
     for e in entries:
         now = automatic_of(data, e.part)

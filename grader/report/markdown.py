@@ -17,16 +17,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader import sinks
 from grader.report import text as _text
-from grader.report.model import GradeReport, Status
+from grader.report.model import GradeReport, Mistake, Status
 from grader.i18n.messages import pair
 
-#: (part, function or None, line recorded or None, failure message) -> (file as the
-#: repository names it, line or None[, function found]), or None if unknown.
-Locator = Callable[[str, "str | None", "int | None", str], "tuple[Any, ...] | None"]
+if TYPE_CHECKING:
+    from grader.spec.rubric.model import ReportOptions
+
+#: Where a failure is: (file as the repository names it, line or None[, function found]).
+Located = tuple[str, int | None] | tuple[str, int | None, str]
+#: (part, function or None, line recorded or None, failure message) -> where, or None if unknown.
+Locator = Callable[[str, str | None, int | None, str], Located | None]
 
 
 def _cell(text: str) -> str:
@@ -34,10 +38,13 @@ def _cell(text: str) -> str:
     return sinks.markdown(text)
 
 
-def render(report: GradeReport, opts: Any = None, lang: str = "en") -> str:
+def render(report: GradeReport, opts: ReportOptions | None = None, lang: str = "en") -> str:
     """The report as GitHub-flavoured Markdown."""
     langs = _text.order(lang, _text.languages_of(report, opts))
-    L = lambda key: _text.label(key, langs)  # noqa: E731 - a local shorthand
+
+    def L(key: str) -> str:  # a local shorthand
+        return _text.label(key, langs)
+
     out = [
         f"## {L('report')}: {_cell(report.assignment)} — {_cell(report.submission)}",
         "",
@@ -85,7 +92,7 @@ _BUT = pair("ci_but")
 _JOB_FAILS = pair("ci_job_fails")
 
 
-def _outcome(report: GradeReport, opts: Any, lang: str) -> str:
+def _outcome(report: GradeReport, opts: ReportOptions | None, lang: str) -> str:
     """One plain sentence: the check ran; passed or not; whether that fails the job."""
     but = _text.passed_but(report)
     table = _BUT if but else _RAN if report.passed else _BELOW
@@ -93,7 +100,7 @@ def _outcome(report: GradeReport, opts: Any, lang: str) -> str:
     mistake = " ".join(f"**{_cell(m.id)}** {_cell(_text.pick(m.message, [lang]))}" for m in but)
     text = words.format(score=_text.num(report.score), max=_text.num(report.max_score),
                         mark=_text.num(report.pass_mark), mistake=mistake)
-    if not report.passed and getattr(opts, "fail_below_pass_mark", False):
+    if not report.passed and opts is not None and opts.fail_below_pass_mark:
         text += _JOB_FAILS.get(lang, _JOB_FAILS["en"])
     return text
 
@@ -133,7 +140,7 @@ def _prop(text: str) -> str:
 ANNOTATIONS_PER_STEP = 10
 
 
-def ci_annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
+def ci_annotations(report: GradeReport, opts: ReportOptions | None = None, lang: str = "en", *,
                 locate: Locator | None = None, limit: int = ANNOTATIONS_PER_STEP) -> list[str]:
     """``::error`` workflow commands: one per student function with failing tests, at its ``def``;
     first, when the report passed with the rubric's central mistake, a ``::warning`` for it.
@@ -197,7 +204,7 @@ def ci_annotations(report: GradeReport, opts: Any = None, lang: str = "en", *,
     return commands
 
 
-def _central_warning(report: GradeReport, m: Any, function: str | None, langs: Sequence[str],
+def _central_warning(report: GradeReport, m: Mistake, function: str | None, langs: Sequence[str],
                      locate: Locator | None) -> str:
     """The ``::warning`` of a report that passed with the central mistake ``m``, at its ``def``."""
     found = locate(m.part, function, None, "") if locate is not None else None
@@ -306,8 +313,7 @@ def source_locator(parts: dict[str, str], folder: str | Path, shown: str | None 
             cache[name] = found
         return cache[name]
 
-    def locate(part: str, function: str | None, line: int | None = None,
-               said: str = "") -> tuple[Any, ...] | None:
+    def locate(part: str, function: str | None, line: int | None = None, said: str = "") -> Located | None:
         name = parts.get(part)
         if not name or not base.is_dir():
             return None

@@ -1,7 +1,9 @@
 """The report of one graded submission: plain data every writer renders.
 
 ``GradeReport.to_dict()`` is schema 1 of the grader contract; every format (YAML, JSON,
-Gradescope, JUnit, Markdown, HTML) is a pure function of it.
+Gradescope, JUnit, Markdown, HTML) is a pure function of it. :class:`ReportDict` names that plain
+data, and the dicts nested in it, once for every module that reads or changes a report's dict
+(the ledger, the late policy, regrade, the output folder).
 """
 
 from __future__ import annotations
@@ -9,10 +11,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from grader.spec.due import LateDict, Timing
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 SCHEMA = 1
 
@@ -28,6 +32,131 @@ class Status(str, Enum):
 
 
 Bilingual = dict[str, str]  # {"en": ..., "ja": ...}
+
+#: What the sandbox and the assignment's plug-in report as they like: the sandbox's level and
+#: limits, a mistake's evidence (the student's own numbers), the values for the plots. Plain
+#: JSON whose keys each producer chooses, so it stays open here.
+JsonObject = dict[str, Any]
+
+
+class OutcomeDict(TypedDict, total=False):
+    """One test in a report's dict (:meth:`CaseOutcome.to_dict`: a None or empty value left out)."""
+
+    id: str
+    part: str
+    status: str
+    max_score: float
+    score: float
+    visibility: str
+    suite: str
+    title: Bilingual
+    feedback: Bilingual
+    expected: str
+    actual: str
+    file: str
+    line: int
+    function: str
+    duration_s: float
+
+
+class MistakeDict(TypedDict, total=False):
+    """One recognised mistake in a report's dict (:meth:`Mistake.to_dict`)."""
+
+    id: str
+    part: str
+    message: Bilingual
+    evidence: JsonObject
+    function: str
+    file: str
+    partial_credit: float
+    central: bool  # written only when true
+
+
+class PartDict(TypedDict):
+    """One part's score in a report's dict (:meth:`PartScore.to_dict`)."""
+
+    id: str
+    score: float
+    max_score: float
+    title: Bilingual
+
+
+class StudentDict(TypedDict, total=False):
+    """Who submitted it, as the LMS export names them (``grader batch`` only)."""
+
+    id: str
+    name: str
+    lms: str
+    entry: str
+    late: bool
+    #: [reason key, slots] pairs (lists, as YAML and JSON keep them): the gradebook's reasons
+    flags: list[list[str | dict[str, str]]]
+    #: the submission time and the student's own due date, kept so a regrade measures alike
+    timing: Timing
+
+
+class AppliedLine(TypedDict):
+    """One adjustment of the ledger (:mod:`grader.report.ledger`) as a report carries it."""
+
+    n: int
+    part: str | None
+    points: float | None
+    set: float | None
+    reason: str
+    by: str
+    at: str
+    against: float | None
+    #: the automatic score it is measured against now (None: no such part)
+    now: float | None
+    #: ``applied``, or ``review`` when the automatic score moved since it was made
+    status: str
+    delta: float
+
+
+class AdjustmentDict(TypedDict, total=False):
+    """The hand adjustments applied to a report (:func:`grader.report.ledger.apply`); empty when
+    none is (every key is there when one is)."""
+
+    automatic_score: float
+    automatic_passed: bool
+    score: float
+    delta: float
+    entries: list[AppliedLine]
+
+
+class _ReportCore(TypedDict):
+    schema: int
+    assignment: str
+    submission: str
+    score: float
+    max_score: float
+    passed: bool
+    pass_mark: float
+    parts: list[PartDict]
+    tests: list[OutcomeDict]
+    mistakes: list[MistakeDict]
+    sandbox: JsonObject
+    errors: list[str]
+    notes: list[str]
+    seed: int
+    suites: list[str]
+    graded_at: str
+    duration_s: float
+    content_hash: str
+    rubric_hash: str
+    origin: str
+    languages: list[str]
+    output: str
+
+
+class ReportDict(_ReportCore, total=False):
+    """A report as plain data: :meth:`GradeReport.to_dict`, a report file read back, what the
+    ledger, the late policy and a regrade change. The last four keys are written only when set."""
+
+    plots: JsonObject
+    student: StudentDict
+    late: LateDict
+    adjustment: AdjustmentDict
 
 
 @dataclass
@@ -50,17 +179,39 @@ class CaseOutcome:
     function: str | None = None
     duration_s: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OutcomeDict:
         # Built by hand: ``asdict`` deep-copies through ``copy.deepcopy``, ~30 µs per test,
-        # which a batch pays for every test of every submission.
-        d = {
+        # which a batch pays for every test of every submission. A None or empty value is left
+        # out; the keys keep their order (the YAML record is compared byte for byte).
+        d: OutcomeDict = {
             "id": self.id, "part": self.part, "status": self.status.value,
             "max_score": self.max_score, "score": self.score, "visibility": self.visibility,
-            "suite": self.suite, "title": dict(self.title), "feedback": dict(self.feedback),
-            "expected": self.expected, "actual": self.actual, "file": self.file,
-            "line": self.line, "function": self.function, "duration_s": self.duration_s,
+            "suite": self.suite,
         }
-        return {k: v for k, v in d.items() if v is not None and v != {}}
+        if self.title:
+            d["title"] = dict(self.title)
+        if self.feedback:
+            d["feedback"] = dict(self.feedback)
+        if self.expected is not None:
+            d["expected"] = self.expected
+        if self.actual is not None:
+            d["actual"] = self.actual
+        if self.file is not None:
+            d["file"] = self.file
+        if self.line is not None:
+            d["line"] = self.line
+        if self.function is not None:
+            d["function"] = self.function
+        d["duration_s"] = self.duration_s
+        return d
+
+    @classmethod
+    def from_dict(cls, d: OutcomeDict) -> CaseOutcome:
+        """One test back from :meth:`to_dict`."""
+        # (the dataclass's own constructor refuses a key it does not know: a report file's test
+        # with one is no report of this schema, and the reader says so)
+        fields: dict[str, Any] = {**d, "status": Status(d["status"])}
+        return cls(**fields)
 
 
 @dataclass
@@ -70,7 +221,7 @@ class Mistake:
     id: str
     part: str
     message: Bilingual
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: JsonObject = field(default_factory=dict)
     function: str | None = None
     file: str | None = None
     partial_credit: float = 0.0
@@ -78,11 +229,16 @@ class Mistake:
     #: submission with it is shown as "passed, but …", this mistake first
     central: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        if not self.central:  # written only when true: reports without it read as before
-            del d["central"]
-        return {k: v for k, v in d.items() if v not in (None,)}
+    def to_dict(self) -> MistakeDict:
+        # asdict deep-copies (the message and the evidence stay the report's own); a None is left out
+        plain = asdict(self)
+        d: MistakeDict = {}
+        for key in ("id", "part", "message", "evidence", "function", "file", "partial_credit"):
+            if plain[key] is not None:
+                d[key] = plain[key]
+        if self.central:  # written only when true: reports without it read as before
+            d["central"] = plain["central"]
+        return d
 
 
 @dataclass
@@ -92,7 +248,7 @@ class PartScore:
     max_score: float
     title: Bilingual = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PartDict:
         return {"id": self.id, "score": self.score, "max_score": self.max_score, "title": dict(self.title)}
 
 
@@ -107,7 +263,7 @@ class GradeReport:
     tests: list[CaseOutcome]
     parts: list[PartScore]
     mistakes: list[Mistake]
-    sandbox: dict[str, Any]
+    sandbox: JsonObject
     errors: list[str]
     seed: int
     graded_at: str
@@ -123,17 +279,17 @@ class GradeReport:
     duration_s: float = 0.0
     schema: int = SCHEMA
     #: the student's values for the HTML page's plots (the assignment's plot_data hook, see grader.kit.hooks); optional
-    plots: dict[str, Any] = field(default_factory=dict)
+    plots: JsonObject = field(default_factory=dict)
     #: who the LMS export says submitted it: id, name, lms, entry, late; optional (batch only)
-    student: dict[str, Any] = field(default_factory=dict)
+    student: StudentDict = field(default_factory=StudentDict)
     #: the rubric's late policy as applied: score_before, score, rule; optional
-    late: dict[str, Any] = field(default_factory=dict)
+    late: LateDict = field(default_factory=LateDict)
     #: hand adjustments from the batch's ledger (grader.report.ledger.apply): automatic_score, score,
     #: delta, entries; optional
-    adjustment: dict[str, Any] = field(default_factory=dict)
+    adjustment: AdjustmentDict = field(default_factory=AdjustmentDict)
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
+    def to_dict(self) -> ReportDict:
+        d: ReportDict = {
             "schema": self.schema,
             "assignment": self.assignment,
             "submission": self.submission,
@@ -168,11 +324,9 @@ class GradeReport:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "GradeReport":
+    def from_dict(cls, d: ReportDict) -> GradeReport:
         """Rebuild a report from ``to_dict()`` output (e.g. a YAML file read back)."""
-        tests = [
-            CaseOutcome(**{**t, "status": Status(t["status"])}) for t in d.get("tests", [])
-        ]
+        tests = [CaseOutcome.from_dict(t) for t in d.get("tests", [])]
         return cls(
             assignment=d["assignment"],
             submission=d["submission"],
@@ -197,9 +351,9 @@ class GradeReport:
             duration_s=d.get("duration_s", 0.0),
             schema=d.get("schema", SCHEMA),
             plots=dict(d.get("plots") or {}),
-            student=dict(d.get("student") or {}),
-            late=dict(d.get("late") or {}),
-            adjustment=dict(d.get("adjustment") or {}),
+            student=(d.get("student") or StudentDict()).copy(),
+            late=(d.get("late") or LateDict()).copy(),
+            adjustment=(d.get("adjustment") or AdjustmentDict()).copy(),
         )
 
 

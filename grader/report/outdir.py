@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import hashlib
 import json
@@ -30,12 +30,12 @@ from grader.report import SUFFIXES
 from grader.i18n.messages import said
 from grader.report import fastyaml
 from grader.report.files import write_atomic
-from grader.report.model import GradeReport
+from grader.report.model import GradeReport, ReportDict
 from grader.report.redact import Moment
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 #: Infixes by which one submission's file of one format is another's of a second format:
 #: ``x.results`` writes ``x.results.json`` (json), which is ``x``'s Gradescope report.
@@ -50,7 +50,7 @@ def name_aliases(name: str) -> set[str]:
 
 
 
-def report_yaml(report: GradeReport | dict[str, Any]) -> str:
+def report_yaml(report: GradeReport | ReportDict) -> str:
     """The batch's own record of a report (what ``grader.report.yaml_json`` writes).
 
     Takes the report or its ``to_dict()`` form; the batch passes the dict the worker sent,
@@ -72,7 +72,7 @@ def _digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def write_record(path: Path, data: dict[str, Any]) -> None:
+def write_record(path: Path, data: ReportDict) -> None:
     """The yaml record at ``path`` (atomic, synced), then its JSON copy (see the module's docstring).
 
     The copy is written after the record and names the record's hash, so a crash between the two,
@@ -101,9 +101,10 @@ def write_record(path: Path, data: dict[str, Any]) -> None:
             pass
 
 
-def read_record(path: Path) -> dict[str, Any] | None:
+def read_record(path: Path) -> ReportDict | None:
     """The yaml record at ``path`` as a dict (from its JSON copy when that still matches), or None
-    when it is absent, unreadable or not a mapping."""
+    when it is absent, unreadable or not a mapping. Whether the mapping is a report is for its
+    reader to find (:meth:`GradeReport.from_dict` refuses one that is not)."""
     try:
         raw = path.read_bytes()
     except OSError:
@@ -111,14 +112,14 @@ def read_record(path: Path) -> dict[str, Any] | None:
     try:
         kept = json.loads(cache_path(path).read_bytes())
         if isinstance(kept, dict) and kept.get("yaml_sha256") == _digest(raw) and isinstance(kept.get("report"), dict):
-            return dict(kept["report"])
+            return cast("ReportDict", dict(kept["report"]))
     except (OSError, ValueError):
         pass
     try:
         data = safeyaml.load(raw.decode("utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError):
         return None
-    return data if isinstance(data, dict) else None
+    return cast("ReportDict", data) if isinstance(data, dict) else None
 
 
 def read_report(path: Path) -> GradeReport | None:
@@ -140,7 +141,10 @@ def is_current(report: GradeReport | None, content_hash: str, rubric_hash: str) 
 PUBLISHED = "published.json"
 
 
-def _read_json_record(outdir: Path, name: str, read: Callable[[Any], Any], refusal: str) -> Any:
+T = TypeVar("T")
+
+
+def _read_json_record(outdir: Path, name: str, read: Callable[[Any], T | None], refusal: str) -> T | None:
     """``read(data)`` of the JSON record ``outdir/name``, or None when there is none.
 
     Raises:
@@ -239,7 +243,7 @@ class Roster:
         write_atomic(outdir / ROSTER, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 
-def _report_name_ok(name: Any) -> bool:
+def _report_name_ok(name: object) -> bool:
     """Whether ``name`` can be a report's file name in ``reports/`` (as the batch gives them:
     no separator, not hidden, at most 255 bytes of UTF-8)."""
     if not isinstance(name, str) or not name or name.startswith(".") or any(c in name for c in "/\\\0"):
@@ -325,7 +329,7 @@ def moment_of(outdir: Path, at: datetime | None = None) -> Moment:
                   latest_due=read_latest_due(outdir))
 
 
-def write_report_files(outdir: Path, name: str, report: GradeReport, data: dict[str, Any], rubric: Rubric,
+def write_report_files(outdir: Path, name: str, report: GradeReport, data: ReportDict, rubric: Rubric,
                        lang: str, warn: Callable[[str, Exception], None], at: datetime | None = None) -> None:
     """One submission's report in every format the rubric asks for; the yaml one is the batch's
     own record (``--resume`` reads it back): complete, unredacted. A format that cannot be

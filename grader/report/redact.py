@@ -40,9 +40,10 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from enum import Enum
 
 from grader.report.model import CaseOutcome, GradeReport, Status
+from grader.spec.rubric.model import ReportOptions
 from grader.i18n.messages import pair
 
 AUDIENCES = ("student", "instructor")
@@ -62,7 +63,7 @@ class Moment:
     latest_due: datetime | None = None
 
 
-def details_visible(options: Any, due: str = "", moment: Moment | None = None) -> bool:
+def details_visible(options: ReportOptions | None, due: str = "", moment: Moment | None = None) -> bool:
     """The one rule: may a student see hidden tests in full at ``moment``?
 
     ``report.hidden_details`` ``never`` (the default): no; ``after_due``: once the rubric's
@@ -71,7 +72,7 @@ def details_visible(options: Any, due: str = "", moment: Moment | None = None) -
     given: no); ``after_publish``: once the results were published. Before that moment the
     student sees what ``hidden_tests`` says.
     """
-    when = str(_opt(options, "hidden_details", "never"))
+    when = _word((options or _DEFAULTS).hidden_details)
     moment = moment or Moment()
     if when == "after_publish":
         return moment.published
@@ -84,9 +85,13 @@ def details_visible(options: Any, due: str = "", moment: Moment | None = None) -
     return False
 
 
-def _opt(options: Any, name: str, default: Any) -> Any:
-    value = getattr(options, name, default) if options is not None else default
-    return getattr(value, "value", value)  # enums -> their YAML word
+#: the options of a rubric that sets none (what ``options=None`` means)
+_DEFAULTS = ReportOptions()
+
+
+def _word(value: Enum | str) -> str:
+    """An option as its YAML word (an enum's value)."""
+    return str(value.value) if isinstance(value, Enum) else str(value)
 
 
 def _langs(text: dict[str, str], languages: Sequence[str]) -> dict[str, str]:
@@ -119,14 +124,14 @@ def _summary(part: str, tests: list[CaseOutcome], rounding: int) -> CaseOutcome:
     )
 
 
-def redact(report: GradeReport, options: Any = None, audience: str = "student", *,
+def redact(report: GradeReport, options: ReportOptions | None = None, audience: str = "student", *,
            quiz_parts: frozenset[str] | set[str] = frozenset(), due: str = "",
            moment: Moment | None = None) -> GradeReport:
     """Return a copy of ``report`` holding only what ``audience`` may see.
 
     Args:
         report: the full report from the runner; it is not changed.
-        options: the rubric's :class:`grader.spec.rubric.ReportOptions` (defaults when None).
+        options: the rubric's :class:`grader.spec.rubric.model.ReportOptions` (defaults when None).
         audience: ``"student"`` (hidden tests trimmed per ``hidden_tests``) or
             ``"instructor"`` (everything).
         quiz_parts: the parts whose tests' ``expected`` is the answer key (the rubric's parts
@@ -142,10 +147,9 @@ def redact(report: GradeReport, options: Any = None, audience: str = "student", 
     """
     if audience not in AUDIENCES:
         raise ValueError(f"unknown audience {audience!r}; use one of {', '.join(AUDIENCES)}")
-    detail = str(_opt(options, "hidden_tests", "full"))
-    key_shown = str(_opt(options, "quiz_answers", "after_due_date"))
-    rounding = int(_opt(options, "rounding", 2))
-    languages = tuple(_opt(options, "languages", ("ja", "en")))
+    opts = options or _DEFAULTS
+    detail, key_shown = _word(opts.hidden_tests), _word(opts.quiz_answers)
+    rounding, languages = int(opts.rounding), tuple(opts.languages)
     out = copy.deepcopy(report)
     released = audience == "student" and details_visible(options, due, moment)
     if released:

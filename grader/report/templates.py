@@ -8,15 +8,18 @@ unescaped by a template is escaped all the same.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader import sinks
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["environment"]
 
 
 @functools.lru_cache(maxsize=1)
-def environment() -> Any:
+def environment() -> jinja2.Environment:
     """The template environment, made once: each page then reuses the compiled template."""
     import jinja2
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
 from grader.i18n.messages import by_lang, by_name, pair
+
+if TYPE_CHECKING:
+    from grader.spec.rubric.model import ReportOptions
 
 LABELS: dict[str, dict[str, str]] = by_name({
     "report": "report", "score": "score", "part": "part", "test": "test", "tests": "tests", "status": "status",
@@ -57,7 +60,7 @@ PLOT_WORDS: dict[str, dict[str, str]] = by_lang({
 })
 
 
-def plot_word(key: str, lang: str, **slots: Any) -> str:
+def plot_word(key: str, lang: str, **slots: object) -> str:
     words = PLOT_WORDS.get(lang) or PLOT_WORDS["en"]
     return words[key].format(**slots)
 
@@ -121,8 +124,9 @@ def verdict(report: GradeReport, langs: Sequence[str], quote: str = "") -> str:
     return label("passed" if report.passed else "below", langs)
 
 
-def languages_of(report: GradeReport, options: Any) -> list[str]:
-    configured = getattr(options, "languages", None) if options is not None else None
+def languages_of(report: GradeReport, options: ReportOptions | None) -> list[str]:
+    """The languages a writer shows: the rubric's, else the report's, else English."""
+    configured = options.languages if options is not None else None
     return list(configured or report.languages or ["en"])
 
 
@@ -140,7 +144,7 @@ def adjustment_lines(report: GradeReport, langs: Sequence[str]) -> list[str]:
     if not adj:
         return []
 
-    def one(key: str, **slots: Any) -> str:
+    def one(key: str, **slots: object) -> str:
         return " / ".join(dict.fromkeys(ADJUST_WORDS[x][key].format(**slots) for x in langs if x in ADJUST_WORDS)
                           or [ADJUST_WORDS["en"][key].format(**slots)])
 
@@ -150,17 +154,18 @@ def adjustment_lines(report: GradeReport, langs: Sequence[str]) -> list[str]:
     lines = [one("total", auto=num(float(adj["automatic_score"])), delta=delta(float(adj["delta"])),
                  final=num(float(adj["score"])))]
     for e in adj.get("entries", []):
+        now, set_to, points = e.get("now"), e.get("set"), e.get("points")
         if e.get("status") == "review":
             lines.append(one("review", n=e["n"], against=num(float(e["against"] or 0)),
-                             now="—" if e.get("now") is None else num(float(e["now"]))))
+                             now="—" if now is None else num(float(now))))
             continue
         words = [x for x in langs if x in ADJUST_WORDS] or ["en"]
         said = []
         for x in words:
             w = ADJUST_WORDS[x]
-            change = (w["set"].format(set=num(float(e["set"]))) if e.get("set") is not None else
-                      w["points"].format(sign="+" if float(e["points"]) >= 0 else "-",
-                                         points=num(abs(float(e["points"])))))
+            change = (w["set"].format(set=num(float(set_to))) if set_to is not None else
+                      w["points"].format(sign="+" if float(points or 0.0) >= 0 else "-",
+                                         points=num(abs(float(points or 0.0)))))
             where = w["whole"] if e.get("part") is None else w["part"].format(part=e["part"])
             said.append(w["entry"].format(n=e["n"], change=change, where=where, reason=e.get("reason", ""),
                                           by=e.get("by", ""), at=e.get("at", "")))

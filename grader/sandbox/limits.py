@@ -1,8 +1,8 @@
 """What one submission may use: the rubric's ``limits:``, applied by the sandbox.
 
 One class for both sides of the boundary: the rubric reads it from YAML
-(:func:`grader.spec.rubric.load_rubric`), the sandbox applies it (:mod:`grader.sandbox.worker`),
-and its plain form (:meth:`Limits.to_dict`) is the limits frame the zygote receives before any
+(:func:`grader.spec.rubric.load.load_rubric`), the sandbox applies it (:mod:`grader.sandbox.worker`,
+:mod:`grader.sandbox.spawn`), and its plain form (:meth:`Limits.to_dict`) is the limits frame the zygote receives before any
 student code runs.
 """
 
@@ -53,14 +53,15 @@ class Limits:
 
     @classmethod
     def of(cls, limits: Limits | Mapping[str, Any] | None) -> Limits:
-        """``limits`` as a :class:`Limits`: None gives the defaults, a mapping its known keys."""
+        """``limits`` as a :class:`Limits`: None gives the defaults, a mapping its known keys
+        (its values as YAML gave them: each field's own type is the check)."""
         if limits is None:
             return cls()
         if isinstance(limits, Limits):
-            return cls(**limits.to_dict()) if type(limits) is not cls else limits
+            return cls(**asdict(limits)) if type(limits) is not cls else limits
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in limits.items() if k in known})
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data: the limits frame sent to the sandbox."""
+    def to_dict(self) -> dict[str, float]:
+        """Plain data: the limits frame sent to the sandbox (every value a number)."""
         return asdict(self)

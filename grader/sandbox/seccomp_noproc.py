@@ -31,7 +31,7 @@ import ctypes
 import errno
 import platform
 import struct
-from typing import Any
+from typing import TypedDict
 
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
@@ -137,10 +137,28 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-_PREPARED: dict[str, Any] = {}
+class Prepared(TypedDict, total=False):
+    """The filter built and libc loaded (``arch`` to ``fprog``), or why not (``reason``)."""
+
+    arch: str
+    libc: ctypes.CDLL
+    buf: ctypes.Array[ctypes.c_char]
+    fprog: _SockFprog
+    reason: str
 
 
-def prepare() -> dict[str, Any]:
+class Status(TypedDict, total=False):
+    """Whether the filter is in force on this thread (with ``arch``), or why not (``reason``)."""
+
+    installed: bool
+    arch: str
+    reason: str
+
+
+_PREPARED: Prepared = {}
+
+
+def prepare() -> Prepared:
     """Build the program and load libc once (the zygote calls this, so each child only installs).
 
     Returns ``{"arch", "libc", "buf", "fprog"}``, or ``{"reason": ...}`` where no filter can be had.
@@ -159,11 +177,11 @@ def prepare() -> dict[str, Any]:
     buf = ctypes.create_string_buffer(raw, len(raw))
     fprog = _SockFprog(len(prog), ctypes.cast(buf, ctypes.c_void_p))
     libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    _PREPARED.update(arch=arch, libc=libc, buf=buf, fprog=fprog)
+    _PREPARED.update({"arch": arch, "libc": libc, "buf": buf, "fprog": fprog})
     return _PREPARED
 
 
-def install() -> dict[str, Any]:
+def install() -> Status:
     """Install the filter on the calling thread (call it before starting any thread).
 
     Returns:

@@ -1,19 +1,51 @@
 """What the trusted side may ask of one submission loaded in the sandbox.
 
 :class:`Session` is the boundary the suites' fixtures (:mod:`grader.grading.collector`), the probes
-(:mod:`grader.kit.probes`) and the plot hooks talk to. :class:`grader.sandbox.worker.SubmissionSession`
+(:mod:`grader.kit.probes`) and the plot hooks talk to. :class:`grader.sandbox.child.SubmissionSession`
 is the implementation (a child of the zygote per submission); everything that crosses is plain
 data (:mod:`grader.sandbox.wire`), never a student object.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import Literal, Protocol, TypeAlias, TypedDict, overload, runtime_checkable
 
 from grader.errors import SandboxError, WorkerTimeout
+from grader.sandbox.wire import Encoded, Frame, ModuleSpec, WireValue
 
-__all__ = ["Session", "StudentRaised", "StudentTimeout", "StudentUnavailable"]
+__all__ = [
+    "Echoed", "Enforced", "Loadable", "LoadableModule", "Session", "StudentRaised", "StudentTimeout",
+    "StudentUnavailable", "SubmissionSpec",
+]
+
+#: What the child reported as applied (limit -> value, or why it is not), short plain values.
+Enforced: TypeAlias = "dict[str, int | float | str]"
+#: A call's value and its positional arguments as the call left them (None: they could not come back).
+Echoed: TypeAlias = "tuple[WireValue, list[WireValue] | None]"
+
+
+class SubmissionSpec(TypedDict):
+    """A submission as plain data, all the sandbox needs of it: ``folder`` | ``notebook``."""
+
+    kind: str
+    modules: list[ModuleSpec]
+
+
+class LoadableModule(Protocol):
+    def to_dict(self) -> ModuleSpec:
+        """The module as plain data (``Module.to_dict()``)."""
+        ...
+
+
+class Loadable(Protocol):
+    """A submission as the sandbox sees it (:class:`grader.ingest.submission.model.Submission` is one)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def modules(self) -> Sequence[LoadableModule]: ...
 
 
 class StudentRaised(Exception):
@@ -60,25 +92,34 @@ class Session(Protocol):
 
     #: ``folder`` | ``notebook``: how the files were loaded
     kind: str
-    #: per module name, what loading it gave (``{"ok": bool, "error": {...}}``)
-    load_report: dict[str, Any]
+    #: per module name, what loading it gave (``{"ok": bool, "error": {...}}``), as the child
+    #: said it: every field is checked where it is read
+    load_report: dict[str, Encoded]
     #: what went wrong on the way (timeouts, crashes), for the report's errors
     events: list[str]
     #: the limits the child reported as applied
-    enforced: dict[str, Any]
+    enforced: Enforced
 
-    def call(self, part: str, func: str, args: list[Any], kwargs: dict[str, Any], *,
-             echo_args: bool = False) -> Any:
+    @overload
+    def call(self, part: str, func: str, args: Sequence[object], kwargs: Mapping[str, object], *,
+             echo_args: Literal[False] = False) -> WireValue: ...
+
+    @overload
+    def call(self, part: str, func: str, args: Sequence[object], kwargs: Mapping[str, object], *,
+             echo_args: Literal[True]) -> Echoed: ...
+
+    def call(self, part: str, func: str, args: Sequence[object], kwargs: Mapping[str, object], *,
+             echo_args: bool = False) -> WireValue | Echoed:
         """``part.func(*args, **kwargs)`` in the sandbox, as plain data; with ``echo_args``,
         ``(value, args_after)``. Raises ``StudentRaised``, ``StudentTimeout`` or
         ``StudentUnavailable`` (below)."""
         ...
 
-    def module_for(self, part: str) -> dict[str, Any] | None:
+    def module_for(self, part: str) -> ModuleSpec | None:
         """The loaded module that answers for ``part``, or None when it is missing."""
         ...
 
-    def load_error(self, part: str) -> dict[str, Any] | None:
+    def load_error(self, part: str) -> Frame | None:
         """How loading ``part``'s file failed, or None."""
         ...
 

@@ -49,7 +49,7 @@ import struct
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Literal, NoReturn, TypeAlias, TypedDict, overload
 
 import numpy as np
 
@@ -75,6 +75,70 @@ class WireError(ValueError):
     """A frame or value that does not follow the protocol."""
 
 
+#: A value in the JSON of a frame, as :func:`encode` builds it and :func:`parse_body` reads it:
+#: JSON's own types, and the raw buffer that stands as the ``buf`` of an array.
+Encoded: TypeAlias = "None | bool | int | float | str | list[Encoded] | dict[str, Encoded] | _Raw"
+#: One frame as read: a JSON object. Whatever came from the sandbox is checked field by field
+#: where it is read; nothing here says which fields a frame has.
+Frame: TypeAlias = "dict[str, Encoded]"
+#: What crosses the boundary, as the trusted side sees it once decoded (the module table): plain
+#: data, arrays, and :class:`Opaque` for anything else. This is the type of every value a
+#: student's function returns to a suite, a probe or a plot hook.
+WireValue: TypeAlias = "None | bool | int | float | str | list[WireValue] | dict[str, WireValue] | np.ndarray | Opaque"
+
+
+class ChunkSpec(TypedDict):
+    """One piece of a module's source: a ``.py`` file whole, or one code cell of a notebook."""
+
+    code: str
+    label: str
+    first_line: int
+
+
+class ModuleSpec(TypedDict):
+    """A module as the child builds it, by running its chunks in order (``Module.to_dict()`` of
+    :mod:`grader.ingest.submission`)."""
+
+    name: str
+    filename: str
+    chunks: list[ChunkSpec]
+
+
+class OpenRequest(TypedDict):
+    """The trusted side's ``open``: a child for one submission (all but ``skip``, set aside)."""
+
+    op: Literal["open"]
+    kind: str
+    modules: list[ModuleSpec]
+    limits: dict[str, float]
+    skip: list[str]
+
+
+class ZygoteConfig(TypedDict, total=False):
+    """What the trusted side tells the zygote as it starts it (JSON, its ``argv[1]``), and what
+    the zygote adds to it for itself (from ``run_as`` on)."""
+
+    #: the four pipes: requests to the child, its answers, control frames in and out
+    req: int
+    resp: int
+    ctl_in: int
+    ctl_out: int
+    scratch: str
+    #: PID 1 of its own namespace (bubblewrap)
+    pid1: bool
+    threads: int
+    seccomp: bool
+    warm_more: bool
+    #: the user id student code runs as when the zygote is root, or why there is none
+    student_uid: int | str | None
+    #: the subprocess level: one submission in this process, frames on stdin and stdout
+    spawned: bool
+    run_as: list[int | str] | str | None
+    vmsize_kb: int
+    cpu_spent_s: float
+    wipe: list[str]
+
+
 class _Raw:
     """The bytes of one array, carried beside the JSON of a frame.
 
@@ -88,7 +152,7 @@ class _Raw:
         self.data = data  # one-dimensional, format "B": len() is the byte count
 
 
-def _array_to_wire(arr: np.ndarray) -> dict[str, Any]:
+def _array_to_wire(arr: np.ndarray) -> dict[str, Encoded]:
     if arr.dtype.byteorder == ">":
         arr = arr.astype(arr.dtype.newbyteorder("<"), order="C")
     dtype = arr.dtype.str
@@ -102,7 +166,7 @@ def _array_to_wire(arr: np.ndarray) -> dict[str, Any]:
     return {"dtype": dtype, "shape": list(arr.shape), "buf": _Raw(data)}
 
 
-def _array_from_wire(spec: Any) -> np.ndarray:
+def _array_from_wire(spec: Encoded) -> np.ndarray:
     if type(spec) is not dict or len(spec) != 3 or "dtype" not in spec or "shape" not in spec or "buf" not in spec:
         raise WireError("array spec must have exactly dtype, shape and buf")
     dtype, shape, buf = spec["dtype"], spec["shape"], spec["buf"]
@@ -112,14 +176,15 @@ def _array_from_wire(spec: Any) -> np.ndarray:
         raise WireError(f"dtype {what} is not allowed on the wire")
     if type(shape) is not list or len(shape) > MAX_DEPTH:
         raise WireError("array shape must be a list of at most MAX_DEPTH ints")
-    if not all(type(n) is int and 0 <= n < _MAX_DIM for n in shape):
+    dims = [n for n in shape if type(n) is int and 0 <= n < _MAX_DIM]
+    if len(dims) != len(shape):
         raise WireError("array dimensions must be ints from 0 to 2**63 - 1")
     if type(buf) is not _Raw:
         raise WireError("array bytes must be a buffer of the frame")
-    if math.prod(shape) * dt.itemsize != len(buf.data):
+    if math.prod(dims) * dt.itemsize != len(buf.data):
         raise WireError("array byte count does not match its dtype and shape")
     try:
-        arr = np.empty(shape, dt)  # no larger than the bytes just counted
+        arr = np.empty(dims, dt)  # no larger than the bytes just counted
     except (ValueError, OverflowError):  # e.g. shape [0, 2**62, 2**62]: no bytes, and no such array
         raise WireError("array shape is out of range") from None
     if arr.size:  # (cast refuses a 0 in the shape)
@@ -127,7 +192,7 @@ def _array_from_wire(spec: Any) -> np.ndarray:
     return arr
 
 
-def encode(value: Any, _depth: int = 0) -> Any:
+def encode(value: object, _depth: int = 0) -> Encoded:
     """Turn a value into plain data for :func:`dumps` (see the module table).
 
     Arrays and tensors are not copied: the result refers to their memory until it is
@@ -135,19 +200,20 @@ def encode(value: Any, _depth: int = 0) -> Any:
     """
     if _depth > MAX_DEPTH:
         raise WireError("value is nested too deeply")
-    t = type(value)
-    if value is None or t is bool or t is int or t is str:
+    # Exact types (``type(value) is``): a subclass of int or str is the student's own class.
+    if value is None or type(value) is bool or type(value) is int or type(value) is str:
         return value
-    if t is float:
+    if type(value) is float:
         if math.isfinite(value):
             return value
         return {"$f": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
-    if t is list or t is tuple:
+    if type(value) is list or type(value) is tuple:
         return [encode(v, _depth + 1) for v in value]
-    if t is dict:
+    if type(value) is dict:
         return _mapping(value, _depth)
-    if t is np.ndarray:
+    if type(value) is np.ndarray:
         return {"$a": _array_to_wire(value)}
+    t = type(value)
     if isinstance(value, np.generic) and t.__module__ == "numpy":
         return encode(value.item(), _depth)
     torch = sys.modules.get("torch")
@@ -165,8 +231,8 @@ def encode(value: Any, _depth: int = 0) -> Any:
     return {"$o": t.__name__[:80]}
 
 
-def _mapping(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
-    items = []
+def _mapping(value: Mapping[object, object], depth: int) -> dict[str, Encoded]:
+    items: list[Encoded] = []
     for k, v in list(value.items()):
         if type(k) is not str:
             raise WireError("only str keys may cross the boundary")
@@ -186,7 +252,11 @@ class Opaque:
         return f"<{self.type_name} object>"
 
 
-def decode(data: Any, *, tensors: bool = False, _depth: int = 0) -> Any:
+@overload
+def decode(data: Encoded, *, tensors: Literal[False] = False, _depth: int = 0) -> WireValue: ...
+@overload
+def decode(data: Encoded, *, tensors: bool, _depth: int = 0) -> object: ...
+def decode(data: Encoded, *, tensors: bool = False, _depth: int = 0) -> object:
     """Inverse of :func:`encode`, strict about every field.
 
     Args:
@@ -196,17 +266,16 @@ def decode(data: Any, *, tensors: bool = False, _depth: int = 0) -> Any:
     """
     if _depth > MAX_DEPTH:
         raise WireError("value is nested too deeply")
-    t = type(data)
-    if data is None or t is bool or t is int or t is str or t is float:
+    if data is None or type(data) is bool or type(data) is int or type(data) is str or type(data) is float:
         return data
-    if t is list:
+    if type(data) is list:
         return [decode(v, tensors=tensors, _depth=_depth + 1) for v in data]
-    if t is dict and len(data) == 1:
+    if type(data) is dict and len(data) == 1:
         ((tag, body),) = data.items()
         if tag == "$a":
             return _array_from_wire(body)
         if tag == "$d" and type(body) is list:
-            out: dict[str, Any] = {}
+            out: dict[str, object] = {}
             for pair in body:
                 if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str:
                     raise WireError("dict entries must be [str, value] pairs")
@@ -233,7 +302,7 @@ class _Pending(threading.local):
 _pending = _Pending()
 
 
-def _raw_ref(obj: Any) -> Any:
+def _raw_ref(obj: object) -> dict[str, int]:
     """``default`` of the JSON encoder: a buffer goes beside the JSON, anything else is refused."""
     buffers = _pending.buffers
     if type(obj) is _Raw and buffers is not None:
@@ -245,7 +314,7 @@ def _raw_ref(obj: Any) -> Any:
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, default=_raw_ref)
 
 
-def _frame_parts(message: dict[str, Any]) -> list[Any]:
+def _frame_parts(message: Mapping[str, object]) -> list[bytes | memoryview]:
     """The pieces of one frame, in order: headers, JSON, then the raw buffers."""
     outer = _pending.buffers
     buffers: list[memoryview] = []
@@ -267,12 +336,12 @@ def _frame_parts(message: dict[str, Any]) -> list[Any]:
     return [struct.pack(f">III{count}I", size, len(text), count, *lengths), text, *buffers]
 
 
-def dumps(message: dict[str, Any]) -> bytes:
+def dumps(message: Mapping[str, object]) -> bytes:
     """One frame: headers, JSON and raw buffers (``message`` must already be plain data)."""
     return b"".join(_frame_parts(message))
 
 
-def write_frame(fd: int, message: dict[str, Any]) -> None:
+def write_frame(fd: int, message: Mapping[str, object]) -> None:
     """Write one frame to a file descriptor, all of it."""
     view = memoryview(dumps(message))
     while view:
@@ -293,7 +362,7 @@ class _Refs(threading.local):
 _refs = _Refs()
 
 
-def _object_hook(obj: dict[str, Any]) -> Any:
+def _object_hook(obj: Frame) -> Encoded:
     """Swap an exact ``{"$raw": i}`` for buffer ``i``; count those inside array specs."""
     if "$raw" in obj:
         index = obj["$raw"]
@@ -313,7 +382,7 @@ def _object_hook(obj: dict[str, Any]) -> Any:
     return obj
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise WireError(f"{name} is not JSON")  # non-finite floats travel as {"$f": ...}
 
 
@@ -321,7 +390,7 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constant)
 _RAW_DECODER = json.JSONDecoder(object_hook=_object_hook, parse_constant=_no_constant)
 
 
-def _parse(view: memoryview) -> dict[str, Any]:
+def _parse(view: memoryview) -> Frame:
     """Parse a frame body held in memory that nobody else will change.
 
     Buffers are looked up only as the JSON references them, so a forged table costs no
@@ -359,7 +428,7 @@ def _parse(view: memoryview) -> dict[str, Any]:
     return message
 
 
-def parse_body(body: bytes) -> dict[str, Any]:
+def parse_body(body: bytes) -> Frame:
     """Parse a frame body (everything after the size); the top level must be an object."""
     if type(body) is not bytes:
         body = bytes(body)  # a private copy: the buffers are views of it
@@ -378,7 +447,7 @@ def read_exact(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_frame(fd: int) -> dict[str, Any]:
+def read_frame(fd: int) -> Frame:
     """Blocking read of one frame (used inside the worker)."""
     (size,) = _HEADER.unpack(read_exact(fd, _HEADER.size))
     if size > MAX_FRAME:
@@ -408,9 +477,9 @@ class FrameReader:
     def __init__(self) -> None:
         self._buf = bytearray()
 
-    def feed(self, data: bytes) -> list[dict[str, Any]]:
+    def feed(self, data: bytes) -> list[Frame]:
         self._buf += data
-        out = []
+        out: list[Frame] = []
         while len(self._buf) >= _HEADER.size:
             (size,) = _HEADER.unpack_from(self._buf)
             if size > MAX_FRAME:

@@ -27,6 +27,10 @@ marked non-dumpable, so its children cannot ptrace it or read its memory.
 
 Pipes (their numbers arrive in the JSON config, ``argv[1]``): ``req`` (trusted → child),
 ``resp`` (child → trusted), ``ctl_in`` (trusted → zygote), ``ctl_out`` (zygote → trusted).
+
+Sections: the child (loading the files, the limits, answering calls, describing errors; the
+unprivileged user it becomes); the zygote (sweeping and wiping after a child, watching it,
+warming torch up, serving the control pipe).
 """
 
 from __future__ import annotations
@@ -43,17 +47,22 @@ import stat
 import sys
 import traceback
 import types
+from typing import TYPE_CHECKING, cast
 
 try:
     import resource
 except ImportError:  # Windows: no rlimits
-    resource = None  # type: ignore[assignment]
+    resource = None  # type: ignore[assignment]  # (tested as None below)
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # wire.py and seccomp_noproc.py sit beside this file, inside the sandbox as in the source tree.
 # (-I keeps the script's folder off sys.path.)
 sys.path.insert(0, _HERE)
-import wire  # noqa: E402
+if TYPE_CHECKING:  # mypy reads the two as modules of the package: the same files
+    from grader.sandbox import seccomp_noproc, wire
+    from grader.sandbox.wire import Frame, OpenRequest, ZygoteConfig
+else:
+    import wire  # noqa: E402
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
@@ -93,7 +102,7 @@ def _display(*objs: object, **kwargs: object) -> None:
 class _Child:
     """Loads one submission and serves calls; runs only in the forked child."""
 
-    def __init__(self, cfg: dict, msg: dict) -> None:
+    def __init__(self, cfg: ZygoteConfig, msg: OpenRequest) -> None:
         self.cfg = cfg
         self.req, self.resp = cfg["req"], cfg["resp"]
         self.kind = msg["kind"]
@@ -106,19 +115,19 @@ class _Child:
         self.labels: dict[str, str] = {}  # code filename -> what the student sees
 
     # -- set-up --------------------------------------------------------------------------
-    def apply_limits(self) -> dict:
+    def apply_limits(self) -> dict[str, int | str]:
         """Set the rlimits and the process filter; returns what is actually in force."""
         lim = self.limits
         mb = 1024 * 1024
-        in_force: dict = {}
+        in_force: dict[str, int | str] = {}
 
         def cap(name: str, which: str, soft: int, hard: int | None = None) -> None:
             if resource is None:
                 in_force[name] = "not enforced: this platform has no rlimits"
                 return
             try:
-                which = getattr(resource, which)
-                resource.setrlimit(which, (soft, soft if hard is None else hard))
+                limit: int = getattr(resource, which)
+                resource.setrlimit(limit, (soft, soft if hard is None else hard))
                 in_force[name] = soft
             except (ValueError, OSError) as exc:
                 in_force[name] = f"not set: {exc}"
@@ -150,10 +159,11 @@ class _Child:
                    else "processes the submission starts are not killed with it)")
             )
         elif processes == 1:
-            status = {"installed": False, "reason": "disabled for this worker"}
+            status: seccomp_noproc.Status = {"installed": False, "reason": "disabled for this worker"}
             if self.cfg.get("seccomp"):
                 try:
-                    import seccomp_noproc  # sibling file, Linux only
+                    if not TYPE_CHECKING:
+                        import seccomp_noproc  # sibling file, Linux only
 
                     status = seccomp_noproc.install()
                 except Exception as exc:  # noqa: BLE001 - fall back to the zygote's watch
@@ -184,8 +194,8 @@ class _Child:
         """Tell the trusted side which module is about to run, in case it ends the process."""
         _write_all(self.resp, wire.dumps({"op": "loading", "module": name}))
 
-    def load(self) -> dict:
-        report: dict[str, dict] = {}
+    def load(self) -> dict[str, dict[str, object]]:
+        report: dict[str, dict[str, object]] = {}
         if self.kind == "folder":
             for mod in self.modules_spec:
                 name = mod["name"]
@@ -207,7 +217,7 @@ class _Child:
                 ns.__dict__["__name__"] = "__main__"
                 ns.__dict__["display"] = _display  # a built-in in Jupyter: a cell may call it
                 sys.modules[mod["name"]] = ns
-                errors = []
+                errors: list[dict[str, object]] = []
                 for chunk in mod["chunks"]:
                     label = chunk["label"]
                     self.labels[label] = label
@@ -226,7 +236,7 @@ class _Child:
         return report
 
     # -- errors ----------------------------------------------------------------------------
-    def describe(self, exc: BaseException, tb: types.TracebackType | None) -> dict:
+    def describe(self, exc: BaseException, tb: types.TracebackType | None) -> dict[str, object]:
         where, line = "", 0
         if isinstance(exc, SyntaxError) and exc.filename:
             where = self.labels.get(exc.filename, os.path.basename(str(exc.filename)))
@@ -255,16 +265,17 @@ class _Child:
         }
 
     # -- calls -----------------------------------------------------------------------------
-    def lookup(self, part: str, func: str):  # noqa: ANN201
+    def lookup(self, part: str, func: str) -> object:
         if self.kind == "folder":
             ns = self.namespaces.get(part)
         else:
             ns = next(iter(self.namespaces.values()), None)
         if ns is None:
             return None
-        return ns.__dict__.get(func)
+        found: object = ns.__dict__.get(func)
+        return found
 
-    def answer(self, msg: dict) -> bytes:
+    def answer(self, msg: Frame) -> bytes:
         """Run one call; returns the reply frame (always small enough and always plain data)."""
         call_id = msg.get("id")
         fn = self.lookup(str(msg.get("part")), str(msg.get("func")))
@@ -273,7 +284,9 @@ class _Child:
         try:
             args = wire.decode(msg["args"], tensors=True)
             kwargs = wire.decode(msg["kwargs"], tensors=True)
-            value = fn(*args, **kwargs)
+            if not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise TypeError("a call's arguments are a list and a dict")
+            value: object = fn(*args, **kwargs)
             if msg.get("echo") is True:  # the caller also wants the arguments as the call left them
                 value = {"value": value, "args": args}
         except BaseException as exc:  # noqa: BLE001
@@ -286,7 +299,8 @@ class _Child:
         try:
             size = int(getattr(value, "nbytes", 0) or 0) if type(value).__module__ == "numpy" else 0
             if type(value).__module__.startswith("torch") and hasattr(value, "element_size"):
-                size = int(value.nelement()) * int(value.element_size())
+                # (a tensor's; where it has no nelement the AttributeError makes the value unsendable)
+                size = int(getattr(value, "nelement")()) * int(value.element_size())  # noqa: B009
             if size > self.max_reply:  # refuse before the frame copies it
                 raise ValueError(f"the value holds {size // (1024 * 1024)} MiB; "
                                  f"at most {self.max_reply // (1024 * 1024)} MiB can be returned")
@@ -334,7 +348,7 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _child_main(cfg: dict, msg: dict) -> None:
+def _child_main(cfg: ZygoteConfig, msg: OpenRequest) -> None:
     code = 0
     try:
         os.close(cfg["ctl_in"])
@@ -377,12 +391,13 @@ def _python_folders() -> list[str]:
     folders = [os.path.dirname(os.__file__)]
     for name in ("numpy", "torch"):
         module = sys.modules.get(name)
-        if module is not None and getattr(module, "__file__", None):
-            folders.append(os.path.dirname(os.path.dirname(module.__file__)))
+        file = getattr(module, "__file__", None) if module is not None else None
+        if file:
+            folders.append(os.path.dirname(os.path.dirname(file)))
     return folders
 
 
-def _unprivileged(scratch: str, uid: int | str | None) -> list | str | None:
+def _unprivileged(scratch: str, uid: int | str | None) -> list[int | str] | str | None:
     """[uid, gid, name] of the user student code runs as when the zygote is root (and not in
     namespaces): ``uid``, a user id of this grading worker's own that the trusted side claimed
     (unlisted, held by it alone on this machine), with the group of the same number. The
@@ -412,7 +427,7 @@ def _unprivileged(scratch: str, uid: int | str | None) -> list | str | None:
     return [uid, uid, f"uid {uid}"]
 
 
-def _become(run_as: list | str | None) -> str:
+def _become(run_as: list[int | str] | str | None) -> str:
     """Switch this child to ``run_as`` for good (groups, gid, then uid); what it became.
 
     Raises:
@@ -421,7 +436,7 @@ def _become(run_as: list | str | None) -> str:
     """
     if not isinstance(run_as, list):
         raise PermissionError(f"refusing to run student code as root: {run_as or 'no unprivileged user'}")
-    uid, gid, name = run_as
+    uid, gid, name = int(run_as[0]), int(run_as[1]), run_as[2]
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
@@ -448,7 +463,7 @@ def _drop_capabilities() -> str:
 # --------------------------------------------------------------------------- the zygote
 
 
-def _sweep(cfg: dict, child: int) -> None:
+def _sweep(cfg: ZygoteConfig, child: int) -> None:
     """Kill every process the child started, however it hid, and reap them."""
     while True:
         if cfg.get("pid1"):
@@ -494,7 +509,7 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def _extra_processes(cfg: dict, child: int) -> list[int]:
+def _extra_processes(cfg: ZygoteConfig, child: int) -> list[int]:
     """Processes besides the child itself (used when no seccomp filter forbids them)."""
     if cfg.get("pid1"):
         try:
@@ -545,7 +560,7 @@ def _wipe(path: str) -> None:
                 pass
 
 
-def _scan(path: str) -> list:
+def _scan(path: str) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(path) as it:
             return list(it)
@@ -575,7 +590,7 @@ def _remove_sysv_ipc() -> None:
                     getattr(libc, call)(int(fields[1]), ipc_rmid, None)
 
 
-def _health(cfg: dict) -> list[str]:
+def _health(cfg: ZygoteConfig) -> list[str]:
     """What is left over after a child (empty when the zygote is fit for the next one)."""
     problems = []
     for path in cfg["wipe"]:
@@ -596,7 +611,7 @@ def _health(cfg: dict) -> list[str]:
     return problems
 
 
-def _supervise(cfg: dict, pid: int, generation: int, watch: bool) -> dict:
+def _supervise(cfg: ZygoteConfig, pid: int, generation: int, watch: bool) -> dict[str, object]:
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
@@ -634,7 +649,7 @@ def _supervise(cfg: dict, pid: int, generation: int, watch: bool) -> dict:
             _wipe(path)
     if cfg.get("pid1"):
         _remove_sysv_ipc()
-    result: dict = {"op": "closed", "child": generation, "killed": killed is not None}
+    result: dict[str, object] = {"op": "closed", "child": generation, "killed": killed is not None}
     if killed is not None:
         result["reason"] = killed
     if os.WIFSIGNALED(status):
@@ -648,7 +663,7 @@ def _supervise(cfg: dict, pid: int, generation: int, watch: bool) -> dict:
     return result
 
 
-def _own_stdio(cfg: dict) -> None:
+def _own_stdio(cfg: ZygoteConfig) -> None:
     """Subprocess level: keep private copies of stdin/stdout for the frames.
 
     Afterwards fd 0 reads the null device and fd 1 (and so ``print``) writes to stderr, which
@@ -670,7 +685,7 @@ def _cpu_seconds() -> float:
         return 0.0
 
 
-def _serve_in_process(cfg: dict, msg: dict) -> None:
+def _serve_in_process(cfg: ZygoteConfig, msg: OpenRequest) -> None:
     """Where there is no fork (Windows): serve one submission here, then exit for good."""
     code = 0
     try:
@@ -686,7 +701,7 @@ def _serve_in_process(cfg: dict, msg: dict) -> None:
         os._exit(0)
 
 
-def _warm_up(torch, more: bool = False) -> None:  # noqa: ANN001
+def _warm_up(torch: types.ModuleType, more: bool = False) -> None:
     """Run once, here, the operations students' code typically uses.
 
     torch and numpy initialise kernels, dispatch tables and caches lazily on first use; done
@@ -729,7 +744,7 @@ def _warm_up(torch, more: bool = False) -> None:  # noqa: ANN001
 
 
 def main() -> None:
-    cfg = json.loads(sys.argv[1])
+    cfg: ZygoteConfig = json.loads(sys.argv[1])  # the trusted side's (Worker.start)
     _start(cfg)
     torch = _import_and_warm(cfg)
     if not cfg.get("pid1"):  # (after the imports: it checks their folders)
@@ -750,7 +765,7 @@ def main() -> None:
     _serve(cfg, can_fork)
 
 
-def _start(cfg: dict) -> None:
+def _start(cfg: ZygoteConfig) -> None:
     """Signals, process flags and the scratch folder, before anything is imported."""
     sys.dont_write_bytecode = True  # -I ignores PYTHONDONTWRITEBYTECODE
     cfg["spawned"] = spawned = bool(cfg.get("spawned"))
@@ -771,17 +786,19 @@ def _start(cfg: dict) -> None:
     cfg["wipe"] = cfg.get("wipe") or wipe
 
 
-def _import_and_warm(cfg: dict):  # noqa: ANN202 - torch, or None where it is not installed
-    """Import numpy and torch once (every child inherits them), warm torch, freeze the heap."""
+def _import_and_warm(cfg: ZygoteConfig) -> types.ModuleType | None:
+    """Import numpy and torch once (every child inherits them), warm torch, freeze the heap;
+    returns torch, or None where it is not installed."""
     # Importing torch makes ~10^6 objects and almost no garbage: the collector's passes over
     # them cost ~15 % of the import. It is off until everything is imported and frozen.
     gc.disable()
     import numpy  # noqa: F401
 
-    torch = None
+    imported: types.ModuleType | None = None
     try:
         import torch
 
+        imported = torch
         # Before any op: the OpenMP pool must not exist when we fork (a child would hang).
         torch.set_num_threads(int(cfg.get("threads", 1)))
         import torch.nn.functional  # noqa: F401
@@ -801,7 +818,8 @@ def _import_and_warm(cfg: dict):  # noqa: ANN202 - torch, or None where it is no
         pass
     if cfg.get("seccomp"):
         try:  # import and build the process filter once; each child then only installs it
-            import seccomp_noproc  # sibling file, Linux only
+            if not TYPE_CHECKING:
+                import seccomp_noproc  # sibling file, Linux only
 
             seccomp_noproc.prepare()
         except Exception:  # noqa: BLE001 - the child reports why when it tries
@@ -810,10 +828,10 @@ def _import_and_warm(cfg: dict):  # noqa: ANN202 - torch, or None where it is no
     # almost nothing (imports leave next to no garbage). Frozen objects are never traversed.
     gc.freeze()
     gc.enable()  # (the children inherit it on: a student's cycles are collected as usual)
-    return torch
+    return imported
 
 
-def _serve(cfg: dict, can_fork: bool) -> None:
+def _serve(cfg: ZygoteConfig, can_fork: bool) -> None:
     """Answer the trusted side's control frames: a child per ``open``, until ``exit`` or EOF."""
     generation = 0
     while True:
@@ -833,12 +851,13 @@ def _serve(cfg: dict, can_fork: bool) -> None:
         generation += 1
         if not cfg["spawned"]:  # (a spawned process serves one submission: nothing came before it)
             wire.drain(cfg["req"])  # anything written for an earlier child is not for this one
-        limits = msg.get("limits") or {}
+        request = cast("OpenRequest", msg)  # the trusted side's own (Worker.spawn_child)
+        limits = request.get("limits") or {}
         if not can_fork:
-            _serve_in_process(cfg, msg)
+            _serve_in_process(cfg, request)
         pid = os.fork()
         if pid == 0:
-            _child_main(cfg, msg)
+            _child_main(cfg, request)
         watch = int(limits.get("processes") or 0) == 1
         wire.write_frame(cfg["ctl_out"], _supervise(cfg, pid, generation, watch))
 

@@ -5,6 +5,6 @@ assignment   One assignment of the course, as its rubric declares it: parts, fil
 catalogue    The mistake-catalogue format: an assignment's ``mistakes.yaml`` → frozen records → messages.
 due          Due dates, extensions and the late penalty, per student.
 fingerprint  What decides a report besides the submission: the files :func:`rubric_fingerprint` hashes.
-rubric       Rubric loading: one YAML file -> one frozen :class:`Rubric`, checked once at the edge.
+rubric       The rubric (a package: model, load, checks): one YAML file -> one frozen ``Rubric``, checked once.
 ===========  =======================================================================================
 """

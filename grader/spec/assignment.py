@@ -29,7 +29,7 @@ from grader.kit.hooks import NO_HOOKS, Figure, Hooks, load_hooks
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Part, Rubric
 
 __all__ = ["Assignment", "answer_key", "assignment_of", "figures_hook"]
 
@@ -48,7 +48,7 @@ class Assignment:
         return str(self.rubric.assignment)
 
     @property
-    def code_parts(self) -> tuple[Any, ...]:
+    def code_parts(self) -> tuple[Part, ...]:
         """The parts graded from a ``.py`` file (a notebook defines all of them), in rubric order."""
         return tuple(p for p in self.rubric.parts if p.file.endswith(CODE_SUFFIX))
 
@@ -124,7 +124,7 @@ def figures_hook(rubric: Rubric | None) -> Callable[[dict[str, Any], Sequence[st
     report ``grader batch`` writes) is rendered without importing the plug-in, and so without
     the torch it imports.
     """
-    if rubric is None or getattr(getattr(rubric, "plugin", None), "hooks", None) is None:
+    if rubric is None or rubric.plugin.hooks is None:
         return None
     known = rubric
 

@@ -22,7 +22,8 @@ import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypedDict
 
 
 from grader.i18n.messages import said
@@ -30,9 +31,9 @@ from grader.package_data import PACKAGE_DIR
 import grader.safeyaml as safeyaml
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
-__all__ = ["FRAMEWORK_FILE", "Entry", "catalogue", "mistake_ids"]
+__all__ = ["FRAMEWORK_FILE", "Entry", "RecordedSignature", "catalogue", "mistake_ids"]
 
 #: What the grader itself names for any assignment (``not-implemented``, ``unrecognised``).
 FRAMEWORK_FILE = PACKAGE_DIR / "framework.yaml"
@@ -43,6 +44,14 @@ _LANGS = ("en", "ja")
 _CJK = "\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef"
 _JA_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20"  # 、。「」（）： and the like
 _JA_FOLD = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])|(?<=[{_JA_PUNCT}]) | (?=[{_JA_PUNCT}])")
+
+
+class RecordedSignature(TypedDict):
+    """An entry's ``signature:``: a function's recorded behaviour, as an unrecognised failure's
+    report keeps it (:mod:`grader.kit.signature`), written by ``grader catalogue draft``."""
+
+    function: str
+    probes: list[dict[str, object]]  # each a recorded call: {"call": ..., and what it gave}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +67,13 @@ class Entry:
     )
     evidence: tuple[str, ...] = field(default=(), metadata={"help": "evidence keys the messages use"})
     note: bool = field(default=False, metadata={"help": "a plain statement, not a mistake"})
-    signature: dict[str, Any] | None = field(default=None, metadata={
+    signature: RecordedSignature | None = field(default=None, metadata={
         "help": "recognised by recorded behaviour: {function, probes} as an unrecognised failure's "
                 "report keeps it (written by grader catalogue draft)"})
     draft: bool = field(default=False, metadata={
         "help": "written by grader catalogue draft and not yet worded; grader validate refuses it"})
 
-    def render(self, evidence: dict[str, Any]) -> dict[str, str]:
+    def render(self, evidence: Mapping[str, object]) -> dict[str, str]:
         """Fill this entry's templates with ``evidence``; returns ``{"en": ..., "ja": ...}``.
 
         The template is ``messages[evidence["variant"]]`` when the evidence names a variant,
@@ -85,10 +94,10 @@ class Entry:
         return out
 
 
-class _Slots(dict[str, Any]):
+class _Slots(dict[str, object]):
     """Evidence for ``vformat``: unknown slots become ``?`` and keep their format spec harmless."""
 
-    def __missing__(self, key: str) -> Any:
+    def __missing__(self, key: str) -> _Missing:
         return _Missing()
 
 
@@ -97,13 +106,13 @@ class _Missing:
         return "?"
 
 
-def _text(value: Any, where: str, name: str) -> dict[str, str]:
+def _text(value: object, where: str, name: str) -> dict[str, str]:
     if not isinstance(value, dict) or any(not isinstance(value.get(k), str) for k in _LANGS):
         raise ValueError(said("needs_en_ja_strings", path=name, key=where))
     return {"en": value["en"].strip(), "ja": _JA_FOLD.sub("", value["ja"].strip())}
 
 
-def _entry(mid: str, data: dict[str, Any], name: str) -> Entry:
+def _entry(mid: str, data: object, name: str) -> Entry:
     if not isinstance(data, dict):
         raise ValueError(f"{name}: {mid}: needs title, applies_to, recognised_by and message")
     raw = data.get("message")
@@ -128,7 +137,7 @@ def _entry(mid: str, data: dict[str, Any], name: str) -> Entry:
     )
 
 
-def _signature(value: Any, where: str, name: str) -> dict[str, Any] | None:
+def _signature(value: object, where: str, name: str) -> RecordedSignature | None:
     if value is None:
         return None
     if (not isinstance(value, dict) or not isinstance(value.get("function"), str)
@@ -177,9 +186,9 @@ def check_rubric(rubric: Rubric) -> None:
     """
     from grader.errors import RubricError
 
-    file = getattr(getattr(rubric, "plugin", None), "catalogue", None)
+    file = rubric.plugin.catalogue
     known = mistake_ids(file)
-    for options in getattr(rubric, "mistakes", ()) or ():
+    for options in rubric.mistakes:
         if options.id in known:
             continue
         nearest = difflib.get_close_matches(options.id, known, n=1, cutoff=0.0)

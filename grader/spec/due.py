@@ -10,7 +10,8 @@ The policy: a submission up to ``grace_minutes`` after the student's due date is
 that, every day or part of a day after the due date costs ``per_day_percent`` of the maximum
 (``per: once`` instead costs it once), at most ``max_percent`` in all, and the score never
 drops below 0. :func:`late_penalty` returns the inputs with the result, for the report and
-the gradebook to show.
+the gradebook to show. :func:`apply_late` puts the rubric's policy into a report's dict (its
+``late`` entry and note) and :func:`undo_late` takes it out again: the late policy's one home.
 
 Example::
 
@@ -28,12 +29,17 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from grader.errors import UsageError
-from grader.i18n.messages import said
+from grader.i18n.messages import label, said
 
-__all__ = ["Extension", "Lateness", "LatePolicyRule", "due_for", "late_penalty", "lms_wall_time", "parse_when",
-           "read_extensions", "read_moodle_worksheet", "read_submitted", "student_key"]
+if TYPE_CHECKING:
+    from grader.spec.rubric.model import Rubric
+
+__all__ = ["Extension", "LateDict", "Lateness", "LatePolicyRule", "Scored", "Timing", "apply_late", "due_for",
+           "late_penalty", "lms_wall_time", "parse_when", "read_extensions", "read_moodle_worksheet", "read_submitted",
+           "student_key", "undo_late", "without_late_note"]
 
 DAY = timedelta(days=1)
 #: the most days an extension may give (a larger number is a slip of the keyboard)
@@ -251,3 +257,112 @@ def late_penalty(submitted: datetime, due: datetime, score: float, max_score: fl
     percent = min(units * policy.per_day_percent, policy.max_percent)
     after = max(0.0, score - max_score * percent / 100.0)
     return Lateness(submitted, due, days, percent, score, after)
+
+
+# --------------------------------------------------------------------------- the policy on a report
+
+
+class Timing(TypedDict):
+    """When a submission came and when it was due, as ``grader batch`` measures lateness (ISO 8601
+    with offsets): ``submitted`` is "" when only the LMS's late flag is known."""
+
+    submitted: str
+    due: str
+    extension: str  # the extension's reason ("" without one)
+
+
+class LateDict(TypedDict, total=False):
+    """The late policy as applied to a report (its ``late`` entry; empty when none applied)."""
+
+    score_before: float
+    score: float
+    penalty: float
+    rule: dict[str, str]  # the policy in words, by language
+    # measured from the times (--submitted, --extensions, due:) rather than the LMS's flag:
+    submitted: str
+    due: str
+    days: int
+    extension: str
+
+
+class _ScoredCore(TypedDict):
+    score: float
+    max_score: float
+    passed: bool
+    pass_mark: float
+    notes: list[str]
+
+
+class Scored(_ScoredCore, total=False):
+    """What the late policy reads and changes in a report's dict (a report's dict is one)."""
+
+    late: LateDict
+
+
+def apply_late(data: Scored, late: bool, rubric: Rubric, when: Timing | None = None) -> Scored:
+    """The rubric's late policy on a report's dict whose ``score`` is the tests' score (changed in
+    place, and returned).
+
+    ``when`` (from ``--submitted`` / ``--extensions`` and the rubric's ``due:``, see
+    this module): ``submitted`` and the student's own ``due`` (ISO, with offsets) and the
+    extension's ``extension`` reason; lateness is then measured, and shown with those inputs.
+    Without it, the LMS's late flag decides (one unit of the penalty).
+    """
+    policy = getattr(rubric, "late", None)
+    days = None
+    if late and policy is not None and when and not when.get("submitted") and when.get("due"):
+        # An extension, but no submission time: the LMS's flag was set against its own due
+        # date, not this student's, so it takes nothing off; the report says so.
+        data["notes"] = [*data.get("notes", []),
+                         " / ".join(label("late_flag_set_aside", lang, due=when["due"])
+                                    for lang in rubric.report.languages)]
+        return data
+    if policy is not None and when and when.get("submitted") and when.get("due"):
+        rule_ = LatePolicyRule(per_day_percent=policy.penalty_percent, max_percent=100.0,
+                               grace_minutes=policy.grace_minutes, per=policy.per)
+        measured = late_penalty(parse_when(when["submitted"], "submitted"), parse_when(when["due"], "due"),
+                                float(data["score"]), float(data["max_score"]), rule_)
+        days, late = measured.days, measured.days > 0
+    if late and policy is not None:
+        before, top = float(data["score"]), float(data["max_score"])
+        if days is not None:
+            kept = measured.score if policy.per == "day" else policy.apply(before, top)
+            after = round(max(0.0, min(kept, top * policy.cap_percent / 100, before)), int(rubric.report.rounding))
+        else:
+            after = round(policy.apply(before, top), int(rubric.report.rounding))
+        rule = {lang: policy.describe(lang) for lang in ("en", "ja")}
+        data["late"] = {"score_before": before, "score": after, "penalty": round(before - after, 6), "rule": rule}
+        if days is not None and when is not None:
+            data["late"].update({"submitted": when["submitted"], "due": when["due"], "days": days,
+                                 "extension": when.get("extension", "")})
+            rule = {lang: label("late_when", lang, rule=rule[lang], submitted=when["submitted"], due=when["due"],
+                                days=days)
+                          + (label("late_extension", lang, extension=when["extension"]) if when.get("extension") else "")
+                    for lang in ("en", "ja")}
+        data["score"] = after
+        data["passed"] = top > 0 and after * 100.0 >= float(data.get("pass_mark", rubric.report.pass_mark)) * top
+        data["notes"] = [*data.get("notes", []),
+                         " / ".join(label("late_note", lang, before=f"{before:g}", after=f"{after:g}", rule=rule[lang])
+                                    for lang in rubric.report.languages if lang in rule)]
+    return data
+
+
+def undo_late(data: Scored) -> Scored:
+    """A report's dict as before :func:`apply_late`: the tests' score back, the late note gone
+    (changed in place, and returned)."""
+    late = data.pop("late", None)
+    if late:
+        data["score"] = float(late["score_before"])
+        top = float(data["max_score"])
+        data["passed"] = top > 0 and data["score"] * 100.0 >= float(data.get("pass_mark", 0.0)) * top
+    if data.get("notes"):
+        data["notes"] = without_late_note(data["notes"])
+    return data
+
+
+def without_late_note(notes: list[str]) -> list[str]:
+    """``notes`` without the one :func:`apply_late` adds."""
+    starts = tuple(label(key, lang).split("{", 1)[0] for key in ("late_note", "late_flag_set_aside")
+                   for lang in ("en", "ja"))
+    return [n for n in notes if not any(x.startswith(starts) for x in n.split(" / "))]
+

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader.spec.catalogue import FRAMEWORK_FILE
-from grader.spec.rubric import Rubric
+from grader.spec.rubric.model import Rubric
 
 __all__ = ["KNOWLEDGE_MODULES", "knowledge_files", "rubric_fingerprint"]
 
@@ -32,10 +32,9 @@ def knowledge_files(rubric: Rubric | None = None) -> list[Path]:
     """
     from importlib.util import find_spec
 
-    plugin = getattr(rubric, "plugin", None)
-    catalogue = getattr(plugin, "catalogue", None)
+    catalogue = rubric.plugin.catalogue if rubric is not None else None
     files = ([Path(catalogue)] if catalogue else []) + [FRAMEWORK_FILE]
-    hooks = getattr(plugin, "hooks", None)
+    hooks = rubric.plugin.hooks if rubric is not None else None
     if hooks:
         files += sorted(Path(hooks).parent.glob("*.py"))
     for name in KNOWLEDGE_MODULES:

@@ -18,20 +18,20 @@ import io
 import math
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
+from typing import TYPE_CHECKING
 
 from grader.report import ledger
 from grader.i18n.messages import said
 from grader.errors import UsageError
-from grader.outputs.gradebook import BOM, old_rows, canvas_target_of, cell, export_gradebooks
+from grader.outputs.gradebook import BOM, cell, old_rows
+from grader.outputs.lms_gradebooks import canvas_target_of, export_gradebooks
 from grader.outputs.gradebook_page import write_views
 from grader.report.outdir import IDENTITIES, read_record, reports_now, write_report_files
 from grader.report.files import write_atomic
-from grader.report.model import GradeReport
+from grader.report.model import GradeReport, ReportDict
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["adjust", "confirm", "refresh", "refresh_gradebooks", "undo"]
 
@@ -43,14 +43,14 @@ def _reports(outdir: Path) -> dict[str, Path]:
     return {p.name[: -len(".yaml")]: p for p in sorted(folder.glob("*.yaml"))}
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: Path) -> ReportDict:
     data = read_record(path)
     if data is None:
         raise UsageError(f"{path}: cannot read it (not a report); check that the path is readable")
     return data
 
 
-def find(outdir: Path, student: str) -> tuple[str, dict[str, Any]]:
+def find(outdir: Path, student: str) -> tuple[str, ReportDict]:
     """The report ``student`` names: a submission's name, else an LMS student id.
 
     Raises:
@@ -126,7 +126,7 @@ def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = Non
     return entry
 
 
-def _target(outdir: Path, rubric: Rubric, student: str, n: int, what: str) -> tuple[str, dict[str, Any]]:
+def _target(outdir: Path, rubric: Rubric, student: str, n: int, what: str) -> tuple[str, ReportDict]:
     entries = ledger.read(outdir)
     name, data = find(outdir, student)
     standing = {e.n for e in ledger.for_submission(entries, name)}
@@ -180,7 +180,7 @@ def refresh(outdir: Path, rubric: Rubric, lang: str, *, only: set[str] | None = 
         if only is not None and name not in only:
             continue
         data = _load(path)
-        now = ledger.apply(dict(data), ledger.for_submission(entries, name), rubric)
+        now = ledger.apply(data.copy(), ledger.for_submission(entries, name), rubric)
         if now != data or only is not None:
             report = GradeReport.from_dict(now)
             write_report_files(outdir, name, report, now, rubric, lang, lambda fmt, exc: None)

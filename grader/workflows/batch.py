@@ -10,8 +10,8 @@ Stages, each a module of its own and each a function of the one before:
    submissions; reports come back as plain dicts and are written here
    (:mod:`grader.report.outdir`), atomically, as they arrive. ``resume`` skips submissions whose
    report already matches their content hash and the rubric.
-3. :mod:`grader.outputs.gradebook` and :mod:`grader.outputs.summary` — ``gradebook.csv``, the LMS gradebooks
-   and the class summary.
+3. :mod:`grader.outputs.gradebook`, :mod:`grader.outputs.lms_gradebooks` and :mod:`grader.outputs.summary`
+   — ``gradebook.csv``, the LMS gradebooks and the class summary.
 
 Example::
 
@@ -28,29 +28,31 @@ import secrets
 import signal
 import threading
 import time
-from datetime import timezone
+from datetime import datetime, timezone
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import Any, TYPE_CHECKING, cast
 
 from rich.console import Console
 
 from grader.ingest.discovery import Discovery, Found, Skipped, files_wanted
 from grader.i18n.messages import said
 from grader.errors import GraderError, UsageError
-from grader.outputs.gradebook import (CanvasTarget, apply_lms, check_formats, csv_written, gradebook_rows,
-                              say_written, write_gradebook, write_lms_gradebooks)
+from grader.outputs.gradebook import (GradebookEntry, apply_lms, csv_written, gradebook_rows, say_written,
+                                      write_gradebook)
+from grader.outputs.lms_gradebooks import CanvasTarget, check_formats, write_lms_gradebooks
 from grader.report import ledger
 from grader.report.outdir import is_current, read_report, report_path, write_report_files
 from grader.engines.local_pool import LocalPool, Tally, WorkerProcess, retire_spares, start_early, workers_for
 from grader.report.contain import error_report
-from grader.report.model import GradeReport
+from grader.report.model import GradeReport, ReportDict
 
 if TYPE_CHECKING:
-    from grader.engines.dask import ClusterPool
-    from grader.spec.rubric import Rubric
-    from grader.ingest.submission import Submission
+    from grader.engines.dask import ClusterPool, ClusterSpec
+    from grader.spec.due import Extension, Timing
+    from grader.spec.rubric.model import Rubric
+    from grader.ingest.submission.model import Submission, SubmissionDict
 
 
 @dataclass
@@ -85,8 +87,8 @@ def run_batch(
     similarity: bool = False,
     cluster: str | None = None,
     shard_size: int | None = None,
-    submitted: dict[str, Any] | None = None,
-    extensions: dict[str, Any] | None = None,
+    submitted: dict[str, datetime] | None = None,
+    extensions: dict[str, Extension] | None = None,
     canvas: CanvasTarget | None = None,
     again: str = "",
     anonymous: bool = False,
@@ -195,7 +197,7 @@ def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool) -> int | 
     return n
 
 
-def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[Any, str, str]:
+def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[ClusterSpec | None, str, str]:
     """(the cluster's parsed SPEC or None, the sandbox level here, its warning).
 
     A bad SPEC or a missing extra stops the batch here, before any work.
@@ -214,9 +216,9 @@ class _Batch:
     """One batch run after its workers started: find, resume, grade, write, summarise."""
 
     def __init__(self, source: str, out: str, outdir: Path, rubric: Rubric, *, lang: str, console: Console,
-                 level: str, warning: str, started: float, cluster: Any = None, shard_size: int | None = None,
-                 allow_weak: bool = False, submitted: dict[str, Any] | None = None,
-                 extensions: dict[str, Any] | None = None, canvas: CanvasTarget | None = None,
+                 level: str, warning: str, started: float, cluster: ClusterSpec | None = None,
+                 shard_size: int | None = None, allow_weak: bool = False, submitted: dict[str, datetime] | None = None,
+                 extensions: dict[str, Extension] | None = None, canvas: CanvasTarget | None = None,
                  again: str = "", anonymous: bool = False) -> None:
         from grader.spec.assignment import assignment_of
 
@@ -252,7 +254,7 @@ class _Batch:
             # Known before discovery: the cluster's grading processes warm up meanwhile.
             self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
             seed = self.seed
-            self._pool = self._cluster_pool()
+            self._pool = self._cluster_pool(self.cluster)
             self._pool.open_soon()
         try:
             return self._run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
@@ -334,7 +336,7 @@ class _Batch:
             self._say(said("item_analysis_correct_styles", n=len(self.corpus)))
         return digest
 
-    def _wire(self, index: int) -> dict[str, Any]:
+    def _wire(self, index: int) -> SubmissionDict:
         """Submission ``index`` as plain data for a worker: the class's, then the corpus's."""
         n = len(self.found.found)
         sub = self.found.found[index].submission if index < n else self.corpus[index - n][1]
@@ -382,7 +384,7 @@ class _Batch:
         write_latest_due(self.outdir, max([assigned, *(due_for(k, assigned, self.extensions)[0]
                                                        for k in self.extensions)]))
 
-    def _when(self, found: Found) -> dict[str, Any] | None:
+    def _when(self, found: Found) -> Timing | None:
         """The submission time and the student's own due date (grader.spec.due), when both are known."""
         from grader.spec.due import due_for, lms_wall_time, parse_when
 
@@ -397,7 +399,7 @@ class _Batch:
         due, ext = due_for(key, assigned, self.extensions)
         if at is None:
             # The LMS's late flag decides, but it was set against the LMS's own due date: a
-            # student with an extension is not judged by it (grader.outputs.gradebook.apply_late).
+            # student with an extension is not judged by it (grader.spec.due.apply_late).
             return {"submitted": "", "due": due.isoformat(), "extension": ext.reason} if ext else None
         return {"submitted": at.isoformat(), "due": due.isoformat(), "extension": ext.reason if ext else ""}
 
@@ -417,7 +419,7 @@ class _Batch:
                 _flag(self.console, said("listed_match_no_submission", option=option, n=len(unmatched), who=who),
                       self.lang)
         untimed = [f for f in self.found.found
-                   if (self._when(f) or {}).get("submitted") == "" and f.late]
+                   if (when := self._when(f)) is not None and when["submitted"] == "" and f.late]
         if untimed:
             who = str(len(untimed)) if self.anonymous else ", ".join(sorted(f.submission.name for f in untimed)[:10])
             _flag(self.console, said("extension_without_time", n=len(untimed), who=who), self.lang)
@@ -425,11 +427,12 @@ class _Batch:
     def _adjusted(self, index: int, report: GradeReport) -> GradeReport:
         """A kept report with the late policy (an extension may have been granted since) and the
         ledger as they are now; written again only if that changed it."""
-        from grader.outputs.gradebook import undo_late
+        from grader.spec.due import undo_late
 
         found, name = self.found.found[index], self.found.found[index].submission.name
         data = report.to_dict()
-        now = undo_late(ledger.apply(report.to_dict(), [], self.rubric))
+        now = ledger.apply(report.to_dict(), [], self.rubric)
+        undo_late(now)
         now = apply_lms(now, found, self.rubric, self._when(found))
         now = ledger.apply(now, ledger.for_submission(self.ledger, name), self.rubric)
         if now == data:
@@ -446,7 +449,7 @@ class _Batch:
             return False, None
         tally = Tally(len(todo), self.console, progress, aside=self._aside, lang=self.lang)
         if self.cluster is not None:
-            return self._grade_on_cluster(todo + aside, tally)
+            return self._grade_on_cluster(self.cluster, todo + aside, tally)
         config = {"op": "config", "rubric": str(self.rubric.file), "seed": self.seed, "level": self.level,
                   "warning": self.warning}
         pool = LocalPool(jobs, config, self.outdir / ".logs", self._wire, early)
@@ -477,19 +480,19 @@ class _Batch:
 
         self.console.print(translate(text, self.lang), markup=False)
 
-    def _cluster_pool(self) -> ClusterPool:
+    def _cluster_pool(self, spec: ClusterSpec) -> ClusterPool:
         import grader.grading.runner  # noqa: F401 - torch, imported here before Dask's threads start
         from grader.engines.dask import ClusterPool
         from grader.spec.fingerprint import rubric_fingerprint
 
-        return ClusterPool(self.cluster, rubric=self.rubric, seed=self.seed,
+        return ClusterPool(spec, rubric=self.rubric, seed=self.seed,
                            fingerprint=rubric_fingerprint(self.rubric, ("public", "hidden")),
                            wire=self._wire, allow_weak=self.allow_weak,
                            shard=self.shard_size, say=self._say,
                            log=self.outdir / ".logs" / "cluster.log")
 
-    def _grade_on_cluster(self, todo: list[int], tally: Tally) -> tuple[bool, GraderError | None]:
-        pool = self._pool if self._pool is not None and self._pool.seed == self.seed else self._cluster_pool()
+    def _grade_on_cluster(self, spec: ClusterSpec, todo: list[int], tally: Tally) -> tuple[bool, GraderError | None]:
+        pool = self._pool if self._pool is not None and self._pool.seed == self.seed else self._cluster_pool(spec)
         try:
             pool.run(todo, self.write, tally)
         except KeyboardInterrupt:
@@ -503,10 +506,13 @@ class _Batch:
     def write(self, index: int, data: dict[str, Any] | None, reason: str = "") -> GradeReport:
         """Write the report a worker sent, or (``data`` None, or it cannot be written) an
         error report saying ``reason``: every submission ends with a report."""
+        # The worker's message, as JSON gives it: a report's dict (GradeReport.to_dict in
+        # grader.engines.batch_worker), which GradeReport.from_dict checks below.
+        report_data = cast("ReportDict | None", data)
         with _whole():  # Ctrl-C waits: a report on disk is also one the gradebook lists
-            return self._write(index, data, reason)
+            return self._write(index, report_data, reason)
 
-    def _write(self, index: int, data: dict[str, Any] | None, reason: str) -> GradeReport:
+    def _write(self, index: int, data: ReportDict | None, reason: str) -> GradeReport:
         if index >= len(self.found.found):
             return self._corpus_report(index - len(self.found.found), data)
         sub = self.found.found[index].submission
@@ -530,7 +536,7 @@ class _Batch:
         self.finished[index] = report
         return report
 
-    def _corpus_report(self, k: int, data: dict[str, Any] | None) -> GradeReport:
+    def _corpus_report(self, k: int, data: ReportDict | None) -> GradeReport:
         """Keep a corpus style's report in memory (one that did not arrive is left out)."""
         name, sub = self.corpus[k]
         report = (GradeReport.from_dict(data) if data is not None
@@ -540,7 +546,7 @@ class _Batch:
         self._aside.add(id(report))
         return report
 
-    def save(self, name: str, report: GradeReport, data: dict[str, Any]) -> None:
+    def save(self, name: str, report: GradeReport, data: ReportDict) -> None:
         """The report in every format the rubric asks for."""
         write_report_files(self.outdir, name, report, data, self.rubric, self.lang, self._warn_format)
 
@@ -552,7 +558,7 @@ class _Batch:
     def _record(self, interrupted: bool, gradebooks: tuple[str, ...], bom: bool) -> list[GradeReport]:
         """Error reports for unreadable entries, then the gradebooks; every report, in order."""
         found = self.found
-        rows: list[tuple[Found | Skipped, GradeReport | None, list[tuple[str, dict[str, str]]]]] = [
+        rows: list[GradebookEntry] = [
             (f, self.finished.get(i), [] if i in self.finished else [("interrupted", {})])
             for i, f in enumerate(found.found)]
         if interrupted:

@@ -23,7 +23,7 @@ from grader.i18n.messages import said
 from grader.report.outdir import read_report, write_published, write_student_files
 
 if TYPE_CHECKING:
-    from grader.spec.rubric import Rubric
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["publish"]
 

@@ -19,11 +19,11 @@ Example::
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 
@@ -33,11 +33,13 @@ from grader.errors import UsageError
 from grader.report.outdir import read_record, report_path, write_report_files, write_student_files
 from grader.report.files import write_atomic
 from grader.grading.select import matcher
-from grader.report.model import GradeReport
+from grader.report.model import GradeReport, ReportDict
 
 if TYPE_CHECKING:
+    from grader.engines.local_pool import WorkerProcess
     from grader.ingest.discovery import Discovery
-    from grader.spec.rubric import Rubric
+    from grader.outputs.gradebook import Cell
+    from grader.spec.rubric.model import Rubric
 
 __all__ = ["RegradeResult", "merge_tests", "run_regrade"]
 
@@ -51,19 +53,19 @@ class RegradeResult:
     elapsed_s: float = 0.0
 
 
-def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str], bool], rubric: Rubric,
+def merge_tests(old: ReportDict, new: ReportDict, select: Callable[[str], bool], rubric: Rubric,
                 entries: Sequence[ledger.Entry], fingerprints: dict[tuple[str, ...], str] | None = None
-                ) -> dict[str, Any]:
+                ) -> ReportDict:
     """``old`` (a report's dict) with its selected tests' results taken from ``new``; scored again.
 
     Tests ``select`` does not match keep their dicts untouched, in their places; a selected
     test ``new`` lacks (removed from the suite) goes, one it adds comes after its part's tests.
     """
-    from grader.outputs.gradebook import apply_late, without_late_note
-    from grader.report.model import CaseOutcome, Mistake, Status, score_parts
+    from grader.report.model import CaseOutcome, Mistake, score_parts
+    from grader.spec.due import apply_late, without_late_note
     from grader.spec.fingerprint import rubric_fingerprint
 
-    data = ledger.apply(dict(old), [], rubric)  # the automatic report
+    data = ledger.apply(old.copy(), [], rubric)  # the automatic report
     fresh = {t["id"]: t for t in new.get("tests", [])}
     tests = []
     for t in data.get("tests", []):
@@ -79,7 +81,7 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     credit: dict[str, float] = {}
     for m in data.get("mistakes", []):
         credit[m["part"]] = credit.get(m["part"], 0.0) + float(Mistake(**m).partial_credit or 0.0)
-    outcomes = [CaseOutcome(**{**t, "status": Status(t["status"])}) for t in tests]
+    outcomes = [CaseOutcome.from_dict(t) for t in tests]
     parts = score_parts(rubric, outcomes, credit)
     rounding = int(rubric.report.rounding)
     data["tests"] = tests
@@ -96,13 +98,18 @@ def merge_tests(old: dict[str, Any], new: dict[str, Any], select: Callable[[str]
     late = bool((data.get("student") or {}).get("late"))
     data.pop("late", None)  # (the score was just computed from the tests)
     data["notes"] = without_late_note(list(data.get("notes", [])))
-    data = apply_late(data, late, rubric, (data.get("student") or {}).get("timing"))
+    apply_late(data, late, rubric, (data.get("student") or {}).get("timing"))
     return ledger.apply(data, entries, rubric)
 
 
-def _same_results(old: dict[str, Any], new: dict[str, Any]) -> bool:
+def _same_but(a: Mapping[str, object], b: Mapping[str, object], but: str) -> bool:
+    """Whether ``a`` and ``b`` hold the same keys and values, but for the value of ``but``."""
+    return a.keys() == b.keys() and all(a[k] == b[k] for k in a if k != but)
+
+
+def _same_results(old: ReportDict, new: ReportDict) -> bool:
     """Whether ``new`` says what ``old`` does, but for how long its tests took."""
-    if old.keys() != new.keys() or any(old[k] != new[k] for k in old if k != "tests"):
+    if not _same_but(old, new, "tests"):
         return False
     before, after = old.get("tests", []), new.get("tests", [])
     if len(before) != len(after):
@@ -110,22 +117,22 @@ def _same_results(old: dict[str, Any], new: dict[str, Any]) -> bool:
     for a, b in zip(before, after):
         if a is b:  # a test not graded again: the very same dict
             continue
-        if a.keys() != b.keys() or any(a[k] != b[k] for k in a if k != "duration_s"):
+        if not _same_but(a, b, "duration_s"):
             return False
     return True
 
 
-def _kept_reports(found: Discovery, outdir: Path, result: RegradeResult) -> dict[int, dict[str, Any]]:
+def _kept_reports(found: Discovery, outdir: Path, result: RegradeResult) -> dict[int, ReportDict]:
     """The batch's report of each submission, by index; every other report in ``outdir`` is
     listed as not regraded, with why (an entry of SOURCE that cannot be read, or none at all)."""
-    olds: dict[int, dict[str, Any]] = {}
+    olds: dict[int, ReportDict] = {}
     kept = {report_path(outdir, f.submission.name) for f in found.found}
     failed = {report_path(outdir, f.name): f.why for f in found.failed}
     for path in sorted((outdir / "reports").glob("*.yaml")):
         if path not in kept:
-            record = read_record(path) or {}
+            record = read_record(path)
             why = failed.get(path) or said("not_in_source_now")
-            result.not_regraded.append((str(record.get("submission") or path.stem), why))
+            result.not_regraded.append((str((record.get("submission") if record else None) or path.stem), why))
     for i, f in enumerate(found.found):
         path = report_path(outdir, f.submission.name)
         old = read_record(path)
@@ -161,9 +168,10 @@ def run_regrade(source: str, out: str, rubric: Rubric, patterns: Sequence[str], 
     level, warning = choose_level(allow_weak=allow_weak)
     # The workers (torch, the sandbox, the suites: a few seconds) start while this process reads
     # the kept reports; they learn the batch's seed with their first chunk.
-    base = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning, "tests": list(patterns)}
+    base: dict[str, object] = {"op": "config", "rubric": str(rubric.file), "level": level, "warning": warning,
+                               "tests": list(patterns)}
     early = start_early(base, jobs, outdir / ".logs", _reports_at_most(outdir)) if (outdir / "reports").is_dir() else []
-    retired: list[Any] = []
+    retired: list[WorkerProcess] = []
     try:
         return _regrade_with(early, retired, source, out, rubric, patterns, select, entries, base, jobs, lang,
                              console, progress, started)
@@ -179,8 +187,9 @@ def _reports_at_most(outdir: Path) -> int:
         return sum(1 for e in entries if e.name.endswith(".yaml"))
 
 
-def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, rubric: Rubric, patterns: Sequence[str],
-                  select: Callable[[str], bool], entries: Sequence[ledger.Entry], base: dict[str, Any], jobs: int | None,
+def _regrade_with(early: list[WorkerProcess], retired: list[WorkerProcess], source: str, out: str, rubric: Rubric,
+                  patterns: Sequence[str], select: Callable[[str], bool], entries: Sequence[ledger.Entry],
+                  base: dict[str, object], jobs: int | None,
                   lang: str, console: Console, progress: bool | None, started: float) -> RegradeResult:
     import time
 
@@ -213,7 +222,9 @@ def _regrade_with(early: list[Any], retired: list[Any], source: str, out: str, r
         if data is None:  # this submission could not run now: its report stays as it was
             result.not_regraded.append((name, reason or "no report"))
             return GradeReport.from_dict(old)
-        merged = merge_tests(old, data, select, rubric, ledger.for_submission(entries, name), fingerprints)
+        # the worker's message, as JSON gives it: a report's dict (GradeReport.to_dict)
+        new = cast("ReportDict", data)
+        merged = merge_tests(old, new, select, rubric, ledger.for_submission(entries, name), fingerprints)
         report = GradeReport.from_dict(merged)
         if _same_results(old, merged):  # nothing moved: the record stays as it was, unwritten (~15 ms)
             write_student_files(outdir, name, report, rubric, lang, lambda fmt, exc: None)
@@ -246,7 +257,7 @@ def _write_record(outdir: Path, stamp: str, patterns: Sequence[str], result: Reg
     from grader.outputs.gradebook import csv_text
     from grader.i18n.messages import both, translate
 
-    rows: list[list[Any]] = [[name, sid, before, after, after - before, " ".join(tests)]
+    rows: list[list[Cell]] = [[name, sid, before, after, after - before, " ".join(tests)]
                              for name, sid, before, after, tests in result.changed]
     folder = outdir / "regrades"
     csv_path = write_atomic(folder / f"{stamp}.csv", csv_text(

@@ -15,7 +15,7 @@ from pathlib import Path
 from grader.kit.hooks import conformance_check
 from grader.prepare.scaffold import HOOKS_CHECK, write_hooks_check
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 def test_the_check_file_names_every_chapter_and_is_up_to_date(tmp_path: Path) -> None:

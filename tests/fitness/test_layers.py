@@ -12,8 +12,10 @@ docs/architecture.md explains each layer; each subpackage's ``__init__.py`` list
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
+
 
 PACKAGE = Path(__file__).resolve().parents[2] / "grader"
 
@@ -103,7 +105,9 @@ def arrows(name: str, path: Path, known: set[str]) -> list[Arrow]:
     return found
 
 
+@functools.lru_cache(maxsize=4)
 def graph(package: Path = PACKAGE) -> list[Arrow]:
+    """Every import arrow of the package (read once per run: the checks below share it)."""
     mods = modules(package)
     return [a for name, path in sorted(mods.items()) for a in arrows(name, path, set(mods))]
 

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import types
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -23,7 +22,7 @@ import grader.kit
 import grader.notebook
 from grader.moved import OLD_PATHS
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 def _public(module: types.ModuleType, besides: set[str] = frozenset()) -> set[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -740,7 +740,7 @@ def _variance_table(p: _Probe) -> list[Finding]:
             and all(isinstance(r, dict) and all(k in r for k in _ROW_KEYS) for r in rows)):
         return _unrecognised(func, call=call, returned=_show(rows) if not isinstance(rows, list) else "a list")
     try:
-        table = [{k: float(r[k]) for k in _ROW_KEYS} for r in rows]
+        table = [{k: float(r[k]) for k in _ROW_KEYS} for r in cast("list[dict[str, Any]]", rows)]  # (checked above)
     except (TypeError, ValueError):
         return _unrecognised(func, call=call)
     if any(t["d_k"] != d or not math.isclose(t["sqrt_d_k"], math.sqrt(d), rel_tol=1e-6)

@@ -64,7 +64,7 @@ def plot_data(session: Any, reference: Any = None) -> dict[str, Any]:
     """Student and reference values for the softmax and variance plots.
 
     Args:
-        session: an open :class:`grader.sandbox.worker.SubmissionSession` (or anything with
+        session: an open :class:`grader.sandbox.child.SubmissionSession` (or anything with
             ``call(part, func, args, kwargs)``).
         reference: unused; the reference values are torch's.
 

@@ -1,0 +1,107 @@
+"""The instructor's commands before the term: ``grader new`` (scaffold an assignment),
+``grader validate`` (prove it), ``grader release`` (the student repository) and
+``grader gradescope`` (the autograder zip).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from grader.cli.shared import err, guard, lasting_imports, load, rubric_option
+
+__all__ = ["gradescope", "new_cmd", "release", "validate"]
+
+
+@click.command()
+@rubric_option
+@click.option("--seed", type=int, default=None, help="Grading seed (default: fresh).")
+@click.option("--all", "every", is_flag=True,
+              help="Validate every rubric in the rubric's folder (rubrics/*.yaml), one table each.")
+def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
+    """Prove the assignment: reference full marks, stubs zero, every mistake's mutant named."""
+    from grader.prepare import validate as validation
+
+    def body() -> int:
+        with lasting_imports():
+            import grader.grading.runner  # noqa: F401 - torch and pytest, for every rubric below
+        if every:
+            from grader.ingest.find_rubric import find_rubrics
+
+            paths = sorted(Path(rubric_path).parent.glob("*.yaml")) if rubric_path else find_rubrics()
+        else:
+            paths = [Path(load(rubric_path).file)]
+        failed = []
+        for path in paths:
+            rubric = load(str(path))
+            result = validation.validate(rubric, seed=seed)
+            if sys.stdout.isatty():
+                table = validation.render_table(result)
+                if every:
+                    table.title = f"{path.name}: {table.title}"
+                Console(highlight=False).print(table)
+            else:  # a CI log or a file: plain lines, nothing cut to fit a width
+                sys.stdout.write((f"{path.name}: " if every else "") + validation.render_lines(result))
+            if not result.ok:
+                failed.append(path.name)
+        if every:
+            err.print(f"{len(paths) - len(failed)} of {len(paths)} rubrics hold"
+                      + (f"; failing: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
+
+    sys.exit(guard(body))
+
+
+@click.command(name="new")
+@click.argument("name")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,
+              help="The course folder (holding rubrics/, exercises/, solutions/, suites/).")
+def new_cmd(name: str, root: str) -> None:
+    """Scaffold assignment NAME: rubric, stub, reference, one public and one hidden test, plug-in."""
+    from grader.prepare.scaffold import scaffold
+
+    def body() -> int:
+        written = scaffold(Path(root), name)
+        err.print(f"{len(written)} files written; next: grader validate --rubric "
+                  f"{Path(root) / 'rubrics' / (name + '.yaml')}")
+        return 0
+
+    sys.exit(guard(body))
+
+
+@click.command()
+@click.argument("outdir", type=click.Path(file_okay=False))
+@rubric_option
+@click.option("--force", is_flag=True, help="Replace OUTDIR if it is not empty.")
+def release(outdir: str, rubric_path: str | None, force: bool) -> None:
+    """Build the student repository in OUTDIR: stubs, public tests, grader, CI; no solutions."""
+    from grader.prepare.release import build_release
+
+    def body() -> int:
+        files = build_release(load(rubric_path), outdir, force=force)
+        err.print(f"{len(files)} files written to {outdir}")
+        return 0
+
+    sys.exit(guard(body))
+
+
+@click.command()
+@click.argument("outdir", type=click.Path(file_okay=False))
+@rubric_option
+def gradescope(outdir: str, rubric_path: str | None) -> None:
+    """Build OUTDIR/autograder.zip for Gradescope (setup.sh, run_autograder, the course files)."""
+    from grader.prepare.gradescope_zip import build_autograder
+
+    def body() -> int:
+        zip_path = build_autograder(load(rubric_path), outdir)
+        err.print(f"autograder written to {zip_path}")
+        from grader.prepare.gradescope_zip import sandbox_note
+
+        err.print(sandbox_note(), markup=False, soft_wrap=True)
+        return 0
+
+    sys.exit(guard(body))
+

@@ -1,0 +1,185 @@
+"""The commands of a term after the batch: ``grader adjust`` (a score changed by hand, in the
+ledger), ``grader ledger`` (list or verify it), ``grader publish`` (hidden tests shown in full),
+``grader regrade`` (only some tests again) and ``grader gradebook`` (several batches, one course
+table).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from grader.cli.shared import LANGS, err, guard, lang_for, lang_option, load_for, rubric_option, tr
+from grader.errors import UsageError
+from grader.i18n.messages import said
+from grader.sinks import terminal
+
+__all__ = ["adjust", "gradebook_cmd", "ledger_cmd", "publish_cmd", "regrade"]
+
+
+class _Points(click.ParamType):  # type: ignore[type-arg]
+    """A number of points as a Japanese keyboard may type it: full-width digits and point
+    (NFKC), the minus sign U+2212; a decimal comma is refused with the number it stands for."""
+
+    name = "number"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, (int, float)):
+            return float(value)
+        import unicodedata
+
+        text = unicodedata.normalize("NFKC", str(value)).strip().replace("\u2212", "-")
+        try:
+            return float(text)
+        except ValueError:
+            if text.count(",") == 1 and text.replace(",", "", 1).lstrip("+-").isdigit():
+                self.fail(said("points_decimal_comma", got=repr(str(value)), example=text.replace(",", ".")), param, ctx)
+            self.fail(said("points_not_number", got=repr(str(value))), param, ctx)
+
+
+@click.command()
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.argument("student")
+@click.option("--part", default=None, help="The part to adjust (default: the total).")
+@click.option("--points", type=_Points(), default=None, help="Points to add (negative: to take off), e.g. --points=-2.")
+@click.option("--set", "set_to", type=_Points(), default=None, help="The score to set outright.")
+@click.option("--undo", type=int, default=None, help="Take back adjustment N (it stays in the ledger).")
+@click.option("--confirm", type=int, default=None,
+              help="Adjustment N (shown 'needs review') holds against the automatic score as it is now.")
+@click.option("--reason", required=True, help="Why the score changes (shown to the student as written).")
+@click.option("--by", default="", help="Who makes the change (default: your login name).")
+@rubric_option
+@lang_option
+def adjust(outdir: str, student: str, part: str | None, points: float | None, set_to: float | None,
+           undo: int | None, confirm: int | None, reason: str, by: str, rubric_path: str | None,
+           lang: str | None) -> None:
+    """Adjust STUDENT's score in the batch output OUTDIR by hand; recorded in OUTDIR/ledger.jsonl."""
+    from grader.workflows import adjust as adjusting
+
+    def body() -> int:
+        rubric = load_for(outdir, rubric_path)
+        out, language = Path(outdir), lang_for(lang, rubric, outdir)
+        given = [x is not None for x in (points, set_to, undo, confirm)]
+        if sum(given) != 1:
+            raise UsageError(said("give_one_points_set"))
+        if undo is not None:
+            entry = adjusting.undo(out, rubric, student, undo, reason=reason, by=by, lang=language)
+        elif confirm is not None:
+            entry = adjusting.confirm(out, rubric, student, confirm, reason=reason, by=by, lang=language)
+        else:
+            entry = adjusting.adjust(out, rubric, student, part=part, points=points, set_to=set_to, reason=reason,
+                                     by=by, lang=language)
+        err.print(tr(said("ledger_entry_written", n=entry.n, what=f"{entry.op} {entry.submission}"), language),
+                  markup=False, highlight=False)
+        return 0
+
+    sys.exit(guard(body))
+
+
+@click.command(name="publish")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.option("--by", default="", help="Who publishes (default: your login name).")
+@rubric_option
+@lang_option
+def publish_cmd(outdir: str, by: str, rubric_path: str | None, lang: str | None) -> None:
+    """Publish the results in the batch output OUTDIR: students' views show hidden tests in full
+    where the rubric says hidden_details: after_publish (recorded in OUTDIR/published.json)."""
+    from grader.workflows.publish import publish
+
+    def body() -> int:
+        rubric = load_for(outdir, rubric_path)
+        language = lang_for(lang, rubric, outdir)
+        written = publish(Path(outdir), rubric, by=by, lang=language)
+        err.print(tr(said("results_published_files_written", n=len(written)), language), markup=False,
+                  highlight=False)
+        return 0
+
+    sys.exit(guard(body))
+
+
+@click.command()
+@click.argument("source")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, exists=True),
+              help="The folder of the batch to grade again (its reports and ledger).")
+@click.option("--test", "tests", multiple=True, required=True,
+              help="Grade again only the tests whose id matches this pattern (* and ?; repeatable), "
+                   "e.g. 'hidden/test_scaling.py::*'; a whole id, brackets and all, matches itself.")
+@rubric_option
+@lang_option
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Grading processes (default: one per CPU, but no more than one for every 8 submissions).")
+@click.option("--allow-weak-sandbox", is_flag=True, help="As for grader batch.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | None, lang: str | None,
+            jobs: int | None, allow_weak_sandbox: bool, no_progress: bool) -> None:
+    """Grade SOURCE again with only the tests matching --test, into the batch folder OUT."""
+    from grader.workflows.regrade import run_regrade
+
+    def body() -> int:
+        rubric = load_for(out, rubric_path, source)
+        language = lang_for(lang, rubric, out)
+        result = run_regrade(source, out, rubric, list(tests), jobs=jobs, allow_weak=allow_weak_sandbox,
+                             lang=language, progress=False if no_progress else None)
+        for name, why in result.not_regraded:
+            err.print(f"{terminal(name)}: {terminal(tr(why, language))}", markup=False, highlight=False)
+        err.print(tr(said("graded_again_changed_s", n=result.regraded, changed=len(result.changed), s=f"{result.elapsed_s:.1f}", path=result.written[0]), language), markup=False, highlight=False, soft_wrap=True)
+        return 0
+
+    sys.exit(guard(body))
+
+
+@click.command(name="ledger")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.option("--verify", is_flag=True, help="Only check the chain; exit 2 naming the first broken line.")
+@lang_option
+def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
+    """List (or --verify) the hand adjustments recorded in OUTDIR/ledger.jsonl."""
+    from grader.report import ledger
+    from grader.sinks import tsv_field
+
+    def body() -> int:
+        entries = ledger.read(Path(outdir))
+        language = lang_for(lang, None, outdir)
+        if not verify:
+            for e in entries:
+                change = (f"{e.points:+g}" if e.points is not None else f"={e.set:g}" if e.set is not None
+                          else f"#{e.target}")
+                click.echo("\t".join(tsv_field(f) for f in [str(e.n), e.op, e.submission, e.part or "", change,
+                                      "" if e.against is None else f"{e.against:g}", e.by, e.at, e.reason]))
+        verified = (said("ledger_verified_entry_chain") if len(entries) == 1
+                    else said("ledger_verified_entries_chain", n=len(entries)))
+        err.print(tr(verified, language), markup=False, highlight=False)
+        return 0
+
+    sys.exit(guard(body))
+
+
+@click.command(name="gradebook")
+@click.argument("outputs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The course gradebook to write (CSV).")
+def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
+    """Merge the gradebooks of several grader batch OUTPUTS into one course table."""
+    from grader.outputs.course_gradebook import merge_with_reasons, own_ids, write_course_gradebook
+    from grader.i18n.messages import translate
+
+    def body() -> int:
+        rows, assignments, left_out = merge_with_reasons([Path(o) for o in outputs])
+        write_course_gradebook(Path(out), rows, assignments)
+        env = os.environ.get("GRADER_LANG", "")
+        lang = env if env in LANGS else "en"
+        for folder in outputs:
+            if own_ids(Path(folder)):
+                err.print(terminal(translate(said("course_unblinded", folder=folder), lang)), markup=False,
+                          soft_wrap=True)
+        err.print(terminal(translate(said("course_written", n=len(rows), k=len(assignments),
+                                          names=", ".join(assignments), out=out), lang)), markup=False, soft_wrap=True)
+        for student, assignment, why in left_out:
+            err.print(terminal(translate(said("no_score", student=student, assignment=assignment, why=why), lang)),
+                      markup=False, soft_wrap=True)
+        return 0
+
+    sys.exit(guard(body))
+

@@ -1,0 +1,105 @@
+"""What grader/cli/ says, in English and in Japanese.
+
+Its sentences: the command line's own lines, and click's usage errors in Japanese.
+
+Every key here is said by code of grader/cli/ (the comment above each group names the modules of
+grader/cli/ that say it). A sentence that code of two areas says is kept once, in the table of the
+lower area (the order of tests/fitness/test_layers.py). tests/test_messages.py holds each table to
+this.
+"""
+
+from __future__ import annotations
+
+from grader.i18n.entry import M
+
+#: key -> the sentence in English and in Japanese.
+MESSAGES: dict[str, M] = {
+    # --- click's own usage errors, said again in Japanese, and a --points value (usage_ja.py, term.py) ---
+    "usage_no_such_option": M("{name}: no such option{maybe}", "{name} というオプションはありません{maybe}"),
+    "usage_did_you_mean": M(" (did you mean {options}?)", "（{options} のことでしょうか）"),
+    "usage_missing": M("{what} is missing", "{what} が指定されていません"),
+    "points_decimal_comma": M("{got} is not a number; write the decimal with a point: {example}",
+                              "{got} は数ではありません。小数点はピリオドで書いてください: {example}"),
+    "points_not_number": M("{got} is not a number of points, e.g. 2, -1.5",
+                           "{got} は点数として読めません（例: 2、-1.5）"),
+    "usage_bad_value": M("invalid value for {what} ({detail})", "{what} の値が正しくありません（{detail}）"),
+    "usage_choose": M("{what} takes one of {choices}", "{what} には {choices} のいずれかを指定してください"),
+    "usage_no_such_command": M("{name}: no such command{maybe}", "{name} というコマンドはありません{maybe}"),
+    "usage_other": M("the command line is not as the command takes it ({detail})",
+                     "コマンドの指定が正しくありません（{detail}）"),
+    "usage_help": M("{command} --help shows what it takes", "指定できるものは {command} --help で確かめられます"),
+    # --- grader gradebook: the course gradebook (term.py) ---------------------------------------------
+    "course_written": M(
+        "{n} students, {k} assignments ({names}): {out}",
+        "学生 {n} 人、課題 {k} 件（{names}）: {out}"),
+    "course_unblinded": M(
+        "{folder}: a blind batch; its students are named here by their own ids, from its identities.csv",
+        "{folder}: 匿名で採点した結果です。ここでは identities.csv により各学生を本来の ID で示します"),
+    "no_score": M(
+        "  no score for {student} in {assignment}: {why}",
+        "  {student} の {assignment} には得点を入れていません: {why}"),
+    # --- what a command wrote or could not find (shared.py, student.py) -------------------------------
+    "runner_file_not_written": M(
+        "warning: {variable} ({path}) could not be written ({why}); the report stands",
+        "警告: {variable}（{path}）に書き込めませんでした（{why}）。レポートはそのままです"),
+    "grader_itself_failed": M(
+        "the grader itself failed ({what}); this says nothing about the work graded: "
+        "report it with the lines above (exit status 3)",
+        "グレーダー自身が失敗しました（{what}）。採点した提出物についての結果ではありません。"
+        "上の行を添えて報告してください（終了ステータス 3）"),
+    "report_written": M("report written to {path}", "レポートを {path} に書き出しました"),
+    "reports_formats_written": M("reports in {n} formats written to {path}", "{n} 形式のレポートを {path} に書き出しました"),
+    "no_such_rubric_pass": M(
+        "{path}: no such rubric. Pass --rubric with the path of a rubric YAML file, or leave --rubric "
+        "out to use the rubrics/ folder of the course or release you are in.",
+        "{path}: そのようなルーブリックはありません。--rubric にルーブリックの YAML ファイルのパスを"
+        "指定するか、--rubric を省いて、いま居る授業またはリリースの rubrics/ フォルダを使ってください。"),
+    # --- grader ledger (term.py) ----------------------------------------------------------------------
+    "ledger_entry_written": M("ledger entry {n} written: {what}", "台帳に記録 {n} を書き込みました: {what}"),
+    "ledger_verified_entry_chain": M("ledger verified: 1 entry, chain intact", "台帳を検証しました: 記録 1 件、連鎖は壊れていません"),
+    "ledger_verified_entries_chain": M("ledger verified: {n} entries, chain intact", "台帳を検証しました: 記録 {n} 件、連鎖は壊れていません"),
+    # --- grader regrade (term.py) ---------------------------------------------------------------------
+    "graded_again_changed_s": M(
+        "{n} graded again, {changed} changed, in {s} s; record: {path}",
+        "{n} 件を再採点し、{changed} 件が変わりました（{s} 秒）。記録: {path}"),
+    # --- the batch's own lines on the terminal (batch.py, shared.py) ----------------------------------
+    "graded_kept_before_graded": M(
+        "{graded} graded, {resumed} kept from before, {ungraded} not graded{kinds}, in {s} s; gradebook: {path}",
+        "{graded} 件を採点、{resumed} 件は前回の採点のまま、{ungraded} 件は採点なし{kinds}、{s} 秒。成績表: {path}"),
+    "graded_kept_before_graded_2": M(
+        "{graded} graded, {resumed} kept from before, {ungraded} not graded{kinds}, {unreadable} unreadable (error "
+        "reports written), in {s} s; gradebook: {path}",
+        "{graded} 件を採点、{resumed} 件は前回の採点のまま、{ungraded} 件は採点なし{kinds}、{unreadable} 件は読み取れず"
+        "（エラーのレポートを書きました）、{s} 秒。成績表: {path}"),
+    "empty_upload": M("empty upload: {n}", "空の提出: {n}"),
+    "online_text_2": M("online text: {n}", "オンラインテキスト: {n}"),
+    "submission": M("not a submission: {n}", "提出物ではないもの: {n}"),
+    "interrupted_2": M("interrupted", "中断しました"),
+    "worksheet_rubric_has_no": M(
+        "--worksheet {file}: the rubric {rubric} has no due:, so no time is late; add due: (e.g. "
+        "2026-12-01T23:59:00+09:00) to the rubric",
+        "--worksheet {file}: ルーブリック {rubric} に due: がないため、遅れの判定ができません。ルーブリックに due:"
+        "（例: 2026-12-01T23:59:00+09:00）を書き足してください"),
+    # --- a path that is not there, grader watch (shared.py, student.py) -------------------------------
+    "no_such_file_folder": M(
+        "{path}: no such file or folder; name your submission's folder, notebook or zip",
+        '{path}: そのようなファイルやフォルダはありません。提出物のフォルダ、ノートブック、または zip を指定してください'),
+    "no_such_file_folder_2": M(
+        '{path}: no such file or folder; name your submission folder or notebook',
+        '{path}: そのようなファイルやフォルダはありません。提出物のフォルダかノートブックを指定してください'),
+    "watch_prints_terminal_cannot": M(
+        '--watch prints to the terminal; it cannot be combined with --format, --out or --out-dir',
+        '--watch は端末に表示します。--format、--out、--out-dir とは一緒に使えません'),
+    # --- grader publish, and reports of entries gone from SOURCE (term.py, batch.py) ------------------
+    "results_published_files_written": M("results published: {n} files written again", "結果を公開しました: {n} 個のファイルを書き直しました"),
+    "reports_left_out": M(
+        "left out {n} report(s) of entries no longer in SOURCE (kept in reports/): {names}",
+        "SOURCE にもうない提出物のレポート {n} 件は成績表に載せませんでした（reports/ に残しています）: {names}"),
+}
+
+#: key -> a word, a heading or a line of a page, in English and in Japanese.
+LABELS: dict[str, M] = {
+    # --- the first word of an error line, and of a usage line (shared.py, usage_ja.py, watch.py) ------
+    "usage_line": M("Usage", "使い方"),
+    "grader_error": M("grader error", "採点システムのエラー"),
+}

@@ -1,0 +1,47 @@
+"""What grader/prepare/ says, in English and in Japanese.
+
+Its sentences: a new assignment, a release, the Gradescope zip, validate's mutants.
+
+Every key here is said by code of grader/prepare/ (the comment above each group names the modules of
+grader/prepare/ that say it). A sentence that code of two areas says is kept once, in the table of
+the lower area (the order of tests/fitness/test_layers.py). tests/test_messages.py holds each table
+to this.
+"""
+
+from __future__ import annotations
+
+from grader.i18n.entry import M
+
+#: key -> the sentence in English and in Japanese.
+MESSAGES: dict[str, M] = {
+    # --- a new assignment's name (scaffold.py) --------------------------------------------------------
+    "assignment_name_most_characters": M(
+        "{name}: an assignment name is at most {max} characters (this one has {n}); pick a shorter name "
+        "(e.g. chapter09)",
+        "{name}: 課題の名前は {max} 文字までです（この名前は {n} 文字）。短い名前にしてください（例: chapter09）"),
+    # --- getting a term ready (gradescope_zip.py, release.py, scaffold.py, validate.py) -----------------
+    "must_inside_course_repository": M(
+        '{path}: must be inside the course repository {repo}',
+        '{path}: 授業のリポジトリ {repo} の中にある必要があります'),
+    "must_inside_course_repository_2": M(
+        '{path}: the {what} must be inside the course repository {repo}',
+        '{path}: {what}は授業のリポジトリ {repo} の中にある必要があります'),
+    "folder_empty_choose_new": M(
+        '{path}: the folder is not empty; choose a new one or pass --force',
+        '{path}: フォルダが空ではありません。新しいフォルダを選ぶか、--force を指定してください'),
+    "hidden_material_overlaps_what": M(
+        '{path}: hidden material overlaps what students get; separate the folders',
+        '{path}: 非公開の素材が学生に配るものと重なっています。フォルダを分けてください'),
+    "assignment_s_plug_overlaps": M(
+        "{path}: the assignment's plug-in overlaps the hidden suite; separate the folders",
+        '{path}: 課題のプラグインが非公開のテストと重なっています。フォルダを分けてください'),
+    "assignment_name_lower_case": M(
+        "{name}: an assignment name is lower-case letters, digits and '_', starting with a letter (e.g. chapter09)",
+        "{name}: 課題の名前は英小文字、数字、'_' で書き、英字で始めてください（例: chapter09）"),
+    "exists_already_pick_another": M(
+        '{name} exists already ({files}); pick another name or remove those files',
+        '{name} はすでにあります（{files}）。別の名前にするか、それらのファイルを消してください'),
+    "mutant_starts_mistake_id": M(
+        "{path}: a mutant starts with '# mistake: <id>' and '# file: <name>.py'",
+        "{path}: ミュータントは '# mistake: <id>' と '# file: <name>.py' で始めてください"),
+}

@@ -1,0 +1,152 @@
+"""What grader/workflows/ says, in English and in Japanese.
+
+Its sentences: grader batch, adjust, regrade and publish.
+
+Every key here is said by code of grader/workflows/ (the comment above each group names the modules
+of grader/workflows/ that say it). A sentence that code of two areas says is kept once, in the table
+of the lower area (the order of tests/fitness/test_layers.py). tests/test_messages.py holds each
+table to this.
+"""
+
+from __future__ import annotations
+
+from grader.i18n.entry import M
+
+#: key -> the sentence in English and in Japanese.
+MESSAGES: dict[str, M] = {
+    # --- a plain reason a gradebook row holds no grade (batch.py) -------------------------------------
+    "interrupted": M("not graded (the batch was interrupted)", "採点していません（一括採点が中断されました）"),
+    # --- the gradebooks not all written again after an adjustment (adjust.py) -------------------------
+    "adjust_recorded_views_not": M(
+        "entry #{n} is in the ledger (do not make it again; grader ledger OUT lists it), but the gradebooks "
+        "were not all written again: {why}",
+        "記録 #{n} は台帳に入りました（もう一度行わないでください。grader ledger OUT で確かめられます）。"
+        "ただし成績表をすべては書き直せませんでした: {why}"),
+    # --- hand adjustments (adjust.py) -----------------------------------------------------------------
+    "adjust_no_report_why": M(
+        "{out}: {student} has no report to adjust, since the batch did not grade it: {why}; its row in "
+        "gradebook.csv says so, and its grade is yours to give in the LMS",
+        "{out}: {student} はバッチが採点しなかったため、調整するレポートがありません: {why}。gradebook.csv の"
+        "その行にも書いてあります。成績は LMS で直接付けてください"),
+    "adjust_no_reason_recorded": M("its row gives no reason", "その行に理由は書かれていません"),
+    "no_report_looked_submission": M(
+        "{out}: no report for {student} (looked for a submission or a student id of that name); the "
+        "reports are in {reports}",
+        "{out}: {student} のレポートがありません（その名前の提出物と学生 ID を探しました）。"
+        "レポートは {reports} にあります"),
+    "matches_reports_name_submission": M(
+        "{out}: {student} matches {n} reports ({listed}); name the submission instead",
+        "{out}: {student} に当てはまるレポートが {n} 件あります（{listed}）。提出物の名前で指定してください"),
+    "adjust_not_finite": M(
+        "{option} {value}: not a number of points; write one such as {option}=2.5 or {option}=-2",
+        "{option} {value}: 点数として読めません。{option}=2.5 や {option}=-2 のように書いてください"),
+    "adjust_set_out_of_range": M(
+        "{out}: --set {value}: {student}'s {what} is scored out of {top}; set it from 0 to {top} "
+        "(to give more, use --points: the score still stops at {top})",
+        "{out}: --set {value}: {student} の{what}は {top} 点満点です。0 から {top} の値を指定してください"
+        "（加点は --points で。それでも点数は {top} 点で止まります）"),
+    "adjust_total": M("total", "合計"),
+    "adjust_part": M("part {part}", "小問「{part}」"),
+    "has_no_part_parts": M(
+        "{out}: {student} has no part {part}; its parts are {parts}",
+        "{out}: {student} には小問 {part} がありません。小問は {parts} です"),
+    "no_adjustment_see_grader": M(
+        "{out}: no adjustment {n} of {student} to {what}; see grader ledger {out}",
+        "{out}: {student} の調整 {n} は{what}できません。grader ledger {out} で確かめてください"),
+    # --- grader regrade (regrade.py) ------------------------------------------------------------------
+    "no_report_grader_batch": M(
+        "no report from grader batch: run grader batch --resume",
+        "grader batch のレポートがありません。grader batch --resume を実行してください"),
+    "not_in_source_now": M(
+        "SOURCE holds no submission of this name now: its report stays as it was",
+        "SOURCE には今この名前の提出物がないため、レポートはそのままです"),
+    "files_changed_since_graded": M(
+        "its files changed since it was graded: run grader batch --resume",
+        "採点後にファイルが変わっています。grader batch --resume を実行してください"),
+    "no_report_grade_again": M(
+        "{out}: no report to grade again for {source}; run grader batch {source} --out {out} first",
+        "{out}: {source} について再採点するレポートがありません。先に grader batch {source} --out {out} を実行してください"),
+    "no_test_id_matches": M(
+        "no test id matches {patterns}; test ids look like {example}",
+        "{patterns} に当てはまるテスト ID がありません。テスト ID は {example} のような形です"),
+    # --- due dates and extensions against the batch (batch.py) ----------------------------------------
+    "listed_match_no_submission": M(
+        "warning: {option} names {n} student(s) no graded submission matches: {who}; check the spelling "
+        "(the LMS's student id or the report's name)",
+        "警告: {option} に書かれた学生のうち {n} 人が、採点した提出のどれとも一致しません: {who}。"
+        "綴りを確かめてください（LMS の学生 ID か、レポートの名前）"),
+    "extension_without_time": M(
+        "warning: {n} student(s) with an extension have no submission time, so the LMS's late flag "
+        "takes nothing off them: {who}; give --submitted or --worksheet to measure their lateness",
+        "警告: 延長のある学生 {n} 人は提出時刻がわからないため、LMS の期限後フラグでは減点していません: {who}。"
+        "遅れを測るには --submitted か --worksheet を渡してください"),
+    # --- what adjust, publish and batch are given (adjust.py, publish.py, batch.py) -------------------
+    "undo": M("undo", "取り消し"),
+    "confirm": M("confirm", "確認"),
+    "give_one_points_set": M(
+        "give one of --points, --set, --undo or --confirm",
+        "--points、--set、--undo、--confirm のどれか一つを指定してください"),
+    "reason_required_say_why": M(
+        "--reason is required: say why the score changes",
+        "--reason が必要です。得点を変える理由を書いてください"),
+    "no_batch_output_here": M(
+        "{out}: no batch output here (no reports folder); pass the --out folder of grader batch",
+        "{out}: 採点結果のフォルダではありません（reports フォルダがありません）。grader batch の --out のフォルダを指定してください"),
+    "jobs_sets_how_many": M(
+        "--jobs sets how many processes grade on this machine; with --cluster the cluster's workers grade: "
+        "drop --jobs, or start workers with more threads",
+        "--jobs はこのマシンで採点するプロセスの数です。--cluster ではクラスターのワーカーが採点します。"
+        "--jobs を外すか、スレッドを増やしてワーカーを起動してください"),
+    # --- the batch's own lines on the terminal (batch.py) ---------------------------------------------
+    "resume_submission_s_already": M(
+        "resume: {n} submission(s) already graded with this rubric; skipped",
+        "再開: このルーブリックで採点済みの提出物 {n} 件は採点し直しません"),
+    "interrupted_graded_kept_finish": M(
+        "interrupted: {n} of {total} graded and kept in {outdir}; finish with: {again} --resume",
+        "中断しました: {total} 件中 {n} 件を採点して {outdir} に残しました。続きは次のコマンドで: {again} --resume"),
+    "report_could_written": M("its report could not be written ({why})", "レポートを書き出せませんでした（{why}）"),
+    "warning": M("warning: {warning}", "警告: {warning}"),
+    "warning_similarity_stage_failed": M(
+        "warning: the similarity stage failed ({what}); run it again with: grader similarity {out}",
+        "警告: 類似度の検出に失敗しました（{what}）。次のコマンドでやり直してください: grader similarity {out}"),
+    "warning_reports_skipped": M("warning: {why}; {fmt} reports skipped", "警告: {why}。{fmt} のレポートは書きませんでした"),
+    "cannot_read_error_report": M(
+        "cannot read: {why} (an error report is written)",
+        "読み取れません: {why}（エラーのレポートを書きました）"),
+    "item_analysis_correct_styles": M(
+        "item analysis: {n} correct styles of the validate corpus are graded beside the class",
+        "テストの分析のため、validate の正しい別解 {n} 件をクラスと一緒に採点します"),
+    # --- a batch or an adjustment that cannot go on (batch.py, adjust.py) -----------------------------
+    "finished_reports_kept_fix": M(
+        '{failure} ({n} finished reports kept in {outdir}; fix the cause, then run again: {again} --resume)',
+        '{failure}（終わったレポート {n} 件は {outdir} に残してあります。原因を直してから、もう一度実行してください: {again} --resume）'),
+    "no_submission_found_entries": M(
+        "{source}: no submission found (entries looked at: {seen}; none holds {files}, answers.yaml, a notebook or a zip of them); pass the folder or the LMS's download zip that holds the students' uploads",
+        '{source}: 提出物が見つかりません（{seen} 項目を調べましたが、{files}、answers.yaml、ノートブック、またはそれらの zip を含むものはありません）。学生の提出物が入ったフォルダか、LMS からダウンロードした zip を指定してください'),
+    "batch_keeps_folder_seed": M(
+        "grading with seed {seed}, as the reports already in the folder were (--seed chooses another)",
+        "フォルダにあるレポートと同じシード {seed} で採点します（別のシードにするには --seed）"),
+    "report_not_in_batch": M(
+        "{out}: {name} is not in the last batch: its entry is no longer in SOURCE, so its report "
+        "is kept but is in no gradebook; run grader batch with the entry in SOURCE again first",
+        "{out}: {name} は最後のバッチにありません。その提出物がもう SOURCE にないため、レポートは"
+        "残っていますがどの成績表にも載りません。先にその提出物を SOURCE に戻して grader batch を"
+        "実行してください"),
+    # --- blind grading (adjust.py) --------------------------------------------------------------------
+    "anonymous_batch_name_student": M(
+        "{out}: an anonymous batch: name the student by the anonymous id its reports and gradebook.csv give "
+        "(anon-…), not by a name or an LMS id",
+        "{out}: 匿名で採点したフォルダです。学生は、名前や LMS の ID ではなく、レポートと gradebook.csv の"
+        "匿名 ID（anon-…）で指定してください"),
+}
+
+#: key -> a word, a heading or a line of a page, in English and in Japanese.
+LABELS: dict[str, M] = {
+    # --- regrade records (regrade.py) -----------------------------------------------------------------
+    "regrade_title": M("Regrade {stamp}", "再採点 {stamp}"),
+    "regrade_tests": M("Tests: {tests}", "テスト: {tests}"),
+    "regrade_count": M("{n} submissions graded again; {changed} changed", "{n} 件を再採点し、{changed} 件が変わりました"),
+    "regrade_from": M("from", "前"),
+    "regrade_to": M("to", "後"),
+    "regrade_not_again": M("Not graded again:", "再採点していないもの:"),
+}

@@ -1,0 +1,498 @@
+"""Tests for chapter 7's probes (suites/chapter07/plugin/hooks.py), grader/kit/probes.py and grader/spec/catalogue.py.
+
+Most tests call the diagnosis on an in-process stand-in for the worker session (below), so
+each case costs milliseconds; the values still travel through grader.sandbox.wire, as in the sandbox.
+Spellings of each mistake and correct solutions in many styles are case files in
+tests/fixtures/spellings/, each with a header::
+
+    # expect: sqrt-d-model        (or "nothing")
+    # file: scaling.py
+    # function: multihead_attention_scores
+"""
+
+from __future__ import annotations
+
+import types
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import dataclasses
+
+from grader.grading import diagnosis
+
+from grader.sandbox import wire
+from grader.spec.assignment import assignment_of
+from grader.spec.rubric.load import load_rubric
+from grader.spec.rubric.model import MistakeOptions
+from grader.report.model import CaseOutcome, Mistake, Status
+from grader.grading.runner import load_reference
+from grader.sandbox.session import StudentTimeout, StudentUnavailable
+from grader.sandbox.session import StudentRaised
+
+from tests.helpers import ROOT
+
+
+SPELLINGS = ROOT / "tests" / "fixtures" / "spellings"
+CH7 = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
+CH7_ASSIGNMENT = assignment_of(CH7)
+PARTS = ("scaling", "softmax", "variance")
+ALL_PARTS = tuple(CH7_ASSIGNMENT.all_functions)
+
+
+def catalogue():
+    return CH7_ASSIGNMENT.catalogue()
+
+
+def mistake_ids():
+    return CH7_ASSIGNMENT.mistake_ids()
+CONTRACT_IDS = [
+    "sqrt-d-model", "divide-by-d-k", "no-scaling", "multiply-by-sqrt-d-k", "wrong-divisor",
+    "head-split-order", "softmax-overflow", "softmax-wrong-dim", "softmax-not-normalized",
+    "temperature-multiplied", "jacobian-wrong", "variance-returns-std", "variance-self-dot",
+    "variance-uniform", "variance-ignores-seed", "hardcoded-output", "not-implemented",
+]
+
+
+class InProcessSession:
+    """``call(part, func, args, kwargs)`` like ``SubmissionSession.call``, on modules built here."""
+
+    kind = "folder"
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        self.modules: dict[str, types.ModuleType] = {}
+        self.calls = 0
+        for part, code in sources.items():
+            module = types.ModuleType(f"_inprocess_{part}")
+            exec(compile(code, f"{part}.py", "exec"), module.__dict__)  # noqa: S102 - test fixtures
+            self.modules[part] = module
+
+    @classmethod
+    def from_folder(cls, folder: Path, **replace: str) -> InProcessSession:
+        sources = {p: (folder / f"{p}.py").read_text(encoding="utf-8") for p in PARTS
+                   if (folder / f"{p}.py").exists()}
+        sources.update(replace)
+        return cls(sources)
+
+    def module_for(self, part: str) -> dict[str, Any] | None:
+        return {"name": part, "filename": f"{part}.py"} if part in self.modules else None
+
+    def call(self, part: str, func: str, args: list[Any], kwargs: dict[str, Any], *,
+             echo_args: bool = False) -> Any:
+        self.calls += 1
+        module = self.modules.get(part)
+        if module is None or not callable(getattr(module, func, None)):
+            raise StudentUnavailable(f"no {func}() in {part}.py", f"{part}.py", 0)
+        args = wire.decode(wire.encode(list(args)), tensors=True)
+        kwargs = wire.decode(wire.encode(dict(kwargs)), tensors=True)
+        try:
+            with warnings.catch_warnings():  # the student's warnings stay in the sandbox
+                warnings.simplefilter("ignore")
+                value = getattr(module, func)(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - described, as the worker does
+            raise StudentRaised(type(exc).__name__, str(exc), f"{part}.py",
+                                [c.__name__ for c in type(exc).__mro__[1:]]) from None
+        if echo_args:  # the arguments as the call left them, as the worker sends them back
+            return wire.decode(wire.encode(value)), wire.decode(wire.encode(list(args)))
+        return wire.decode(wire.encode(value))
+
+
+class Run:
+    """The fields of SubmissionRun that diagnose() reads."""
+
+    def __init__(self, outcomes: list[CaseOutcome] | None = None, answers: dict[str, Any] | None = None) -> None:
+        self.outcomes = outcomes or []
+        self.answers = answers or {}
+        self.errors: list[str] = []
+
+
+def failed(part: str, status: Status = Status.FAILED) -> CaseOutcome:
+    return CaseOutcome(id=f"hidden/test_{part}.py::test_x", part=part, status=status, max_score=1.0)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return load_reference(ROOT / "solutions" / "chapter07", PARTS)
+
+
+def read_case(path: Path) -> tuple[dict[str, str], str]:
+    text = path.read_text(encoding="utf-8")
+    header = {}
+    for line in text.splitlines():
+        if not line.startswith("# "):
+            break
+        key, _, value = line[2:].partition(":")
+        header[key.strip()] = value.strip()
+    return header, text
+
+
+def diagnose_all(session: InProcessSession, reference: Any, parts=PARTS, rubric=CH7) -> tuple[list[Mistake], Run]:
+    run = Run()
+    found = diagnosis.diagnose(run, session, reference, rubric, parts=parts)
+    return found, run
+
+
+# --------------------------------------------------------------------------- catalogue
+
+
+def test_catalogue_holds_every_contract_id_in_order():
+    """the catalogue lists the ids of the assignment contract first, in the contract's order
+    (not-implemented, the last, is the framework's own and comes after the chapter's)"""
+    assert CONTRACT_IDS[:-1] == mistake_ids()[: len(CONTRACT_IDS) - 1]
+    assert "not-implemented" == CONTRACT_IDS[-1] and "not-implemented" in mistake_ids()
+
+
+def test_every_catalogue_entry_has_messages_in_both_languages():
+    """every entry has en and ja templates, a title and a recognition note"""
+    for entry in catalogue().values():
+        assert entry.title["en"] and entry.title["ja"]
+        assert entry.recognised_by
+        for templates in entry.messages.values():
+            assert templates["en"].strip() and templates["ja"].strip()
+
+
+def test_every_applies_to_names_a_probed_function():
+    """applies_to only names functions the diagnosis probes (or the quiz question)"""
+    known = {f"{part}.{func}" for part, funcs in CH7_ASSIGNMENT.all_functions.items() for func in funcs}
+    for entry in catalogue().values():
+        for name in entry.applies_to:
+            assert name in known or name.startswith("quiz."), (entry.id, name)
+
+
+def test_ja_messages_keep_no_line_break_spaces():
+    """folded Japanese lines are joined without a space between two Japanese characters"""
+    text = catalogue()["divide-by-d-k"].render({"call": "f()", "divisor": 64, "d_k": 64, "expected_divisor": 8})["ja"]
+    assert "すべてのスコアが0 に" not in text and "割っています。d_k" in text
+
+
+def test_missing_slot_is_shown_not_raised():
+    """a template slot the evidence lacks renders as ? instead of failing"""
+    text = catalogue()["sqrt-d-model"].render({})
+    assert "?" in text["en"] and "?" in text["ja"]
+
+
+# --------------------------------------------------------------------------- spellings
+
+
+def _spelling_cases() -> list[Path]:
+    return sorted(SPELLINGS.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", _spelling_cases(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("with_reference", [True, False], ids=["reference", "torch-only"])
+def test_spelling(path, with_reference, reference):
+    """each spelling of a mistake is named with its id; each correct style is named nothing"""
+    header, text = read_case(path)
+    part = header["file"].removesuffix(".py")
+    found, run = diagnose_all(InProcessSession({part: text}), reference if with_reference else None, parts=(part,))
+    assert run.errors == []
+    named = sorted({m.id for m in found})
+    if header["expect"] == "nothing":
+        assert named == []
+    else:
+        assert named == [header["expect"]], [m.message["en"] for m in found]
+        [mistake] = found
+        assert header["function"] in (mistake.function or "").split(", ")
+
+
+def test_spellings_cover_every_scaling_mistake_several_times():
+    """the spelling cases hold at least three spellings of each scaling mistake"""
+    counts: dict[str, int] = {}
+    for path in _spelling_cases():
+        header, _ = read_case(path)
+        counts[header["expect"]] = counts.get(header["expect"], 0) + 1
+    for mid in ("sqrt-d-model", "divide-by-d-k", "no-scaling", "multiply-by-sqrt-d-k", "wrong-divisor",
+                "head-split-order"):
+        assert counts.get(mid, 0) >= 3, mid
+    assert counts["nothing"] >= 5
+
+
+# --------------------------------------------------------------------------- no false accusations
+
+
+def _correct_folders() -> list[Path]:
+    folders = sorted(p for p in (ROOT / "tests" / "fixtures" / "submissions").glob("correct-*") if p.is_dir())
+    return [ROOT / "solutions" / "chapter07", ROOT / "examples" / "submissions" / "correct", *folders]
+
+
+@pytest.mark.parametrize("folder", _correct_folders(), ids=lambda p: p.name)
+@pytest.mark.parametrize("seeds", [(1234, 4321), (1, 2), (7, 99), (2024, 31337), (0, 5)], ids=str)
+def test_correct_solutions_are_named_nothing(folder, seeds, reference, monkeypatch):
+    """correct solutions in any style are named nothing, whichever probe seeds are drawn"""
+    monkeypatch.setattr(CH7_ASSIGNMENT.hooks.module, "_SEEDS", seeds)
+    session = InProcessSession.from_folder(folder)
+    for ref in (reference, None):
+        found, run = diagnose_all(session, ref)
+        assert [m.id for m in found] == []
+        assert run.errors == []
+
+
+def test_a_passing_submission_costs_no_call(reference):
+    """parts whose tests all passed are not probed at all"""
+    session = InProcessSession.from_folder(ROOT / "solutions" / "chapter07")
+    run = Run([CaseOutcome(id="x", part=p, status=Status.PASSED, max_score=1.0, score=1.0) for p in PARTS])
+    assert diagnosis.diagnose(run, session, reference, CH7) == []
+    assert session.calls == 0
+
+
+def test_probes_of_a_correct_submission_are_few(reference):
+    """every probe of a correct submission together makes a bounded number of calls"""
+    session = InProcessSession.from_folder(ROOT / "solutions" / "chapter07")
+    diagnose_all(session, reference)
+    assert session.calls < 140  # a count, not a time: a test must not depend on machine speed
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def test_sqrt_d_model_message_quotes_the_students_numbers(reference):
+    """the sqrt-d-model message gives 27.71 = √768, 768 / 12 = 64 and 8, in both languages"""
+    session = InProcessSession.from_folder(ROOT / "examples" / "submissions" / "sqrt-d-model")
+    found, _ = diagnose_all(session, reference, parts=("scaling",))
+    [m] = found
+    assert m.id == "sqrt-d-model" and m.part == "scaling" and m.file == "scaling.py"
+    assert m.evidence["divisor"] == pytest.approx(27.7128, abs=1e-3)
+    assert (m.evidence["d_model"], m.evidence["n_heads"], m.evidence["d_k"], m.evidence["expected_divisor"]) == (768, 12, 64, 8.0)
+    for lang in ("en", "ja"):
+        for number in ("27.71", "√768", "768 / 12 = 64", "√64 = 8"):
+            assert number in m.message[lang], (lang, number)
+
+
+@pytest.mark.parametrize(
+    ("case", "numbers"),
+    [
+        ("divide_by_d_k_plain", ["64", "√64 = 8"]),
+        ("wrong_divisor_literal_8", ["8", "d_k = 16", "4"]),
+        ("wrong_divisor_wrong_axis", ["1.732", "√d_k = 8"]),
+        ("multiply_sqrt", ["0.125", "√64"]),
+        ("no_scaling_attention", ["√64 = 8"]),
+        ("split_view_no_transpose", ["view(batch, n_heads, seq, d_k)", "n_heads = 12", "d_k = 64"]),
+        ("overflow_plain", ["10000", "8"]),
+        ("wrong_dim_zero", ["dim=-1", "0", "[3, 5]"]),
+        ("temperature_times", ["2", "0.5"]),
+        ("jacobian_diag", ["diag(p)", "-0.02331", "0.2278"]),
+        ("std_torch", ["√16", "4"]),
+        ("uniform_torch", ["[0, 1)"]),
+        ("self_dot", ["16", "35.02", "2.19"]),
+        ("seed_fixed", ["seed=1234", "seed=4321"]),
+        ("hardcoded_saturation", ["0.9503", "0.4034"]),
+    ],
+)
+def test_messages_carry_the_evidence_numbers(case, numbers, reference):
+    """each message quotes the numbers found in the student's own run, in en and ja"""
+    header, text = read_case(SPELLINGS / f"{case}.py")
+    part = header["file"].removesuffix(".py")
+    found, _ = diagnose_all(InProcessSession({part: text}), reference, parts=(part,))
+    [m] = found
+    for lang in ("en", "ja"):
+        for number in numbers:
+            assert number in m.message[lang], (lang, number, m.message[lang])
+
+
+def test_same_mistake_in_several_functions_is_named_once_per_part(reference):
+    """one Mistake per (id, part): the first function's numbers, the others listed"""
+    session = InProcessSession.from_folder(ROOT / "examples" / "submissions" / "divide-by-dk")
+    found, _ = diagnose_all(session, reference)
+    assert [(m.id, m.part) for m in found] == [("divide-by-d-k", "scaling"), ("divide-by-d-k", "softmax"),
+                                              ("divide-by-d-k", "variance")]
+    scaling = found[0]
+    assert scaling.function == "scaling_factor, scale_scores, attention_scores, multihead_attention_scores"
+    assert "scale_scores" in scaling.message["en"] and "scale_scores" in scaling.message["ja"]
+
+
+def test_stub_is_named_not_implemented_once_per_part(reference):
+    """an untouched stub is not-implemented, once per file, listing its functions"""
+    session = InProcessSession.from_folder(ROOT / "exercises" / "chapter07")
+    found, _ = diagnose_all(session, reference)
+    assert [(m.id, m.part) for m in found] == [("not-implemented", p) for p in PARTS]
+    assert found[2].evidence["functions"] == ["dot_product_variance", "scaled_dot_product_variance", "variance_table"]
+    assert "variance_table" in found[2].message["ja"]
+
+
+def test_quiz_answer_with_sqrt_d_model_is_named_without_giving_the_answer():
+    """answering √4096 = 64 for the divisor names sqrt-d-model but never states 11.31"""
+    run = Run([failed("quiz")], {"divisor-4096-32": {"answer": 64}})
+    [m] = diagnosis.diagnose(run, InProcessSession({}), None, CH7)
+    assert (m.id, m.part, m.file) == ("sqrt-d-model", "quiz", "answers.yaml")
+    for lang in ("en", "ja"):
+        assert "64" in m.message[lang] and "√4096" in m.message[lang]
+        assert "11.3" not in m.message[lang] and "128" not in m.message[lang]
+
+
+# --------------------------------------------------------------------------- plain statements, robustness
+
+
+def test_failure_no_known_mistake_explains_is_said_plainly(reference):
+    """a wrong function that matches nothing known is reported as unrecognised, not guessed"""
+    code = "import torch\n\ndef softmax_jacobian(p):\n    return p - p * p\n"  # a vector, not a matrix
+    found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
+    [m] = found
+    assert m.id == "unrecognised" and m.function == "softmax_jacobian"
+    assert "softmax_jacobian" in m.message["en"] and "softmax_jacobian" in m.message["ja"]
+    assert m.partial_credit == 0
+
+
+@pytest.mark.parametrize(("body", "en", "ja"), [
+    ("torch.diag(p) - 0.5 * torch.outer(p, p)", "p_i − 0.5 p_i² on the diagonal and −0.5 p_i p_j off it",
+     "対角成分が p_i − 0.5 p_i²、非対角成分が −0.5 p_i p_j"),
+    ("-torch.outer(p, p) + torch.diag(p * p)", "0 on the diagonal and −p_i p_j off it",
+     "対角成分が 0、非対角成分が −p_i p_j"),
+    ("torch.outer(p, p) - torch.diag(p)", "−p_i + p_i² on the diagonal and p_i p_j off it",
+     "対角成分が −p_i + p_i²、非対角成分が p_i p_j"),
+], ids=["half-outer", "off-diagonal-only", "wrong-sign"])
+def test_every_wrong_jacobian_is_jacobian_wrong_described_by_its_numbers(reference, body, en, ja):
+    """no list of forms decides: any wrong (n, n) Jacobian is named, with what its numbers hold"""
+    code = f"import torch\n\ndef softmax_jacobian(p):\n    return {body}\n"
+    found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
+    [m] = found
+    assert (m.id, m.function) == ("jacobian-wrong", "softmax_jacobian")
+    assert en in m.message["en"] and ja in m.message["ja"]
+    assert "-0.02331" in m.message["en"] and "-0.02331" in m.message["ja"]  # the expected entry [0, 1]
+
+
+def test_a_jacobian_no_combination_describes_is_shown_entry_by_entry(reference):
+    """J of softmax(p) instead of p: still jacobian-wrong, with the entries measured"""
+    import torch
+
+    code = ("import torch\n\ndef softmax_jacobian(p):\n"
+            "    s = torch.softmax(p, 0)\n    return torch.diag(s) - torch.outer(s, s)\n")
+    found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
+    [m] = found
+    assert m.id == "jacobian-wrong" and m.evidence.get("variant") == "measured"
+    p = torch.softmax(torch.tensor([1.0, 0.2, -0.5, 2.0]), 0)
+    s = torch.softmax(p, 0)
+    got = f"{float(-s[0] * s[1]):.4g}"
+    assert f"entry [0, 1] is {got} where -0.02331 is expected" in m.message["en"]
+    assert f"要素 [0, 1] が -0.02331 ではなく {got}" in m.message["ja"]
+
+
+def test_compare_saturation_wrong_only_through_its_softmax_is_named_with_it(reference):
+    """a softmax dividing by 1 + the sum: compare_saturation, which calls it, shares its id"""
+    code = ("import math\nimport torch\n\ndef softmax(x, dim=-1):\n"
+            "    e = torch.exp(x - x.amax(dim=dim, keepdim=True))\n"
+            "    return e / (1.0 + e.sum(dim=dim, keepdim=True))\n\n"
+            "def compare_saturation(scores, d_k):\n"
+            "    return {'unscaled': float(softmax(scores).max()),\n"
+            "            'scaled': float(softmax(scores / math.sqrt(d_k)).max())}\n")
+    found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
+    assert [m.id for m in found] == ["softmax-not-normalized"]
+    assert found[0].evidence["functions"][:2] == ["softmax", "compare_saturation"]
+    assert "compare_saturation" in found[0].message["en"] and "compare_saturation" in found[0].message["ja"]
+
+
+def test_failed_part_with_no_finding_gets_a_plain_note(reference):
+    """tests failed but every probe looks right: say that no known mistake explains it"""
+    session = InProcessSession.from_folder(ROOT / "solutions" / "chapter07")
+    run = Run([failed("softmax")])
+    [m] = diagnosis.diagnose(run, session, reference, CH7)
+    assert (m.id, m.part, m.function) == ("unrecognised", "softmax", None)
+
+
+def test_errored_tests_alone_get_no_note(reference):
+    """a part whose tests only errored (file did not load) is explained by the errors already"""
+    run = Run([failed("softmax", Status.ERROR)])
+    assert diagnosis.diagnose(run, InProcessSession({}), reference, CH7) == []
+
+
+def test_timed_out_part_is_not_probed(reference):
+    """a part with a timeout is left alone: probing could hang again"""
+    session = InProcessSession.from_folder(ROOT / "examples" / "submissions" / "divide-by-dk")
+    run = Run([failed("scaling"), failed("scaling", Status.TIMEOUT)])
+    assert diagnosis.diagnose(run, session, reference, CH7) == []
+    assert session.calls == 0
+
+
+class FlakySession(InProcessSession):
+    """Times out in one function, raises in another."""
+
+    def call(self, part, func, args, kwargs):
+        if func == "scale_scores":
+            raise StudentTimeout("no answer within 10 s")
+        if func == "softmax":
+            raise RuntimeError("our own bug")
+        return super().call(part, func, args, kwargs)
+
+
+def test_a_timeout_stops_only_its_part_and_a_bug_only_its_function(reference):
+    """a probe's timeout ends that part's probing; a diagnosis bug costs one function, noted"""
+    session = FlakySession.from_folder(ROOT / "examples" / "submissions" / "divide-by-dk",
+                                       softmax=(ROOT / "tests/fixtures/spellings/temperature_times.py").read_text())
+    found, run = diagnose_all(session, reference)
+    named = [(m.id, m.part) for m in found]
+    assert ("divide-by-d-k", "scaling") in named  # scaling_factor, probed before the timeout
+    assert ("temperature-multiplied", "softmax") in named
+    assert ("divide-by-d-k", "variance") in named
+    assert any("softmax()" in e for e in run.errors)
+
+
+def test_student_exception_in_a_probe_is_a_finding_not_a_crash(reference):
+    """a function that raises on a valid input is unrecognised; the others are still probed"""
+    code = ("import math\n\ndef scale_scores(scores, d_k):\n    raise TypeError('bad')\n\n"
+            "def attention_scores(q, k):\n    return q @ k.transpose(-2, -1)\n")
+    found, _ = diagnose_all(InProcessSession({"scaling": code}), reference, parts=("scaling",))
+    assert sorted(m.id for m in found) == ["no-scaling", "unrecognised"]
+    unrecognised = next(m for m in found if m.id == "unrecognised")
+    assert unrecognised.evidence["raised"] == "TypeError"
+
+
+def Rubric(credit: dict[str, float]) -> Any:  # noqa: N802 - reads as the rubric it stands for
+    """Chapter 7's rubric with these partial credits."""
+    return dataclasses.replace(CH7, mistakes=tuple(MistakeOptions(mid, c) for mid, c in credit.items()))
+
+
+def test_partial_credit_comes_from_the_rubric_when_one_mistake_explains_the_part(reference):
+    """partial credit is the rubric's, given once per part when exactly one id explains it"""
+    header, text = read_case(SPELLINGS / "divide_by_d_k_plain.py")
+    found, _ = diagnose_all(InProcessSession({"scaling": text}), reference, parts=("scaling",),
+                            rubric=Rubric({"divide-by-d-k": 2.5}))
+    assert [(m.id, m.partial_credit) for m in found] == [("divide-by-d-k", 2.5)]
+    mixed = text + "\n\ndef head_dim(d_model, n_heads):\n    return 64\n"
+    found, _ = diagnose_all(InProcessSession({"scaling": mixed}), reference, parts=("scaling",),
+                            rubric=Rubric({"divide-by-d-k": 2.5}))
+    assert sorted((m.id, m.partial_credit) for m in found) == [("divide-by-d-k", 0.0), ("hardcoded-output", 0.0)]
+
+
+def test_mistakes_are_plain_data():
+    """evidence holds only str, numbers, lists and dicts, so every writer can show it"""
+    run = Run([failed("quiz")], {"divisor-4096-32": {"answer": 128}})
+    [m] = diagnosis.diagnose(run, InProcessSession({}), None, CH7)
+    assert wire.decode(wire.encode(m.to_dict())) == m.to_dict()
+
+
+def test_words_in_the_evidence_follow_the_message_language(reference):
+    """evidence given in both languages (the reason a value is invalid) fills each message in its own"""
+    header, text = read_case(SPELLINGS / "missing_value_error_assert.py")
+    found, _ = diagnose_all(InProcessSession({"scaling": text}), reference, parts=("scaling",))
+    [m] = found
+    assert m.evidence["raised"] == "AssertionError"
+    assert "768 is not divisible by 10" in m.message["en"] and "AssertionError" in m.message["en"]
+    assert "768 は 10 で割り切れません" in m.message["ja"] and "AssertionError" in m.message["ja"]
+
+
+def _correct_submissions() -> list[Path]:
+    fixtures = sorted((ROOT / "tests" / "fixtures" / "submissions").glob("correct-*"))
+    examples = [ROOT / "examples" / "submissions" / name for name in ("correct", "notebook-student.ipynb")]
+    return [ROOT / "solutions" / "chapter07", *fixtures, *[p for p in examples if p.exists()]]
+
+
+@pytest.mark.slow
+def test_every_probe_through_the_worker_names_nothing_on_correct_submissions(rubric, reference):
+    """through the real sandbox (folders, notebooks, zips), every probe of a correct submission names nothing"""
+    from grader.grading.runner import choose_level
+    from grader.sandbox.limits import Limits
+    from grader.sandbox.spawn import worker_for
+    from grader.ingest.submission.load import load_submission
+
+    level, _ = choose_level()
+    with worker_for(level, limits=rubric.limits) as worker:
+        for path in _correct_submissions():
+            session = worker.open(load_submission(path), Limits.of(rubric.limits))
+            try:
+                for ref in (reference, None):
+                    run = Run()
+                    found = diagnosis.diagnose(run, session, ref, rubric, parts=ALL_PARTS)
+                    assert ([m.id for m in found], run.errors) == ([], []), path.name
+            finally:
+                session.close()

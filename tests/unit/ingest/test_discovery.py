@@ -1,0 +1,91 @@
+"""Discovery (grader/ingest/discovery.py): folders, notebooks and zips found in SOURCE; the ids LMS exports carry."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.ingest.discovery import find_submissions, student_id_of
+
+from tests.helpers import EXAMPLES, FIXTURES
+
+
+def _zip_folder(folder: Path, archive: zipfile.ZipFile, prefix: str) -> None:
+    for f in sorted(folder.iterdir()):
+        if f.is_file():
+            archive.write(f, f"{prefix}{f.name}")
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ("Taro Yamada_12345_assignsubmission_file_", "12345"),
+        ("Hanako Sato_777_assignsubmission_onlinetext_", "777"),
+        ("yamadataro_12345_67890_chapter07.zip", "12345"),
+        ("yamadataro_LATE_12345_67890_chapter07.ipynb", "12345"),
+        ("alice.zip", "alice"),
+        ("bob", "bob"),
+    ],
+)
+def test_student_id_comes_from_the_lms_naming(entry, expected):
+    """Moodle and Canvas entry names carry the student id; other names are their own id."""
+    assert expected == student_id_of(entry)
+
+
+def test_folder_discovery_finds_folders_notebooks_zips_and_lists_the_rest(tmp_path):
+    """Folders, notebooks and zips are found; OS junk is silent; anything else is listed."""
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copytree(EXAMPLES / "correct", src / "alice")
+    shutil.copyfile(EXAMPLES / "notebook-student.ipynb", src / "bob.ipynb")
+    shutil.copyfile(FIXTURES / "correct-zip.zip", src / "carol.zip")
+    (src / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
+    (src / "__MACOSX").mkdir()
+    (src / "__MACOSX" / "._alice").write_bytes(b"junk")
+    (src / "notes.txt").write_text("hello")
+    (src / "empty").mkdir()
+    (src / "bad.zip").write_bytes(b"not a zip")
+    found = find_submissions(src, tmp_path / "out" / ".sources")
+    assert ["alice", "bob", "carol"] == [f.submission.name for f in found.found]
+    assert ["folder", "notebook", "zip"] == [f.submission.origin for f in found.found]
+    listed = sorted(entry for entry, _ in found.unrecognised)
+    assert ["empty", "notes.txt"] == listed
+    # a zip that cannot be read is a submission that failed: it gets an error report
+    assert [("bad", "bad", "bad.zip")] == [f[:3] for f in found.failed]
+    assert "not a readable zip file" in found.failed[0][3]
+
+
+def test_moodle_export_zip_takes_ids_from_the_names(tmp_path):
+    """A Moodle export: one folder per student, id from the folder name, __MACOSX skipped."""
+    export = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        _zip_folder(EXAMPLES / "correct", zf, "Taro Yamada_12345_assignsubmission_file_/")
+        _zip_folder(EXAMPLES / "divide-by-dk", zf, "Hanako Sato_23456_assignsubmission_file_/")
+        zf.writestr("__MACOSX/Taro Yamada_12345_assignsubmission_file_/._scaling.py", b"junk")
+        zf.writestr("Jiro Suzuki_34567_assignsubmission_file_/report.pdf", b"%PDF")
+    found = find_submissions(export, tmp_path / "out" / ".sources")
+    ids = {f.student_id: f.submission.name for f in found.found}
+    assert {"12345": "Taro_Yamada_12345", "23456": "Hanako_Sato_23456"} == ids
+    assert {"Taro Yamada", "Hanako Sato"} == {f.name for f in found.found}
+    assert ["Jiro Suzuki_34567_assignsubmission_file_"] == [e for e, _ in found.unrecognised]
+
+
+def test_canvas_export_zip_handles_zips_notebooks_and_flattened_files(tmp_path):
+    """A Canvas export: student zips and notebooks, and loose files regrouped per student."""
+    export = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        zf.write(FIXTURES / "correct-zip.zip", "yamadataro_12345_67890_chapter07.zip")
+        zf.write(EXAMPLES / "notebook-student.ipynb", "satohanako_23456_67891_chapter07.ipynb")
+        for f in ("scaling.py", "softmax.py", "variance.py", "answers.yaml"):
+            zf.write(EXAMPLES / "correct" / f, f"suzukiichiro_34567_6789{len(f)}_{f}")
+        zf.writestr(".DS_Store", b"junk")
+    found = find_submissions(export, tmp_path / "out" / ".sources")
+    by_id = {f.student_id: f.submission for f in found.found}
+    assert {"12345", "23456", "34567"} == set(by_id)
+    assert "notebook" == by_id["23456"].kind
+    assert 3 == len(by_id["34567"].modules)
+    assert by_id["34567"].answers is not None
+    assert [] == found.unrecognised

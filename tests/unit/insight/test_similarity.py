@@ -1,0 +1,315 @@
+"""grader/insight/similarity.py: code evidence survives disguises, honest short answers do not match,
+rare shared behaviour counts, pairs come in groups, and student text reaches the page as text."""
+
+from __future__ import annotations
+
+import csv
+import html.parser
+import io
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.insight import similarity
+from grader.outputs import similarity_page
+from grader.report.model import CaseOutcome, GradeReport, Mistake, Status
+from grader.ingest.submission.load import load_submission
+
+from tests.helpers import ROOT
+
+
+CORRECT = ROOT / "suites" / "chapter07" / "correct"
+API = ["head_dim", "scaling_factor", "scale_scores", "attention_scores", "multihead_attention_scores",
+       "softmax", "softmax_with_temperature", "compare_saturation", "softmax_jacobian", "attention",
+       "dot_product_variance", "scaled_dot_product_variance", "variance_table"]
+
+ORIGINAL = '''import math
+
+import torch
+
+
+def _check(d_model, n_heads):
+    """Both sizes must be positive ints."""
+    if type(d_model) is not int or type(n_heads) is not int or d_model <= 0 or n_heads <= 0:
+        raise ValueError("sizes must be positive whole numbers, you see")
+    if d_model % n_heads:
+        raise ValueError("the model width must split evenly into the heads")
+
+
+def head_dim(d_model, n_heads):
+    _check(d_model, n_heads)
+    width = d_model // n_heads
+    return width
+
+
+def scaling_factor(d_model, n_heads):
+    per_head = head_dim(d_model, n_heads)
+    return math.sqrt(per_head)
+
+
+def scale_scores(scores, d_k):
+    divisor = math.sqrt(d_k)
+    return scores / divisor
+
+
+def multihead_attention_scores(q, k, n_heads):
+    batch, steps, width = q.shape
+    per_head = head_dim(width, n_heads)
+    qh = q.view(batch, steps, n_heads, per_head).transpose(1, 2)
+    kh = k.view(batch, steps, n_heads, per_head).transpose(1, 2)
+    return scale_scores(qh @ kh.transpose(-2, -1), per_head)
+'''
+
+#: the same code renamed, reordered, with other comments and blank lines
+DISGUISED = '''import math
+import torch
+# my scaling helpers
+
+
+def multihead_attention_scores(q, k, n_heads):
+    # split the heads
+    bb, tt, ww = q.shape
+    hd = head_dim(ww, n_heads)
+    q2 = q.view(bb, tt, n_heads, hd).transpose(1, 2)
+
+    k2 = k.view(bb, tt, n_heads, hd).transpose(1, 2)
+    return scale_scores(q2 @ k2.transpose(-2, -1), hd)
+
+
+def scale_scores(scores, d_k):
+    denom = math.sqrt(d_k)   # sqrt of d_k
+    return scores / denom
+
+def head_dim(d_model, n_heads):
+    validate(d_model, n_heads)
+    w = d_model // n_heads
+    return w
+def validate(a, b):
+    if type(a) is not int or type(b) is not int or a <= 0 or b <= 0:
+        raise ValueError("sizes must be positive whole numbers, you see")
+    if a % b:
+        raise ValueError("the model width must split evenly into the heads")
+
+
+def scaling_factor(d_model, n_heads):
+    ph = head_dim(d_model, n_heads)
+    return math.sqrt(ph)
+'''
+
+
+def _folder(tmp: Path, name: str, scaling: str) -> Path:
+    folder = tmp / name
+    folder.mkdir()
+    (folder / "scaling.py").write_text(scaling, encoding="utf-8")
+    return folder
+
+
+def _notebook(tmp: Path, name: str, code: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# notes")] + [
+        nbformat.v4.new_code_cell(part) for part in code.split("\n\n\n") if part.strip()]
+    path = tmp / f"{name}.ipynb"
+    nbformat.write(nb, str(path))
+    return path
+
+
+def _coded(path: Path, name: str) -> similarity.Coded:
+    return similarity.code_of(name, load_submission(path), API)
+
+
+def _report(name: str, **changes) -> GradeReport:
+    base = dict(assignment="chapter07", submission=name, score=10.0, max_score=10.0, tests=[], parts=[],
+                mistakes=[], sandbox={}, errors=[], seed=1, graded_at="")
+    base.update(changes)
+    return GradeReport(**base)
+
+
+#: Styles of the corpus written as one-function variants of another style (fairness cases):
+#: copies in all but one place, which the similarity rightly finds.
+DERIVED = {"23-float32-constant": "13-rsqrt", "24-mapping-rows": "17-table-one-pass",
+           "25-float-d-k": "17-table-one-pass"}
+
+
+def _independent(tmp: Path, *, derived: bool = False) -> list[similarity.Coded]:
+    """The correct-style corpus: honest, differently written submissions."""
+    out = []
+    for style in sorted(p for p in CORRECT.iterdir() if p.is_dir()):
+        if derived or style.name not in DERIVED:
+            out.append(similarity.code_of(style.name, load_submission(style), API))
+    return out
+
+
+def test_renamed_reordered_recommented_copy_and_its_notebook_match_the_original(tmp_path: Path) -> None:
+    """Renaming, reordering, comments, blank lines and .py -> notebook leave the code evidence whole."""
+    original = _coded(_folder(tmp_path, "a", ORIGINAL), "a")
+    copy = _coded(_folder(tmp_path, "b", DISGUISED), "b")
+    notebook = _coded(_notebook(tmp_path, "c", DISGUISED), "c")
+    assert original.prints.keys() == copy.prints.keys() == notebook.prints.keys()
+    others = _independent(tmp_path)
+    reports = {c.name: _report(c.name) for c in [original, copy, notebook, *others]}
+    result = similarity.compare([original, copy, notebook, *others], reports)
+    flagged = {frozenset((p.a, p.b)): p for p in result.pairs}
+    assert {frozenset(("a", "b")), frozenset(("a", "c")), frozenset(("b", "c"))} <= flagged.keys()
+    assert flagged[frozenset(("a", "b"))].code_score == 1.0
+    assert len({p.group for p in result.pairs if {p.a, p.b} <= {"a", "b", "c"}}) == 1  # one ring
+    assert all({p.a, p.b} <= {"a", "b", "c"} for p in result.pairs), "an honest style was flagged"
+
+
+def test_the_correct_style_corpus_has_no_flagged_pair_but_its_derived_variants(tmp_path: Path) -> None:
+    """Twenty independent correct submissions, many of them one-liners alike: no pair is flagged,
+    except the styles written as one-function variants of another, each with its origin."""
+    others = _independent(tmp_path, derived=True)
+    result = similarity.compare(others, {c.name: _report(c.name) for c in others})
+    flagged = {frozenset((p.a, p.b)) for p in result.pairs}
+    families = [{"13-rsqrt", "23-float32-constant"}, {"17-table-one-pass", "24-mapping-rows", "25-float-d-k"}]
+    assert all(any(pair <= family for family in families) for pair in flagged), flagged
+    assert {frozenset((d, origin)) for d, origin in DERIVED.items()} <= flagged
+
+
+def test_the_handed_out_stubs_are_base_code(tmp_path: Path, rubric) -> None:
+    """Two students who left the same stubs untouched share only base code: not a pair."""
+    stub = ROOT / "exercises" / "chapter07"
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(stub, a)
+    shutil.copytree(stub, b)
+    base = similarity.base_code(rubric, API)
+    coded = [_coded(a, "a"), _coded(b, "b"), *_independent(tmp_path)]
+    assert coded[0].prints, "the stubs have code"
+    result = similarity.compare(coded, {c.name: _report(c.name) for c in coded}, base)
+    assert not [p for p in result.pairs if {p.a, p.b} == {"a", "b"}]
+    # without the handout removed, the same two would be flagged
+    unbased = similarity.compare(coded, {c.name: _report(c.name) for c in coded})
+    assert [p for p in unbased.pairs if {p.a, p.b} == {"a", "b"}]
+
+
+def _wrong(name: str, actual: str, mistake: str = "unrecognised") -> GradeReport:
+    test = CaseOutcome(id="hidden/test_scaling.py::test_scale_scores_random[1]", part="scaling",
+                       status=Status.FAILED, max_score=1.0, actual=actual)
+    return _report(name, score=9.0, tests=[test],
+                   mistakes=[Mistake(id=mistake, part="scaling", message={"en": "", "ja": ""},
+                                     evidence={"functions": ["scale_scores"]})])
+
+
+def test_rare_shared_wrong_output_raises_the_behaviour_score_and_common_output_does_not(tmp_path: Path) -> None:
+    others = _independent(tmp_path)
+    a = _coded(_folder(tmp_path, "a", ORIGINAL), "a")
+    b = _coded(_folder(tmp_path, "b", ORIGINAL.replace("you see", "ok")), "b")
+    reports = {c.name: _report(c.name) for c in others}
+    reports["a"], reports["b"] = _wrong("a", "0.71717"), _wrong("b", "0.71717")
+    rare = {p.a + p.b: p for p in similarity.compare([a, b, *others], reports).pairs}["ab"]
+    assert rare.behaviour_score > similarity.BEHAVIOUR_FLAG
+    assert any("0.71717" in f for f in rare.shared_behaviour)
+    # the same output shared by most of the class is no evidence
+    for c in others:
+        reports[c.name] = _wrong(c.name, "0.71717")
+    common = {p.a + p.b: p for p in similarity.compare([a, b, *others], reports).pairs}.get("ab")
+    assert common is None or common.behaviour_score == 0.0
+
+
+def test_csv_lists_the_flagged_pairs_most_similar_first_with_the_named_columns(tmp_path: Path) -> None:
+    a = _coded(_folder(tmp_path, "=cmd|a", ORIGINAL), "=cmd|a")
+    b = _coded(_folder(tmp_path, "b", DISGUISED), "b")
+    others = _independent(tmp_path)
+    result = similarity.compare([a, b, *others], {c.name: _report(c.name) for c in [a, b, *others]})
+    similarity.write_similarity(result, tmp_path)
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "similarity.csv").read_text(encoding="utf-8"))))
+    assert list(rows[0]) == ["submission_a", "submission_b", "group", "code_score", "behaviour_score", "evidence"]
+    assert len(rows) == len(result.pairs) >= 1
+    assert rows[0]["submission_a"] == "'=cmd|a"  # a formula-looking name is neutralised
+    assert float(rows[0]["code_score"]) >= similarity.CODE_FLAG
+    assert "head_dim" in rows[0]["evidence"]
+
+
+class _Text(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        self.tags.append(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_page_shows_hostile_code_as_text_side_by_side(tmp_path: Path, rubric, lang: str) -> None:
+    hostile = ORIGINAL.replace('"sizes must be positive whole numbers, you see"',
+                               '"<script>alert(1)</script>\x1b[31m\u202e"').replace(
+        "divisor = math.sqrt(d_k)", "divisor = math.sqrt(d_k)  # </pre><img src=x onerror=alert(2)>")
+    a = _coded(_folder(tmp_path, "a", hostile), "a")
+    b = _coded(_folder(tmp_path, "b", hostile.replace("width", "w")), "b")
+    others = _independent(tmp_path)
+    result = similarity.compare([a, b, *others], {c.name: _report(c.name) for c in [a, b, *others]})
+    page = similarity_page.render_page(result, rubric, lang)
+    parser = _Text()
+    parser.feed(page)
+    assert "script" not in parser.tags and "img" not in parser.tags
+    text = "".join(parser.text)
+    assert "<script>alert(1)</script>" in text and "onerror=alert(2)>" in text
+    assert "\x1b" not in page and "\u202e" not in page  # controls and bidi overrides made visible
+    assert "\\x1b[31m" in text
+    assert page.count("<mark>") >= 3
+    assert ("グループ 1" if lang == "ja" else "Group 1") in text
+
+
+def _side_by_side_plainly(pair: similarity.Pair, coded: dict[str, similarity.Coded]) -> list[dict]:
+    """What the page shows of a pair, computed the plain way: every shared fingerprint looked at
+    again for every function of A (the reference for the indexed :func:`similarity.side_by_side`)."""
+    a, b = coded[pair.a], coded[pair.b]
+    shared = a.prints.keys() & b.prints.keys()
+    regions = []
+    for label, lines in sorted(pair.lines_a.items()):
+        for fname, first, last in a.functions.get(label, []) or [("", 1, len(a.sources.get(label, [])))]:
+            if not any(first <= n <= last for n in lines):
+                continue
+            votes: dict = {}
+            for h in shared:
+                if any(lab == label and first <= x <= last for lab, x, _ in a.prints[h]):
+                    for lab, x, _ in b.prints[h]:
+                        for name, f, g in b.functions.get(lab, []):
+                            if f <= x <= g:
+                                votes[(lab, name, f, g)] = votes.get((lab, name, f, g), 0) + 1
+            right, right_label = [], ""
+            if votes:
+                right_label, _, f, g = max(votes, key=lambda k: (votes[k], k[1] == fname))
+                right = similarity._lines(b, right_label, f, g, pair.lines_b.get(right_label, set()))
+            regions.append({"function": fname, "a_label": label, "a": similarity._lines(a, label, first, last, lines),
+                            "b_label": right_label, "b": right})
+    loose_a, loose_b = similarity._loose(a, pair.lines_a), similarity._loose(b, pair.lines_b)
+    if loose_a and loose_b:
+        la, ls_a = max(loose_a.items(), key=lambda kv: len(kv[1]))
+        lb, ls_b = max(loose_b.items(), key=lambda kv: len(kv[1]))
+        regions.insert(0, {"function": "", "a_label": la, "a": similarity._lines(a, la, min(ls_a), max(ls_a), ls_a),
+                           "b_label": lb, "b": similarity._lines(b, lb, min(ls_b), max(ls_b), ls_b)})
+    return regions[:similarity._REGIONS]
+
+
+def test_each_pairs_regions_are_those_the_plain_way_finds(tmp_path: Path) -> None:
+    """For every flagged pair of a class with copies (files, a notebook, a partial copy, the corpus's
+    one-function variants), the regions shown side by side, B's function chosen for each of A's
+    and the lines marked are exactly what looking at every shared fingerprint again finds."""
+    partial = ORIGINAL.split("def scale_scores")[0] + "def scale_scores(s, d):\n    return s / d ** 0.5\n"
+    coded = [_coded(_folder(tmp_path, "a", ORIGINAL), "a"), _coded(_folder(tmp_path, "b", DISGUISED), "b"),
+             _coded(_notebook(tmp_path, "c", DISGUISED), "c"), _coded(_folder(tmp_path, "d", partial), "d"),
+             *_independent(tmp_path, derived=True)]
+    result = similarity.compare(coded, {c.name: _report(c.name) for c in coded})
+    assert len(result.pairs) >= 6
+    for pair in result.pairs:
+        assert similarity.side_by_side(pair, result.coded) == _side_by_side_plainly(pair, result.coded), (pair.a, pair.b)
+
+
+def test_against_a_previous_term_flags_a_copy_of_last_years_work_and_never_two_old_ones(tmp_path: Path) -> None:
+    """--against: this term's copy of an old submission is flagged; two old ones alike are not this term's question."""
+    old_a = _coded(_folder(tmp_path, "a", ORIGINAL), "2025/a")
+    old_b = _coded(_folder(tmp_path, "b", DISGUISED), "2025/b")
+    copy = _coded(_notebook(tmp_path, "now", DISGUISED), "now")
+    others = _independent(tmp_path)
+    result = similarity.compare([copy, *others], {c.name: _report(c.name) for c in [copy, *others]},
+                                old=[old_a, old_b], old_reports={c.name: _report(c.name) for c in [old_a, old_b]})
+    pairs = {frozenset((p.a, p.b)) for p in result.pairs}
+    assert pairs == {frozenset(("now", "2025/a")), frozenset(("now", "2025/b"))}
+    assert result.compared == len(others) + 1
