@@ -18,7 +18,7 @@ from grader.grading.runner import reference_for
 from grader.prepare.validate import Row, ValidationResult, load_mutants, render_lines, render_table, validate
 from grader.ingest.corpus import load_corpus, student_answers
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, rubric_copy
 
 
 RUBRICS = {name: load_rubric(ROOT / "rubrics" / f"{name}.yaml") for name in ("chapter07", "chapter08")}
@@ -143,28 +143,6 @@ def test_the_corpus_holds_twenty_correct_styles_with_a_notebook_and_a_zip():
     assert len(corpus) >= 20
     assert {".ipynb", ".zip"} <= {p.suffix for p in corpus}
     assert sum(p.is_dir() for p in corpus) >= 18
-
-
-def rubric_copy(tmp_path: Path, edit=None, **changes) -> Path:
-    """The chapter's rubric written into ``tmp_path``, its paths made absolute, then changed.
-
-    ``changes`` replace top-level keys; ``edit(data)`` may change the parsed YAML in place.
-    """
-    src = ROOT / "rubrics" / "chapter07.yaml"
-    data = yaml.safe_load(src.read_text(encoding="utf-8"))
-    for key in ("exercises", "reference"):
-        data[key] = str((src.parent / data[key]).resolve())
-    for suite in data["suites"].values():
-        suite["path"] = str((src.parent / suite["path"]).resolve())
-    for key, value in data.get("plugin", {}).items():
-        if key != "notebook":
-            data["plugin"][key] = str((src.parent / value).resolve())
-    data.update(changes)
-    if edit is not None:
-        edit(data)
-    path = tmp_path / "course.yaml"
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    return path
 
 
 def test_an_unknown_mistakes_key_names_the_file_the_key_and_the_nearest_id(tmp_path):
