@@ -75,6 +75,7 @@ lint: $(STAMP)
 test: $(STAMP) system-deps browser-deps lint
 	$(PYTEST) --durations=20 --junitxml=.ci/junit.xml -m "not alone"
 	$(PY) -m pytest -q -m alone --junitxml=.ci/junit-alone.xml
+	$(PY) -m tests.cost .ci/junit.xml -n 10
 	$(VENV)/bin/grader validate --all
 
 check: $(STAMP) system-deps lint
