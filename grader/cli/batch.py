@@ -119,7 +119,9 @@ def _submitted_times(rubric: Rubric, submitted_file: str | None,
               help="CSV of student, due (a date-time) or days, reason: each student's own due date.")
 @click.option("--worksheet", "worksheet_file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Moodle's grading worksheet (Download grading worksheet): each participant's "
-                   "\"Last modified (submission)\", read in the time zone of the rubric's due:; --submitted wins.")
+                   "\"Last modified (submission)\" (Moodle shown in English or Japanese), read in the time zone of the "
+                   "rubric's due:; --submitted wins. gradebook.moodle.csv is then written in that worksheet's "
+                   "language (else in the batch's).")
 @click.option("--anonymous", is_flag=True,
               help="Blind grading: every output names each student by a random id (anon-…); OUT/identities.csv "
                    "(readable by you only) maps the ids back and is used only for the LMS gradebooks.")
@@ -134,6 +136,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
     def body() -> int:
         from grader.spec.due import read_extensions
 
+        from grader.spec.due import worksheet_lang
+
         rubric = load(rubric_path, source)
         submitted = _submitted_times(rubric, submitted_file, worksheet_file)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
@@ -143,7 +147,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
                            similarity=similarity, cluster=cluster, shard_size=shard_size,
                            submitted=submitted,
                            extensions=read_extensions(Path(extensions_file)) if extensions_file else None,
-                           anonymous=anonymous)
+                           anonymous=anonymous,
+                           moodle_lang=worksheet_lang(Path(worksheet_file)) if worksheet_file else None)
         from grader.i18n.messages import say
 
         language = lang_of(lang, rubric)
