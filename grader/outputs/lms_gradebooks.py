@@ -11,7 +11,11 @@ the batch's own ``gradebook.csv``:
                                    student keyed by the Canvas user id taken from the export.
 ``gradebook.moodle.csv``           Moodle's offline grading worksheet: ``Identifier`` is
                                    ``Participant <id>`` (the number in the Moodle folder name),
-                                   ``Grade``, ``Last modified (grade)`` and ``Feedback comments``.
+                                   ``Grade``, ``Last modified (grade)`` and ``Feedback comments``;
+                                   for a Moodle shown in Japanese ``ID`` is ``参加者<id>``, then
+                                   ``評点``, ``最終更新日時 (評定)``, ``フィードバックコメント``
+                                   (:func:`moodle_lang_of` chooses, :func:`moodle_time` says why
+                                   its times are ISO 8601).
 ``moodle-feedback-files.zip``      Moodle's "upload multiple feedback files in a zip" layout: one
                                    ``<Full Name>_<id>_assignsubmission_file_/`` folder per student,
                                    holding that student's report.
