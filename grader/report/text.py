@@ -26,7 +26,7 @@ LABELS: dict[str, dict[str, str]] = by_name({
     "some_passed": "some_passed", "hidden_more": "hidden_more", "hidden_some": "hidden_some",
     "graded_cells": "graded_cells", "not_run": "not_run", "not_run_how": "not_run_how",
     "level_strong": "level_strong", "now_passing": "now_passing", "now_failing": "now_failing", "found": "found",
-    "fixed": "fixed", "score_word": "score_word", "unchanged": "unchanged", "watching": "watching",
+    "fixed": "fixed", "score_word": "score_word", "unchanged": "unchanged", "n_tests": "n_tests", "watching": "watching",
     "rechecked": "rechecked",
 })
 
