@@ -151,7 +151,7 @@ def _float32_only(part: str, outcomes: Sequence[CaseOutcome]) -> list[Finding]:
 
 def _called(t: CaseOutcome) -> str | None:
     """The student's function a failed check names: its ``function``, else the call its message
-    starts with (``scale_scores(float64[3, 5], d_k=128): …``)."""
+    starts with (``double(float64[3, 5]): …``)."""
     if t.function:
         return t.function
     m = re.match(r"([A-Za-z_]\w*)\(", t.feedback.get("en", ""))

@@ -321,7 +321,7 @@ def _distribution_findings(func: str, call: str, out: Any, x: torch.Tensor, dim:
     if mixed is not None:
         max_axis, sum_axis = mixed
         along = o.sum(axis=axis).reshape(-1)
-        shown = ", ".join(f"{v:.4g}" for v in along[:3]) + (", ..." if along.size > 3 else "")
+        shown = "[" + ", ".join(f"{v:.4g}" for v in along[:3]) + (", ...]" if along.size > 3 else "]")
         return Finding("softmax-wrong-dim", func, {"variant": "mixed-axes", "call": call, "dim": dim,
                                                    "max_axis": max_axis, "sum_axis": sum_axis,
                                                    "normalised_axis": sum_axis, "shape": list(x.shape),
