@@ -118,7 +118,8 @@ def verdict(report: GradeReport, langs: Sequence[str], quote: str = "") -> str:
     (``quote`` wraps each id, e.g. a backtick for Markdown)."""
     but = passed_but(report)
     if but:
-        ids = ", ".join(f"{quote}{m.id}{quote}" for m in but)
+        # A mistake found in two parts (code and quiz) is one mistake: the headline names it once.
+        ids = ", ".join(f"{quote}{mid}{quote}" for mid in dict.fromkeys(m.id for m in but))
         return " / ".join(dict.fromkeys(LABELS["passed_but"][x].format(ids=ids) for x in langs
                                         if x in LABELS["passed_but"]))
     return label("passed" if report.passed else "below", langs)
