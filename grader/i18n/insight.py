@@ -71,6 +71,8 @@ LABELS: dict[str, M] = {
     "flag_all_fail": M("every submission fails it", "全員が不合格"),
     "flag_low_discrimination": M("does not go with the rest of the score", "他の得点と連動しない"),
     "flag_fails_correct": M("a correct style fails it", "正しい別解が不合格"),
+    "flag_too_few": M("too few submissions to judge ({n}; at least {least} needed)",
+                      "判断するには提出物が少なすぎます（{n} 件。{least} 件以上が必要）"),
     # --- a drafted catalogue entry (draft_entry.py) ---------------------------------------------------
     "draft_title": M("DRAFT: what {func} does in cluster {number}", "下書き: クラスタ {number} の {func} の間違い"),
 }

@@ -156,6 +156,11 @@ LABELS: dict[str, M] = {
         "Discrimination is the correlation between passing the test and the rest of the score; flagged tests may be broken or may not tell students apart.",
         "識別力は、そのテストの合否と残りの得点との相関です。印の付いたテストは、壊れているか、学生の理解度を見分けていない可能性があります。"),
     "summary_disc": M("Discrimination", "識別力"),
+    "summary_cases": M("Cases", "ケース数"),
+    "summary_items_counted": M(
+        "Over {counted} submissions; {left} left out as blank or untouched stubs{names}. A parametrised test's cases count as one test (its score is the share of its cases passed). A test with fewer than {least} counted submissions is too few to judge and is marked so.",
+        "対象は {counted} 件の提出物です。空の提出物と雛形のままの提出物 {left} 件は除いています{names}。パラメータ化されたテストのケースはまとめて 1 つのテストとして数えます（得点は合格したケースの割合）。対象が {least} 件未満のテストは、判断するには少なすぎるため、その旨を示します。"),
+    "summary_shown_of": M(" ({shown} of {total} shown)", "（全 {total} 件中 {shown} 件を表示）"),
     # --- the similarity page (similarity_page.py) -----------------------------------------------------
     "similarity_title": M("Similar submissions", "よく似た提出物"),
     "similarity_lead": M("Look at these first", "まずここを確認"),

@@ -144,7 +144,7 @@ def _item_reports() -> list[GradeReport]:
 
 
 def test_item_analysis_flags_what_does_not_tell_students_apart() -> None:
-    rows = {i.test: i for i in items.analyse(_item_reports(), corpus={"good": ["07-functional-softmax"]})}
+    rows = {i.test: i for i in items.analyse(_item_reports(), corpus={"good": ["07-functional-softmax"]}).items}
     assert rows["good"].pass_rate == 0.5 and rows["good"].discrimination is not None
     assert rows["good"].discrimination > 0.8
     assert rows["good"].flags == ("fails-correct",)
