@@ -80,6 +80,26 @@ MESSAGES: dict[str, M] = {
         "2026-12-01T23:59:00+09:00) to the rubric",
         "--worksheet {file}: ルーブリック {rubric} に due: がないため、遅れの判定ができません。ルーブリックに due:"
         "（例: 2026-12-01T23:59:00+09:00）を書き足してください"),
+    # --- grader similarity (batch.py) -----------------------------------------------------------------
+    "similarity_done": M(
+        "{n} compared, {pairs} pairs flagged in {groups} groups; {path}",
+        "{n} 件を比較し、{pairs} 組に印を付けました（{groups} グループ）。{path}"),
+    "similarity_rule": M(
+        "A pair is flagged at code ≥ {code}, or code ≥ {code_b} with behaviour ≥ {behaviour}; another student "
+        "joining the class changes no pair's scores.",
+        "コード ≥ {code}、またはコード ≥ {code_b} かつ振る舞い ≥ {behaviour} の組に印を付けます。"
+        "他の学生が加わっても、どの組の値も変わりません。"),
+    "similarity_near_top": M(
+        "The {n} most similar pairs below the flag:", "印の付かない組のうち、よく似た上位 {n} 組:"),
+    "similarity_near_threshold": M(
+        "Pairs below the flag with code ≥ {threshold}:", "印の付かない組のうち、コード ≥ {threshold} の組:"),
+    "similarity_near_none": M("  none", "  なし"),
+    "similarity_pair_line": M(
+        "  {a} — {b}: code {code}, behaviour {behaviour}{flag}",
+        "  {a} — {b}: コード {code}、振る舞い {behaviour}{flag}"),
+    "similarity_pair_flagged": M(" (flagged, group {g})", "（印あり、グループ {g}）"),
+    "similarity_pair_not_flagged": M(" (not flagged)", "（印なし）"),
+    "similarity_pairs_named": M("The pairs named:", "指定された組:"),
     # --- a path that is not there, grader watch (shared.py, student.py) -------------------------------
     "no_such_file_folder": M(
         "{path}: no such file or folder; name your submission's folder, notebook or zip",

@@ -12,21 +12,27 @@ layout are gone, and the assignment's API (the functions the rubric names, ``tor
 and moving between ``.py`` and a notebook change nothing. Overlapping runs of
 :data:`K` tokens are hashed and winnowed (the smallest hash of every :data:`WINDOW`
 consecutive runs is kept, Schleimer et al. 2003). Fingerprints of the handed-out stubs are
-removed (base code), fingerprints more than :data:`COMMON` of the class share carry nothing,
-and each kept fingerprint weighs ``log(N / df)``: what many honest students write alike counts
-little. ``code_score`` is the weight two submissions share over the geometric mean of their
-weights (0..1).
+removed (base code). What honest students write alike is measured on a fixed population, the
+course's own correct styles (the validate corpus, ``plugin.fixtures``, laid over the reference as
+``grader validate`` grades them), never on the class: a fingerprint in more than :data:`COMMON`
+of those styles (and more than :data:`COMMON_MIN`) carries nothing, and each other one weighs
+``log((B + 2) / (df + 1))`` for the ``df`` of the ``B`` styles that have it. ``code_score`` is
+the weight two submissions share over the geometric mean of their weights (0..1).
 
-**Behaviour evidence.** From the reports: the same wrong value on the same test input (the
-batch seeds every student's inputs alike), the same mistake ids with the same numbers, the
-same unrecognised probe values, the same exception or error text, the same printed lines.
-Each shared feature weighs ``log(N / df)``; ``behaviour_score`` is ``S / (S + 2 log N)`` for the
-shared weight ``S``: one feature only two students share gives about 0.3, a correct
-submission (no failure) shares none.
+**Behaviour evidence.** From the reports, what no known mistake explains: the same wrong value
+on the same test input (the batch seeds every student's inputs alike) in a part where no
+catalogue mistake was named, the same unrecognised probe values, the same exception text, the
+same errors. A recognised mistake is no evidence (many students make it on their own), nor are
+printed lines (honest students print the same examples). ``behaviour_score`` is ``S / (S + 2)``
+for the ``S`` features the two share: one gives 0.33, a correct submission (no failure) shares
+none.
 
 **Flagged pairs.** ``code_score >= CODE_FLAG``, or ``code_score >= CODE_WITH_BEHAVIOUR`` with
-``behaviour_score >= BEHAVIOUR_FLAG``. Flagged pairs joined by a submission form a group
-(a ring). Nothing here says anyone copied: the page says which pairs to look at first.
+``behaviour_score >= BEHAVIOUR_FLAG``. Both scores are functions of the two submissions and the
+course alone, so a pair's flag does not appear or disappear because another student joined the
+class. Flagged pairs joined by a submission form a group (a ring). The pairs below the flag are
+there too (``grader similarity OUT --top N``, ``--threshold X``, ``--pair A B``). Nothing here
+says anyone copied: the page says which pairs to look at first.
 """
 
 from __future__ import annotations
@@ -41,13 +47,14 @@ import keyword
 import math
 import tokenize
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader import sinks
 from grader.i18n.messages import said
+from grader.kit.signature import UNRECOGNISED
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 
@@ -57,13 +64,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BEHAVIOUR_FLAG", "CODE_FLAG", "CODE_WITH_BEHAVIOUR", "SIMILARITY_FILE", "Coded", "Pair", "Similarity",
-    "code_of", "compare", "write_similarity",
+    "behaviour_features", "code_of", "compare", "named", "write_similarity",
 ]
 
 #: Tokens per fingerprint and the winnowing window.
 K, WINDOW = 10, 3
-#: A fingerprint in more than this share of the class (and more than :data:`COMMON_MIN`
-#: submissions) is ignored: a ring of copies in a small class still counts.
+#: A fingerprint in more than this share of the course's correct styles (and more than
+#: :data:`COMMON_MIN` of them) is what honest students write alike: ignored.
 COMMON, COMMON_MIN = 0.2, 6
 #: Flag thresholds (documented in the README).
 CODE_FLAG, CODE_WITH_BEHAVIOUR, BEHAVIOUR_FLAG = 0.6, 0.45, 0.3
@@ -71,8 +78,8 @@ CODE_FLAG, CODE_WITH_BEHAVIOUR, BEHAVIOUR_FLAG = 0.6, 0.45, 0.3
 SIMILARITY_FILE = "similarity.csv"
 #: Regions shown side by side per pair on the page.
 _REGIONS = 24
-#: Bounds on what one submission contributes: characters of code read, printed lines used.
-_CODE_MAX, _OUTPUT_LINES = 512 * 1024, 20
+#: Bounds on what one submission contributes: characters of code read.
+_CODE_MAX = 512 * 1024
 
 _MODULES = frozenset({"torch", "math", "np", "numpy", "F", "nn", "functional", "numbers", "random", "statistics"})
 _BUILTINS = frozenset(dir(builtins))
@@ -237,15 +244,16 @@ def code_of(name: str, submission: Submission, api: Iterable[str], who: str = ""
 
 
 def behaviour_features(report: GradeReport) -> set[str]:
-    """What a report shows that an unusual pair would share (see the module docstring)."""
+    """What a report shows that no known mistake explains (see the module docstring)."""
     out: set[str] = set()
+    explained = {m.part for m in report.mistakes if m.id not in (UNRECOGNISED, "not-implemented")}
     for t in report.tests:
-        if t.status in (Status.FAILED, Status.ERROR, Status.TIMEOUT):
+        if t.status in (Status.FAILED, Status.ERROR, Status.TIMEOUT) and t.part not in explained:
             out.add(f"test {t.id} → {(t.actual or t.status.value)[:200]}")
     for m in report.mistakes:
         ev = m.evidence if isinstance(m.evidence, dict) else {}
-        numbers = {k: v for k, v in ev.items() if k not in ("functions", "probes", "call") and isinstance(v, (int, float, str))}
-        out.add(f"mistake {m.id} ({m.part}) " + json.dumps(numbers, sort_keys=True, default=str)[:300])
+        if m.id != UNRECOGNISED:
+            continue
         for func, calls in (ev.get("probes") or {}).items() if isinstance(ev.get("probes"), dict) else ():
             for c in calls if isinstance(calls, list) else ():
                 out.add("probe " + json.dumps(c, sort_keys=True, default=str)[:400])
@@ -253,10 +261,12 @@ def behaviour_features(report: GradeReport) -> set[str]:
             out.add(f"raised {ev.get('raised')}: {str(ev['raised_message'])[:200]}")
     for e in report.errors[:20]:
         out.add("error " + e[:300])
-    lines = [ln.strip() for ln in (report.output or "").splitlines() if ln.strip()]
-    for ln in lines[:_OUTPUT_LINES]:
-        out.add("printed " + ln[:200])
     return out
+
+
+def behaviour_score(shared: int) -> float:
+    """``S / (S + 2)`` for ``S`` shared features (0 when none)."""
+    return shared / (shared + 2) if shared else 0.0
 
 
 # --------------------------------------------------------------------------- comparing
@@ -302,12 +312,17 @@ def _matched_functions(c: Coded | None, lines: dict[str, set[int]]) -> list[str]
 
 @dataclass
 class Similarity:
-    """The flagged pairs, their groups, and what the page shows of each submission."""
+    """The flagged pairs, their groups, what the page shows of each submission, and the scores of
+    every other pair (:meth:`score`, :meth:`nearest`)."""
 
     pairs: list[Pair]
     coded: dict[str, Coded]
     compared: int
     against: str = ""
+    #: (a, b) -> code score of every pair sharing a weighted fingerprint, a before b
+    codes: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: submission -> its behaviour features (:func:`behaviour_features`)
+    features: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def groups(self) -> dict[int, list[str]]:
@@ -319,64 +334,121 @@ class Similarity:
                     members.append(n)
         return out
 
+    def score(self, x: str, y: str) -> Pair:
+        """The pair of ``x`` and ``y`` with its scores, flagged or not (``group`` 0 when not)."""
+        a, b = (x, y) if x < y else (y, x)
+        flagged = next((p for p in self.pairs if (p.a, p.b) == (a, b)), None)
+        if flagged is not None:
+            return flagged
+        both = self.features.get(a, set()) & self.features.get(b, set())
+        return Pair(a, b, round(self.codes.get((a, b), 0.0), 3), round(behaviour_score(len(both)), 3),
+                    shared_behaviour=sorted(both)[:10])
+
+    def nearest(self, *, top: int | None = None, threshold: float | None = None) -> list[Pair]:
+        """The pairs below the flag, most similar first: the ``top`` first, or those whose code score
+        is at least ``threshold`` (both: those of the first ``top`` at or above it)."""
+        flagged = {(p.a, p.b) for p in self.pairs}
+        below = [self.score(a, b) for (a, b), code in self.codes.items()
+                 if (a, b) not in flagged and (threshold is None or code >= threshold - 5e-4)]
+        below.sort(key=lambda p: (-p.rank, p.a, p.b))
+        return below if top is None else below[:top]
+
+
+def named(result: Similarity, text: str) -> str:
+    """The submission ``text`` names: its report's name, else the student's id or name as the
+    gradebook shows it (``Name (id)``).
+
+    Raises:
+        UsageError: no submission or more than one answers to ``text``.
+    """
+    from grader.errors import UsageError
+
+    if text in result.coded:
+        return text
+    found = [name for name, c in result.coded.items()
+             if c.who == text or (c.who.endswith(")") and text in (c.who[:c.who.rfind(" (")], _id_of(c.who)))]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise UsageError(said("similarity_no_such_submission", name=text))
+    raise UsageError(said("similarity_ambiguous_submission", name=text, found=", ".join(sorted(found))))
+
+
+def _id_of(who: str) -> str:
+    """The id of ``Name (id)``."""
+    at = who.rfind(" (")
+    return who[at + 2:-1] if at >= 0 else ""
+
+
+def _weights(background: Sequence[Coded], base_prints: set[int]) -> tuple[dict[int, float], float]:
+    """Each fingerprint's weight from the course's correct styles (the module docstring): the
+    weights of those the styles have, and the weight of any other (``log(B + 2)``)."""
+    df: Counter[int] = Counter()
+    for c in background:
+        df.update(h for h in c.prints if h not in base_prints)
+    n = len(background)
+    cap = max(COMMON_MIN, int(COMMON * n))
+    weight = {h: (math.log((n + 2) / (d + 1)) if d <= cap else 0.0) for h, d in df.items()}
+    weight.update({h: 0.0 for h in base_prints})
+    return weight, math.log(n + 2)
+
 
 def compare(coded: Sequence[Coded], reports: dict[str, GradeReport], base: Iterable[Coded] = (),
-            old: Sequence[Coded] = (), old_reports: dict[str, GradeReport] | None = None) -> Similarity:
-    """Every pair of ``coded`` (and each of them against ``old``, a previous term's); flagged pairs only."""
+            old: Sequence[Coded] = (), old_reports: dict[str, GradeReport] | None = None,
+            background: Sequence[Coded] = ()) -> Similarity:
+    """Every pair of ``coded`` (and each of them against ``old``, a previous term's); flagged pairs,
+    and every pair's code score. ``background`` is the course's correct styles (what honest
+    students write alike); without it every fingerprint but the stubs' weighs the same."""
     everyone = list(coded) + list(old)
     current = {c.name for c in coded}
-    n = max(2, len(everyone))
     base_prints = set().union(*(b.prints for b in base)) if base else set()
-    df: Counter[int] = Counter()
-    for c in everyone:
-        df.update(h for h in c.prints if h not in base_prints)
-    cap = max(COMMON_MIN, int(COMMON * n))
-    weight = {h: math.log(n / d) for h, d in df.items() if d <= cap}
-    totals = {c.name: sum(weight.get(h, 0.0) for h in c.prints) for c in everyone}
+    weight, rare = _weights(background, base_prints)
+
+    def weight_of(h: int) -> float:
+        return weight.get(h, rare)
+
+    totals = {c.name: sum(weight_of(h) for h in c.prints) for c in everyone}
     shared: dict[tuple[str, str], float] = defaultdict(float)
     index: dict[int, list[str]] = defaultdict(list)
     for c in everyone:
         for h in c.prints:
-            if h in weight:
+            if weight_of(h) > 0:
                 index[h].append(c.name)
     for h, names in index.items():
         if len(names) < 2:
             continue
+        w = weight_of(h)
         for i, x in enumerate(names):
             for y in names[i + 1:]:
                 if x not in current and y not in current:
                     continue  # two old submissions: not this term's question
                 key = (x, y) if x < y else (y, x)
-                shared[key] += weight[h]
+                shared[key] += w
     all_reports = {**(old_reports or {}), **reports}
     feats = {name: behaviour_features(r) for name, r in all_reports.items()}
-    bdf: Counter[str] = Counter()
-    for fs in feats.values():
-        bdf.update(fs)
-    bcap = max(COMMON_MIN, int(COMMON * n))
     by_name = {c.name: c for c in everyone}
     pairs = []
+    codes = {}
     for (x, y), s in shared.items():
         denom = math.sqrt(totals[x] * totals[y]) or 1.0
         code = min(1.0, s / denom)
+        codes[(x, y)] = code
         if code < CODE_WITH_BEHAVIOUR:
             continue
-        both = sorted((f for f in feats.get(x, set()) & feats.get(y, set()) if bdf[f] <= bcap),
-                      key=lambda f: (bdf[f], f))
-        sb = sum(math.log(n / bdf[f]) for f in both)
-        behaviour = sb / (sb + 2 * math.log(n)) if sb else 0.0
+        both = sorted(feats.get(x, set()) & feats.get(y, set()))
+        behaviour = behaviour_score(len(both))
         if code >= CODE_FLAG or behaviour >= BEHAVIOUR_FLAG:
             pair = Pair(x, y, round(code, 3), round(behaviour, 3), shared_behaviour=both[:10])
-            _mark_lines(pair, by_name[x], by_name[y], weight)
+            _mark_lines(pair, by_name[x], by_name[y], weight_of)
             pairs.append(pair)
     pairs.sort(key=lambda p: (-p.rank, p.a, p.b))
     _number_groups(pairs)
-    return Similarity(pairs, by_name, len(coded))
+    return Similarity(pairs, by_name, len(coded), codes=codes, features=feats)
 
 
-def _mark_lines(pair: Pair, a: Coded, b: Coded, weight: dict[int, float]) -> None:
+def _mark_lines(pair: Pair, a: Coded, b: Coded, weight_of: Callable[[int], float]) -> None:
     for h in a.prints.keys() & b.prints.keys():
-        if h not in weight:
+        if weight_of(h) <= 0:
             continue
         for label, first, last in a.prints[h]:
             pair.lines_a.setdefault(label, set()).update(range(first, last + 1))
@@ -545,6 +617,15 @@ def base_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
     return out
 
 
+def background_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
+    """The course's correct styles (its validate corpus) as fingerprints: what honest students
+    write alike. None when the rubric has no corpus (then every fingerprint weighs the same)."""
+    from grader.ingest.corpus import corpus_submissions
+
+    api = list(api)
+    return [code_of(f"(correct style {name})", sub, api) for name, sub in corpus_submissions(rubric)]
+
+
 def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
         submissions: Sequence[tuple[str, Submission]] | None = None, reports: Sequence[GradeReport] | None = None,
         against: str | None = None, against_source: str | None = None) -> Similarity:
@@ -590,7 +671,7 @@ def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
             key = f"{label}/{name}"
             if key in old_reports:
                 old.append(code_of(key, sub, api, key))
-    result = compare(coded, reps, base_code(rubric, api), old, old_reports)
+    result = compare(coded, reps, base_code(rubric, api), old, old_reports, background_code(rubric, api))
     result.against = against or ""
     write_similarity(result, out)
     return result
