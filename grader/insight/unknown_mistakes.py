@@ -2,13 +2,16 @@
 
 Every report with an ``unrecognised`` mistake carries the behaviour signature its probes saw
 (``evidence.probes``: per function, each probe call and what came back, bounded; see
-:func:`grader.kit.probes.signature_of`). Each unrecognised function of a submission is one
-unknown mistake, and the clusters group those: two are in one cluster when they are the same
+:func:`grader.kit.probes.signature_of`). Each part's unrecognised failure of a submission is one
+unknown mistake, where it starts: the first function of that part (in probe order) whose values no
+catalogue id explains; the part's later unrecognised functions are where the same mistake spreads
+(a student's ``attention_scores`` calling their own wrong ``scale_scores``), listed but not
+compared. The clusters group those mistakes: two are in one cluster when they start in the same
 function and it answered the same probe inputs with the same values (to 1e-3,
 :func:`grader.kit.probes.same_signature`) and the same exception types, whatever else the two
-submissions get wrong; where a function left no probe values, the failed tests of its part and
+submissions get wrong; where the function left no probe values, the failed tests of its part and
 the exception types decide. So two students returning identical values share a cluster, and a
-student with two unknown mistakes is in two clusters.
+student with unknown mistakes in two parts is in two clusters.
 
 ``write_clusters(reports, outdir)`` writes ``OUTDIR/unrecognised-clusters.csv`` (``cluster``,
 ``submission``, ``signature``): one row per unknown mistake, the largest cluster first.
@@ -46,15 +49,16 @@ _TESTS_SHOWN = 4
 
 @dataclass(frozen=True)
 class Signature:
-    """What one unrecognised function of one submission did: one unknown mistake.
+    """What one unknown mistake of one submission did (one part's unrecognised failure).
 
     Args:
         submission: the report's name (the gradebook's ``submission`` column).
         who: the submission as the instructor knows it (LMS name and id where known).
-        parts: the (part, function) of the mistake (one pair).
-        probes: the function -> its probe calls (``call``, ``values`` / ``text`` / ``raised``, ...).
+        parts: (part, function) of each unrecognised function of the part, in probe order: the
+            first is where the mistake starts.
+        probes: function -> its probe calls (``call``, ``values`` / ``text`` / ``raised``, ...).
         failed: ids of the tests of its part that failed or errored, sorted.
-        raised: exception types the function raised (its probes, the mistake's evidence), sorted.
+        raised: exception types the first function raised (its probes, the mistake's evidence), sorted.
     """
 
     submission: str
@@ -69,8 +73,8 @@ class Signature:
         return tuple(f for _, f in self.parts)
 
     def same(self, other: Signature) -> bool:
-        """The same unknown mistake: the same function, answering alike (see the module docstring)."""
-        if self.functions != other.functions:
+        """The same unknown mistake: the same first function, answering alike (the module docstring)."""
+        if self.functions[:1] != other.functions[:1]:
             return False
         func = self.functions[0]
         mine, theirs = self.probes.get(func) or [], other.probes.get(func) or []
@@ -106,7 +110,8 @@ class Cluster:
 
     @property
     def functions(self) -> tuple[str, ...]:
-        return self.representative.functions
+        """The function where the members' mistake starts (one)."""
+        return self.representative.functions[:1]
 
     @property
     def failed(self) -> tuple[str, ...]:
@@ -124,7 +129,7 @@ def _who(report: GradeReport) -> str:
 
 
 def signatures(report: GradeReport) -> list[Signature]:
-    """One signature per unrecognised function of the report, in report order (none without one)."""
+    """One signature per unknown mistake of the report (a part's unrecognised failure), in report order."""
     out: list[Signature] = []
     who = _who(report)
     for m in report.mistakes:
@@ -132,17 +137,19 @@ def signatures(report: GradeReport) -> list[Signature]:
             continue
         ev = m.evidence if isinstance(m.evidence, dict) else {}
         logged = ev.get("probes") if isinstance(ev.get("probes"), dict) else {}
-        funcs = [str(f) for f in ev.get("functions") or []] or [m.file or m.part]
+        funcs = list(dict.fromkeys(str(f) for f in ev.get("functions") or [])) or [m.file or m.part]
+        probes: dict[str, list[dict[str, Any]]] = {}
+        for func in funcs:
+            calls = logged.get(func) if isinstance(logged, dict) else None
+            if isinstance(calls, list) and calls:
+                probes[func] = [c for c in calls if isinstance(c, dict)]
+        raised = {str(c["raised"]) for c in probes.get(funcs[0], []) if c.get("raised")}
+        if ev.get("raised"):
+            raised.add(str(ev["raised"]))
         failed = tuple(sorted(t.id for t in report.tests
                               if t.part == m.part and t.status in (Status.FAILED, Status.ERROR)))
-        for i, func in enumerate(dict.fromkeys(funcs)):
-            calls = logged.get(func) if isinstance(logged, dict) else None
-            kept = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
-            raised = {str(c["raised"]) for c in kept if c.get("raised")}
-            if ev.get("raised") and i == 0:  # the mistake's own exception is its first function's
-                raised.add(str(ev["raised"]))
-            out.append(Signature(report.submission, who, ((m.part, func),), {func: kept} if kept else {},
-                                 failed, tuple(sorted(raised))))
+        out.append(Signature(report.submission, who, tuple((m.part, f) for f in funcs), probes, failed,
+                             tuple(sorted(raised))))
     return out
 
 
@@ -150,13 +157,13 @@ def clusters(reports: Iterable[GradeReport]) -> list[Cluster]:
     """Group the unknown mistakes of the reports; largest cluster first, ties by function and name."""
     groups: list[list[Signature]] = []
     every = [sig for report in reports for sig in signatures(report)]
-    for sig in sorted(every, key=lambda s: (s.submission, s.functions)):
+    for sig in sorted(every, key=lambda s: (s.submission, s.functions[:1])):
         home = next((g for g in groups if g[0].same(sig)), None)
         if home is None:
             groups.append([sig])
         else:
             home.append(sig)
-    groups.sort(key=lambda g: (-len(g), g[0].functions, g[0].submission))
+    groups.sort(key=lambda g: (-len(g), g[0].functions[:1], g[0].submission))
     return [Cluster(i, g) for i, g in enumerate(groups, 1)]
 
 

@@ -54,24 +54,34 @@ def test_same_signature_tolerates_rounding_and_nothing_else() -> None:
     assert not same_signature(a, [{**a[0], "raised": "TypeError"}, a[1]])
 
 
+def _softmax_mistake(values: list[list[float]]) -> Mistake:
+    """An unknown mistake in a second part (softmax.py)."""
+    probes = {"softmax": _calls(values, "softmax")}
+    return Mistake(id="unrecognised", part="softmax", message={"en": "", "ja": ""},
+                   evidence={"functions": ["softmax"], "probes": probes})
+
+
 def test_same_behaviour_one_cluster_other_behaviour_another_each_unknown_mistake_once(tmp_path: Path) -> None:
     clamp = {"scale_scores": _calls([[4.0, -3.0], [4.0, -4.0]])}
-    # the same mistake, and a second unknown one in another function of the same student's code
+    # the same mistake, spreading to a later function of the part that calls it
     spread = {"scale_scores": _calls([[4.0, -3.0], [4.0, -4.0]]),
               "attention_scores": _calls([[9.0]], "attention_scores")}
     shift = {"scale_scores": _calls([[6.0, -2.0], [11.0, -5.0]])}
-    reports = [_report("a", clamp), _report("b", clamp), _report("c", spread), _report("d", shift),
+    two = _report("e", shift)
+    two.mistakes.append(_softmax_mistake([[0.5, 0.7]]))  # and an unknown mistake in another part
+    reports = [_report("a", clamp), _report("b", clamp), _report("c", spread), _report("d", shift), two,
                _report("ok", None, failed=())]
     groups = clusters.clusters(reports)
     assert [(g.functions, sorted(m.submission for m in g.members)) for g in groups] == [
-        (("scale_scores",), ["a", "b", "c"]), (("attention_scores",), ["c"]), (("scale_scores",), ["d"])]
+        (("scale_scores",), ["a", "b", "c"]), (("scale_scores",), ["d", "e"]), (("softmax",), ["e"])]
     assert [g.number for g in groups] == [1, 2, 3]
     clusters.write_clusters(groups, tmp_path)
     rows = list(csv.DictReader(io.StringIO((tmp_path / clusters.CLUSTERS_FILE).read_text(encoding="utf-8"))))
-    assert [(r["cluster"], r["submission"]) for r in rows] == [("1", "a"), ("1", "b"), ("1", "c"), ("2", "c"),
-                                                                ("3", "d")]
+    assert [(r["cluster"], r["submission"]) for r in rows] == [("1", "a"), ("1", "b"), ("1", "c"), ("2", "d"),
+                                                                ("2", "e"), ("3", "e")]
     assert list(rows[0]) == ["cluster", "submission", "signature"]
     assert "4, -3" in rows[0]["signature"]
+    assert "attention_scores" in rows[2]["signature"]  # where it spread is still written down
 
 
 def test_identical_values_share_a_cluster_whatever_else_the_two_get_wrong() -> None:
@@ -79,9 +89,9 @@ def test_identical_values_share_a_cluster_whatever_else_the_two_get_wrong() -> N
     clamp = _calls([[4.0, -3.0], [4.0, -4.0]])
     alone = _report("a", {"scale_scores": clamp}, failed=("t1",))
     # b returns the same values from scale_scores, fails other tests too, and has an unknown
-    # mistake of its own in a function a does not
-    more = _report("b", {"scale_scores": clamp, "softmax": _calls([[0.5, 0.7]], "softmax")},
-                   failed=("t1", "t2", "t3"))
+    # mistake of its own in another part
+    more = _report("b", {"scale_scores": clamp}, failed=("t1", "t2", "t3"))
+    more.mistakes.append(_softmax_mistake([[0.5, 0.7]]))
     groups = clusters.clusters([alone, more])
     by_function = {g.functions: sorted(m.submission for m in g.members) for g in groups}
     assert by_function == {("scale_scores",): ["a", "b"], ("softmax",): ["b"]}
