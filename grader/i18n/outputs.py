@@ -110,6 +110,8 @@ LABELS: dict[str, M] = {
     "gbflag_symlink": M("symbolic link", "シンボリックリンク"),
     "gbflag_online_text": M("online text", "オンラインテキスト"),
     "gbflag_doubtful_name": M("name's encoding guessed", "名前の文字コードを推測"),
+    # --- the links between the class's pages (gradebook_page.py) -------------------------------------
+    "class_pages": M("The class's pages", "クラスのページ"),
     # --- the class summary (summary.py) ---------------------------------------------------------------
     "summary_title": M("Class summary", "クラス全体のまとめ"),
     "summary_graded": M("Submissions graded", "採点した提出物"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import html
 import io
 import os
 import statistics
@@ -315,14 +316,18 @@ def _short(test_id: str, width: int = 60) -> str:
 # --------------------------------------------------------------------------- pages
 
 
-def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[str, str]) -> str:
+def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[str, str],
+                    outdir: Path | None = None) -> str:
     t = TEXT[lang]
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
 
     def pct(k: int) -> str:
         return f"{100 * k / stats.n:.0f}%" if stats.n else "–"
 
-    lines = [f"# {t['title']}: {title}", "", f"## {t['first']}", ""]
+    lines = [f"# {t['title']}: {title}", ""]
+    if outdir is not None:
+        lines += [_markdown_links(outdir, rubric, lang), ""]
+    lines += [f"## {t['first']}", ""]
     for mid, total, passed in stats.central:
         lines.append(f"- **{t['central']}**: " + t["central_row"].format(passed=passed, total=total, mid=f"`{mid}`"))
     lines += _insight_markdown(stats, lang)
@@ -381,6 +386,17 @@ def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[s
     return "\n".join(lines) + "\n"
 
 
+def _markdown_links(outdir: Path, rubric: Rubric, lang: str) -> str:
+    """The HTML pages of the batch, linked from the Markdown summary (the same pages
+    :func:`grader.outputs.gradebook_page.class_links` links)."""
+    import re
+
+    from grader.outputs.gradebook_page import class_links
+
+    found = re.findall(r'<a href="([^"]+)">([^<]+)</a>', class_links(outdir, rubric, lang, "summary"))
+    return " · ".join(f"[{_md(html.unescape(text))}]({href})" for href, text in found)
+
+
 def _insight_markdown(stats: ClassStats, lang: str) -> list[str]:
     """The first screen's rings and clusters (student text through the Markdown sink)."""
     from grader.insight.unknown_mistakes import describe
@@ -425,7 +441,13 @@ def _shown_of(shown: int, total: int, lang: str) -> str:
     return TEXT[lang]["shown_of"].format(shown=shown, total=total) if total > shown else ""
 
 
-def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, bytes]) -> str:
+def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, bytes],
+                outdir: Path | None = None) -> str:
+    """The summary page in ``lang``; with ``outdir``, it links the batch's other pages."""
+    from markupsafe import Markup
+
+    from grader.outputs.gradebook_page import class_links
+
     env = environment()
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     images = {k: "data:image/png;base64," + base64.b64encode(v).decode() for k, v in pngs.items()}
@@ -435,6 +457,7 @@ def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, by
 
     return embed(env.get_template("summary.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, s=stats, images=images,
+        nav=Markup(class_links(outdir, rubric, lang, "summary")) if outdir is not None else "",
         flag_words=lambda item: flag_words(item, lang), items_counted=_items_counted(stats, lang),
         shown_of=lambda shown, total: _shown_of(shown, total, lang), n_clusters=len(stats.clusters),
         clusters=[(c, describe(c, lang)) for c in stats.clusters[:5]],
@@ -500,6 +523,6 @@ def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Rubric
             tmp.replace(path)
             written.append(path)
         links = {name: f"summary/{name}{suffix}" for name in pngs}
-        written.append(write_atomic(out / f"summary.{lang}.md", render_markdown(stats, rubric, lang, links)))
-        written.append(write_atomic(out / f"summary.{lang}.html", render_html(stats, rubric, lang, pngs)))
+        written.append(write_atomic(out / f"summary.{lang}.md", render_markdown(stats, rubric, lang, links, out)))
+        written.append(write_atomic(out / f"summary.{lang}.html", render_html(stats, rubric, lang, pngs, out)))
     return written
