@@ -337,16 +337,30 @@ def catalogue_group() -> None:
               help="The cluster's number (unrecognised-clusters.csv, the summary's first screen).")
 @click.option("--id", "mid", default=None, help="The new mistake id (default: new-mistake-N).")
 @rubric_option
-def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str | None) -> None:
+@lang_option
+def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str | None, lang: str | None) -> None:
     """Write a draft catalogue entry and mutant from a cluster of OUTDIR's unknown mistakes."""
+    import shlex
+
+    from grader.i18n.messages import say
     from grader.insight.draft_entry import draft_entry
 
     def body() -> int:
-        done = draft_entry(outdir, load_for(outdir, rubric_path), number, mid)
-        err.print(f"draft {done.id} ({done.function}, {done.size} submissions) added to {done.catalogue}"
-                  + (f"; mutant {done.mutant}" if done.mutant else "; no mutant (the code was not found)")
-                  + "; word it, delete `draft: true`, then run grader validate", soft_wrap=True)
+        rubric = load_for(outdir, rubric_path)
+        language = lang_for(lang, rubric, outdir)
+        done = draft_entry(outdir, rubric, number, mid)
+        # the command names the rubric: in a course of several, a bare `grader validate` cannot choose
+        file = Path(rubric.file).resolve()
+        try:
+            shown = file.relative_to(Path.cwd().resolve())
+        except ValueError:
+            shown = file
+        mutant = (say("draft_mutant", language, path=done.mutant) if done.mutant
+                  else say("draft_no_mutant", language))
+        err.print(terminal(say("draft_written", language, id=done.id, function=done.function, n=done.size,
+                               catalogue=done.catalogue, mutant=mutant,
+                               validate=shlex.join(["grader", "validate", "--rubric", str(shown)]))),
+                  markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(guard(body))
-
