@@ -207,7 +207,8 @@ def _test_pass_rate(stats: ClassStats, hardest: int, lang: str = "en") -> Figure
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
     ax.set_xlabel(plot_word("passing", lang))
-    ax.set_title(plot_word("pass_rate", lang, shown=len(shown), total=len(stats.tests)))
+    ax.set_title(plot_word("pass_rate", lang, shown=len(shown), total=len(stats.tests)) if len(shown) < len(stats.tests)
+                 else plot_word("pass_rate_all", lang, total=len(stats.tests)))
     return fig
 
 

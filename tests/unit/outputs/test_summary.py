@@ -153,3 +153,20 @@ def test_a_cut_list_says_how_much_of_it_is_shown(tmp_path):
     assert "よくある間違い（各 1 例）（全 8 件中 5 件を表示）" in (tmp_path / "summary.ja.html").read_text(encoding="utf-8")
     write_summary(REPORTS, tmp_path, rubric)
     assert "shown)" not in (tmp_path / "summary.en.md").read_text(encoding="utf-8")
+
+
+def test_the_pass_rate_plot_says_lowest_n_of_m_only_when_it_leaves_tests_out():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from grader.outputs import summary
+
+    stats = class_stats(REPORTS)  # four tests
+    for hardest, en, ja in ((25, "Pass rate per test (all 4, lowest first)", "テストごとの合格率（全 4 件、低い順）"),
+                            (2, "Pass rate per test (lowest 2 of 4)", "テストごとの合格率（全 4 件のうち低い方から 2 件）")):
+        for lang, title in (("en", en), ("ja", ja)):
+            fig = summary._PLOTS["test_pass_rate"](stats, hardest, lang)
+            assert fig.axes[0].get_title() == title
+            plt.close(fig)
