@@ -85,10 +85,10 @@ MESSAGES: dict[str, M] = {
         "{n} compared, {pairs} pairs flagged in {groups} groups; {path}",
         "{n} 件を比較し、{pairs} 組に印を付けました（{groups} グループ）。{path}"),
     "similarity_rule": M(
-        "A pair is flagged at code ≥ {code}, or code ≥ {code_b} with behaviour ≥ {behaviour}; another student "
-        "joining the class changes no pair's scores.",
+        "A pair is flagged at code ≥ {code}, or code ≥ {code_b} with behaviour ≥ {behaviour}; a student who "
+        "shares none of a pair's code or behaviour changes nothing about it, however many join.",
         "コード ≥ {code}、またはコード ≥ {code_b} かつ振る舞い ≥ {behaviour} の組に印を付けます。"
-        "他の学生が加わっても、どの組の値も変わりません。"),
+        "ある組とコードも振る舞いも共有しない学生は、何人加わってもその組の値を変えません。"),
     "similarity_near_top": M(
         "The {n} most similar pairs below the flag:", "印の付かない組のうち、よく似た上位 {n} 組:"),
     "similarity_near_threshold": M(

@@ -167,8 +167,8 @@ LABELS: dict[str, M] = {
     "similarity_title": M("Similar submissions", "よく似た提出物"),
     "similarity_lead": M("Look at these first", "まずここを確認"),
     "similarity_intro": M(
-        "Pairs whose code matches beyond what honest students write alike (the handed-out stubs removed, lines the course's own correct solutions share weighted down), or that share wrong answers no known mistake explains. Each pair is judged on its two submissions alone: no other student's work moves it. A match is a reason to look, not a finding: read both sides before drawing any conclusion.",
-        "正直な学生どうしでも似る部分（配布した雛形は除き、授業で用意した正しい解答例に共通する行は軽く数えます）を超えてコードが一致する組、または既知の間違いでは説明できない誤答を共有する組です。各組はその 2 件の提出物だけで判断し、他の学生の提出物によって変わることはありません。一致は確認する理由であって結論ではありません。判断する前に両方を読んでください。"),
+        "Pairs whose code matches beyond what honest students write alike (the handed-out stubs removed; lines many submissions have, in this class and in the course's own correct solutions, weighted down), or that share wrong answers no known mistake explains. A student who shares none of a pair's code or behaviour changes nothing about it. A match is a reason to look, not a finding: read both sides before drawing any conclusion.",
+        "正直な学生どうしでも似る部分（配布した雛形は除き、このクラスと授業で用意した正しい解答例で多くの提出物にある行は軽く数えます）を超えてコードが一致する組、または既知の間違いでは説明できない誤答を共有する組です。ある組とコードも振る舞いも共有しない学生は、その組の値を変えません。一致は確認する理由であって結論ではありません。判断する前に両方を読んでください。"),
     "similarity_group": M("Group", "グループ"),
     "similarity_members": M("Submissions", "提出物"),
     "similarity_pair": M("Pair", "組"),

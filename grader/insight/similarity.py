@@ -12,27 +12,29 @@ layout are gone, and the assignment's API (the functions the rubric names, ``tor
 and moving between ``.py`` and a notebook change nothing. Overlapping runs of
 :data:`K` tokens are hashed and winnowed (the smallest hash of every :data:`WINDOW`
 consecutive runs is kept, Schleimer et al. 2003). Fingerprints of the handed-out stubs are
-removed (base code). What honest students write alike is measured on a fixed population, the
-course's own correct styles (the validate corpus, ``plugin.fixtures``, laid over the reference as
-``grader validate`` grades them), never on the class: a fingerprint in more than :data:`COMMON`
-of those styles (and more than :data:`COMMON_MIN`) carries nothing, and each other one weighs
-``log((B + 2) / (df + 1))`` for the ``df`` of the ``B`` styles that have it. ``code_score`` is
-the weight two submissions share over the geometric mean of their weights (0..1).
+removed (base code). What honest students write alike weighs little: each kept fingerprint
+weighs ``log(COMMON / df)`` for the ``df`` submissions that have it, counting the class and the
+course's own correct styles (the validate corpus, ``plugin.fixtures``, each style's own files),
+and nothing from :data:`COMMON` on. ``code_score`` is the weight two submissions share over the
+geometric mean of their weights (0..1).
 
 **Behaviour evidence.** From the reports, what no known mistake explains: the same wrong value
 on the same test input (the batch seeds every student's inputs alike) in a part where no
 catalogue mistake was named, the same unrecognised probe values, the same exception text, the
 same errors. A recognised mistake is no evidence (many students make it on their own), nor are
-printed lines (honest students print the same examples). ``behaviour_score`` is ``S / (S + 2)``
-for the ``S`` features the two share: one gives 0.33, a correct submission (no failure) shares
+printed lines (honest students print the same examples). Each shared feature weighs
+``log(COMMON / df)``; ``behaviour_score`` is ``S / (S + 2 log COMMON)`` for the shared weight
+``S``: one feature only two students share gives 0.28, a correct submission (no failure) shares
 none.
 
 **Flagged pairs.** ``code_score >= CODE_FLAG``, or ``code_score >= CODE_WITH_BEHAVIOUR`` with
-``behaviour_score >= BEHAVIOUR_FLAG``. Both scores are functions of the two submissions and the
-course alone, so a pair's flag does not appear or disappear because another student joined the
-class. Flagged pairs joined by a submission form a group (a ring). The pairs below the flag are
-there too (``grader similarity OUT --top N``, ``--threshold X``, ``--pair A B``). Nothing here
-says anyone copied: the page says which pairs to look at first.
+``behaviour_score >= BEHAVIOUR_FLAG``. No weight depends on the size of the class, only on how
+many submissions have that fingerprint or feature: a student who shares none of a pair's code
+and behaviour changes nothing about the pair, so no flag appears or disappears because an
+unrelated student joined (one who writes the same lines does lower their weight: that is what
+the weight says). Flagged pairs joined by a submission form a group (a ring). The pairs below
+the flag are there too (``grader similarity OUT --top N``, ``--threshold X``, ``--pair A B``).
+Nothing here says anyone copied: the page says which pairs to look at first.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from grader import sinks
 from grader.i18n.messages import said
@@ -69,9 +71,11 @@ __all__ = [
 
 #: Tokens per fingerprint and the winnowing window.
 K, WINDOW = 10, 3
-#: A fingerprint in more than this share of the course's correct styles (and more than
-#: :data:`COMMON_MIN` of them) is what honest students write alike: ignored.
-COMMON, COMMON_MIN = 0.2, 6
+#: A fingerprint (or a behaviour feature) this many submissions have, the class and the course's
+#: correct styles together, is what honest students write alike: it weighs nothing; below, it
+#: weighs ``log(COMMON / df)``. A number, not a share of the class: a pair's weights depend on who
+#: shares their code, never on how many others there are.
+COMMON = 20
 #: Flag thresholds (documented in the README).
 CODE_FLAG, CODE_WITH_BEHAVIOUR, BEHAVIOUR_FLAG = 0.6, 0.45, 0.3
 #: Output file names in the batch folder.
@@ -264,9 +268,14 @@ def behaviour_features(report: GradeReport) -> set[str]:
     return out
 
 
-def behaviour_score(shared: int) -> float:
-    """``S / (S + 2)`` for ``S`` shared features (0 when none)."""
-    return shared / (shared + 2) if shared else 0.0
+def behaviour_score(shared: float) -> float:
+    """``S / (S + 2 log COMMON)`` for the weight ``S`` of the features two submissions share."""
+    return shared / (shared + 2 * math.log(COMMON)) if shared > 0 else 0.0
+
+
+def weight_of_count(df: int) -> float:
+    """A fingerprint's or a feature's weight when ``df`` submissions have it (see :data:`COMMON`)."""
+    return max(0.0, math.log(COMMON / df)) if df > 0 else 0.0
 
 
 # --------------------------------------------------------------------------- comparing
@@ -321,8 +330,9 @@ class Similarity:
     against: str = ""
     #: (a, b) -> code score of every pair sharing a weighted fingerprint, a before b
     codes: dict[tuple[str, str], float] = field(default_factory=dict)
-    #: submission -> its behaviour features (:func:`behaviour_features`)
+    #: submission -> its behaviour features (:func:`behaviour_features`), and each feature's count
     features: dict[str, set[str]] = field(default_factory=dict)
+    feature_counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def groups(self) -> dict[int, list[str]]:
@@ -340,9 +350,10 @@ class Similarity:
         flagged = next((p for p in self.pairs if (p.a, p.b) == (a, b)), None)
         if flagged is not None:
             return flagged
-        both = self.features.get(a, set()) & self.features.get(b, set())
-        return Pair(a, b, round(self.codes.get((a, b), 0.0), 3), round(behaviour_score(len(both)), 3),
-                    shared_behaviour=sorted(both)[:10])
+        both = _shared_features(self.features.get(a, set()), self.features.get(b, set()), self.feature_counts)
+        weight = sum(weight_of_count(self.feature_counts.get(f, 0)) for f in both)
+        return Pair(a, b, round(self.codes.get((a, b), 0.0), 3), round(behaviour_score(weight), 3),
+                    shared_behaviour=both[:10])
 
     def nearest(self, *, top: int | None = None, threshold: float | None = None) -> list[Pair]:
         """The pairs below the flag, most similar first: the ``top`` first, or those whose code score
@@ -380,32 +391,27 @@ def _id_of(who: str) -> str:
     return who[at + 2:-1] if at >= 0 else ""
 
 
-def _weights(background: Sequence[Coded], base_prints: set[int]) -> tuple[dict[int, float], float]:
-    """Each fingerprint's weight from the course's correct styles (the module docstring): the
-    weights of those the styles have, and the weight of any other (``log(B + 2)``)."""
-    df: Counter[int] = Counter()
-    for c in background:
-        df.update(h for h in c.prints if h not in base_prints)
-    n = len(background)
-    cap = max(COMMON_MIN, int(COMMON * n))
-    weight = {h: (math.log((n + 2) / (d + 1)) if d <= cap else 0.0) for h, d in df.items()}
-    weight.update({h: 0.0 for h in base_prints})
-    return weight, math.log(n + 2)
+def _shared_features(x: set[str], y: set[str], counts: dict[str, int]) -> list[str]:
+    """The features both have that weigh something, the rarest first."""
+    return sorted((f for f in x & y if weight_of_count(counts.get(f, 0)) > 0), key=lambda f: (counts.get(f, 0), f))
 
 
 def compare(coded: Sequence[Coded], reports: dict[str, GradeReport], base: Iterable[Coded] = (),
             old: Sequence[Coded] = (), old_reports: dict[str, GradeReport] | None = None,
             background: Sequence[Coded] = ()) -> Similarity:
     """Every pair of ``coded`` (and each of them against ``old``, a previous term's); flagged pairs,
-    and every pair's code score. ``background`` is the course's correct styles (what honest
-    students write alike); without it every fingerprint but the stubs' weighs the same."""
+    and every pair's code score. ``background`` is the course's correct styles: they count in how
+    many submissions have a fingerprint (what honest students write alike), never as a pair."""
     everyone = list(coded) + list(old)
     current = {c.name for c in coded}
     base_prints = set().union(*(b.prints for b in base)) if base else set()
-    weight, rare = _weights(background, base_prints)
+    df: Counter[int] = Counter()
+    for c in [*everyone, *background]:
+        df.update(h for h in c.prints if h not in base_prints)
+    weight = {h: weight_of_count(d) for h, d in df.items()}
 
     def weight_of(h: int) -> float:
-        return weight.get(h, rare)
+        return weight.get(h, 0.0)
 
     totals = {c.name: sum(weight_of(h) for h in c.prints) for c in everyone}
     shared: dict[tuple[str, str], float] = defaultdict(float)
@@ -426,6 +432,9 @@ def compare(coded: Sequence[Coded], reports: dict[str, GradeReport], base: Itera
                 shared[key] += w
     all_reports = {**(old_reports or {}), **reports}
     feats = {name: behaviour_features(r) for name, r in all_reports.items()}
+    counts: Counter[str] = Counter()
+    for fs in feats.values():
+        counts.update(fs)
     by_name = {c.name: c for c in everyone}
     pairs = []
     codes = {}
@@ -435,15 +444,15 @@ def compare(coded: Sequence[Coded], reports: dict[str, GradeReport], base: Itera
         codes[(x, y)] = code
         if code < CODE_WITH_BEHAVIOUR:
             continue
-        both = sorted(feats.get(x, set()) & feats.get(y, set()))
-        behaviour = behaviour_score(len(both))
+        both = _shared_features(feats.get(x, set()), feats.get(y, set()), counts)
+        behaviour = behaviour_score(sum(weight_of_count(counts[f]) for f in both))
         if code >= CODE_FLAG or behaviour >= BEHAVIOUR_FLAG:
             pair = Pair(x, y, round(code, 3), round(behaviour, 3), shared_behaviour=both[:10])
             _mark_lines(pair, by_name[x], by_name[y], weight_of)
             pairs.append(pair)
     pairs.sort(key=lambda p: (-p.rank, p.a, p.b))
     _number_groups(pairs)
-    return Similarity(pairs, by_name, len(coded), codes=codes, features=feats)
+    return Similarity(pairs, by_name, len(coded), codes=codes, features=feats, feature_counts=dict(counts))
 
 
 def _mark_lines(pair: Pair, a: Coded, b: Coded, weight_of: Callable[[int], float]) -> None:
@@ -618,12 +627,49 @@ def base_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
 
 
 def background_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
-    """The course's correct styles (its validate corpus) as fingerprints: what honest students
-    write alike. None when the rubric has no corpus (then every fingerprint weighs the same)."""
-    from grader.ingest.corpus import corpus_submissions
+    """The course's correct styles (its validate corpus) as fingerprints, each style's own files
+    only (not the reference a style is laid over for ``grader validate``: a copy of the reference
+    stays evidence). None when the rubric has no corpus."""
+    from grader.spec.assignment import assignment_of
+    from grader.ingest.corpus import load_corpus
+    from grader.ingest.submission.load import load_submission
 
+    folder = assignment_of(rubric).fixtures
     api = list(api)
-    return [code_of(f"(correct style {name})", sub, api) for name, sub in corpus_submissions(rubric)]
+    out = []
+    for style in load_corpus(folder) if folder is not None else []:
+        try:
+            if style.is_dir():
+                files = sorted(style.glob("*.py"))
+                chunks = [_Chunk(f.name, f.read_text(encoding="utf-8", errors="replace")) for f in files]
+                out.append(code_of(f"(correct style {style.name})", cast("Submission", _Styled([_Module(chunks)])), api))
+            elif style.suffix == ".py":
+                text = style.read_text(encoding="utf-8", errors="replace")
+                own = _Styled([_Module([_Chunk(style.name, text)])])
+                out.append(code_of(f"(correct style {style.name})", cast("Submission", own), api))
+            else:
+                out.append(code_of(f"(correct style {style.name})", load_submission(style), api))
+        except (OSError, ValueError):
+            continue  # (grader validate says what is wrong with a style)
+    return out
+
+
+@dataclass
+class _Chunk:
+    label: str
+    code: str
+
+
+@dataclass
+class _Module:
+    chunks: list[_Chunk]
+
+
+@dataclass
+class _Styled:
+    """A correct style's own files, read as :func:`code_of` reads a submission."""
+
+    modules: list[_Module]
 
 
 def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,

@@ -185,9 +185,10 @@ def test_the_handed_out_stubs_are_base_code(tmp_path: Path, rubric) -> None:
 
 
 def _wrong(name: str, actual: str, mistake: str = "unrecognised") -> GradeReport:
-    test = CaseOutcome(id="hidden/test_scaling.py::test_scale_scores_random[1]", part="scaling",
-                       status=Status.FAILED, max_score=1.0, actual=actual)
-    return _report(name, score=9.0, tests=[test],
+    """A wrong value from scale_scores, seen by two tests."""
+    tests = [CaseOutcome(id=f"hidden/test_scaling.py::test_scale_scores_random[{n}]", part="scaling",
+                         status=Status.FAILED, max_score=1.0, actual=actual) for n in (1, 16)]
+    return _report(name, score=9.0, tests=tests,
                    mistakes=[Mistake(id=mistake, part="scaling", message={"en": "", "ja": ""},
                                      evidence={"functions": ["scale_scores"]})])
 
@@ -216,27 +217,58 @@ def _near_class(tmp: Path) -> tuple[list[similarity.Coded], list[similarity.Code
     return ring, _independent(tmp)
 
 
-def test_no_flag_appears_or_disappears_when_students_join_the_class(tmp_path: Path) -> None:
-    """A pair's scores and flag depend on the two submissions and the course alone: adding students
-    (honest ones, another copy of the same code, one sharing the pair's wrong answer) changes none."""
+UNRELATED = """def variance_table(rows):
+    out = {}
+    for key in sorted(rows):
+        out[key] = [cell ** 3 + 7 for cell in rows[key]]
+    return out
+"""
+
+
+def test_a_student_who_shares_nothing_with_a_pair_changes_nothing_about_it(tmp_path: Path) -> None:
+    """No weight depends on the size of the class: a newcomer who shares no code and no behaviour
+    with a pair leaves its scores exactly as they were (the class-share weights of before moved
+    every pair's scores whenever anyone joined)."""
     ring, others = _near_class(tmp_path)
     small = ring + others[:3]
     reports = {c.name: _report(c.name) for c in ring + others}
     reports["a"], reports["d"] = _wrong("a", "0.71717"), _wrong("d", "0.71717")
+    newcomers = [_coded(_folder(tmp_path, f"new-{i}", UNRELATED.replace("7", str(7 + i))), f"new-{i}")
+                 for i in range(5)]
+    for c in newcomers:
+        reports[c.name] = _wrong(c.name, "0.5")  # a wrong answer of their own
     before = similarity.compare(small, reports, background=others)
-    extra = _coded(_notebook(tmp_path, "e", DISGUISED), "e")
-    reports["e"] = _wrong("e", "0.71717")
-    after = similarity.compare(ring + others + [extra], reports, background=others)
+    after = similarity.compare(small + newcomers, reports, background=others)
+    assert not any(c.prints.keys() & n.prints.keys() for c in small for n in newcomers)
+    for i, x in enumerate(small):
+        for y in small[i + 1:]:
+            assert before.score(x.name, y.name) == after.score(x.name, y.name), (x.name, y.name)
+    assert before.score("a", "b").group and before.score("a", "d").group
 
-    def flags(result: similarity.Similarity, names: set[str]) -> dict:
-        return {(p.a, p.b): (p.code_score, p.behaviour_score) for p in result.pairs if {p.a, p.b} <= names}
 
+def test_no_flag_changes_when_twenty_honest_students_join(tmp_path: Path) -> None:
+    """Honest newcomers share a few common lines with everyone, which lowers only those lines'
+    weight: every flag of the class stays as it was. One who writes the same code as a pair is not
+    unrelated: what they share weighs less, and their own copy is flagged."""
+    ring, others = _near_class(tmp_path)
+    small = ring + others[:3]
+    joining = []
+    for style in sorted(p for p in CORRECT.iterdir() if p.is_dir())[:20]:
+        folder = tmp_path / "joining" / style.name
+        shutil.copytree(style, folder)
+        joining.append(_coded(folder, f"new-{style.name}"))
+    reports = {c.name: _report(c.name) for c in ring + others + joining}
+    reports["a"], reports["d"] = _wrong("a", "0.71717"), _wrong("d", "0.71717")
+    before = similarity.compare(small, reports, background=others)
+    after = similarity.compare(small + joining, reports, background=others)
     names = {c.name for c in small}
-    assert flags(before, names) == flags(after, names)
-    assert ("a", "b") in flags(before, names)
-    for x, y in [("a", "d"), ("b", "d"), ("a", others[0].name)]:
-        assert before.score(x, y) == after.score(x, y), (x, y)
-    assert ("a", "e") in flags(after, names | {"e"})  # the newcomer's own copy is flagged
+    assert ({(p.a, p.b) for p in before.pairs}
+            == {(p.a, p.b) for p in after.pairs if {p.a, p.b} <= names} >= {("a", "b"), ("a", "d"), ("b", "d")})
+    extra = _coded(_notebook(tmp_path, "e", DISGUISED), "e")
+    reports["e"] = _report("e")
+    with_copy = similarity.compare(small + [extra], reports, background=others)
+    assert with_copy.score("a", "b").code_score <= before.score("a", "b").code_score
+    assert with_copy.score("a", "e").group
 
 
 def test_nearest_pairs_below_the_flag_by_top_and_threshold_and_any_named_pair(tmp_path: Path) -> None:
