@@ -102,12 +102,12 @@ MESSAGES: dict[str, M] = {
     "similarity_pairs_named": M("The pairs named:", "指定された組:"),
     # --- grader catalogue draft (batch.py) ------------------------------------------------------------
     "draft_written": M(
-        "draft {id} ({function}, {n} submissions) added to {catalogue}{mutant}; word it, delete `draft: true`, "
+        "draft {id} ({function}, {n} submissions) added to {catalogue}; {mutant}; word it, delete `draft: true`, "
         "then run: {validate}",
-        "下書き {id}（{function}、提出物 {n} 件）を {catalogue} に追加しました{mutant}。文面を書き、"
+        "下書き {id}（{function}、提出物 {n} 件）を {catalogue} に追加しました。{mutant}。文面を書き、"
         "`draft: true` を削除してから、次を実行してください: {validate}"),
-    "draft_mutant": M("; mutant {path}", "。変異体: {path}"),
-    "draft_no_mutant": M("; no mutant (the code was not found)", "。変異体はありません（コードが見つかりませんでした）"),
+    "draft_mutant": M("its mutant: {path}", "変異体: {path}"),
+    "draft_no_mutant": M("no mutant (the code was not found)", "変異体はありません（コードが見つかりませんでした）"),
     # --- a path that is not there, grader watch (shared.py, student.py) -------------------------------
     "no_such_file_folder": M(
         "{path}: no such file or folder; name your submission's folder, notebook or zip",

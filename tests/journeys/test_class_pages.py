@@ -7,7 +7,7 @@ squares the temperature. ``grader batch --resume`` grades the six, and then:
 
 - the unknown-mistake clusters: the two clampers in one cluster, the second also in one of its own;
 - the item analysis: parametrised cases as one test, the untouched stubs left out and named;
-- the similarity: every pair of the first eight keeps its flag and scores now that six joined;
+- the similarity: every pair of the first eight keeps its flag now that six joined;
   ``grader similarity --top / --threshold / --pair`` list pairs below the flag with their scores;
 - the pages link each other (summary -> gradebook page -> each report, and back) and a long
   Japanese name and the Japanese headers wrap inside their cells in a real browser.
@@ -127,13 +127,15 @@ def test_item_analysis_groups_cases_and_leaves_the_untouched_stubs_out(fourteen:
     assert "対象は 13 件の提出物です。空の提出物と雛形のままの提出物 1 件は除いています（untouched-stub）" in ja
 
 
-def test_no_pair_of_the_first_eight_changes_now_that_six_joined(graded_class, fourteen: Path) -> None:
-    before = {(r["submission_a"], r["submission_b"]): (r["group"] != "", r["code_score"], r["behaviour_score"])
-              for r in _csv(graded_class.out / "similarity.csv")}
+def test_no_flag_among_the_first_eight_changes_now_that_six_joined(graded_class, fourteen: Path) -> None:
+    """The six share lines with the eight (all are written over the same reference), which moves
+    the weight of those lines a little; no flag among the eight appears or disappears."""
+    def flagged(out: Path) -> set[frozenset[str]]:
+        return {frozenset((r["submission_a"], r["submission_b"])) for r in _csv(out / "similarity.csv")}
+
     eight = set(graded_class.names)
-    after = {(r["submission_a"], r["submission_b"]): (r["group"] != "", r["code_score"], r["behaviour_score"])
-             for r in _csv(fourteen / "similarity.csv") if {r["submission_a"], r["submission_b"]} <= eight}
-    assert before and after == before
+    before = flagged(graded_class.out)
+    assert before and {p for p in flagged(fourteen) if p <= eight} == before
 
 
 def test_similarity_lists_near_misses_and_a_named_pair(fourteen: Path, tmp_path: Path) -> None:
@@ -200,7 +202,7 @@ _OVERFLOW = """(() => {
     range.selectNodeContents(name);
     lines = new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
   }
-  return {over, lines, lineBreak: getComputedStyle(cells[0]).lineBreak,
+  return {over, lines, lineBreak: getComputedStyle(document.querySelector('td, th, li')).lineBreak,
           wide: document.documentElement.scrollWidth > innerWidth};
 })()"""
 
