@@ -5,7 +5,7 @@ Every report with an ``unrecognised`` mistake carries the behaviour signature it
 :func:`grader.kit.probes.signature_of`). Each part's unrecognised failure of a submission is one
 unknown mistake, where it starts: the first function of that part (in probe order) whose values no
 catalogue id explains; the part's later unrecognised functions are where the same mistake spreads
-(a student's ``attention_scores`` calling their own wrong ``scale_scores``), listed but not
+(a later function calling the student's own wrong earlier one), listed but not
 compared. The clusters group those mistakes: two are in one cluster when they start in the same
 function and it answered the same probe inputs with the same values (to 1e-3,
 :func:`grader.kit.probes.same_signature`) and the same exception types, whatever else the two
