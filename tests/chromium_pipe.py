@@ -97,3 +97,27 @@ def screenshot(prefix: list[str], url: str, *, width: int, height: int, profile:
         return str(faces), base64.b64decode(png)
     finally:
         pipe.close()
+
+
+def evaluate(prefix: list[str], url: str, expression: str, *, width: int, height: int, profile: Path) -> Any:
+    """The value of ``expression`` (JavaScript, may return a promise) on ``url`` laid out at
+    ``width`` x ``height``, once the page's fonts are settled (so widths are the final ones)."""
+    pipe = _Pipe([*prefix, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  f"--user-data-dir={profile}", "about:blank"])
+    try:
+        target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        pipe.call("Page.enable", session=session)
+        pipe.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=session)
+        pipe.call("Page.navigate", {"url": url}, session=session)
+        pipe.call("Runtime.evaluate", {"expression": _FONTS_SETTLED, "awaitPromise": True, "returnByValue": True},
+                  session=session)
+        answer = pipe.call("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
+                                                "returnByValue": True}, session=session)
+        if "exceptionDetails" in answer:
+            raise RuntimeError(str(answer["exceptionDetails"])[:2000])
+        return answer["result"].get("value")
+    finally:
+        pipe.close()

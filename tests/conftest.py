@@ -58,6 +58,7 @@ TOGETHER: tuple[str | tuple[str, ...], ...] = (
      "tests/journeys/test_subprocess_level.py"),
     "tests/journeys/test_cluster.py",
     "tests/journeys/test_publish.py",
+    "tests/journeys/test_class_pages.py",
     "tests/journeys/test_gradescope_root.py",
     "tests/journeys/test_grading_e2e.py",
     "tests/unit/report/test_fastyaml.py",

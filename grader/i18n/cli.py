@@ -80,20 +80,34 @@ MESSAGES: dict[str, M] = {
         "2026-12-01T23:59:00+09:00) to the rubric",
         "--worksheet {file}: ルーブリック {rubric} に due: がないため、遅れの判定ができません。ルーブリックに due:"
         "（例: 2026-12-01T23:59:00+09:00）を書き足してください"),
-    # --- grader similarity, grader catalogue draft (batch.py), grader release (prepare.py) --------------
-    "similarity_compared": M(
-        "{compared} compared, {pairs} pairs in {groups} groups; {path}",
-        "{compared} 件を比較し、{groups} グループに {pairs} 組がありました。{path}"),
-    "draft_added_mutant": M(
-        "draft {id} ({function}, {n} submissions) added to {catalogue}; mutant {mutant}; word it, delete "
-        "`draft: true`, then run grader validate",
-        "下書き {id}（{function}、提出物 {n} 件）を {catalogue} に加え、ミュータント {mutant} を書きました。文面を"
-        "書き、`draft: true` を消してから grader validate を実行してください"),
-    "draft_added_no_mutant": M(
-        "draft {id} ({function}, {n} submissions) added to {catalogue}; no mutant (the code was not found); word "
-        "it, delete `draft: true`, then run grader validate",
-        "下書き {id}（{function}、提出物 {n} 件）を {catalogue} に加えました。コードが見つからなかったため、ミュータントは"
-        "ありません。文面を書き、`draft: true` を消してから grader validate を実行してください"),
+    # --- grader similarity (batch.py) -----------------------------------------------------------------
+    "similarity_done": M(
+        "{n} compared, {pairs} pairs flagged in {groups} groups; {path}",
+        "{n} 件を比較し、{pairs} 組に印を付けました（{groups} グループ）。{path}"),
+    "similarity_rule": M(
+        "A pair is flagged at code ≥ {code}, or code ≥ {code_b} with behaviour ≥ {behaviour}; a student who "
+        "shares none of a pair's code or behaviour changes nothing about it, however many join.",
+        "コード ≥ {code}、またはコード ≥ {code_b} かつ振る舞い ≥ {behaviour} の組に印を付けます。"
+        "ある組とコードも振る舞いも共有しない学生は、何人加わってもその組の値を変えません。"),
+    "similarity_near_top": M(
+        "The {n} most similar pairs below the flag:", "印の付かない組のうち、よく似た上位 {n} 組:"),
+    "similarity_near_threshold": M(
+        "Pairs below the flag with code ≥ {threshold}:", "印の付かない組のうち、コード ≥ {threshold} の組:"),
+    "similarity_near_none": M("  none", "  なし"),
+    "similarity_pair_line": M(
+        "  {a} — {b}: code {code}, behaviour {behaviour}{flag}",
+        "  {a} — {b}: コード {code}、振る舞い {behaviour}{flag}"),
+    "similarity_pair_flagged": M(" (flagged, group {g})", "（印あり、グループ {g}）"),
+    "similarity_pair_not_flagged": M(" (not flagged)", "（印なし）"),
+    "similarity_pairs_named": M("The pairs named:", "指定された組:"),
+    # --- grader catalogue draft (batch.py), grader release (prepare.py) --------------------------------
+    "draft_written": M(
+        "draft {id} ({function}, {n} submissions) added to {catalogue}; {mutant}; word it, delete `draft: true`, "
+        "then run: {validate}",
+        "下書き {id}（{function}、提出物 {n} 件）を {catalogue} に追加しました。{mutant}。文面を書き、"
+        "`draft: true` を削除してから、次を実行してください: {validate}"),
+    "draft_mutant": M("its mutant: {path}", "変異体: {path}"),
+    "draft_no_mutant": M("no mutant (the code was not found)", "変異体はありません（コードが見つかりませんでした）"),
     "release_files_written": M("{n} files written to {outdir}", "{outdir} に {n} 個のファイルを書きました"),
     # --- a path that is not there, grader watch (shared.py, student.py) -------------------------------
     "no_such_file_folder": M(

@@ -45,6 +45,16 @@ MESSAGES: dict[str, M] = {
     "cannot_add_mistakes_must": M(
         "{path}: cannot add to it: 'mistakes:' must be its last top-level key",
         "{path}: 追加できません: 'mistakes:' は最上位の最後のキーでなければなりません"),
+    # --- a pair named on the command line (similarity.py) ---------------------------------------------
+    "similarity_no_such_submission": M(
+        "--pair {name}: no submission of the batch by that name, id or student name; use the gradebook's "
+        "submission column",
+        "--pair {name}: その名前・ID・学生名の提出物はこの採点結果にありません。成績表の submission 列の名前を"
+        "指定してください"),
+    "similarity_ambiguous_submission": M(
+        "--pair {name}: more than one submission answers to it ({found}); name one by the gradebook's submission "
+        "column",
+        "--pair {name}: 該当する提出物が複数あります（{found}）。成績表の submission 列の名前で 1 つを指定してください"),
     # --- a drafted catalogue entry (draft_entry.py) ---------------------------------------------------
     "draft_message": M(
         "{call}: DRAFT — say what is wrong and how to fix it.",
@@ -71,6 +81,8 @@ LABELS: dict[str, M] = {
     "flag_all_fail": M("every submission fails it", "全員が不合格"),
     "flag_low_discrimination": M("does not go with the rest of the score", "他の得点と連動しない"),
     "flag_fails_correct": M("a correct style fails it", "正しい別解が不合格"),
+    "flag_too_few": M("too few submissions to judge ({n}; at least {least} needed)",
+                      "判断するには提出物が少なすぎます（{n} 件。{least} 件以上が必要）"),
     # --- a drafted catalogue entry (draft_entry.py) ---------------------------------------------------
     "draft_title": M("DRAFT: what {func} does in cluster {number}", "下書き: クラスタ {number} の {func} の間違い"),
 }

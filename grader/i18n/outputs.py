@@ -120,6 +120,8 @@ LABELS: dict[str, M] = {
     "gbflag_symlink": M("symbolic link", "シンボリックリンク"),
     "gbflag_online_text": M("online text", "オンラインテキスト"),
     "gbflag_doubtful_name": M("name's encoding guessed", "名前の文字コードを推測"),
+    # --- the links between the class's pages (gradebook_page.py) -------------------------------------
+    "class_pages": M("The class's pages", "クラスのページ"),
     # --- the class summary (summary.py) ---------------------------------------------------------------
     "summary_title": M("Class summary", "クラス全体のまとめ"),
     "summary_graded": M("Submissions graded", "採点した提出物"),
@@ -166,12 +168,17 @@ LABELS: dict[str, M] = {
         "Discrimination is the correlation between passing the test and the rest of the score; flagged tests may be broken or may not tell students apart.",
         "識別力は、そのテストの合否と残りの得点との相関です。印の付いたテストは、壊れているか、学生の理解度を見分けていない可能性があります。"),
     "summary_disc": M("Discrimination", "識別力"),
+    "summary_cases": M("Cases", "ケース数"),
+    "summary_items_counted": M(
+        "Over {counted} submissions; {left} left out as blank or untouched stubs{names}. A parametrised test's cases count as one test (its score is the share of its cases passed). A test with fewer than {least} counted submissions is too few to judge and is marked so.",
+        "対象は {counted} 件の提出物です。空の提出物と雛形のままの提出物 {left} 件は除いています{names}。パラメータ化されたテストのケースはまとめて 1 つのテストとして数えます（得点は合格したケースの割合）。対象が {least} 件未満のテストは、判断するには少なすぎるため、その旨を示します。"),
+    "summary_shown_of": M(" ({shown} of {total} shown)", "（全 {total} 件中 {shown} 件を表示）"),
     # --- the similarity page (similarity_page.py) -----------------------------------------------------
     "similarity_title": M("Similar submissions", "よく似た提出物"),
     "similarity_lead": M("Look at these first", "まずここを確認"),
     "similarity_intro": M(
-        "Pairs whose code matches beyond what the class writes alike (the handed-out stubs removed, common lines weighted down), or that share rare wrong answers. A match is a reason to look, not a finding: read both sides before drawing any conclusion.",
-        "クラス全体でよく書かれる部分（配布した雛形は除き、多くの学生に共通する行は軽く数えます）を超えてコードが一致する組、または珍しい誤答を共有する組です。一致は確認する理由であって結論ではありません。判断する前に両方を読んでください。"),
+        "Pairs whose code matches beyond what honest students write alike (the handed-out stubs removed; lines many submissions have, in this class and in the course's own correct solutions, weighted down), or that share wrong answers no known mistake explains. A student who shares none of a pair's code or behaviour changes nothing about it. A match is a reason to look, not a finding: read both sides before drawing any conclusion.",
+        "正直な学生どうしでも似る部分（配布した雛形は除き、このクラスと授業で用意した正しい解答例で多くの提出物にある行は軽く数えます）を超えてコードが一致する組、または既知の間違いでは説明できない誤答を共有する組です。ある組とコードも振る舞いも共有しない学生は、その組の値を変えません。一致は確認する理由であって結論ではありません。判断する前に両方を読んでください。"),
     "similarity_group": M("Group", "グループ"),
     "similarity_members": M("Submissions", "提出物"),
     "similarity_pair": M("Pair", "組"),

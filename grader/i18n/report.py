@@ -154,6 +154,7 @@ LABELS: dict[str, M] = {
     "plot_score_distribution": M("Score distribution", "得点の分布"),
     "plot_passing": M("% of submissions passing", "合格した提出物の割合（%）"),
     "plot_pass_rate": M("Pass rate per test (lowest {shown} of {total})", "テストごとの合格率（全 {total} 件のうち低い方から {shown} 件）"),
+    "plot_pass_rate_all": M("Pass rate per test (all {total}, lowest first)", "テストごとの合格率（全 {total} 件、低い順）"),
     "plot_no_mistake": M("no known mistake recognised", "既知の間違いは見つかりませんでした"),
     "plot_mistake_counts": M("How often each mistake id occurred", "間違いの ID ごとの件数"),
     # --- the adjustments section (text.py) ------------------------------------------------------------

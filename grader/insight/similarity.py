@@ -12,21 +12,29 @@ layout are gone, and the assignment's API (the functions the rubric names, ``tor
 and moving between ``.py`` and a notebook change nothing. Overlapping runs of
 :data:`K` tokens are hashed and winnowed (the smallest hash of every :data:`WINDOW`
 consecutive runs is kept, Schleimer et al. 2003). Fingerprints of the handed-out stubs are
-removed (base code), fingerprints more than :data:`COMMON` of the class share carry nothing,
-and each kept fingerprint weighs ``log(N / df)``: what many honest students write alike counts
-little. ``code_score`` is the weight two submissions share over the geometric mean of their
-weights (0..1).
+removed (base code). What honest students write alike weighs little: each kept fingerprint
+weighs ``log(COMMON / df)`` for the ``df`` submissions that have it, counting the class and the
+course's own correct styles (the validate corpus, ``plugin.fixtures``, each style's own files),
+and nothing from :data:`COMMON` on. ``code_score`` is the weight two submissions share over the
+geometric mean of their weights (0..1).
 
-**Behaviour evidence.** From the reports: the same wrong value on the same test input (the
-batch seeds every student's inputs alike), the same mistake ids with the same numbers, the
-same unrecognised probe values, the same exception or error text, the same printed lines.
-Each shared feature weighs ``log(N / df)``; ``behaviour_score`` is ``S / (S + 2 log N)`` for the
-shared weight ``S``: one feature only two students share gives about 0.3, a correct
-submission (no failure) shares none.
+**Behaviour evidence.** From the reports, what no known mistake explains: the same wrong value
+on the same test input (the batch seeds every student's inputs alike) in a part where no
+catalogue mistake was named, the same unrecognised probe values, the same exception text, the
+same errors. A recognised mistake is no evidence (many students make it on their own), nor are
+printed lines (honest students print the same examples). Each shared feature weighs
+``log(COMMON / df)``; ``behaviour_score`` is ``S / (S + 2 log COMMON)`` for the shared weight
+``S``: one feature only two students share gives 0.28, a correct submission (no failure) shares
+none.
 
 **Flagged pairs.** ``code_score >= CODE_FLAG``, or ``code_score >= CODE_WITH_BEHAVIOUR`` with
-``behaviour_score >= BEHAVIOUR_FLAG``. Flagged pairs joined by a submission form a group
-(a ring). Nothing here says anyone copied: the page says which pairs to look at first.
+``behaviour_score >= BEHAVIOUR_FLAG``. No weight depends on the size of the class, only on how
+many submissions have that fingerprint or feature: a student who shares none of a pair's code
+and behaviour changes nothing about the pair, so no flag appears or disappears because an
+unrelated student joined (one who writes the same lines does lower their weight: that is what
+the weight says). Flagged pairs joined by a submission form a group (a ring). The pairs below
+the flag are there too (``grader similarity OUT --top N``, ``--threshold X``, ``--pair A B``).
+Nothing here says anyone copied: the page says which pairs to look at first.
 """
 
 from __future__ import annotations
@@ -41,13 +49,14 @@ import keyword
 import math
 import tokenize
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from grader import sinks
 from grader.i18n.messages import said
+from grader.kit.signature import UNRECOGNISED
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 
@@ -57,22 +66,24 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BEHAVIOUR_FLAG", "CODE_FLAG", "CODE_WITH_BEHAVIOUR", "SIMILARITY_FILE", "Coded", "Pair", "Similarity",
-    "code_of", "compare", "write_similarity",
+    "behaviour_features", "code_of", "compare", "named", "write_similarity",
 ]
 
 #: Tokens per fingerprint and the winnowing window.
 K, WINDOW = 10, 3
-#: A fingerprint in more than this share of the class (and more than :data:`COMMON_MIN`
-#: submissions) is ignored: a ring of copies in a small class still counts.
-COMMON, COMMON_MIN = 0.2, 6
+#: A fingerprint (or a behaviour feature) this many submissions have, the class and the course's
+#: correct styles together, is what honest students write alike: it weighs nothing; below, it
+#: weighs ``log(COMMON / df)``. A number, not a share of the class: a pair's weights depend on who
+#: shares their code, never on how many others there are.
+COMMON = 20
 #: Flag thresholds (documented in the README).
 CODE_FLAG, CODE_WITH_BEHAVIOUR, BEHAVIOUR_FLAG = 0.6, 0.45, 0.3
 #: Output file names in the batch folder.
 SIMILARITY_FILE = "similarity.csv"
 #: Regions shown side by side per pair on the page.
 _REGIONS = 24
-#: Bounds on what one submission contributes: characters of code read, printed lines used.
-_CODE_MAX, _OUTPUT_LINES = 512 * 1024, 20
+#: Bounds on what one submission contributes: characters of code read.
+_CODE_MAX = 512 * 1024
 
 _MODULES = frozenset({"torch", "math", "np", "numpy", "F", "nn", "functional", "numbers", "random", "statistics"})
 _BUILTINS = frozenset(dir(builtins))
@@ -237,15 +248,16 @@ def code_of(name: str, submission: Submission, api: Iterable[str], who: str = ""
 
 
 def behaviour_features(report: GradeReport) -> set[str]:
-    """What a report shows that an unusual pair would share (see the module docstring)."""
+    """What a report shows that no known mistake explains (see the module docstring)."""
     out: set[str] = set()
+    explained = {m.part for m in report.mistakes if m.id not in (UNRECOGNISED, "not-implemented")}
     for t in report.tests:
-        if t.status in (Status.FAILED, Status.ERROR, Status.TIMEOUT):
+        if t.status in (Status.FAILED, Status.ERROR, Status.TIMEOUT) and t.part not in explained:
             out.add(f"test {t.id} → {(t.actual or t.status.value)[:200]}")
     for m in report.mistakes:
         ev = m.evidence if isinstance(m.evidence, dict) else {}
-        numbers = {k: v for k, v in ev.items() if k not in ("functions", "probes", "call") and isinstance(v, (int, float, str))}
-        out.add(f"mistake {m.id} ({m.part}) " + json.dumps(numbers, sort_keys=True, default=str)[:300])
+        if m.id != UNRECOGNISED:
+            continue
         for func, calls in (ev.get("probes") or {}).items() if isinstance(ev.get("probes"), dict) else ():
             for c in calls if isinstance(calls, list) else ():
                 out.add("probe " + json.dumps(c, sort_keys=True, default=str)[:400])
@@ -253,10 +265,17 @@ def behaviour_features(report: GradeReport) -> set[str]:
             out.add(f"raised {ev.get('raised')}: {str(ev['raised_message'])[:200]}")
     for e in report.errors[:20]:
         out.add("error " + e[:300])
-    lines = [ln.strip() for ln in (report.output or "").splitlines() if ln.strip()]
-    for ln in lines[:_OUTPUT_LINES]:
-        out.add("printed " + ln[:200])
     return out
+
+
+def behaviour_score(shared: float) -> float:
+    """``S / (S + 2 log COMMON)`` for the weight ``S`` of the features two submissions share."""
+    return shared / (shared + 2 * math.log(COMMON)) if shared > 0 else 0.0
+
+
+def weight_of_count(df: int) -> float:
+    """A fingerprint's or a feature's weight when ``df`` submissions have it (see :data:`COMMON`)."""
+    return max(0.0, math.log(COMMON / df)) if df > 0 else 0.0
 
 
 # --------------------------------------------------------------------------- comparing
@@ -302,12 +321,18 @@ def _matched_functions(c: Coded | None, lines: dict[str, set[int]]) -> list[str]
 
 @dataclass
 class Similarity:
-    """The flagged pairs, their groups, and what the page shows of each submission."""
+    """The flagged pairs, their groups, what the page shows of each submission, and the scores of
+    every other pair (:meth:`score`, :meth:`nearest`)."""
 
     pairs: list[Pair]
     coded: dict[str, Coded]
     compared: int
     against: str = ""
+    #: (a, b) -> code score of every pair sharing a weighted fingerprint, a before b
+    codes: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: submission -> its behaviour features (:func:`behaviour_features`), and each feature's count
+    features: dict[str, set[str]] = field(default_factory=dict)
+    feature_counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def groups(self) -> dict[int, list[str]]:
@@ -319,64 +344,120 @@ class Similarity:
                     members.append(n)
         return out
 
+    def score(self, x: str, y: str) -> Pair:
+        """The pair of ``x`` and ``y`` with its scores, flagged or not (``group`` 0 when not)."""
+        a, b = (x, y) if x < y else (y, x)
+        flagged = next((p for p in self.pairs if (p.a, p.b) == (a, b)), None)
+        if flagged is not None:
+            return flagged
+        both = _shared_features(self.features.get(a, set()), self.features.get(b, set()), self.feature_counts)
+        weight = sum(weight_of_count(self.feature_counts.get(f, 0)) for f in both)
+        return Pair(a, b, round(self.codes.get((a, b), 0.0), 3), round(behaviour_score(weight), 3),
+                    shared_behaviour=both[:10])
+
+    def nearest(self, *, top: int | None = None, threshold: float | None = None) -> list[Pair]:
+        """The pairs below the flag, most similar first: the ``top`` first, or those whose code score
+        is at least ``threshold`` (both: those of the first ``top`` at or above it)."""
+        flagged = {(p.a, p.b) for p in self.pairs}
+        below = [self.score(a, b) for (a, b), code in self.codes.items()
+                 if (a, b) not in flagged and (threshold is None or code >= threshold - 5e-4)]
+        below.sort(key=lambda p: (-p.rank, p.a, p.b))
+        return below if top is None else below[:top]
+
+
+def named(result: Similarity, text: str) -> str:
+    """The submission ``text`` names: its report's name, else the student's id or name as the
+    gradebook shows it (``Name (id)``).
+
+    Raises:
+        UsageError: no submission or more than one answers to ``text``.
+    """
+    from grader.errors import UsageError
+
+    if text in result.coded:
+        return text
+    found = [name for name, c in result.coded.items()
+             if c.who == text or (c.who.endswith(")") and text in (c.who[:c.who.rfind(" (")], _id_of(c.who)))]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise UsageError(said("similarity_no_such_submission", name=text))
+    raise UsageError(said("similarity_ambiguous_submission", name=text, found=", ".join(sorted(found))))
+
+
+def _id_of(who: str) -> str:
+    """The id of ``Name (id)``."""
+    at = who.rfind(" (")
+    return who[at + 2:-1] if at >= 0 else ""
+
+
+def _shared_features(x: set[str], y: set[str], counts: dict[str, int]) -> list[str]:
+    """The features both have that weigh something, the rarest first."""
+    return sorted((f for f in x & y if weight_of_count(counts.get(f, 0)) > 0), key=lambda f: (counts.get(f, 0), f))
+
 
 def compare(coded: Sequence[Coded], reports: dict[str, GradeReport], base: Iterable[Coded] = (),
-            old: Sequence[Coded] = (), old_reports: dict[str, GradeReport] | None = None) -> Similarity:
-    """Every pair of ``coded`` (and each of them against ``old``, a previous term's); flagged pairs only."""
+            old: Sequence[Coded] = (), old_reports: dict[str, GradeReport] | None = None,
+            background: Sequence[Coded] = ()) -> Similarity:
+    """Every pair of ``coded`` (and each of them against ``old``, a previous term's); flagged pairs,
+    and every pair's code score. ``background`` is the course's correct styles: they count in how
+    many submissions have a fingerprint (what honest students write alike), never as a pair."""
     everyone = list(coded) + list(old)
     current = {c.name for c in coded}
-    n = max(2, len(everyone))
     base_prints = set().union(*(b.prints for b in base)) if base else set()
     df: Counter[int] = Counter()
-    for c in everyone:
+    for c in [*everyone, *background]:
         df.update(h for h in c.prints if h not in base_prints)
-    cap = max(COMMON_MIN, int(COMMON * n))
-    weight = {h: math.log(n / d) for h, d in df.items() if d <= cap}
-    totals = {c.name: sum(weight.get(h, 0.0) for h in c.prints) for c in everyone}
+    weight = {h: weight_of_count(d) for h, d in df.items()}
+
+    def weight_of(h: int) -> float:
+        return weight.get(h, 0.0)
+
+    totals = {c.name: sum(weight_of(h) for h in c.prints) for c in everyone}
     shared: dict[tuple[str, str], float] = defaultdict(float)
     index: dict[int, list[str]] = defaultdict(list)
     for c in everyone:
         for h in c.prints:
-            if h in weight:
+            if weight_of(h) > 0:
                 index[h].append(c.name)
     for h, names in index.items():
         if len(names) < 2:
             continue
+        w = weight_of(h)
         for i, x in enumerate(names):
             for y in names[i + 1:]:
                 if x not in current and y not in current:
                     continue  # two old submissions: not this term's question
                 key = (x, y) if x < y else (y, x)
-                shared[key] += weight[h]
+                shared[key] += w
     all_reports = {**(old_reports or {}), **reports}
     feats = {name: behaviour_features(r) for name, r in all_reports.items()}
-    bdf: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
     for fs in feats.values():
-        bdf.update(fs)
-    bcap = max(COMMON_MIN, int(COMMON * n))
+        counts.update(fs)
     by_name = {c.name: c for c in everyone}
     pairs = []
+    codes = {}
     for (x, y), s in shared.items():
         denom = math.sqrt(totals[x] * totals[y]) or 1.0
         code = min(1.0, s / denom)
+        codes[(x, y)] = code
         if code < CODE_WITH_BEHAVIOUR:
             continue
-        both = sorted((f for f in feats.get(x, set()) & feats.get(y, set()) if bdf[f] <= bcap),
-                      key=lambda f: (bdf[f], f))
-        sb = sum(math.log(n / bdf[f]) for f in both)
-        behaviour = sb / (sb + 2 * math.log(n)) if sb else 0.0
+        both = _shared_features(feats.get(x, set()), feats.get(y, set()), counts)
+        behaviour = behaviour_score(sum(weight_of_count(counts[f]) for f in both))
         if code >= CODE_FLAG or behaviour >= BEHAVIOUR_FLAG:
             pair = Pair(x, y, round(code, 3), round(behaviour, 3), shared_behaviour=both[:10])
-            _mark_lines(pair, by_name[x], by_name[y], weight)
+            _mark_lines(pair, by_name[x], by_name[y], weight_of)
             pairs.append(pair)
     pairs.sort(key=lambda p: (-p.rank, p.a, p.b))
     _number_groups(pairs)
-    return Similarity(pairs, by_name, len(coded))
+    return Similarity(pairs, by_name, len(coded), codes=codes, features=feats, feature_counts=dict(counts))
 
 
-def _mark_lines(pair: Pair, a: Coded, b: Coded, weight: dict[int, float]) -> None:
+def _mark_lines(pair: Pair, a: Coded, b: Coded, weight_of: Callable[[int], float]) -> None:
     for h in a.prints.keys() & b.prints.keys():
-        if h not in weight:
+        if weight_of(h) <= 0:
             continue
         for label, first, last in a.prints[h]:
             pair.lines_a.setdefault(label, set()).update(range(first, last + 1))
@@ -545,6 +626,52 @@ def base_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
     return out
 
 
+def background_code(rubric: Rubric, api: Iterable[str]) -> list[Coded]:
+    """The course's correct styles (its validate corpus) as fingerprints, each style's own files
+    only (not the reference a style is laid over for ``grader validate``: a copy of the reference
+    stays evidence). None when the rubric has no corpus."""
+    from grader.spec.assignment import assignment_of
+    from grader.ingest.corpus import load_corpus
+    from grader.ingest.submission.load import load_submission
+
+    folder = assignment_of(rubric).fixtures
+    api = list(api)
+    out = []
+    for style in load_corpus(folder) if folder is not None else []:
+        try:
+            if style.is_dir():
+                files = sorted(style.glob("*.py"))
+                chunks = [_Chunk(f.name, f.read_text(encoding="utf-8", errors="replace")) for f in files]
+                out.append(code_of(f"(correct style {style.name})", cast("Submission", _Styled([_Module(chunks)])), api))
+            elif style.suffix == ".py":
+                text = style.read_text(encoding="utf-8", errors="replace")
+                own = _Styled([_Module([_Chunk(style.name, text)])])
+                out.append(code_of(f"(correct style {style.name})", cast("Submission", own), api))
+            else:
+                out.append(code_of(f"(correct style {style.name})", load_submission(style), api))
+        except (OSError, ValueError):
+            continue  # (grader validate says what is wrong with a style)
+    return out
+
+
+@dataclass
+class _Chunk:
+    label: str
+    code: str
+
+
+@dataclass
+class _Module:
+    chunks: list[_Chunk]
+
+
+@dataclass
+class _Styled:
+    """A correct style's own files, read as :func:`code_of` reads a submission."""
+
+    modules: list[_Module]
+
+
 def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
         submissions: Sequence[tuple[str, Submission]] | None = None, reports: Sequence[GradeReport] | None = None,
         against: str | None = None, against_source: str | None = None) -> Similarity:
@@ -590,7 +717,7 @@ def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
             key = f"{label}/{name}"
             if key in old_reports:
                 old.append(code_of(key, sub, api, key))
-    result = compare(coded, reps, base_code(rubric, api), old, old_reports)
+    result = compare(coded, reps, base_code(rubric, api), old, old_reports, background_code(rubric, api))
     result.against = against or ""
     write_similarity(result, out)
     return result

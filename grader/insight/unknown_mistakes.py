@@ -1,14 +1,20 @@
-"""Unknown mistakes grouped: submissions whose failures match no catalogue id, by behaviour.
+"""Unknown mistakes grouped: failing functions no catalogue id explains, by what they return.
 
 Every report with an ``unrecognised`` mistake carries the behaviour signature its probes saw
 (``evidence.probes``: per function, each probe call and what came back, bounded; see
-:func:`grader.kit.probes.signature_of`). Two submissions are in one cluster when the same
-functions are unrecognised and every one of them answered the same probe inputs with the
-same values (to 1e-3, :func:`grader.kit.probes.same_signature`) and the same exception types;
-where a function left no probe values, the failed tests and the exception types decide.
+:func:`grader.kit.probes.signature_of`). Each part's unrecognised failure of a submission is one
+unknown mistake, where it starts: the first function of that part (in probe order) whose values no
+catalogue id explains; the part's later unrecognised functions are where the same mistake spreads
+(a later function calling the student's own wrong earlier one), listed but not
+compared. The clusters group those mistakes: two are in one cluster when they start in the same
+function and it answered the same probe inputs with the same values (to 1e-3,
+:func:`grader.kit.probes.same_signature`) and the same exception types, whatever else the two
+submissions get wrong; where the function left no probe values, the failed tests of its part and
+the exception types decide. So two students returning identical values share a cluster, and a
+student with unknown mistakes in two parts is in two clusters.
 
 ``write_clusters(reports, outdir)`` writes ``OUTDIR/unrecognised-clusters.csv`` (``cluster``,
-``submission``, ``signature``): every such submission exactly once, the largest cluster first.
+``submission``, ``signature``): one row per unknown mistake, the largest cluster first.
 
 Example::
 
@@ -32,7 +38,7 @@ from grader.report.files import write_atomic
 from grader.report.model import GradeReport, Status
 from grader.i18n.messages import by_lang
 
-__all__ = ["CLUSTERS_FILE", "Cluster", "Signature", "clusters", "describe", "read_reports", "signature",
+__all__ = ["CLUSTERS_FILE", "Cluster", "Signature", "clusters", "describe", "read_reports", "signatures",
            "write_clusters"]
 
 #: The file in a batch's output folder.
@@ -43,15 +49,16 @@ _TESTS_SHOWN = 4
 
 @dataclass(frozen=True)
 class Signature:
-    """What one submission's unrecognised failures did.
+    """What one unknown mistake of one submission did (one part's unrecognised failure).
 
     Args:
         submission: the report's name (the gradebook's ``submission`` column).
         who: the submission as the instructor knows it (LMS name and id where known).
-        parts: (part, function) of each unrecognised function, in report order.
+        parts: (part, function) of each unrecognised function of the part, in probe order: the
+            first is where the mistake starts.
         probes: function -> its probe calls (``call``, ``values`` / ``text`` / ``raised``, ...).
-        failed: ids of the tests that failed or errored, sorted.
-        raised: exception types seen (probes and the mistakes' evidence), sorted.
+        failed: ids of the tests of its part that failed or errored, sorted.
+        raised: exception types the first function raised (its probes, the mistake's evidence), sorted.
     """
 
     submission: str
@@ -66,20 +73,14 @@ class Signature:
         return tuple(f for _, f in self.parts)
 
     def same(self, other: Signature) -> bool:
-        """The same behaviour (see the module docstring).
-
-        The first unrecognised function (in probe order) must be the same; functions both
-        have must answer alike; a function only one of them has is where the same mistake
-        spread further (one student's later function calls their earlier one, another's
-        does not), so it does not split them.
-        """
-        if not self.functions or not other.functions or self.functions[0] != other.functions[0]:
+        """The same unknown mistake: the same first function, answering alike (the module docstring)."""
+        if self.functions[:1] != other.functions[:1]:
             return False
-        common = [f for f in self.functions if f in other.functions]
-        probed = [f for f in common if self.probes.get(f) or other.probes.get(f)]
-        if not all(same_signature(self.probes.get(f) or [], other.probes.get(f) or []) for f in probed):
-            return False
-        return bool(probed) or (self.failed == other.failed and self.raised == other.raised)
+        func = self.functions[0]
+        mine, theirs = self.probes.get(func) or [], other.probes.get(func) or []
+        if mine or theirs:
+            return same_signature(mine, theirs) and self.raised == other.raised
+        return self.failed == other.failed and self.raised == other.raised
 
     def text(self) -> str:
         """One line for the csv: each function's first probe and value, the failed tests."""
@@ -109,7 +110,8 @@ class Cluster:
 
     @property
     def functions(self) -> tuple[str, ...]:
-        return self.representative.functions
+        """The function where the members' mistake starts (one)."""
+        return self.representative.functions[:1]
 
     @property
     def failed(self) -> tuple[str, ...]:
@@ -126,39 +128,42 @@ def _who(report: GradeReport) -> str:
     return f"{name} ({sid})" if name and sid else report.submission
 
 
-def signature(report: GradeReport) -> Signature | None:
-    """The behaviour signature of a report with an unrecognised mistake, else None."""
-    unknown = [m for m in report.mistakes if m.id == UNRECOGNISED]
-    if not unknown:
-        return None
-    parts: list[tuple[str, str]] = []
-    probes: dict[str, list[dict[str, Any]]] = {}
-    raised: set[str] = set()
-    for m in unknown:
+def signatures(report: GradeReport) -> list[Signature]:
+    """One signature per unknown mistake of the report (a part's unrecognised failure), in report order."""
+    out: list[Signature] = []
+    who = _who(report)
+    for m in report.mistakes:
+        if m.id != UNRECOGNISED:
+            continue
         ev = m.evidence if isinstance(m.evidence, dict) else {}
-        funcs = [str(f) for f in ev.get("functions") or []] or [m.file or m.part]
-        parts += [(m.part, f) for f in funcs]
-        logged = ev.get("probes")
-        for func, calls in (logged.items() if isinstance(logged, dict) else ()):
-            if isinstance(calls, list):
-                probes[str(func)] = [c for c in calls if isinstance(c, dict)]
-                raised |= {str(c["raised"]) for c in probes[str(func)] if c.get("raised")}
+        logged = ev.get("probes") if isinstance(ev.get("probes"), dict) else {}
+        funcs = list(dict.fromkeys(str(f) for f in ev.get("functions") or [])) or [m.file or m.part]
+        probes: dict[str, list[dict[str, Any]]] = {}
+        for func in funcs:
+            calls = logged.get(func) if isinstance(logged, dict) else None
+            if isinstance(calls, list) and calls:
+                probes[func] = [c for c in calls if isinstance(c, dict)]
+        raised = {str(c["raised"]) for c in probes.get(funcs[0], []) if c.get("raised")}
         if ev.get("raised"):
             raised.add(str(ev["raised"]))
-    failed = sorted(t.id for t in report.tests if t.status in (Status.FAILED, Status.ERROR))
-    return Signature(report.submission, _who(report), tuple(parts), probes, tuple(failed), tuple(sorted(raised)))
+        failed = tuple(sorted(t.id for t in report.tests
+                              if t.part == m.part and t.status in (Status.FAILED, Status.ERROR)))
+        out.append(Signature(report.submission, who, tuple((m.part, f) for f in funcs), probes, failed,
+                             tuple(sorted(raised))))
+    return out
 
 
 def clusters(reports: Iterable[GradeReport]) -> list[Cluster]:
-    """Group the reports with unrecognised mistakes; largest cluster first, ties by name."""
+    """Group the unknown mistakes of the reports; largest cluster first, ties by function and name."""
     groups: list[list[Signature]] = []
-    for sig in sorted(filter(None, map(signature, reports)), key=lambda s: s.submission):
+    every = [sig for report in reports for sig in signatures(report)]
+    for sig in sorted(every, key=lambda s: (s.submission, s.functions[:1])):
         home = next((g for g in groups if g[0].same(sig)), None)
         if home is None:
             groups.append([sig])
         else:
             home.append(sig)
-    groups.sort(key=lambda g: (-len(g), g[0].submission))
+    groups.sort(key=lambda g: (-len(g), g[0].functions[:1], g[0].submission))
     return [Cluster(i, g) for i, g in enumerate(groups, 1)]
 
 
@@ -167,13 +172,18 @@ def _number(x: Any) -> str:
 
 
 def _shown(call: dict[str, Any]) -> str:
-    """``call → value`` for one probe record (student values are shown, not trusted)."""
+    """``call → value`` for one probe record (student values are shown, not trusted); a dict's
+    keys are shown with its values."""
     if call.get("raised"):
         got = f"raised {call['raised']}"
     elif isinstance(call.get("values"), list):
         vals = [_number(v) for v in call["values"][:4]]
         more = ", …" if int(call.get("n") or 0) > 4 else ""
-        got = f"[{', '.join(vals)}{more}]" if call.get("shape") else (vals[0] if vals else "?")
+        keys = call.get("keys")
+        if isinstance(keys, list) and keys:
+            got = "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(keys, vals)) + more + "}"
+        else:
+            got = f"[{', '.join(vals)}{more}]" if call.get("shape") else (vals[0] if vals else "?")
     else:
         got = str(call.get("text", "?"))
     return f"{call.get('call', '?')} → {got}"
@@ -211,7 +221,8 @@ def describe(cluster: Cluster, lang: str) -> dict[str, str]:
 
 
 def write_clusters(groups: list[Cluster], outdir: str | Path) -> Path:
-    """``OUTDIR/unrecognised-clusters.csv``: one row per submission, cells through the csv sink."""
+    """``OUTDIR/unrecognised-clusters.csv``: one row per unknown mistake (a submission with two is
+    in two clusters), cells through the csv sink."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["cluster", "submission", "signature"])

@@ -29,7 +29,7 @@ from grader.report.webfont import FONT_STACK, embed
 if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["view_path", "write_views"]
+__all__ = ["class_links", "report_link", "view_path", "write_views"]
 
 #: gradebook.csv's columns shown, in order, each with its label's key in ``LABELS``
 _COLUMNS = (("submission", "gb_submission"), ("student_id", "gb_student_id"), ("name", "gb_name"),
@@ -40,8 +40,11 @@ _COLUMNS = (("submission", "gb_submission"), ("student_id", "gb_student_id"), ("
 _STYLE = """
 body { font-family: FONT_STACK; margin: 2em; color: #222; }
 table { border-collapse: collapse; font-size: 0.92em; }
-th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; vertical-align: top; text-align: left; }
-th { background: #f0f0f0; white-space: nowrap; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; vertical-align: top; text-align: left;
+         line-break: strict; overflow-wrap: anywhere; }
+th { background: #f0f0f0; }
+nav.class-pages { margin-bottom: 1em; }
+nav.class-pages a, nav.class-pages strong { margin-right: 1em; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.adjusted td { background: #fff6d5; }
 tr.nograde td { background: #fde8e8; }
@@ -51,6 +54,41 @@ tr.nograde td { background: #fde8e8; }
 
 def view_path(outdir: Path, lang: str) -> Path:
     return outdir / f"gradebook.{lang}.html"
+
+
+#: the class's pages, in the order the links show them: (file name's stem, its title's key)
+_PAGES = (("summary", "summary_title"), ("gradebook", "gb_title"), ("similarity", "similarity_title"))
+
+
+def class_links(outdir: Path, rubric: Rubric, lang: str, here: str) -> str:
+    """The links between a batch's pages in ``lang`` (HTML): the class summary, the gradebook page
+    (in ``lang`` where the course writes it, else in its first language) and the similarity page
+    where similarity was run; ``here`` (``summary``, ``gradebook``, ``similarity``) is not a link."""
+    languages = list(rubric.report.languages) or ["en"]
+    links = []
+    for stem, key in _PAGES:
+        if stem == "similarity" and stem != here and not (outdir / "similarity.csv").is_file():
+            continue
+        page_lang = (lang if lang in languages else languages[0]) if stem == "gradebook" else lang
+        text = sinks.html(messages.label(key, lang))
+        links.append(f'<strong aria-current="page">{text}</strong>' if stem == here
+                     else f'<a href="{stem}.{page_lang}.html">{text}</a>')
+    return f'<nav class="class-pages" aria-label="{sinks.html(messages.label("class_pages", lang))}">' \
+           + " ".join(links) + "</nav>"
+
+
+def report_link(outdir: Path, name: str) -> str | None:
+    """The address, from ``outdir``, of the submission's report to read: its HTML page, else its
+    Markdown, else the yaml record (the formats the rubric asks for); None when there is none."""
+    from urllib.parse import quote
+
+    from grader.report.outdir import report_path
+
+    for fmt in ("html", "markdown", "yaml"):
+        path = report_path(outdir, name, fmt)
+        if name and path.is_file():
+            return "reports/" + quote(path.name)
+    return None
 
 
 def _label(key: str, lang: str) -> str:
@@ -113,7 +151,9 @@ def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path |
             elif column == "errors" and value:
                 value = one_language(value, lang)
             num = ' class="num"' if column in ("score", "automatic_score", "adjustment", "max_score") else ""
-            cells.append(f"<td{num}>{sinks.html(value)}</td>")
+            link = report_link(outdir, value) if column == "submission" and outdir is not None else None
+            shown = f'<a href="{sinks.html(link)}">{sinks.html(value)}</a>' if link else sinks.html(value)
+            cells.append(f"<td{num}>{shown}</td>")
         body.append((f'<tr class="{kind_of}">' if kind_of else "<tr>") + "".join(cells) + "</tr>")
     counts = _label("gb_counts", lang).format(n=len(rows), adjusted=sum(adjusted),
                                               ungraded=sum(ungraded))
@@ -122,7 +162,8 @@ def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path |
     return embed("<!DOCTYPE html>\n"
                  f'<html lang="{sinks.html(lang)}">\n<head>\n<meta charset="utf-8">\n'
                  f"<title>{sinks.html(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-                 f"<h1>{sinks.html(title)}</h1>\n<p>{sinks.html(counts)}</p>\n{legend}\n"
+                 + (class_links(outdir, rubric, lang, "gradebook") + "\n" if outdir is not None else "")
+                 + f"<h1>{sinks.html(title)}</h1>\n<p>{sinks.html(counts)}</p>\n{legend}\n"
                  f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body)
                  + "\n</tbody>\n</table>\n</body>\n</html>\n")
 

@@ -45,9 +45,15 @@ def render_regions(result: Similarity) -> list[Markup]:
     return [Markup(template.render(regions=side_by_side(p, result.coded))) for p in result.pairs]
 
 
-def render_page(result: Similarity, rubric: Rubric, lang: str, regions: Sequence[Markup] | None = None) -> str:
+def render_page(result: Similarity, rubric: Rubric, lang: str, regions: Sequence[Markup] | None = None,
+                outdir: Path | None = None) -> str:
     """The similarity page in ``lang``: groups, then each pair's matching regions side by side
-    (``regions``: :func:`render_regions`, when the caller already has them)."""
+    (``regions``: :func:`render_regions`, when the caller already has them); with ``outdir``, it
+    links the batch's other pages."""
+    from markupsafe import Markup
+
+    from grader.outputs.gradebook_page import class_links
+
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     if regions is None:
         regions = render_regions(result)
@@ -57,6 +63,7 @@ def render_page(result: Similarity, rubric: Rubric, lang: str, regions: Sequence
 
     return embed(str(environment().get_template("similarity.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, r=result, pairs=pairs, who=who,
+        nav=Markup(class_links(outdir, rubric, lang, "similarity")) if outdir is not None else "",
         rings=[(g, [who.get(m, m) for m in members]) for g, members in result.groups.items()])))
 
 
@@ -70,7 +77,7 @@ def run(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
                      against_source=against_source)
     regions = render_regions(result)  # the same on both pages
     for lang in ("ja", "en"):
-        write_atomic(out / f"similarity.{lang}.html", render_page(result, rubric, lang, regions))
+        write_atomic(out / f"similarity.{lang}.html", render_page(result, rubric, lang, regions, out))
     return result
 
 

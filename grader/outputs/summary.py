@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import html
 import io
 import os
 import statistics
@@ -57,7 +58,8 @@ TEXT = by_lang({
     "clusters": "summary_clusters", "cluster_example": "summary_cluster_example",
     "cluster_tests": "summary_cluster_tests", "cluster_draft": "summary_cluster_draft",
     "items_title": "summary_items_title", "items_note": "summary_items_note", "disc": "summary_disc",
-    "flags": "gb_flags",
+    "flags": "gb_flags", "cases": "summary_cases", "items_counted": "summary_items_counted",
+    "shown_of": "summary_shown_of",
 })
 
 
@@ -91,6 +93,9 @@ class ClassStats:
     rings: list[tuple[int, float, list[str]]] = field(default_factory=list)
     #: per-test item analysis (grader.insight.item_analysis), flagged tests first
     items: list[Item] = field(default_factory=list)
+    #: the submissions the item analysis leaves out (blank, untouched stubs), and how many it counts
+    items_left_out: tuple[str, ...] = ()
+    items_counted: int = 0
 
 
 def _who(report: GradeReport) -> str:
@@ -202,7 +207,8 @@ def _test_pass_rate(stats: ClassStats, hardest: int, lang: str = "en") -> Figure
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
     ax.set_xlabel(plot_word("passing", lang))
-    ax.set_title(plot_word("pass_rate", lang, shown=len(shown), total=len(stats.tests)))
+    ax.set_title(plot_word("pass_rate", lang, shown=len(shown), total=len(stats.tests)) if len(shown) < len(stats.tests)
+                 else plot_word("pass_rate_all", lang, total=len(stats.tests)))
     return fig
 
 
@@ -311,25 +317,29 @@ def _short(test_id: str, width: int = 60) -> str:
 # --------------------------------------------------------------------------- pages
 
 
-def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[str, str]) -> str:
+def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[str, str],
+                    outdir: Path | None = None) -> str:
     t = TEXT[lang]
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
 
     def pct(k: int) -> str:
         return f"{100 * k / stats.n:.0f}%" if stats.n else "–"
 
-    lines = [f"# {t['title']}: {title}", "", f"## {t['first']}", ""]
+    lines = [f"# {t['title']}: {title}", ""]
+    if outdir is not None:
+        lines += [_markdown_links(outdir, rubric, lang), ""]
+    lines += [f"## {t['first']}", ""]
     for mid, total, passed in stats.central:
         lines.append(f"- **{t['central']}**: " + t["central_row"].format(passed=passed, total=total, mid=f"`{mid}`"))
     lines += _insight_markdown(stats, lang)
-    lines += ["", f"### {t['common']}", ""]
+    lines += ["", f"### {t['common']}{_shown_of(5, len(stats.examples), lang)}", ""]
     if stats.examples:
         lines += [f"| {t['mistake']} | {t['count']} | {t['example']} |", "| --- | ---: | --- |"]
         lines += [f"| `{mid}` | {count} | {_md(who)}: {_md(msg.get(lang) or msg.get('en', ''))} |"
                   for mid, count, who, msg in stats.examples[:5]]
     else:
         lines.append(t["no_mistakes"])
-    lines += ["", f"### {t['error_list']} ({len(stats.error_list)})", ""]
+    lines += ["", f"### {t['error_list']} ({len(stats.error_list)}){_shown_of(10, len(stats.error_list), lang)}", ""]
     if stats.error_list:
         lines += [f"| {t['student']} | {t['error_col']} |", "| --- | --- |"]
         lines += [f"| {_md(who)} | {_md(_error_shown(what, lang))} |" for who, what in stats.error_list[:10]]
@@ -364,9 +374,10 @@ def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[s
     if stats.items:
         from grader.insight.item_analysis import flag_words
 
-        lines += ["", f"## {t['items_title']}", "", t["items_note"], "",
-                  f"| {t['test']} | {t['rate']} | {t['disc']} | {t['flags']} |", "| --- | ---: | ---: | --- |"]
-        lines += [f"| `{i.test}` | {100 * i.pass_rate:.0f}% | "
+        lines += ["", f"## {t['items_title']}", "", t["items_note"], "", _md(_items_counted(stats, lang)), "",
+                  f"| {t['test']} | {t['cases']} | {t['rate']} | {t['disc']} | {t['flags']} |",
+                  "| --- | ---: | ---: | ---: | --- |"]
+        lines += [f"| `{i.test}` | {i.cases} | {100 * i.pass_rate:.0f}% | "
                   f"{'–' if i.discrimination is None else f'{i.discrimination:.2f}'} | "
                   f"{sinks.markdown(flag_words(i, lang))} |" for i in stats.items]
     if stats.unrecognised:
@@ -376,6 +387,17 @@ def render_markdown(stats: ClassStats, rubric: Rubric, lang: str, images: dict[s
     return "\n".join(lines) + "\n"
 
 
+def _markdown_links(outdir: Path, rubric: Rubric, lang: str) -> str:
+    """The HTML pages of the batch, linked from the Markdown summary (the same pages
+    :func:`grader.outputs.gradebook_page.class_links` links)."""
+    import re
+
+    from grader.outputs.gradebook_page import class_links
+
+    found = re.findall(r'<a href="([^"]+)">([^<]+)</a>', class_links(outdir, rubric, lang, "summary"))
+    return " · ".join(f"[{_md(html.unescape(text))}]({href})" for href, text in found)
+
+
 def _insight_markdown(stats: ClassStats, lang: str) -> list[str]:
     """The first screen's rings and clusters (student text through the Markdown sink)."""
     from grader.insight.unknown_mistakes import describe
@@ -383,12 +405,12 @@ def _insight_markdown(stats: ClassStats, lang: str) -> list[str]:
     t = TEXT[lang]
     lines: list[str] = []
     if stats.rings:
-        lines += ["", f"### {t['rings']}", ""]
+        lines += ["", f"### {t['rings']}{_shown_of(5, len(stats.rings), lang)}", ""]
         lines += ["- " + _md(t["ring_row"].format(g=g, n=len(names), best=best, members=", ".join(names)))
                   for g, best, names in stats.rings[:5]]
         lines += ["", _md(t["ring_more"])]
     if stats.clusters:
-        lines += ["", f"### {t['clusters']}", ""]
+        lines += ["", f"### {t['clusters']}{_shown_of(5, len(stats.clusters), lang)}", ""]
         for c in stats.clusters[:5]:
             d = describe(c, lang)
             lines.append(f"- **{c.number}.** {_md(d['head'])}; {_md(d['probe'])}; {t['cluster_example']}: "
@@ -404,7 +426,29 @@ def _md(text: str) -> str:
     return markdown(text)
 
 
-def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, bytes]) -> str:
+def _items_counted(stats: ClassStats, lang: str) -> str:
+    """Over how many submissions the item analysis is, who it leaves out, and its threshold
+    (student names raw: each page's sink escapes them)."""
+    from grader.insight.item_analysis import MIN_SUBMISSIONS
+
+    left = stats.items_left_out
+    names = (f"（{'、'.join(left)}）" if lang == "ja" else f" ({', '.join(left)})") if left else ""
+    return TEXT[lang]["items_counted"].format(counted=stats.items_counted, left=len(left), names=names,
+                                              least=MIN_SUBMISSIONS)
+
+
+def _shown_of(shown: int, total: int, lang: str) -> str:
+    """`` (5 of 8 shown)`` after a heading whose list is cut; nothing when all of it is shown."""
+    return TEXT[lang]["shown_of"].format(shown=shown, total=total) if total > shown else ""
+
+
+def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, bytes],
+                outdir: Path | None = None) -> str:
+    """The summary page in ``lang``; with ``outdir``, it links the batch's other pages."""
+    from markupsafe import Markup
+
+    from grader.outputs.gradebook_page import class_links
+
     env = environment()
     title = getattr(getattr(rubric, "title", None), lang, "") or getattr(rubric, "assignment", "")
     images = {k: "data:image/png;base64," + base64.b64encode(v).decode() for k, v in pngs.items()}
@@ -414,7 +458,9 @@ def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, by
 
     return embed(env.get_template("summary.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, s=stats, images=images,
-        flag_words=lambda item: flag_words(item, lang),
+        nav=Markup(class_links(outdir, rubric, lang, "summary")) if outdir is not None else "",
+        flag_words=lambda item: flag_words(item, lang), items_counted=_items_counted(stats, lang),
+        shown_of=lambda shown, total: _shown_of(shown, total, lang), n_clusters=len(stats.clusters),
         clusters=[(c, describe(c, lang)) for c in stats.clusters[:5]],
         pct=(lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"),
         say=lambda text: translate(text, lang), error=lambda text: _error_shown(text, lang),
@@ -459,7 +505,10 @@ def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Rubric
     from grader.report.outdir import read_corpus
     from grader.ingest.corpus import corpus_digest
 
-    stats.items = analyse(reports, corpus=read_corpus(out, corpus_digest(rubric)))
+    analysis = analyse(reports, corpus=read_corpus(out, corpus_digest(rubric)))
+    who = {r.submission: _who(r) for r in reports}
+    stats.items, stats.items_counted = analysis.items, analysis.counted
+    stats.items_left_out = tuple(who.get(name, name) for name in analysis.left_out)
     written = [grouping.write_clusters(stats.clusters, out)]
     (out / "summary").mkdir(parents=True, exist_ok=True)
     drawn = plots_in(stats, ("ja", "en"))
@@ -475,6 +524,6 @@ def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Rubric
             tmp.replace(path)
             written.append(path)
         links = {name: f"summary/{name}{suffix}" for name in pngs}
-        written.append(write_atomic(out / f"summary.{lang}.md", render_markdown(stats, rubric, lang, links)))
-        written.append(write_atomic(out / f"summary.{lang}.html", render_html(stats, rubric, lang, pngs)))
+        written.append(write_atomic(out / f"summary.{lang}.md", render_markdown(stats, rubric, lang, links, out)))
+        written.append(write_atomic(out / f"summary.{lang}.html", render_html(stats, rubric, lang, pngs, out)))
     return written

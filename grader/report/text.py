@@ -56,7 +56,7 @@ def sentence(text: str, langs: Sequence[str]) -> str:
 PLOT_WORDS: dict[str, dict[str, str]] = by_lang({
     "score_max": "plot_score_max", "submissions": "plot_submissions",
     "score_distribution": "plot_score_distribution", "passing": "plot_passing", "pass_rate": "plot_pass_rate",
-    "no_mistake": "plot_no_mistake", "mistake_counts": "plot_mistake_counts",
+    "pass_rate_all": "plot_pass_rate_all", "no_mistake": "plot_no_mistake", "mistake_counts": "plot_mistake_counts",
 })
 
 

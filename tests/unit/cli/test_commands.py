@@ -3,6 +3,8 @@ rules (exit codes, the language, a usage error) hold. Nothing here grades."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -61,10 +63,10 @@ def test_a_missing_rubric_is_a_usage_error_naming_it(tmp_path: object) -> None:
 
 
 @pytest.mark.parametrize(("lang", "said"), [
-    ("ja", ["6 件を比較し、1 グループに 3 組がありました。", "下書き clamp-twice（softmax、提出物 2 件）を",
-            "ミュータント", "コードが見つからなかったため"]),
-    ("en", ["6 compared, 3 pairs in 1 groups; ", "draft clamp-twice (softmax, 2 submissions) added to",
-            "; mutant ", "no mutant (the code was not found)"]),
+    ("ja", ["6 件を比較し、3 組に印を付けました（1 グループ）。", "下書き clamp-twice（softmax、提出物 2 件）を",
+            "変異体: ", "変異体はありません"]),
+    ("en", ["6 compared, 3 pairs flagged in 1 groups; ", "draft clamp-twice (softmax, 2 submissions) added to",
+            "; its mutant: ", "no mutant (the code was not found)"]),
 ])
 def test_similarity_and_catalogue_draft_speak_the_sessions_language(
         tmp_path, monkeypatch: pytest.MonkeyPatch, lang: str, said: list[str]) -> None:
@@ -76,7 +78,7 @@ def test_similarity_and_catalogue_draft_speak_the_sessions_language(
     from grader.insight.draft_entry import Drafted
 
     monkeypatch.setattr(batch, "load_for", lambda outdir, rubric_path: SimpleNamespace(
-        report=SimpleNamespace(languages=("ja", "en"))))
+        report=SimpleNamespace(languages=("ja", "en")), file=str(tmp_path / "rubrics" / "chapter07.yaml")))
     monkeypatch.setattr(similarity_page, "refresh", lambda *a, **k: SimpleNamespace(
         compared=6, pairs=[1, 2, 3], groups=[1]))
     drafted = [Drafted("clamp-twice", Path("mistakes.yaml"), Path("from-cluster-1.py"), "softmax", 2),
@@ -90,3 +92,40 @@ def test_similarity_and_catalogue_draft_speak_the_sessions_language(
     assert [r.exit_code for r in outputs] == [0, 0, 0], [r.output for r in outputs]
     text = " ".join(" ".join(r.output.split()) for r in outputs)
     assert all(s in text for s in said), text
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_catalogue_draft_names_the_validate_command_that_works_in_a_course_of_two_rubrics(tmp_path, lang) -> None:
+    """In a course with two rubrics a bare ``grader validate`` cannot choose one; the line after a
+    draft names the rubric, in the session's language, and that command finds the chapter drafted."""
+    import shlex
+
+    from grader.errors import UsageError
+    from grader.report.model import GradeReport, Mistake
+    from grader.report.outdir import report_path, report_yaml
+    from tests.helpers import course_copy, grader_here
+
+    course = course_copy(tmp_path / "course", chapters=("chapter07", "chapter08"))
+    probes = {"softmax_with_temperature": [{"call": "softmax_with_temperature(float32[3])", "shape": [3], "n": 3,
+                                            "values": [0.2, 0.3, 0.5], "sum": 1.0}]}
+    out = tmp_path / "out"
+    for name in ("a", "b"):
+        report = GradeReport(assignment="chapter07", submission=name, score=1.0, max_score=2.0, tests=[], parts=[],
+                             mistakes=[Mistake(id="unrecognised", part="softmax", message={"en": "", "ja": ""},
+                                               evidence={"functions": list(probes), "probes": probes})],
+                             sandbox={}, errors=[], seed=1, graded_at="")
+        path = report_path(out, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(report_yaml(report), encoding="utf-8")
+    done = grader_here("catalogue", "draft", str(out), "--cluster", "1", "--lang", lang, cwd=course)
+    assert done.exit_code == 0, done.output
+    line = done.stderr.strip().splitlines()[-1]
+    assert ("then run: " if lang == "en" else "次を実行してください: ") in line
+    command = shlex.split(line.rsplit(": ", 1)[1])
+    assert command == ["grader", "validate", "--rubric", "rubrics/chapter07.yaml"]
+    here = Path.cwd()
+    os.chdir(course)
+    try:
+        with pytest.raises(UsageError):
+            shared.load(None)  # what the bare command does here
+        assert shared.load(command[3]).assignment == "chapter07"
+    finally:
+        os.chdir(here)

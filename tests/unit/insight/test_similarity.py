@@ -129,7 +129,7 @@ def _report(name: str, **changes) -> GradeReport:
 #: Styles of the corpus written as one-function variants of another style (fairness cases):
 #: copies in all but one place, which the similarity rightly finds.
 DERIVED = {"23-float32-constant": "13-rsqrt", "24-mapping-rows": "17-table-one-pass",
-           "25-float-d-k": "17-table-one-pass"}
+           "25-float-d-k": "17-table-one-pass", "27-float32-sqrt": "25-float-d-k"}
 
 
 def _independent(tmp: Path, *, derived: bool = False) -> list[similarity.Coded]:
@@ -149,7 +149,7 @@ def test_renamed_reordered_recommented_copy_and_its_notebook_match_the_original(
     assert original.prints.keys() == copy.prints.keys() == notebook.prints.keys()
     others = _independent(tmp_path)
     reports = {c.name: _report(c.name) for c in [original, copy, notebook, *others]}
-    result = similarity.compare([original, copy, notebook, *others], reports)
+    result = similarity.compare([original, copy, notebook, *others], reports, background=others)
     flagged = {frozenset((p.a, p.b)): p for p in result.pairs}
     assert {frozenset(("a", "b")), frozenset(("a", "c")), frozenset(("b", "c"))} <= flagged.keys()
     assert flagged[frozenset(("a", "b"))].code_score == 1.0
@@ -161,9 +161,9 @@ def test_the_correct_style_corpus_has_no_flagged_pair_but_its_derived_variants(t
     """Twenty independent correct submissions, many of them one-liners alike: no pair is flagged,
     except the styles written as one-function variants of another, each with its origin."""
     others = _independent(tmp_path, derived=True)
-    result = similarity.compare(others, {c.name: _report(c.name) for c in others})
+    result = similarity.compare(others, {c.name: _report(c.name) for c in others}, background=others)
     flagged = {frozenset((p.a, p.b)) for p in result.pairs}
-    families = [{"13-rsqrt", "23-float32-constant"}, {"17-table-one-pass", "24-mapping-rows", "25-float-d-k"}]
+    families = [{"13-rsqrt", "23-float32-constant"}, {"17-table-one-pass", "24-mapping-rows", "25-float-d-k", "27-float32-sqrt"}]
     assert all(any(pair <= family for family in families) for pair in flagged), flagged
     assert {frozenset((d, origin)) for d, origin in DERIVED.items()} <= flagged
 
@@ -177,42 +177,127 @@ def test_the_handed_out_stubs_are_base_code(tmp_path: Path, rubric) -> None:
     base = similarity.base_code(rubric, API)
     coded = [_coded(a, "a"), _coded(b, "b"), *_independent(tmp_path)]
     assert coded[0].prints, "the stubs have code"
-    result = similarity.compare(coded, {c.name: _report(c.name) for c in coded}, base)
+    result = similarity.compare(coded, {c.name: _report(c.name) for c in coded}, base, background=coded[2:])
     assert not [p for p in result.pairs if {p.a, p.b} == {"a", "b"}]
     # without the handout removed, the same two would be flagged
-    unbased = similarity.compare(coded, {c.name: _report(c.name) for c in coded})
+    unbased = similarity.compare(coded, {c.name: _report(c.name) for c in coded}, background=coded[2:])
     assert [p for p in unbased.pairs if {p.a, p.b} == {"a", "b"}]
 
 
 def _wrong(name: str, actual: str, mistake: str = "unrecognised") -> GradeReport:
-    test = CaseOutcome(id="hidden/test_scaling.py::test_scale_scores_random[1]", part="scaling",
-                       status=Status.FAILED, max_score=1.0, actual=actual)
-    return _report(name, score=9.0, tests=[test],
+    """A wrong value from scale_scores, seen by two tests."""
+    tests = [CaseOutcome(id=f"hidden/test_scaling.py::test_scale_scores_random[{n}]", part="scaling",
+                         status=Status.FAILED, max_score=1.0, actual=actual) for n in (1, 16)]
+    return _report(name, score=9.0, tests=tests,
                    mistakes=[Mistake(id=mistake, part="scaling", message={"en": "", "ja": ""},
                                      evidence={"functions": ["scale_scores"]})])
 
 
-def test_rare_shared_wrong_output_raises_the_behaviour_score_and_common_output_does_not(tmp_path: Path) -> None:
+def test_shared_unexplained_wrong_output_raises_the_behaviour_score_and_a_known_mistake_does_not(tmp_path: Path) -> None:
     others = _independent(tmp_path)
     a = _coded(_folder(tmp_path, "a", ORIGINAL), "a")
     b = _coded(_folder(tmp_path, "b", ORIGINAL.replace("you see", "ok")), "b")
     reports = {c.name: _report(c.name) for c in others}
     reports["a"], reports["b"] = _wrong("a", "0.71717"), _wrong("b", "0.71717")
-    rare = {p.a + p.b: p for p in similarity.compare([a, b, *others], reports).pairs}["ab"]
+    rare = similarity.compare([a, b, *others], reports, background=others).score("a", "b")
     assert rare.behaviour_score > similarity.BEHAVIOUR_FLAG
     assert any("0.71717" in f for f in rare.shared_behaviour)
-    # the same output shared by most of the class is no evidence
-    for c in others:
-        reports[c.name] = _wrong(c.name, "0.71717")
-    common = {p.a + p.b: p for p in similarity.compare([a, b, *others], reports).pairs}.get("ab")
-    assert common is None or common.behaviour_score == 0.0
+    # the same output from a mistake the catalogue names is what students make on their own: no evidence
+    reports["a"], reports["b"] = _wrong("a", "0.71717", "divide-by-d-k"), _wrong("b", "0.71717", "divide-by-d-k")
+    known = similarity.compare([a, b, *others], reports, background=others).score("a", "b")
+    assert known.behaviour_score == 0.0 and not known.shared_behaviour
+
+
+def _near_class(tmp: Path) -> tuple[list[similarity.Coded], list[similarity.Coded]]:
+    """A copy ring (a, b), a partial copy (d) and the honest styles; the styles are also the
+    course's background."""
+    partial = ORIGINAL.split("def scale_scores")[0] + "def scale_scores(s, d):\n    return s / d ** 0.5\n"
+    ring = [_coded(_folder(tmp, "a", ORIGINAL), "a"), _coded(_folder(tmp, "b", DISGUISED), "b"),
+            _coded(_folder(tmp, "d", partial), "d")]
+    return ring, _independent(tmp)
+
+
+UNRELATED = """def variance_table(rows):
+    out = {}
+    for key in sorted(rows):
+        out[key] = [cell ** 3 + 7 for cell in rows[key]]
+    return out
+"""
+
+
+def test_a_student_who_shares_nothing_with_a_pair_changes_nothing_about_it(tmp_path: Path) -> None:
+    """No weight depends on the size of the class: a newcomer who shares no code and no behaviour
+    with a pair leaves its scores exactly as they were (the class-share weights of before moved
+    every pair's scores whenever anyone joined)."""
+    ring, others = _near_class(tmp_path)
+    small = ring + others[:3]
+    reports = {c.name: _report(c.name) for c in ring + others}
+    reports["a"], reports["d"] = _wrong("a", "0.71717"), _wrong("d", "0.71717")
+    newcomers = [_coded(_folder(tmp_path, f"new-{i}", UNRELATED.replace("7", str(7 + i))), f"new-{i}")
+                 for i in range(5)]
+    for c in newcomers:
+        reports[c.name] = _wrong(c.name, "0.5")  # a wrong answer of their own
+    before = similarity.compare(small, reports, background=others)
+    after = similarity.compare(small + newcomers, reports, background=others)
+    assert not any(c.prints.keys() & n.prints.keys() for c in small for n in newcomers)
+    for i, x in enumerate(small):
+        for y in small[i + 1:]:
+            assert before.score(x.name, y.name) == after.score(x.name, y.name), (x.name, y.name)
+    assert before.score("a", "b").group and before.score("a", "d").group
+
+
+def test_no_flag_changes_when_twenty_honest_students_join(tmp_path: Path) -> None:
+    """Honest newcomers share a few common lines with everyone, which lowers only those lines'
+    weight: every flag of the class stays as it was. One who writes the same code as a pair is not
+    unrelated: what they share weighs less, and their own copy is flagged."""
+    ring, others = _near_class(tmp_path)
+    small = ring + others[:3]
+    joining = []
+    for style in sorted(p for p in CORRECT.iterdir() if p.is_dir())[:20]:
+        folder = tmp_path / "joining" / style.name
+        shutil.copytree(style, folder)
+        joining.append(_coded(folder, f"new-{style.name}"))
+    reports = {c.name: _report(c.name) for c in ring + others + joining}
+    reports["a"], reports["d"] = _wrong("a", "0.71717"), _wrong("d", "0.71717")
+    before = similarity.compare(small, reports, background=others)
+    after = similarity.compare(small + joining, reports, background=others)
+    names = {c.name for c in small}
+    assert ({(p.a, p.b) for p in before.pairs}
+            == {(p.a, p.b) for p in after.pairs if {p.a, p.b} <= names} >= {("a", "b"), ("a", "d"), ("b", "d")})
+    extra = _coded(_notebook(tmp_path, "e", DISGUISED), "e")
+    reports["e"] = _report("e")
+    with_copy = similarity.compare(small + [extra], reports, background=others)
+    assert with_copy.score("a", "b").code_score <= before.score("a", "b").code_score
+    assert with_copy.score("a", "e").group
+
+
+def test_nearest_pairs_below_the_flag_by_top_and_threshold_and_any_named_pair(tmp_path: Path) -> None:
+    ring, others = _near_class(tmp_path)
+    everyone = ring + others
+    result = similarity.compare(everyone, {c.name: _report(c.name) for c in everyone}, background=others)
+    flagged = {(p.a, p.b) for p in result.pairs}
+    near = result.nearest(top=3)
+    assert len(near) == 3 and not {(p.a, p.b) for p in near} & flagged
+    assert [p.rank for p in near] == sorted((p.rank for p in near), reverse=True)
+    assert all(p.code_score < similarity.CODE_FLAG for p in near)
+    cut = near[1].code_score
+    listed = result.nearest(threshold=cut)
+    assert len(listed) >= 2 and all(p.code_score >= cut for p in listed)
+    assert all(p.code_score < cut for p in result.nearest() if p not in listed)
+    assert result.nearest(threshold=cut, top=1) == listed[:1]
+    # any pair by name, either order, flagged or not, with its scores
+    assert result.score("b", "a") is next(p for p in result.pairs if (p.a, p.b) == ("a", "b"))
+    quiet = result.score(others[1].name, others[0].name)
+    assert (quiet.a, quiet.b) == (others[0].name, others[1].name) and quiet.group == 0
+    assert 0.0 <= quiet.code_score < similarity.CODE_FLAG
 
 
 def test_csv_lists_the_flagged_pairs_most_similar_first_with_the_named_columns(tmp_path: Path) -> None:
     a = _coded(_folder(tmp_path, "=cmd|a", ORIGINAL), "=cmd|a")
     b = _coded(_folder(tmp_path, "b", DISGUISED), "b")
     others = _independent(tmp_path)
-    result = similarity.compare([a, b, *others], {c.name: _report(c.name) for c in [a, b, *others]})
+    result = similarity.compare([a, b, *others], {c.name: _report(c.name) for c in [a, b, *others]},
+                                background=others)
     similarity.write_similarity(result, tmp_path)
     rows = list(csv.DictReader(io.StringIO((tmp_path / "similarity.csv").read_text(encoding="utf-8"))))
     assert list(rows[0]) == ["submission_a", "submission_b", "group", "code_score", "behaviour_score", "evidence"]
@@ -243,7 +328,8 @@ def test_page_shows_hostile_code_as_text_side_by_side(tmp_path: Path, rubric, la
     a = _coded(_folder(tmp_path, "a", hostile), "a")
     b = _coded(_folder(tmp_path, "b", hostile.replace("width", "w")), "b")
     others = _independent(tmp_path)
-    result = similarity.compare([a, b, *others], {c.name: _report(c.name) for c in [a, b, *others]})
+    result = similarity.compare([a, b, *others], {c.name: _report(c.name) for c in [a, b, *others]},
+                                background=others)
     page = similarity_page.render_page(result, rubric, lang)
     parser = _Text()
     parser.feed(page)
@@ -296,7 +382,7 @@ def test_each_pairs_regions_are_those_the_plain_way_finds(tmp_path: Path) -> Non
     coded = [_coded(_folder(tmp_path, "a", ORIGINAL), "a"), _coded(_folder(tmp_path, "b", DISGUISED), "b"),
              _coded(_notebook(tmp_path, "c", DISGUISED), "c"), _coded(_folder(tmp_path, "d", partial), "d"),
              *_independent(tmp_path, derived=True)]
-    result = similarity.compare(coded, {c.name: _report(c.name) for c in coded})
+    result = similarity.compare(coded, {c.name: _report(c.name) for c in coded}, background=coded[4:])
     assert len(result.pairs) >= 6
     for pair in result.pairs:
         assert similarity.side_by_side(pair, result.coded) == _side_by_side_plainly(pair, result.coded), (pair.a, pair.b)
@@ -309,7 +395,8 @@ def test_against_a_previous_term_flags_a_copy_of_last_years_work_and_never_two_o
     copy = _coded(_notebook(tmp_path, "now", DISGUISED), "now")
     others = _independent(tmp_path)
     result = similarity.compare([copy, *others], {c.name: _report(c.name) for c in [copy, *others]},
-                                old=[old_a, old_b], old_reports={c.name: _report(c.name) for c in [old_a, old_b]})
+                                old=[old_a, old_b], old_reports={c.name: _report(c.name) for c in [old_a, old_b]},
+                                background=others)
     pairs = {frozenset((p.a, p.b)) for p in result.pairs}
     assert pairs == {frozenset(("now", "2025/a")), frozenset(("now", "2025/b"))}
     assert result.compared == len(others) + 1

@@ -54,22 +54,65 @@ def test_same_signature_tolerates_rounding_and_nothing_else() -> None:
     assert not same_signature(a, [{**a[0], "raised": "TypeError"}, a[1]])
 
 
-def test_same_behaviour_one_cluster_other_behaviour_another_every_submission_once(tmp_path: Path) -> None:
+def _softmax_mistake(values: list[list[float]]) -> Mistake:
+    """An unknown mistake in a second part (softmax.py)."""
+    probes = {"softmax": _calls(values, "softmax")}
+    return Mistake(id="unrecognised", part="softmax", message={"en": "", "ja": ""},
+                   evidence={"functions": ["softmax"], "probes": probes})
+
+
+def test_same_behaviour_one_cluster_other_behaviour_another_each_unknown_mistake_once(tmp_path: Path) -> None:
     clamp = {"scale_scores": _calls([[4.0, -3.0], [4.0, -4.0]])}
-    # the same mistake that also shows in a second function of one student's code
+    # the same mistake, spreading to a later function of the part that calls it
     spread = {"scale_scores": _calls([[4.0, -3.0], [4.0, -4.0]]),
               "attention_scores": _calls([[9.0]], "attention_scores")}
     shift = {"scale_scores": _calls([[6.0, -2.0], [11.0, -5.0]])}
-    reports = [_report("a", clamp), _report("b", clamp), _report("c", spread), _report("d", shift),
+    two = _report("e", shift)
+    two.mistakes.append(_softmax_mistake([[0.5, 0.7]]))  # and an unknown mistake in another part
+    reports = [_report("a", clamp), _report("b", clamp), _report("c", spread), _report("d", shift), two,
                _report("ok", None, failed=())]
     groups = clusters.clusters(reports)
-    assert [sorted(m.submission for m in g.members) for g in groups] == [["a", "b", "c"], ["d"]]
-    assert [g.number for g in groups] == [1, 2]
+    assert [(g.functions, sorted(m.submission for m in g.members)) for g in groups] == [
+        (("scale_scores",), ["a", "b", "c"]), (("scale_scores",), ["d", "e"]), (("softmax",), ["e"])]
+    assert [g.number for g in groups] == [1, 2, 3]
     clusters.write_clusters(groups, tmp_path)
     rows = list(csv.DictReader(io.StringIO((tmp_path / clusters.CLUSTERS_FILE).read_text(encoding="utf-8"))))
-    assert [r["submission"] for r in rows] == ["a", "b", "c", "d"]
+    assert [(r["cluster"], r["submission"]) for r in rows] == [("1", "a"), ("1", "b"), ("1", "c"), ("2", "d"),
+                                                                ("2", "e"), ("3", "e")]
     assert list(rows[0]) == ["cluster", "submission", "signature"]
     assert "4, -3" in rows[0]["signature"]
+    assert "attention_scores" in rows[2]["signature"]  # where it spread is still written down
+
+
+def test_identical_values_share_a_cluster_whatever_else_the_two_get_wrong() -> None:
+    """Grouped by the failing function's behaviour, not by the submission's whole failing set."""
+    clamp = _calls([[4.0, -3.0], [4.0, -4.0]])
+    alone = _report("a", {"scale_scores": clamp}, failed=("t1",))
+    # b returns the same values from scale_scores, fails other tests too, and has an unknown
+    # mistake of its own in another part
+    more = _report("b", {"scale_scores": clamp}, failed=("t1", "t2", "t3"))
+    more.mistakes.append(_softmax_mistake([[0.5, 0.7]]))
+    groups = clusters.clusters([alone, more])
+    by_function = {g.functions: sorted(m.submission for m in g.members) for g in groups}
+    assert by_function == {("scale_scores",): ["a", "b"], ("softmax",): ["b"]}
+    assert groups[0].size == 2 and groups[0].functions == ("scale_scores",)
+
+
+def test_a_different_exception_or_value_in_the_same_function_is_another_cluster() -> None:
+    clamp = _calls([[4.0, -3.0], [4.0, -4.0]])
+    raising = [{"call": "scale_scores(float32[2], 0)", "raised": "ValueError"}]
+    groups = clusters.clusters([_report("a", {"scale_scores": clamp}), _report("b", {"scale_scores": raising}),
+                                _report("c", {"scale_scores": _calls([[4.0, -3.0], [4.0, -5.0]])})])
+    assert sorted(g.size for g in groups) == [1, 1, 1]
+
+
+def test_a_dict_returned_keeps_its_keys_in_the_description_and_the_csv(tmp_path: Path) -> None:
+    calls = [{"call": "summary_stats(float32[4])", **signature_of({"mean": 1.5, "std": 0.25})}]
+    [group] = clusters.clusters([_report("a", {"summary_stats": calls}), _report("b", {"summary_stats": calls})])
+    for lang in ("en", "ja"):
+        assert "{'mean': 1.5, 'std': 0.25}" in clusters.describe(group, lang)["probe"]
+    clusters.write_clusters([group], tmp_path)
+    assert "'mean': 1.5" in (tmp_path / clusters.CLUSTERS_FILE).read_text(encoding="utf-8")
 
 
 def test_cluster_in_words_in_both_languages() -> None:
@@ -111,7 +154,7 @@ def _item_reports() -> list[GradeReport]:
 
 
 def test_item_analysis_flags_what_does_not_tell_students_apart() -> None:
-    rows = {i.test: i for i in items.analyse(_item_reports(), corpus={"good": ["07-functional-softmax"]})}
+    rows = {i.test: i for i in items.analyse(_item_reports(), corpus={"good": ["07-functional-softmax"]}).items}
     assert rows["good"].pass_rate == 0.5 and rows["good"].discrimination is not None
     assert rows["good"].discrimination > 0.8
     assert rows["good"].flags == ("fails-correct",)

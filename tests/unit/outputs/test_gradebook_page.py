@@ -151,3 +151,54 @@ def test_each_flag_is_a_word_in_the_pages_language(rubric, tmp_path):
     assert ja[0][1][-1] == "学生 ID の重複, 提出物ではない"
     assert en[0][1][-1] == "id claimed twice, not a submission"
     assert ja[1][1][-1] == en[1][1][-1] == "some_future_flag"  # a code without words stays visible
+
+
+def _links(path: Path) -> list[tuple[str, str]]:
+    """(href, text) of every link on a page."""
+    import re
+
+    return re.findall(r'<a href="([^"]*)">([^<]*)</a>', path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_page_links_the_class_pages_and_each_submissions_report(rubric, tmp_path, lang):
+    """Back to the summary, on to the similarity page where it was run, and each submission to the
+    report there is to read: its HTML page, else its Markdown, else the yaml record."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "hana.yaml").write_text("{}", encoding="utf-8")
+    (reports / "ken.yaml").write_text("{}", encoding="utf-8")
+    (reports / "ken.html").write_text("<p>ken</p>", encoding="utf-8")
+    _book(rubric, tmp_path)
+    links = dict((text, href) for href, text in _links(view_path(tmp_path, lang)))
+    summary = "クラス全体のまとめ" if lang == "ja" else "Class summary"
+    assert links[summary] == f"summary.{lang}.html"
+    assert links["hana"] == "reports/hana.yaml" and links["ken"] == "reports/ken.html"
+    assert "mio" not in links  # no report: no link
+    assert not any(href.startswith("similarity.") for href in links.values())  # similarity was not run
+    (tmp_path / "similarity.csv").write_text("submission_a,submission_b\n", encoding="utf-8")
+    write_views(tmp_path, rubric)
+    assert f"similarity.{lang}.html" in {href for href, _ in _links(view_path(tmp_path, lang))}
+
+
+def test_a_hostile_submission_name_is_a_safe_link(rubric, tmp_path):
+    from grader.outputs.gradebook_page import report_link
+
+    name = 'a" onmouseover="x&<b>#?'
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / f"{name}.yaml").write_text("{}", encoding="utf-8")
+    link = report_link(tmp_path, name)
+    assert link is not None and link.startswith("reports/") and not set(link[8:]) & set('"<>&# ?')
+
+
+def test_long_japanese_names_and_headers_wrap_on_the_page(rubric, tmp_path):
+    """Headers may wrap (no nowrap), a long name breaks anywhere rather than widen the table, and
+    Japanese lines break by the strict rules (no line starts with ー, ）, 。 and the like)."""
+    import re
+
+    pages = _book(rubric, tmp_path)
+    style = re.search(r"<style>(.*?)</style>", pages[0].read_text(encoding="utf-8"), re.S).group(1)
+    rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", style))
+    cells = next(v for k, v in rules.items() if k.strip() == "th, td")
+    assert "line-break: strict" in cells and "overflow-wrap: anywhere" in cells
+    assert "nowrap" not in next(v for k, v in rules.items() if k.strip() == "th")

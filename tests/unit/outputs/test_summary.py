@@ -115,3 +115,58 @@ def _side_by_side() -> None:
     assert len(made) == 5 and all(m is not None for m in made), made
     assert both["en"] == in_turn
     assert both["ja"] == summary.plots(stats, lang="ja") != in_turn
+
+
+def _stub_report(name: str) -> GradeReport:
+    """Untouched stubs: every test failed, every function still raising NotImplementedError."""
+    report = _report(name, 0.0, [Status.FAILED] * 4, ["not-implemented"])
+    report.mistakes[0].evidence = {"functions": ["scale_scores"]}
+    return report
+
+
+def test_summary_links_the_class_pages_and_says_what_the_item_analysis_left_out(tmp_path):
+    """Links to the gradebook page (and the similarity page where it was run) in the page's
+    language; the item analysis names the untouched stubs it leaves out and its threshold."""
+    from grader.insight.item_analysis import MIN_SUBMISSIONS
+
+    rubric = load_rubric(ROOT / "rubrics/chapter07.yaml")
+    (tmp_path / "similarity.csv").write_text("submission_a,submission_b,group,code_score\n", encoding="utf-8")
+    write_summary(REPORTS + [_stub_report("stub")], tmp_path, rubric)
+    for lang, left in (("ja", "雛形のままの提出物 1 件は除いています（stub）"),
+                       ("en", "1 left out as blank or untouched stubs (stub)")):
+        html = (tmp_path / f"summary.{lang}.html").read_text(encoding="utf-8")
+        assert f'<a href="gradebook.{lang}.html">' in html and f'<a href="similarity.{lang}.html">' in html
+        assert left in html and f"{MIN_SUBMISSIONS}" in html
+        md = (tmp_path / f"summary.{lang}.md").read_text(encoding="utf-8")
+        assert f"](gradebook.{lang}.html)" in md and left in md
+    en = (tmp_path / "summary.en.html").read_text(encoding="utf-8")
+    assert "too few submissions to judge (3; at least 10 needed)" in en  # a class of 3 (the stub left out)
+
+
+def test_a_cut_list_says_how_much_of_it_is_shown(tmp_path):
+    """Eight mistake ids, five shown: the heading says 5 of 8; a list shown whole says nothing."""
+    rubric = load_rubric(ROOT / "rubrics/chapter07.yaml")
+    many = [_report(f"s{i}", 1.0, [Status.FAILED] * 4, [f"mistake-{i}"]) for i in range(8)]
+    write_summary(many, tmp_path, rubric)
+    assert "Most common mistakes, one example each (5 of 8 shown)" in (tmp_path / "summary.en.md").read_text(
+        encoding="utf-8")
+    assert "よくある間違い（各 1 例）（全 8 件中 5 件を表示）" in (tmp_path / "summary.ja.html").read_text(encoding="utf-8")
+    write_summary(REPORTS, tmp_path, rubric)
+    assert "shown)" not in (tmp_path / "summary.en.md").read_text(encoding="utf-8")
+
+
+def test_the_pass_rate_plot_says_lowest_n_of_m_only_when_it_leaves_tests_out():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from grader.outputs import summary
+
+    stats = class_stats(REPORTS)  # four tests
+    for hardest, en, ja in ((25, "Pass rate per test (all 4, lowest first)", "テストごとの合格率（全 4 件、低い順）"),
+                            (2, "Pass rate per test (lowest 2 of 4)", "テストごとの合格率（全 4 件のうち低い方から 2 件）")):
+        for lang, title in (("en", en), ("ja", ja)):
+            fig = summary._PLOTS["test_pass_rate"](stats, hardest, lang)
+            assert fig.axes[0].get_title() == title
+            plt.close(fig)
