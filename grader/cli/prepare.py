@@ -5,13 +5,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import click
 from rich.console import Console
 
-from grader.cli.shared import err, guard, lang_of, lang_option, lasting_imports, load, rubric_option
+from grader.cli.shared import LANGS, err, guard, lang_of, lang_option, lasting_imports, load, rubric_option
+from grader.sinks import terminal
 
 __all__ = ["gradescope", "new_cmd", "release", "validate"]
 
@@ -59,14 +61,18 @@ def validate(rubric_path: str | None, seed: int | None, every: bool) -> None:
 @click.argument("name")
 @click.option("--root", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,
               help="The course folder (holding rubrics/, exercises/, solutions/, suites/).")
-def new_cmd(name: str, root: str) -> None:
+@click.option("--lang", type=click.Choice(LANGS), default=None,
+              help="The language of this command's lines (default: $GRADER_LANG, else English).")
+def new_cmd(name: str, root: str, lang: str | None) -> None:
     """Scaffold assignment NAME: rubric, stub, reference, one public and one hidden test, plug-in."""
+    from grader.i18n.messages import say
     from grader.prepare.scaffold import scaffold
 
     def body() -> int:
         written = scaffold(Path(root), name)
-        err.print(f"{len(written)} files written; next: grader validate --rubric "
-                  f"{Path(root) / 'rubrics' / (name + '.yaml')}")
+        language = lang or (os.environ.get("GRADER_LANG", "") if os.environ.get("GRADER_LANG", "") in LANGS else "en")
+        line = say("new_written", language, n=len(written), rubric=Path(root) / "rubrics" / (name + ".yaml"))
+        err.print(terminal(line), markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(guard(body))
@@ -81,7 +87,6 @@ def release(outdir: str, rubric_path: str | None, lang: str | None, force: bool)
     """Build the student repository in OUTDIR: stubs, public tests, grader, CI; no solutions."""
     from grader.i18n.messages import say
     from grader.prepare.release import build_release
-    from grader.sinks import terminal
 
     def body() -> int:
         rubric = load(rubric_path)
@@ -96,16 +101,19 @@ def release(outdir: str, rubric_path: str | None, lang: str | None, force: bool)
 @click.command()
 @click.argument("outdir", type=click.Path(file_okay=False))
 @rubric_option
-def gradescope(outdir: str, rubric_path: str | None) -> None:
+@lang_option
+def gradescope(outdir: str, rubric_path: str | None, lang: str | None) -> None:
     """Build OUTDIR/autograder.zip for Gradescope (setup.sh, run_autograder, the course files)."""
-    from grader.prepare.gradescope_zip import build_autograder
+    from grader.i18n.messages import say
+    from grader.prepare.gradescope_zip import build_autograder, sandbox_note
 
     def body() -> int:
-        zip_path = build_autograder(load(rubric_path), outdir)
-        err.print(f"autograder written to {zip_path}")
-        from grader.prepare.gradescope_zip import sandbox_note
-
-        err.print(sandbox_note(), markup=False, soft_wrap=True)
+        rubric = load(rubric_path)
+        language = lang_of(lang, rubric)
+        zip_path = build_autograder(rubric, outdir)
+        err.print(terminal(say("gradescope_written", language, path=zip_path)), markup=False, highlight=False,
+                  soft_wrap=True)
+        err.print(terminal(sandbox_note(language)), markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(guard(body))

@@ -169,19 +169,10 @@ def build_autograder(rubric: Rubric, outdir: str | Path) -> Path:
     return target
 
 
-def sandbox_note() -> str:
-    """What isolation the autograder will get, and how to check it on Gradescope."""
+def sandbox_note(lang: str = "en") -> str:
+    """What isolation the autograder will get, and how to check it on Gradescope, in ``lang``."""
+    from grader.i18n.messages import say
     from grader.sandbox.level import choose_level
 
     level, warning = choose_level(allow_weak=True)
-    here = f"{level}" + (f" ({warning})" if warning else "")
-    return (
-        f"sandbox on this machine: {here}.\n"
-        "On Gradescope run_autograder runs as root: student code runs in namespaces (bubblewrap) where "
-        "the image allows them, otherwise at the rlimits level as user 'nobody', with source/ "
-        "(reference, hidden suites, rubric) and results/ readable by root only. Python itself must "
-        "be readable by every user, as the image's system Python is: where it is not, grading is "
-        "refused rather than run as root.\n"
-        "To check: grade a test submission and read its results.json, extra_data.sandbox "
-        "(level and user); or in the image run: GRADER_SANDBOX=rlimits bash /autograder/run_autograder."
-    )
+    return say("gradescope_sandbox", lang, level=f"{level}" + (f" ({warning})" if warning else ""))

@@ -129,3 +129,15 @@ def test_catalogue_draft_names_the_validate_command_that_works_in_a_course_of_tw
         assert shared.load(command[3]).assignment == "chapter07"
     finally:
         os.chdir(here)
+
+
+@pytest.mark.parametrize(("lang", "said"), [("ja", "個のファイルを書きました。次に実行するもの: grader validate --rubric"),
+                                            ("en", "files written; next: grader validate --rubric")])
+def test_new_says_what_it_wrote_and_what_comes_next_in_the_language_asked(tmp_path, lang: str, said: str) -> None:
+    """grader new's closing line in --lang (a Japanese course sets $GRADER_LANG=ja)."""
+    from tests.helpers import grader_here
+
+    done = grader_here("new", "chapter09", "--root", str(tmp_path), env={"GRADER_LANG": lang})
+    assert done.exit_code == 0, done.output
+    line = " ".join(done.stderr.split())
+    assert said in line and str(Path(tmp_path) / "rubrics" / "chapter09.yaml") in line, line

@@ -29,3 +29,13 @@ def test_the_zip_holds_the_scripts_the_course_and_the_grader(tmp_path) -> None:
 def test_the_note_says_which_sandbox_and_how_to_check_it() -> None:
     note = sandbox_note()
     assert note.startswith("sandbox on this machine: ") and "extra_data.sandbox" in note
+
+
+def test_the_note_is_said_in_japanese_whole() -> None:
+    """A Japanese session reads the same facts in Japanese, with no English sentence left in it."""
+    from tests.conftest import _english_left
+
+    note = sandbox_note("ja")
+    assert note.startswith("このマシンのサンドボックス: ") and "extra_data.sandbox" in note
+    assert "GRADER_SANDBOX=rlimits bash /autograder/run_autograder" in note
+    assert [] == _english_left(note)
