@@ -68,6 +68,8 @@ class CappedOutput:
         self.buf = bytearray()
         self.dropped = 0
         self.flooded = False
+        self.spent = False  # its process was stopped and its output taken: what still comes is counted only
+        self.in_hand = False
         self.on_flood = on_flood
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -91,9 +93,11 @@ class CappedOutput:
                 return
             if not data:
                 return
+            self.in_hand = True  # read, not yet kept or counted (see settle)
             fire = False
             with self.lock:
-                room = self.cap - len(self.buf)
+                self.in_hand = False
+                room = 0 if self.spent else self.cap - len(self.buf)
                 if room > 0:
                     self.buf += data[:room]
                 self.dropped += max(0, len(data) - max(room, 0))
@@ -109,10 +113,32 @@ class CappedOutput:
         """All it wrote, for a process that has just been stopped: the pipe read to its end
         first (a busy machine may lag behind the exit), for at most ``timeout`` seconds."""
         self.thread.join(timeout=timeout)
-        return self.take()
+        # a reader still behind (a busy machine) keeps draining, but the process is over and its
+        # output was kept up to the cap: the rest is counted as dropped, not kept a second time
+        return self.take(final=True)
 
-    def take(self) -> str:
+    def settle(self, timeout: float = 2.0) -> None:
+        """Wait (at most ``timeout`` seconds) until the reader has every byte written so far: the
+        pipe empty and nothing read but not yet kept, twice 10 ms apart. A child that was killed
+        while it printed leaves bytes behind it; on a busy machine the reader may still be reading
+        them when the next child starts, and they are that child's no more than the next call's."""
+        import fcntl
+        import termios
+
+        deadline, quiet = time.monotonic() + timeout, 0
+        while quiet < 2 and time.monotonic() < deadline:
+            try:
+                pending = int.from_bytes(fcntl.ioctl(self.fd, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder)
+            except OSError:
+                return  # closed: nothing more will come
+            quiet = quiet + 1 if pending == 0 and not self.in_hand else 0
+            time.sleep(0.01)
+
+    def take(self, *, final: bool = False) -> str:
+        """What was kept since the last take, and how many bytes were dropped; ``final``: the
+        process is over, and whatever still comes through the pipe is only counted."""
         with self.lock:
+            self.spent = self.spent or final
             text = self.buf.decode("utf-8", "replace")
             if self.dropped:
                 text += f"\n[... {self.dropped} more bytes of output dropped]\n"
@@ -422,6 +448,7 @@ class Worker:
         self.wait_ready()
         self._reader.reset()
         if self._output is not None:
+            self._output.settle()
             self._output.take()  # whatever an earlier child printed is not this one's
 
     def _send_open(self, message: Mapping[str, object]) -> bool:
