@@ -124,6 +124,9 @@ def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | No
                              lang=language, progress=False if no_progress else None)
         for name, why in result.not_regraded:
             err.print(f"{terminal(name)}: {terminal(tr(why, language))}", markup=False, highlight=False)
+        from grader.workflows.changes import say_changes
+
+        say_changes(err, result.changed, language)
         err.print(tr(said("graded_again_changed_s", n=result.regraded, changed=len(result.changed), s=f"{result.elapsed_s:.1f}", path=result.written[0]), language), markup=False, highlight=False, soft_wrap=True)
         return 0
 

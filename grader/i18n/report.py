@@ -86,12 +86,22 @@ LABELS: dict[str, M] = {
         "{n} rows; {adjusted} adjusted by hand; {ungraded} without a grade (the reason is in the row).",
         "{n} 行。手作業で調整した行 {adjusted}、点数のない行 {ungraded}（理由はその行にあります）。"),
     "gb_adjusted": M("adjusted by hand", "手作業で調整"),
+    "gb_review_count": M(
+        "{review} with an adjustment that needs review (still applied: grader adjust OUT STUDENT --confirm N or "
+        "--undo N decides).",
+        "うち要確認の調整がある行 {review}（適用したままです。grader adjust OUT STUDENT --confirm N または "
+        "--undo N で決めてください）。"),
+    "gb_review_legend": M("adjustment needs review", "調整が要確認"),
+    "gb_review": M("Needs review", "要確認"),
+    "gb_late_flag": M("Late", "遅延"),
+    "gb_late_yes": M("late", "遅延"),
+    "gb_extension": M("Extension", "期限延長"),
     "gb_ungraded": M("no grade", "点数なし"),
     "gb_submission": M("Submission", "提出物"),
     "gb_student_id": M("Student ID", "学生 ID"),
     "gb_name": M("Name", "氏名"),
     "gb_score": M("Final score", "最終得点"),
-    "gb_automatic": M("Automatic score", "自動採点の得点"),
+    "gb_automatic": M("Automatic score (before the late penalty)", "自動採点の得点（遅延減点の前）"),
     "gb_adjustment": M("Adjustment", "調整"),
     "gb_max": M("Out of", "満点"),
     "gb_passed": M("Passed", "合否"),
@@ -167,8 +177,10 @@ LABELS: dict[str, M] = {
     "adjust_whole": M("total", "合計"),
     "adjust_part": M("part {part}", "小問「{part}」"),
     "adjust_review": M(
-        "#{n} needs review, not applied: it was made against an automatic score of {against}, which is now {now}",
-        "#{n} は要確認で、適用していません: 自動採点の得点 {against} に対する調整ですが、その得点はいま {now} です"),
+        " — needs review: made against an automatic score of {against}, which is now {now}; still applied "
+        "until confirmed (--confirm {n}) or undone (--undo {n})",
+        " — 要確認: 自動採点の得点 {against} に対する調整ですが、その得点はいま {now} です。確定（--confirm {n}）"
+        "または取り消し（--undo {n}）まで適用したままです"),
     # --- hidden tests (redact.py) ---------------------------------------------------------------------
     "hidden_title": M("Hidden tests ({n})", "非公開テスト（{n} 件）"),
     "hidden_note": M("The details of these tests are not shown.", "これらのテストの詳細は表示されません。"),

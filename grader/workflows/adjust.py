@@ -216,9 +216,11 @@ def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric
     bom = raw.startswith(BOM)
     rows = list(csv.reader(io.StringIO(raw.removeprefix(BOM))))
     header, body = rows[0], rows[1:]
-    for col in ("automatic_score", "adjustment", "adjustment_reasons"):
-        if col not in header:  # a gradebook written before these columns existed
-            at = header.index("score") + 1 + ["automatic_score", "adjustment", "adjustment_reasons"].index(col)
+    for col, after in (("automatic_score", "score"), ("adjustment", "automatic_score"),
+                       ("adjustment_reasons", "adjustment"), ("needs_review", "adjustment_reasons"),
+                       ("extension", "late")):
+        if col not in header and after in header:  # a gradebook written before these columns existed
+            at = header.index(after) + 1
             header.insert(at, col)
             for row in body:
                 row.insert(at, "")
