@@ -86,16 +86,6 @@ LABELS: dict[str, M] = {
         "{n} rows; {adjusted} adjusted by hand; {ungraded} without a grade (the reason is in the row).",
         "{n} 行。手作業で調整した行 {adjusted}、点数のない行 {ungraded}（理由はその行にあります）。"),
     "gb_adjusted": M("adjusted by hand", "手作業で調整"),
-    "gb_review_count": M(
-        "{review} with an adjustment that needs review (still applied: grader adjust OUT STUDENT --confirm N or "
-        "--undo N decides).",
-        "うち要確認の調整がある行 {review}（適用したままです。grader adjust OUT STUDENT --confirm N または "
-        "--undo N で決めてください）。"),
-    "gb_review_legend": M("adjustment needs review", "調整が要確認"),
-    "gb_review": M("Needs review", "要確認"),
-    "gb_late_flag": M("Late", "遅延"),
-    "gb_late_yes": M("late", "遅延"),
-    "gb_extension": M("Extension", "期限延長"),
     "gb_ungraded": M("no grade", "点数なし"),
     "gb_submission": M("Submission", "提出物"),
     "gb_student_id": M("Student ID", "学生 ID"),

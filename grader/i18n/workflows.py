@@ -46,6 +46,7 @@ MESSAGES: dict[str, M] = {
         "{out}: --set {value}: {student} の{what}は {top} 点満点です。0 から {top} の値を指定してください"
         "（加点は --points で。それでも点数は {top} 点で止まります）"),
     "adjust_total": M("total", "合計"),
+    "adjust_final": M("final score", "最終得点"),
     "adjust_part": M("part {part}", "小問「{part}」"),
     "has_no_part_parts": M(
         "{out}: {student} has no part {part}; its parts are {parts}",

@@ -33,7 +33,6 @@ from grader.i18n.messages import said
 from grader.workflows.changes import Change, explain
 from grader.errors import UsageError
 from grader.report.outdir import read_record, report_path, write_report_files, write_student_files
-from grader.report.files import write_atomic
 from grader.grading.select import matcher
 from grader.report.model import GradeReport, ReportDict
 
