@@ -21,7 +21,6 @@ from grader.cli.shared import (
     lang_for,
     lang_of,
     lang_option,
-    load,
     load_for,
     load_for_batch,
     rubric_option,
