@@ -110,8 +110,12 @@ def test_a_term_in_which_every_moved_score_is_named_with_why(tmp_path):
         encoding="utf-8"))["parts"]}["scaling"] == part_before + 1
     assert {p["id"]: p["score"] for p in json.loads((reports / f"{jiro_name}.json").read_text(
         encoding="utf-8"))["parts"]}["scaling"] == part_before + 1
-    for fmt in ("md", "html"):
-        assert _n(part_before + 1) in (reports / f"{jiro_name}.{fmt}").read_text(encoding="utf-8")
+    part_max = _n(next(p["max_score"] for p in yaml.safe_load((reports / f"{jiro_name}.yaml").read_text(
+        encoding="utf-8"))["parts"] if p["id"] == "scaling"))
+    md = (reports / f"{jiro_name}.md").read_text(encoding="utf-8")
+    assert f" | {_n(part_before + 1)} / {part_max} |" in md and f" | {_n(part_before)} / {part_max} |" not in md
+    html = (reports / f"{jiro_name}.html").read_text(encoding="utf-8")
+    assert f'<tr data-part="scaling" data-score="{part_before + 1}"' in html
     assert float(read_gradebook(out, by="student_id")[JIRO]["part:scaling"]) == part_before + 1
 
     # the wrong test is fixed and graded again: the automatic score moves under Jane's --set
