@@ -246,14 +246,15 @@ def report_cells(report: GradeReport, rubric: Rubric) -> dict[str, Cell]:
 
 
 def _late_cells(report: GradeReport) -> dict[str, Cell]:
-    """``late`` (yes where the late policy took points off, or, without a policy, where it found the
-    submission late), ``late_penalty`` (what it took off; empty when nothing) and ``extension``
-    (the reason of the student's extension, where one applies)."""
+    """``late`` (yes where the late policy took points off, where the times say the submission came
+    after the student's own due date, or, no time known, where the LMS flagged it and no extension
+    set the flag aside), ``late_penalty`` (what the policy took off; empty when nothing) and
+    ``extension`` (the reason of the student's extension, where one applies)."""
     late = report.late or {}
     student = report.student or {}
     timing = student.get("timing") or Timing(submitted="", due="", extension="")
-    if late:  # the policy applied: measured from the times, or the LMS's flag
-        is_late = float(late.get("penalty", 0.0) or 0.0) > 0 or int(late.get("days", 0) or 0) > 0
+    if late:  # the policy applied: measured from the times (days), or the LMS's flag (no days)
+        is_late = float(late.get("penalty", 0.0) or 0.0) > 0 or int(late.get("days", 0) or 0) > 0 or "days" not in late
     elif timing.get("submitted"):  # measured, and on time (an extension included)
         is_late = False
     else:  # no time known: the LMS's flag, unless an extension set it aside

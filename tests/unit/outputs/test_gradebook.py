@@ -38,6 +38,9 @@ TIMING = {"submitted": "2026-12-02T10:00:00+09:00", "due": "2026-12-01T23:59:00+
     # no time known, an extension: the LMS's flag set aside
     ({"id": "1", "late": True, "timing": {"submitted": "", "due": "2026-12-02T23:59:00+09:00", "extension": "flu"}},
      None, {"late": "no", "late_penalty": "", "extension": "flu"}),
+    # the LMS's flag under a policy that takes nothing: late, and nothing taken
+    ({"id": "1", "late": True}, {"score_before": 72.0, "score": 72.0, "penalty": 0.0},
+     {"late": "yes", "late_penalty": "", "extension": ""}),
     # no policy, no times: the LMS's flag
     ({"id": "1", "late": True}, None, {"late": "yes", "late_penalty": "", "extension": ""}),
     ({"id": "1", "late": False}, None, {"late": "no", "late_penalty": "", "extension": ""}),
