@@ -119,7 +119,9 @@ def _submitted_times(rubric: Rubric, submitted_file: str | None,
               help="CSV of student, due (a date-time) or days, reason: each student's own due date.")
 @click.option("--worksheet", "worksheet_file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Moodle's grading worksheet (Download grading worksheet): each participant's "
-                   "\"Last modified (submission)\", read in the time zone of the rubric's due:; --submitted wins.")
+                   "\"Last modified (submission)\" (Moodle shown in English or Japanese), read in the time zone of the "
+                   "rubric's due:; --submitted wins. gradebook.moodle.csv is then written in that worksheet's "
+                   "language (else in the batch's).")
 @click.option("--anonymous", is_flag=True,
               help="Blind grading: every output names each student by a random id (anon-…); OUT/identities.csv "
                    "(readable by you only) maps the ids back and is used only for the LMS gradebooks.")
@@ -134,6 +136,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
     def body() -> int:
         from grader.spec.due import read_extensions
 
+        from grader.spec.due import worksheet_lang
+
         rubric = load_for_batch(out, rubric_path, source, resume)
         submitted = _submitted_times(rubric, submitted_file, worksheet_file)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
@@ -143,7 +147,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
                            similarity=similarity, cluster=cluster, shard_size=shard_size,
                            submitted=submitted,
                            extensions=read_extensions(Path(extensions_file)) if extensions_file else None,
-                           anonymous=anonymous)
+                           anonymous=anonymous,
+                           moodle_lang=worksheet_lang(Path(worksheet_file)) if worksheet_file else None)
         from grader.i18n.messages import say
 
         language = lang_of(lang, rubric)
@@ -269,17 +274,22 @@ def _not_graded(unrecognised: list[tuple[str, str]], lang: str) -> str:
 @click.command(name="similarity")
 @click.argument("outdir", type=click.Path(file_okay=False, exists=True))
 @rubric_option
+@lang_option
 @click.option("--source", default=None, help="The submissions the batch graded (default: as the batch noted them).")
 @click.option("--against", "against", type=click.Path(file_okay=False, exists=True), default=None,
               help="Also compare with a previous term's batch folder.")
-def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, against: str | None) -> None:
+def similarity_cmd(outdir: str, rubric_path: str | None, lang: str | None, source: str | None,
+                   against: str | None) -> None:
     """Which submissions of the batch in OUTDIR look alike: similarity.csv and pages, summary updated."""
+    from grader.i18n.messages import say
     from grader.outputs.similarity_page import refresh
 
     def body() -> int:
-        result = refresh(outdir, load_for(outdir, rubric_path), source=source, against=against)
-        err.print(f"{result.compared} compared, {len(result.pairs)} pairs in {len(result.groups)} groups; "
-                  f"{Path(outdir) / 'similarity.csv'}", soft_wrap=True)
+        rubric = load_for(outdir, rubric_path)
+        result = refresh(outdir, rubric, source=source, against=against)
+        line = say("similarity_compared", lang_for(lang, rubric, outdir), compared=result.compared,
+                   pairs=len(result.pairs), groups=len(result.groups), path=Path(outdir) / "similarity.csv")
+        err.print(terminal(line), markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(guard(body))
@@ -296,15 +306,23 @@ def catalogue_group() -> None:
               help="The cluster's number (unrecognised-clusters.csv, the summary's first screen).")
 @click.option("--id", "mid", default=None, help="The new mistake id (default: new-mistake-N).")
 @rubric_option
-def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str | None) -> None:
+@lang_option
+def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str | None, lang: str | None) -> None:
     """Write a draft catalogue entry and mutant from a cluster of OUTDIR's unknown mistakes."""
+    from grader.i18n.messages import say
     from grader.insight.draft_entry import draft_entry
 
     def body() -> int:
-        done = draft_entry(outdir, load_for(outdir, rubric_path), number, mid)
-        err.print(f"draft {done.id} ({done.function}, {done.size} submissions) added to {done.catalogue}"
-                  + (f"; mutant {done.mutant}" if done.mutant else "; no mutant (the code was not found)")
-                  + "; word it, delete `draft: true`, then run grader validate", soft_wrap=True)
+        rubric = load_for(outdir, rubric_path)
+        done = draft_entry(outdir, rubric, number, mid)
+        language = lang_for(lang, rubric, outdir)
+        if done.mutant:
+            line = say("draft_added_mutant", language, id=done.id, function=done.function, n=done.size,
+                       catalogue=done.catalogue, mutant=done.mutant)
+        else:
+            line = say("draft_added_no_mutant", language, id=done.id, function=done.function, n=done.size,
+                       catalogue=done.catalogue)
+        err.print(terminal(line), markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(guard(body))

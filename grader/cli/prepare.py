@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from grader.cli.shared import err, guard, lasting_imports, load, rubric_option
+from grader.cli.shared import err, guard, lang_of, lang_option, lasting_imports, load, rubric_option
 
 __all__ = ["gradescope", "new_cmd", "release", "validate"]
 
@@ -75,14 +75,19 @@ def new_cmd(name: str, root: str) -> None:
 @click.command()
 @click.argument("outdir", type=click.Path(file_okay=False))
 @rubric_option
+@lang_option
 @click.option("--force", is_flag=True, help="Replace OUTDIR if it is not empty.")
-def release(outdir: str, rubric_path: str | None, force: bool) -> None:
+def release(outdir: str, rubric_path: str | None, lang: str | None, force: bool) -> None:
     """Build the student repository in OUTDIR: stubs, public tests, grader, CI; no solutions."""
+    from grader.i18n.messages import say
     from grader.prepare.release import build_release
+    from grader.sinks import terminal
 
     def body() -> int:
-        files = build_release(load(rubric_path), outdir, force=force)
-        err.print(f"{len(files)} files written to {outdir}")
+        rubric = load(rubric_path)
+        files = build_release(rubric, outdir, force=force)
+        line = say("release_files_written", lang_of(lang, rubric), n=len(files), outdir=outdir)
+        err.print(terminal(line), markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(guard(body))

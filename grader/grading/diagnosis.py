@@ -8,6 +8,8 @@ sandboxed session, with the recognisers of the rubric's hooks file (written in t
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TYPE_CHECKING
@@ -15,6 +17,7 @@ from typing import Protocol, TYPE_CHECKING
 import torch
 
 from grader.i18n.messages import said
+from grader.kit.asserts import FLOAT32_PRECISION
 from grader.kit.hooks import Recogniser
 from grader.kit.signature import CallRecord
 from grader.kit.probes import (
@@ -35,7 +38,10 @@ if TYPE_CHECKING:
     from grader.spec.catalogue import Entry
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["Run", "diagnose", "probe_part"]
+__all__ = ["FLOAT32_PRECISION_ID", "Run", "diagnose", "probe_part"]
+
+#: The framework's id for a part whose tests failed only by float32 rounding (grader/framework.yaml).
+FLOAT32_PRECISION_ID = "float32-precision"
 
 
 class Run(Protocol):
@@ -87,6 +93,8 @@ def diagnose(run: Run, session: Session, reference: object, rubric: Rubric, *,
             if parts is None and any(t.part == part and t.status == Status.TIMEOUT for t in outcomes):
                 continue
             findings = probe_part(session, part, reference, rubric, errors=run.errors, kit=kit)
+            if not findings and failing.get(part, False):
+                findings = _float32_only(part, outcomes)
             mistakes += _merge(part, findings, _filename(session, part, kit.files), rubric,
                                failed=failing.get(part, False), entries=kit.entries)
     finally:
@@ -128,6 +136,35 @@ def _failing_parts(outcomes: Sequence[CaseOutcome]) -> dict[str, bool]:
         if t.status in (Status.FAILED, Status.ERROR):
             out[t.part] = out.get(t.part, False) or t.status == Status.FAILED
     return out
+
+
+def _float32_only(part: str, outcomes: Sequence[CaseOutcome]) -> list[Finding]:
+    """``float32-precision`` when every failed test of ``part`` failed by float32 alone: float64
+    inputs whose results came back float32, or right only to float32's rounding. No probe can
+    see it (the probes' inputs are float32, where such code is right); the tests did."""
+    failed = [t for t in outcomes if t.part == part and t.status in (Status.FAILED, Status.ERROR)]
+    if not failed or not all(_float32_failure(t) for t in failed):
+        return []
+    funcs = list(dict.fromkeys(f for f in map(_called, failed) if f))
+    return [Finding(FLOAT32_PRECISION_ID, ", ".join(funcs), {"tests": len(failed)})]
+
+
+def _called(t: CaseOutcome) -> str | None:
+    """The student's function a failed check names: its ``function``, else the call its message
+    starts with (``double(float64[3, 5]): …``)."""
+    if t.function:
+        return t.function
+    m = re.match(r"([A-Za-z_]\w*)\(", t.feedback.get("en", ""))
+    return m.group(1) if m else None
+
+
+def _float32_failure(t: CaseOutcome) -> bool:
+    """A test failed only because the student computed in float32 (see grader.kit.asserts)."""
+    if t.status != Status.FAILED:
+        return False
+    if (t.actual or "").startswith(FLOAT32_PRECISION):
+        return True
+    return t.expected == "float64" and t.actual == "float32"
 
 
 def _filename(session: Session, part: str, files: dict[str, str]) -> str:
@@ -178,6 +215,41 @@ def _signed(finding: Finding, log: Mapping[str, list[CallRecord]], entries: Mapp
     return Finding(finding.id, finding.function, {**finding.evidence, "probes": calls})
 
 
+def _raised(f: Finding) -> tuple[str, object] | None:
+    """What ``f``'s function raised, when every call the diagnosis made to it raised: (type, message)."""
+    if f.evidence.get("raised"):
+        return str(f.evidence["raised"]), f.evidence.get("raised_message")
+    probes = f.evidence.get("probes")
+    if isinstance(probes, list) and probes and all(isinstance(c, dict) and "raised" in c for c in probes):
+        first = probes[0]
+        call = str(first.get("call") or f.function)
+        return str(first["raised"]), {"en": f"calling {call}", "ja": f"{call} の呼び出し"}
+    return None
+
+
+def _unrecognised_message(group: list[Finding], funcs: list[str], slots: dict[str, object],
+                          entry: Entry) -> dict[str, str]:
+    """The unrecognised sentence true of each function: "raised …" for one that only raised when
+    called, "returned values that differ …" only for those that returned something."""
+    raisers: dict[str, tuple[str, object]] = {}
+    for f in group:
+        r = _raised(f)
+        if f.function and r is not None and f.function not in raisers:
+            raisers[f.function] = r
+    rest = [fn for fn in funcs if fn not in raisers]
+    parts: list[dict[str, str]] = []
+    if raisers:
+        kind, text = next(iter(raisers.values()))
+        if isinstance(text, str):
+            text = text.strip() or "-"
+        parts.append(entry.render({**slots, "variant": "raised", "functions": ", ".join(raisers),
+                                   "count": len(raisers), "raised": kind, "raised_message": text or "-"}))
+    if rest:
+        parts.append(entry.render({**slots, "variant": "functions", "functions": ", ".join(rest),
+                                   "count": len(rest)}))
+    return {"en": " ".join(p["en"] for p in parts), "ja": "".join(p["ja"] for p in parts)}
+
+
 def _merge(part: str, findings: list[Finding], file: str, rubric: Rubric, *, failed: bool,
            entries: Mapping[str, Entry]) -> list[Mistake]:
     """One Mistake per id: the first function's evidence, the others listed."""
@@ -206,7 +278,10 @@ def _merge(part: str, findings: list[Finding], file: str, rubric: Rubric, *, fai
             elif raised:
                 slots["variant"] = "raised"
                 slots["raised_message"] = str(evidence.get("raised_message") or "").strip() or "-"
-        message = entries[mid].render(slots)
+        if mid == UNRECOGNISED and funcs and slots["variant"] in ("functions", "raised"):
+            message = _unrecognised_message(group, funcs, slots, entries[mid])
+        else:
+            message = entries[mid].render(slots)
         others = funcs[1:]
         if others and mid not in ("not-implemented", UNRECOGNISED):
             message = {

@@ -484,9 +484,11 @@ def build_report(
 def _load_error_text(module: str, err: wire.Frame) -> str:
     """One load error (as the child reported it: each field checked here) in a sentence."""
     where = str(err.get("file") or f"{module}.py")
-    if err.get("line"):
-        where += f", line {err['line']}"
     what = f"{err.get('type', 'Error')}: {err.get('message', '')}".strip()
+    if err.get("line"):
+        if module == "notebook":
+            return said("cell_s_later_lines_at", where=where, line=err["line"], what=what)
+        return said("tests_need_py_could_at", where=where, line=err["line"], what=what, module=module)
     if module == "notebook":
         return said("cell_s_later_lines", where=where, what=what)
     return said("tests_need_py_could", where=where, what=what, module=module)

@@ -86,6 +86,21 @@ MESSAGES: dict[str, M] = {
         "2026-12-01T23:59:00+09:00) to the rubric",
         "--worksheet {file}: ルーブリック {rubric} に due: がないため、遅れの判定ができません。ルーブリックに due:"
         "（例: 2026-12-01T23:59:00+09:00）を書き足してください"),
+    # --- grader similarity, grader catalogue draft (batch.py), grader release (prepare.py) --------------
+    "similarity_compared": M(
+        "{compared} compared, {pairs} pairs in {groups} groups; {path}",
+        "{compared} 件を比較し、{groups} グループに {pairs} 組がありました。{path}"),
+    "draft_added_mutant": M(
+        "draft {id} ({function}, {n} submissions) added to {catalogue}; mutant {mutant}; word it, delete "
+        "`draft: true`, then run grader validate",
+        "下書き {id}（{function}、提出物 {n} 件）を {catalogue} に加え、ミュータント {mutant} を書きました。文面を"
+        "書き、`draft: true` を消してから grader validate を実行してください"),
+    "draft_added_no_mutant": M(
+        "draft {id} ({function}, {n} submissions) added to {catalogue}; no mutant (the code was not found); word "
+        "it, delete `draft: true`, then run grader validate",
+        "下書き {id}（{function}、提出物 {n} 件）を {catalogue} に加えました。コードが見つからなかったため、ミュータントは"
+        "ありません。文面を書き、`draft: true` を消してから grader validate を実行してください"),
+    "release_files_written": M("{n} files written to {outdir}", "{outdir} に {n} 個のファイルを書きました"),
     # --- a path that is not there, grader watch (shared.py, student.py) -------------------------------
     "no_such_file_folder": M(
         "{path}: no such file or folder; name your submission's folder, notebook or zip",

@@ -42,6 +42,12 @@ MESSAGES: dict[str, M] = {
     "cell_s_later_lines": M(
         "{where}: {what} (the cell's later lines did not run)",
         "{where}: {what}（このセルの残りの行は実行されていません）"),
+    "cell_s_later_lines_at": M(
+        "{where}, line {line}: {what} (the cell's later lines did not run)",
+        "{where} の {line} 行目: {what}（このセルの残りの行は実行されていません）"),
+    "tests_need_py_could_at": M(
+        "{where}, line {line}: {what} — the tests that need {module}.py could not run",
+        "{where} の {line} 行目: {what} — {module}.py が必要なテストを実行できませんでした"),
     "tests_need_py_could": M(
         "{where}: {what} — the tests that need {module}.py could not run",
         "{where}: {what} — {module}.py が必要なテストを実行できませんでした"),

@@ -57,6 +57,15 @@ MESSAGES: dict[str, M] = {
         "expected {expected}, got {actual} (max abs error {error}; allowed there {allowed}).",
         "{what}: {size} 個中 {count} 個の値が期待値と一致しません。最も大きくずれているのは位置 {index} で、"
         "期待値 {expected} に対して {actual} でした（最大絶対誤差 {error}、そこでの許容誤差 {allowed}）。"),
+    "check_float32_precision": M(
+        "{what}: {count} of {size} values differ from the float64 result by up to a relative {error}, "
+        "float32's rounding (the values came back as {dtype}): the input is float64, so the result must "
+        "keep float64 precision (allowed here: a relative {allowed}). Compute in the input's dtype: no "
+        ".float(), no float32 tensors or numpy float32 in between.",
+        "{what}: {size} 個中 {count} 個の値が float64 の結果と相対誤差 {error} までずれています。これは "
+        "float32 の丸め誤差です（戻り値の dtype は {dtype}）。入力が float64 なので、結果も float64 の精度が"
+        "必要です（ここでの許容は相対 {allowed}）。入力と同じ dtype で計算してください（.float() や、途中で "
+        "float32 のテンソルや numpy の float32 を使わない）。"),
     "check_masked_not_zero": M(
         "{what}: masked positions must be exactly 0, but index {index} is {value}.",
         "{what}: マスクされた位置はちょうど 0 でなければなりませんが、位置 {index} は {value} でした。"),

@@ -20,6 +20,16 @@ MESSAGES: dict[str, M] = {
     "rows_grade": M("{file}: {rows} rows, {graded} with a grade", "{file}: {rows} 行、うち成績のある行 {graded}"),
     "no_grade": M("  no grade for {who}: {why}", "  {who} には成績がありません: {why}"),
     "left_out": M("  left out {who}: {why}", "  {who} は含めていません: {why}"),
+    "moodle_written_for_en": M(
+        "  {file} is in the words of Moodle shown in English (Identifier, Grade, Last modified (grade)): import it "
+        "with English as your Moodle language, or pass a worksheet downloaded in Japanese with --worksheet",
+        "  {file} は英語表示の Moodle の列名（Identifier, Grade, Last modified (grade)）で書いてあります。Moodle の言語を"
+        "英語にしてインポートするか、日本語表示でダウンロードした採点ワークシートを --worksheet で渡してください"),
+    "moodle_written_for_ja": M(
+        "  {file} is in the words of Moodle shown in Japanese (ID, 評点, 最終更新日時 (評定)): import it with Japanese "
+        "as your Moodle language, or pass a worksheet downloaded in English with --worksheet",
+        "  {file} は日本語表示の Moodle の列名（ID、評点、最終更新日時 (評定)）で書いてあります。Moodle の言語を日本語に"
+        "してインポートするか、英語表示でダウンロードした採点ワークシートを --worksheet で渡してください"),
     # --- the LMS gradebooks and the course gradebook (lms_gradebooks.py, course_gradebook.py) ---------
     "canvas_user_id_anonymous": M(
         "not a Canvas user id: an anonymous id (anonymous grading); enter the score by hand",

@@ -138,6 +138,7 @@ LABELS: dict[str, M] = {
     "fixed": M("mistake fixed", "間違いが直りました"),
     "score_word": M("score", "得点"),
     "unchanged": M("no change", "変化なし"),
+    "n_tests": M("{n} tests", "テスト {n} 件"),
     "watching": M(
         "Watching {what} (Ctrl-C to stop); checked in {s:.2f} s.",
         "{what} を監視しています（Ctrl-C で終了）。チェック {s:.2f} 秒。"),

@@ -93,10 +93,12 @@ MESSAGES: dict[str, M] = {
         "{path}: 列 {columns} がありません。最初の行に列の名前を書きます（例: {example}）"),
     # --- submission times as the LMS writes them (due.py) ---------------------------------------------
     "time_moodle_writes_e": M(
-        "{where}: {text} is not a time as Moodle writes it (e.g. Tuesday, 1 December 2026, 11:05 PM); download the "
-        "worksheet from Moodle in English",
-        "{where}: {text} は Moodle の書く時刻の形（例: Tuesday, 1 December 2026, 11:05 PM）ではありません。"
-        "英語表示の Moodle から採点ワークシートをダウンロードしてください"),
+        "{where}: {text} is not a time as Moodle writes it (e.g. Tuesday, 1 December 2026, 11:05 PM, or in Japanese "
+        "2026年 12月 1日(火曜日) 23:05); download the worksheet again from Moodle shown in English or Japanese, and "
+        "pass it as downloaded (a spreadsheet that saves it again may rewrite the times)",
+        "{where}: {text} は Moodle の書く時刻の形（例: 2026年 12月 1日(火曜日) 23:05、英語表示では Tuesday, 1 December "
+        "2026, 11:05 PM）ではありません。日本語か英語表示の Moodle から採点ワークシートをダウンロードし直し、そのまま渡して"
+        "ください（表計算ソフトで保存し直すと時刻の形が変わることがあります）"),
     "date_exists": M("{where}: {text} is not a date that exists", "{where}: {text} は存在しない日付です"),
     # --- the catalogue of mistakes, the rubric's languages and due date (catalogue.py, rubric/) -------
     "needs_function_name_probes": M(

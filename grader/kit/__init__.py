@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from grader.kit.asserts import (
         ANSWER_KEY,
         FLOAT32_CONSTANT_REL,
+        FLOAT32_PRECISION,
         Mismatch,
         RaisesOutcome,
         StudentRaised,
@@ -82,7 +83,7 @@ if TYPE_CHECKING:
 #: public name -> (module, name there)
 _HOMES: dict[str, tuple[str, str]] = {
     **{n: ("grader.kit.asserts", n) for n in (
-        "ANSWER_KEY", "FLOAT32_CONSTANT_REL", "Mismatch", "RaisesOutcome", "StudentRaised", "UnreadableAnswers",
+        "ANSWER_KEY", "FLOAT32_CONSTANT_REL", "FLOAT32_PRECISION", "Mismatch", "RaisesOutcome", "StudentRaised", "UnreadableAnswers",
         "assert_array", "assert_close", "assert_dict", "assert_float", "assert_int", "assert_list", "describe_call",
         "describe_value", "number_value", "quiz_answer", "quiz_letter", "quiz_number", "quiz_question_ids",
         "raises_student", "randn", "require", "take_notes", "tolerance")},
@@ -98,7 +99,7 @@ _HOMES: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
-    "ANSWER_KEY", "AssignmentHooks", "FLOAT32_CONSTANT_REL", "Figure", "Finding", "Mismatch",
+    "ANSWER_KEY", "AssignmentHooks", "FLOAT32_CONSTANT_REL", "FLOAT32_PRECISION", "Figure", "Finding", "Mismatch",
     "NotImplementedByStudent", "PLOT_ITEMS", "Probe", "ProbeStopped", "Raised", "RaisesOutcome", "Recogniser",
     "StudentRaised", "UNRECOGNISED", "Unavailable", "UnreadableAnswers", "arr", "assert_array",
     "assert_close", "assert_dict", "assert_float", "assert_int", "assert_list", "check_answer",

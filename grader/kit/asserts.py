@@ -45,6 +45,7 @@ from grader.sandbox.session import StudentRaised
 __all__ = [
     "ANSWER_KEY",
     "FLOAT32_CONSTANT_REL",
+    "FLOAT32_PRECISION",
     "Mismatch",
     "RaisesOutcome",
     "StudentRaised",
@@ -122,6 +123,24 @@ def _fmt_number(x: float) -> str:
     text = f"{x:.6g}"
     # Keep a float looking like a float: 768.0, not 768 (which reads as an int argument).
     return text if any(c in text for c in ".e") else text + ".0"
+
+
+def _fmt_pair(actual: float, expected: float) -> tuple[str, str]:
+    """``actual`` and ``expected`` for a message that says they differ: six significant digits,
+    or as many more as it takes for the two to read differently (float32's 11.3137083 against
+    11.3137085, not 11.3137 against 11.3137)."""
+    a, e = _fmt_number(actual), _fmt_number(expected)
+    if a != e or isinstance(actual, (bool, np.bool_)) or isinstance(expected, (bool, np.bool_)):
+        return a, e
+    x, y = float(actual), float(expected)
+    if x == y or not (math.isfinite(x) and math.isfinite(y)):
+        return a, e
+    for digits in range(7, 18):
+        # "#" keeps the trailing zeros: both at the same precision (1.000004 against 1.000000)
+        a, e = f"{x:#.{digits}g}", f"{y:#.{digits}g}"
+        if a != e:
+            break
+    return a, e
 
 
 def describe_value(value: object, *, limit: int = 60) -> str:
@@ -278,8 +297,14 @@ def assert_array(
 
 #: The relative error a constant rounded to float32 brings (its epsilon is 1.2e-7, with room
 #: for a constant computed in a few float32 steps): at float64 precision such a result is
-#: still right, and the test says so in a note instead of taking the point.
+#: still right, and the test says so in a note instead of taking the point. It is also the
+#: course's tolerance for a returned number the contract types only as "float": float32
+#: arithmetic (``torch.sqrt(torch.tensor(128.0))``) is a natural torch spelling of it.
 FLOAT32_CONSTANT_REL = 1e-6
+
+#: What a failed check shows as the student's value when float32 rounding alone made it fail
+#: (:func:`assert_close` at float64 precision); the diagnosis names such a part's failure so.
+FLOAT32_PRECISION = "float32 precision"
 
 _NOTES: list[str] = []
 
@@ -356,13 +381,33 @@ def _worst(a: np.ndarray, exp: np.ndarray, err: np.ndarray, allowed: np.ndarray,
     n_bad = int(exp.size - np.count_nonzero(ok))
     e_at, a_at = exp[idx], a[idx]
     max_err = float(err.max())
+    actual_text, expected_text = _fmt_pair(a_at, e_at)
     return _fail(
-        _fmt_number(e_at),
-        _fmt_number(a_at),
+        expected_text,
+        actual_text,
         **_messages.in_both("check_values_differ", what=what, count=n_bad, size=int(exp.size), index=str(idx),
-                expected=_fmt_number(e_at), actual=_fmt_number(a_at), error=f"{max_err:.3g}",
+                expected=expected_text, actual=actual_text, error=f"{max_err:.3g}",
                 allowed=f"{float(allowed[idx]):.3g}"),
     )
+
+
+def _float32_rounding(arr: np.ndarray, a: np.ndarray, exp: np.ndarray, err: np.ndarray, ok: np.ndarray,
+                      rtol: float, what: str) -> Mismatch | None:
+    """The failure of a float64-precision check whose values are right to float32's precision:
+    the student computed in float32 (returned float32, or cast back to float64 at the end)."""
+    if rtol >= FLOAT32_CONSTANT_REL or exp.size == 0:
+        return None
+    # A few float32 roundings (its epsilon is 1.2e-7) of each value, or of the largest one where
+    # a sum cancels; a common factor of 1 + 1e-5 is more than rounding and is told as it is.
+    scale = float(np.abs(exp).max())
+    if not bool(np.all(err <= 1e-6 * scale + 4e-6 * np.abs(exp))):
+        return None
+    rel = err / np.maximum(np.abs(exp), scale * 1e-3)  # near-zero entries: relative to the largest
+    dtype = str(arr.dtype) if isinstance(arr, np.ndarray) else "float"
+    return _fail("float64 precision", f"{FLOAT32_PRECISION} ({dtype})",
+                 **_messages.in_both("check_float32_precision", what=what, count=int(exp.size - np.count_nonzero(ok)),
+                                     size=int(exp.size), error=f"{float(rel.max()):.2g}", allowed=f"{rtol:.2g}",
+                                     dtype=dtype))
 
 
 def _check_zeros(a: np.ndarray, expected_zero_mask: object, what: str) -> None:
@@ -428,7 +473,7 @@ def assert_close(
         ok = np.ones_like(ok)
         _NOTES.append(_messages.said("agrees_float64_result_only", what=what, error=f"{abs(d):.2g}"))
     if not bool(np.all(ok)):
-        raise _worst(a, exp, err, allowed, ok, what)
+        raise _float32_rounding(arr, a, exp, err, ok, rtol, what) or _worst(a, exp, err, allowed, ok, what)
     if expected_zero_mask is not None:
         _check_zeros(a, expected_zero_mask, what)
     return arr
@@ -466,8 +511,9 @@ def assert_float(
                     **_messages.in_both("check_not_finite_number", what=what, value=_fmt_number(value), expected=_fmt_number(exp)))
     allowed = abs + rel * math.fabs(exp)
     if not (math.fabs(value - exp) <= allowed):
-        raise _fail(_fmt_number(exp), _fmt_number(value),
-                    **_messages.in_both("check_number_differs", what=what, value=_fmt_number(value), expected=_fmt_number(exp),
+        value_text, expected_text = _fmt_pair(value, exp)
+        raise _fail(expected_text, value_text,
+                    **_messages.in_both("check_number_differs", what=what, value=value_text, expected=expected_text,
                             allowed=f"{allowed:.3g}"))
     return value
 

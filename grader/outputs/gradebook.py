@@ -96,6 +96,8 @@ class Written:
     no_grade: list[tuple[str, str]] = field(default_factory=list)
     #: (who, why) for each entry of the export that has no row (the LMS could not match it)
     left_out: list[tuple[str, str]] = field(default_factory=list)
+    #: a keyed sentence about the file as a whole (Moodle's: the language it is written for), or ""
+    note: str = ""
 
 
 # --------------------------------------------------------------------------- the batch's rows
@@ -310,6 +312,8 @@ def say_written(written: list[Written], rows: Sequence[GradebookRow], console: C
     for w in written:
         console.print(terminal_markup(translate(said("rows_grade", file=w.path.name, rows=w.rows, graded=w.graded), lang)),
                       markup=True, soft_wrap=True)
+        if w.note:
+            console.print(terminal_markup(translate(w.note, lang)), soft_wrap=True)
         for who, why in w.no_grade:
             console.print(terminal_markup(translate(said("no_grade", who=who, why=one_language(why, lang)), lang)),
                           soft_wrap=True)

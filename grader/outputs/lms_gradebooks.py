@@ -11,7 +11,11 @@ the batch's own ``gradebook.csv``:
                                    student keyed by the Canvas user id taken from the export.
 ``gradebook.moodle.csv``           Moodle's offline grading worksheet: ``Identifier`` is
                                    ``Participant <id>`` (the number in the Moodle folder name),
-                                   ``Grade``, ``Last modified (grade)`` and ``Feedback comments``.
+                                   ``Grade``, ``Last modified (grade)`` and ``Feedback comments``;
+                                   for a Moodle shown in Japanese ``ID`` is ``参加者<id>``, then
+                                   ``評点``, ``最終更新日時 (評定)``, ``フィードバックコメント``
+                                   (:func:`moodle_lang_of` chooses, :func:`moodle_time` says why
+                                   its times are ISO 8601).
 ``moodle-feedback-files.zip``      Moodle's "upload multiple feedback files in a zip" layout: one
                                    ``<Full Name>_<id>_assignsubmission_file_/`` folder per student,
                                    holding that student's report.
@@ -59,13 +63,15 @@ from grader.outputs.gradebook import (
 from grader.report.files import write_atomic
 from grader.report.outdir import Roster, read_report, reports_now
 from grader.sinks import file_name
+from grader.spec.due import MOODLE_WORDS
 
 if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["CANVAS_NEEDS", "CANVAS_NOTE", "MOODLE_HEADER", "NO_GRADE_TIME", "CanvasTarget", "canvas_column",
-           "canvas_export_column", "canvas_target_of", "check_formats", "export_gradebooks", "moodle_folder",
-           "moodle_time", "write_canvas", "write_lms_gradebooks", "write_moodle", "write_moodle_feedback"]
+__all__ = ["CANVAS_NEEDS", "CANVAS_NOTE", "MOODLE_HEADER", "NO_GRADE_TIME", "NO_GRADE_TIMES", "CanvasTarget",
+           "canvas_column", "canvas_export_column", "canvas_target_of", "check_formats", "export_gradebooks",
+           "moodle_folder", "moodle_header", "moodle_lang_of", "moodle_time", "write_canvas", "write_lms_gradebooks",
+           "write_moodle", "write_moodle_feedback"]
 
 
 # --------------------------------------------------------------------------- Canvas
@@ -203,8 +209,16 @@ CANVAS_NEEDS = (said("gradebook_canvas_needs_canvas"))
 # --------------------------------------------------------------------------- Moodle
 
 
-MOODLE_HEADER = ["Identifier", "Full name", "Status", "Grade", "Maximum Grade", "Grade can be changed",
-                 "Last modified (grade)", "Feedback comments"]
+def moodle_header(lang: str = "en") -> list[str]:
+    """The worksheet's columns in Moodle's words for ``lang`` (:data:`grader.spec.due.MOODLE_WORDS`):
+    Moodle's importer finds the identifier, grade, last-modified and feedback columns by these
+    names in the importing teacher's own language, so a file for the other language imports nothing."""
+    words = MOODLE_WORDS[lang]
+    return [words[k] for k in ("recordid", "fullname", "status", "grade", "maxgrade", "gradecanbechanged",
+                               "lastmodifiedgrade", "feedbackcomments")]
+
+
+MOODLE_HEADER = moodle_header("en")
 
 
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -214,13 +228,20 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "October", "November", "December")
 
 
-def moodle_time(iso: str) -> str:
-    """``Tuesday, 1 December 2026, 11:05 AM``: how Moodle writes the worksheet's times (and
-    PHP's strtotime reads them back), in English whatever the locale."""
+def moodle_time(iso: str, lang: str = "en") -> str:
+    """The worksheet's "Last modified (grade)" for a grade given at ``iso``, as Moodle's importer
+    reads it back: it passes the cell to PHP's ``strtotime`` whatever the teacher's language.
+
+    English: ``Tuesday, 1 December 2026, 11:05 AM``, as Moodle writes it itself. Japanese:
+    ``2026-12-01T11:05:00+00:00``, not Moodle's own ``2026年 12月 1日(火曜日) 11:05``, which
+    ``strtotime`` cannot read (it returns false, and the importer then takes every grade already
+    in Moodle for newer than the file and skips it); ISO 8601 with its offset it reads exactly."""
     try:
         when = datetime.fromisoformat(iso.replace("Z", "+00:00"))
     except (ValueError, AttributeError):
         when = datetime.now(timezone.utc)
+    if lang == "ja":
+        return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat(timespec="seconds")
     hour = when.hour % 12 or 12
     return (f"{_DAYS[when.weekday()]}, {when.day} {_MONTHS[when.month - 1]} {when.year}, "
             f"{hour}:{when.minute:02d} {'AM' if when.hour < 12 else 'PM'}")
@@ -229,35 +250,42 @@ def moodle_time(iso: str) -> str:
 #: The worksheet's "Last modified (grade)" for a row with no grade: Moodle's import refuses to
 #: overwrite a grade changed after the worksheet's date, so this row changes no grade given by hand.
 NO_GRADE_TIME = "Thursday, 1 January 1970, 12:00 AM"
+NO_GRADE_TIMES = {"en": NO_GRADE_TIME, "ja": "1970-01-01T00:00:00+00:00"}
 
 
 def write_moodle(path: Path, rows: Sequence[GradebookRow], max_score: float, *, bom: bool = False,
-                 langs: tuple[str, ...] = ("en",)) -> Written:
-    """Moodle's offline grading worksheet: a row for every Moodle participant of the export.
+                 langs: tuple[str, ...] = ("en",), moodle_lang: str = "en") -> Written:
+    """Moodle's offline grading worksheet: a row for every Moodle participant of the export, in
+    the words of a Moodle shown in ``moodle_lang`` (``en`` or ``ja``: its column names, its
+    ``Participant 123456`` / ``参加者123456``, its status words).
 
     A row with no trustworthy grade (nothing graded, a flag) has an empty grade, the reason
     as its feedback and a modification time before any grade, so Moodle's import keeps a
     grade given by hand (its check against grades changed since the worksheet was made).
     """
+    from grader.sinks import html
+
+    words = MOODLE_WORDS[moodle_lang]
     body: list[list[Cell]] = []
     moodle = [r for r in rows if r.lms == "moodle" and r.lms_key.isdigit()]
     left_out = [(r.who, said("moodle_participant_id_entry"))
                 for r in rows if r not in moodle]
     no_grade = []
     for row in moodle:
+        ident = words["hiddenuser"] + row.lms_key
         if row.has_grade and row.score is not None:
-            body.append([f"Participant {row.lms_key}", row.name or row.student_id, "Graded",
-                         grade_cell(row.score), grade_cell(max_score), "Yes",
-                         moodle_time(str(row.cells.get("graded_at") or "")), row.feedback])
+            body.append([ident, row.name or row.student_id, words["graded"],
+                         grade_cell(row.score), grade_cell(max_score), words["yes"],
+                         moodle_time(str(row.cells.get("graded_at") or ""), moodle_lang), row.feedback])
             continue
         why = row.no_grade_reason(langs)
         no_grade.append((row.who, why))
-        from grader.sinks import html
-
-        body.append([f"Participant {row.lms_key}", row.name or row.student_id, "No grade", "",
-                     grade_cell(max_score), "Yes", NO_GRADE_TIME, html(why)])
-    write_atomic(path, csv_text(MOODLE_HEADER, body, bom=bom))
-    return Written(path, len(body), len(body) - len(no_grade), no_grade, left_out)
+        body.append([ident, row.name or row.student_id, words["nograde"], "",
+                     grade_cell(max_score), words["yes"], NO_GRADE_TIMES[moodle_lang], html(why)])
+    write_atomic(path, csv_text(moodle_header(moodle_lang), body, bom=bom))
+    return Written(path, len(body), len(body) - len(no_grade), no_grade, left_out,
+                   note=said("moodle_written_for_ja" if moodle_lang == "ja" else "moodle_written_for_en",
+                             file=path.name))
 
 
 def moodle_folder(name: str, participant: str) -> str:
@@ -316,8 +344,11 @@ def _number_in(value: Cell) -> float | None:
 
 def write_lms_gradebooks(outdir: Path, rows: Sequence[GradebookRow], rubric: Rubric, formats: tuple[str, ...],
                          *, bom: bool = False, lang: str = "en", assignment: str | None = None,
-                         canvas: CanvasTarget | None = None) -> list[Written]:
-    """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv."""
+                         canvas: CanvasTarget | None = None, moodle_lang: str | None = None) -> list[Written]:
+    """The gradebooks the LMS imports (``--gradebook canvas|moodle``), beside gradebook.csv.
+
+    The Moodle worksheet is written for a Moodle shown in :func:`moodle_lang_of` ``(outdir, lang,
+    moodle_lang)``, which is noted in ``outdir`` for every refresh after this one."""
     from grader.ingest.anonymous import for_lms
     from grader.report.outdir import moment_of
     from grader.report import render
@@ -333,11 +364,14 @@ def write_lms_gradebooks(outdir: Path, rows: Sequence[GradebookRow], rubric: Rub
         written.append(write_canvas(outdir / "gradebook.canvas.csv", rows, assignment or rubric.assignment, top,
                                     bom=bom, target=canvas, title=rubric.title.en, langs=langs))
     if "moodle" in formats:
-        from grader.report.outdir import note_lang
+        from grader.report.outdir import note_lang, note_moodle_lang
 
         note_lang(outdir, lang)  # every refresh after this one (adjust, regrade…) writes it in this language
+        shown = moodle_lang_of(outdir, lang, moodle_lang)
+        note_moodle_lang(outdir, shown)
         rows = [dataclasses.replace(row, feedback=_feedback_comment(row, rubric, lang)) for row in rows]
-        written.append(write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom, langs=langs))
+        written.append(write_moodle(outdir / "gradebook.moodle.csv", rows, top, bom=bom, langs=langs,
+                                    moodle_lang=shown))
         files = [(row.name or "Participant", row.lms_key, f"report.{lang}.html",
                   render(row.report, "html", rubric=rubric, lang=lang, moment=moment))
                  for row in rows if row.lms == "moodle" and row.report is not None
@@ -348,6 +382,18 @@ def write_lms_gradebooks(outdir: Path, rows: Sequence[GradebookRow], rubric: Rub
                                [(r.who, r.no_grade_reason(langs)) for r in moodle if r.report is None or r.flagged],
                                written[-1].left_out))
     return written
+
+
+def moodle_lang_of(outdir: Path, lang: str, given: str | None = None) -> str:
+    """The language of the Moodle the worksheet is for: ``given`` (the language of the worksheet
+    the instructor downloaded, ``--worksheet``), else the one noted in ``outdir`` by an earlier
+    write, else the batch's own language where Moodle has it (``en``, ``ja``), else English."""
+    from grader.report.outdir import noted_moodle_lang
+
+    for candidate in (given, noted_moodle_lang(outdir), lang):
+        if candidate in MOODLE_WORDS:
+            return str(candidate)
+    return "en"
 
 
 def _feedback_comment(row: GradebookRow, rubric: Rubric, lang: str) -> str:

@@ -167,6 +167,7 @@ def build_release(rubric: Rubric, outdir: str | Path, *, force: bool = False) ->
         "version": _version(),
         "package_data": json.dumps(list(PATTERNS)),
         **_example(rubric),
+        **_lang_lines(rubric),
         "assignment_readme": _assignment_readme(rubric),
     }
     for name, template in _FILES.items():
@@ -187,6 +188,23 @@ def _example(rubric: Rubric) -> dict[str, str]:
         title = a.catalogue()[ids[0]].title if ids else {"en": "a stub left in place", "ja": "雛形のまま"}
         example = {"en": title["en"][:1].lower() + title["en"][1:], "ja": title["ja"]}
     return {"example_en": str(example["en"]), "example_ja": str(example["ja"])}
+
+
+def _lang_lines(rubric: Rubric) -> dict[str, str]:
+    """What the README says of the language ``grader check`` speaks: the rubric's first language
+    (lang_of: no --lang, no $GRADER_LANG), and how to choose the other where the rubric has it."""
+    names = {"ja": ("日本語", "Japanese"), "en": ("英語", "English")}
+    langs = [str(x) for x in rubric.report.languages if str(x) in names] or ["en"]
+    first, other = langs[0], next((x for x in langs[1:] if x != langs[0]), None)
+    ja = f"表示は{names[first][0]}です。"
+    if other is None:
+        return {"lang_line_ja": ja + "`grader check -v` で詳しい表示になります。",
+                "lang_line_en": f"Its output is in {names[first][1]}; `grader check -v` shows more detail."}
+    return {"lang_line_ja": ja + f"`grader check --lang {other}`（または環境変数 `GRADER_LANG={other}`）で"
+                                 f"{names[other][0]}の表示に、`grader check -v` で詳しい表示になります。",
+            "lang_line_en": f"Its output is in {names[first][1]} unless you ask otherwise: `grader check --lang "
+                            f"{other}` (or the environment variable `GRADER_LANG={other}`) shows {names[other][1]}; "
+                            "`grader check -v` shows more detail."}
 
 
 def _assignment_readme(rubric: Rubric) -> str:
@@ -267,7 +285,7 @@ Windows では 2 行目を `.venv\\Scripts\\activate` にします。3 行目は
 `grader check` は公開テストで採点し、どのテストが通らなかったか、よくある間違い
 （例：{example_ja}）を、あなたの数値とともに示します。ノートブックのセルで
 `!grader check` と実行しても同じです（このリポジトリの中ならどのフォルダからでも動きます）。
-`grader check --lang ja` で日本語のみ、`grader check -v` で詳しい表示になります。
+{lang_line_ja}
 
 push するたびに GitHub Actions（または GitLab CI）が同じチェックを実行します。
 得点が合格点に届かない間はジョブが失敗（赤）と表示されます。結果の表はジョブの概要に、
@@ -302,7 +320,7 @@ keeps the torch you have.
 `grader check` grades your work with the public tests and says which tests failed and which
 common mistake it recognised (e.g. {example_en}), with your numbers. `!grader check`
 in a notebook cell does the same (it works from any folder inside this repository).
-`grader check --lang en` shows English only; `grader check -v` shows more detail.
+{lang_line_en}
 
 On every push, GitHub Actions (or GitLab CI) runs the same check. The job fails (red) while
 the score is below the pass mark. The job summary holds the full table, and each function with

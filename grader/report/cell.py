@@ -171,31 +171,54 @@ def render_not_run(functions: list[str], lang: str = "en") -> dict[str, str]:
 def changes(before: GradeReport | None, after: GradeReport, lang: str = "en") -> list[str]:
     """What differs from ``before`` to ``after``: tests newly passing or failing, mistakes found
     or fixed, the score. With no ``before`` (the first check), every test not passed and every
-    mistake is listed, then the score."""
+    mistake is listed, then the score.
+
+    Tests that fail for the same reason (a syntax error stops every test of its file, each with
+    the same feedback) are one line with the reason once, their titles under it."""
+    from grader.i18n.messages import translate
+
     langs = [lang]
 
     def word(key: str) -> str:
         return _text.pick(_text.LABELS[key], langs)
 
     old = {t.id: t for t in before.tests} if before else {}
-    lines = []
+    #: (mark, title, what happened, the reason or "")
+    entries: list[tuple[str, str, str, str]] = []
     for t in after.tests:
         was = old.get(t.id)
         title = _text.title_of(t, langs)
         feedback = _text.pick(t.feedback, langs) if t.feedback else ""
-        detail = f" — {feedback}" if feedback and t.status != Status.PASSED else ""
+        detail = feedback if feedback and t.status != Status.PASSED else ""
         status = _text.pick(_text.STATUS_WORDS[t.status], langs)
         if was is None:
             if before is not None or t.status != Status.PASSED:
-                prefix = "✓" if t.status == Status.PASSED else "✗"
-                lines.append(f"{prefix} {title}: {status}{detail}")
+                entries.append(("✓" if t.status == Status.PASSED else "✗", title, status, detail))
         elif was.status != t.status:
             if t.status == Status.PASSED:
-                lines.append(f"✓ {title}: {word('now_passing')}")
+                entries.append(("✓", title, word("now_passing"), ""))
             else:
-                lines.append(f"✗ {title}: {word('now_failing')} ({status}){detail}")
+                entries.append(("✗", title, f"{word('now_failing')} ({status})", detail))
         elif t.status != Status.PASSED and feedback and feedback != _text.pick(was.feedback, langs):
-            lines.append(f"✗ {title}: {feedback}")
+            entries.append(("✗", title, "", feedback))
+    lines = []
+    shared: dict[tuple[str, str, str], int] = {}
+    for mark, _, what, detail in entries:
+        if detail:
+            shared.setdefault((mark, what, detail), 0)
+            shared[(mark, what, detail)] += 1
+    said: set[tuple[str, str, str]] = set()
+    for mark, title, what, detail in entries:
+        key = (mark, what, detail)
+        if detail and shared[key] > 1:
+            if key in said:
+                continue
+            said.add(key)
+            head = word("n_tests").format(n=shared[key]) + (f": {what}" if what else "")
+            lines.append(f"{mark} {head} — {detail}")
+            lines += [f"    {t}" for m, t, w, d in entries if (m, w, d) == key]
+            continue
+        lines.append(f"{mark} {title}: {what}" + (f" — {detail}" if detail and what else detail))
     old_mistakes = {m.id: m for m in before.mistakes} if before else {}
     new_mistakes = {m.id: m for m in after.mistakes}
     for mid, m in new_mistakes.items():
@@ -206,7 +229,7 @@ def changes(before: GradeReport | None, after: GradeReport, lang: str = "en") ->
         if mid not in new_mistakes:
             lines.append(f"✓ {word('fixed')} [{mid}]")
     old_errors = set(before.errors) if before else set()
-    lines += [f"! {e}" for e in after.errors if e not in old_errors]
+    lines += [f"! {translate(e, lang)}" for e in after.errors if e not in old_errors]
     if before is None or before.score != after.score:
         earlier = f"{_text.num(before.score)} → " if before is not None else ""
         lines.append(f"{word('score_word')}: {earlier}{_text.num(after.score)} / {_text.num(after.max_score)}")

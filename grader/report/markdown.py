@@ -97,7 +97,10 @@ def _outcome(report: GradeReport, opts: ReportOptions | None, lang: str) -> str:
     but = _text.passed_but(report)
     table = _BUT if but else _RAN if report.passed else _BELOW
     words = table.get(lang, table["en"])
-    mistake = " ".join(f"**{_cell(m.id)}** {_cell(_text.pick(m.message, [lang]))}" for m in but)
+    said: dict[str, list[str]] = {}
+    for m in but:  # each mistake named once, with what it says in every part it shows in
+        said.setdefault(m.id, []).append(_cell(_text.pick(m.message, [lang])))
+    mistake = " ".join(f"**{_cell(mid)}** {' '.join(texts)}" for mid, texts in said.items())
     text = words.format(score=_text.num(report.score), max=_text.num(report.max_score),
                         mark=_text.num(report.pass_mark), mistake=mistake)
     if not report.passed and opts is not None and opts.fail_below_pass_mark:

@@ -284,6 +284,22 @@ def noted_lang(outdir: Path) -> str:
         return ""
 
 
+#: the language of the Moodle the worksheet is written for (a later refresh keeps it)
+MOODLE_NOTE = ".cache/moodle.json"
+
+
+def note_moodle_lang(outdir: Path, lang: str) -> None:
+    write_atomic(outdir / MOODLE_NOTE, json.dumps({"lang": lang}) + "\n")
+
+
+def noted_moodle_lang(outdir: Path) -> str:
+    """The language noted by :func:`note_moodle_lang`, or "" (none noted, or the note unreadable)."""
+    try:
+        return str(json.loads((outdir / MOODLE_NOTE).read_text(encoding="utf-8"))["lang"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
 #: the rubric file the batch graded with (so that a command on the folder finds it from anywhere)
 RUBRIC_NOTE = ".cache/rubric.json"
 

@@ -26,7 +26,7 @@ LABELS: dict[str, dict[str, str]] = by_name({
     "some_passed": "some_passed", "hidden_more": "hidden_more", "hidden_some": "hidden_some",
     "graded_cells": "graded_cells", "not_run": "not_run", "not_run_how": "not_run_how",
     "level_strong": "level_strong", "now_passing": "now_passing", "now_failing": "now_failing", "found": "found",
-    "fixed": "fixed", "score_word": "score_word", "unchanged": "unchanged", "watching": "watching",
+    "fixed": "fixed", "score_word": "score_word", "unchanged": "unchanged", "n_tests": "n_tests", "watching": "watching",
     "rechecked": "rechecked",
 })
 
@@ -118,7 +118,8 @@ def verdict(report: GradeReport, langs: Sequence[str], quote: str = "") -> str:
     (``quote`` wraps each id, e.g. a backtick for Markdown)."""
     but = passed_but(report)
     if but:
-        ids = ", ".join(f"{quote}{m.id}{quote}" for m in but)
+        # A mistake found in two parts (code and quiz) is one mistake: the headline names it once.
+        ids = ", ".join(f"{quote}{mid}{quote}" for mid in dict.fromkeys(m.id for m in but))
         return " / ".join(dict.fromkeys(LABELS["passed_but"][x].format(ids=ids) for x in langs
                                         if x in LABELS["passed_but"]))
     return label("passed" if report.passed else "below", langs)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+import math
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,10 +89,32 @@ class Entry:
             # A slot whose value is {"en": ..., "ja": ...} is words, given in each language.
             slots = _Slots({k: v[lang] if isinstance(v, dict) and lang in v else v for k, v in evidence.items()})
             try:
-                out[lang] = string.Formatter().vformat(templates[lang], (), slots)
+                out[lang] = _TRUE_NUMBERS.vformat(templates[lang], (), slots)
             except (ValueError, TypeError):
                 out[lang] = templates[lang]
         return out
+
+
+class _TrueNumbers(string.Formatter):
+    """Fills a slot as ``format`` does, except that a number never reads as another claim: a
+    nonzero value that its format spec would round to zero (``-1e-12`` as ``-0`` or
+    ``-0.0000``) is shown with two significant digits instead, and a negative zero as 0."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        text = str(super().format_field(value, format_spec))
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not format_spec:
+            return text
+        x = float(value)
+        if x == 0.0:
+            return str(super().format_field(0.0, format_spec)) if math.copysign(1.0, x) < 0 else text
+        try:
+            reads_zero = float(text.replace("−", "-")) == 0.0
+        except ValueError:
+            return text
+        return f"{x:.2g}" if reads_zero and math.isfinite(x) else text
+
+
+_TRUE_NUMBERS = _TrueNumbers()
 
 
 class _Slots(dict[str, object]):

@@ -37,9 +37,9 @@ from grader.i18n.messages import label, said
 if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["Extension", "LateDict", "Lateness", "LatePolicyRule", "Scored", "Timing", "apply_late", "due_for",
+__all__ = ["MOODLE_WORDS", "Extension", "LateDict", "Lateness", "LatePolicyRule", "Scored", "Timing", "apply_late", "due_for",
            "late_penalty", "lms_wall_time", "parse_when", "read_extensions", "read_moodle_worksheet", "read_submitted",
-           "student_key", "undo_late", "without_late_note"]
+           "student_key", "undo_late", "without_late_note", "worksheet_lang"]
 
 DAY = timedelta(days=1)
 #: the most days an extension may give (a larger number is a slip of the keyboard)
@@ -120,26 +120,69 @@ def read_submitted(path: Path) -> dict[str, datetime]:
     return out
 
 
-#: the columns of Moodle's grading worksheet (mod/assign: ``hiddenuser`` + id, ``lastmodifiedsubmission``)
-WORKSHEET_ID, WORKSHEET_SUBMITTED = "Identifier", "Last modified (submission)"
+#: Moodle's own words in its grading worksheet, by the language Moodle shows (the downloading or
+#: importing teacher's). English from Moodle's source: ``mod/assign/lang/en/assign.php`` (recordid,
+#: hiddenuser, status, graded, nograde, maxgrade, gradecanbechanged, lastmodifiedsubmission,
+#: lastmodifiedgrade), ``lang/en/moodle.php`` (gradenoun, fullname, yes) and
+#: ``mod/assign/feedback/comments/lang/en/assignfeedback_comments.php`` (pluginname). Japanese from
+#: Moodle's ``ja`` language pack (AMOS), the same files. ``hiddenuser`` is the identifier's prefix:
+#: ``Participant 123456`` but ``参加者123456`` (the Japanese has no space), and Moodle's importer
+#: strips exactly its length.
+MOODLE_WORDS: dict[str, dict[str, str]] = {
+    "en": {"recordid": "Identifier", "hiddenuser": "Participant ", "fullname": "Full name", "status": "Status",
+           "grade": "Grade", "maxgrade": "Maximum Grade", "gradecanbechanged": "Grade can be changed", "yes": "Yes",
+           "lastmodifiedsubmission": "Last modified (submission)", "lastmodifiedgrade": "Last modified (grade)",
+           "feedbackcomments": "Feedback comments", "graded": "Graded", "nograde": "No grade"},
+    "ja": {"recordid": "ID", "hiddenuser": "参加者", "fullname": "フルネーム", "status": "ステータス",
+           "grade": "評点", "maxgrade": "最大評点", "gradecanbechanged": "評点変更可", "yes": "Yes",
+           "lastmodifiedsubmission": "最終更新日時 (提出)", "lastmodifiedgrade": "最終更新日時 (評定)",
+           "feedbackcomments": "フィードバックコメント", "graded": "評定済み", "nograde": "評点なし"},
+}
+#: the columns of Moodle's grading worksheet the lateness is read from (mod/assign's grading table:
+#: ``hiddenuser`` + id, ``lastmodifiedsubmission``), in English
+WORKSHEET_ID, WORKSHEET_SUBMITTED = MOODLE_WORDS["en"]["recordid"], MOODLE_WORDS["en"]["lastmodifiedsubmission"]
+#: Moodle's ``userdate()`` in English: ``strftimedaydatetime`` of lang/en/langconfig.php,
+#: ``%A, %d %B %Y, %I:%M %p`` with the day and the 12-hour hour written without a leading zero
 _MOODLE_TIME = re.compile(r"^\s*(?:[A-Za-z]+,\s*)?(?P<day>\d{1,2})\s+(?P<month>[A-Za-z]+)\s+(?P<year>\d{4}),?\s+"
                           r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<ampm>AM|PM)\s*$", re.IGNORECASE)
+#: Moodle's ``userdate()`` in Japanese: ``strftimedaydatetime`` of the ja pack's langconfig.php,
+#: ``%Y年 %m月 %d日(%A) %H:%M`` (``2026年 12月 7日(月曜日) 10:00``: the month with a leading zero, the
+#: day without, the weekday in the brackets; an admin's own format may leave the weekday out)
+_MOODLE_TIME_JA = re.compile(r"^\s*(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*日\s*"
+                             r"(?:\([^()]*\))?\s*(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*$")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
+
+
+def worksheet_lang(path: Path) -> str:
+    """The language Moodle showed when it wrote the worksheet at ``path``: ``ja`` when its first
+    line has Moodle's Japanese identifier column (``ID``) and not the English one, else ``en``."""
+    try:
+        text = _decoded(Path(path).read_bytes()) or ""
+    except OSError:
+        return "en"
+    first = next(csv.reader(text.splitlines()[:1]), [])
+    names = {name.strip() for name in first}
+    ja = MOODLE_WORDS["ja"]
+    return "ja" if ja["recordid"] in names and MOODLE_WORDS["en"]["recordid"] not in names else "en"
 
 
 def read_moodle_worksheet(path: Path, zone: tzinfo) -> dict[str, datetime]:
     """``--worksheet FILE``: Moodle's grading worksheet (Assignment > View all submissions >
     Download grading worksheet): participant id -> its "Last modified (submission)".
 
-    Moodle writes that time (``Tuesday, 1 December 2026, 11:05 PM``, to the minute) on the
-    downloading teacher's clock without naming the zone; it is read in ``zone``, the zone of
-    the rubric's ``due:``. A row whose time is ``-`` (nothing submitted) is left out.
+    Moodle writes the worksheet in the teacher's language: English (``Identifier``,
+    ``Participant 123456``, ``Tuesday, 1 December 2026, 11:05 PM``) or Japanese (``ID``,
+    ``参加者123456``, ``最終更新日時 (提出)``, ``2026年 12月 1日(火曜日) 23:05``), to the minute, on the
+    downloading teacher's clock without naming the zone; it is read in ``zone``, the zone of the
+    rubric's ``due:``. A row whose time is ``-`` (nothing submitted) is left out.
     """
+    words = MOODLE_WORDS[worksheet_lang(path)]
+    ident_col, time_col = words["recordid"], words["lastmodifiedsubmission"]
     out: dict[str, datetime] = {}
-    for line, row in _rows(path, (WORKSHEET_ID, WORKSHEET_SUBMITTED)):
-        ident = re.sub(r"^\D*", "", student_key(row[WORKSHEET_ID]))
-        text = row[WORKSHEET_SUBMITTED].strip()
+    for line, row in _rows(path, (ident_col, time_col)):
+        ident = re.sub(r"^\D*", "", student_key(row[ident_col]))
+        text = row[time_col].strip()
         if not ident or text in ("", "-"):
             continue
         out[ident] = _moodle_time(text, zone, f"{path}: line {line}")
@@ -147,13 +190,19 @@ def read_moodle_worksheet(path: Path, zone: tzinfo) -> dict[str, datetime]:
 
 
 def _moodle_time(text: str, zone: tzinfo, where: str) -> datetime:
-    m = _MOODLE_TIME.match(text)
-    month = _MONTHS.index(m["month"].lower()) + 1 if m and m["month"].lower() in _MONTHS else 0
-    if not m or not month:
-        raise UsageError(said("time_moodle_writes_e", where=where, text=f"{text!r}"))
-    hour = int(m["hour"]) % 12 + (12 if m["ampm"].upper() == "PM" else 0)
+    folded = unicodedata.normalize("NFKC", text)  # full-width digits and brackets, as a hand edit may leave them
+    m = _MOODLE_TIME_JA.match(folded)
+    if m:
+        year, month, day, hour = int(m["year"]), int(m["month"]), int(m["day"]), int(m["hour"])
+    else:
+        m = _MOODLE_TIME.match(text)
+        month = _MONTHS.index(m["month"].lower()) + 1 if m and m["month"].lower() in _MONTHS else 0
+        if not m or not month:
+            raise UsageError(said("time_moodle_writes_e", where=where, text=f"{text!r}"))
+        year, day = int(m["year"]), int(m["day"])
+        hour = int(m["hour"]) % 12 + (12 if m["ampm"].upper() == "PM" else 0)
     try:
-        return datetime(int(m["year"]), month, int(m["day"]), hour, int(m["minute"]), tzinfo=zone)
+        return datetime(year, month, day, hour, int(m["minute"]), tzinfo=zone)
     except ValueError:
         raise UsageError(said("date_exists", where=where, text=f"{text!r}")) from None
 

@@ -95,6 +95,7 @@ def run_batch(
     canvas: CanvasTarget | None = None,
     again: str = "",
     anonymous: bool = False,
+    moodle_lang: str | None = None,
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
@@ -143,7 +144,8 @@ def run_batch(
     try:
         batch = _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
                        started=started, cluster=spec, shard_size=shard_size, allow_weak=allow_weak,
-                       submitted=submitted, extensions=extensions, canvas=canvas, again=again, anonymous=anonymous)
+                       submitted=submitted, extensions=extensions, canvas=canvas, again=again, anonymous=anonymous,
+                       moodle_lang=moodle_lang)
         return batch.run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress, summary=summary,
                          gradebooks=gradebooks, bom=bom, similarity=similarity)
     finally:
@@ -222,11 +224,13 @@ class _Batch:
                  level: str, warning: str, started: float, cluster: ClusterSpec | None = None,
                  shard_size: int | None = None, allow_weak: bool = False, submitted: dict[str, datetime] | None = None,
                  extensions: dict[str, Extension] | None = None, canvas: CanvasTarget | None = None,
-                 again: str = "", anonymous: bool = False) -> None:
+                 again: str = "", anonymous: bool = False, moodle_lang: str | None = None) -> None:
         from grader.spec.assignment import assignment_of
 
         self.anonymous = anonymous
         self.canvas = canvas
+        #: the language of the Moodle worksheet the instructor gave (--worksheet): the one to write back for
+        self.moodle_lang = moodle_lang
         self.again = again or f"grader batch {source} --out {out}"
         self.source, self.out, self.outdir, self.rubric = source, out, outdir, rubric
         self.assignment = assignment_of(rubric)
@@ -622,7 +626,7 @@ class _Batch:
         written = [csv_written(write_gradebook(self.outdir / "gradebook.csv", book, self.rubric, bom=bom), book)]
         if gradebooks:
             written += write_lms_gradebooks(self.outdir, book, self.rubric, gradebooks, bom=bom, lang=self.lang,
-                                            canvas=self.canvas)
+                                            canvas=self.canvas, moodle_lang=self.moodle_lang)
         say_written(written, book, self.console, self.lang)
         return [self.finished[i] for i in sorted(self.finished)] + failed_reports
 

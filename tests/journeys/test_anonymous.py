@@ -76,7 +76,7 @@ def _blobs(out: Path) -> list[tuple[str, bytes]]:
         data = path.read_bytes()
         if path.name == "gradebook.moodle.csv":
             rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
-            col = rows[0].index("Identifier")
+            col = next(i for i, h in enumerate(rows[0]) if h in ("Identifier", "ID"))  # (Moodle in English, Japanese)
             data = json.dumps([[c for i, c in enumerate(r) if i != col] for r in rows],
                               ensure_ascii=False).encode("utf-8")
         if zipfile.is_zipfile(path):
@@ -126,8 +126,9 @@ def test_anonymous_batch_names_no_student_anywhere_and_maps_back(tmp_path):
     hits = [(where, s) for where, blob in [*_blobs(out), *terminal] for s in _secrets() if s in blob]
     assert hits == []
 
-    # the worksheet Moodle imports still knows each participant by the id Moodle gave them
-    sheet = moodle_worksheet(out / "gradebook.moodle.csv")
+    # the worksheet Moodle imports still knows each participant by the id Moodle gave them (in the
+    # words of a Moodle shown in Japanese, the batch's language)
+    sheet = moodle_worksheet(out / "gradebook.moodle.csv", "ja")
     assert set(sheet) == {str(pid) for _, pid, _ in STUDENTS}
     for aid, pid in anon.items():
         assert sheet[str(pid)]["grade"] == float(book[aid]["score"])

@@ -121,8 +121,9 @@ def test_moodle_export_every_student_graded_as_moodle_names_them(tmp_path, engli
     # the online-text folder is not a second claim on 山田's id
     assert "claims student id" not in rows["123458"]["errors"]
 
-    # the worksheet, read as Moodle's offline-grading importer reads it
-    sheet = moodle_worksheet(out / "gradebook.moodle.csv")
+    # the worksheet, read as Moodle's offline-grading importer reads it: for a Moodle shown in
+    # Japanese, the batch's language (the rubric's first)
+    sheet = moodle_worksheet(out / "gradebook.moodle.csv", "ja")
     assert sheet["123458"]["grade"] == top and sheet["123464"]["grade"] == float(rows["123464"]["score"])
     # every participant has a row; one with no grade changes none given by hand (its time is
     # before any grade, so Moodle's import keeps a grade changed since) and says why

@@ -172,3 +172,71 @@ def test_no_student_silently_misses_their_time_or_extension(tmp_path):
     assert again.returncode == 0, again.stderr
     notes = _lateness(out)["11111"]["notes"]
     assert sum("no submission time is known" in n for n in notes) == 1
+
+
+def test_a_japanese_moodle_worksheet_decides_lateness_and_the_import_file_is_for_that_moodle(tmp_path):
+    """Moodle shown in Japanese, end to end: the grading worksheet as that Moodle downloads it
+    (``tests.lms_exports.moodle_grading_worksheet``: Moodle's Japanese column names and dates,
+    from mod/assign/gradingtable.php, mod/assign/lang/*/assign.php and lang/ja/langconfig.php)
+    decides who is late; gradebook.moodle.csv carries the Japanese columns Moodle's importer
+    (mod/assign/feedback/offline/importgradeslib.php) looks for, column by column, with a time
+    its strtotime reads; a later adjustment keeps them."""
+    from datetime import datetime
+
+    from tests.lms_exports import MOODLE_STRINGS, WorksheetRow, moodle_grading_worksheet, moodle_worksheet
+
+    rubric = _course(tmp_path / "course")
+    export = tmp_path / "CS101-第7章-42.zip"
+    people = (("山田 太郎", 123458), ("Jane Doe", 123462), ("鈴木 一郎", 123463))
+    with zipfile.ZipFile(export, "w") as zf:
+        for name, pid in people:
+            for fname, data in _correct().items():
+                zf.writestr(f"{name}_{pid}_assignsubmission_file_/{fname}", data)
+    sheet = tmp_path / "評定ワークシート-CS101-第7章-42.csv"
+    sheet.write_bytes(moodle_grading_worksheet(
+        [WorksheetRow(123458, "山田 太郎", "yamada@example.ac.jp", datetime(2026, 12, 1, 23, 5)),
+         WorksheetRow(123462, "Jane Doe", "jane@example.ac.jp", datetime(2026, 12, 2, 9, 30)),
+         WorksheetRow(123463, "鈴木 一郎", "suzuki@example.ac.jp", None)], "ja"))
+    assert "2026年 12月 2日(水曜日) 09:30".encode() in sheet.read_bytes()
+    out = tmp_path / "out"
+    proc = _batch(rubric, export, out, "--worksheet", str(sheet), "--gradebook", "moodle", "--bom", "--lang", "en")
+    assert proc.returncode == 0, proc.stderr
+
+    # the Japanese times decide lateness: Jane, at 09:30 the next morning, is a day late
+    reports = _lateness(out)
+    assert "late" not in reports["123458"] and "late" not in reports["123463"]
+    late = reports["123462"]["late"]
+    assert late["days"] == 1 and late["submitted"] == "2026-12-02T09:30:00+09:00" and late["due"] == DUE
+
+    # the import file, for the Moodle the worksheet came from (Japanese, though the reports are English)
+    said = " ".join(proc.stderr.split())
+    assert "gradebook.moodle.csv is in the words of Moodle shown in Japanese" in said, said
+    ja = MOODLE_STRINGS["ja"]
+    text = (out / "gradebook.moodle.csv").read_bytes()
+    assert text.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(text.decode("utf-8-sig").splitlines()))
+    assert rows[0] == [ja["recordid"], ja["fullname"], ja["status"], ja["gradenoun"], ja["maxgrade"],
+                       ja["gradecanbechanged"], ja["lastmodifiedgrade"], ja["feedbackcomments"]]
+    with (out / "gradebook.csv").open(encoding="utf-8-sig", newline="") as fh:
+        book = {r["student_id"]: r for r in csv.DictReader(fh)}
+    got = {row[0]: row for row in rows[1:]}
+    assert set(got) == {"参加者123458", "参加者123462", "参加者123463"}
+    for name, pid in people:
+        ident, full, status, grade, top, changeable, modified, feedback = got[f"参加者{pid}"]
+        assert (ident, full, status, changeable) == (f"参加者{pid}", name, ja["graded"], ja["yes"])
+        assert float(grade) == float(book[str(pid)]["score"]) and float(top) == float(book[str(pid)]["max_score"])
+        assert modified == book[str(pid)]["graded_at"] == reports[str(pid)]["graded_at"]  # ISO 8601, with its offset
+        assert feedback.startswith(f"Score {float(grade):g} / {float(top):g}"), feedback  # (the reports' language)
+    assert "(late: from" in got["参加者123462"][7] and "(late" not in got["参加者123458"][7]
+    assert float(got["参加者123462"][3]) == pytest.approx(late["score"])
+    # read as a Japanese Moodle's importer reads it
+    imported = moodle_worksheet(out / "gradebook.moodle.csv", "ja")
+    assert {pid: row["grade"] for pid, row in imported.items()} == {
+        str(pid): float(book[str(pid)]["score"]) for _, pid in people}
+
+    # an adjustment without --lang refreshes it for the same Moodle
+    proc = run_grader("adjust", str(out), "123458", "--points", "-1", "--reason", "late upload")
+    assert proc.returncode == 0, proc.stderr
+    again = moodle_worksheet(out / "gradebook.moodle.csv", "ja")
+    assert again["123458"]["grade"] == float(book["123458"]["score"]) - 1
+    assert again["123462"] == imported["123462"]

@@ -285,6 +285,10 @@ def test_check_before_the_function_cells_says_which_to_run_first(tmp_path: Path)
         _run_all(client, nb)  # every cell, the check cell last
         done = _Page(_display(check)["text/html"])
         assert not done.having("data-not-run")
+        # the card counts the work cells run in this kernel, never the check's own cells (run
+        # three times before, once as %grader): imports and scaling twice, then every work cell
+        work = [c for c in nb.cells[:nb.cells.index(check)] if c.cell_type == "code" and c.source.strip()]
+        assert f"このカーネルで実行したセル（{2 + len(work)} 個）" in done.all_text, done.all_text
         [root] = [a for a in done.having("data-score") if a["<tag>"] == "div"]
         assert float(root["data-score"]) == float(root["data-max-score"]) > 0
 

@@ -2,8 +2,9 @@
 
 Code cells are kept in order, each a :class:`Chunk` labelled with its cell number; IPython's
 magics and shell lines (``%time``, ``!pip``, ``x = !ls``, ``get_ipython()``, ``obj?``) and the
-check cell are neutralised to ``pass``, keeping indentation and line numbers; a raw cell
-starting ``# answers.yaml`` is the quiz. Nothing is executed here.
+check's lines are neutralised to ``pass``, keeping indentation and line numbers; a cell that is
+only the check (:func:`is_check_cell`) is left out, so it is neither graded nor counted; a raw
+cell starting ``# answers.yaml`` is the quiz. Nothing is executed here.
 
 Example::
 
@@ -23,7 +24,7 @@ from grader.i18n.messages import said
 from grader.ingest.submission.model import ANSWERS_MARKER, NOTEBOOK_MODULE, Chunk, Module, Submission, build_submission
 from grader.ingest.submission.trees import decode_text, normalise_newlines
 
-__all__ = ["notebook_submission", "read_notebook"]
+__all__ = ["is_check_cell", "notebook_submission", "read_notebook"]
 
 # Cell magics whose body is ordinary Python that IPython runs in the user namespace, so the
 # functions it defines exist afterwards; every other cell magic (%%bash, %%timeit, ...) is
@@ -85,7 +86,7 @@ def read_notebook(
                 answers = source
             else:
                 notes.append(said("cell_second_answers_cell", filename=filename, n=number))
-        elif cell.get("cell_type") == "code" and source.strip():
+        elif cell.get("cell_type") == "code" and source.strip() and not is_check_cell(source):
             code, removed = _neutralise_ipython(source)
             skipped.extend(f"cell {number}: {what}" for what in removed)
             chunks.append(Chunk(code=code, label=f"{filename}, cell {number}"))
@@ -124,7 +125,7 @@ def notebook_submission(
     skipped: list[str] = []
     for label, source in cells:
         source = normalise_newlines(str(source))
-        if not source.strip():
+        if not source.strip() or is_check_cell(source):  # (the check cells run before this one)
             continue
         code, removed = _neutralise_ipython(source)
         skipped.extend(f"{label}: {what}" for what in removed)
@@ -144,6 +145,9 @@ _CHECK_CALL = re.compile(
     r"(?:from\s+grader(?:\.notebook)?\s+import\b|import\s+grader(?:\.notebook)?\b"
     r"|(?:grader\.)?notebook\.check\s*\()"
 )
+# The grader's own magics and shell lines in a notebook (``%grader softmax``, ``%load_ext grader``,
+# ``!grader check``): the check, not the student's work.
+_GRADER_MAGIC = re.compile(r"(?:%{1,2}\s*(?:grader|load_ext\s+grader)|!\s*grader)\b")
 # A line _ipython_kind could replace: it starts with % or !, holds "= %", "= !", get_ipython,
 # grader or notebook.check, or ends with "?" (a superset: the scanner and _ipython_kind decide).
 _CANDIDATE = re.compile(r"^[^\S\n]*[%!?]|^.*(?:=[^\S\n]*[%!]|get_ipython|grader|notebook\.check)"
@@ -217,6 +221,8 @@ def _neutralise_ipython(source: str) -> tuple[str, list[str]]:
 def _ipython_kind(stripped: str) -> str | None:
     if not stripped or stripped.startswith("#"):
         return None
+    if _GRADER_MAGIC.match(stripped):
+        return "check"
     if stripped.startswith(("%", "!")) or _ASSIGN_MAGIC.match(stripped):
         return "magic"
     if _HELP.fullmatch(stripped.rstrip()):
@@ -226,6 +232,17 @@ def _ipython_kind(stripped: str) -> str | None:
     if _CHECK_CALL.match(stripped):
         return "check"
     return None
+
+
+def is_check_cell(source: str) -> bool:
+    """A cell that only checks the work (``from grader import notebook`` / ``notebook.check()``,
+    ``%grader softmax``, ``!grader check``, comments): not the student's work, so never graded
+    and never counted among the cells that were."""
+    code, removed = _neutralise_ipython(source)
+    if removed or code == source:  # another magic (the student's own), or no check at all
+        return False
+    return all(not line.strip() or line.strip() == "pass" or line.lstrip().startswith("#")
+               for line in code.split("\n"))
 
 
 def _shorten(text: str, width: int = 40) -> str:

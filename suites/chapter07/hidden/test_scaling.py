@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from grader.kit import (
+    FLOAT32_CONSTANT_REL,
     assert_array,
     assert_close,
     assert_float,
@@ -95,7 +96,7 @@ def test_scaling_factor_known_models(student, ref, d_model, n_heads):
     assert_float(
         got,
         ref.scaling.scaling_factor(d_model, n_heads),
-        rel=1e-9,
+        rel=FLOAT32_CONSTANT_REL,
         what=describe_call("scaling_factor", d_model, n_heads),
     )
 
@@ -111,7 +112,7 @@ def test_scaling_factor_random_pairs(student, ref, rng):
         assert_float(
             got,
             ref.scaling.scaling_factor(d_model, n_heads),
-            rel=1e-9,
+            rel=FLOAT32_CONSTANT_REL,
             what=describe_call("scaling_factor", d_model, n_heads),
         )
 

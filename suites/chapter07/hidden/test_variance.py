@@ -15,7 +15,7 @@ import math
 
 import pytest
 
-from grader.kit import assert_dict, assert_float, assert_list, describe_value, number_value, require
+from grader.kit import FLOAT32_CONSTANT_REL, assert_dict, assert_float, assert_list, describe_value, number_value, require
 
 pytestmark = pytest.mark.part("variance")
 
@@ -138,7 +138,7 @@ def test_variance_table_rows_in_order(student, rng):
             expected=str(d_k),
             actual=describe_value(row["d_k"]),
         )
-        assert_float(row["sqrt_d_k"], math.sqrt(d_k), rel=1e-9, what=f'{what}[{i}]["sqrt_d_k"]')
+        assert_float(row["sqrt_d_k"], math.sqrt(d_k), rel=FLOAT32_CONSTANT_REL, what=f'{what}[{i}]["sqrt_d_k"]')
 
 
 def test_variance_table_columns_consistent(student, rng):

@@ -317,11 +317,34 @@ def _distribution_findings(func: str, call: str, out: Any, x: torch.Tensor, dim:
     if _close(o, whole, atol=1e-8):
         return Finding("softmax-wrong-dim", func, {"call": call, "dim": dim, "normalised_axis": "all",
                                                    "shape": list(x.shape)})
+    mixed = _mixed_axes(o, z, axis)
+    if mixed is not None:
+        max_axis, sum_axis = mixed
+        along = o.sum(axis=axis).reshape(-1)
+        shown = "[" + ", ".join(f"{v:.4g}" for v in along[:3]) + (", ...]" if along.size > 3 else "]")
+        return Finding("softmax-wrong-dim", func, {"variant": "mixed-axes", "call": call, "dim": dim,
+                                                   "max_axis": max_axis, "sum_axis": sum_axis,
+                                                   "normalised_axis": sum_axis, "shape": list(x.shape),
+                                                   "sums": shown})
     sums = o.sum(axis=axis, keepdims=True)
     if np.all(np.isfinite(o)) and np.all(sums > 0) and not np.allclose(sums, 1.0, atol=1e-3):
         if _close(o / sums, _softmax64(z, axis).numpy()):
             shown = ", ".join(f"{s:.4g}" for s in sums.reshape(-1)[:3]) + (", ..." if sums.size > 3 else "")
             return Finding("softmax-not-normalized", func, {"call": call, "sums": shown})
+    return None
+
+
+def _mixed_axes(o: np.ndarray, z: torch.Tensor, axis: int) -> tuple[int, int] | None:
+    """(max axis, sum axis) when ``o`` is exp(z − max along one axis) / sum along another, one of
+    them ``axis``: a softmax with ``dim`` in one place and a fixed axis in the other."""
+    zn = z.numpy()
+    for max_axis in range(zn.ndim):
+        e = np.exp(zn - zn.max(axis=max_axis, keepdims=True))
+        for sum_axis in range(zn.ndim):
+            if max_axis == sum_axis or axis not in (max_axis, sum_axis):
+                continue
+            if _close(o, e / e.sum(axis=sum_axis, keepdims=True)):
+                return max_axis, sum_axis
     return None
 
 
@@ -553,6 +576,9 @@ def _measured_form(o: np.ndarray, prob: np.ndarray) -> dict[str, str] | None:
             "ja": f"対角成分が {diag_text}、非対角成分が {off_text} の行列"}
 
 
+#: What the jacobian-wrong message says of a row that does sum to 0 (to rounding).
+_ROW_SUM_RIGHT = {"en": "its rows do sum to 0, as they must", "ja": "行の和は正しく 0 になっています"}
+
 _JACOBIAN_P = torch.softmax(torch.tensor([1.0, 0.2, -0.5, 2.0]), 0)
 
 
@@ -571,15 +597,27 @@ def _jacobian(p: _Probe) -> list[Finding]:
     hard = _hardcoded(func, call, out, describe_call(func, p2), p(func, p2))
     if hard:
         return [hard]
+    if o is not None and o.size == n and o.shape != (n, n) and _close(o.reshape(-1), want.diagonal()):
+        # p ⊙ (1 − p): the diagonal alone, as for an elementwise function such as a sigmoid
+        return [Finding("jacobian-diagonal-vector", func, {
+            "call": call, "shape": str(tuple(o.shape)), "n": n, "values": _show(o.reshape(-1)).split(" (shape")[0],
+            "expected_entry": float(f"{float(want[0, 1]):.4g}")})]
     if o is None or o.shape != (n, n) or not np.all(np.isfinite(o)):
         return _unrecognised(func, call=call, returned=_show(out))
     form = next((shown for shown, value in _operator_mixups(prob) if _close(out, value.numpy())), None)
     form = form or _measured_form(o.astype(np.float64), prob.double().numpy())
-    ev: dict[str, Any] = {"call": call, "entry": round(float(o[0, 1]), 6),
-                          "expected_entry": round(float(want[0, 1]), 6),
-                          "diagonal_entry": round(float(o[0, 0]), 6),
-                          "expected_diagonal_entry": round(float(want[0, 0]), 6),
-                          "row_sum": round(float(o[0].sum()), 6) + 0.0}  # never "-0"
+    row_sum = float(o[0].sum())
+    # A row that sums to 0 up to rounding is said to: "sums to -1e-12 instead of 0" (or, rounded,
+    # "-0 instead of 0") would claim a wrong sum where the sum is right.
+    sums_right = abs(row_sum) <= 1e-6 * max(float(np.abs(o[0]).max()), 1e-12)
+    ev: dict[str, Any] = {"call": call, "entry": float(f"{float(o[0, 1]):.6g}"),
+                          "expected_entry": float(f"{float(want[0, 1]):.6g}"),
+                          "diagonal_entry": float(f"{float(o[0, 0]):.6g}"),
+                          "expected_diagonal_entry": float(f"{float(want[0, 0]):.6g}"),
+                          "row_sum": 0.0 if sums_right else float(f"{row_sum:.6g}"),
+                          "row_sum_said": _ROW_SUM_RIGHT if sums_right else {
+                              "en": f"row 0 sums to {row_sum:.4g} instead of 0",
+                              "ja": f"0 行目の和が 0 ではなく {row_sum:.4g} です"}}
     if form is None:
         ev["variant"] = "measured"
     else:

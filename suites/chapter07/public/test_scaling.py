@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from grader.kit import (
+    FLOAT32_CONSTANT_REL,
     assert_close,
     assert_float,
     assert_int,
@@ -58,7 +59,7 @@ def test_scaling_factor(student, case):
     ja: scaling_factor は sqrt(d_k)。GPT-2 small では 8、4096 / 32 では約 11.31
     """
     got = student.scaling.scaling_factor(case["d_model"], case["n_heads"])
-    assert_float(got, case["expected"], rel=1e-9, what=describe_call("scaling_factor", case["d_model"], case["n_heads"]))
+    assert_float(got, case["expected"], rel=FLOAT32_CONSTANT_REL, what=describe_call("scaling_factor", case["d_model"], case["n_heads"]))
 
 
 def test_scale_scores_chapter_example(student):

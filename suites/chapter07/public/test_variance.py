@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from grader.kit import assert_dict, assert_float, assert_list, describe_value, number_value, require
+from grader.kit import FLOAT32_CONSTANT_REL, assert_dict, assert_float, assert_list, describe_value, number_value, require
 
 pytestmark = pytest.mark.part("variance")
 
@@ -83,7 +83,7 @@ def test_variance_table(student):
             en=f'{what}[{i}]["d_k"] is {describe_value(row["d_k"])}; expected {d_k}{order[0]}.',
             ja=f'{what}[{i}]["d_k"] は {describe_value(row["d_k"])} でした。{d_k} が必要です{order[1]}。',
         )
-        assert_float(row["sqrt_d_k"], math.sqrt(d_k), rel=1e-9, what=f'{what}[{i}]["sqrt_d_k"]')
+        assert_float(row["sqrt_d_k"], math.sqrt(d_k), rel=FLOAT32_CONSTANT_REL, what=f'{what}[{i}]["sqrt_d_k"]')
         variance = assert_float(row["variance"], float(d_k), rel=_rel(d_k, 1000), abs=0.0, what=f'{what}[{i}]["variance"]')
         # 2/n allows a std taken with another ddof than the variance.
         assert_float(row["std"], math.sqrt(variance), rel=2.0 / 1000, what=f'{what}[{i}]["std"]')

@@ -34,7 +34,7 @@ import torch.nn.functional as F
 
 from grader.kit import Figure
 from grader.kit import figure, png, style
-from grader.kit import Finding, Probe, arr, close, describe_call, hardcoded, num, seeded_randn as randn, show, unrecognised
+from grader.kit import Finding, Probe, Raised, Unavailable, arr, close, describe_call, hardcoded, num, seeded_randn as randn, show, unrecognised
 
 MASKING = "masking"
 GPT2_D_MODEL, GPT2_HEADS = 768, 12
@@ -83,7 +83,7 @@ def _leak(w: np.ndarray) -> float:
 
 def _row(w: np.ndarray, i: int) -> str:
     row = w.reshape(-1, *w.shape[-2:])[0, i]
-    return "[" + ", ".join("nan" if not math.isfinite(x) else f"{x:.3g}" for x in row) + "]"
+    return "[" + ", ".join(str(float(x)) if not math.isfinite(x) else f"{x:.3g}" for x in row) + "]"
 
 
 def _fill_value(s: np.ndarray, w: np.ndarray) -> float | None:
@@ -105,6 +105,21 @@ def _fill_value(s: np.ndarray, w: np.ndarray) -> float | None:
     return 0.0 if abs(c) < 1e-4 else c
 
 
+def _written_after(w: np.ndarray, plain: np.ndarray) -> float | None:
+    """The one value c (-inf, -1e9, ...; not 0, the plain mask-after-softmax) written over the
+    future's probabilities when the rest of ``w`` is the softmax of the whole row; else None."""
+    fut = np.broadcast_to(_future(w.shape[-1]), w.shape)
+    if not fut.any():
+        return None
+    values = np.unique(w[fut])
+    if values.size != 1 or np.isnan(values[0]) or values[0] == 0.0:
+        return None
+    kept = w[~fut]
+    if not (np.all(np.isfinite(kept)) and np.allclose(kept, plain[~fut], rtol=1e-3, atol=1e-5)):
+        return None
+    return float(values[0])
+
+
 def classify_weights(func: str, call: str, s: np.ndarray, got: Any, **extra: Any) -> Finding | None:
     """The mistake whose weights for scores ``s`` match ``got``; None when ``got`` is right."""
     w = arr(got)
@@ -124,6 +139,12 @@ def classify_weights(func: str, call: str, s: np.ndarray, got: Any, **extra: Any
             return Finding(mid, func, {**ev, "leak": round(_leak(w), 4), "row0": _row(w, 0),
                                        "last_row": _row(w, s.shape[-1] - 1), "row_sum": round(float(sums[0]), 4),
                                        "min_row_sum": round(float(sums.min()), 4)})
+    written = _written_after(w, forms["mask-not-applied"])
+    if written is not None:
+        allowed = np.where(np.broadcast_to(_future(s.shape[-1]), w.shape), 0.0, w).sum(axis=-1).reshape(-1)
+        return Finding("mask-after-softmax", func, {**ev, "variant": "written", "fill": written, "row0": _row(w, 0),
+                                                   "row_sum": float(f"{float(allowed[0]):.4g}"),
+                                                   "min_row_sum": float(f"{float(allowed.min()):.4g}")})
     fill = _fill_value(s, w)
     if fill is not None and close(w, _softmax_rows(_masked(s, _future(s.shape[-1]), fill)), rtol=1e-3, atol=1e-5):
         leak = _leak(w)
@@ -347,6 +368,28 @@ def _divisor(raw: np.ndarray, w: np.ndarray) -> float | None:
     return c if c > 0 and np.mean([abs(x / c - 1) < 1e-2 for x in cs]) >= 0.9 else None
 
 
+def _written_via_masked_softmax(p: Probe, scores: np.ndarray, w: np.ndarray | None) -> Finding | None:
+    """mask-after-softmax for causal_attention when the weights it multiplies v by hold a value
+    written over the future (-inf): with v = I every row that has a future comes out NaN or
+    -inf (-inf · 0, -inf · 1), the last row is right, and the student's own masked_softmax of the same scores
+    shows the written value."""
+    n = scores.shape[-1]
+    if w is None or w.shape != scores.shape:
+        return None
+    rows = w.reshape(-1, n, n)
+    if not ((~np.isfinite(rows[:, :-1])).all() and close(rows[:, -1], variants(scores)[""].reshape(-1, n, n)[:, -1])):
+        return None
+    x = torch.from_numpy(scores.astype(np.float32))
+    try:
+        got = p("masked_softmax", x)
+    except (Raised, Unavailable):
+        return None
+    found = classify_weights("causal_attention", describe_call("masked_softmax", x), x.double().numpy(), got)
+    if found is None or found.id != "mask-after-softmax" or found.evidence.get("variant") != "written":
+        return None
+    return found
+
+
 def _causal_attention(p: Probe) -> list[Finding]:
     got, raw, call = _attention_weights(p, D_K)
     w = arr(got)
@@ -375,6 +418,9 @@ def _causal_attention(p: Probe) -> list[Finding]:
             if inner is not None:
                 return [inner]
             return unrecognised("causal_attention", call=call, divisor=round(c, 4))
+    via = _written_via_masked_softmax(p, raw / expected, w)
+    if via is not None:
+        return [via]
     other, _, other_call = _attention_weights(p, D_K, seed=95)
     same_out = hardcoded("causal_attention", call, got, other_call, other)
     return [same_out] if same_out else unrecognised("causal_attention", call=call)
@@ -388,7 +434,8 @@ def _future_leak(p: Probe) -> list[Finding]:
     wn = w.double().numpy()
     if got is not None and want is not None and abs(got - want) <= 1e-5 + 1e-5 * abs(want):
         return []
-    ev = {"call": call, "got": got if got is None else round(got, 4), "expected": round(want or 0.0, 4)}
+    # Four significant digits, never four decimals: a leak of -1e-12 must not read as "-0".
+    ev = {"call": call, "got": got if got is None else float(f"{got:.4g}"), "expected": float(f"{want or 0.0:.4g}")}
     sums = {
         "mask-transposed": np.where(np.tril(np.ones((N, N), dtype=bool), k=-1), wn, 0).sum(-1).max(),
         "mask-excludes-diagonal": np.where(np.triu(np.ones((N, N), dtype=bool)), wn, 0).sum(-1).max(),

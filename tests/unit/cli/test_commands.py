@@ -58,3 +58,35 @@ def test_a_missing_rubric_is_a_usage_error_naming_it(tmp_path: object) -> None:
                                        "--rubric", "no/such/rubric.yaml"])
     assert result.exit_code == shared.ExitCode.USAGE_ERROR
     assert "no/such/rubric.yaml" in result.output
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("ja", ["6 件を比較し、1 グループに 3 組がありました。", "下書き clamp-twice（softmax、提出物 2 件）を",
+            "ミュータント", "コードが見つからなかったため"]),
+    ("en", ["6 compared, 3 pairs in 1 groups; ", "draft clamp-twice (softmax, 2 submissions) added to",
+            "; mutant ", "no mutant (the code was not found)"]),
+])
+def test_similarity_and_catalogue_draft_speak_the_sessions_language(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, lang: str, said: list[str]) -> None:
+    """Their closing lines are the session's language (--lang, else the course's), not English always."""
+    from pathlib import Path
+
+    import grader.insight.draft_entry as draft_entry
+    import grader.outputs.similarity_page as similarity_page
+    from grader.insight.draft_entry import Drafted
+
+    monkeypatch.setattr(batch, "load_for", lambda outdir, rubric_path: SimpleNamespace(
+        report=SimpleNamespace(languages=("ja", "en"))))
+    monkeypatch.setattr(similarity_page, "refresh", lambda *a, **k: SimpleNamespace(
+        compared=6, pairs=[1, 2, 3], groups=[1]))
+    drafted = [Drafted("clamp-twice", Path("mistakes.yaml"), Path("from-cluster-1.py"), "softmax", 2),
+               Drafted("clamp-twice", Path("mistakes.yaml"), None, "softmax", 2)]
+    monkeypatch.setattr(draft_entry, "draft_entry", lambda *a, **k: drafted.pop(0))
+    monkeypatch.delenv("GRADER_LANG", raising=False)
+    chosen = ["--lang", lang] if lang == "en" else []  # Japanese: the course's first language
+    outputs = [CliRunner().invoke(main, ["similarity", str(tmp_path), *chosen]),
+               CliRunner().invoke(main, ["catalogue", "draft", str(tmp_path), "--cluster", "1", *chosen]),
+               CliRunner().invoke(main, ["catalogue", "draft", str(tmp_path), "--cluster", "1", *chosen])]
+    assert [r.exit_code for r in outputs] == [0, 0, 0], [r.output for r in outputs]
+    text = " ".join(" ".join(r.output.split()) for r in outputs)
+    assert all(s in text for s in said), text

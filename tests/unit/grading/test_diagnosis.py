@@ -326,7 +326,7 @@ def test_quiz_answer_with_sqrt_d_model_is_named_without_giving_the_answer():
 
 def test_failure_no_known_mistake_explains_is_said_plainly(reference):
     """a wrong function that matches nothing known is reported as unrecognised, not guessed"""
-    code = "import torch\n\ndef softmax_jacobian(p):\n    return p - p * p\n"  # a vector, not a matrix
+    code = "import torch\n\ndef softmax_jacobian(p):\n    return p + p * p\n"  # a vector, and not the diagonal
     found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
     [m] = found
     assert m.id == "unrecognised" and m.function == "softmax_jacobian"
@@ -496,3 +496,216 @@ def test_every_probe_through_the_worker_names_nothing_on_correct_submissions(rub
                     assert ([m.id for m in found], run.errors) == ([], []), path.name
             finally:
                 session.close()
+
+
+# --------------------------------------------------------------------------- sentences true to the evidence
+
+
+def sentences(text: str, lang: str) -> list[str]:
+    """A message cut into its sentences (English at ". ", Japanese at "。"), to check each one."""
+    if lang == "ja":
+        return [s + "。" for s in text.split("。") if s]
+    return [s if s.endswith(".") else s + "." for s in text.split(". ")]
+
+
+def only_mistake(case: str, reference: Any) -> Mistake:
+    header, text = read_case(SPELLINGS / f"{case}.py")
+    part = header["file"].removesuffix(".py")
+    found, run = diagnose_all(InProcessSession({part: text}), reference, parts=(part,))
+    assert run.errors == []
+    [m] = found
+    return m
+
+
+@pytest.mark.parametrize(("case", "shape"), [("jacobian_diagonal_vector", "(4,)"),
+                                             ("jacobian_diagonal_vector_numpy", "(4, 1)")])
+def test_a_jacobian_returned_as_its_diagonal_is_named_sentence_by_sentence(case, shape, reference):
+    """p (1 - p) for the Jacobian: its own id, the student's shape and values, the entry it lacks"""
+    m = only_mistake(case, reference)
+    assert (m.id, m.function) == ("jacobian-diagonal-vector", "softmax_jacobian")
+    values = "[0.1759, 0.09186, 0.04824, 0.2358]"
+    assert sentences(m.message["en"], "en") == [
+        f"softmax_jacobian(float32[4]) returns shape {shape}, the values {values}: p_i (1 − p_i), only the "
+        "diagonal of the Jacobian, as if each p_i depended on its own x_i alone (the derivative of an "
+        "elementwise sigmoid).",
+        "Softmax couples every output to every input: p_i also moves when another x_j does, by −p_i p_j "
+        "(entry [0, 1] should be -0.02331).",
+        "Return the (4, 4) matrix J = diag(p) − p pᵀ; its diagonal is what you returned.",
+    ]
+    assert sentences(m.message["ja"], "ja") == [
+        f"softmax_jacobian(float32[4]) は形 {shape} の値 {values} を返しています。",
+        "これは p_i (1 − p_i)、つまりヤコビ行列の対角成分だけで、各 p_i が自分の x_i だけに依存するかのような"
+        "計算です（要素ごとのシグモイドの微分）。",
+        "softmax ではどの出力もすべての入力に依存し、別の x_j が動くと p_i も −p_i p_j だけ動きます"
+        "（要素 [0, 1] は -0.02331 のはずです）。",
+        "(4, 4) の行列 J = diag(p) − p pᵀ を返してください。",
+        "あなたが返した値はその対角成分です。",
+    ]
+
+
+def test_a_wrong_jacobian_whose_rows_sum_to_zero_is_not_said_to_sum_to_anything_else(reference):
+    """2 (diag(p) − p pᵀ): the rows do sum to 0, and the message says so instead of "0 instead of 0" """
+    m = only_mistake("jacobian_rows_sum_to_zero", reference)
+    assert m.id == "jacobian-wrong"
+    assert sentences(m.message["en"], "en") == [
+        "softmax_jacobian(float32[4]) returns a matrix with 2 p_i − 2 p_i² on the diagonal and −2 p_i p_j off "
+        "it instead of J = diag(p) − p pᵀ: entry [0, 1] is -0.04661 where -0.02331 is expected, entry [0, 0] "
+        "is 0.3518 where 0.1759 is expected, and its rows do sum to 0, as they must.",
+        "J[i, j] = p_i (1[i = j] − p_j): p_i − p_i² on the diagonal, −p_i p_j off it.",
+    ]
+    assert sentences(m.message["ja"], "ja") == [
+        "softmax_jacobian(float32[4]) は J = diag(p) − p pᵀ ではなく 対角成分が 2 p_i − 2 p_i²、非対角成分が "
+        "−2 p_i p_j の行列 を返しています。",
+        "要素 [0, 1] が -0.02331 ではなく -0.04661、要素 [0, 0] が 0.1759 ではなく 0.3518 で、行の和は正しく "
+        "0 になっています。",
+        "J[i, j] = p_i (1[i = j] − p_j) なので、対角成分は p_i − p_i²、非対角成分は −p_i p_j です。",
+    ]
+    # a row that does not sum to 0 is still given with its number
+    header, text = read_case(SPELLINGS / "jacobian_diagonal_only.py")
+    found, _ = diagnose_all(InProcessSession({"softmax": text}), reference, parts=("softmax",))
+    assert "row 0 sums to 0.1759 instead of 0" in found[0].message["en"]
+    assert "0 行目の和が 0 ではなく 0.1759 です" in found[0].message["ja"]
+
+
+@pytest.mark.parametrize(("case", "max_axis", "sum_axis", "sums"), [
+    ("wrong_dim_max_along_dim_sum_last", 0, 1, "[0.7385, 0.5003, 0.5306, ...]"),
+    ("wrong_dim_max_last_sum_along_dim_numpy", 1, 0, "[1, 1, 1, ...]"),
+])
+def test_a_softmax_with_dim_in_one_place_and_a_fixed_axis_in_the_other_is_named(case, max_axis, sum_axis, sums,
+                                                                                reference):
+    """the maximum along one axis and the sum along another: softmax-wrong-dim, both axes named"""
+    m = only_mistake(case, reference)
+    assert (m.id, m.evidence["variant"], m.evidence["max_axis"], m.evidence["sum_axis"]) == (
+        "softmax-wrong-dim", "mixed-axes", max_axis, sum_axis)
+    assert sentences(m.message["en"], "en") == [
+        f"softmax(float32[3, 5], dim=0) subtracts the maximum along axis {max_axis} but divides by the sum along "
+        f"axis {sum_axis} (the array has shape [3, 5]): one of the two is written for a fixed axis instead of "
+        "dim=0.",
+        f"Its values are exp(x − max along axis {max_axis}) / (sum along axis {sum_axis}), which is no softmax at "
+        f"all; along dim they sum to {sums}.",
+        "Take both the maximum and the sum along the dim you are given, with keepdim=True.",
+    ]
+    assert sentences(m.message["ja"], "ja") == [
+        f"softmax(float32[3, 5], dim=0) は軸 {max_axis} に沿った最大値を引き、軸 {sum_axis} に沿った和で割っています"
+        "（配列の形は [3, 5]）。",
+        "どちらかが dim=0 ではなく固定の軸で書かれています。",
+        f"値は exp(x − 軸 {max_axis} の最大値) / (軸 {sum_axis} の和) で、softmax ではありません。",
+        f"dim に沿った和は {sums} です。",
+        "最大値も和も、渡された dim に沿って keepdim=True で計算してください。",
+    ]
+
+
+def test_a_part_failed_only_by_float32_rounding_is_named_so(reference):
+    """float64 tests that failed by float32 arithmetic (and nothing else) are float32-precision, not unrecognised"""
+    from grader.kit.asserts import FLOAT32_PRECISION
+
+    def f32(test: str, call: str, actual: str = f"{FLOAT32_PRECISION} (float64)", expected: str = "float64 precision",
+            ) -> CaseOutcome:
+        return CaseOutcome(id=f"hidden/test_scaling.py::{test}", part="scaling", status=Status.FAILED, max_score=1.0,
+                           expected=expected, actual=actual, feedback={"en": f"{call}: 3 of 75 values differ"})
+
+    session = InProcessSession.from_folder(ROOT / "solutions" / "chapter07")
+    outcomes = [f32("test_scale_scores_float64", "scale_scores(float64[3, 5, 5], d_k=128)"),
+                f32("test_attention_scores_float64", "attention_scores(float64[2, 3, 32], float64[2, 6, 32])",
+                    actual="float32", expected="float64")]
+    [m] = diagnosis.diagnose(Run(outcomes), session, reference, CH7)
+    assert (m.id, m.part, m.function) == ("float32-precision", "scaling", "scale_scores, attention_scores")
+    assert sentences(m.message["en"], "en") == [
+        "scale_scores, attention_scores in scaling.py: the tests with float64 inputs failed only by float32 "
+        "rounding.",
+        "The values are right to about 7 significant digits, the precision of float32, but float64 inputs ask "
+        "for float64 precision: somewhere the computation goes through float32 (.float(), a tensor made "
+        "without dtype=x.dtype, numpy's float32).",
+        "Compute in the input's dtype throughout.",
+    ]
+    assert sentences(m.message["ja"], "ja") == [
+        "scaling.py の scale_scores, attention_scores: float64 の入力を使うテストが、float32 の丸め誤差だけで"
+        "失敗しました。",
+        "値は float32 の精度である有効数字約 7 桁までは正しいのですが、float64 の入力には float64 の精度が"
+        "必要です。",
+        "計算の途中で float32 を通っています（.float()、dtype=x.dtype を指定せずに作ったテンソル、numpy の "
+        "float32 など）。",
+        "最初から最後まで入力と同じ dtype で計算してください。",
+    ]
+    # one test failed for another reason: no claim that float32 explains the part
+    other = CaseOutcome(id="hidden/test_scaling.py::test_x", part="scaling", status=Status.FAILED, max_score=1.0,
+                        expected="8.0", actual="27.7128")
+    [m] = diagnosis.diagnose(Run([*outcomes, other]), session, reference, CH7)
+    assert m.id == "unrecognised"
+
+
+def test_a_function_that_only_raised_is_not_said_to_have_returned_values(reference):
+    """two unexplained functions in one part: the one that raised at every call is said to have
+    raised, the one that returned something to have returned values that differ"""
+    code = ("import torch\n\ndef softmax(x, dim=-1):\n    return torch.zeros_like(x) + 0.25 * x.sum()\n\n"
+            "def softmax_jacobian(p):\n    raise RuntimeError('shape mismatch in my_helper')\n")
+    found, _ = diagnose_all(InProcessSession({"softmax": code}), reference, parts=("softmax",))
+    [m] = found
+    assert m.id == "unrecognised" and m.function == "softmax, softmax_jacobian"
+    assert sentences(m.message["en"], "en") == [
+        "softmax_jacobian in softmax.py raised RuntimeError (shape mismatch in my_helper) when the grader "
+        "called it, so its values could not be compared.",
+        "Read the failing tests' messages for the call that raised.",
+        "softmax in softmax.py returned values that differ from the expected ones in a way that matches none "
+        "of the mistakes the grader knows.",
+        "Read the failing tests' messages to see which values differ.",
+    ]
+    assert sentences(m.message["ja"], "ja") == [
+        "softmax.py の softmax_jacobian は、採点システムが呼び出したときに RuntimeError を送出しました"
+        "（shape mismatch in my_helper）。",
+        "そのため値を比べられませんでした。",
+        "失敗したテストのメッセージで、例外が起きた呼び出しを確認してください。",
+        "softmax.py の softmax の戻り値が期待値と異なりますが、採点システムが知っている典型的な誤りのどれにも"
+        "当てはまりません。",
+        "失敗したテストのメッセージで、どの値が違うかを確認してください。",
+    ]
+
+
+@pytest.mark.parametrize(("value", "shown"), [(-1e-12, "-1e-12"), (3e-9, "3e-09"), (-0.0, "0.0000"),
+                                              (0.25, "0.2500"), (-0.25, "-0.2500")])
+def test_a_slot_never_rounds_a_number_into_another_claim(value, shown):
+    """a nonzero value a format spec would show as 0 or -0 keeps its digits; -0 reads as 0"""
+    from grader.spec.catalogue import Entry
+
+    entry = Entry(id="x", title={"en": "x", "ja": "x"}, applies_to=(), recognised_by="", evidence=("v",),
+                  messages={"default": {"en": "sums to {v:.4f}", "ja": "和は {v:.4f}"}})
+    assert entry.render({"v": value}) == {"en": f"sums to {shown}", "ja": f"和は {shown}"}
+
+
+@pytest.mark.parametrize(("fill", "shown"), [('float("-inf")', "-inf"), ("-1e9", "-1e+09")])
+def test_a_mask_written_into_the_probabilities_is_named_sentence_by_sentence(fill, shown):
+    """chapter 8: the softmax of the whole row, then a value written over the future's weights:
+    mask-after-softmax with that value, for masked_softmax and for causal_attention that uses it"""
+    ch8 = load_rubric(ROOT / "rubrics" / "chapter08.yaml")
+    mutant = ("def masked_softmax(scores):\n    p = torch.softmax(scores, dim=-1)\n"
+              f"    return p.masked_fill(~causal_mask(scores.shape[-1]), {fill})\n")
+    source = (ROOT / "solutions" / "chapter08" / "masking.py").read_text(encoding="utf-8") + "\n\n" + mutant
+    reference8 = load_reference(ROOT / "solutions" / "chapter08", ("masking",))
+    for ref in (reference8, None):
+        found, run = diagnose_all(InProcessSession({"masking": source}), ref, parts=("masking",), rubric=ch8)
+        assert run.errors == []
+        [m] = found
+        assert (m.id, m.function, m.evidence["variant"]) == ("mask-after-softmax", "masked_softmax, causal_attention",
+                                                              "written")
+        row0 = f"[0.0314, {shown}, {shown}, {shown}, {shown}]"
+        assert sentences(m.message["en"], "en") == [
+            f"masked_softmax(float32[2, 5, 5]): row 0 is {row0}.",
+            f"The positions after each row's own hold {shown} and the others the softmax of the whole row: the mask "
+            "was written into the probabilities after the softmax.",
+            f"{shown} is no weight (a weight lies between 0 and 1), and the weights a row may use still leave out "
+            "what the future took: row 0's sum to 0.0314, the smallest row's to 0.0261, not 1.",
+            "Write -inf into the scores with j > i first, then take the softmax: e^(-inf) = 0 gives the future "
+            "exactly 0 and each row sums to 1.",
+            "The same mistake shows in causal_attention.",
+        ]
+        assert sentences(m.message["ja"], "ja") == [
+            f"masked_softmax(float32[2, 5, 5]): 0 行目は {row0} です。",
+            f"各行で自分より後ろの位置に {shown} が入り、それ以外の位置は行全体の softmax になっています。",
+            "softmax の後で確率にマスクを書き込んでいます。",
+            f"{shown} は重みではありません（重みは 0 から 1 の間の値です）。",
+            "また、見てよい位置の重みには未来が取った分が欠けたままで、0 行目の和は 0.0314、最も小さい行の和は "
+            "0.0261 で、1 になっていません。",
+            "先に j > i のスコアを -inf にしてから softmax を取ってください。",
+            "e^(-inf) = 0 なので未来の重みはちょうど 0 になり、各行の和は 1 になります。",
+            "causal_attention にも同じ誤りがあります。",
+        ]

@@ -19,6 +19,9 @@ from tests.lms_exports import CORRECT, canvas_entry, moodle_prefix
     [
         ("山田 太郎_123458_assignsubmission_file_", True, "moodle", "123458", "山田 太郎"),
         ("Participant_777_assignsubmission_file_", True, "moodle", "777", "Participant"),
+        # a blind-marking download from Moodle shown in Japanese: get_string('participant', 'assign')
+        ("参加者_778_assignsubmission_file_", True, "moodle", "778", "参加者"),
+        ("参加者_779_assignsubmission_file_scaling.py", False, "moodle", "779", "参加者"),
         # a full name ending like a victim's folder: Moodle's own number comes last
         ("Eve_123458_assignsubmission_file__999_assignsubmission_file_", True, "moodle", "999",
          "Eve_123458_assignsubmission_file_"),

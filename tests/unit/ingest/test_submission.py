@@ -726,3 +726,34 @@ def test_without_declared_parts_every_py_file_is_a_part(tmp_path: Path) -> None:
     other = _load_submission(folder, parts={"part1": "part1.py"})
     assert () == other.modules
     assert "found none of part1.py; .py files present: masking.py" == other.notes[0]
+
+
+CHECK_CELL = "from grader import notebook\nnotebook.check()"
+
+
+@pytest.mark.parametrize("cell", [CHECK_CELL, "%grader softmax", "# check again\nfrom grader import notebook\n"
+                                  "notebook.check(\n    'softmax', lang='en')\n", "!grader check", "%load_ext grader\n"])
+def test_a_check_cell_is_not_the_students_work(tmp_path: Path, cell: str) -> None:
+    """The check cell the handed-out notebook holds (and the grader's magic) is neither graded
+    nor counted among the cells, and no note calls it a magic the grader did not run."""
+    from grader.ingest.submission.notebook import is_check_cell, notebook_submission
+
+    assert is_check_cell(cell)
+    path = write_notebook(tmp_path / "nb.ipynb", [new_code_cell(SCALING), new_code_cell(cell), new_code_cell(SOFTMAX)])
+    sub = load_submission(path)
+    assert [c.label for c in sub.modules[0].chunks] == ["nb.ipynb, cell 1", "nb.ipynb, cell 3"]
+    assert sub.notes == ()
+    # the kernel's history (grader.notebook.check): earlier runs of the check are not answers either
+    ran = notebook_submission("nb", [("In [1]", SCALING), ("In [2]", cell), ("In [3]", SOFTMAX), ("In [4]", cell)])
+    assert [c.label for c in ran.modules[0].chunks] == ["In [1]", "In [3]"]
+    assert ran.notes == ()
+
+
+@pytest.mark.parametrize("cell", ["from grader import notebook\nnotebook.check()\nx = 1",
+                                  "%matplotlib inline\nnotebook.check()", "def check():\n    return 1",
+                                  "check()", "# only a comment"])
+def test_a_cell_with_work_of_its_own_is_kept(cell: str) -> None:
+    from grader.ingest.submission.notebook import is_check_cell, notebook_submission
+
+    assert not is_check_cell(cell)
+    assert len(notebook_submission("nb", [("In [1]", cell)]).modules[0].chunks) == 1

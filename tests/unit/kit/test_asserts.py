@@ -364,9 +364,12 @@ def test_float64_precision_still_refuses_anything_but_one_rounded_constant(how):
         got[0, 0, 0] *= 1 + 1e-7
     tol = testing.tolerance(torch.float64, float(want.abs().max()))
     testing.take_notes()
-    with pytest.raises(testing.Mismatch):
+    with pytest.raises(testing.Mismatch) as caught:
         testing.assert_close(got, want, **tol, dtype="float64", what="attention_scores(q, k)")
     assert testing.take_notes() == []
+    # float32 arithmetic is told as that; a factor of 1 + 1e-5 is more than float32's rounding
+    said_float32 = caught.value.actual.startswith(testing.FLOAT32_PRECISION)
+    assert said_float32 == (how != "factor-1e-5"), caught.value.rationale["en"]
 
 
 def test_a_float32_test_gains_no_constant_allowance():
@@ -399,3 +402,59 @@ def test_a_value_that_could_not_come_back_is_described_by_its_type_and_why_in_bo
     odd = _both("check_not_numeric", what="f()", value=describe_value(wire.Opaque("Widget")))
     assert "returned a Widget object;" in odd["en"] and "Widget のオブジェクト" in odd["ja"]
     assert "Opaque" not in big + odd["en"] + odd["ja"]
+
+
+def test_float32_arithmetic_on_float64_inputs_is_explained_sentence_by_sentence():
+    """a float64 test failed by float32 arithmetic says so, in both languages, with its numbers"""
+    want = torch.tensor([[3.0, -1.5, 0.25], [2.0, 1.0 / 3.0, -7.0]], dtype=torch.float64) / math.sqrt(128)
+    got = want.float().double().numpy()  # the student computed in float32 and cast back
+    with pytest.raises(testing.Mismatch) as caught:
+        testing.assert_close(got, want, rtol=1e-10, atol=1e-12, dtype="float64", what="scale_scores(x, d_k=128)")
+    m = caught.value
+    err = np.abs(got - want.numpy())
+    count = int(np.count_nonzero(err > 1e-12 + 1e-10 * np.abs(want.numpy())))
+    rel = float((err / np.abs(want.numpy())).max())
+    assert (m.expected, m.actual) == ("float64 precision", "float32 precision (float64)")
+    assert m.rationale["en"].split(". ") == [
+        f"scale_scores(x, d_k=128): {count} of 6 values differ from the float64 result by up to a relative "
+        f"{rel:.2g}, float32's rounding (the values came back as float64): the input is float64, so the result "
+        "must keep float64 precision (allowed here: a relative 1e-10)",
+        "Compute in the input's dtype: no .float(), no float32 tensors or numpy float32 in between.",
+    ]
+    assert m.rationale["ja"].split("。") == [
+        f"scale_scores(x, d_k=128): 6 個中 {count} 個の値が float64 の結果と相対誤差 {rel:.2g} までずれています",
+        "これは float32 の丸め誤差です（戻り値の dtype は float64）",
+        "入力が float64 なので、結果も float64 の精度が必要です（ここでの許容は相対 1e-10）",
+        "入力と同じ dtype で計算してください（.float() や、途中で float32 のテンソルや numpy の float32 を使わない）",
+        "",
+    ]
+
+
+@pytest.mark.parametrize("returned", [
+    torch.sqrt(torch.tensor(128.0)).numpy(),  # a 0-d float32 tensor, as it comes back
+    np.float32(math.sqrt(128)).item(),  # numpy's float32, as a Python float
+    float(np.float32(math.sqrt(128))),
+])
+def test_a_float32_square_root_passes_the_courses_float_tolerance(returned):
+    """scaling_factor(4096, 32) computed in float32 is right: an untyped float compares at 1e-6"""
+    assert abs(float(returned) - math.sqrt(128)) > 1e-9 * math.sqrt(128)  # not float64's digits
+    assert assert_float(returned, math.sqrt(128), rel=testing.FLOAT32_CONSTANT_REL) == pytest.approx(math.sqrt(128))
+
+
+def test_a_number_that_differs_is_shown_with_the_digits_that_differ():
+    """11.3137 against 11.3137 says nothing: the failure shows as many digits as tell them apart"""
+    value = float(np.float32(math.sqrt(128)))
+    with pytest.raises(Mismatch) as caught:
+        assert_float(value, math.sqrt(128), rel=1e-9, what="scaling_factor(4096, 32)")
+    m = caught.value
+    assert (m.actual, m.expected) == ("11.3137083", "11.3137085")
+    assert m.rationale["en"] == ("scaling_factor(4096, 32) returned 11.3137083; expected 11.3137085 "
+                                 "(allowed error 1.13e-08).")
+    assert m.rationale["ja"] == ("scaling_factor(4096, 32) の戻り値は 11.3137083 でしたが、期待値は 11.3137085 です"
+                                 "（許容誤差 1.13e-08）。")
+    # an array: its worst entry, the same way
+    with pytest.raises(Mismatch) as caught:
+        assert_close(np.array([2.0, 1.000004]), np.array([2.0, 1.0000001]), rtol=1e-6, atol=0.0, what="f(x)")
+    assert (caught.value.actual, caught.value.expected) == ("1.000004", "1.000000")
+    assert "expected 1.000000, got 1.000004 (" in caught.value.rationale["en"]
+    assert "期待値 1.000000 に対して 1.000004 でした" in caught.value.rationale["ja"]

@@ -114,3 +114,42 @@ def test_release_command_refuses_a_non_empty_folder(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["release", str(tmp_path), "--rubric", str(RUBRIC)])
     assert result.exit_code == 2
     assert (tmp_path / "x").read_text() == "keep me"
+
+
+def test_the_readme_says_the_language_grader_check_speaks_and_how_to_choose_the_other(
+        release: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """What the README says of choosing the language is what the released ``grader check`` does:
+    without --lang or $GRADER_LANG it speaks the rubric's first language; --lang / GRADER_LANG
+    give the other one."""
+    from grader.cli.shared import lang_of
+
+    monkeypatch.delenv("GRADER_LANG", raising=False)
+    rubric = load_rubric(release / "rubrics" / "chapter07.yaml")
+    assert lang_of(None, rubric) == "ja" and "en" in rubric.report.languages
+    readme = (release / "README.md").read_text(encoding="utf-8")
+    assert "表示は日本語です。`grader check --lang en`（または環境変数 `GRADER_LANG=en`）で英語の表示に" in readme
+    assert ("Its output is in Japanese unless you ask otherwise: `grader check --lang en` (or the environment "
+            "variable `GRADER_LANG=en`) shows English") in readme
+    assert "で日本語のみ" not in readme and "shows English only" not in readme  # (the default already was)
+    monkeypatch.setenv("GRADER_LANG", "en")
+    assert lang_of(None, rubric) == "en"
+    # a course in English alone says so, and offers no other language
+    from tests.helpers import course_copy
+
+    course = course_copy(tmp_path / "course", chapters=("chapter07",))
+    path = course / "rubrics" / "chapter07.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("language: both", "language: en", 1), encoding="utf-8")
+    monkeypatch.delenv("GRADER_LANG", raising=False)
+    english = load_rubric(path)
+    assert lang_of(None, english) == "en"
+    build_release(english, tmp_path / "english")
+    text = (tmp_path / "english" / "README.md").read_text(encoding="utf-8")
+    assert "表示は英語です。`grader check -v` で詳しい表示になります。" in text
+    assert "Its output is in English; `grader check -v` shows more detail." in text
+
+
+@pytest.mark.parametrize(("lang", "said"), [("ja", "個のファイルを書きました"), ("en", "files written to")])
+def test_the_release_command_speaks_the_sessions_language(tmp_path: Path, lang: str, said: str) -> None:
+    result = CliRunner().invoke(main, ["release", str(tmp_path / "repo"), "--rubric", str(RUBRIC), "--lang", lang])
+    assert result.exit_code == 0, result.output
+    assert said in result.output, result.output

@@ -69,7 +69,12 @@ def test_mutant_is_named_with_exactly_its_id_in_process(name, mutant):
     sources[part] = mutant.source(reference_dir)
     run = Run()
     found = diagnosis.diagnose(run, InProcessSession(sources), reference_for(rubric), rubric, parts=list(a.part_files))
-    assert sorted({m.id for m in found}) == [mutant.id]
+    if mutant.id == diagnosis.FLOAT32_PRECISION_ID:
+        # Seen in the tests' float64 checks, not by the probes, whose inputs are float32 and find
+        # such code right: the probes name nothing; graded (grader validate) it is named.
+        assert found == []
+    else:
+        assert sorted({m.id for m in found}) == [mutant.id]
     assert run.errors == []
 
 

@@ -134,3 +134,42 @@ def test_a_weak_sandbox_is_named_with_its_warning() -> None:
     assert level["data-level"] == "rlimits"
     assert "rlimits only" in "".join(page.text) and "strongest" not in "".join(page.text)
     assert "rlimits only" in render_text(report, ReportOptions(), "en")
+
+
+def test_a_syntax_error_is_said_once_in_the_sessions_language_not_once_per_test() -> None:
+    """Watch mode after a save that breaks a file: every test of the file fails with the same
+    reason; the reason is one line (with the tests' titles under it), the load error is in the
+    session's language, and saving again without fixing it prints no change."""
+    from grader.i18n.messages import said
+
+    before = _public(make_report())
+    passing = next(t for t in before.tests if t.status == Status.PASSED)
+    for i in (1, 2):  # three passing tests of softmax.py
+        more = copy.deepcopy(passing)
+        more.id, more.title = f"{passing.id}-{i}", {k: f"{v} ({i})" for k, v in passing.title.items()}
+        before.tests.append(more)
+    after = copy.deepcopy(before)
+    reason = {"en": "could not run: softmax.py, line 41: SyntaxError: invalid syntax (softmax.py, line 41).",
+              "ja": "実行できませんでした: softmax.py の 41 行目: SyntaxError: invalid syntax (softmax.py, line 41)。"}
+    broken = [t for t in after.tests if t.status == Status.PASSED]
+    assert len(broken) == 3
+    for t in broken:
+        t.status, t.score, t.feedback = Status.ERROR, 0.0, dict(reason)
+    after.errors = [said("tests_need_py_could_at", where="softmax.py", line=41,
+                         what="SyntaxError: invalid syntax (softmax.py, line 41)", module="softmax")]
+    for lang, head in (("ja", "✗ テスト 3 件: 不合格になりました (エラー) — "), ("en", "✗ 3 tests: no longer passes (error) — ")):
+        lines = changes(before, after, lang)
+        text = "\n".join(lines)
+        assert text.count(reason[lang]) == 1, text
+        assert lines[0] == head + reason[lang], lines
+        assert len(lines[1:4]) == 3 and all(line.startswith("    ") for line in lines[1:4]), lines
+        assert all(t.title[lang] in "\n".join(lines[1:4]) for t in broken), lines
+    ja = "\n".join(changes(before, after, "ja"))
+    assert "! softmax.py の 41 行目: SyntaxError: invalid syntax (softmax.py, line 41) — softmax.py が必要なテストを実行" in ja
+    assert "could not run" not in ja
+    assert changes(after, copy.deepcopy(after), "ja") == [f"変化なし (得点 {after.score:g} / {after.max_score:g})"]
+    # one test failing alone keeps its reason on its own line
+    single = copy.deepcopy(before)
+    single.tests[0].status, single.tests[0].feedback = Status.FAILED, {"en": "returned 768; expected 64.", "ja": "x"}
+    assert any(line.startswith(f"✗ {single.tests[0].title['en']}") and line.endswith("returned 768; expected 64.")
+               for line in changes(before, single, "en"))

@@ -297,3 +297,41 @@ def test_html_is_self_contained_with_two_plots() -> None:
 def test_html_without_plot_data_still_renders() -> None:
     text = render(make_report(plots={}), "html")
     assert "data:image/png" not in text and "<table" in text
+
+
+def test_the_headline_names_a_mistake_found_in_two_parts_once() -> None:
+    """√d_model in the code and in the quiz answer is one central mistake: the verdict, the job
+    summary's first sentence and the HTML headline each name it once, in both languages."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from grader.report import terminal
+    from grader.report.html import render as html_render
+    from grader.report.markdown import render as md_render
+    from grader.report.text import verdict
+
+    both = [
+        Mistake("sqrt-d-model", "scaling", {"en": "CODE divides by 27.71.", "ja": "CODE は 27.71 で割っています。"},
+                function="scaling_factor", central=True),
+        Mistake("sqrt-d-model", "quiz", {"en": "QUIZ answer 64 = √4096.", "ja": "QUIZ の答え 64 = √4096。"},
+                function="divisor-4096-32", central=True),
+    ]
+    report = make_report(mistakes=both, passed=True, score=8.0)
+    assert verdict(report, ["en"]) == "passed, but with the central mistake sqrt-d-model"
+    assert verdict(report, ["ja"]) == "合格。ただし核心の間違い sqrt-d-model があります"
+    assert verdict(report, ["en"], quote="`") == "passed, but with the central mistake `sqrt-d-model`"
+    for lang in ("en", "ja"):
+        text = md_render(report, ReportOptions(languages=[lang]), lang)
+        [outcome] = [x for x in text.splitlines() if x.startswith("> ")]
+        assert outcome.count("sqrt-d-model") == 1, outcome
+        assert "CODE" in outcome and "QUIZ" in outcome  # what it says in each part is kept
+        score_line = next(x for x in text.splitlines() if x.startswith("**"))
+        assert score_line.count("sqrt-d-model") == 1, score_line
+        out = StringIO()
+        terminal.show(report, Console(file=out, width=200, color_system=None), lang)
+        [total] = [x for x in out.getvalue().splitlines() if "4.0 / 8.5" in x or "8 / 8.5" in x]
+        assert total.count("sqrt-d-model") == 1, total
+    page = html_render(report, _Rubric(languages=["en", "ja"]).report)
+    headline = page.split('id="score"', 1)[1].split("</p>", 1)[0]
+    assert headline.count("sqrt-d-model") == 2, headline  # once per language
