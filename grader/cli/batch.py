@@ -21,8 +21,8 @@ from grader.cli.shared import (
     lang_for,
     lang_of,
     lang_option,
-    load,
     load_for,
+    load_for_batch,
     rubric_option,
 )
 from grader.errors import UsageError
@@ -138,7 +138,7 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
 
         from grader.spec.due import worksheet_lang
 
-        rubric = load(rubric_path, source)
+        rubric = load_for_batch(out, rubric_path, source, resume)
         submitted = _submitted_times(rubric, submitted_file, worksheet_file)
         result = run_batch(source, out, rubric, allow_weak=allow_weak_sandbox, seed=seed, jobs=jobs,
                            resume=resume, lang=lang_of(lang, rubric), progress=False if no_progress else None,

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["LANGS", "ExitCode", "err", "exit_code_for", "guard", "lang_for", "lang_of", "lang_option",
-           "lasting_imports", "load", "load_for", "render", "rubric_option", "tr"]
+           "lasting_imports", "load", "load_for", "load_for_batch", "render", "rubric_option", "tr"]
 
 LANGS = ("ja", "en")
 
@@ -127,6 +127,20 @@ def load_for(outdir: str, rubric_path: str | None, source: str | None = None) ->
         if noted is None:
             raise
         return load(str(noted), source, assignment=assignment)
+
+
+def load_for_batch(out: str, rubric_path: str | None, source: str, resume: bool) -> Rubric:
+    """``grader batch``'s rubric: --rubric; else, into a folder that already holds a batch's
+    reports, the rubric those reports name (:func:`load_for`) when resuming, or when SOURCE alone
+    does not choose one (a course with several assignments); else the one SOURCE's place finds."""
+    if rubric_path is not None or not (Path(out) / "reports").is_dir():
+        return load(rubric_path, source)
+    if resume:
+        return load_for(out, None, source)
+    try:
+        return load(None, source)
+    except UsageError:
+        return load_for(out, None, source)
 
 
 def _checked(rubric: Rubric) -> Rubric:

@@ -56,7 +56,13 @@ class _Points(click.ParamType):  # type: ignore[type-arg]
 def adjust(outdir: str, student: str, part: str | None, points: float | None, set_to: float | None,
            undo: int | None, confirm: int | None, reason: str, by: str, rubric_path: str | None,
            lang: str | None) -> None:
-    """Adjust STUDENT's score in the batch output OUTDIR by hand; recorded in OUTDIR/ledger.jsonl."""
+    """Adjust STUDENT's score in the batch output OUTDIR by hand; recorded in OUTDIR/ledger.jsonl.
+
+    STUDENT is the submission's name as the batch named its report (the file name in OUTDIR/reports/
+    without .yaml, e.g. yamada_taro_123456 or alice), or the student's id from the LMS export
+    (Moodle's participant number, Canvas's user id, Blackboard's username); in a blind batch
+    (--anonymous), the anon-… id, and nothing else. The final score before and after is printed.
+    """
     from grader.workflows import adjust as adjusting
 
     def body() -> int:
@@ -65,6 +71,7 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
         given = [x is not None for x in (points, set_to, undo, confirm)]
         if sum(given) != 1:
             raise UsageError(said("give_one_points_set"))
+        _, was = adjusting.find(out, student)
         if undo is not None:
             entry = adjusting.undo(out, rubric, student, undo, reason=reason, by=by, lang=language)
         elif confirm is not None:
@@ -72,8 +79,12 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
         else:
             entry = adjusting.adjust(out, rubric, student, part=part, points=points, set_to=set_to, reason=reason,
                                      by=by, lang=language)
-        err.print(tr(said("ledger_entry_written", n=entry.n, what=f"{entry.op} {entry.submission}"), language),
-                  markup=False, highlight=False)
+        err.print(tr(said("ledger_entry_written", n=entry.n, what=f"{entry.op} {terminal(entry.submission)}"),
+                     language), markup=False, highlight=False)
+        _, now = adjusting.find(out, entry.submission)
+        for what, before, after in adjusting.moved(was, now):
+            err.print(tr(said("adjust_score_moved", who=terminal(entry.submission), what=what, before=before,
+                              after=after), language), markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(guard(body))
@@ -124,10 +135,19 @@ def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | No
                              lang=language, progress=False if no_progress else None)
         for name, why in result.not_regraded:
             err.print(f"{terminal(name)}: {terminal(tr(why, language))}", markup=False, highlight=False)
+        from grader.workflows.changes import say_changes
+
+        say_changes(err, result.changed, language)
         err.print(tr(said("graded_again_changed_s", n=result.regraded, changed=len(result.changed), s=f"{result.elapsed_s:.1f}", path=result.written[0]), language), markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(guard(body))
+
+
+#: a ledger line's state (grader.report.ledger.states), in words
+_STATES = {"applied": said("ledger_state_applied"), "review": said("ledger_state_review"),
+           "confirmed": said("ledger_state_confirmed"), "undone": said("ledger_state_undone"),
+           "recorded": said("ledger_state_recorded")}
 
 
 @click.command(name="ledger")
@@ -135,19 +155,24 @@ def regrade(source: str, out: str, tests: tuple[str, ...], rubric_path: str | No
 @click.option("--verify", is_flag=True, help="Only check the chain; exit 2 naming the first broken line.")
 @lang_option
 def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
-    """List (or --verify) the hand adjustments recorded in OUTDIR/ledger.jsonl."""
+    """List (or --verify) the hand adjustments recorded in OUTDIR/ledger.jsonl, each with its state:
+    applied, needs review (the automatic score moved since; still applied), confirmed or undone."""
     from grader.report import ledger
     from grader.sinks import tsv_field
+    from grader.workflows.adjust import in_review
 
     def body() -> int:
         entries = ledger.read(Path(outdir))
         language = lang_for(lang, None, outdir)
         if not verify:
+            states = ledger.states(entries, in_review(Path(outdir)))
             for e in entries:
                 change = (f"{e.points:+g}" if e.points is not None else f"={e.set:g}" if e.set is not None
                           else f"#{e.target}")
+                state = tr(_STATES[states[e.n]], language)
                 click.echo("\t".join(tsv_field(f) for f in [str(e.n), e.op, e.submission, e.part or "", change,
-                                      "" if e.against is None else f"{e.against:g}", e.by, e.at, e.reason]))
+                                      state, "" if e.against is None else f"{e.against:g}", e.by, e.at,
+                                      e.reason]))
         verified = (said("ledger_verified_entry_chain") if len(entries) == 1
                     else said("ledger_verified_entries_chain", n=len(entries)))
         err.print(tr(verified, language), markup=False, highlight=False)

@@ -56,6 +56,12 @@ MESSAGES: dict[str, M] = {
         "指定するか、--rubric を省いて、いま居る授業またはリリースの rubrics/ フォルダを使ってください。"),
     # --- grader ledger (term.py) ----------------------------------------------------------------------
     "ledger_entry_written": M("ledger entry {n} written: {what}", "台帳に記録 {n} を書き込みました: {what}"),
+    "adjust_score_moved": M("{who}: {what} {before} → {after}", "{who}: {what} {before} → {after}"),
+    "ledger_state_applied": M("applied", "適用中"),
+    "ledger_state_review": M("needs review (still applied)", "要確認（適用したまま）"),
+    "ledger_state_confirmed": M("confirmed", "確定"),
+    "ledger_state_undone": M("undone", "取り消し済み"),
+    "ledger_state_recorded": M("recorded", "記録"),
     "ledger_verified_entry_chain": M("ledger verified: 1 entry, chain intact", "台帳を検証しました: 記録 1 件、連鎖は壊れていません"),
     "ledger_verified_entries_chain": M("ledger verified: {n} entries, chain intact", "台帳を検証しました: 記録 {n} 件、連鎖は壊れていません"),
     # --- grader regrade (term.py) ---------------------------------------------------------------------

@@ -107,6 +107,17 @@ MESSAGES: dict[str, M] = {
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.
 LABELS: dict[str, M] = {
+    # --- the gradebook page's review, lateness and extension (gradebook_page.py) ----------------------
+    "gb_review_count": M(
+        "{review} with an adjustment that needs review (still applied: grader adjust OUT STUDENT --confirm N or "
+        "--undo N decides).",
+        "うち要確認の調整がある行 {review}（適用したままです。grader adjust OUT STUDENT --confirm N または "
+        "--undo N で決めてください）。"),
+    "gb_review_legend": M("adjustment needs review", "調整が要確認"),
+    "gb_review": M("Needs review", "要確認"),
+    "gb_late_flag": M("Late", "遅延"),
+    "gb_late_yes": M("late", "遅延"),
+    "gb_extension": M("Extension", "期限延長"),
     # --- the gradebook page (gradebook_page.py) -------------------------------------------------------
     # each flag of a gradebook row (its ``flags`` column), in a word: the problems column has the sentence
     "gbflag_empty": M("empty", "空の提出"),

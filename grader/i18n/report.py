@@ -91,7 +91,7 @@ LABELS: dict[str, M] = {
     "gb_student_id": M("Student ID", "学生 ID"),
     "gb_name": M("Name", "氏名"),
     "gb_score": M("Final score", "最終得点"),
-    "gb_automatic": M("Automatic score", "自動採点の得点"),
+    "gb_automatic": M("Automatic score (before the late penalty)", "自動採点の得点（遅延減点の前）"),
     "gb_adjustment": M("Adjustment", "調整"),
     "gb_max": M("Out of", "満点"),
     "gb_passed": M("Passed", "合否"),
@@ -169,8 +169,10 @@ LABELS: dict[str, M] = {
     "adjust_whole": M("total", "合計"),
     "adjust_part": M("part {part}", "小問「{part}」"),
     "adjust_review": M(
-        "#{n} needs review, not applied: it was made against an automatic score of {against}, which is now {now}",
-        "#{n} は要確認で、適用していません: 自動採点の得点 {against} に対する調整ですが、その得点はいま {now} です"),
+        " — needs review: made against an automatic score of {against}, which is now {now}; still applied "
+        "until confirmed (--confirm {n}) or undone (--undo {n})",
+        " — 要確認: 自動採点の得点 {against} に対する調整ですが、その得点はいま {now} です。確定（--confirm {n}）"
+        "または取り消し（--undo {n}）まで適用したままです"),
     # --- hidden tests (redact.py) ---------------------------------------------------------------------
     "hidden_title": M("Hidden tests ({n})", "非公開テスト（{n} 件）"),
     "hidden_note": M("The details of these tests are not shown.", "これらのテストの詳細は表示されません。"),

@@ -46,6 +46,7 @@ MESSAGES: dict[str, M] = {
         "{out}: --set {value}: {student} の{what}は {top} 点満点です。0 から {top} の値を指定してください"
         "（加点は --points で。それでも点数は {top} 点で止まります）"),
     "adjust_total": M("total", "合計"),
+    "adjust_final": M("final score", "最終得点"),
     "adjust_part": M("part {part}", "小問「{part}」"),
     "has_no_part_parts": M(
         "{out}: {student} has no part {part}; its parts are {parts}",
@@ -53,6 +54,24 @@ MESSAGES: dict[str, M] = {
     "no_adjustment_see_grader": M(
         "{out}: no adjustment {n} of {student} to {what}; see grader ledger {out}",
         "{out}: {student} の調整 {n} は{what}できません。grader ledger {out} で確かめてください"),
+    # --- why a final score moved (changes.py) ---------------------------------------------------------
+    "score_moved": M("{who}: {before} → {after} ({why})", "{who}: {before} → {after}（{why}）"),
+    "why_tests": M(
+        "tests graded again: {tests}; automatic score {before} → {after}",
+        "再採点したテスト: {tests}。自動採点の得点 {before} → {after}"),
+    "why_files_changed": M(
+        "its files changed since the last batch, so it was graded again; automatic score {before} → {after}",
+        "前回の一括採点の後にファイルが変わったため再採点しました。自動採点の得点 {before} → {after}"),
+    "why_automatic": M("automatic score {before} → {after}", "自動採点の得点 {before} → {after}"),
+    "why_extension": M(
+        "extension applied ({reason}): late penalty {before} → {after}",
+        "期限延長を適用しました（{reason}）。遅延による減点 {before} → {after}"),
+    "why_late": M("late penalty {before} → {after}", "遅延による減点 {before} → {after}"),
+    "why_review": M(
+        "adjustment #{n} now needs review (made against an automatic score of {against}, now {now}); it stays "
+        "applied until you decide: grader adjust OUT {submission} --confirm {n} or --undo {n}",
+        "調整 #{n} が要確認になりました（自動採点の得点 {against} に対する調整で、その得点はいま {now}）。"
+        "決めるまで適用したままです: grader adjust OUT {submission} --confirm {n} または --undo {n}"),
     # --- grader regrade (regrade.py) ------------------------------------------------------------------
     "no_report_grader_batch": M(
         "no report from grader batch: run grader batch --resume",
@@ -149,4 +168,8 @@ LABELS: dict[str, M] = {
     "regrade_from": M("from", "前"),
     "regrade_to": M("to", "後"),
     "regrade_not_again": M("Not graded again:", "再採点していないもの:"),
+    "regrade_why": M("why", "理由"),
+    # --- resume records (changes.py, batch.py) --------------------------------------------------------
+    "resume_title": M("Resume {stamp}", "再開 {stamp}"),
+    "resume_count": M("{changed} final scores changed", "最終得点が変わったもの {changed} 件"),
 }

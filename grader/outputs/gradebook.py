@@ -28,12 +28,11 @@ from grader.report.outdir import read_report
 from grader.report.files import write_atomic
 from grader.report.model import GradeReport, ReportDict
 from grader.sinks import csv_cell
-from grader.spec.due import apply_late
+from grader.spec.due import Timing, apply_late
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from grader.spec.due import Timing
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["BOM", "DOUBT_FLAGS", "FORMATS", "GRADEBOOK_FIXED", "GRADEBOOK_TAIL", "UNREAD", "Cell", "Flags",
@@ -103,13 +102,15 @@ class Written:
 
 # --------------------------------------------------------------------------- the batch's rows
 
-GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
-                   "adjustment_reasons", "max_score", "passed"]
-GRADEBOOK_TAIL = ["late_penalty", "mistakes", "errors", "content_hash", "graded_at", "flags"]
+#: ``automatic_score - late_penalty + adjustment = score``, left to right: the tests' score, what the
+#: late policy took off, what hand adjustments changed, and the final score
+GRADEBOOK_FIXED = ["submission", "student_id", "name", "lms", "late", "extension", "automatic_score", "late_penalty",
+                   "adjustment", "score", "adjustment_reasons", "needs_review", "max_score", "passed"]
+GRADEBOOK_TAIL = ["mistakes", "errors", "content_hash", "graded_at", "flags"]
 #: flags that put in doubt whose a row is: its score goes to no LMS and no course total
 DOUBT_FLAGS = ("duplicate_id", "ambiguous_id")
 #: the columns a row holds itself; every other column is one of its :attr:`GradebookRow.cells`
-_OWN = ("submission", "student_id", "name", "lms", "late", "errors", "flags")
+_OWN = ("submission", "student_id", "name", "lms", "errors", "flags")
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ class GradebookRow:
     student_id: str
     name: str = ""
     lms: str = ""  # moodle | canvas | blackboard | "" (a plain folder)
-    late: str = ""  # the LMS's late flag, as the column says it: yes | no
+    late: str = ""  # the LMS's late flag (yes | no); a report's own lateness wins (report_cells)
     entry: str = ""  # the name as found in the folder or export
     #: whose it is is in doubt, or its score is no grade: never sent back to the LMS automatically
     flagged: bool = False
@@ -141,7 +142,7 @@ class GradebookRow:
     def read_back(cls, old: Mapping[str, str]) -> GradebookRow:
         """A row of an earlier ``gradebook.csv`` (its entry has no report), flagged."""
         text = {c: "" if old.get(c) is None else str(old.get(c)) for c in _OWN}
-        return cls(text["submission"], text["student_id"], name=text["name"], lms=text["lms"], late=text["late"],
+        return cls(text["submission"], text["student_id"], name=text["name"], lms=text["lms"], late=old.get("late") or "",
                    flagged=True, flags=text["flags"], errors=text["errors"],
                    cells={c: v for c, v in old.items() if c not in _OWN})
 
@@ -150,6 +151,8 @@ class GradebookRow:
         if column in _OWN:
             own: str = getattr(self, column)
             return own
+        if column == "late" and "late" not in self.cells:  # no report: the LMS's flag
+            return self.late
         return self.cells.get(column, "")
 
     @property
@@ -237,27 +240,52 @@ def report_cells(report: GradeReport, rubric: Rubric) -> dict[str, Cell]:
     writer of a row (a batch, an export, a regrade or an adjustment patching one) takes them here."""
     scores = {p.id: p.score for p in report.parts}
     return {"score": report.score, "max_score": report.max_score, "passed": "yes" if report.passed else "no",
-            "late_penalty": report.late.get("penalty", "") if report.late else "",
+            **_late_cells(report),
             "mistakes": ";".join(dict.fromkeys(m.id for m in report.mistakes)),
             "content_hash": report.content_hash, "graded_at": report.graded_at,
             **_adjustment_cells(report, tuple(rubric.report.languages)),
             **{f"part:{p.id}": scores.get(p.id, "") for p in rubric.parts}}
 
 
+def _late_cells(report: GradeReport) -> dict[str, Cell]:
+    """``late`` (yes where the late policy took points off, where the times say the submission came
+    after the student's own due date, or, no time known, where the LMS flagged it and no extension
+    set the flag aside), ``late_penalty`` (what the policy took off; empty when nothing) and
+    ``extension`` (the reason of the student's extension, where one applies)."""
+    late = report.late or {}
+    student = report.student or {}
+    timing = student.get("timing") or Timing(submitted="", due="", extension="")
+    if late:  # the policy applied: measured from the times (days), or the LMS's flag (no days)
+        is_late = float(late.get("penalty", 0.0) or 0.0) > 0 or int(late.get("days", 0) or 0) > 0 or "days" not in late
+    elif timing.get("submitted"):  # measured, and on time (an extension included)
+        is_late = False
+    else:  # no time known: the LMS's flag, unless an extension set it aside
+        is_late = bool(student.get("late")) and not timing.get("extension")
+    penalty = float(late.get("penalty", 0.0) or 0.0)
+    return {"late": "yes" if is_late else "no", "late_penalty": penalty if penalty else "",
+            "extension": str(late.get("extension") or timing.get("extension") or "")}
+
+
 def by_hand(report: GradeReport) -> bool:
-    """A person gave this report's score (an adjustment of grader.report.ledger is applied to it)."""
-    return any(e.get("status") == "applied" for e in (report.adjustment or {}).get("entries", []))
+    """A person gave this report's score (an adjustment of grader.report.ledger is applied to it,
+    needing review or not)."""
+    return any(e.get("status") in ("applied", "review") for e in (report.adjustment or {}).get("entries", []))
 
 
 def _adjustment_cells(report: GradeReport, langs: tuple[str, ...]) -> dict[str, Cell]:
-    """``automatic_score``, ``adjustment`` and ``adjustment_reasons`` (grader.report.ledger) of a row."""
+    """``automatic_score`` (the tests' score, before the late policy), ``adjustment``,
+    ``adjustment_reasons`` and ``needs_review`` (the ledger lines that do, ``#3 #5``) of a row."""
     from grader.report.text import adjustment_lines
 
     adj = report.adjustment
+    auto = float(report.late["score_before"]) if report.late else None
     if not adj:
-        return {"automatic_score": report.score, "adjustment": 0.0, "adjustment_reasons": ""}
-    return {"automatic_score": float(adj["automatic_score"]), "adjustment": float(adj["delta"]),
-            "adjustment_reasons": " | ".join(adjustment_lines(report, langs)[1:])}
+        return {"automatic_score": report.score if auto is None else auto, "adjustment": 0.0,
+                "adjustment_reasons": "", "needs_review": ""}
+    review = " ".join(f"#{e['n']}" for e in adj.get("entries", []) if e.get("status") == "review")
+    return {"automatic_score": float(adj["automatic_score"]) if auto is None else auto,
+            "adjustment": float(adj["delta"]), "adjustment_reasons": " | ".join(adjustment_lines(report, langs)[1:]),
+            "needs_review": review}
 
 
 def write_gradebook(path: Path, rows: Sequence[GradebookRow], rubric: Rubric, *, bom: bool = False) -> Path:

@@ -1,9 +1,11 @@
 """``OUT/gradebook.<lang>.html``: the batch's gradebook as a page to read, one per course language.
 
 It shows what ``gradebook.csv`` holds, read back from that file (one source): for each
-submission the final score beside the automatic score, the hand adjustment and its reasons
-(:mod:`grader.report.ledger`), the late penalty, and why a row has no grade or is in doubt. The rows
-adjusted by hand and the rows without a grade stand out, and counts of both head the page.
+submission the automatic score, the late penalty, the hand adjustment and the final score, left to
+right as they add up, the lateness and any extension, the adjustments' reasons
+(:mod:`grader.report.ledger`) and those that need review, and why a row has no grade or is in doubt.
+The rows adjusted by hand, those whose adjustment needs review and the rows without a grade stand
+out, and counts of each head the page.
 It is written again whenever ``gradebook.csv`` is: by ``grader batch``, ``grader adjust``,
 ``grader regrade`` and ``grader export``.
 
@@ -32,10 +34,13 @@ if TYPE_CHECKING:
 __all__ = ["class_links", "report_link", "view_path", "write_views"]
 
 #: gradebook.csv's columns shown, in order, each with its label's key in ``LABELS``
+#: (automatic score − late penalty + adjustment = final score, left to right)
 _COLUMNS = (("submission", "gb_submission"), ("student_id", "gb_student_id"), ("name", "gb_name"),
-            ("score", "gb_score"), ("automatic_score", "gb_automatic"), ("adjustment", "gb_adjustment"),
-            ("max_score", "gb_max"), ("passed", "gb_passed"), ("late_penalty", "gb_late"),
-            ("adjustment_reasons", "gb_reasons"), ("errors", "gb_problems"), ("flags", "gb_flags"))
+            ("automatic_score", "gb_automatic"), ("late_penalty", "gb_late"), ("adjustment", "gb_adjustment"),
+            ("score", "gb_score"), ("max_score", "gb_max"), ("passed", "gb_passed"), ("late", "gb_late_flag"),
+            ("extension", "gb_extension"), ("adjustment_reasons", "gb_reasons"), ("needs_review", "gb_review"),
+            ("errors", "gb_problems"), ("flags", "gb_flags"))
+_NUMBERS = ("automatic_score", "late_penalty", "adjustment", "score", "max_score")
 
 _STYLE = """
 body { font-family: FONT_STACK; margin: 2em; color: #222; }
@@ -47,6 +52,7 @@ nav.class-pages { margin-bottom: 1em; }
 nav.class-pages a, nav.class-pages strong { margin-right: 1em; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.adjusted td { background: #fff6d5; }
+tr.review td { background: #ffe0b2; font-weight: bold; }
 tr.nograde td { background: #fde8e8; }
 .legend span { display: inline-block; padding: 0.1em 0.6em; margin-right: 1em; border: 1px solid #ccc; }
 """.replace("FONT_STACK", FONT_STACK)
@@ -92,6 +98,8 @@ def report_link(outdir: Path, name: str) -> str | None:
 
 
 def _label(key: str, lang: str) -> str:
+    if key not in LABELS:  # (this page's own words, in grader/i18n/outputs.py)
+        return messages.label(key, lang)
     return LABELS[key].get(lang) or LABELS[key]["en"]
 
 
@@ -108,6 +116,8 @@ def _shown(column: str, value: str, lang: str) -> str:
                          for flag in value.split(";"))
     if column in ("passed",) and value in ("yes", "no"):
         return _label("gb_yes" if value == "yes" else "gb_no", lang)
+    if column == "late" and value in ("yes", "no"):
+        return _label("gb_late_yes", lang) if value == "yes" else ""
     if column == "adjustment" and value in ("0", "0.0"):
         return ""
     if value[:1] == "'" and value[1:2] in ("=", "+", "-", "@", "\t", "\r", " ", "\u3000"):
@@ -136,9 +146,11 @@ def _reasons_in(outdir: Path | None, row: dict[str, str], lang: str) -> str:
 def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path | None = None) -> str:
     """The page for ``rows`` (gradebook.csv read back) in ``lang``; with ``outdir``, each
     adjustment's reasons are read from its report in ``lang`` alone."""
-    adjusted = [(r.get("adjustment") or "0") not in ("0", "0.0", "") for r in rows]
+    review = [bool((r.get("needs_review") or "").strip()) for r in rows]
+    adjusted = [(r.get("adjustment") or "0") not in ("0", "0.0", "") or v for r, v in zip(rows, review)]
     ungraded = [not (r.get("score") or "").strip() for r in rows]
-    kinds = ["nograde" if u else "adjusted" if a else "" for a, u in zip(adjusted, ungraded)]
+    kinds = ["nograde" if u else "review" if v else "adjusted" if a else ""
+             for a, u, v in zip(adjusted, ungraded, review)]
     title = f"{_label('gb_title', lang)}: {rubric.title.get(lang)}"
     head = "".join(f"<th>{sinks.html(_label(key, lang))}</th>" for _, key in _COLUMNS)
     body = []
@@ -150,14 +162,17 @@ def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path |
                 value = _reasons_in(outdir, r, lang)
             elif column == "errors" and value:
                 value = one_language(value, lang)
-            num = ' class="num"' if column in ("score", "automatic_score", "adjustment", "max_score") else ""
+            num = ' class="num"' if column in _NUMBERS else ""
             link = report_link(outdir, value) if column == "submission" and outdir is not None else None
             shown = f'<a href="{sinks.html(link)}">{sinks.html(value)}</a>' if link else sinks.html(value)
             cells.append(f"<td{num}>{shown}</td>")
         body.append((f'<tr class="{kind_of}">' if kind_of else "<tr>") + "".join(cells) + "</tr>")
     counts = _label("gb_counts", lang).format(n=len(rows), adjusted=sum(adjusted),
                                               ungraded=sum(ungraded))
+    if any(review):
+        counts += " " + _label("gb_review_count", lang).format(review=sum(review))
     legend = (f'<p class="legend"><span style="background:#fff6d5">{sinks.html(_label("gb_adjusted", lang))}</span>'
+              f'<span style="background:#ffe0b2">{sinks.html(_label("gb_review_legend", lang))}</span>'
               f'<span style="background:#fde8e8">{sinks.html(_label("gb_ungraded", lang))}</span></p>')
     return embed("<!DOCTYPE html>\n"
                  f'<html lang="{sinks.html(lang)}">\n<head>\n<meta charset="utf-8">\n'

@@ -12,7 +12,7 @@ Each line is one JSON object, one event:
 ``reason``, ``by``, ``at``      why, who (``--by``, else the login name), when (UTC, ISO 8601)
 ``against`` the automatic score it was made against (the part's, or the total before the late
             policy): when that has changed since (a fixed test, a changed rubric), the adjustment
-            is shown as *needs review* and not applied until it is confirmed or undone
+            is shown as *needs review*, and stays applied until it is confirmed or undone
 ``prev``    SHA-256 of the line before it (64 zeros for the first)
 ==========  =======================================================================================
 
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_report", "automatic_of", "for_submission",
-           "head", "read", "verify"]
+           "head", "read", "review_of", "states", "verify"]
 
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
@@ -251,13 +251,20 @@ def _same(a: float | None, b: float | None) -> bool:
 def apply(data: ReportDict, entries: Sequence[Entry], rubric: Rubric) -> ReportDict:
     """The report's dict with ``entries`` (one submission's, :func:`for_submission`) applied.
 
-    ``score`` becomes the final score; ``adjustment`` keeps the automatic score, the change
-    and each entry with its status (``applied``, or ``review`` when the automatic score it was
-    made against has changed). Whatever an earlier call applied is taken off first.
+    ``score`` becomes the final score, and an adjusted part's ``score`` that part's final score;
+    ``adjustment`` keeps the automatic score (and each adjusted part's), the change and each entry
+    with its status: ``applied``, or ``review`` when the automatic score it was made against has
+    changed since. An entry that needs review stays applied (a score set stays set, points stay
+    given) until the instructor confirms or undoes it: no score moves without a person deciding.
+    Whatever an earlier call applied is taken off first.
     """
     old = data.pop("adjustment", None)
     if old:
         data["score"], data["passed"] = old["automatic_score"], old["automatic_passed"]
+        parts_before = old.get("automatic_parts") or {}
+        if parts_before:
+            data["parts"] = [{**p, "score": parts_before[p["id"]]} if p["id"] in parts_before else p
+                             for p in data.get("parts", [])]
     if not entries:
         return data
     auto, top = float(data["score"]), float(data["max_score"])
@@ -269,14 +276,14 @@ def apply(data: ReportDict, entries: Sequence[Entry], rubric: Rubric) -> ReportD
         now = automatic_of(data, e.part)
         status = "applied" if _same(now, e.against) else "review"
         before = score
-        if status == "applied":
+        if now is not None:  # (a part the rubric no longer has: nothing to apply it to)
             if e.part is None:
                 score = min(max(float(e.set), 0.0), top) if e.set is not None else score + float(e.points or 0.0)
             else:  # a part moves within its own 0..maximum, from where earlier entries left it
                 part_max = next(float(p["max_score"]) for p in data["parts"] if p["id"] == e.part)
-                current = parts_now.get(e.part, float(now or 0.0))
+                current = parts_now.get(e.part, float(now))
                 wanted = float(e.set) if e.set is not None else current + float(e.points or 0.0)
-                parts_now[e.part] = min(max(wanted, 0.0), part_max)
+                parts_now[e.part] = round(min(max(wanted, 0.0), part_max), rounding)
                 score += parts_now[e.part] - current
             score = round(min(max(score, 0.0), top), rounding)
         shown.append({"n": e.n, "part": e.part, "points": e.points, "set": e.set, "reason": e.reason,
@@ -285,9 +292,38 @@ def apply(data: ReportDict, entries: Sequence[Entry], rubric: Rubric) -> ReportD
     mark = float(data.get("pass_mark", 0.0))
     data["adjustment"] = {"automatic_score": auto, "automatic_passed": bool(data.get("passed", False)),
                           "score": score, "delta": round(score - auto, 6), "entries": shown}
+    if parts_now:  # each adjusted part's own score, in every view; its automatic score kept to undo it
+        data["adjustment"]["automatic_parts"] = {p["id"]: float(p["score"]) for p in data.get("parts", [])
+                                                 if p["id"] in parts_now}
+        data["parts"] = [{**p, "score": parts_now[p["id"]]} if p["id"] in parts_now else p
+                         for p in data.get("parts", [])]
     data["score"] = score
     data["passed"] = top > 0 and score * 100.0 >= mark * top
     return data
+
+
+def review_of(data: ReportDict) -> list[AppliedLine]:
+    """The entries applied to a report's dict that need review (made against another automatic score)."""
+    return [e for e in (data.get("adjustment") or {}).get("entries", []) if e.get("status") == "review"]
+
+
+def states(entries: Sequence[Entry], review: set[int]) -> dict[int, str]:
+    """Each line's state, by its number: an adjustment is ``undone``, ``review`` (its number in
+    ``review``: the reports show it needs review), ``confirmed`` or ``applied``; an undo or a
+    confirmation is ``recorded``."""
+    undone = {e.target for e in entries if e.op == "undo"}
+    confirmed = {e.target for e in entries if e.op == "confirm"}
+    out = {}
+    for e in entries:
+        if e.op != "adjust":
+            out[e.n] = "recorded"
+        elif e.n in undone:
+            out[e.n] = "undone"
+        elif e.n in review:
+            out[e.n] = "review"
+        else:
+            out[e.n] = "confirmed" if e.n in confirmed else "applied"
+    return out
 
 
 def apply_report(report: GradeReport, entries: Sequence[Entry], rubric: Rubric) -> GradeReport:

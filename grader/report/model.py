@@ -108,20 +108,22 @@ class AppliedLine(TypedDict):
     against: float | None
     #: the automatic score it is measured against now (None: no such part)
     now: float | None
-    #: ``applied``, or ``review`` when the automatic score moved since it was made
+    #: ``applied``, or ``review`` when the automatic score moved since it was made (still applied)
     status: str
     delta: float
 
 
 class AdjustmentDict(TypedDict, total=False):
     """The hand adjustments applied to a report (:func:`grader.report.ledger.apply`); empty when
-    none is (every key is there when one is)."""
+    none is (every key is there when one is, but ``automatic_parts``: only when a part is adjusted)."""
 
     automatic_score: float
     automatic_passed: bool
     score: float
     delta: float
     entries: list[AppliedLine]
+    #: each adjusted part's automatic score (its ``score`` in ``parts`` is the final one)
+    automatic_parts: dict[str, float]
 
 
 class _ReportCore(TypedDict):

@@ -156,10 +156,6 @@ def adjustment_lines(report: GradeReport, langs: Sequence[str]) -> list[str]:
                  final=num(float(adj["score"])))]
     for e in adj.get("entries", []):
         now, set_to, points = e.get("now"), e.get("set"), e.get("points")
-        if e.get("status") == "review":
-            lines.append(one("review", n=e["n"], against=num(float(e["against"] or 0)),
-                             now="—" if now is None else num(float(now))))
-            continue
         words = [x for x in langs if x in ADJUST_WORDS] or ["en"]
         said = []
         for x in words:
@@ -168,7 +164,11 @@ def adjustment_lines(report: GradeReport, langs: Sequence[str]) -> list[str]:
                       w["points"].format(sign="+" if float(points or 0.0) >= 0 else "-",
                                          points=num(abs(float(points or 0.0)))))
             where = w["whole"] if e.get("part") is None else w["part"].format(part=e["part"])
-            said.append(w["entry"].format(n=e["n"], change=change, where=where, reason=e.get("reason", ""),
-                                          by=e.get("by", ""), at=e.get("at", "")))
+            text = w["entry"].format(n=e["n"], change=change, where=where, reason=e.get("reason", ""),
+                                     by=e.get("by", ""), at=e.get("at", ""))
+            if e.get("status") == "review":  # still applied, until the instructor decides
+                text += w["review"].format(n=e["n"], against=num(float(e["against"] or 0)),
+                                           now="—" if now is None else num(float(now)))
+            said.append(text)
         lines.append(" / ".join(dict.fromkeys(said)))
     return lines

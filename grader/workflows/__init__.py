@@ -3,6 +3,7 @@
 =======  ===========================================================================================
 adjust   ``grader adjust`` and ``grader ledger``: hand adjustments of a finished batch's scores.
 batch    ``grader batch``: grade every submission in a folder or an LMS zip export, in parallel.
+changes  what moved a student's final score in a regrade or a resume, and why; their records.
 publish  ``grader publish OUT``: release hidden tests' details in a batch's student views.
 regrade  ``grader regrade``: run only the tests an instructor fixed, for every submission of a batch.
 =======  ===========================================================================================

@@ -33,7 +33,7 @@ from grader.report.model import GradeReport, ReportDict
 if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["adjust", "confirm", "refresh", "refresh_gradebooks", "undo"]
+__all__ = ["adjust", "confirm", "find", "in_review", "moved", "refresh", "refresh_gradebooks", "undo"]
 
 
 def _reports(outdir: Path) -> dict[str, Path]:
@@ -81,6 +81,34 @@ def find(outdir: Path, student: str) -> tuple[str, ReportDict]:
     if len(hits) > 1:
         raise UsageError(said("matches_reports_name_submission", out=outdir, student=student, n=len(hits), listed=', '.join(h[0] for h in hits)))
     return hits[0]
+
+
+def moved(before: ReportDict, after: ReportDict) -> list[tuple[str, str, str]]:
+    """(what, from, to) for the final score and each part whose score differs between two reports
+    of one submission (the final score always, so an adjustment that moved nothing says so)."""
+    def n(x: object) -> str:
+        return f"{float(x):g}"  # type: ignore[arg-type]
+
+    out = [(said("adjust_final"), n(before["score"]), n(after["score"]))]
+    parts = {p["id"]: p["score"] for p in before.get("parts", [])}
+    for p in after.get("parts", []):
+        if p["id"] in parts and abs(float(parts[p["id"]]) - float(p["score"])) > 1e-9:
+            out.append((said("adjust_part", part=p["id"]), n(parts[p["id"]]), n(p["score"])))
+    return out
+
+
+def in_review(outdir: Path) -> set[int]:
+    """The ledger lines the batch's reports show as needing review (the automatic score they were
+    made against has moved; still applied)."""
+    out: set[int] = set()
+    folder = outdir / "reports"
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*.yaml")):
+        data = read_record(path)
+        if data is not None:
+            out |= {int(e["n"]) for e in ledger.review_of(data)}
+    return out
 
 
 def _refuse_ungraded(outdir: Path, student: str) -> None:
@@ -216,9 +244,11 @@ def _patch_gradebook(path: Path, changed: dict[str, GradeReport], rubric: Rubric
     bom = raw.startswith(BOM)
     rows = list(csv.reader(io.StringIO(raw.removeprefix(BOM))))
     header, body = rows[0], rows[1:]
-    for col in ("automatic_score", "adjustment", "adjustment_reasons"):
-        if col not in header:  # a gradebook written before these columns existed
-            at = header.index("score") + 1 + ["automatic_score", "adjustment", "adjustment_reasons"].index(col)
+    for col, after in (("automatic_score", "score"), ("adjustment", "automatic_score"),
+                       ("adjustment_reasons", "adjustment"), ("needs_review", "adjustment_reasons"),
+                       ("extension", "late")):
+        if col not in header and after in header:  # a gradebook written before these columns existed
+            at = header.index(after) + 1
             header.insert(at, col)
             for row in body:
                 row.insert(at, "")

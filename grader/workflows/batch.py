@@ -9,7 +9,9 @@ Stages, each a module of its own and each a function of the one before:
    (:mod:`grader.engines.batch_worker`), each owning one warm sandboxed zygote, pull chunks of
    submissions; reports come back as plain dicts and are written here
    (:mod:`grader.report.outdir`), atomically, as they arrive. ``resume`` skips submissions whose
-   report already matches their content hash and the rubric.
+   report already matches their content hash and the rubric; each student whose final score that
+   moves (an extension granted since, files changed, an adjustment now needing review) is named
+   with why, on the terminal and in ``OUT/resumes/<time>.{md,csv}`` (:mod:`grader.workflows.changes`).
 3. :mod:`grader.outputs.gradebook`, :mod:`grader.outputs.lms_gradebooks` and :mod:`grader.outputs.summary`
    — ``gradebook.csv``, the LMS gradebooks and the class summary.
 
@@ -47,6 +49,7 @@ from grader.report.outdir import is_current, read_report, report_path, write_rep
 from grader.engines.local_pool import LocalPool, Tally, WorkerProcess, retire_spares, start_early, workers_for
 from grader.report.contain import error_report
 from grader.report.model import GradeReport, ReportDict
+from grader.workflows.changes import Change, explain
 
 if TYPE_CHECKING:
     from grader.engines.dask import ClusterPool, ClusterSpec
@@ -248,6 +251,10 @@ class _Batch:
         self.corpus: list[tuple[str, Submission]] = []
         self.corpus_reports: dict[str, GradeReport] = {}
         self._aside: set[int] = set()
+        #: with --resume, each report as it was before this run (by index), and each student whose
+        #: final score moved since (grader.workflows.changes)
+        self._before: dict[int, ReportDict] = {}
+        self.changes: list[Change] = []
 
     def run(self, early: list[WorkerProcess], retired: list[WorkerProcess], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
@@ -303,6 +310,7 @@ class _Batch:
             write_corpus(self.outdir, digest, self.seed, corpus_failures(self.corpus_reports),
                          [name for name, _ in self.corpus])
         reports = self._record(interrupted, gradebooks, bom)
+        self._say_changes()
         if failure is not None:
             raise GraderError(said("finished_reports_kept_fix", failure=failure, n=len(self.finished), outdir=self.outdir, again=self.again))
         from grader.insight import similarity as alike
@@ -368,12 +376,40 @@ class _Batch:
         todo: list[int] = []
         for i, f in enumerate(self.found.found):
             old = read_report(report_path(self.outdir, f.submission.name)) if resume else None
+            if old is not None:
+                self._before[i] = old.to_dict()
             if is_current(old, f.submission.content_hash, fingerprint):
                 assert old is not None
                 self.finished[i] = self._adjusted(i, old)
             else:
                 todo.append(i)
         return todo
+
+    def _changed(self, index: int, report: ReportDict, *, regraded: bool) -> None:
+        """Note how submission ``index``'s final score moved since its report before this run, and why."""
+        old = self._before.get(index)
+        if old is None:
+            return
+        change = explain(self.found.found[index].submission.name, old, report, regraded=regraded)
+        if change is not None:
+            self.changes.append(change)
+
+    def _say_changes(self) -> None:
+        """Each student whose final score a --resume moved, on the terminal and in
+        ``OUT/resumes/<time>.{md,csv}`` (none written when nothing moved)."""
+        from grader.i18n.messages import both
+        from grader.workflows.changes import say_changes, write_record
+
+        if not self.changes:
+            return
+        self.changes.sort(key=lambda c: c.submission)
+        changes = self.changes
+        if self.anonymous:  # (the report names are the blind ids already)
+            changes = [Change(c.submission, "", c.before, c.after, c.tests, c.why) for c in changes]
+        say_changes(self.console, changes, self.lang)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        title = [f"# {both('resume_title', stamp=stamp)}", "", both("resume_count", changed=len(changes)), ""]
+        write_record(self.outdir / "resumes", stamp, title, changes)
 
     def _record_latest_due(self) -> None:
         """Which rubric file this is (``outdir.note_rubric``), and ``OUT/latest_due.json``: the
@@ -441,6 +477,7 @@ class _Batch:
         now = ledger.apply(now, ledger.for_submission(self.ledger, name), self.rubric)
         if now == data:
             return report
+        self._changed(index, now, regraded=False)
         report = GradeReport.from_dict(now)
         self.save(name, report, now)
         return report
@@ -527,6 +564,7 @@ class _Batch:
                 data = ledger.apply(data, ledger.for_submission(self.ledger, sub.name), self.rubric)
                 report = GradeReport.from_dict(data)
                 self.save(sub.name, report, data)
+                self._changed(index, data, regraded=True)
             except Exception as exc:  # noqa: BLE001 - this submission fails, the batch goes on
                 report = None
                 reason = said("report_could_written", why=f"{type(exc).__name__}: {exc}")
@@ -537,6 +575,7 @@ class _Batch:
             data = ledger.apply(report.to_dict(), ledger.for_submission(self.ledger, sub.name), self.rubric)
             report = GradeReport.from_dict(data)
             self.save(sub.name, report, data)
+            self._changed(index, data, regraded=True)
         self.finished[index] = report
         return report
 

@@ -7,13 +7,14 @@ those tests' results are replaced; every other test's result is kept as it was, 
 in the YAML record; the parts and the total are scored again from them (with the mistakes'
 partial credit as before), then the late policy and the ledger (:mod:`grader.report.ledger`) apply as
 in the batch. A report whose results did not move (but for the tests' durations) is not
-written again. ``OUT/regrades/<time>.md`` and ``.csv`` list each student whose score changed:
-from, to, and which tests.
+written again. ``OUT/regrades/<time>.md`` and ``.csv`` list each student whose score or tests
+changed: from, to, which tests and why (:mod:`grader.workflows.changes`: the automatic score the
+tests moved, an adjustment that now needs review and stays applied); the terminal says the same.
 
 Example::
 
     result = run_regrade("uploads.zip", "out", rubric, ["hidden/test_scaling.py::test_scale*"], jobs=2)
-    result.changed  # [(submission, student id, from, to, [test ids])]
+    result.changed  # [Change(submission, student id, from, to, [test ids], [why])]
 """
 
 from __future__ import annotations
@@ -29,16 +30,15 @@ from rich.console import Console
 
 from grader.report import ledger
 from grader.i18n.messages import said
+from grader.workflows.changes import Change, explain
 from grader.errors import UsageError
 from grader.report.outdir import read_record, report_path, write_report_files, write_student_files
-from grader.report.files import write_atomic
 from grader.grading.select import matcher
 from grader.report.model import GradeReport, ReportDict
 
 if TYPE_CHECKING:
     from grader.engines.local_pool import WorkerProcess
     from grader.ingest.discovery import Discovery
-    from grader.outputs.gradebook import Cell
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["RegradeResult", "merge_tests", "run_regrade"]
@@ -47,7 +47,8 @@ __all__ = ["RegradeResult", "merge_tests", "run_regrade"]
 @dataclass
 class RegradeResult:
     regraded: int
-    changed: list[tuple[str, str, float, float, list[str]]] = field(default_factory=list)
+    #: each student whose final score or graded-again tests moved: from, to, and why
+    changed: list[Change] = field(default_factory=list)
     not_regraded: list[tuple[str, str]] = field(default_factory=list)
     written: list[Path] = field(default_factory=list)
     elapsed_s: float = 0.0
@@ -233,9 +234,9 @@ def _regrade_with(early: list[WorkerProcess], retired: list[WorkerProcess], sour
         before = {t["id"]: (t["status"], t["score"]) for t in old.get("tests", []) if select(t["id"])}
         after = {t["id"]: (t["status"], t["score"]) for t in merged["tests"] if select(t["id"])}
         moved = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-        if float(old["score"]) != float(merged["score"]) or moved:
-            result.changed.append((name, str((merged.get("student") or {}).get("id", "")), float(old["score"]),
-                                   float(merged["score"]), moved))
+        change = explain(name, old, merged, moved)
+        if change is not None:
+            result.changed.append(change)
         new_reports[report.submission] = report
         result.regraded += 1
         return report
@@ -245,34 +246,24 @@ def _regrade_with(early: list[WorkerProcess], retired: list[WorkerProcess], sour
     from grader.workflows.adjust import refresh_gradebooks
 
     refresh_gradebooks(outdir, rubric, lang, new_reports)
-    result.changed.sort()
+    result.changed.sort(key=lambda c: (c.submission, c.student))
     result.written = _write_record(outdir, stamp, patterns, result)
     result.elapsed_s = time.monotonic() - started
     return result
 
 
 def _write_record(outdir: Path, stamp: str, patterns: Sequence[str], result: RegradeResult) -> list[Path]:
-    """``regrades/<time>.csv`` and ``.md``: who changed, from → to, which tests."""
+    """``regrades/<time>.csv`` and ``.md``: who changed, from → to, which tests, and why."""
     from grader import sinks
-    from grader.outputs.gradebook import csv_text
     from grader.i18n.messages import both, translate
+    from grader.workflows.changes import write_record
 
-    rows: list[list[Cell]] = [[name, sid, before, after, after - before, " ".join(tests)]
-                             for name, sid, before, after, tests in result.changed]
-    folder = outdir / "regrades"
-    csv_path = write_atomic(folder / f"{stamp}.csv", csv_text(
-        ["submission", "student_id", "from", "to", "change", "tests"], rows))
-    lines = [f"# {both('regrade_title', stamp=stamp)}", "",
+    title = [f"# {both('regrade_title', stamp=stamp)}", "",
              both("regrade_tests", tests=sinks.markdown(" ".join(patterns))), "",
              both("regrade_count", n=result.regraded, changed=len(result.changed)), ""]
-    if result.changed:
-        head = [both(key) for key in ("gb_submission", "regrade_from", "regrade_to", "tests")]
-        lines += ["| " + " | ".join(head) + " |", "| --- | ---: | ---: | --- |"]
-        lines += [f"| {sinks.markdown(name)} | {before:g} | {after:g} | {sinks.markdown(', '.join(tests))} |"
-                  for name, _, before, after, tests in result.changed]
+    tail: list[str] = []
     if result.not_regraded:
-        lines += ["", both("regrade_not_again"), ""]
-        lines += [f"- {sinks.markdown(name)}: {sinks.markdown(why)} / {sinks.markdown(translate(why, 'ja'))}"
-                  for name, why in result.not_regraded]
-    md_path = write_atomic(folder / f"{stamp}.md", "\n".join(lines) + "\n")
-    return [md_path, csv_path]
+        tail += ["", both("regrade_not_again"), ""]
+        tail += [f"- {sinks.markdown(name)}: {sinks.markdown(why)} / {sinks.markdown(translate(why, 'ja'))}"
+                 for name, why in result.not_regraded]
+    return write_record(outdir / "regrades", stamp, title, result.changed, tail)

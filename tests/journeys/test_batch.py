@@ -52,9 +52,10 @@ def test_batch_writes_reports_gradebook_summary_and_resumes(graded_class, tmp_pa
     out = graded_class.out
     assert f"{n} graded" in graded_class.stderr
     rows = _gradebook(out)
-    assert ["submission", "student_id", "name", "lms", "late", "score", "automatic_score", "adjustment",
-            "adjustment_reasons", "max_score", "passed", "part:scaling", "part:softmax", "part:variance",
-            "part:quiz", "late_penalty", "mistakes", "errors", "content_hash", "graded_at", "flags"] == list(rows[0])
+    assert ["submission", "student_id", "name", "lms", "late", "extension", "automatic_score", "late_penalty",
+            "adjustment", "score", "adjustment_reasons", "needs_review", "max_score", "passed", "part:scaling",
+            "part:softmax", "part:variance", "part:quiz", "mistakes", "errors", "content_hash", "graded_at",
+            "flags"] == list(rows[0])
     by_name = {r["submission"]: r for r in rows}
     assert n == len(by_name)
     full = by_name["correct"]

@@ -120,9 +120,10 @@ def test_a_term_of_grading(tmp_path):
             p["id"]: p["score"] for p in report["parts"]}, (row, report["parts"])
     assert float(rows["11111"]["score"]) == pytest.approx(round(top * 0.9, 2))  # the late policy, again
     assert float(rows["11111"]["score"]) > late_before
-    # Smith's +3 was made against the score before the fix: shown for review, not applied
-    assert float(rows["22222"]["score"]) == float(rows["22222"]["automatic_score"]) == auto_smith + points
-    assert "needs review" in rows["22222"]["adjustment_reasons"]
+    # Smith's +3 was made against the score before the fix: shown for review, and still applied
+    assert float(rows["22222"]["automatic_score"]) == auto_smith + points
+    assert float(rows["22222"]["score"]) == auto_smith + points + 3
+    assert "needs review" in rows["22222"]["adjustment_reasons"] and rows["22222"]["needs_review"] == "#1"
     # graded again with nothing changed since: no record is written again, and none is listed
     # (nor the gradebook and its pages: every row already says the same)
     def kept() -> dict[Path, tuple[int, bytes]]:

@@ -142,6 +142,26 @@ def test_commands_on_a_batch_folder_take_the_rubric_its_reports_name(tmp_path: P
         find_rubric(ROOT)
 
 
+def test_batch_resume_into_a_folder_takes_the_rubric_its_reports_name(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``grader batch SRC --out OUT --resume`` reads OUT too: in a course with two assignments it
+    takes the rubric OUT's reports name, as adjust and export do; into a new folder, SOURCE's
+    place still has to choose (and says so)."""
+    from grader.cli.shared import load_for_batch
+
+    out, src = tmp_path / "out", tmp_path / "src" / "alice"
+    (out / "reports").mkdir(parents=True)
+    src.mkdir(parents=True)
+    shutil.copyfile(ROOT / "tests" / "golden" / "sqrt-d-model.yaml", out / "reports" / "sqrt-d-model.yaml")
+    monkeypatch.chdir(ROOT)  # two rubrics here: chapter07 and chapter08
+    for resume in (True, False):
+        assert load_for_batch(str(out), None, str(src.parent), resume).assignment == "chapter07"
+    with pytest.raises(UsageError):
+        load_for_batch(str(tmp_path / "new"), None, str(src.parent), True)
+    assert load_for_batch(str(out), str(ROOT / "rubrics" / "chapter08.yaml"), str(src.parent),
+                          True).assignment == "chapter08"  # --rubric still wins
+
+
 @pytest.mark.slow
 def test_commands_on_a_batch_folder_run_from_outside_the_course_take_the_batchs_rubric(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -79,13 +79,35 @@ def test_every_row_is_shown_with_its_marks_and_counts(rubric, tmp_path):
     ja = _page(pages[0])
     assert [cls for cls, _ in ja.rows] == ["adjusted", "", "nograde"]
     hana = ja.rows[0][1]
-    assert hana[:8] == ["hana", "1001", HOSTILE_NAME.replace("\u202e", "\\u202e"), "80", "77", "3", "124", "合格"]
+    # automatic − late penalty + adjustment = final, left to right
+    assert hana[:9] == ["hana", "1001", HOSTILE_NAME.replace("\u202e", "\\u202e"), "77", "", "3", "80", "124", "合格"]
     assert ja.rows[1][1][5] == ""  # no adjustment: the cell is empty, not 0
     assert "3 行。手作業で調整した行 1、点数のない行 1" in "".join(ja.text)
     assert "シンボリックリンクで、ファイルではありません" in "".join(ja.rows[2][1])
     en = _page(pages[1])
     assert "3 rows; 1 adjusted by hand; 1 without a grade" in "".join(en.text)
     assert "it is a symbolic link, not a file" in "".join(en.rows[2][1])
+
+
+def test_an_adjustment_that_needs_review_is_counted_and_highlighted_and_lateness_reads_right(rubric, tmp_path):
+    """A row whose adjustment needs review stands out and is counted; a late row shows its penalty
+    between the automatic and the final score, and an extension is shown where it applies."""
+    rows = [_row(r) for r in [
+        {"submission": "hana", "student_id": "1001", "name": "hana", "late": "yes", "automatic_score": 100.0,
+         "late_penalty": 12.4, "adjustment": 22.4, "score": 110.0, "max_score": 124.0, "passed": True,
+         "adjustment_reasons": "#1 score set to 110 (total): oral exam — needs review", "needs_review": "#1"},
+        {"submission": "ken", "student_id": "1002", "name": "ken", "late": "no", "extension": "illness",
+         "automatic_score": 124.0, "adjustment": 0.0, "score": 124.0, "max_score": 124.0, "passed": True},
+    ]]
+    write_gradebook(tmp_path / "gradebook.csv", rows, rubric)
+    for lang, counted, late in (("en", "1 with an adjustment that needs review (still applied", "late"),
+                                ("ja", "うち要確認の調整がある行 1（適用したままです", "遅延")):
+        page = _page(view_path(tmp_path, lang))
+        assert [cls for cls, _ in page.rows] == ["review", ""]
+        assert counted in "".join(page.text)
+        hana, ken = page.rows[0][1], page.rows[1][1]
+        assert hana[3:7] == ["100", "12.4", "22.4", "110"] and hana[9] == late and hana[12] == "#1"
+        assert ken[9] == "" and ken[10] == "illness"
 
 
 def test_what_a_student_controls_is_text_not_markup(rubric, tmp_path):

@@ -138,15 +138,48 @@ def test_undo_takes_back_one_adjustment_and_keeps_the_record(tmp_path, rubric):
     assert len(ledger.read(tmp_path)) == 3
 
 
-def test_an_adjustment_against_a_changed_automatic_score_is_flagged_not_applied_then_confirmed(tmp_path, rubric):
+def test_an_adjustment_against_a_changed_automatic_score_needs_review_and_stays_applied_until_confirmed(
+        tmp_path, rubric):
+    """The test was fixed: the part's automatic score moved from 6 to 8. The +3 made against 6 is
+    shown for review but still applied (no score moves without the instructor deciding); once
+    confirmed it is applied as before, and only the status changes."""
     ledger.append(tmp_path, op="adjust", submission="a", part="p", points=3.0, reason="unfair test", against=6.0)
     changed = _data(score=12.0, parts=(("p", 8.0, 10.0), ("q", 4.0, 10.0)))  # the test was fixed
     data = ledger.apply(changed, ledger.for_submission(ledger.read(tmp_path), "a"), rubric)
     [entry] = data["adjustment"]["entries"]
-    assert entry["status"] == "review" and entry["now"] == 8.0 and data["score"] == 12.0
+    assert entry["status"] == "review" and entry["now"] == 8.0
+    assert data["score"] == 14.0 and data["parts"][0]["score"] == 10.0  # p: 8 + 3, within its 10
+    assert [e["n"] for e in ledger.review_of(data)] == [1]
+    assert ledger.states(ledger.read(tmp_path), {1}) == {1: "review"}
     ledger.append(tmp_path, op="confirm", submission="a", target=1, reason="still owed", against=8.0)
     data = ledger.apply(data, ledger.for_submission(ledger.read(tmp_path), "a"), rubric)
-    assert data["adjustment"]["entries"][0]["status"] == "applied" and data["score"] == 14.0  # p: 8 + 3, within its 10
+    assert data["adjustment"]["entries"][0]["status"] == "applied" and data["score"] == 14.0
+    assert ledger.review_of(data) == [] and ledger.states(ledger.read(tmp_path), set()) == {1: "confirmed",
+                                                                                          2: "recorded"}
+
+
+def test_a_total_set_before_a_regrade_keeps_the_score_it_set(tmp_path, rubric):
+    """--set 18 against an automatic 10; a regrade moves the automatic score to 13: the student
+    keeps 18 (it does not fall to 13), the entry needs review, and undoing it gives 13."""
+    ledger.append(tmp_path, op="adjust", submission="a", set=18.0, reason="oral exam", against=10.0)
+    moved = ledger.apply(_data(score=13.0, parts=(("p", 9.0, 10.0), ("q", 4.0, 10.0))),
+                         ledger.for_submission(ledger.read(tmp_path), "a"), rubric)
+    assert moved["score"] == 18.0 and moved["adjustment"]["entries"][0]["status"] == "review"
+    assert moved["adjustment"]["automatic_score"] == 13.0 and moved["adjustment"]["delta"] == 5.0
+    ledger.append(tmp_path, op="undo", submission="a", target=1, reason="decided")
+    assert ledger.apply(moved, ledger.for_submission(ledger.read(tmp_path), "a"), rubric)["score"] == 13.0
+    assert ledger.states(ledger.read(tmp_path), set()) == {1: "undone", 2: "recorded"}
+
+
+def test_a_part_adjustment_changes_the_parts_score_and_is_taken_off_again(tmp_path, rubric):
+    """--part q --points 3: the part's own score is 7 in the report (every view reads it), its
+    automatic 4 is kept, and applying nothing restores the part as it was graded."""
+    ledger.append(tmp_path, op="adjust", submission="a", part="q", points=3.0, reason="r", against=4.0)
+    data = ledger.apply(_data(), ledger.for_submission(ledger.read(tmp_path), "a"), rubric)
+    assert [p["score"] for p in data["parts"]] == [6.0, 7.0] and data["score"] == 13.0
+    assert data["adjustment"]["automatic_parts"] == {"q": 4.0}
+    assert ledger.automatic_of(ledger.apply(json.loads(json.dumps(data)), [], rubric), "q") == 4.0
+    assert ledger.apply(data, [], rubric) == _data()
 
 
 def test_a_part_set_twice_takes_the_second_and_points_stay_within_the_part(tmp_path, rubric):
@@ -261,10 +294,11 @@ def test_the_commands_write_list_verify_and_refuse_a_broken_chain(tmp_path, rubr
                    "--by", "ta\x1b[2J", *r).returncode == 0
     listed = run_grader("ledger", str(out))
     assert listed.returncode == 0 and "late by agreement" in listed.stdout and "\tundo\t" in listed.stdout
-    # one line of nine tab-separated fields per entry, a reason typed over two lines included
+    # one line of ten tab-separated fields per entry, a reason typed over two lines included
     rows = [line.split("\t") for line in listed.stdout.splitlines()]
-    assert [len(row) for row in rows] == [9, 9]
-    assert rows[1][8] == "wrong:\\nsee the mail\\tof 3 May" and rows[1][6] == "ta\\x1b[2J"
+    assert [len(row) for row in rows] == [10, 10]
+    assert rows[1][9] == "wrong:\\nsee the mail\\tof 3 May" and rows[1][7] == "ta\\x1b[2J"
+    assert rows[0][5] in ("undone", "取り消し済み") and rows[1][5] in ("recorded", "記録")
     assert float(read_gradebook(out, by="submission")["divide-by-dk"]["score"]) == 72.0
     # neither two changes at once nor none, nor an unknown student
     assert run_grader("adjust", str(out), "divide-by-dk", "--points", "1", "--set", "3", "--reason", "x", *r).returncode == 2
@@ -294,8 +328,9 @@ OPS = st.lists(st.tuples(st.sampled_from(["batch", "resume", "adjust", "set", "u
 @given(OPS, st.randoms(use_true_random=False))
 def test_no_adjustment_is_lost_or_applied_twice_in_any_sequence(rubric, ops, rnd):
     """batch / resume / adjust / undo / regrade / export in any order: every standing adjustment
-    is in the report exactly once, applied exactly when its automatic score still holds, and
-    the final score is the automatic one plus those changes (checked against a plain model)."""
+    is in the report exactly once and applied, marked for review exactly when its automatic score
+    no longer holds, and the final score is the automatic one plus those changes (checked against
+    a plain model)."""
     students = ["s0", "s1", "s2"]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
@@ -345,20 +380,20 @@ def test_no_adjustment_is_lost_or_applied_twice_in_any_sequence(rubric, ops, rnd
             base = sum(auto[s].values())
             expect = base
             part_now = dict(auto[s])  # a part moves within 0..10 from where the entries before left it
-            for m, e in zip(mine, shown):
+            for m, e in zip(mine, shown):  # each applied, needing review or not
                 now = base if m["part"] is None else auto[s][m["part"]]
                 holds = abs(now - m["against"]) < 1e-9
                 assert e["status"] == ("applied" if holds else "review")
-                if holds:
-                    if m["part"] is None:
-                        expect = expect + m["points"] if "points" in m else min(m["set"], 20.0)
-                    else:
-                        was = part_now[m["part"]]
-                        part_now[m["part"]] = min(max(was + m["points"] if "points" in m else m["set"], 0.0), 10.0)
-                        expect += part_now[m["part"]] - was
-                    expect = round(min(max(expect, 0.0), 20.0), 2)
+                if m["part"] is None:
+                    expect = expect + m["points"] if "points" in m else min(m["set"], 20.0)
+                else:
+                    was = part_now[m["part"]]
+                    part_now[m["part"]] = min(max(was + m["points"] if "points" in m else m["set"], 0.0), 10.0)
+                    expect += part_now[m["part"]] - was
+                expect = round(min(max(expect, 0.0), 20.0), 2)
             assert data["score"] == pytest.approx(expect)
             assert (data.get("adjustment") or {}).get("automatic_score", data["score"]) == base
+            assert {p["id"]: p["score"] for p in data["parts"]} == pytest.approx(part_now)  # each part's own
 
 
 def test_points_as_a_japanese_keyboard_types_them():

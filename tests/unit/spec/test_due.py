@@ -173,3 +173,31 @@ def test_a_student_written_once_full_width_and_once_plain_is_listed_twice(tmp_pa
     path.write_text("student,days,reason\n11111,1,a\n１１１１１,2,b\n", encoding="utf-8")
     with pytest.raises(UsageError, match="line 3: 11111 is listed twice"):
         read_extensions(path)
+
+
+def test_the_readmes_late_example_does_what_the_readme_says():
+    """README: ``late: {penalty_percent: 10, per: day, grace_minutes: 15, cap_percent: 80}`` takes
+    10 % of the maximum for every day or part of a day past the due date and its 15 minutes'
+    grace, and a late submission scores at most 80 % of the maximum: full marks an hour late keep
+    80 %, not 90 %; three days late, 70 %; within the grace, nothing is taken."""
+    import dataclasses
+
+    import yaml
+
+    from grader.spec.due import apply_late
+    from grader.spec.rubric.load import load_rubric
+    from grader.spec.rubric.model import LatePolicy
+
+    example = "late: {penalty_percent: 10, per: day, grace_minutes: 15, cap_percent: 80}"
+    assert example in (ROOT / "README.md").read_text(encoding="utf-8")
+    due = "2026-12-01T23:59:00+09:00"
+    rubric = dataclasses.replace(load_rubric(ROOT / "rubrics" / "chapter07.yaml"), due=due,
+                                 late=LatePolicy(**yaml.safe_load(example)["late"]))
+
+    def kept(submitted: str) -> float:
+        report = {"score": 124.0, "max_score": 124.0, "pass_mark": 60.0, "passed": True, "notes": []}
+        return float(apply_late(report, False, rubric, {"submitted": submitted, "due": due, "extension": ""})["score"])
+
+    assert kept("2026-12-02T00:10:00+09:00") == 124.0  # within the grace
+    assert kept("2026-12-02T00:59:00+09:00") == pytest.approx(0.8 * 124)  # an hour late: the cap, not 90 %
+    assert kept("2026-12-04T12:00:00+09:00") == pytest.approx(0.7 * 124)  # three days: 70 %, below the cap
