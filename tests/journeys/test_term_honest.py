@@ -1,7 +1,7 @@
 """A term in which no score changes without saying so, as an instructor runs it with the real commands.
 
-A Moodle export of three students and its grading worksheet (one student late by the worksheet's
-time); a hidden test that is wrong; a ``--set`` adjustment and an ``adjust --part``; the test
+A Moodle export of three students and its grading worksheet, downloaded from a Moodle shown in
+Japanese (one student late by the worksheet's time, written as that Moodle writes it); a hidden test that is wrong; a ``--set`` adjustment and an ``adjust --part``; the test
 fixed and graded again with ``grader regrade``, which moves the automatic score under the
 ``--set``; an extension granted, applied by ``--resume``; the adjustment that needs review
 confirmed. Every line the terminal says about a moved score, every record, every gradebook
@@ -21,8 +21,9 @@ import pytest
 import yaml
 
 from tests.helpers import EXAMPLES, ROOT, course_copy, files_of, read_gradebook, run_grader
-from tests.lms_exports import moodle_prefix, moodle_worksheet
-from tests.unit.ingest.test_lms_times import _worksheet
+from datetime import datetime
+
+from tests.lms_exports import WorksheetRow, moodle_grading_worksheet, moodle_prefix, moodle_worksheet
 
 FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
 DUE = "2026-12-01T23:59:00+09:00"
@@ -46,17 +47,20 @@ def _course(dest: Path) -> Path:
 
 def _moodle(dest: Path) -> tuple[Path, Path, tuple[str, ...]]:
     """(export, grading worksheet, the batch's options for them): the Moodle part of the term in one
-    place. Taro handed in ten hours late by the worksheet's time; Jane and Jiro on time."""
+    place, from a Moodle shown in Japanese (its worksheet's headers and dates, ``2026年 12月 2日(水曜日)
+    10:00``). Taro handed in ten hours late by the worksheet's time; Jane and Jiro on time."""
     export = dest / "CS101-Chapter 7-42.zip"
     with zipfile.ZipFile(export, "w") as zf:
         for name, pid, folder in (("山田 太郎", TARO, "correct"), ("Jane Doe", JANE, "correct"),
                                   ("Jiro Suzuki", JIRO, "sqrt-d-model")):
             for fname, data in files_of(EXAMPLES / folder).items():
                 zf.writestr(f"{moodle_prefix(name, int(pid))}_assignsubmission_file_/{fname}", data)
-    sheet = _worksheet(dest / "Grades-CS101-Chapter 7-42.csv",
-                       [(TARO, "山田 太郎", "Wednesday, 2 December 2026, 10:00 AM"),
-                        (JANE, "Jane Doe", "Tuesday, 1 December 2026, 9:00 PM"),
-                        (JIRO, "Jiro Suzuki", "Tuesday, 1 December 2026, 8:00 PM")])
+    sheet = dest / "Grades-CS101-Chapter 7-42.csv"
+    sheet.write_bytes(moodle_grading_worksheet(
+        [WorksheetRow(int(TARO), "山田 太郎", "taro@example.ac.jp", datetime(2026, 12, 2, 10, 0)),
+         WorksheetRow(int(JANE), "Jane Doe", "jane@example.ac.jp", datetime(2026, 12, 1, 21, 0)),
+         WorksheetRow(int(JIRO), "Jiro Suzuki", "jiro@example.ac.jp", datetime(2026, 12, 1, 20, 0))], "ja"))
+    assert "最終更新日時 (提出)".encode() in sheet.read_bytes() and "2026年 12月 2日(水曜日) 10:00".encode() in sheet.read_bytes()
     return export, sheet, ("--worksheet", str(sheet), "--gradebook", "moodle", "--bom")
 
 
@@ -184,7 +188,9 @@ def test_a_term_in_which_every_moved_score_is_named_with_why(tmp_path):
     assert (rows[TARO]["late"], rows[TARO]["late_penalty"], rows[TARO]["extension"]) == ("no", "", "illness")
     assert float(rows[TARO]["score"]) == top
     assert float(rows[JANE]["score"]) == 110  # still applied, still in review
-    assert moodle_worksheet(out / "gradebook.moodle.csv")[JANE]["grade"] == 110
+    # the import file is for that Moodle: its Japanese headers, Jane's 110 in it
+    imported = moodle_worksheet(out / "gradebook.moodle.csv", "ja")
+    assert imported[JANE]["grade"] == 110 and imported[TARO]["grade"] == top
 
     # the instructor decides: Jane's 110 holds
     confirmed = run_grader("adjust", str(out), JANE, "--confirm", "1", "--reason", "the oral exam stands", *r, *en)
