@@ -130,7 +130,7 @@ def run_batch(
     check_folder(outdir, anonymous)
     outdir.mkdir(parents=True, exist_ok=True)
     early = _start_early(rubric, jobs, level, warning, outdir,
-                         None if jobs == 0 else _at_most(source, rubric, outdir, summary))
+                         None if jobs == 0 else _at_most(source, rubric, outdir, summary, resume))
     retired: list[WorkerProcess] = []
     # Hundreds of reports of ~2,000 objects each pass through this process: the default
     # collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack.
@@ -170,12 +170,16 @@ def _start_early(rubric: Rubric, jobs: int | None, level: str, warning: str, out
     return start_early(base, jobs, outdir / ".logs", at_most)
 
 
-def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool) -> int | None:
+def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool, resume: bool = False) -> int | None:
     """How many submissions a batch can grade at most, when that is cheap to tell: a folder
     gives at most one per entry (a flat export's loose files are fewer students still), an
     export zip at most one per file it lists (read from its directory, nothing unpacked), and
     the validate corpus is graded beside them unless its finding is recorded. None when the
-    corpus will be graded, or for what discovery will refuse with its own message."""
+    corpus will be graded, or for what discovery will refuse with its own message.
+
+    With ``resume``, the reports ``outdir`` already holds are taken off: a ``--resume`` with
+    nothing left to grade starts no grading process (none imports torch). A report that
+    proves stale costs only time, as any bound too low does."""
     import zipfile
 
     from grader.report.outdir import corpus_recorded
@@ -194,7 +198,13 @@ def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool) -> int | 
         digest = corpus_digest(rubric)
         if digest is not None and not corpus_recorded(outdir, digest):
             return None
-    return n
+    if resume:
+        try:
+            with os.scandir(outdir / "reports") as entries:
+                n -= sum(1 for e in entries if e.name.endswith(".yaml"))
+        except OSError:
+            pass
+    return max(0, n)
 
 
 def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[ClusterSpec | None, str, str]:
