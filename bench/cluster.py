@@ -65,7 +65,7 @@ def start_cluster(folder: Path, workers: int) -> tuple[list[subprocess.Popen[byt
         time.sleep(0.05)
     address = json.loads(file.read_text())["address"]
     for k in range(workers):
-        procs.append(_dask(["worker", address, "--nthreads", "1", "--name", f"w{k}", "--no-dashboard",
+        procs.append(_dask(["worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--name", f"w{k}", "--no-dashboard",
                             "--dashboard-address", "127.0.0.1:0",
                             "--memory-limit", "0"], folder / f"w{k}.log"))
     with Client(address, timeout="60s") as client:

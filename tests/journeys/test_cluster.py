@@ -196,7 +196,7 @@ class Cluster:
         return ["--tls-ca-file", self.tls["ca"], "--tls-cert", self.tls["cert"], "--tls-key", self.tls["key"]]
 
     def worker(self, name: str, *, certs: bool = True, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        args = ["worker", self.address, "--nthreads", "1", "--name", name, "--no-dashboard",
+        args = ["worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--name", name, "--no-dashboard",
                 "--dashboard-address", "127.0.0.1:0", "--memory-limit", "0",
                 "--death-timeout", "60"]
         if self.tls and certs:
@@ -308,12 +308,16 @@ def _listening(pids: set[int]) -> list[tuple[int, str, int]]:
 
 
 def test_the_advised_scheduler_and_workers_listen_on_loopback_only(cluster):
-    """docs/security.md's advice (``--no-dashboard --dashboard-address 127.0.0.1:0``, as the
-    cluster here is started): no process of the scheduler or its workers listens on any address
-    but loopback, and each of them does listen (the check looks at the right processes)."""
+    """docs/security.md's advice for a cluster on one machine (``--host 127.0.0.1 --no-dashboard
+    --dashboard-address 127.0.0.1:0`` for the scheduler and each worker, as the cluster here is
+    started): no process of the scheduler or its workers listens on any address but loopback, and
+    each of them does listen (the check looks at the right processes). Without ``--host`` a
+    worker's own protocol listens on every interface; without ``--dashboard-address`` so does
+    the HTTP endpoint, ``--no-dashboard`` or not."""
     import ipaddress
 
     assert all("--dashboard-address" in p.args and "127.0.0.1:0" in p.args for p in cluster.procs)
+    assert all("--host" in p.args and "127.0.0.1" in p.args for p in cluster.procs)
     pids = {p.pid for p in cluster.procs}
     for p in cluster.procs:
         pids |= descendants(p.pid)
@@ -571,7 +575,8 @@ def test_resources_put_each_task_on_a_worker_that_offers_them_one_at_a_time(tmp_
     two threads; the worker without it takes none."""
     c = Cluster(tmp_path / "dask")
     try:
-        c.procs.append(_start(["worker", c.address, "--nthreads", "2", "--name", "trainer", "--no-dashboard",
+        c.procs.append(_start(["worker", c.address, "--host", "127.0.0.1", "--nthreads", "2", "--name", "trainer",
+                               "--no-dashboard",
                                "--dashboard-address", "127.0.0.1:0",
                                "--memory-limit", "0", "--resources", "train=1"], c.folder / "trainer.log"))
         c.worker("plain")
