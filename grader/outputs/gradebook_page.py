@@ -124,7 +124,7 @@ def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path |
                  f"<title>{sinks.html(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
                  f"<h1>{sinks.html(title)}</h1>\n<p>{sinks.html(counts)}</p>\n{legend}\n"
                  f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body)
-                 + "\n</tbody>\n</table>\n</body>\n</html>\n")
+                 + "\n</tbody>\n</table>\n</body>\n</html>\n", keep=True)
 
 
 def write_views(outdir: Path, rubric: Rubric) -> list[Path]:

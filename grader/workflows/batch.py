@@ -43,7 +43,8 @@ from grader.outputs.gradebook import (GradebookEntry, apply_lms, csv_written, gr
                                       write_gradebook)
 from grader.outputs.lms_gradebooks import CanvasTarget, check_formats, write_lms_gradebooks
 from grader.report import ledger
-from grader.report.outdir import is_current, read_report, report_path, write_report_files
+from grader.report.outdir import (is_current, note_views, noted_views, read_report, report_path, views_of,
+                                  write_report_files, write_student_files)
 from grader.engines.local_pool import LocalPool, Tally, WorkerProcess, retire_spares, start_early, workers_for
 from grader.report.contain import error_report
 from grader.report.model import GradeReport, ReportDict
@@ -254,6 +255,7 @@ class _Batch:
         self.corpus: list[tuple[str, Submission]] = []
         self.corpus_reports: dict[str, GradeReport] = {}
         self._aside: set[int] = set()
+        self.rewrite_views = False  #: kept reports get their student views written again (_resumable)
 
     def run(self, early: list[WorkerProcess], retired: list[WorkerProcess], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
@@ -309,6 +311,8 @@ class _Batch:
             write_corpus(self.outdir, digest, self.seed, corpus_failures(self.corpus_reports),
                          [name for name, _ in self.corpus])
         reports = self._record(interrupted, gradebooks, bom)
+        if not interrupted:  # every report's views are now written as the rubric says
+            note_views(self.outdir, views_of(self.rubric, self.lang))
         if failure is not None:
             raise GraderError(said("finished_reports_kept_fix", failure=failure, n=len(self.finished), outdir=self.outdir, again=self.again))
         from grader.insight import similarity as alike
@@ -371,6 +375,9 @@ class _Batch:
         from grader.spec.fingerprint import rubric_fingerprint
 
         fingerprint = rubric_fingerprint(self.rubric, ("public", "hidden"))
+        # The rubric's view-only options (formats, hidden details, ...) or the language changed
+        # since the views were written: the kept reports' views are written again, none regraded.
+        self.rewrite_views = resume and noted_views(self.outdir) != views_of(self.rubric, self.lang)
         todo: list[int] = []
         for i, f in enumerate(self.found.found):
             old = read_report(report_path(self.outdir, f.submission.name)) if resume else None
@@ -446,6 +453,8 @@ class _Batch:
         now = apply_lms(now, found, self.rubric, self._when(found))
         now = ledger.apply(now, ledger.for_submission(self.ledger, name), self.rubric)
         if now == data:
+            if self.rewrite_views:
+                write_student_files(self.outdir, name, report, self.rubric, self.lang, self._warn_format)
             return report
         report = GradeReport.from_dict(now)
         self.save(name, report, now)
