@@ -121,7 +121,9 @@ def run_batch(
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     console = console or Console(stderr=True, highlight=False, soft_wrap=True)
     outdir = Path(out)
-    spec, level, warning = _where_to_grade(cluster, allow_weak)
+    at_most = None if cluster is not None else _at_most(source, rubric, outdir, summary, resume)
+    # A --resume that can have nothing to grade chooses the sandbox only if it grades after all.
+    spec, level, warning = _where_to_grade(cluster, allow_weak, later=at_most == 0)
     if spec is not None:
         jobs = 0  # no local workers: each node chooses (and reports) its own level
     if warning:
@@ -130,8 +132,7 @@ def run_batch(
 
     check_folder(outdir, anonymous)
     outdir.mkdir(parents=True, exist_ok=True)
-    early = _start_early(rubric, jobs, level, warning, outdir,
-                         None if jobs == 0 else _at_most(source, rubric, outdir, summary, resume))
+    early = _start_early(rubric, jobs, level, warning, outdir, None if jobs == 0 else at_most)
     retired: list[WorkerProcess] = []
     # Hundreds of reports of ~2,000 objects each pass through this process: the default
     # collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack.
@@ -208,15 +209,20 @@ def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool, resume: b
     return max(0, n)
 
 
-def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[ClusterSpec | None, str, str]:
+def _where_to_grade(cluster: str | None, allow_weak: bool,
+                    later: bool = False) -> tuple[ClusterSpec | None, str, str]:
     """(the cluster's parsed SPEC or None, the sandbox level here, its warning).
 
-    A bad SPEC or a missing extra stops the batch here, before any work.
+    A bad SPEC or a missing extra stops the batch here, before any work. ``later``: there may
+    be nothing to grade here, so the level is left empty (``""``) and chosen by
+    :meth:`_Batch._grade` if something is graded after all.
     """
     if cluster is not None:
         from grader.engines.dask import parse_spec
 
         return parse_spec(cluster), "namespaces", ""
+    if later:
+        return None, "", ""
     from grader.sandbox.level import choose_level
 
     level, warning = choose_level(allow_weak=allow_weak)
@@ -469,6 +475,12 @@ class _Batch:
         tally = Tally(len(todo), self.console, progress, aside=self._aside, lang=self.lang)
         if self.cluster is not None:
             return self._grade_on_cluster(self.cluster, todo + aside, tally)
+        if not self.level:  # left to now (a --resume that found something to grade after all)
+            from grader.sandbox.level import choose_level
+
+            self.level, self.warning = choose_level(allow_weak=self.allow_weak)
+            if self.warning:
+                _flag(self.console, said("warning", warning=self.warning), self.lang)
         config = {"op": "config", "rubric": str(self.rubric.file), "seed": self.seed, "level": self.level,
                   "warning": self.warning}
         pool = LocalPool(jobs, config, self.outdir / ".logs", self._wire, early)

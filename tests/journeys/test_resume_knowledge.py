@@ -94,3 +94,11 @@ def test_a_resume_with_nothing_to_grade_or_only_new_views_imports_no_torch(tmp_p
         assert not _imports(done.stderr) & {"torch", "pytest", "matplotlib"}, step
         assert records == {p.name: p.read_bytes() for p in (out / "reports").glob("*.yaml")}, step
         assert {p.name[: -len(".md")] for p in (out / "reports").glob("*.md")} == {n[: -len(".yaml")] for n in records}
+    # a submission changed since: the resume finds it and grades it, its sandbox chosen then
+    with (src / "correct" / "scaling.py").open("a", encoding="utf-8") as fh:
+        fh.write("\n# edited after the deadline\n")
+    done = run_grader(*args, "--resume")
+    assert done.returncode in (0, 1) and "1 graded, 2 kept from before" in done.stderr, done.stderr[-3000:]
+    assert yaml.safe_load((out / "reports" / "correct.yaml").read_text(encoding="utf-8"))["sandbox"]["level"] in (
+        "namespaces", "rlimits", "subprocess")
+    assert records["divide-by-dk.yaml"] == (out / "reports" / "divide-by-dk.yaml").read_bytes()
