@@ -396,9 +396,8 @@ class ClusterPool:
 
     def open_soon(self) -> None:
         """Connect and start the grading processes on every worker in the background, so that
-        they warm up while this process finds and reads the submissions; :meth:`run` waits."""
-        import grader.grading.runner  # noqa: F401 - torch, imported before Dask's threads start
-
+        they warm up while this process finds and reads the submissions; :meth:`run` waits.
+        This process imports no torch: it hands out shards and writes the reports it gets back."""
         self._opening = threading.Thread(target=self._open_here, name="cluster-open", daemon=True)
         self._opening.start()
 

@@ -512,7 +512,6 @@ class _Batch:
         self.console.print(translate(text, self.lang), markup=False)
 
     def _cluster_pool(self, spec: ClusterSpec) -> ClusterPool:
-        import grader.grading.runner  # noqa: F401 - torch, imported here before Dask's threads start
         from grader.engines.dask import ClusterPool
         from grader.spec.fingerprint import rubric_fingerprint
 

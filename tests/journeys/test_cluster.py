@@ -248,17 +248,23 @@ def test_cluster_batch_grades_as_the_local_batch(cluster, source40, reference, s
 
     with cluster.client() as c:
         assert {(False, True)} == set(c.run(sampling).values())  # Dask's default, before the batch
-        batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(source40), "--out", str(out),
-                                  "--cluster", cluster.address, "--seed", str(SEED), "--no-progress", "--no-table",
-                                  "--lang", "en", *short], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        errfile = (tmp_path / "stderr.txt").open("w", encoding="utf-8")  # (a pipe could fill while we poll)
+        batch = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "grader", "batch", str(source40), "--out",
+                                  str(out), "--cluster", cluster.address, "--seed", str(SEED), "--no-progress",
+                                  "--no-table", "--lang", "en", *short], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                 stderr=errfile, text=True)
         seen: set[tuple[bool, bool]] = set()
         while batch.poll() is None:
             seen |= set(c.run(sampling).values())
             time.sleep(0.2)
-        _, err = batch.communicate()
+        errfile.close()
+        err = (tmp_path / "stderr.txt").read_text(encoding="utf-8")
         assert batch.returncode in (0, 1), err
         assert (True, False) in seen and (True, True) not in seen, seen
         assert {(False, True)} == set(c.run(sampling).values())
+    imported = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
+    assert "torch" not in imported  # the client only hands out shards and writes reports
+    err = "\n".join(line for line in err.splitlines() if not line.startswith("import time:")) + "\n"
     assert "40 graded" in err, err
     # the terminal names the workers and the sandbox level they grade at
     assert re.search(r"grading on 2 Dask worker\(s\), by sandbox level: namespaces: wA \([^)]+\), wB \([^)]+\)\n",
