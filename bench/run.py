@@ -209,6 +209,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the generated folder and outputs")
     ap.add_argument("--no-memory", dest="memory", action="store_false",
                     help="skip the second, memory-sampled run of each -j")
+    ap.add_argument("--memory-only", action="store_true",
+                    help="only the memory-sampled run of each -j (no timed run, no naive design)")
     args = ap.parse_args()
     jobs = [int(j) for j in args.jobs.split(",")]
     work = Path(tempfile.mkdtemp(prefix="grader-bench-"))
@@ -221,6 +223,12 @@ def main() -> None:
               f"{len({s.name.split('-', 1)[1] for s in subs})} kinds)")
         results = {}
         for j in jobs:
+            if args.memory_only:
+                mem_wall, mem = run_batch(gen, work / f"out-j{j}", j, memory=True)
+                print(f"grader batch -j {j}, peak memory (tree PSS, sampled every 0.1 s over {mem_wall:.1f} s): "
+                      f"{mem['peak']:.0f} MiB (first half {mem['first_half']:.0f}, second half "
+                      f"{mem['second_half']:.0f}: {100 * (mem['second_half'] / max(1, mem['first_half']) - 1):+.1f} %)")
+                continue
             before = time_import_torch()
             wall, _ = run_batch(gen, work / f"out-j{j}", j)
             after = time_import_torch()
@@ -241,7 +249,8 @@ def main() -> None:
                 mem_wall, mem = run_batch(gen, work / f"mem-j{j}", j, memory=True)
                 print(f"    peak memory (tree PSS, separate run of {mem_wall:.1f} s sampled every 0.1 s): "
                       f"{mem['peak']:.0f} MiB (first half {mem['first_half']:.0f}, "
-                      f"second half {mem['second_half']:.0f})")
+                      f"second half {mem['second_half']:.0f}: "
+                      f"{100 * (mem['second_half'] / max(1, mem['first_half']) - 1):+.1f} %)")
         rows = gradebook(work / f"out-j{jobs[-1]}")
         print(f"gradebook rows: {len(rows)}")
         if len(jobs) > 1:
@@ -249,7 +258,7 @@ def main() -> None:
             differ = gradebooks_differ(a, rows)
             print(f"-j {jobs[0]} and -j {jobs[-1]} gradebooks agree (every column but {', '.join(VARYING)}): "
                   f"{not differ}" + (f"; first difference: {differ[0]}" if differ else ""))
-        if args.naive_sample <= 0:
+        if args.naive_sample <= 0 or args.memory_only:
             return
         sample = subs[:: max(1, len(subs) // args.naive_sample)][: args.naive_sample]
         jn = jobs[-1]
