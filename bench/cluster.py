@@ -60,12 +60,13 @@ def start_cluster(folder: Path, workers: int) -> tuple[list[subprocess.Popen[byt
     began = time.monotonic()
     file = folder / "scheduler.json"
     procs = [_dask(["scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file", str(file),
-                    "--no-dashboard"], folder / "scheduler.log")]
+                    "--no-dashboard", "--dashboard-address", "127.0.0.1:0"], folder / "scheduler.log")]
     while not file.is_file():
         time.sleep(0.05)
     address = json.loads(file.read_text())["address"]
     for k in range(workers):
-        procs.append(_dask(["worker", address, "--nthreads", "1", "--name", f"w{k}", "--no-dashboard",
+        procs.append(_dask(["worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--name", f"w{k}", "--no-dashboard",
+                            "--dashboard-address", "127.0.0.1:0",
                             "--memory-limit", "0"], folder / f"w{k}.log"))
     with Client(address, timeout="60s") as client:
         client.wait_for_workers(workers, timeout=300)

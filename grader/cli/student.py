@@ -157,13 +157,15 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
 
     if submission is None:
         submission = _default_submission(rubric)
-    sub = load_submission(submission, assignment_of(rubric))
     fmt = _format_for(out, fmt)
-    # Start the sandboxed worker (it imports torch) while this process imports torch and
-    # pytest for the trusted side: on two cores the two imports overlap.
+    if not os.path.exists(submission):  # said at once, before any sandbox is chosen or started
+        load_submission(submission, assignment_of(rubric))
+    # Start the sandboxed worker (it imports torch) first, while this process reads the
+    # submission and imports torch and pytest for the trusted side: on two cores they overlap.
     level, _ = choose_level(allow_weak=allow_weak)
     worker = worker_for(level, limits=rubric.limits).start(wait=False)
     try:
+        sub = load_submission(submission, assignment_of(rubric))
         from grader.report.files import write_atomic
         from grader.report.terminal import show
 

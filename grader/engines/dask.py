@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from distributed import Client, Future, Security, as_completed
     from distributed.scheduler import Scheduler
 
-    from grader.engines.dask_worker import ShardResult
+    from grader.engines.dask_worker import ShardResult, WorkerView
     from grader.ingest.submission.model import SubmissionDict
     from grader.sandbox.limits import Limits
     from grader.spec.rubric.model import Rubric
@@ -383,6 +383,7 @@ class ClusterPool:
         self._shard_of: dict[Key, list[int]] = {}
         self.write_s = 0.0  # this process's time spent writing reports
         self._began = time.monotonic()
+        self.named: dict[str, WorkerView] = {}  # the workers said on the terminal, by address
         self._opened: tuple[Client, Started | None] | None = None
         self._opening: threading.Thread | None = None
         self._failed: BaseException | None = None
@@ -395,9 +396,8 @@ class ClusterPool:
 
     def open_soon(self) -> None:
         """Connect and start the grading processes on every worker in the background, so that
-        they warm up while this process finds and reads the submissions; :meth:`run` waits."""
-        import grader.grading.runner  # noqa: F401 - torch, imported before Dask's threads start
-
+        they warm up while this process finds and reads the submissions; :meth:`run` waits.
+        This process imports no torch: it hands out shards and writes the reports it gets back."""
         self._opening = threading.Thread(target=self._open_here, name="cluster-open", daemon=True)
         self._opening.start()
 
@@ -458,6 +458,7 @@ class ClusterPool:
         try:
             threads = self._threads(client)
             self._note(f"connected in {time.monotonic() - began:.3f} s; {threads} worker threads")
+            self._name_workers(client)
             pending: deque[list[int]] = deque(shards(todo, threads, self.shard))
             size = max((len(s) for s in pending), default=0)
             watch = as_completed()
@@ -533,6 +534,18 @@ class ClusterPool:
             except TimeoutError:
                 continue
 
+    def _name_workers(self, client: Client) -> None:
+        """Say which workers grade and at which sandbox level each does (as its plugin chose)."""
+        from grader.engines.dask_worker import describe
+
+        try:
+            views = client.run(describe)
+        except (OSError, TimeoutError) as exc:  # a worker went away meanwhile: the batch goes on
+            self._note(f"naming the workers failed: {type(exc).__name__}: {exc}")
+            return
+        self.named.update(views)
+        self.say(said("grading_on_dask_workers", n=len(views), workers=workers_by_level(list(views.values()))))
+
     def _drop_hung(self, client: Client) -> None:
         """Have the scheduler drop workers whose heartbeats stopped (their shards run elsewhere).
 
@@ -555,6 +568,12 @@ class ClusterPool:
             result = future.result()
             if result.get("refused"):
                 raise UsageError(said("dask_worker_cannot_grade", host=result.get('host'), why=result['refused']))
+            address = str(result.get("worker", ""))
+            if address and address not in self.named:  # a worker that joined after the batch began
+                view: WorkerView = {"name": str(result.get("name", address)), "host": str(result.get("host", "")),
+                                    "level": str(result.get("level", "")), "refused": ""}
+                self.named[address] = view
+                self.say(said("dask_worker_joined", workers=workers_by_level([view])))
             self._note(f"{future.key} on {result.get('host')} {result.get('worker', '')} "
                        f"from {result.get('began', 0):.3f} to {result.get('ended', 0):.3f}: {len(result['reports'])} reports, "
                        f"lost {result['lost']}, waited {result.get('wait_s', 0):.3f} s, "
@@ -606,6 +625,17 @@ class ClusterPool:
         report = write(index, data, reason)
         self.write_s += time.perf_counter() - began
         tally.done(report)
+
+
+def workers_by_level(views: list[WorkerView], most: int = 12) -> str:
+    """``namespaces: wA (node1), wB (node1)``: the workers' names and hosts after the sandbox
+    level they grade at, a level a group (``; `` between); past ``most`` workers of a level,
+    how many more."""
+    levels: dict[str, list[str]] = {}
+    for view in sorted(views, key=lambda v: (v["level"], v["name"])):
+        levels.setdefault(view["level"] or "?", []).append(f"{view['name']} ({view['host']})")
+    return "; ".join(f"{level}: {', '.join(names[:most])}" + (f", … +{len(names) - most}" if len(names) > most else "")
+                     for level, names in levels.items())
 
 
 async def _drop_silent(dask_scheduler: Scheduler, silent_s: float) -> list[str]:

@@ -50,6 +50,7 @@ class ShardResult(TypedDict, total=False):
     host: str
     refused: str
     worker: str
+    name: str
     level: str
     #: index -> (report, error) of each submission graded
     reports: dict[int, Graded]
@@ -224,6 +225,25 @@ class GraderPlugin(WorkerPlugin):
                     raise GraderError(said("grading_worker_stopped", host=self.host, message=msg.get('message')))
 
 
+class WorkerView(TypedDict):
+    """What :func:`describe` tells of one Dask worker: its name, host and the sandbox level it grades at."""
+
+    name: str
+    host: str
+    level: str
+    refused: str
+
+
+def describe(dask_worker: Worker) -> WorkerView:
+    """Run on every worker (``client.run``): its name, its host, and the sandbox level its
+    grader plugin chose (empty when the plugin is not installed there)."""
+    plugin = dask_worker.plugins.get(PLUGIN)
+    level = getattr(plugin, "level", "") if isinstance(plugin, GraderPlugin) else ""
+    refused = getattr(plugin, "refused", "") if isinstance(plugin, GraderPlugin) else ""
+    return {"name": str(dask_worker.name), "host": socket.gethostname(), "level": str(level),
+            "refused": str(refused)}
+
+
 def grade_shard(key: tuple[str, int], items: list[ShardItem]) -> ShardResult:
     """The cluster's task: grade ``items`` on this worker's warm process; plain data back."""
     from distributed import get_worker
@@ -253,5 +273,5 @@ def grade_shard(key: tuple[str, int], items: list[ShardItem]) -> ShardResult:
                     plugin.procs.remove(proc)
             worker.loop.add_callback(plugin.respawn)
     lost = [int(it["index"]) for it in items if int(it["index"]) not in got]
-    return {"host": host, "worker": worker.address, "level": plugin.level, "reports": got, "lost": lost,
+    return {"host": host, "worker": worker.address, "name": str(worker.name), "level": plugin.level, "reports": got, "lost": lost,
             "wait_s": started - waited, "grade_s": time.monotonic() - started, "began": began, "ended": time.time()}

@@ -110,6 +110,12 @@ MESSAGES: dict[str, M] = {
     "worker_sent_no_heartbeat": M(
         "worker {address} sent no heartbeat for {s} s; its shards go elsewhere",
         "ワーカー {address} から {s} 秒間ハートビートが届きません。その分担は別のワーカーに回します"),
+    "grading_on_dask_workers": M(
+        "grading on {n} Dask worker(s), by sandbox level: {workers}",
+        "Dask ワーカー {n} 台で採点します（サンドボックスのレベルごと）: {workers}"),
+    "dask_worker_joined": M(
+        "a Dask worker joined and grades too, by sandbox level: {workers}",
+        "Dask ワーカーが新たに加わり、採点を始めました（サンドボックスのレベルごと）: {workers}"),
     "waiting_dask_worker_join": M(
         "waiting for a Dask worker to join the scheduler",
         "Dask ワーカーがスケジューラーにつながるのを待っています"),

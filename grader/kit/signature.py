@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-import numpy as np
+if TYPE_CHECKING:  # imported where used: a class summary of reports without such a record needs no numpy
+    import numpy as np
 
 __all__ = ["UNRECOGNISED", "SIGNATURE_CALLS", "SIGNATURE_TEXT", "SIGNATURE_TOTAL", "SIGNATURE_VALUES", "CallRecord",
            "Signature", "same_signature", "signature_of"]
@@ -57,6 +58,8 @@ def signature_of(value: object) -> Signature:
     >>> signature_of([1.0, 2.0])
     {'shape': [2], 'n': 2, 'values': [1.0, 2.0], 'sum': 3.0}
     """
+    import numpy as np
+
     if isinstance(value, dict):
         chosen = sorted(list(value)[:16], key=str)
         keys = [str(k)[:SIGNATURE_TEXT] for k in chosen]
@@ -109,6 +112,8 @@ def same_signature(a: Sequence[Mapping[str, object]], b: Sequence[Mapping[str, o
 
 
 def _close_lists(a: list[object], b: list[object], rtol: float) -> bool:
+    import numpy as np
+
     if len(a) != len(b):
         return False
     try:
@@ -119,6 +124,8 @@ def _close_lists(a: list[object], b: list[object], rtol: float) -> bool:
 
 
 def _array(value: object) -> np.ndarray | None:
+    import numpy as np
+
     if isinstance(value, bool) or value is None:
         return None
     try:

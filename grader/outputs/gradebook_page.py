@@ -180,7 +180,7 @@ def render(rows: list[dict[str, str]], rubric: Rubric, lang: str, outdir: Path |
                  + (class_links(outdir, rubric, lang, "gradebook") + "\n" if outdir is not None else "")
                  + f"<h1>{sinks.html(title)}</h1>\n<p>{sinks.html(counts)}</p>\n{legend}\n"
                  f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body)
-                 + "\n</tbody>\n</table>\n</body>\n</html>\n")
+                 + "\n</tbody>\n</table>\n</body>\n</html>\n", keep=True)
 
 
 def write_views(outdir: Path, rubric: Rubric) -> list[Path]:

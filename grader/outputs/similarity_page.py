@@ -64,7 +64,7 @@ def render_page(result: Similarity, rubric: Rubric, lang: str, regions: Sequence
     return embed(str(environment().get_template("similarity.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, r=result, pairs=pairs, who=who,
         nav=Markup(class_links(outdir, rubric, lang, "similarity")) if outdir is not None else "",
-        rings=[(g, [who.get(m, m) for m in members]) for g, members in result.groups.items()])))
+        rings=[(g, [who.get(m, m) for m in members]) for g, members in result.groups.items()])), keep=True)
 
 
 def run(outdir: str | Path, rubric: Rubric, *, source: str | None = None,

@@ -279,10 +279,77 @@ def plots(stats: ClassStats, hardest: int = 25, lang: str = "en") -> dict[str, b
     return plots_in(stats, (lang,), hardest)[lang]
 
 
-def plots_in(stats: ClassStats, langs: Sequence[str], hardest: int = 25) -> dict[str, dict[str, bytes]]:
+#: where a batch folder keeps the summary's last plots, under the key of what they show
+PLOT_CACHE = ".cache/summary-plots"
+
+
+def _plots_key(stats: ClassStats, langs: Sequence[str], hardest: int) -> str:
+    """A digest of everything the plots show and are drawn with: the numbers they plot, the
+    languages and their words, this module's and the figure settings' code, matplotlib's version."""
+    import hashlib
+    import importlib.metadata
+    import importlib.util
+    import json
+
+    from grader.kit import figures
+    from grader.report.text import PLOT_WORDS
+
+    try:
+        mpl = importlib.metadata.version("matplotlib")
+    except importlib.metadata.PackageNotFoundError:
+        mpl = ""
+    shown = {"scores": list(stats.scores), "max": stats.max_score, "tests": [list(t[:2]) for t in stats.tests[:hardest]],
+             "n_tests": len(stats.tests), "mistakes": [list(m) for m in stats.mistakes], "langs": list(langs),
+             "hardest": hardest, "words": {lang: PLOT_WORDS.get(lang) for lang in langs}, "matplotlib": mpl,
+             "fontja": importlib.util.find_spec("matplotlib_fontja") is not None}
+    h = hashlib.sha256(json.dumps(shown, sort_keys=True, default=str).encode())
+    for module in (__file__, figures.__file__):
+        h.update(Path(module).read_bytes())
+    return h.hexdigest()
+
+
+def _cached_plots(folder: Path, key: str, langs: Sequence[str]) -> dict[str, dict[str, bytes]] | None:
+    """The plots :func:`_keep_plots` kept in ``folder`` under ``key``, or None (another key, or a file missing)."""
+    try:
+        if (folder / "key").read_text(encoding="ascii").strip() != key:
+            return None
+        return {lang: {name: (folder / f"{lang}-{name}.png").read_bytes() for name in _PLOTS} for lang in langs}
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _keep_plots(folder: Path, key: str, drawn: dict[str, dict[str, bytes]]) -> None:
+    """Keep ``drawn`` in ``folder`` under ``key`` (the key written last: a half-kept set is never read)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "key").unlink(missing_ok=True)
+        for lang, pngs in drawn.items():
+            for name, data in pngs.items():
+                tmp = folder / f".{lang}-{name}.png.part"
+                tmp.write_bytes(data)
+                tmp.replace(folder / f"{lang}-{name}.png")
+        write_atomic(folder / "key", key + "\n")
+    except OSError:  # a cache only: the summary is written all the same
+        pass
+
+
+def plots_in(stats: ClassStats, langs: Sequence[str], hardest: int = 25,
+             cache: Path | None = None) -> dict[str, dict[str, bytes]]:
     """``{lang: {plot: PNG bytes}}``: every plot in every language of ``langs``, all but one drawn
     side by side in forked copies (each takes ~0.1-0.3 s to lay out and rasterise; a batch's
-    summary draws six of them while nothing else runs)."""
+    summary draws six of them while nothing else runs).
+
+    With ``cache`` (a folder), plots of the same numbers, words and code as the last ones kept
+    there are read back instead of drawn (a ``--resume`` with nothing new imports no matplotlib);
+    new ones are kept there."""
+    if cache is not None:
+        digest = _plots_key(stats, langs, hardest)
+        kept = _cached_plots(cache, digest, langs)
+        if kept is not None:
+            return kept
+        made = plots_in(stats, langs, hardest)
+        _keep_plots(cache, digest, made)
+        return made
     import matplotlib
 
     matplotlib.use("Agg")  # (before pyplot is imported, by the first plot drawn)
@@ -464,7 +531,7 @@ def render_html(stats: ClassStats, rubric: Rubric, lang: str, pngs: dict[str, by
         clusters=[(c, describe(c, lang)) for c in stats.clusters[:5]],
         pct=(lambda k: f"{100 * k / stats.n:.0f}%" if stats.n else "–"),
         say=lambda text: translate(text, lang), error=lambda text: _error_shown(text, lang),
-    ))
+    ), keep=True)
 
 
 def _rings(reports: list[GradeReport], outdir: Path) -> list[tuple[int, float, list[str]]]:
@@ -511,7 +578,7 @@ def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Rubric
     stats.items_left_out = tuple(who.get(name, name) for name in analysis.left_out)
     written = [grouping.write_clusters(stats.clusters, out)]
     (out / "summary").mkdir(parents=True, exist_ok=True)
-    drawn = plots_in(stats, ("ja", "en"))
+    drawn = plots_in(stats, ("ja", "en"), cache=out / PLOT_CACHE)
     for lang in ("ja", "en"):
         # Each language's pages get plots titled in that language: summary/<plot>.png in
         # English, summary/<plot>.ja.png in Japanese.

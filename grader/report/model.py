@@ -8,6 +8,7 @@ data, and the dicts nested in it, once for every module that reads or changes a 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from collections.abc import Sequence
@@ -161,7 +162,7 @@ class ReportDict(_ReportCore, total=False):
     adjustment: AdjustmentDict
 
 
-@dataclass
+@dataclass(slots=True)
 class CaseOutcome:
     """One test's verdict, built by the pytest plugin from hooks (never from pytest's text)."""
 
@@ -209,11 +210,48 @@ class CaseOutcome:
 
     @classmethod
     def from_dict(cls, d: OutcomeDict) -> CaseOutcome:
-        """One test back from :meth:`to_dict`."""
+        """One test back from :meth:`to_dict`.
+
+        What every report of a class repeats (the test's id, part, suite and visibility, and its
+        title: about 30 KB a report in chapter 7) is shared between the reports read in this
+        process instead of held once for each (:func:`_shared_title`): a batch holding a large
+        class's reports grew by that much per submission."""
         # (the dataclass's own constructor refuses a key it does not know: a report file's test
         # with one is no report of this schema, and the reader says so)
         fields: dict[str, Any] = {**d, "status": Status(d["status"])}
+        for key in ("id", "part", "visibility", "suite", "file", "function"):
+            if type(fields.get(key)) is str:
+                fields[key] = sys.intern(fields[key])
+        for key in ("max_score", "score"):  # (a few values: 0, 1, 2, ... points)
+            value = fields.get(key)
+            if type(value) is float and len(_NUMBERS) < _TITLES_MAX:
+                fields[key] = _NUMBERS.setdefault(value.hex(), value)  # (by its bits: -0.0 stays -0.0)
+        if "title" in fields:
+            fields["title"] = _shared_title(fields["title"])
         return cls(**fields)
+
+
+#: test titles already read in this process, by their words: one dict shared by every report
+_TITLES: dict[tuple[tuple[str, str], ...], Bilingual] = {}
+#: the points a test may be worth or score, each held once
+_NUMBERS: dict[str, float] = {}
+#: at most this many titles (and numbers) are shared (the suites' tests; never a growing collection)
+_TITLES_MAX = 20_000
+
+
+def _shared_title(title: Any) -> Any:
+    """The one dict of the words ``title`` holds (a test's title, the same in every report),
+    or ``title`` itself when it is not a mapping of strings or the table is full. Nothing
+    changes a test's title in place (:meth:`CaseOutcome.to_dict` hands out a copy)."""
+    if not isinstance(title, dict) or not all(type(k) is str and type(v) is str for k, v in title.items()):
+        return title
+    key = tuple(title.items())
+    shared = _TITLES.get(key)
+    if shared is None:
+        if len(_TITLES) >= _TITLES_MAX:
+            return title
+        shared = _TITLES[key] = {sys.intern(k): v for k, v in title.items()}
+    return shared
 
 
 @dataclass

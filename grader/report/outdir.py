@@ -300,6 +300,33 @@ def noted_moodle_lang(outdir: Path) -> str:
         return ""
 
 
+#: how the student views of the folder's reports were last written (:func:`views_of`)
+VIEWS_NOTE = ".cache/views.json"
+
+
+def views_of(rubric: Rubric, lang: str) -> dict[str, object]:
+    """What decides a report's student views besides the report itself: the formats, how much
+    of hidden tests and quiz answers they show, and their language. A batch that keeps its
+    reports (``--resume``) writes the views again when this changed since :func:`note_views`."""
+    options = rubric.report
+    return {"formats": [f for f in options.formats if f != "yaml"], "hidden_tests": str(options.hidden_tests.value),
+            "hidden_details": str(options.hidden_details.value), "quiz_answers": str(options.quiz_answers.value),
+            "languages": list(options.languages), "lang": lang}
+
+
+def note_views(outdir: Path, views: dict[str, object]) -> None:
+    write_atomic(outdir / VIEWS_NOTE, json.dumps(views, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def noted_views(outdir: Path) -> dict[str, object] | None:
+    """The views noted by :func:`note_views`, or None (none noted, or the note unreadable)."""
+    try:
+        data = json.loads((outdir / VIEWS_NOTE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 #: the rubric file the batch graded with (so that a command on the folder finds it from anywhere)
 RUBRIC_NOTE = ".cache/rubric.json"
 

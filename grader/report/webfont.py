@@ -40,12 +40,14 @@ MONO_STACK = f'ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mo
 @functools.lru_cache(maxsize=1)
 def _source() -> Any:
     """The packaged font, parsed once per process (its glyphs kept as compiled bytes), or None."""
-    try:
-        import matplotlib_fontja
-    except ImportError:
-        return None
-    path = Path(matplotlib_fontja.__file__).parent / "fonts" / "ipaexg.ttf"
-    if not path.is_file():
+    import importlib.util
+
+    # Found, not imported: importing the package imports matplotlib and changes its settings
+    # (~0.7 s), and a page needs only the font file.
+    spec = importlib.util.find_spec("matplotlib_fontja")
+    path = next((Path(folder) / "fonts" / "ipaexg.ttf" for folder in (spec.submodule_search_locations or [])
+                 if (Path(folder) / "fonts" / "ipaexg.ttf").is_file()), None) if spec else None
+    if path is None:
         return None
     from fontTools.ttLib import TTFont
 
@@ -115,25 +117,65 @@ def _subset(chars: str) -> str | None:
     return base64.b64encode(out.getvalue()).decode("ascii")
 
 
-def font_face(text: str) -> str:
+#: how many cut-down fonts :func:`_kept_subset` keeps in the user's cache (the oldest go first)
+KEPT = 32
+
+
+def _kept_subset(chars: str) -> str | None:
+    """:func:`_subset`, kept in the user's cache under a digest of ``chars`` and this module's
+    code: a class page written again with the same characters (a ``--resume`` with nothing new)
+    neither parses the font nor builds its subset (~0.1 s a page). A cache that cannot be read
+    or written is skipped."""
+    import hashlib
+    import os
+
+    h = hashlib.sha256(chars.encode("utf-8", "surrogatepass"))
+    h.update(Path(__file__).read_bytes())
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "grader" / "webfont"
+    kept = folder / f"{h.hexdigest()[:32]}.b64"
+    try:
+        data = kept.read_text(encoding="ascii")
+        if data:
+            return data
+    except (OSError, UnicodeDecodeError):
+        pass
+    made = _subset(chars)
+    if made is None:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{kept.name}.{os.getpid()}.part"
+        tmp.write_text(made, encoding="ascii")
+        tmp.replace(kept)
+        others = sorted(folder.glob("*.b64"), key=lambda f: f.stat().st_mtime)
+        for old in others[:-KEPT]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return made
+
+
+def font_face(text: str, keep: bool = False) -> str:
     """The ``@font-face`` rule for the characters of ``text`` (printable ASCII too, so that a
     machine with no font at all still draws the page); empty when ``text`` is all ASCII, or the
-    font package is missing."""
+    font package is missing. With ``keep``, the cut-down font is kept in the user's cache
+    (:func:`_kept_subset`): for the class pages, written again on every run."""
     chars = set(text)  # (a set of the text first: a page can hold megabytes of code)
     chars.difference_update([c for c in chars if c.isspace()])
     if all(c.isascii() for c in chars):
         return ""
     chars.update(chr(c) for c in range(0x20, 0x7F))
     chars.update("\u00a0\u3000")  # the spaces between words: the same widths everywhere
-    data = _subset("".join(sorted(chars)))
+    data = (_kept_subset if keep else _subset)("".join(sorted(chars)))
     if not data:
         return ""
     return f'@font-face {{ font-family: "{FAMILY}"; src: url(data:font/woff;base64,{data}) format("woff"); }}'
 
 
-def embed(page: str) -> str:
-    """``page`` (a whole HTML document) with the font its text needs, before ``</head>``."""
-    rule = font_face(page)
+def embed(page: str, keep: bool = False) -> str:
+    """``page`` (a whole HTML document) with the font its text needs, before ``</head>``
+    (``keep``: see :func:`font_face`)."""
+    rule = font_face(page, keep)
     head = page.find("</head>")
     if not rule or head < 0:
         return page

@@ -14,7 +14,13 @@ from pathlib import Path
 from grader.spec.catalogue import FRAMEWORK_FILE
 from grader.spec.rubric.model import Rubric
 
-__all__ = ["KNOWLEDGE_MODULES", "knowledge_files", "rubric_fingerprint"]
+__all__ = ["KNOWLEDGE_MODULES", "VIEW_ONLY", "graded_text", "knowledge_files", "rubric_fingerprint"]
+
+#: Keys of the rubric's ``report:`` section that decide only how the student views are written
+#: (which files, how much of hidden tests and quiz answers they show) or the exit code, never
+#: what the record says: changing them regrades nothing (``grader batch --resume`` writes the
+#: views again instead: grader.workflows.batch).
+VIEW_ONLY = ("formats", "hidden_tests", "hidden_details", "quiz_answers", "fail_below_pass_mark")
 
 
 #: Modules of the grader whose code decides what a report says about a submission beyond the
@@ -44,15 +50,39 @@ def knowledge_files(rubric: Rubric | None = None) -> list[Path]:
     return files
 
 
+def graded_text(path: Path) -> bytes:
+    """What of the rubric file at ``path`` decides a report: its data without :data:`VIEW_ONLY`
+    (comments and layout do not count either), as canonical JSON; the file's bytes as they are
+    when it does not read as a YAML mapping."""
+    import json
+
+    from grader import safeyaml
+
+    raw = path.read_bytes()
+    try:
+        data = safeyaml.load(raw)
+    except Exception:  # noqa: BLE001 - an unreadable rubric is hashed as it is (loading it refuses it)
+        return raw
+    if not isinstance(data, dict):
+        return raw
+    report = data.get("report")
+    if isinstance(report, dict):
+        data = {**data, "report": {k: v for k, v in report.items() if k not in VIEW_ONLY}}
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
+
+
 def rubric_fingerprint(rubric: Rubric, suites: Sequence[str]) -> str:
     """Hash of everything that decides a score or a named mistake besides the submission itself.
 
-    The rubric file, the suites' files, the reference (with the hidden suite), and the grader's
+    The rubric file (but for :data:`VIEW_ONLY`: :func:`graded_text`), the suites' files, the reference (with the hidden suite), and the grader's
     knowledge of mistakes (:func:`knowledge_files`: the catalogue, the plug-in's hooks, the
     diagnosis code), so ``batch --resume`` regrades a class after any of them changed.
     """
     h = hashlib.sha256()
-    files = [Path(rubric.file)]
+    rubric_file = Path(rubric.file)
+    h.update(rubric_file.name.encode())
+    h.update(graded_text(rubric_file))
+    files: list[Path] = []
     for name in suites:
         files += sorted(Path(rubric.suite(name).path).rglob("*"))
     if "hidden" in suites and rubric.reference is not None:

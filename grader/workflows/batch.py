@@ -45,7 +45,8 @@ from grader.outputs.gradebook import (GradebookEntry, apply_lms, csv_written, gr
                                       write_gradebook)
 from grader.outputs.lms_gradebooks import CanvasTarget, check_formats, write_lms_gradebooks
 from grader.report import ledger
-from grader.report.outdir import is_current, read_report, report_path, write_report_files
+from grader.report.outdir import (is_current, note_views, noted_views, read_report, report_path, views_of,
+                                  write_report_files, write_student_files)
 from grader.engines.local_pool import LocalPool, Tally, WorkerProcess, retire_spares, start_early, workers_for
 from grader.report.contain import error_report
 from grader.report.model import GradeReport, ReportDict
@@ -124,7 +125,9 @@ def run_batch(
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     console = console or Console(stderr=True, highlight=False, soft_wrap=True)
     outdir = Path(out)
-    spec, level, warning = _where_to_grade(cluster, allow_weak)
+    at_most = None if cluster is not None else _at_most(source, rubric, outdir, summary, resume)
+    # A --resume that can have nothing to grade chooses the sandbox only if it grades after all.
+    spec, level, warning = _where_to_grade(cluster, allow_weak, later=at_most == 0)
     if spec is not None:
         jobs = 0  # no local workers: each node chooses (and reports) its own level
     if warning:
@@ -133,8 +136,7 @@ def run_batch(
 
     check_folder(outdir, anonymous)
     outdir.mkdir(parents=True, exist_ok=True)
-    early = _start_early(rubric, jobs, level, warning, outdir,
-                         None if jobs == 0 else _at_most(source, rubric, outdir, summary))
+    early = _start_early(rubric, jobs, level, warning, outdir, None if jobs == 0 else at_most)
     retired: list[WorkerProcess] = []
     # Hundreds of reports of ~2,000 objects each pass through this process: the default
     # collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack.
@@ -175,12 +177,16 @@ def _start_early(rubric: Rubric, jobs: int | None, level: str, warning: str, out
     return start_early(base, jobs, outdir / ".logs", at_most)
 
 
-def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool) -> int | None:
+def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool, resume: bool = False) -> int | None:
     """How many submissions a batch can grade at most, when that is cheap to tell: a folder
     gives at most one per entry (a flat export's loose files are fewer students still), an
     export zip at most one per file it lists (read from its directory, nothing unpacked), and
     the validate corpus is graded beside them unless its finding is recorded. None when the
-    corpus will be graded, or for what discovery will refuse with its own message."""
+    corpus will be graded, or for what discovery will refuse with its own message.
+
+    With ``resume``, the reports ``outdir`` already holds are taken off: a ``--resume`` with
+    nothing left to grade starts no grading process (none imports torch). A report that
+    proves stale costs only time, as any bound too low does."""
     import zipfile
 
     from grader.report.outdir import corpus_recorded
@@ -199,18 +205,29 @@ def _at_most(source: str, rubric: Rubric, outdir: Path, summary: bool) -> int | 
         digest = corpus_digest(rubric)
         if digest is not None and not corpus_recorded(outdir, digest):
             return None
-    return n
+    if resume:
+        try:
+            with os.scandir(outdir / "reports") as entries:
+                n -= sum(1 for e in entries if e.name.endswith(".yaml"))
+        except OSError:
+            pass
+    return max(0, n)
 
 
-def _where_to_grade(cluster: str | None, allow_weak: bool) -> tuple[ClusterSpec | None, str, str]:
+def _where_to_grade(cluster: str | None, allow_weak: bool,
+                    later: bool = False) -> tuple[ClusterSpec | None, str, str]:
     """(the cluster's parsed SPEC or None, the sandbox level here, its warning).
 
-    A bad SPEC or a missing extra stops the batch here, before any work.
+    A bad SPEC or a missing extra stops the batch here, before any work. ``later``: there may
+    be nothing to grade here, so the level is left empty (``""``) and chosen by
+    :meth:`_Batch._grade` if something is graded after all.
     """
     if cluster is not None:
         from grader.engines.dask import parse_spec
 
         return parse_spec(cluster), "namespaces", ""
+    if later:
+        return None, "", ""
     from grader.sandbox.level import choose_level
 
     level, warning = choose_level(allow_weak=allow_weak)
@@ -255,6 +272,7 @@ class _Batch:
         #: final score moved since (grader.workflows.changes)
         self._before: dict[int, ReportDict] = {}
         self.changes: list[Change] = []
+        self.rewrite_views = False  #: kept reports get their student views written again (_resumable)
 
     def run(self, early: list[WorkerProcess], retired: list[WorkerProcess], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
@@ -311,6 +329,8 @@ class _Batch:
                          [name for name, _ in self.corpus])
         reports = self._record(interrupted, gradebooks, bom)
         self._say_changes()
+        if not interrupted:  # every report's views are now written as the rubric says
+            note_views(self.outdir, views_of(self.rubric, self.lang))
         if failure is not None:
             raise GraderError(said("finished_reports_kept_fix", failure=failure, n=len(self.finished), outdir=self.outdir, again=self.again))
         from grader.insight import similarity as alike
@@ -373,6 +393,9 @@ class _Batch:
         from grader.spec.fingerprint import rubric_fingerprint
 
         fingerprint = rubric_fingerprint(self.rubric, ("public", "hidden"))
+        # The rubric's view-only options (formats, hidden details, ...) or the language changed
+        # since the views were written: the kept reports' views are written again, none regraded.
+        self.rewrite_views = resume and noted_views(self.outdir) != views_of(self.rubric, self.lang)
         todo: list[int] = []
         for i, f in enumerate(self.found.found):
             old = read_report(report_path(self.outdir, f.submission.name)) if resume else None
@@ -476,6 +499,8 @@ class _Batch:
         now = apply_lms(now, found, self.rubric, self._when(found))
         now = ledger.apply(now, ledger.for_submission(self.ledger, name), self.rubric)
         if now == data:
+            if self.rewrite_views:
+                write_student_files(self.outdir, name, report, self.rubric, self.lang, self._warn_format)
             return report
         self._changed(index, now, regraded=False)
         report = GradeReport.from_dict(now)
@@ -491,6 +516,12 @@ class _Batch:
         tally = Tally(len(todo), self.console, progress, aside=self._aside, lang=self.lang)
         if self.cluster is not None:
             return self._grade_on_cluster(self.cluster, todo + aside, tally)
+        if not self.level:  # left to now (a --resume that found something to grade after all)
+            from grader.sandbox.level import choose_level
+
+            self.level, self.warning = choose_level(allow_weak=self.allow_weak)
+            if self.warning:
+                _flag(self.console, said("warning", warning=self.warning), self.lang)
         config = {"op": "config", "rubric": str(self.rubric.file), "seed": self.seed, "level": self.level,
                   "warning": self.warning}
         pool = LocalPool(jobs, config, self.outdir / ".logs", self._wire, early)
@@ -522,7 +553,6 @@ class _Batch:
         self.console.print(translate(text, self.lang), markup=False)
 
     def _cluster_pool(self, spec: ClusterSpec) -> ClusterPool:
-        import grader.grading.runner  # noqa: F401 - torch, imported here before Dask's threads start
         from grader.engines.dask import ClusterPool
         from grader.spec.fingerprint import rubric_fingerprint
 

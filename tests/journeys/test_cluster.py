@@ -174,7 +174,7 @@ class Cluster:
         self.file = folder / "scheduler.json"
         self.procs: list[subprocess.Popen[bytes]] = []
         args = ["scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file", str(self.file),
-                "--no-dashboard"]
+                "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
         if tls:
             args += ["--protocol", "tls", *self._tls_args()]
         self.procs.append(_start(args, folder / "scheduler.log"))
@@ -196,7 +196,8 @@ class Cluster:
         return ["--tls-ca-file", self.tls["ca"], "--tls-cert", self.tls["cert"], "--tls-key", self.tls["key"]]
 
     def worker(self, name: str, *, certs: bool = True, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        args = ["worker", self.address, "--nthreads", "1", "--name", name, "--no-dashboard", "--memory-limit", "0",
+        args = ["worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--name", name, "--no-dashboard",
+                "--dashboard-address", "127.0.0.1:0", "--memory-limit", "0",
                 "--death-timeout", "60"]
         if self.tls and certs:
             args += self._tls_args()
@@ -247,24 +248,88 @@ def test_cluster_batch_grades_as_the_local_batch(cluster, source40, reference, s
 
     with cluster.client() as c:
         assert {(False, True)} == set(c.run(sampling).values())  # Dask's default, before the batch
-        batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(source40), "--out", str(out),
-                                  "--cluster", cluster.address, "--seed", str(SEED), "--no-progress", "--no-table",
-                                  "--lang", "en", *short], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        errfile = (tmp_path / "stderr.txt").open("w", encoding="utf-8")  # (a pipe could fill while we poll)
+        batch = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "grader", "batch", str(source40), "--out",
+                                  str(out), "--cluster", cluster.address, "--seed", str(SEED), "--no-progress",
+                                  "--no-table", "--lang", "en", *short], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                 stderr=errfile, text=True)
         seen: set[tuple[bool, bool]] = set()
         while batch.poll() is None:
             seen |= set(c.run(sampling).values())
             time.sleep(0.2)
-        _, err = batch.communicate()
+        errfile.close()
+        err = (tmp_path / "stderr.txt").read_text(encoding="utf-8")
         assert batch.returncode in (0, 1), err
         assert (True, False) in seen and (True, True) not in seen, seen
         assert {(False, True)} == set(c.run(sampling).values())
+    imported = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
+    assert "torch" not in imported  # the client only hands out shards and writes reports
+    err = "\n".join(line for line in err.splitlines() if not line.startswith("import time:")) + "\n"
     assert "40 graded" in err, err
+    # the terminal names the workers and the sandbox level they grade at
+    assert re.search(r"grading on 2 Dask worker\(s\), by sandbox level: namespaces: wA \([^)]+\), wB \([^)]+\)\n",
+                     err), err
     _assert_same_as(reference, out)
     assert all(r["sandbox"]["level"] == "namespaces" for r in _reports(out).values())
     with cluster.client() as c:
         assert 0 == c.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
         # the batch's grading processes were torn down with its plugin
         assert all("grader" not in names for names in c.run(lambda dask_worker: list(dask_worker.plugins)).values())
+
+
+def _listening(pids: set[int]) -> list[tuple[int, str, int]]:
+    """(pid, address, port) of every TCP socket in LISTEN state that a process of ``pids`` holds."""
+    import ipaddress
+
+    table: dict[str, tuple[str, int]] = {}
+    for name in ("tcp", "tcp6"):
+        try:
+            lines = Path(f"/proc/net/{name}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] != "0A":  # LISTEN
+                continue
+            hex_ip, hex_port = fields[1].split(":")
+            raw = bytes.fromhex(hex_ip)
+            # the kernel prints each 32-bit word of the address in host (little-endian) order
+            raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+            table[fields[9]] = (str(ipaddress.ip_address(raw)), int(hex_port, 16))
+    found = []
+    for pid in pids:
+        try:
+            fds = list(Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            inode = target[len("socket:["):-1] if target.startswith("socket:[") else ""
+            if inode in table:
+                found.append((pid, *table[inode]))
+    return found
+
+
+def test_the_advised_scheduler_and_workers_listen_on_loopback_only(cluster):
+    """docs/security.md's advice for a cluster on one machine (``--host 127.0.0.1 --no-dashboard
+    --dashboard-address 127.0.0.1:0`` for the scheduler and each worker, as the cluster here is
+    started): no process of the scheduler or its workers listens on any address but loopback, and
+    each of them does listen (the check looks at the right processes). Without ``--host`` a
+    worker's own protocol listens on every interface; without ``--dashboard-address`` so does
+    the HTTP endpoint, ``--no-dashboard`` or not."""
+    import ipaddress
+
+    assert all("--dashboard-address" in p.args and "127.0.0.1:0" in p.args for p in cluster.procs)
+    assert all("--host" in p.args and "127.0.0.1" in p.args for p in cluster.procs)
+    pids = {p.pid for p in cluster.procs}
+    for p in cluster.procs:
+        pids |= descendants(p.pid)
+    sockets = _listening(pids)
+    assert {p.pid for p in cluster.procs} <= {pid for pid, _, _ in sockets}, sockets
+    assert [s for s in sockets if not ipaddress.ip_address(s[1]).is_loopback] == [], sockets
 
 
 def test_killed_worker_loses_and_duplicates_nothing(cluster, source40, reference, short, tmp_path):
@@ -516,7 +581,9 @@ def test_resources_put_each_task_on_a_worker_that_offers_them_one_at_a_time(tmp_
     two threads; the worker without it takes none."""
     c = Cluster(tmp_path / "dask")
     try:
-        c.procs.append(_start(["worker", c.address, "--nthreads", "2", "--name", "trainer", "--no-dashboard",
+        c.procs.append(_start(["worker", c.address, "--host", "127.0.0.1", "--nthreads", "2", "--name", "trainer",
+                               "--no-dashboard",
+                               "--dashboard-address", "127.0.0.1:0",
                                "--memory-limit", "0", "--resources", "train=1"], c.folder / "trainer.log"))
         c.worker("plain")
         c.wait_for(2)

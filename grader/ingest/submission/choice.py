@@ -226,11 +226,43 @@ def load_handout(rubric: Rubric) -> Handout:
     try:
         return Handout.from_dict(json.loads(manifest.read_text(encoding="utf-8")))
     except FileNotFoundError:
-        return Handout.of_folder(rubric.exercises, assignment_of(rubric).part_files)
+        return _handout_cached(Path(rubric.exercises), assignment_of(rubric).part_files)
     except (OSError, ValueError) as exc:
         raise SubmissionError(
             said("cannot_read_build_release", path=manifest, why=exc)
         ) from None
+
+
+def _handout_cached(folder: Path, parts: Mapping[str, str]) -> Handout:
+    """:meth:`Handout.of_folder`, kept in the user's cache under a digest of the folder's files,
+    the parts and the code that reads them: reading the stubs compiles every cell and parses
+    the notebook (nbformat and jsonschema imported, ~0.5 s), which each command on a course
+    repository would otherwise pay again. A cache that cannot be read or written is skipped."""
+    h = hashlib.sha256(json.dumps(sorted(parts.items())).encode())
+    try:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith("."):
+                h.update(str(path.relative_to(folder)).encode() + b"\0")
+                h.update(path.read_bytes())
+        for code in sorted(Path(__file__).parent.glob("*.py")):
+            h.update(code.read_bytes())
+    except OSError:
+        return Handout.of_folder(folder, parts)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    kept = Path(base) / "grader" / "handout" / f"{h.hexdigest()[:32]}.json"
+    try:
+        return Handout.from_dict(json.loads(kept.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        pass
+    handout = Handout.of_folder(folder, parts)
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        tmp = kept.with_name(f".{kept.name}.{os.getpid()}.part")
+        tmp.write_text(json.dumps(handout.to_dict()), encoding="utf-8")
+        tmp.replace(kept)
+    except OSError:
+        pass
+    return handout
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,9 +18,12 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from grader.sandbox.wire import ChunkSpec, ModuleSpec
+if TYPE_CHECKING:  # (the wire imports numpy, which reading and hashing a submission does not need)
+    from typing import TypeAlias
+
+    from grader.sandbox.wire import ChunkSpec, ModuleSpec
 
 __all__ = [
     "ANSWERS_FILE",
@@ -48,8 +51,9 @@ MiB = 1024 * 1024
 
 #: A :class:`Chunk` and a :class:`Module` as plain data (``to_dict``): the shapes the sandbox's
 #: wire defines, since the worker receives them as they are.
-ChunkDict = ChunkSpec
-ModuleDict = ModuleSpec
+if TYPE_CHECKING:
+    ChunkDict: TypeAlias = ChunkSpec
+    ModuleDict: TypeAlias = ModuleSpec
 
 
 class SubmissionDict(TypedDict):

@@ -145,3 +145,23 @@ def test_kind_kubernetes_builds_its_cluster_resource(tmp_path):
     path.write_text("kind: kubernetes\nimagez: x\n", encoding="utf-8")
     with pytest.raises(UsageError, match="imagez: not an option of make_cluster_spec"):
         parse_spec(str(path))
+
+
+def test_the_workers_are_named_after_the_sandbox_level_they_grade_at():
+    """The batch's line naming the cluster's workers: grouped by level, each with its host, a
+    long list cut with how many more; in Japanese too."""
+    from grader.engines.dask import workers_by_level
+    from grader.i18n.messages import said, translate
+
+    views = [{"name": "wB", "host": "node2", "level": "namespaces", "refused": ""},
+             {"name": "wA", "host": "node1", "level": "namespaces", "refused": ""},
+             {"name": "old", "host": "lab3", "level": "rlimits", "refused": ""}]
+    text = workers_by_level(views)
+    assert "namespaces: wA (node1), wB (node2); rlimits: old (lab3)" == text
+    many = [{"name": f"w{k:02d}", "host": "n", "level": "namespaces", "refused": ""} for k in range(15)]
+    assert workers_by_level(many, most=3) == "namespaces: w00 (n), w01 (n), w02 (n), … +12"
+    line = said("grading_on_dask_workers", n=3, workers=text)
+    assert str(line) == "grading on 3 Dask worker(s), by sandbox level: " + text
+    ja = translate(line, "ja")
+    assert ja.startswith("Dask ワーカー 3 台で採点します（サンドボックスのレベルごと）: namespaces: wA (node1), wB (node2)")
+    assert ja.endswith("rlimits: old (lab3)")

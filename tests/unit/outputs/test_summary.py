@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from grader.report.model import CaseOutcome, GradeReport, Mistake, PartScore, Status
 from grader.spec.rubric.load import load_rubric
 from grader.outputs.summary import class_stats, write_summary
@@ -170,3 +172,28 @@ def test_the_pass_rate_plot_says_lowest_n_of_m_only_when_it_leaves_tests_out():
             fig = summary._PLOTS["test_pass_rate"](stats, hardest, lang)
             assert fig.axes[0].get_title() == title
             plt.close(fig)
+
+
+def test_plots_of_the_same_numbers_are_read_back_not_drawn_again(tmp_path, monkeypatch):
+    """The summary written again from the same reports (a --resume with nothing new) reads its
+    plots back from OUT's cache, byte for byte, without drawing; a class whose numbers changed
+    gets its plots drawn again."""
+    from grader.outputs import summary
+
+    rubric = load_rubric(ROOT / "rubrics/chapter07.yaml")
+    write_summary(REPORTS, tmp_path, rubric)
+    first = {p.name: p.read_bytes() for p in (tmp_path / "summary").glob("*.png")}
+    assert 6 == len(first)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a plot was drawn again")
+
+    monkeypatch.setattr(summary, "_figure_png", refuse)
+    for page in tmp_path.glob("summary.*"):
+        page.unlink()
+    write_summary(REPORTS, tmp_path, rubric)
+    assert first == {p.name: p.read_bytes() for p in (tmp_path / "summary").glob("*.png")}
+    assert (tmp_path / "summary.ja.html").read_text(encoding="utf-8").count('src="data:image/png;base64,') == 3
+    changed = [*REPORTS, _report("d", 3.0, [Status.PASSED] * 3 + [Status.FAILED], [])]
+    with pytest.raises(AssertionError, match="drawn again"):
+        write_summary(changed, tmp_path, rubric)

@@ -60,3 +60,27 @@ def test_the_carried_font_draws_the_same_outlines_as_the_packaged_one() -> None:
         font.getGlyphSet()[font.getBestCmap()[ord(c)]].draw(ours)
         source.getGlyphSet()[source.getBestCmap()[ord(c)]].draw(theirs)
         assert ours.value == theirs.value and ours.value
+
+
+def test_a_class_page_font_is_kept_for_the_next_run_and_the_cache_stays_small(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``keep=True`` (the class pages): the same characters on the next run read the kept font
+    back instead of building it (the page byte for byte the same); at most ``KEPT`` are kept."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    page = _page("<p>成績表: 山田さん</p>")
+    first = webfont.embed(page, keep=True)
+    assert first == webfont.embed(page)
+
+    def refuse(chars: str) -> str:
+        raise AssertionError("built again")
+
+    monkeypatch.setattr(webfont, "_subset", refuse)
+    assert first == webfont.embed(page, keep=True)
+    with pytest.raises(AssertionError, match="built again"):
+        webfont.embed(_page("<p>ほかの文字</p>"), keep=True)
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(webfont, "KEPT", 2)
+    for body in ("一", "二", "三"):
+        webfont.embed(_page(f"<p>{body}</p>"), keep=True)
+    assert 2 == len(list((tmp_path / "grader" / "webfont").glob("*.b64")))

@@ -45,3 +45,23 @@ def test_the_fingerprint_changes_with_the_knowledge(tmp_path, monkeypatch):
         assert rubric_fingerprint(rubric, ("public", "hidden")) != previous, copy.name
 
 
+
+
+def test_view_only_options_and_comments_leave_the_fingerprint_alone(tmp_path):
+    """the report options that only decide the student views (formats, hidden tests' details,
+    quiz answers, the exit code) and the rubric's comments do not change the fingerprint, so a
+    --resume after changing them regrades nothing; an option that decides a score does."""
+    from tests.helpers import rubric_copy
+
+    def fingerprint(**report):
+        path = rubric_copy(tmp_path, lambda data: data.setdefault("report", {}).update(report))
+        return rubric_fingerprint(load_rubric(path), ("public", "hidden"))
+
+    before = fingerprint()
+    assert before == fingerprint(formats=["yaml", "html", "markdown", "json"], hidden_details="after_publish",
+                                 hidden_tests="pass-fail", quiz_answers="always", fail_below_pass_mark=True)
+    path = rubric_copy(tmp_path)
+    path.write_text("# a comment of the instructor's\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert before == rubric_fingerprint(load_rubric(path), ("public", "hidden"))
+    assert before != fingerprint(pass_mark=70)
+    assert before != fingerprint(rounding=3)

@@ -17,7 +17,7 @@ import pytest
 
 from grader.workflows.batch import _at_most, run_batch
 from grader.report.outdir import corpus_recorded, write_corpus
-from grader.engines.local_pool import WorkerProcess, workers_for
+from grader.engines.local_pool import WorkerProcess, start_early, workers_for
 from grader.workflows.regrade import _reports_at_most
 from grader.spec.rubric.load import load_rubric
 from grader.ingest.corpus import corpus_digest
@@ -66,6 +66,24 @@ def test_a_folder_bounds_the_workers_by_its_entries_and_the_corpus(tmp_path: Pat
     assert _at_most(str(tmp_path / "no-such-folder"), rubric, out, summary=False) is None
     (tmp_path / "notes.zip").write_text("not a zip", encoding="utf-8")
     assert _at_most(str(tmp_path / "notes.zip"), rubric, out, summary=False) is None
+
+
+def test_a_resume_takes_off_the_reports_already_there(tmp_path: Path, own_cache: Path) -> None:
+    """--resume: the reports OUT holds are taken off the bound, so a resume with every report
+    there starts no grading process (none imports torch); without --resume they count."""
+    rubric = load_rubric(RUBRIC)
+    src = _folder(tmp_path / "src", ["correct", "divide-by-dk", "sqrt-d-model"])
+    out = tmp_path / "out"
+    assert _at_most(str(src), rubric, out, summary=False, resume=True) == 3  # no OUT yet
+    (out / "reports").mkdir(parents=True)
+    for name in ("correct", "divide-by-dk"):
+        (out / "reports" / f"{name}.yaml").write_text("{}\n", encoding="utf-8")
+    (out / "reports" / "correct.md").write_text("a view, not a report\n", encoding="utf-8")
+    assert _at_most(str(src), rubric, out, summary=False, resume=True) == 1
+    assert _at_most(str(src), rubric, out, summary=False) == 3
+    (out / "reports" / "sqrt-d-model.yaml").write_text("{}\n", encoding="utf-8")
+    assert _at_most(str(src), rubric, out, summary=False, resume=True) == 0
+    assert start_early({"op": "config", "rubric": str(RUBRIC)}, 2, out / ".logs", 0) == []
 
 
 def test_a_small_batch_left_to_the_grader_starts_one_worker_for_every_eight_submissions(
