@@ -119,23 +119,6 @@ MESSAGES: dict[str, M] = {
     "new_written": M("{n} files written; next: grader validate --rubric {rubric}",
                      "{n} 個のファイルを書きました。次に実行するもの: grader validate --rubric {rubric}"),
     "gradescope_written": M("autograder written to {path}", "自動採点用の zip を {path} に書きました"),
-    "gradescope_sandbox": M(
-        "sandbox on this machine: {level}.\n"
-        "On Gradescope run_autograder runs as root: student code runs in namespaces (bubblewrap) where "
-        "the image allows them, otherwise at the rlimits level as user 'nobody', with source/ "
-        "(reference, hidden suites, rubric) and results/ readable by root only. Python itself must "
-        "be readable by every user, as the image's system Python is: where it is not, grading is "
-        "refused rather than run as root.\n"
-        "To check: grade a test submission and read its results.json, extra_data.sandbox "
-        "(level and user); or in the image run: GRADER_SANDBOX=rlimits bash /autograder/run_autograder.",
-        "このマシンのサンドボックス: {level}。\n"
-        "Gradescope では run_autograder が root で動きます。学生のコードは、イメージが許せば名前空間"
-        "（bubblewrap）の中で、許さなければ rlimits の段階でユーザー nobody として動きます。source/（模範解答、"
-        "非公開テスト、ルーブリック）と results/ は root しか読めません。Python 自体はすべてのユーザーが読める"
-        "必要があります（イメージのシステムの Python はそうなっています）。読めない場合は、root で動かさずに"
-        "採点を断ります。\n"
-        "確かめ方: テスト用の提出物を採点して results.json の extra_data.sandbox（段階とユーザー）を読むか、"
-        "イメージの中で GRADER_SANDBOX=rlimits bash /autograder/run_autograder を実行してください。"),
     # --- a path that is not there, grader watch (shared.py, student.py) -------------------------------
     "no_such_file_folder": M(
         "{path}: no such file or folder; name your submission's folder, notebook or zip",
