@@ -4,6 +4,7 @@
 adjust   ``grader adjust`` and ``grader ledger``: hand adjustments of a finished batch's scores.
 batch    ``grader batch``: grade every submission in a folder or an LMS zip export, in parallel.
 publish  ``grader publish OUT``: release hidden tests' details in a batch's student views.
+push     ``grader push OUT --to canvas``: the final scores and a short comment, into the LMS.
 regrade  ``grader regrade``: run only the tests an instructor fixed, for every submission of a batch.
 =======  ===========================================================================================
 """
