@@ -172,6 +172,7 @@ MESSAGES: dict[str, M] = {
         "the LMS holds {now}, which no push wrote; kept, unless --overwrite-lms-edits",
         "LMS には送信していない値 {now} があります。--overwrite-lms-edits がなければそのままにします"),
     "push_no_outcome": M("the LMS gave no answer for this student", "LMS からこの学生への応答がありません"),
+    "push_main_mistake": M(". {text}", "。{text}"),
     "push_why_ledger": M("ledger #{n} ({by}): {reason}", "台帳 #{n}（{by}）: {reason}"),
     "push_why_late": M("late policy: {before} less {penalty}", "提出遅れの規定: {before} から {penalty} を減点"),
     "push_why_report": M("automatic score (reports/{submission}.yaml)", "自動採点の得点（reports/{submission}.yaml）"),

@@ -159,6 +159,22 @@ def _justification(row: GradebookRow, lang: str) -> str:
     return "; ".join(parts) or say("push_why_report", lang, submission=row.submission)
 
 
+def _comment(row: GradebookRow, lang: str) -> str:
+    """The short comment: the score, the late policy, the adjustments with the instructor's reasons
+    as written, the mistakes' ids (as in Moodle's feedback column), then the main mistake (the
+    chapter's central one, else the first) explained in ``lang`` with the student's own numbers."""
+    from grader.report.text import pick
+
+    text = feedback_text(row, lang, see_file=False)
+    mistakes = row.report.mistakes if row.report is not None else []
+    if mistakes:
+        main = next((m for m in mistakes if m.central), mistakes[0])
+        explained = pick(main.message, [lang]).strip()
+        if explained:
+            text += say("push_main_mistake", lang, text=explained)
+    return text
+
+
 def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) < 1e-6
 
@@ -196,7 +212,7 @@ def plan(rows: Sequence[GradebookRow], current: Mapping[str, Current], last: Map
             continue
         line.new = float(grade_cell(row.score))
         line.before = current[key].score
-        line.comment = feedback_text(row, comment_lang or lang, see_file=False)
+        line.comment = _comment(row, comment_lang or lang)
         line.why = _justification(row, lang)
         before, mine = line.before, last.get(key)
         wrote = None if mine is None or mine.get("score") is None else float(mine["score"])
@@ -271,7 +287,9 @@ def push(outdir: Path, rubric: Rubric, platform: Platform, *, dry_run: bool = Fa
     skipped = [{"student": line.submission, "lms_id": line.key, "reason": line.reason}
                for line in lines if line.state == "skipped"]
     counts = _counts(lines)
-    entry = ledger.append(outdir, op="push", submission="", reason=scrub(f"{target.get('platform')}: {counts}"),
+    summary = ", ".join(f"{k} {v}" for k, v in counts.items())
+    where = f"{target.get('platform')} {target.get('url')} course {target.get('course')} assignment {target.get('assignment')}"
+    entry = ledger.append(outdir, op="push", submission="", reason=scrub(f"{where}: {summary}"),
                           by=by or ledger.who(), at=when.isoformat(timespec="seconds"),
                           push={**target, "students": students, "skipped": skipped, "counts": counts,
                                 "file": f"push/{path.name}"})
@@ -279,5 +297,6 @@ def push(outdir: Path, rubric: Rubric, platform: Platform, *, dry_run: bool = Fa
 
 
 def _counts(lines: Sequence[Line]) -> dict[str, int]:
-    return {state: sum(1 for line in lines if line.state == state) for state in (*STATES, "send")
-            if state != "send" or any(line.state == "send" for line in lines)}
+    """How many students end in each state (a dry run: to send, unchanged, skipped)."""
+    shown = ("send", "unchanged", "skipped") if any(line.state == "send" for line in lines) else STATES
+    return {state: sum(1 for line in lines if line.state == state) for state in shown}
