@@ -68,6 +68,9 @@ class CanvasDouble:
     #: polls of a Progress before its job runs
     polls_before_done: int = 1
     latency: float = 0.0
+    #: students listed by index whom the bulk job skips and update answers 404, as for a user
+    #: outside the token's sections (submissions_api_controller.rb: get_user_considering_section)
+    refuse_users: set[str] = field(default_factory=set)
     #: called with each request before it is answered (a test may kill a process there)
     on_request: Callable[[Request], None] | None = None
     comments: dict[str, list[str]] = field(default_factory=dict)
@@ -211,13 +214,13 @@ class CanvasDouble:
     def _run(self, p: dict[str, Any]) -> None:
         """The job of a bulk update (Submission.queue_bulk_update): it runs whether or not anyone polls."""
         for uid, grade in p["grades"].items():
-            if uid in self.scores:  # (the job skips a user who is not a student)
+            if uid in self.scores and uid not in self.refuse_users:  # (the job skips whom it cannot grade)
                 self._apply(uid, grade.get("posted_grade"), grade.get("text_comment"))
         p["state"] = "completed"
 
     def _update(self, uid: str, form: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
         with self._lock:
-            if uid not in self.scores:
+            if uid not in self.scores or uid in self.refuse_users:
                 return 404, {"errors": [{"message": "The specified resource does not exist."}]}, {}
             self._apply(uid, form.get("submission[posted_grade]"), form.get("comment[text_comment]"))
             return 200, self._submission(uid), {}

@@ -131,6 +131,23 @@ def test_an_assignment_posting_automatically_is_refused_before_publication(term,
     assert loose.exit_code == 2 and "chmod 600" in loose.stderr and TOKEN not in loose.stderr + loose.stdout
 
 
+def test_one_student_canvas_refuses_fails_alone_and_the_exit_status_says_so(term) -> None:  # type: ignore[no-untyped-def]
+    out, double, ids, ids_file = term
+    want = expected(out, ids)
+    refused = sorted(want)[0]
+    double.refuse_users = {refused}
+    result = push(out, double, ids_file)
+    assert result.exit_code == 4, result.stderr
+    assert double.scores[refused] is None
+    assert {k: v for k, v in double.scores.items() if v is not None} == {k: v for k, v in want.items() if k != refused}
+    line = next(x for x in result.stdout.splitlines() if f"[{refused}]" in x)
+    assert "failed (HTTP 404: The specified resource does not exist.)" in line
+    rows = list(csv.DictReader(next((out / "push").glob("*.csv")).open(encoding="utf-8")))
+    assert [r["state"] for r in rows if r["lms_id"] == refused] == ["failed"]
+    double.refuse_users = set()
+    assert push(out, double, ids_file).exit_code == 0 and double.scores[refused] == want[refused]
+
+
 def test_a_push_killed_midway_converges_when_run_again(term) -> None:  # type: ignore[no-untyped-def]
     """The process is killed (SIGKILL) as Canvas receives the bulk update; run again, every
     student holds the expected score, no one is written twice, and the ledger holds."""
