@@ -17,6 +17,8 @@ Each behaviour is read from canvas-lms's own source (instructure/canvas-lms):
 * ``PUT …/submissions/:user_id`` — submissions_api_controller.rb (``update``):
   ``submission[posted_grade]`` sets score and grade, ``comment[text_comment]`` adds a comment;
   an unknown user is 404.
+* Throttling — doc/api/throttling.md: a request over the quota is answered ``403 Forbidden
+  (Rate Limit Exceeded)`` (plain text), to be retried later.
 * A missing or wrong token is 401 ``{"errors": [{"message": "Invalid access token."}]}``, and a
   refused action 401 ``{"status": "unauthorized", "errors": [{"message": "user not authorized to
   perform that action"}]}`` — app/controllers/application_controller.rb (``render_unauthorized_action``).
@@ -68,6 +70,8 @@ class CanvasDouble:
     #: polls of a Progress before its job runs
     polls_before_done: int = 1
     latency: float = 0.0
+    #: requests a second before Canvas's throttle answers 403 (0: no cap)
+    rate_cap: int = 0
     #: students listed by index whom the bulk job skips and update answers 404, as for a user
     #: outside the token's sections (submissions_api_controller.rb: get_user_considering_section)
     refuse_users: set[str] = field(default_factory=set)
@@ -80,6 +84,7 @@ class CanvasDouble:
     _progress: dict[int, dict[str, Any]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
+    _recent: list[float] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -99,9 +104,10 @@ class CanvasDouble:
                 form = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
                 status, data, headers = double.handle(self.command, self.path, form,
                                                       self.headers.get("Authorization", ""))
-                raw = json.dumps(data).encode("utf-8")
+                plain = isinstance(data, str)
+                raw = (data if plain else json.dumps(data)).encode("utf-8")
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/plain" if plain else "application/json")
                 self.send_header("Content-Length", str(len(raw)))
                 for k, v in headers.items():
                     self.send_header(k, v)
@@ -129,6 +135,14 @@ class CanvasDouble:
         with self._lock:
             self.log.append(request)
             n = len(self.log)
+            now = time.monotonic()
+            self._recent = [t for t in self._recent if now - t < 1.0]
+            throttled = bool(self.rate_cap) and len(self._recent) >= self.rate_cap
+            if not throttled:
+                self._recent.append(now)
+        if throttled:
+            request.status = 403
+            return 403, "403 Forbidden (Rate Limit Exceeded)\n", {"X-Rate-Limit-Remaining": "0"}
         if self.on_request is not None:
             self.on_request(request)
         status, data, headers = self._route(method, parts.path, parse_qs(parts.query), form, auth, n)

@@ -1,6 +1,7 @@
 """HTTP with retries, for the platforms of :mod:`grader.lms`, on httpx (the ``grader[lms]`` extra).
 
-A request answered 5xx or 429, or that timed out or lost its connection, is sent again, up to
+A request answered 5xx or 429 (or 403 "Rate Limit Exceeded", as Canvas throttles: canvas-lms's
+doc/api/throttling.md), or that timed out or lost its connection, is sent again, up to
 :data:`ATTEMPTS` times: after ``Retry-After`` seconds where a 429 or 503 says so, else after a
 backoff that doubles (:data:`BACKOFF` seconds first, at most :data:`MAX_WAIT`). The token goes in
 the ``Authorization`` header only, and every text this module hands back (an answer's error, a
@@ -97,7 +98,8 @@ class Transport:
             except ValueError:
                 body = None
             answer = Answer(response.status_code, body, dict(response.headers))
-            transient = answer.status == 429 or answer.status >= 500
+            throttled = answer.status == 403 and "Rate Limit Exceeded" in response.text
+            transient = answer.status == 429 or answer.status >= 500 or throttled
             if not transient or attempt == self._attempts - 1:
                 return answer
             self._sleep(self._wait(attempt, _retry_after(response.headers.get("Retry-After"))))

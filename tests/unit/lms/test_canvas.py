@@ -76,6 +76,17 @@ def test_transient_failures_and_429_are_retried(double: CanvasDouble) -> None:
     assert 0.0 in waits and 0.5 in waits  # Retry-After: 0 obeyed; backoff otherwise
 
 
+def test_canvas_throttling_403_is_waited_out(double: CanvasDouble) -> None:
+    """doc/api/throttling.md: over the quota, Canvas answers 403 Forbidden (Rate Limit Exceeded)."""
+    double.rate_cap = 2
+    waits: list[float] = []
+    transport = Transport(double.url, TOKEN, sleep=lambda s: (waits.append(s), __import__("time").sleep(s)))
+    p = CanvasPlatform(double.url, double.course, double.assignment, transport, sleep=lambda s: None)
+    out = p.write([Cell("101", 4.0, ""), Cell("103", 5.0, "")])
+    assert all(o.ok for o in out.values()) and double.scores["103"] == 5.0
+    assert any(r.status == 403 for r in double.log) and waits
+
+
 def test_no_answer_at_all_is_a_failure_that_names_no_token() -> None:
     """A port nobody listens on: every attempt fails, and the reason holds no token."""
     transport = Transport("http://127.0.0.1:9", TOKEN, sleep=lambda s: None, attempts=2)
