@@ -13,6 +13,11 @@ MESSAGES: dict[str, M] = {
     "push_needs_lms_extra": M(
         "grader push needs the HTTP client of the lms extra: pip install 'grader[lms]'",
         "grader push には lms 追加パッケージの HTTP クライアントが必要です: pip install 'grader[lms]'"),
+    "push_url_not_https": M(
+        "--url {url}: give the LMS's address with https:// (e.g. https://canvas.example.edu); the token is "
+        "never sent in clear",
+        "--url {url}: LMS のアドレスを https:// から書いてください（例: https://canvas.example.edu）。"
+        "トークンを暗号化せずに送ることはしません"),
     "push_no_answer": M(
         "{method} {url}: no answer after {n} attempts ({why})",
         "{method} {url}: {n} 回試しても応答がありません（{why}）"),

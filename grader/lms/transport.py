@@ -1,5 +1,8 @@
 """HTTP with retries, for the platforms of :mod:`grader.lms`, on httpx (the ``grader[lms]`` extra).
 
+The base URL must be ``https://`` (plain ``http://`` only to this machine, for tests): the token
+is never sent in clear.
+
 A request answered 5xx or 429 (or 403 "Rate Limit Exceeded", as Canvas throttles: canvas-lms's
 doc/api/throttling.md), or that timed out or lost its connection, is sent again, up to
 :data:`ATTEMPTS` times: after ``Retry-After`` seconds where a 429 or 503 says so, else after a
@@ -56,6 +59,13 @@ class Transport:
 
     def __init__(self, base_url: str, token: str, *, sleep: Callable[[float], None] = time.sleep,
                  attempts: int = ATTEMPTS, backoff: float = BACKOFF, timeout: float = TIMEOUT) -> None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(base_url)
+        loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
+        if not parts.hostname or not (parts.scheme == "https" or (parts.scheme == "http" and loopback)):
+            # the token would travel in clear, or to no host at all
+            raise UsageError(said("push_url_not_https", url=base_url))
         try:
             import httpx
         except ImportError:  # (the optional extra)

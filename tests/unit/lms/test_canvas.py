@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from grader.errors import UsageError
 from grader.lms.canvas import CanvasPlatform
 from grader.lms.platform import Cell, PlatformRefused
 from grader.lms.transport import Failed, Transport
@@ -129,6 +130,13 @@ def test_a_next_page_on_another_host_is_not_followed(double: CanvasDouble) -> No
     assert list(p.current()) == ["101"]
     assert all(not r.path.startswith("http") for r in double.log)
     assert real.startswith("http://127.0.0.1:")
+
+
+@pytest.mark.parametrize("url", ["http://canvas.example.edu", "canvas.example.edu", "ftp://x", "https://"])
+def test_the_token_is_never_sent_in_clear_or_nowhere(url: str) -> None:
+    with pytest.raises(UsageError, match="https://"):
+        Transport(url, TOKEN)
+    assert Transport("https://canvas.example.edu", TOKEN) and Transport("http://localhost:8080", TOKEN)
 
 
 def test_the_token_is_scrubbed_from_any_text() -> None:
