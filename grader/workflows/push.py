@@ -248,6 +248,7 @@ def push(outdir: Path, rubric: Rubric, platform: Platform, *, dry_run: bool = Fa
         UsageError: no batch here, a broken ledger, or the platform refuses to be written now
             (:class:`grader.lms.platform.PlatformRefused`); nothing was written then.
     """
+    from grader.ingest.anonymous import is_anonymous
     from grader.report import ledger
     from grader.report.outdir import read_published
 
@@ -281,10 +282,14 @@ def push(outdir: Path, rubric: Rubric, platform: Platform, *, dry_run: bool = Fa
         [line.who, line.submission, line.key, line.state, line.reason,
          None if line.before is None else line.before, None if line.new is None else line.new, line.why]
         for line in lines]))
+    if is_anonymous(outdir):
+        os.chmod(path, 0o600)  # it pairs anonymous ids with the LMS's, as identities.csv does
     students = {line.key: {"state": line.state, "score": line.new, "before": line.before,
                            "comment": comment_hash(line.comment), "answer": line.answer or line.reason}
                 for line in lines if line.key and line.state != "skipped"}
-    skipped = [{"student": line.submission, "lms_id": line.key, "reason": line.reason}
+    # (by LMS id where there is one, else by the report's name: the ledger never pairs the two, so in
+    # an --anonymous batch it maps no anonymous id to a person; the CSV does, and is then 0600)
+    skipped = [{**({"lms_id": line.key} if line.key else {"student": line.submission}), "reason": line.reason}
                for line in lines if line.state == "skipped"]
     counts = _counts(lines)
     summary = ", ".join(f"{k} {v}" for k, v in counts.items())

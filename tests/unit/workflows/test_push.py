@@ -170,3 +170,17 @@ def test_a_push_under_faults_and_killed_midway_converges_when_run_again() -> Non
     assert set(written) <= set(expected)
     assert len(written) == len(set(written)) == n  # no student written twice
     assert all(double.scores[uid] == score for uid, score in double.writes)
+
+
+def test_an_anonymous_batch_is_mapped_back_through_identities_at_push_time(tmp_path: Path) -> None:
+    from grader.ingest.anonymous import FILE
+    from grader.outputs.lms_gradebooks import with_lms_ids
+
+    (tmp_path / FILE).write_text("anonymous_id,student_id,name,lms,entry\r\n"
+                                 "anon-aaaaaa,12345,Tanaka Hanako,canvas,tanakahanako_12345_1_a.py\r\n",
+                                 encoding="utf-8")
+    rows = with_lms_ids(tmp_path, [row("anon-aaaaaa", 7.0), row("anon-bbbbbb", 6.0)])
+    lines = plan(rows, {"12345": Current(None)}, {}, lms="canvas", ids={}, overwrite=False, lang="en")
+    assert [(line.who, line.key, line.state) for line in lines] == [("anon-aaaaaa", "12345", "send"),
+                                                                   ("anon-bbbbbb", "", "skipped")]
+    assert all("Tanaka" not in line.who + line.reason for line in lines)
