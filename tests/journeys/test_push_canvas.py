@@ -37,9 +37,12 @@ def term(graded_class, tmp_path: Path) -> Iterator[tuple[Path, CanvasDouble, dic
 
 
 def push(out: Path, double: CanvasDouble, ids_file: Path, *more: str) -> object:
-    return grader_here("push", out, "--to", "canvas", "--url", double.url, "--course", double.course,
-                       "--assignment", double.assignment, "--lms-ids", ids_file, "--lang", "en", *more,
-                       env={"CANVAS_TOKEN": TOKEN})
+    """``grader push`` as the instructor types it; what it prints never holds the token."""
+    result = grader_here("push", out, "--to", "canvas", "--url", double.url, "--course", double.course,
+                         "--assignment", double.assignment, "--lms-ids", ids_file, "--lang", "en", *more,
+                         env={"CANVAS_TOKEN": TOKEN})
+    assert TOKEN not in result.stdout + result.stderr
+    return result
 
 
 def expected(out: Path, ids: dict[str, str]) -> dict[str, float]:
