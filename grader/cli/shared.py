@@ -55,6 +55,8 @@ class ExitCode(IntEnum):
     USAGE_ERROR = 2
     #: the grader itself failed (a bug or the machine): nothing was said about the student's work
     INTERNAL_ERROR = 3
+    #: ``grader push``: every student was dealt with, and the LMS refused or never answered for some
+    PUSH_FAILED = 4
 
 
 def exit_code_for(reports: Sequence[GradeReport], rubric: Rubric) -> ExitCode:

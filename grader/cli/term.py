@@ -1,5 +1,6 @@
 """The commands of a term after the batch: ``grader adjust`` (a score changed by hand, in the
 ledger), ``grader ledger`` (list or verify it), ``grader publish`` (hidden tests shown in full),
+``grader push`` (the final scores into the LMS),
 ``grader regrade`` (only some tests again) and ``grader gradebook`` (several batches, one course
 table).
 """
@@ -12,12 +13,12 @@ from pathlib import Path
 
 import click
 
-from grader.cli.shared import LANGS, err, guard, lang_for, lang_option, load_for, rubric_option, tr
+from grader.cli.shared import LANGS, ExitCode, err, guard, lang_for, lang_option, load_for, rubric_option, tr
 from grader.errors import UsageError
 from grader.i18n.messages import said
 from grader.sinks import terminal
 
-__all__ = ["adjust", "gradebook_cmd", "ledger_cmd", "publish_cmd", "regrade"]
+__all__ = ["adjust", "gradebook_cmd", "ledger_cmd", "publish_cmd", "push_cmd", "regrade"]
 
 
 class _Points(click.ParamType):  # type: ignore[type-arg]
@@ -168,7 +169,7 @@ def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
             states = ledger.states(entries, in_review(Path(outdir)))
             for e in entries:
                 change = (f"{e.points:+g}" if e.points is not None else f"={e.set:g}" if e.set is not None
-                          else f"#{e.target}")
+                          else str((e.push or {}).get("platform", "")) if e.op == "push" else f"#{e.target}")
                 state = tr(_STATES[states[e.n]], language)
                 click.echo("\t".join(tsv_field(f) for f in [str(e.n), e.op, e.submission, e.part or "", change,
                                       state, "" if e.against is None else f"{e.against:g}", e.by, e.at,
@@ -208,3 +209,69 @@ def gradebook_cmd(outputs: tuple[str, ...], out: str) -> None:
 
     sys.exit(guard(body))
 
+
+
+def _state_word(state: str) -> str:
+    """A student's state in a push, as the terminal says it."""
+    return {"sent": said("push_state_sent"), "unchanged": said("push_state_unchanged"),
+            "skipped": said("push_state_skipped"), "failed": said("push_state_failed"),
+            "send": said("push_state_send")}[state]
+
+
+@click.command(name="push")
+@click.argument("outdir", type=click.Path(file_okay=False, exists=True))
+@click.option("--to", "to", required=True, type=click.Choice(["canvas"]), help="The LMS to write into.")
+@click.option("--url", required=True, help="The LMS's address, e.g. https://canvas.example.edu")
+@click.option("--course", required=True, help="The course's id in the LMS.")
+@click.option("--assignment", "assignment", required=True, help="The assignment's id in the LMS.")
+@click.option("--dry-run", is_flag=True, help="Print the cells a push would change, and write nothing.")
+@click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN.")
+@click.option("--overwrite-lms-edits", is_flag=True,
+              help="Write over a value changed in the LMS since the last push (kept otherwise).")
+@click.option("--lms-ids", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="CSV student,lms_id: the LMS user id of students of a plain folder.")
+@click.option("--by", default="", help="Who pushes (default: your login name).")
+@rubric_option
+@lang_option
+def push_cmd(outdir: str, to: str, url: str, course: str, assignment: str, dry_run: bool, token_file: str | None,
+             overwrite_lms_edits: bool, lms_ids: str | None, by: str, rubric_path: str | None,
+             lang: str | None) -> None:
+    """Write each student's final score and a short comment from the batch output OUTDIR into the LMS;
+    every push is recorded in OUTDIR/ledger.jsonl and OUTDIR/push/<time>.csv."""
+    from grader.lms.canvas import CanvasPlatform
+    from grader.lms.transport import Transport
+    from grader.workflows.push import push, read_ids, read_token
+
+    def body() -> int:
+        rubric = load_for(outdir, rubric_path)
+        language = lang_for(lang, rubric, outdir)
+        token = read_token(os.environ, "CANVAS_TOKEN", Path(token_file) if token_file else None)
+        ids = read_ids(Path(lms_ids)) if lms_ids else {}
+        transport = Transport(url, token)
+        try:
+            platform = CanvasPlatform(url, course, assignment, transport)
+            result = push(Path(outdir), rubric, platform, dry_run=dry_run, overwrite=overwrite_lms_edits, ids=ids,
+                          by=by, lang=language, scrub=transport.scrub)
+        finally:
+            transport.close()
+        for line in result.lines:
+            if dry_run:
+                if line.state == "send":
+                    before = "—" if line.before is None else f"{line.before:g}"
+                    click.echo(terminal(tr(said("push_dry_line", who=line.who, key=line.key, before=before,
+                                                new=f"{line.new:g}", why=line.why), language)))
+                continue
+            state = tr(_state_word(line.state), language)
+            text = f"{line.who} [{line.key or '-'}]: {state}" + (f" ({line.reason})" if line.reason else "")
+            click.echo(terminal(text))
+        counts = ", ".join(f"{tr(_state_word(k), language)} {n}" for k, n in result.counts.items())
+        if dry_run:
+            err.print(terminal(tr(said("push_dry_summary", n=result.counts.get("send", 0), counts=counts), language)),
+                      markup=False, highlight=False, soft_wrap=True)
+            return 0
+        err.print(terminal(tr(said("push_summary", counts=counts, csv=result.csv, n=result.ledger_n), language)),
+                  markup=False, highlight=False, soft_wrap=True)
+        return int(ExitCode.PUSH_FAILED) if result.failed else 0
+
+    sys.exit(guard(body))

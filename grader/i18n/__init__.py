@@ -16,7 +16,8 @@ grading         what grader/grading/ says: running one submission's tests
 insight         what grader/insight/ says: similarity, unknown mistakes, drafted entries
 outputs         what grader/outputs/ says: the gradebooks, the class summary, the pages
 engines         what grader/engines/ says: the local pool, the warm checker, Dask
-workflows       what grader/workflows/ says: batch, adjust, regrade, publish
+lms             what grader/lms/ says: the HTTP transport, Canvas
+workflows       what grader/workflows/ says: batch, adjust, regrade, publish, push
 prepare         what grader/prepare/ says: scaffold, validate, release, the Gradescope zip
 cli             what grader/cli/ says: the command line's own lines and click's usage errors
 notebook        what grader/notebook.py says: the notebook's check cell

@@ -134,6 +134,17 @@ MESSAGES: dict[str, M] = {
     "reports_left_out": M(
         "left out {n} report(s) of entries no longer in SOURCE (kept in reports/): {names}",
         "SOURCE にもうない提出物のレポート {n} 件は成績表に載せませんでした（reports/ に残しています）: {names}"),
+    # --- grader push (term.py) -----------------------------------------------------------------------
+    "push_dry_line": M("{who} [{key}]: {before} -> {new} ({why})", "{who} [{key}]: {before} → {new}（{why}）"),
+    "push_dry_summary": M("dry run: {n} cells would change ({counts}); nothing was written",
+                          "試行: {n} 件の値が変わります（{counts}）。何も書き込んでいません"),
+    "push_summary": M("pushed: {counts}; each student's state is in {csv}, and the push is ledger entry #{n}",
+                      "送信しました: {counts}。学生ごとの結果は {csv}、この送信は台帳の記録 #{n} です"),
+    "push_state_sent": M("sent", "送信済み"),
+    "push_state_unchanged": M("unchanged", "変更なし"),
+    "push_state_skipped": M("skipped", "見送り"),
+    "push_state_failed": M("failed", "失敗"),
+    "push_state_send": M("to send", "送信予定"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

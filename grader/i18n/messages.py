@@ -43,7 +43,7 @@ from types import ModuleType
 from typing import TypedDict
 
 from grader.i18n import cli, engines, grading, ingest, insight, kit, notebook, outputs, prepare, report, sandbox, spec
-from grader.i18n import workflows
+from grader.i18n import lms, workflows
 from grader.i18n.entry import M
 from grader.i18n.foreign import FOREIGN
 
@@ -54,7 +54,7 @@ __all__ = ["FOREIGN", "LABELS", "MESSAGES", "M", "TABLES", "Both", "Said", "both
 #: The tables, one module of this folder per area of the code, bottom layer first (the order of
 #: tests/fitness/test_layers.py). Each holds ``MESSAGES`` (and ``LABELS`` where it has labels) for
 #: the sentences its area's code says; a sentence two areas say is kept in the lower one's table.
-TABLES: tuple[ModuleType, ...] = (sandbox, kit, spec, report, ingest, grading, insight, outputs, engines,
+TABLES: tuple[ModuleType, ...] = (sandbox, kit, spec, report, ingest, grading, insight, outputs, engines, lms,
                                   workflows, prepare, cli, notebook)
 
 

@@ -157,6 +157,44 @@ MESSAGES: dict[str, M] = {
         "(anon-…), not by a name or an LMS id",
         "{out}: 匿名で採点したフォルダです。学生は、名前や LMS の ID ではなく、レポートと gradebook.csv の"
         "匿名 ID（anon-…）で指定してください"),
+    # --- grader push (push.py) -----------------------------------------------------------------------
+    "push_token_file_mode": M(
+        "{path} may be read by others (mode {mode}): a token file must be yours alone; run chmod 600 {path}",
+        "{path} は他の人も読めます（モード {mode}）。トークンのファイルは本人だけが読めるようにしてください: "
+        "chmod 600 {path}"),
+    "push_token_file_unreadable": M("{path}: the token file cannot be read ({why})",
+                                    "{path}: トークンのファイルを読めません（{why}）"),
+    "push_token_missing": M(
+        "no token: set {variable} or give --token-file FILE (mode 600)",
+        "トークンがありません。{variable} を設定するか、--token-file FILE（モード 600）を渡してください"),
+    "push_ids_unreadable": M("{path}: the LMS ids file cannot be read ({why})",
+                             "{path}: LMS の ID のファイルを読めません（{why}）"),
+    "push_ids_columns": M("{path}: every row needs the columns student and lms_id",
+                          "{path}: どの行にも student と lms_id の列が必要です"),
+    "push_ids_twice": M("{path}: {student} is listed twice; keep one row",
+                        "{path}: {student} が 2 回書かれています。1 行にしてください"),
+    "push_no_grade": M("no grade to send: {why}", "送る成績がありません: {why}"),
+    "push_no_lms_id": M(
+        "no {lms} user id for this student (give it in --lms-ids FILE); a name alone is never matched",
+        "この学生の {lms} のユーザー ID がありません（--lms-ids FILE で渡してください）。名前だけでは照合しません"),
+    "push_two_rows_one_id": M("{n} rows claim LMS id {key}: none of them is sent",
+                              "{n} 行が同じ LMS の ID {key} を持つため、どれも送りません"),
+    "push_not_in_lms": M(
+        "LMS id {key} is not a student of this assignment (withdrawn, not enrolled, or not a student)",
+        "LMS の ID {key} はこの課題の学生ではありません（履修取消、未登録、または学生以外）"),
+    "push_lms_edited": M(
+        "changed in the LMS since the last push (it holds {now}, the last push wrote {wrote}); kept, unless "
+        "--overwrite-lms-edits",
+        "前回の送信の後に LMS で変更されています（現在 {now}、前回の送信は {wrote}）。--overwrite-lms-edits が"
+        "なければそのままにします"),
+    "push_lms_not_ours": M(
+        "the LMS holds {now}, which no push wrote; kept, unless --overwrite-lms-edits",
+        "LMS には送信していない値 {now} があります。--overwrite-lms-edits がなければそのままにします"),
+    "push_no_outcome": M("the LMS gave no answer for this student", "LMS からこの学生への応答がありません"),
+    "push_main_mistake": M(". {text}", "。{text}"),
+    "push_why_ledger": M("ledger #{n} ({by}): {reason}", "台帳 #{n}（{by}）: {reason}"),
+    "push_why_late": M("late policy: {before} less {penalty}", "提出遅れの規定: {before} から {penalty} を減点"),
+    "push_why_report": M("automatic score (reports/{submission}.yaml)", "自動採点の得点（reports/{submission}.yaml）"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.
@@ -173,3 +211,4 @@ LABELS: dict[str, M] = {
     "resume_title": M("Resume {stamp}", "再開 {stamp}"),
     "resume_count": M("{changed} final scores changed", "最終得点が変わったもの {changed} 件"),
 }
+

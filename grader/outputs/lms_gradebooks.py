@@ -69,9 +69,9 @@ if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["CANVAS_NEEDS", "CANVAS_NOTE", "MOODLE_HEADER", "NO_GRADE_TIME", "NO_GRADE_TIMES", "CanvasTarget",
-           "canvas_column", "canvas_export_column", "canvas_target_of", "check_formats", "export_gradebooks",
+           "batch_rows", "canvas_column", "canvas_export_column", "canvas_target_of", "check_formats", "export_gradebooks", "feedback_text",
            "moodle_folder", "moodle_header", "moodle_lang_of", "moodle_time", "write_canvas", "write_lms_gradebooks",
-           "write_moodle", "write_moodle_feedback"]
+           "with_lms_ids", "write_moodle", "write_moodle_feedback"]
 
 
 # --------------------------------------------------------------------------- Canvas
@@ -349,15 +349,12 @@ def write_lms_gradebooks(outdir: Path, rows: Sequence[GradebookRow], rubric: Rub
 
     The Moodle worksheet is written for a Moodle shown in :func:`moodle_lang_of` ``(outdir, lang,
     moodle_lang)``, which is noted in ``outdir`` for every refresh after this one."""
-    from grader.ingest.anonymous import for_lms
     from grader.report.outdir import moment_of
     from grader.report import render
 
     moment = moment_of(outdir)  # the feedback files show hidden tests as the reports do
     langs = tuple(rubric.report.languages)
-    # the LMS's own ids, in an anonymous batch (and only here)
-    ids = for_lms(outdir, [{"student_id": r.student_id} for r in rows])
-    rows = [dataclasses.replace(r, lms_id=str(x["lms_id"])) if "lms_id" in x else r for r, x in zip(rows, ids)]
+    rows = with_lms_ids(outdir, rows)  # the LMS's own ids, in an anonymous batch (and only here)
     top = max((m for r in rows if (m := _number_in(r.cells.get("max_score"))) is not None), default=0.0)
     written = []
     if "canvas" in formats:
@@ -400,9 +397,16 @@ def _feedback_comment(row: GradebookRow, rubric: Rubric, lang: str) -> str:
     """A short plain comment for the LMS's feedback column (HTML-escaped: Moodle shows HTML)."""
     from grader.sinks import html
 
+    return html(feedback_text(row, lang))
+
+
+def feedback_text(row: GradebookRow, lang: str, *, see_file: bool = True) -> str:
+    """The short comment on a row for an LMS, as plain text: the score (and the late policy's),
+    the adjustments with the instructor's reasons as written, the mistakes named; ``see_file``
+    points to the report file sent beside it (Moodle's feedback files)."""
     report = row.report
     if report is None:
-        return html(row.errors)
+        return row.errors
     text = label("fb_score", lang, score=f"{report.score:g}", max=f"{report.max_score:g}")
     if report.late:
         text += label("fb_late", lang, before=f"{report.late['score_before']:g}")
@@ -413,24 +417,22 @@ def _feedback_comment(row: GradebookRow, rubric: Rubric, lang: str) -> str:
         text += " ".join(adjustment_lines(report, [lang]))
     if report.mistakes:
         text += label("fb_mistakes", lang, ids=", ".join(dict.fromkeys(m.id for m in report.mistakes)))
-    text += label("fb_see_file", lang)
-    return html(text)
+    if see_file:
+        text += label("fb_see_file", lang)
+    return text
 
 
 _REASON_KEYS = ("duplicate_id", "ambiguous_id", "missing", "doubtful_name", "unreadable", "symlink")
 
 
-def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *, bom: bool = False,
-                      lang: str = "en", canvas: CanvasTarget | None = None) -> list[Written]:
-    """``grader export``: the gradebooks again, from what a batch left in ``outdir``: the
-    reports for graded and unreadable entries (with the ledger's adjustments), and
-    ``gradebook.csv`` for the entries that have no report (empty uploads, online text…), so
-    the rows are the batch's rows.
+def batch_rows(outdir: Path, rubric: Rubric) -> list[GradebookRow]:
+    """The batch's rows as a finished batch left them in ``outdir``: the reports for graded and
+    unreadable entries (with the ledger's adjustments), and ``gradebook.csv`` for the entries that
+    have no report (empty uploads, online text…). ``grader export`` and ``grader push`` read them here.
 
     Raises:
-        UsageError: no reports; the reports are of another assignment; the new gradebook would
-            hold fewer rows than the batch's (it is never shrunk); a gradebook for an LMS the
-            export did not come from.
+        UsageError: no reports; the reports are of another assignment; the rows would be fewer
+            than the batch's; the ledger's chain is broken.
     """
     from grader.report import ledger
 
@@ -474,6 +476,30 @@ def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *,
     if len(book) < len(old):
         raise UsageError(said("batch_wrote_rows_reports", book=f"{outdir.name}/gradebook.csv", old=len(old),
                               new=len(book)))
+    return book
+
+
+def with_lms_ids(outdir: Path, rows: Sequence[GradebookRow]) -> list[GradebookRow]:
+    """``rows`` with the LMS's own ids, in an anonymous batch (from identities.csv, and only here)."""
+    from grader.ingest.anonymous import for_lms
+
+    ids = for_lms(outdir, [{"student_id": r.student_id} for r in rows])
+    return [dataclasses.replace(r, lms_id=str(x["lms_id"])) if "lms_id" in x else r for r, x in zip(rows, ids)]
+
+
+def export_gradebooks(outdir: Path, rubric: Rubric, formats: tuple[str, ...], *, bom: bool = False,
+                      lang: str = "en", canvas: CanvasTarget | None = None) -> list[Written]:
+    """``grader export``: the gradebooks again, from what a batch left in ``outdir``: the
+    reports for graded and unreadable entries (with the ledger's adjustments), and
+    ``gradebook.csv`` for the entries that have no report (empty uploads, online text…), so
+    the rows are the batch's rows.
+
+    Raises:
+        UsageError: no reports; the reports are of another assignment; the new gradebook would
+            hold fewer rows than the batch's (it is never shrunk); a gradebook for an LMS the
+            export did not come from.
+    """
+    book = batch_rows(outdir, rubric)
     check_formats(formats, lms_of(book), canvas, rubric.title.en)
     written = []
     if "csv" in formats:

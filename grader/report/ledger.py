@@ -14,6 +14,9 @@ Each line is one JSON object, one event:
             policy): when that has changed since (a fixed test, a changed rubric), the adjustment
             is shown as *needs review*, and stays applied until it is confirmed or undone
 ``prev``    SHA-256 of the line before it (64 zeros for the first)
+``push``    only in a ``push`` line (``grader push``, with ``submission`` ""): the platform, its url,
+            course and assignment, and per student (by LMS id) the state, the score and the hash of
+            the comment written, and the platform's answer
 ==========  =======================================================================================
 
 :class:`LedgerLine` names a line's fields as a plain dict, as :func:`append` takes them and
@@ -39,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from grader.errors import UsageError
 from grader.i18n.messages import said
@@ -56,7 +59,7 @@ __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_repor
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
 GENESIS = "0" * 64
-OPS = ("adjust", "undo", "confirm")
+OPS = ("adjust", "undo", "confirm", "push")
 
 
 class _LedgerLineCore(TypedDict):
@@ -77,6 +80,7 @@ class LedgerLine(_LedgerLineCore, total=False):
     by: str
     at: str
     against: float | None
+    push: dict[str, Any] | None
 
 
 class LedgerError(UsageError):
@@ -100,9 +104,14 @@ class Entry:
     at: str = ""
     against: float | None = None
     prev: str = GENESIS
+    #: a push into an LMS (``op`` ``push``): where, and each student's state, value and the answer
+    push: dict[str, Any] | None = None
 
     def line(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        fields = asdict(self)
+        if fields["push"] is None:  # (an adjustment's line stays as it always was)
+            del fields["push"]
+        return json.dumps(fields, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def _hash(line: str) -> str:

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("grader.ingest",),
     ("grader.grading",),
     ("grader.insight",),
-    ("grader.outputs", "grader.engines"),
+    ("grader.outputs", "grader.engines", "grader.lms"),
     ("grader.workflows", "grader.prepare"),
     ("grader.cli",),
     # The front doors: the paths students, scripts and chapter authors import, and the old paths

@@ -1,0 +1,253 @@
+"""A Canvas test double: a small HTTP server on 127.0.0.1 that answers as canvas-lms's controllers do.
+
+Each behaviour is read from canvas-lms's own source (instructure/canvas-lms):
+
+* ``GET /api/v1/courses/:c/assignments/:a`` — app/controllers/assignments_api_controller.rb
+  (``show``), with the fields of lib/api/v1/assignment.rb: ``published``, ``post_manually``,
+  ``points_possible``.
+* ``GET …/submissions`` — app/controllers/submissions_api_controller.rb (``index``): one
+  submission per student enrollment, ordered by ``user_id``, paginated by ``Api.paginate``
+  (``per_page``, ``page``; ``Link: <…>; rel="next"``).
+* ``POST …/submissions/update_grades`` — submissions_api_controller.rb (``bulk_update``): 400
+  ``{"error": "'grade_data' parameter required"}`` without grade data; ``render_unauthorized_action``
+  (401) unless the assignment is published and the user may manage grades; else a queued
+  ``Progress`` (``Submission.queue_bulk_update``), its grades applied by a job.
+* ``GET /api/v1/progress/:id`` — app/controllers/progress_controller.rb (``show``):
+  ``workflow_state`` one of queued, running, completed, failed.
+* ``PUT …/submissions/:user_id`` — submissions_api_controller.rb (``update``):
+  ``submission[posted_grade]`` sets score and grade, ``comment[text_comment]`` adds a comment;
+  an unknown user is 404.
+* Throttling — doc/api/throttling.md: a request over the quota is answered ``403 Forbidden
+  (Rate Limit Exceeded)`` (plain text), to be retried later.
+* A missing or wrong token is 401 ``{"errors": [{"message": "Invalid access token."}]}``, and a
+  refused action 401 ``{"status": "unauthorized", "errors": [{"message": "user not authorized to
+  perform that action"}]}`` — app/controllers/application_controller.rb (``render_unauthorized_action``).
+
+Faults a test can ask for: a 5xx answer on chosen request numbers, a 429 with ``Retry-After``
+every n-th request, the bulk update refused, a delay before every answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+UNAUTHORIZED = {"status": "unauthorized", "errors": [{"message": "user not authorized to perform that action"}]}
+BAD_TOKEN = {"errors": [{"message": "Invalid access token."}]}
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    form: dict[str, str]
+    status: int = 0
+
+
+@dataclass
+class CanvasDouble:
+    """One course's assignment in Canvas. ``scores`` holds every student enrolled, by user id."""
+
+    token: str
+    scores: dict[str, float | None]
+    course: str = "7"
+    assignment: str = "42"
+    published: bool = True
+    post_manually: bool = True
+    bulk_refused: bool = False
+    page_size: int = 100
+    #: request numbers (1, 2, …) answered 503 instead
+    fail_requests: set[int] = field(default_factory=set)
+    #: every n-th request is answered 429 with Retry-After: 0 (0: never)
+    rate_limit_every: int = 0
+    #: polls of a Progress before its job runs
+    polls_before_done: int = 1
+    latency: float = 0.0
+    #: requests a second before Canvas's throttle answers 403 (0: no cap)
+    rate_cap: int = 0
+    #: students listed by index whom the bulk job skips and update answers 404, as for a user
+    #: outside the token's sections (submissions_api_controller.rb: get_user_considering_section)
+    refuse_users: set[str] = field(default_factory=set)
+    #: called with each request before it is answered (a test may kill a process there)
+    on_request: Callable[[Request], None] | None = None
+    comments: dict[str, list[str]] = field(default_factory=dict)
+    log: list[Request] = field(default_factory=list)
+    #: (user id, score) of every grade written, in order
+    writes: list[tuple[str, float]] = field(default_factory=list)
+    _progress: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _server: ThreadingHTTPServer | None = None
+    _recent: list[float] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def start(self) -> CanvasDouble:
+        double = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # (quiet)
+                pass
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length).decode("utf-8") if length else ""
+                form = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+                status, data, headers = double.handle(self.command, self.path, form,
+                                                      self.headers.get("Authorization", ""))
+                plain = isinstance(data, str)
+                raw = (data if plain else json.dumps(data)).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "text/plain" if plain else "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(raw)
+
+            do_GET = do_POST = do_PUT = _answer
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    # ------------------------------------------------------------------ the controllers
+
+    def handle(self, method: str, target: str, form: dict[str, str], auth: str) -> tuple[int, Any, dict[str, str]]:
+        if self.latency:
+            time.sleep(self.latency)
+        parts = urlsplit(target)
+        request = Request(method, target, form)
+        with self._lock:
+            self.log.append(request)
+            n = len(self.log)
+            now = time.monotonic()
+            self._recent = [t for t in self._recent if now - t < 1.0]
+            throttled = bool(self.rate_cap) and len(self._recent) >= self.rate_cap
+            if not throttled:
+                self._recent.append(now)
+        if throttled:
+            request.status = 403
+            return 403, "403 Forbidden (Rate Limit Exceeded)\n", {"X-Rate-Limit-Remaining": "0"}
+        if self.on_request is not None:
+            self.on_request(request)
+        status, data, headers = self._route(method, parts.path, parse_qs(parts.query), form, auth, n)
+        request.status = status
+        return status, data, headers
+
+    def _route(self, method: str, path: str, query: dict[str, list[str]], form: dict[str, str], auth: str,
+               n: int) -> tuple[int, Any, dict[str, str]]:
+        if n in self.fail_requests:
+            return 503, {"errors": [{"message": "Service Unavailable"}]}, {}
+        if self.rate_limit_every and n % self.rate_limit_every == 0:
+            return 429, {"errors": [{"message": "Rate Limit Exceeded"}]}, {"Retry-After": "0"}
+        if auth != f"Bearer {self.token}":
+            return 401, BAD_TOKEN, {}
+        base = f"/api/v1/courses/{self.course}/assignments/{self.assignment}"
+        if method == "GET" and path == base:
+            return 200, {"id": int(self.assignment), "published": self.published, "post_manually": self.post_manually,
+                         "points_possible": 100}, {}
+        if method == "GET" and path == f"{base}/submissions":
+            return self._index(path, query)
+        if method == "POST" and path == f"{base}/submissions/update_grades":
+            return self._bulk(form)
+        found = re.fullmatch(r"/api/v1/progress/(\d+)", path)
+        if method == "GET" and found:
+            return self._poll(int(found[1]))
+        found = re.fullmatch(re.escape(base) + r"/submissions/(\d+)", path)
+        if method == "PUT" and found:
+            return self._update(found[1], form)
+        return 404, {"errors": [{"message": "The specified resource does not exist."}]}, {}
+
+    def _submission(self, uid: str) -> dict[str, Any]:
+        score = self.scores[uid]
+        return {"user_id": int(uid), "assignment_id": int(self.assignment), "score": score,
+                "grade": None if score is None else f"{score:g}",
+                "workflow_state": "unsubmitted" if score is None else "graded", "late": False}
+
+    def _index(self, path: str, query: dict[str, list[str]]) -> tuple[int, Any, dict[str, str]]:
+        per = min(int((query.get("per_page") or [str(self.page_size)])[0]), self.page_size)
+        page = int((query.get("page") or ["1"])[0])
+        with self._lock:
+            for p in self._progress.values():  # a queued job has run by the time anyone reads again
+                if p["state"] != "completed":
+                    self._run(p)
+            ids = sorted(self.scores, key=int)
+            chunk = [self._submission(u) for u in ids[(page - 1) * per: page * per]]
+        headers = {}
+        if page * per < len(ids):
+            headers["Link"] = f'<{self.url}{path}?page={page + 1}&per_page={per}>; rel="next"'
+        return 200, chunk, headers
+
+    def _bulk(self, form: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
+        grades: dict[str, dict[str, str]] = {}
+        for key, value in form.items():
+            found = re.fullmatch(r"grade_data\[(\w+)\]\[(\w+)\]", key)
+            if found:
+                grades.setdefault(found[1], {})[found[2]] = value
+        if not grades:
+            return 400, {"error": "'grade_data' parameter required"}, {}
+        if self.bulk_refused or not self.published:
+            return 401, UNAUTHORIZED, {}
+        with self._lock:
+            pid = len(self._progress) + 1
+            self._progress[pid] = {"grades": grades, "polls": 0, "state": "queued"}
+        return 200, self._progress_json(pid), {}
+
+    def _progress_json(self, pid: int) -> dict[str, Any]:
+        p = self._progress[pid]
+        return {"id": pid, "workflow_state": p["state"], "tag": "submissions_update",
+                "completion": 100 if p["state"] == "completed" else 0, "url": f"{self.url}/api/v1/progress/{pid}"}
+
+    def _poll(self, pid: int) -> tuple[int, Any, dict[str, str]]:
+        with self._lock:
+            p = self._progress.get(pid)
+            if p is None:
+                return 404, {"errors": [{"message": "The specified resource does not exist."}]}, {}
+            p["polls"] += 1
+            if p["state"] != "completed" and p["polls"] >= self.polls_before_done:
+                self._run(p)
+            elif p["state"] == "queued":
+                p["state"] = "running"
+            return 200, self._progress_json(pid), {}
+
+    def _run(self, p: dict[str, Any]) -> None:
+        """The job of a bulk update (Submission.queue_bulk_update): it runs whether or not anyone polls."""
+        for uid, grade in p["grades"].items():
+            if uid in self.scores and uid not in self.refuse_users:  # (the job skips whom it cannot grade)
+                self._apply(uid, grade.get("posted_grade"), grade.get("text_comment"))
+        p["state"] = "completed"
+
+    def _update(self, uid: str, form: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
+        with self._lock:
+            if uid not in self.scores or uid in self.refuse_users:
+                return 404, {"errors": [{"message": "The specified resource does not exist."}]}, {}
+            self._apply(uid, form.get("submission[posted_grade]"), form.get("comment[text_comment]"))
+            return 200, self._submission(uid), {}
+
+    def _apply(self, uid: str, grade: str | None, comment: str | None) -> None:
+        if grade is not None:
+            self.scores[uid] = float(grade)
+            self.writes.append((uid, float(grade)))
+        if comment:
+            self.comments.setdefault(uid, []).append(comment)
+
+    # ------------------------------------------------------------------ what a test reads
+
+    def write_requests(self) -> list[Request]:
+        """The requests that write (bulk updates and per-student updates)."""
+        return [r for r in self.log if r.method in ("POST", "PUT")]

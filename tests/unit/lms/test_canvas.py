@@ -1,0 +1,144 @@
+"""grader.lms.canvas and grader.lms.transport against the Canvas double (tests/canvas_double.py),
+whose behaviours are read from canvas-lms's controllers (each named in its docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from grader.errors import UsageError
+from grader.lms.canvas import CanvasPlatform
+from grader.lms.platform import Cell, PlatformRefused
+from grader.lms.transport import Failed, Transport
+from tests.canvas_double import CanvasDouble
+
+TOKEN = "7~secretTOKENvalue0123456789"
+
+
+@pytest.fixture
+def double() -> Iterator[CanvasDouble]:
+    d = CanvasDouble(TOKEN, {"101": None, "102": 5.0, "103": None}).start()
+    yield d
+    d.stop()
+
+
+def platform(d: CanvasDouble, token: str = TOKEN, **kw: object) -> CanvasPlatform:
+    transport = Transport(d.url, token, sleep=lambda s: None, **kw)  # type: ignore[arg-type]
+    return CanvasPlatform(d.url, d.course, d.assignment, transport, sleep=lambda s: None)
+
+
+def test_current_reads_every_page_of_submissions(double: CanvasDouble) -> None:
+    """submissions_api_controller.rb#index paginates (Api.paginate, Link rel=next): every page is read."""
+    double.page_size = 2
+    now = platform(double).current()
+    assert {k: v.score for k, v in now.items()} == {"101": None, "102": 5.0, "103": None}
+    assert sum(1 for r in double.log if "/submissions" in r.path) == 2
+
+
+def test_bulk_update_polls_progress_and_writes_grades_and_comments(double: CanvasDouble) -> None:
+    """bulk_update answers a queued Progress; progress_controller.rb#show reports it completed."""
+    double.polls_before_done = 3
+    out = platform(double).write([Cell("101", 8.5, "Score 8.5 / 10"), Cell("103", 10.0, "")])
+    assert all(o.ok for o in out.values()) and set(out) == {"101", "103"}
+    assert double.scores == {"101": 8.5, "102": 5.0, "103": 10.0}
+    assert double.comments == {"101": ["Score 8.5 / 10"]}
+    assert [r.method for r in double.write_requests()] == ["POST"]
+    assert sum(1 for r in double.log if r.path.startswith("/api/v1/progress/")) == 3
+
+
+def test_a_refused_bulk_update_falls_back_to_one_put_per_student(double: CanvasDouble) -> None:
+    """render_unauthorized_action (401) on bulk_update: each student is written by update (PUT)."""
+    double.bulk_refused = True
+    out = platform(double).write([Cell("101", 7.0, "c"), Cell("103", 9.0, "d")])
+    assert all(o.ok for o in out.values())
+    assert [r.method for r in double.write_requests()] == ["POST", "PUT", "PUT"]
+    assert double.scores["101"] == 7.0 and double.scores["103"] == 9.0
+
+
+def test_one_student_canvas_will_not_take_fails_alone(double: CanvasDouble) -> None:
+    """update answers 404 for a user who is not a student; the others are written."""
+    double.bulk_refused = True
+    out = platform(double).write([Cell("999", 7.0, ""), Cell("101", 6.0, "")])
+    assert out["101"].ok and not out["999"].ok
+    assert "404" in out["999"].answer and "does not exist" in out["999"].answer
+
+
+def test_transient_failures_and_429_are_retried(double: CanvasDouble) -> None:
+    """503 on two requests and a 429 with Retry-After every third: every write still lands."""
+    double.fail_requests = {1, 2, 5}
+    double.rate_limit_every = 3
+    waits: list[float] = []
+    transport = Transport(double.url, TOKEN, sleep=waits.append)
+    p = CanvasPlatform(double.url, double.course, double.assignment, transport, sleep=lambda s: None)
+    out = p.write([Cell("101", 1.0, ""), Cell("102", 2.0, ""), Cell("103", 3.0, "")])
+    assert all(o.ok for o in out.values())
+    assert double.scores == {"101": 1.0, "102": 2.0, "103": 3.0}
+    assert 0.0 in waits and 0.5 in waits  # Retry-After: 0 obeyed; backoff otherwise
+
+
+def test_canvas_throttling_403_is_waited_out(double: CanvasDouble) -> None:
+    """doc/api/throttling.md: over the quota, Canvas answers 403 Forbidden (Rate Limit Exceeded)."""
+    double.rate_cap = 2
+    waits: list[float] = []
+    transport = Transport(double.url, TOKEN, sleep=lambda s: (waits.append(s), __import__("time").sleep(s)))
+    p = CanvasPlatform(double.url, double.course, double.assignment, transport, sleep=lambda s: None)
+    out = p.write([Cell("101", 4.0, ""), Cell("103", 5.0, "")])
+    assert all(o.ok for o in out.values()) and double.scores["103"] == 5.0
+    assert any(r.status == 403 for r in double.log) and waits
+
+
+def test_no_answer_at_all_is_a_failure_that_names_no_token() -> None:
+    """A port nobody listens on: every attempt fails, and the reason holds no token."""
+    transport = Transport("http://127.0.0.1:9", TOKEN, sleep=lambda s: None, attempts=2)
+    with pytest.raises(Failed) as caught:
+        transport.request("GET", "/api/v1/courses/1/assignments/2")
+    assert TOKEN not in str(caught.value) and "2 attempts" in str(caught.value)
+
+
+def test_a_wrong_token_is_refused_naming_what_to_do(double: CanvasDouble) -> None:
+    """application_controller.rb: an invalid token is 401 'Invalid access token.'"""
+    with pytest.raises(PlatformRefused) as caught:
+        platform(double, token="wrong").check(public=False)
+    assert "Invalid access token" in str(caught.value) and "New Access Token" in str(caught.value)
+
+
+def test_before_publication_only_an_assignment_posted_manually_is_written(double: CanvasDouble) -> None:
+    """lib/api/v1/assignment.rb's post_manually: false while the results are not public is refused."""
+    platform(double).check(public=False)
+    double.post_manually = False
+    with pytest.raises(PlatformRefused) as caught:
+        platform(double).check(public=False)
+    assert "posts grades automatically" in str(caught.value)
+    platform(double).check(public=True)  # once published, students may see them
+
+
+def test_an_unpublished_assignment_is_refused(double: CanvasDouble) -> None:
+    """bulk_update refuses unpublished assignments (@assignments.all?(&:published?))."""
+    double.published = False
+    with pytest.raises(PlatformRefused) as caught:
+        platform(double).check(public=True)
+    assert "not published" in str(caught.value)
+
+
+def test_a_next_page_on_another_host_is_not_followed(double: CanvasDouble) -> None:
+    """The token goes to the Canvas given with --url only: a Link elsewhere ends the listing."""
+    p = platform(double)
+    double.page_size = 1
+    real = double.url
+    p.url = "http://127.0.0.1:1"  # (the Link now names a host that is not the platform's)
+    assert list(p.current()) == ["101"]
+    assert all(not r.path.startswith("http") for r in double.log)
+    assert real.startswith("http://127.0.0.1:")
+
+
+@pytest.mark.parametrize("url", ["http://canvas.example.edu", "canvas.example.edu", "ftp://x", "https://"])
+def test_the_token_is_never_sent_in_clear_or_nowhere(url: str) -> None:
+    with pytest.raises(UsageError, match="https://"):
+        Transport(url, TOKEN)
+    assert Transport("https://canvas.example.edu", TOKEN) and Transport("http://localhost:8080", TOKEN)
+
+
+def test_the_token_is_scrubbed_from_any_text() -> None:
+    transport = Transport("http://127.0.0.1:9", TOKEN)
+    assert transport.scrub(f"Bearer {TOKEN} failed") == "Bearer *** failed"

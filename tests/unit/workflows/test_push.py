@@ -1,0 +1,186 @@
+"""grader.workflows.push: the plan of a push (one state per student), the token and ids files,
+what the ledger says was pushed last, and convergence under faults against the Canvas double."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from grader.errors import UsageError
+from grader.lms.canvas import CanvasPlatform
+from grader.lms.platform import Cell, Current
+from grader.lms.transport import Transport
+from grader.outputs.gradebook import GradebookRow
+from grader.report.ledger import Entry
+from grader.workflows.push import comment_hash, last_pushed, plan, read_ids, read_token
+from tests.canvas_double import CanvasDouble
+
+TOKEN = "7~anotherSECRETtoken9876543210"
+
+
+def row(sid: str, score: float | None, *, lms: str = "canvas", flagged: bool = False, name: str = "") -> GradebookRow:
+    return GradebookRow(f"sub-{sid}", sid, name=name, lms=lms, flagged=flagged,
+                        cells={} if score is None else {"score": score})
+
+
+def states(lines: list) -> dict[str, str]:  # type: ignore[type-arg]
+    return {line.submission: line.state for line in lines}
+
+
+def test_each_student_gets_one_state_with_a_reason_where_skipped() -> None:
+    rows = [row("1", 8.0), row("2", 7.0), row("3", None), row("4", 6.0, lms=""), row("5", 5.0), row("5", 4.0),
+            row("6", 3.0), row("7", 9.0, flagged=True)]
+    current = {"1": Current(None), "2": Current(7.0), "5": Current(None)}
+    lines = plan(rows, current, {}, lms="canvas", ids={}, overwrite=False, lang="en")
+    assert [line.state for line in lines] == ["send", "unchanged", "skipped", "skipped", "skipped", "skipped",
+                                             "skipped", "skipped"]
+    reasons = [line.reason for line in lines]
+    assert "no grade" in reasons[2] and "no canvas user id" in reasons[3]
+    assert "2 rows claim LMS id 5" in reasons[4] == reasons[5] or "2 rows claim LMS id 5" in reasons[5]
+    assert "not a student of this assignment" in reasons[6]
+    assert "no grade" in reasons[7]
+
+
+def test_a_plain_folder_is_mapped_by_the_ids_file_only() -> None:
+    rows = [row("alice", 8.0, lms=""), row("bob", 6.0, lms="")]
+    lines = plan(rows, {"11": Current(None)}, {}, lms="canvas", ids={"alice": "11"}, overwrite=False, lang="en")
+    assert [(line.key, line.state) for line in lines] == [("11", "send"), ("", "skipped")]
+
+
+def test_an_lms_side_edit_is_kept_unless_overwritten() -> None:
+    rows = [row("1", 8.0), row("2", 8.0), row("3", 8.0)]
+    current = {"1": Current(9.5), "2": Current(None), "3": Current(4.0)}
+    last = {"1": {"score": 6.0, "comment": ""}, "2": {"score": 6.0, "comment": ""}}
+    lines = plan(rows, current, last, lms="canvas", ids={}, overwrite=False, lang="en")
+    assert [line.state for line in lines] == ["skipped", "skipped", "skipped"]
+    assert "holds 9.5, the last push wrote 6" in lines[0].reason
+    assert "holds —, the last push wrote 6" in lines[1].reason
+    assert "holds 4, which no push wrote" in lines[2].reason
+    again = plan(rows, current, last, lms="canvas", ids={}, overwrite=True, lang="en")
+    assert [line.state for line in again] == ["send", "send", "send"]
+
+
+def test_what_the_last_push_wrote_is_sent_again_only_when_it_changed() -> None:
+    rows = [row("1", 8.0), row("2", 5.0)]
+    current = {"1": Current(6.0), "2": Current(5.0)}
+    last = {"1": {"score": 6.0, "comment": comment_hash("")}, "2": {"score": 5.0, "comment": comment_hash("old")}}
+    lines = plan(rows, current, last, lms="canvas", ids={}, overwrite=False, lang="en")
+    assert states(lines) == {"sub-1": "send", "sub-2": "send"}  # 2: the same score, a new comment
+    last["2"]["comment"] = comment_hash("")
+    assert states(plan(rows, current, last, lms="canvas", ids={}, overwrite=False, lang="en"))["sub-2"] == "unchanged"
+
+
+def test_reasons_are_said_in_japanese_too() -> None:
+    lines = plan([row("4", 6.0, lms="")], {}, {}, lms="canvas", ids={}, overwrite=False, lang="ja")
+    assert "ユーザー ID がありません" in lines[0].reason
+
+
+def test_last_pushed_reads_only_pushes_to_the_same_assignment() -> None:
+    target = {"platform": "canvas", "url": "u", "course": "7", "assignment": "42"}
+    entries = [
+        Entry(1, "adjust", "alice", points=1.0),
+        Entry(2, "push", "", push={**target, "students": {"11": {"state": "sent", "score": 8.0, "comment": "a"}}}),
+        Entry(3, "push", "", push={**target, "assignment": "43",
+                                   "students": {"11": {"state": "sent", "score": 1.0, "comment": "x"}}}),
+        Entry(4, "push", "", push={**target, "students": {"11": {"state": "failed", "score": 9.0, "comment": "b"},
+                                                          "12": {"state": "unchanged", "score": 3.0, "comment": "c"}}}),
+    ]
+    assert last_pushed(entries, target) == {"11": {"score": 8.0, "comment": "a"}, "12": {"score": 3.0, "comment": "c"}}
+
+
+def test_the_token_file_must_be_the_owners_alone(tmp_path: Path) -> None:
+    path = tmp_path / "canvas.token"
+    path.write_text(TOKEN + "\n")
+    os.chmod(path, 0o644)
+    with pytest.raises(UsageError) as caught:
+        read_token({}, "CANVAS_TOKEN", path)
+    assert "chmod 600" in str(caught.value) and "canvas.token" in str(caught.value) and TOKEN not in str(caught.value)
+    os.chmod(path, 0o600)
+    assert read_token({}, "CANVAS_TOKEN", path) == TOKEN
+    assert read_token({"CANVAS_TOKEN": " t "}, "CANVAS_TOKEN", None) == "t"
+    with pytest.raises(UsageError, match="CANVAS_TOKEN"):
+        read_token({}, "CANVAS_TOKEN", None)
+
+
+def test_the_ids_file_refuses_a_student_twice(tmp_path: Path) -> None:
+    path = tmp_path / "ids.csv"
+    path.write_text("student,lms_id\nalice,11\nbob,12\n", encoding="utf-8")
+    assert read_ids(path) == {"alice": "11", "bob": "12"}
+    path.write_text("student,lms_id\nalice,11\nalice,12\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="alice is listed twice"):
+        read_ids(path)
+
+
+class Killed(BaseException):
+    """The push cut off at one request, as a kill would."""
+
+
+class Dying(Transport):
+    """A transport whose process dies as its ``at``-th request is about to be sent."""
+
+    def __init__(self, *args: object, at: int = 0, **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self.at, self.n = at, 0
+
+    def request(self, *args: object, **kw: object) -> object:  # type: ignore[override]
+        self.n += 1
+        if self.n == self.at:
+            raise Killed
+        return super().request(*args, **kw)  # type: ignore[arg-type]
+
+
+def test_a_push_under_faults_and_killed_midway_converges_when_run_again() -> None:
+    """300 students; ~5 % of requests 503, a 429 every 50th, the first run killed at a random
+    request; running it again until nothing is left reaches every expected value, writes no
+    student twice, and writes no one who is not in the class."""
+    rng = random.Random(48)
+    n = 300
+    expected = {str(1000 + i): float(rng.randint(0, 100)) for i in range(n)}
+    double = CanvasDouble(TOKEN, {k: None for k in expected}, rate_limit_every=50, polls_before_done=2,
+                          fail_requests={i for i in range(1, 2000) if rng.random() < 0.05}).start()
+    kill_at = rng.randint(5, 8)  # after the first bulk update, before or while it is polled
+
+    rows = [row(k, v) for k, v in expected.items()]
+    runs, killed = 0, 0
+    try:
+        while True:
+            transport = Dying(double.url, TOKEN, sleep=lambda s: None, at=kill_at if runs == 0 else 0)
+            platform = CanvasPlatform(double.url, double.course, double.assignment, transport, sleep=lambda s: None)
+            runs += 1
+            try:
+                lines = plan(rows, platform.current(), {}, lms="canvas", ids={}, overwrite=False, lang="en")
+                to_send = [line for line in lines if line.state == "send"]
+                if not to_send:
+                    break
+                out = platform.write([Cell(line.key, float(line.new or 0), "") for line in to_send])
+                assert all(o.ok for o in out.values())
+            except Killed:
+                killed += 1
+            finally:
+                transport.close()
+            assert runs < 5
+    finally:
+        double.stop()
+    assert killed == 1 and runs >= 3  # killed, run again, then nothing left to send
+    assert double.scores == expected
+    written = [uid for uid, _ in double.writes]
+    assert set(written) <= set(expected)
+    assert len(written) == len(set(written)) == n  # no student written twice
+    assert all(double.scores[uid] == score for uid, score in double.writes)
+
+
+def test_an_anonymous_batch_is_mapped_back_through_identities_at_push_time(tmp_path: Path) -> None:
+    from grader.ingest.anonymous import FILE
+    from grader.outputs.lms_gradebooks import with_lms_ids
+
+    (tmp_path / FILE).write_text("anonymous_id,student_id,name,lms,entry\r\n"
+                                 "anon-aaaaaa,12345,Tanaka Hanako,canvas,tanakahanako_12345_1_a.py\r\n",
+                                 encoding="utf-8")
+    rows = with_lms_ids(tmp_path, [row("anon-aaaaaa", 7.0), row("anon-bbbbbb", 6.0)])
+    lines = plan(rows, {"12345": Current(None)}, {}, lms="canvas", ids={}, overwrite=False, lang="en")
+    assert [(line.who, line.key, line.state) for line in lines] == [("anon-aaaaaa", "12345", "send"),
+                                                                   ("anon-bbbbbb", "", "skipped")]
+    assert all("Tanaka" not in line.who + line.reason for line in lines)
