@@ -32,7 +32,10 @@ none.
 many submissions have that fingerprint or feature: a student who shares none of a pair's code
 and behaviour changes nothing about the pair, so no flag appears or disappears because an
 unrelated student joined (one who writes the same lines does lower their weight: that is what
-the weight says). Flagged pairs joined by a submission form a group (a ring). The pairs below
+the weight says). A pair the folder's ``similarity.csv`` already flags stays flagged while its
+scores stay within ``HOLD`` of the flag (``held``, and its evidence says so): students who join
+later and write the same lines move the weights a little, and a flag the instructor has seen
+does not vanish for that. Flagged pairs joined by a submission form a group (a ring). The pairs below
 the flag are there too (``grader similarity OUT --top N``, ``--threshold X``, ``--pair A B``).
 Nothing here says anyone copied: the page says which pairs to look at first.
 """
@@ -49,7 +52,7 @@ import keyword
 import math
 import tokenize
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -65,8 +68,8 @@ if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
 __all__ = [
-    "BEHAVIOUR_FLAG", "CODE_FLAG", "CODE_WITH_BEHAVIOUR", "SIMILARITY_FILE", "Coded", "Pair", "Similarity",
-    "behaviour_features", "code_of", "compare", "named", "write_similarity",
+    "BEHAVIOUR_FLAG", "CODE_FLAG", "CODE_WITH_BEHAVIOUR", "HOLD", "SIMILARITY_FILE", "Coded", "Pair", "Similarity",
+    "behaviour_features", "code_of", "compare", "flagged_in", "named", "shown", "write_similarity",
 ]
 
 #: Tokens per fingerprint and the winnowing window.
@@ -78,6 +81,8 @@ K, WINDOW = 10, 3
 COMMON = 20
 #: Flag thresholds (documented in the README).
 CODE_FLAG, CODE_WITH_BEHAVIOUR, BEHAVIOUR_FLAG = 0.6, 0.45, 0.3
+#: how far below the flag a pair flagged before may fall and stay flagged (held)
+HOLD = 0.05
 #: Output file names in the batch folder.
 SIMILARITY_FILE = "similarity.csv"
 #: Regions shown side by side per pair on the page.
@@ -294,6 +299,8 @@ class Pair:
     #: chunk label -> lines of a / of b that matching fingerprints cover
     lines_a: dict[str, set[int]] = field(default_factory=dict)
     lines_b: dict[str, set[int]] = field(default_factory=dict)
+    #: flagged before (the folder's similarity.csv) and now below the flag by less than HOLD
+    held: bool = False
 
     @property
     def rank(self) -> float:
@@ -303,6 +310,8 @@ class Pair:
         """Plain words for the csv: which functions match, which behaviour is shared."""
         funcs = _matched_functions(coded.get(self.a), self.lines_a)
         bits = [f"code: {', '.join(funcs) or '-'}"]
+        if self.held:
+            bits.insert(0, f"held: flagged before, now within {HOLD} below the flag")
         if self.shared_behaviour:
             bits.append("behaviour: " + "; ".join(self.shared_behaviour[:3]))
         return sinks.cap(" | ".join(bits), 2000)
@@ -352,7 +361,7 @@ class Similarity:
             return flagged
         both = _shared_features(self.features.get(a, set()), self.features.get(b, set()), self.feature_counts)
         weight = sum(weight_of_count(self.feature_counts.get(f, 0)) for f in both)
-        return Pair(a, b, round(self.codes.get((a, b), 0.0), 3), round(behaviour_score(weight), 3),
+        return Pair(a, b, shown(self.codes.get((a, b), 0.0), CODE_FLAG), shown(behaviour_score(weight), BEHAVIOUR_FLAG),
                     shared_behaviour=both[:10])
 
     def nearest(self, *, top: int | None = None, threshold: float | None = None) -> list[Pair]:
@@ -398,10 +407,12 @@ def _shared_features(x: set[str], y: set[str], counts: dict[str, int]) -> list[s
 
 def compare(coded: Sequence[Coded], reports: dict[str, GradeReport], base: Iterable[Coded] = (),
             old: Sequence[Coded] = (), old_reports: dict[str, GradeReport] | None = None,
-            background: Sequence[Coded] = ()) -> Similarity:
+            background: Sequence[Coded] = (), flagged_before: Collection[frozenset[str]] = ()) -> Similarity:
     """Every pair of ``coded`` (and each of them against ``old``, a previous term's); flagged pairs,
     and every pair's code score. ``background`` is the course's correct styles: they count in how
-    many submissions have a fingerprint (what honest students write alike), never as a pair."""
+    many submissions have a fingerprint (what honest students write alike), never as a pair.
+    ``flagged_before``: the pairs flagged by the last comparison of the same folder (held while
+    within ``HOLD`` of the flag)."""
     everyone = list(coded) + list(old)
     current = {c.name for c in coded}
     base_prints = set().union(*(b.prints for b in base)) if base else set()
@@ -442,12 +453,17 @@ def compare(coded: Sequence[Coded], reports: dict[str, GradeReport], base: Itera
         denom = math.sqrt(totals[x] * totals[y]) or 1.0
         code = min(1.0, s / denom)
         codes[(x, y)] = code
-        if code < CODE_WITH_BEHAVIOUR:
+        slack = HOLD if frozenset((x, y)) in flagged_before else 0.0
+        if code < CODE_WITH_BEHAVIOUR - slack:
             continue
         both = _shared_features(feats.get(x, set()), feats.get(y, set()), counts)
         behaviour = behaviour_score(sum(weight_of_count(counts[f]) for f in both))
-        if code >= CODE_FLAG or behaviour >= BEHAVIOUR_FLAG:
-            pair = Pair(x, y, round(code, 3), round(behaviour, 3), shared_behaviour=both[:10])
+        flag = code >= CODE_FLAG or (code >= CODE_WITH_BEHAVIOUR and behaviour >= BEHAVIOUR_FLAG)
+        held = bool(slack) and (code >= CODE_FLAG - slack
+                                or (code >= CODE_WITH_BEHAVIOUR - slack and behaviour >= BEHAVIOUR_FLAG - slack))
+        if flag or held:
+            pair = Pair(x, y, shown(code, CODE_FLAG), shown(behaviour, BEHAVIOUR_FLAG), shared_behaviour=both[:10],
+                        held=not flag)
             _mark_lines(pair, by_name[x], by_name[y], weight_of)
             pairs.append(pair)
     pairs.sort(key=lambda p: (-p.rank, p.a, p.b))
@@ -486,6 +502,24 @@ def _number_groups(pairs: list[Pair]) -> None:
 
 
 # --------------------------------------------------------------------------- output
+
+
+def shown(score: float, flag: float) -> float:
+    """``score`` to three decimals as the csv, the page and the terminal show it, never rounded up
+    to the flag it is below (0.5996 is 0.599 against a flag of 0.6, not 0.6)."""
+    out = round(score, 3)
+    return math.floor(score * 1000) / 1000 if score < flag <= out else out
+
+
+def flagged_in(outdir: str | Path) -> set[frozenset[str]]:
+    """The pairs ``OUTDIR/similarity.csv`` flags (none when there is no such file, or it cannot
+    be read)."""
+    try:
+        text = (Path(outdir) / SIMILARITY_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set()
+    return {frozenset((r.get("submission_a") or "", r.get("submission_b") or ""))
+            for r in csv.DictReader(io.StringIO(text))}
 
 
 def write_similarity(result: Similarity, outdir: str | Path) -> Path:
@@ -717,7 +751,8 @@ def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
             key = f"{label}/{name}"
             if key in old_reports:
                 old.append(code_of(key, sub, api, key))
-    result = compare(coded, reps, base_code(rubric, api), old, old_reports, background_code(rubric, api))
+    result = compare(coded, reps, base_code(rubric, api), old, old_reports, background_code(rubric, api),
+                     flagged_before=flagged_in(out))
     result.against = against or ""
     write_similarity(result, out)
     return result

@@ -8,7 +8,8 @@ It writes, next to the existing chapters (the course's top folders stay the same
 ``solutions/NAME/``                        the reference
 ``suites/NAME/public/``, ``hidden/``       one public and one hidden test
 ``suites/NAME/plugin/``                    ``hooks.py`` (one recogniser) and an empty catalogue
-``suites/NAME/mutants/not-implemented/``   the one mutant the framework's own id needs
+``suites/NAME/mutants/``                   the mutants the framework's own ids need
+                                           (``not-implemented``, ``float32-precision``)
 =========================================  =================================================
 
 The example function (``double``) is there to be replaced: rename the part, write the stub,
@@ -188,6 +189,20 @@ def double(x):
 '''
 
 
+_MUTANT_FLOAT32 = '''\
+# mistake: float32-precision
+# file: part1.py
+# mutant: double computes in float32 and casts back to the input's dtype: right for float32
+# input, only float32-precise for float64 (the hidden test's)
+
+import torch
+
+
+def double(x):
+    return (2 * x.to(torch.float32)).to(x.dtype)
+'''
+
+
 #: The longest assignment name: it names folders and files, far under any file system's limit.
 NAME_MAX = 64
 
@@ -216,6 +231,7 @@ def scaffold(root: Path, name: str) -> list[Path]:
         f"suites/{name}/plugin/hooks.py": _HOOKS,
         f"suites/{name}/plugin/mistakes.yaml": _CATALOGUE,
         f"suites/{name}/mutants/not-implemented/stub.py": _MUTANT,
+        f"suites/{name}/mutants/float32-precision/in-float32.py": _MUTANT_FLOAT32,
     }
     taken = [rel for rel in files if (root / rel).exists()] + [
         f"{top}/{name}/" for top in ("exercises", "solutions", "suites") if (root / top / name).exists()

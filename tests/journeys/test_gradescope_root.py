@@ -172,7 +172,7 @@ def _planted(root: Path) -> list[Path]:
 @pytest.fixture(scope="module")
 def autograder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    built = CliRunner().invoke(main, ["gradescope", str(out), "--rubric", str(RUBRIC)])
+    built = CliRunner().invoke(main, ["gradescope", str(out), "--rubric", str(RUBRIC), "--lang", "en"])
     assert built.exit_code == 0, built.output
     assert "nobody" in built.output and "extra_data.sandbox" in built.output  # the level and how to check
     assert "refused" in built.output  # and that a Python nobody cannot read means no grading

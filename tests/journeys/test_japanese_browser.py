@@ -136,10 +136,12 @@ def test_the_japanese_report_and_summary_hold_no_english_sentence(tmp_path: Path
     assert summary_dom.count("data:image/png;base64,") == 3
     assert _english_sentences(report_dom) == []
     assert _english_sentences(summary_dom) == []
-    # the gradebook page: ken's row marked, 124 automatic, -2 by hand, 122 final, with who and why
-    assert '<tr class="adjusted"><td>ken</td>' in gradebook_dom
-    ken = gradebook_dom.split('<tr class="adjusted"><td>ken</td>', 1)[1].split("</tr>", 1)[0]
-    assert '<td class="num">122</td><td class="num">124</td><td class="num">-2</td>' in ken
+    # the gradebook page: ken's row marked and linked to his report; 124 automatic, no late
+    # penalty, -2 by hand, 122 final (left to right as they add up), with who and why
+    row = re.search(r'<tr class="adjusted"><td><a href="reports/ken\.[a-z]+">ken</a></td>(.*?)</tr>', gradebook_dom)
+    assert row, gradebook_dom
+    ken = row.group(1)
+    assert '<td class="num">124</td><td class="num"></td><td class="num">-2</td><td class="num">122</td>' in ken
     assert "参考文献の記載漏れ" in ken and "TA 佐藤" in ken and "-2 点（合計）" in ken
     assert "手作業で調整した行 1" in gradebook_dom and "成績表" in gradebook_dom
     assert _english_sentences(gradebook_dom) == []

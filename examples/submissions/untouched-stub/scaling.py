@@ -14,6 +14,17 @@ numpy でも構いません。torch.Tensor, numpy.ndarray, Python の数値の�
 
 Replace each ``raise NotImplementedError`` with your own code. Use torch or numpy as you
 like; returning a torch.Tensor, a numpy.ndarray or a plain Python number is fine.
+
+float とだけ書かれた戻り値 (scaling_factor, variance_table の sqrt_d_k) は、期待値との相対誤差
+1e-6 以内なら正解です。float32 で計算した値 (torch.sqrt(torch.tensor(128.0)) など、有効数字
+約 7 桁) でも構いません。テンソルは入力の dtype の精度で比べます。float64 の入力には float64 の
+精度が必要なので、入力と同じ dtype で計算してください。
+
+A returned number the contract types only as float (scaling_factor, variance_table's
+sqrt_d_k) is right within a relative 1e-6 of the expected value, so computing it in float32
+(torch.sqrt(torch.tensor(128.0)), about 7 significant digits) is fine. Tensors are compared at
+the precision of their input's dtype: float64 inputs need float64 precision, so compute in the
+input's dtype.
 """
 
 import math
@@ -63,8 +74,8 @@ def scaling_factor(d_model: int, n_heads: int) -> float:
         n_heads: ヘッド数 / number of heads.
 
     Returns:
-        sqrt(d_k) (float)。GPT-2 small: sqrt(64) = 8.0;
-        d_model 4096, 32 heads: sqrt(128) = 11.3137...
+        sqrt(d_k) (float。相対誤差 1e-6 以内なら正解 / right within a relative 1e-6)。
+        GPT-2 small: sqrt(64) = 8.0; d_model 4096, 32 heads: sqrt(128) = 11.3137...
 
     Raises:
         ValueError: head_dim と同じ条件 / in the same cases as head_dim.

@@ -80,7 +80,8 @@ def variance_table(dims: list[int], n_samples: int = 10000, seed: int = 0) -> li
     Returns:
         各行は辞書 / each row is a dict
         {"d_k": int, "variance": 内積の分散 / variance of q.k,
-         "std": その平方根 / its square root, "sqrt_d_k": sqrt(d_k),
+         "std": その平方根 / its square root,
+         "sqrt_d_k": sqrt(d_k) (相対誤差 1e-6 以内 / within a relative 1e-6),
          "scaled_variance": sqrt(d_k) で割った後の分散 / variance after dividing by sqrt(d_k)}
 
     Example::

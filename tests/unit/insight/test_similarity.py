@@ -400,3 +400,28 @@ def test_against_a_previous_term_flags_a_copy_of_last_years_work_and_never_two_o
     pairs = {frozenset((p.a, p.b)) for p in result.pairs}
     assert pairs == {frozenset(("now", "2025/a")), frozenset(("now", "2025/b"))}
     assert result.compared == len(others) + 1
+
+
+def test_a_flag_seen_before_is_held_while_within_hold_of_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pair the folder flagged before stays flagged (held, and its evidence says so) while its
+    score is less than HOLD below the flag; a pair never flagged is not; further below, neither."""
+    a = _coded(_folder(tmp_path, "a", ORIGINAL), "a")
+    b = _coded(_folder(tmp_path, "b", DISGUISED), "b")
+    others = _independent(tmp_path)
+    reports = {c.name: _report(c.name) for c in [a, b, *others]}
+    monkeypatch.setattr(similarity, "CODE_FLAG", 1.0 + similarity.HOLD / 2)  # their 1.0 is now just below it
+    fresh = similarity.compare([a, b, *others], reports, background=others)
+    assert not [p for p in fresh.pairs if {p.a, p.b} == {"a", "b"}]
+    seen = similarity.compare([a, b, *others], reports, background=others, flagged_before={frozenset(("a", "b"))})
+    [held] = [p for p in seen.pairs if {p.a, p.b} == {"a", "b"}]
+    assert held.held and held.code_score == 1.0 and held.group > 0
+    assert held.evidence(seen.coded).startswith(f"held: flagged before, now within {similarity.HOLD} below the flag")
+    monkeypatch.setattr(similarity, "CODE_FLAG", 1.0 + 2 * similarity.HOLD)
+    gone = similarity.compare([a, b, *others], reports, background=others, flagged_before={frozenset(("a", "b"))})
+    assert not [p for p in gone.pairs if {p.a, p.b} == {"a", "b"}]
+
+
+def test_a_score_below_the_flag_is_never_shown_rounded_up_to_it() -> None:
+    assert similarity.shown(0.5996, 0.6) == 0.599
+    assert similarity.shown(0.6004, 0.6) == 0.6 and similarity.shown(0.12345, 0.6) == 0.123
+    assert similarity.shown(0.2996, 0.3) == 0.299
