@@ -17,9 +17,21 @@ Each line is one JSON object, one event:
 ==========  =======================================================================================
 
 :class:`LedgerLine` names a line's fields as a plain dict, as :func:`append` takes them and
-:meth:`Entry.line` writes them. ``OUTDIR/ledger.head`` holds the last line's number and hash, so a deleted last line is found
-too. :func:`read` checks the whole chain and raises :class:`LedgerError` naming the first line
-that does not hold; every command that reads the ledger goes through it. Every view (report,
+:meth:`Entry.line` writes them. ``OUTDIR/ledger.head`` holds the last line's number and hash and
+the line itself; it is written before the line is appended, so it never lags the chain: a line
+it does not hold is refused, and an append cut short is finished from it (and said).
+:func:`read` checks the whole chain and raises :class:`LedgerError` naming the first line that
+does not hold, or cannot be read (not UTF-8, not an entry, cut short); every command that reads
+the ledger goes through it.
+
+The chain has no key: it finds any change, reordering, insertion or deletion of lines made
+without writing every later line and the head again, and nothing more (whoever can write
+``OUTDIR`` can do that); ``grader ledger --verify`` says so, and the README.
+
+Every append, and every writer of reports and gradebooks from the ledger (batch, ``--resume``,
+regrade, adjust, publish), holds the folder's lock (:func:`locked`, ``OUTDIR/ledger.lock``) and
+reads the ledger under it when it writes: two commands at once take turns, and an adjustment
+made while another command runs is in what that command writes. Every view (report,
 gradebooks, export) is computed from the automatic report plus the ledger by :func:`apply`,
 which first takes off what an earlier run applied: applying twice changes nothing.
 
