@@ -142,6 +142,22 @@ _held: dict[str, tuple[int, int]] = {}
 _guard = threading.RLock()
 
 
+def _forget_locks() -> None:
+    """In a child just forked: its copies of the lock files' descriptors closed, so that the
+    folder's lock ends with the process that took it, never kept by a worker it started."""
+    for _, fd in _held.values():
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    _held.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_locks)
+
+
 def _note(text: str) -> None:
     """A line on the terminal (standard error) in the language of ``GRADER_LANG`` (else English)."""
     from grader.i18n.messages import translate

@@ -21,7 +21,7 @@ from tests.helpers import ROOT, RUBRIC, read_gradebook, read_report
 STUDENTS = ("broken-softmax", "divide-by-dk", "softmax-overflow", "sqrt-d-model")
 ROUNDS, AT_ONCE = 50, 8
 #: the test graded again: it moves no score (the batch's seed, the same suite)
-TEST = "public/test_scaling.py::test_head_dim"
+TEST = "public/test_scaling.py::test_head_dim[[]*"
 
 
 def _adjust(out: Path, student: str, points: float, reason: str) -> subprocess.Popen[str]:
@@ -65,7 +65,7 @@ def test_eight_adjusts_at_once_fifty_times_and_during_a_regrade_lose_nothing(gra
         given[s] += p
     _, err = regrade.communicate(timeout=900)
     assert regrade.returncode == 0, err
-    assert "8 submissions graded again; 0 changed" in err, err  # no score moved by the test, none blamed on it
+    assert "8 graded again, 0 changed" in err, err  # no score moved by the test, none blamed on it
     record = next((out / "regrades").glob("*.csv")).read_text(encoding="utf-8-sig")
     assert list(csv.DictReader(io.StringIO(record))) == [], record
     assert ledger.verify(out) == AT_ONCE
@@ -89,3 +89,25 @@ def test_eight_adjusts_at_once_fifty_times_and_during_a_regrade_lose_nothing(gra
         assert abs(float(row["score"]) - float(report["score"])) < 1e-9, s
         assert abs(float(row["adjustment"]) - given[s]) < 1e-9, s
         assert all(e.reason in row["adjustment_reasons"] for e in mine), s
+
+
+def test_resume_never_takes_a_hidden_copy_that_disagrees_with_its_report(graded_class, tmp_path):
+    """The JSON copy of a report under OUT/.cache edited (its hash of the yaml left as it was): the
+    --resume reads the report itself, names the student, removes the copy, and every output keeps
+    the report's score."""
+    import json
+
+    out = graded_class.copy(tmp_path / "out")
+    copy = out / ".cache" / "reports" / "divide-by-dk.json"
+    kept = json.loads(copy.read_text(encoding="utf-8"))
+    score = kept["report"]["score"]
+    kept["report"]["score"] = 124.0
+    copy.write_text(json.dumps(kept), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "grader", "batch", str(graded_class.source), "--out", str(out),
+                           *graded_class.args, "--resume"], cwd=ROOT, capture_output=True, text=True, timeout=900,
+                          check=False)
+    assert done.returncode in (0, 1), done.stderr
+    assert "divide-by-dk: the hidden copy of its report" in done.stderr, done.stderr
+    assert "the copy was removed and the report itself used" in done.stderr
+    assert float(read_gradebook(out, by="submission")["divide-by-dk"]["score"]) == score
+    assert read_report(out, "divide-by-dk")["score"] == score

@@ -512,3 +512,32 @@ def test_points_as_a_japanese_keyboard_types_them():
     japanese = _usage_in_japanese(bad.value)
     assert "'1,5' は数ではありません。小数点はピリオドで書いてください: 1.5" in japanese
     assert "is not" not in japanese
+
+
+def test_a_process_forked_while_the_lock_is_held_does_not_keep_it(tmp_path):
+    """A worker forked while the folder's lock is held (a batch starting a process mid-write)
+    gets no share of it: once its parent lets go, another command takes it at once."""
+    import fcntl
+    import multiprocessing
+    import os
+
+    ctx = multiprocessing.get_context("fork")
+    ready, stop = ctx.Event(), ctx.Event()
+
+    def worker():
+        ready.set()
+        stop.wait(60)
+
+    with ledger.locked(tmp_path):
+        child = ctx.Process(target=worker)
+        child.start()
+        assert ready.wait(60)
+    try:
+        fd = os.open(tmp_path / "ledger.lock", os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # (BlockingIOError if the child kept it)
+        finally:
+            os.close(fd)
+    finally:
+        stop.set()
+        child.join(60)
