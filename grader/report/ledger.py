@@ -231,7 +231,8 @@ def _acquire(outdir: Path) -> int:
         except OSError:  # (a file system without locks)
             os.close(fd)
             return -1
-    command = " ".join(["grader", *sys.argv[1:]])[:300].replace("\n", " ")
+    # the command's name only: its arguments may name a student (a blind batch's folder keeps no name)
+    command = " ".join(["grader", *sys.argv[1:2]])[:100].replace("\n", " ")
     since = datetime.now(timezone.utc).isoformat(timespec="seconds")
     try:
         os.ftruncate(fd, 0)

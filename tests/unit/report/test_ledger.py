@@ -386,7 +386,7 @@ def test_the_commands_write_list_verify_and_refuse_a_broken_chain(tmp_path, rubr
     n, digest = ledger.head(out)
     assert verified.returncode == 0 and "ledger verified: 2 entries, chain intact" in verified.stderr
     assert "the chain has no key, so whoever can write this folder can still do that" in verified.stderr
-    assert f"compare ledger.head ({n} {digest}) with a copy kept elsewhere" in verified.stderr
+    assert f"compare ledger.head's first line ({n} {digest}) with a copy kept elsewhere" in verified.stderr
     # one line of ten tab-separated fields per entry, a reason typed over two lines included
     rows = [line.split("\t") for line in listed.stdout.splitlines()]
     assert [len(row) for row in rows] == [10, 10]
