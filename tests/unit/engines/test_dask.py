@@ -244,3 +244,25 @@ def test_batch_refuses_a_plain_remote_cluster_before_any_work_and_warns_when_all
         run_batch(str(EXAMPLES), str(out), rubric, cluster="tcp://10.0.0.5:8786", allow_plain_cluster=True,
                   console=console)
     assert "reached over plain tcp:// without TLS (--allow-plain-cluster)" in console.export_text()
+
+
+def test_the_batch_command_takes_allow_plain_cluster_to_run_batch(tmp_path, monkeypatch):
+    """``grader batch --allow-plain-cluster`` reaches the batch as ``allow_plain_cluster``."""
+    from click.testing import CliRunner
+
+    import grader.workflows.batch as batch
+    from grader.cli import main
+
+    seen = {}
+
+    def fake(source, out, rubric, **kwargs):
+        seen.update(kwargs)
+        raise UsageError("stop here")
+
+    monkeypatch.setattr(batch, "run_batch", fake)
+    for flag, allowed in ((["--allow-plain-cluster"], True), ([], False)):
+        seen.clear()
+        result = CliRunner().invoke(main, ["batch", str(EXAMPLES), "--out", str(tmp_path / "out"), "--rubric",
+                                           str(RUBRIC), "--cluster", "tcp://10.0.0.5:8786", *flag])
+        assert result.exit_code == 2, result.output
+        assert seen["allow_plain_cluster"] is allowed
