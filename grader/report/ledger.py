@@ -219,18 +219,22 @@ def _acquire(outdir: Path) -> int:
     except OSError:
         return -1
     started, told = time.monotonic(), False
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except BlockingIOError:
-            if not told and time.monotonic() - started >= NOTICE_AFTER:
-                told = True
-                _note(said("ledger_lock_waiting", path=outdir / LOCK, holder=_holder(fd)))
-            time.sleep(0.05)
-        except OSError:  # (a file system without locks)
-            os.close(fd)
-            return -1
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not told and time.monotonic() - started >= NOTICE_AFTER:
+                    told = True
+                    _note(said("ledger_lock_waiting", path=outdir / LOCK, holder=_holder(fd)))
+                time.sleep(0.05)
+    except OSError:  # (a file system without locks)
+        os.close(fd)
+        return -1
+    except BaseException:  # (Ctrl-C while waiting)
+        os.close(fd)
+        raise
     # the command's name only: its arguments may name a student (a blind batch's folder keeps no name)
     command = " ".join(["grader", *sys.argv[1:2]])[:100].replace("\n", " ")
     since = datetime.now(timezone.utc).isoformat(timespec="seconds")
