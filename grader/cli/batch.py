@@ -99,6 +99,9 @@ def _submitted_times(rubric: Rubric, submitted_file: str | None,
               help="Grade on a Dask cluster: a scheduler's tcp:// or tls:// address, a scheduler file "
                    "(.json), or a cluster file (.yaml: kind local|ssh|slurm|pbs|sge|lsf|kubernetes). "
                    "Needs pip install \"grader[cluster]\".")
+@click.option("--allow-plain-cluster", is_flag=True,
+              help="With --cluster: reach a tcp:// scheduler on another host without TLS (refused otherwise: "
+                   "whoever reaches its port can run code on every node; docs/security.md). Warned of on every run.")
 @click.option("--shard-size", type=click.IntRange(min=1), default=None,
               help="With --cluster: submissions per task (default: a quarter of each worker thread's share of "
                    "what is left, 2 to 128, so shards shrink as the batch ends; 1 where grading one "
@@ -129,7 +132,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
           jobs: int | None, resume: bool, cluster: str | None, shard_size: int | None, no_progress: bool,
           table: bool | None, gradebook: tuple[str, ...], canvas_gradebook: str | None,
           canvas_assignment_id: str | None, bom: bool, similarity: bool, submitted_file: str | None,
-          extensions_file: str | None, worksheet_file: str | None, anonymous: bool) -> None:
+          extensions_file: str | None, worksheet_file: str | None, anonymous: bool,
+          allow_plain_cluster: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.workflows.batch import run_batch
 
@@ -147,7 +151,7 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
                            similarity=similarity, cluster=cluster, shard_size=shard_size,
                            submitted=submitted,
                            extensions=read_extensions(Path(extensions_file)) if extensions_file else None,
-                           anonymous=anonymous,
+                           anonymous=anonymous, allow_plain_cluster=allow_plain_cluster,
                            moodle_lang=worksheet_lang(Path(worksheet_file)) if worksheet_file else None)
         from grader.i18n.messages import say
 

@@ -177,6 +177,10 @@ def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
         verified = (said("ledger_verified_entry_chain") if len(entries) == 1
                     else said("ledger_verified_entries_chain", n=len(entries)))
         err.print(tr(verified, language), markup=False, highlight=False)
+        recorded = ledger.head(Path(outdir))
+        if verify and recorded is not None:
+            err.print(tr(said("ledger_verified_proves", head=f"{recorded[0]} {recorded[1]}"), language),
+                      markup=False, highlight=False, soft_wrap=True)
         return 0
 
     sys.exit(guard(body))

@@ -128,6 +128,70 @@ def parse_spec(spec: str) -> ClusterSpec:
     raise UsageError(said("cluster_expected_tcp_tls", spec=spec))
 
 
+def _is_loopback(host: str) -> bool:
+    """Whether every address ``host`` names (an IP, or a name resolved here) is a loopback one."""
+    import ipaddress
+    import socket
+
+    host = host.strip("[]")
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        return False  # (a name that does not resolve here is not known to be this machine)
+    try:
+        return bool(found) and all(ipaddress.ip_address(str(a).split("%")[0]).is_loopback for a in found)
+    except ValueError:
+        return False
+
+
+def _host_of(address: str) -> str:
+    """The host of ``tcp://HOST:PORT`` (``[v6]`` kept whole; no port: all of it)."""
+    rest = address.split("://", 1)[-1].split("/", 1)[0]
+    if rest.startswith("["):
+        return rest[: rest.find("]") + 1] if "]" in rest else rest
+    return rest.rsplit(":", 1)[0] if rest.count(":") == 1 else rest
+
+
+def plain_remote(spec: ClusterSpec) -> str:
+    """The address ``spec`` reaches without TLS on a host that is not this one ('' when none): a
+    ``tcp://`` address, given or in the scheduler file, whose host is not loopback (a name counts
+    as loopback when everything it resolves to is). Whoever reaches such a port can run code on
+    every node (Dask's protocol is pickle), so :func:`refuse_plain` stops the batch unless told."""
+    address = spec.address
+    if spec.scheduler_file:
+        import json
+
+        try:
+            data = json.loads(Path(spec.scheduler_file).read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("address"), str):
+            raise UsageError(said("scheduler_file_no_address", path=spec.scheduler_file))
+        address = data["address"]
+    if not address or not address.startswith("tcp://"):
+        return ""  # (tls://, or a cluster the grader starts here)
+    return "" if _is_loopback(_host_of(address)) else address
+
+
+def refuse_plain(spec: ClusterSpec, *, allow: bool) -> str:
+    """'' when ``spec`` is safe to reach; the warning to give on this run when it is not and
+    ``allow`` (``--allow-plain-cluster``) says go on.
+
+    Raises:
+        UsageError: a plain ``tcp://`` address that is not loopback, and not ``allow``.
+    """
+    address = plain_remote(spec)
+    if not address:
+        return ""
+    if not allow:
+        raise UsageError(said("cluster_plain_refused", spec=spec.source, address=address))
+    return said("cluster_plain_allowed", address=address)
+
+
 def read_cluster_file(path: Path) -> ClusterSpec:
     """A ``cluster.yaml``: ``kind`` (or ``scheduler``), ``workers``, ``security``, the helper's options.
 

@@ -62,6 +62,13 @@ MESSAGES: dict[str, M] = {
     "ledger_state_confirmed": M("confirmed", "確定"),
     "ledger_state_undone": M("undone", "取り消し済み"),
     "ledger_state_recorded": M("recorded", "記録"),
+    "ledger_verified_proves": M(
+        "what this proves: no line was changed, reordered, inserted or deleted unless every line after "
+        "it and ledger.head were written again too; the chain has no key, so whoever can write this "
+        "folder can still do that: compare ledger.head's first line ({head}) with a copy kept elsewhere",
+        "これで確かめられること: どの行も、書き換え・並べ替え・挿入・削除されていません（その後のすべての行と "
+        "ledger.head まで書き直された場合を除きます）。連鎖には鍵がないので、このフォルダに書き込める人には"
+        "それができます。ledger.head の 1 行目（{head}）を別の場所に保存した写しと比べてください"),
     "ledger_verified_entry_chain": M("ledger verified: 1 entry, chain intact", "台帳を検証しました: 記録 1 件、連鎖は壊れていません"),
     "ledger_verified_entries_chain": M("ledger verified: {n} entries, chain intact", "台帳を検証しました: 記録 {n} 件、連鎖は壊れていません"),
     # --- grader regrade (term.py) ---------------------------------------------------------------------

@@ -25,6 +25,27 @@ MESSAGES: dict[str, M] = {
         "the scheduler's tcp:// or tls:// address",
         "{spec}: そのようなスケジューラファイルはありません。dask scheduler --scheduler-file が書き出した"
         "ファイルか、スケジューラの tcp:// または tls:// のアドレスを指定してください"),
+    "scheduler_file_no_address": M(
+        "{path}: the scheduler file names no address (a JSON object with \"address\"); pass the file "
+        "that dask scheduler --scheduler-file wrote",
+        "{path}: スケジューラファイルにアドレスがありません（\"address\" を持つ JSON オブジェクト）。"
+        "dask scheduler --scheduler-file が書き出したファイルを指定してください"),
+    "cluster_plain_refused": M(
+        "--cluster {spec}: refused: {address} is plain tcp:// (no TLS) to a host that is not this "
+        "machine, and whoever can reach that port can run any code on every node of the cluster "
+        "(Dask's protocol is pickle). Set up mutual TLS (a cluster file with a security: block and a "
+        "tls:// scheduler; see docs/security.md, \"Grading on a cluster\"), or, on a network only you "
+        "reach, pass --allow-plain-cluster",
+        "--cluster {spec}: 使いません: {address} は TLS のない tcp:// で、このマシン以外のホストを指しています。"
+        "そのポートに届く人は誰でも、クラスタのすべてのノードで任意のコードを実行できます（Dask の通信は "
+        "pickle です）。相互 TLS を設定するか（security: ブロックのあるクラスタファイルと tls:// の"
+        "スケジューラ。docs/security.md の「Grading on a cluster」を参照）、自分しか届かないネットワークなら "
+        "--allow-plain-cluster を付けてください"),
+    "cluster_plain_allowed": M(
+        "the cluster {address} is reached over plain tcp:// without TLS (--allow-plain-cluster): whoever "
+        "can reach that port can run any code on every node; set up TLS (docs/security.md)",
+        "クラスタ {address} には TLS のない tcp:// でつないでいます（--allow-plain-cluster）。そのポートに届く人は"
+        "誰でも、すべてのノードで任意のコードを実行できます。TLS を設定してください（docs/security.md）"),
     "cluster_expected_tcp_tls": M(
         "--cluster {spec}: expected a tcp:// or tls:// address, a scheduler file (.json) or a cluster "
         "file (.yaml)",

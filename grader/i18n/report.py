@@ -48,6 +48,25 @@ MESSAGES: dict[str, M] = {
         "ledger.head に記録されていません（{n} 行まで。手で追加されましたか？）"),
     "ledger_head_missing": M("ledger.head is missing", "ledger.head がありません"),
     "ledger_head_lines_hash": M("ledger.head is not '<lines> <hash>'", "ledger.head が「<行数> <ハッシュ>」の形ではありません"),
+    "ledger_entry_nested": M("not a ledger entry (JSON nested too deep to read)",
+                             "台帳の記録ではありません（JSON の入れ子が深すぎて読めません）"),
+    "ledger_entry_field": M("not a ledger entry (its field {field} has the wrong type)",
+                            "台帳の記録ではありません（項目 {field} の型が違います）"),
+    "ledger_not_utf8": M("not UTF-8 text (at byte {col} of the line)",
+                         "UTF-8 のテキストではありません（この行の {col} バイト目）"),
+    "ledger_line_cut_short": M(
+        "cut short (no end of line, and ledger.head does not hold the line to finish it)",
+        "途中で切れています（行末がなく、ledger.head にもこの行が残っていないので補えません）"),
+    "ledger_append_finished": M(
+        "{path}: line {n} was cut short when it was appended; it was written in full from ledger.head",
+        "{path}: {n} 行目は書き込みの途中で止まっていたので、ledger.head に残っていた内容で書き終えました"),
+    "ledger_lock_holder_unknown": M("(the holder has not said who it is yet)", "（持ち主はまだ名乗っていません）"),
+    "ledger_lock_waiting": M(
+        "waiting for {path}: another grader command is writing this folder ({holder}); this one "
+        "goes on when that one ends (Ctrl-C stops waiting)",
+        "{path} を待っています: 別の grader コマンドがこのフォルダに書き込み中です（{holder}）。"
+        "それが終わると続けます（Ctrl-C で待つのをやめます）"),
+    "ledger_lock_taken": M("{path}: the folder is free now; going on", "{path}: フォルダが空いたので続けます"),
     # --- report formats, and the records an OUT folder keeps (__init__.py, outdir.py) -----------------
     "unknown_report_format_use": M(
         'unknown report format {fmt}; use one of {formats}',

@@ -117,6 +117,11 @@ MESSAGES: dict[str, M] = {
         "--jobs はこのマシンで採点するプロセスの数です。--cluster ではクラスターのワーカーが採点します。"
         "--jobs を外すか、スレッドを増やしてワーカーを起動してください"),
     # --- the batch's own lines on the terminal (batch.py) ---------------------------------------------
+    "resume_cache_disagreed": M(
+        "{name}: the hidden copy of its report ({copy}) did not say what {record} says (edited by hand?); "
+        "the copy was removed and the report itself used",
+        "{name}: レポートの隠しコピー（{copy}）の内容が {record} と一致しませんでした（手で書き換えられた？）。"
+        "コピーを削除し、レポートそのものを使いました"),
     "resume_submission_s_already": M(
         "resume: {n} submission(s) already graded with this rubric; skipped",
         "再開: このルーブリックで採点済みの提出物 {n} 件は採点し直しません"),

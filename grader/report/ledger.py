@@ -20,9 +20,21 @@ Each line is one JSON object, one event:
 ==========  =======================================================================================
 
 :class:`LedgerLine` names a line's fields as a plain dict, as :func:`append` takes them and
-:meth:`Entry.line` writes them. ``OUTDIR/ledger.head`` holds the last line's number and hash, so a deleted last line is found
-too. :func:`read` checks the whole chain and raises :class:`LedgerError` naming the first line
-that does not hold; every command that reads the ledger goes through it. Every view (report,
+:meth:`Entry.line` writes them. ``OUTDIR/ledger.head`` holds the last line's number and hash and
+the line itself; it is written before the line is appended, so it never lags the chain: a line
+it does not hold is refused, and an append cut short is finished from it (and said).
+:func:`read` checks the whole chain and raises :class:`LedgerError` naming the first line that
+does not hold, or cannot be read (not UTF-8, not an entry, cut short); every command that reads
+the ledger goes through it.
+
+The chain has no key: it finds any change, reordering, insertion or deletion of lines made
+without writing every later line and the head again, and nothing more (whoever can write
+``OUTDIR`` can do that); ``grader ledger --verify`` says so, and the README.
+
+Every append, and every writer of reports and gradebooks from the ledger (batch, ``--resume``,
+regrade, adjust, publish), holds the folder's lock (:func:`locked`, ``OUTDIR/ledger.lock``) and
+reads the ledger under it when it writes: two commands at once take turns, and an adjustment
+made while another command runs is in what that command writes. Every view (report,
 gradebooks, export) is computed from the automatic report plus the ledger by :func:`apply`,
 which first takes off what an earlier run applied: applying twice changes nothing.
 
@@ -37,8 +49,13 @@ from __future__ import annotations
 import getpass
 import hashlib
 import json
+import math
 import os
-from collections.abc import Sequence
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -54,7 +71,7 @@ if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_report", "automatic_of", "for_submission",
-           "head", "read", "review_of", "states", "verify"]
+           "head", "locked", "read", "review_of", "states", "verify"]
 
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
@@ -126,6 +143,132 @@ def _broken(outdir: Path, n: int, why: str) -> LedgerError:
     return LedgerError(said("line_ledger_refused_until", path=_path(outdir), n=n, why=why))
 
 
+LOCK = "ledger.lock"
+#: how long a command waits for the folder's lock before it says who holds it (seconds)
+NOTICE_AFTER = 3.0
+#: the folders this process holds the lock of (resolved path -> how deep), and the lock file each
+_held: dict[str, tuple[int, int]] = {}
+_guard = threading.RLock()
+
+
+def _forget_locks() -> None:
+    """In a child just forked: its copies of the lock files' descriptors closed, so that the
+    folder's lock ends with the process that took it, never kept by a worker it started."""
+    for _, fd in _held.values():
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    _held.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_locks)
+
+
+def _note(text: str) -> None:
+    """A line on the terminal (standard error) in the language of ``GRADER_LANG`` (else English)."""
+    from grader.i18n.messages import translate
+    from grader.sinks import terminal
+
+    lang = os.environ.get("GRADER_LANG", "en")
+    print(terminal(translate(text, lang)), file=sys.stderr, flush=True)
+
+
+def _holder(fd: int) -> str:
+    """What the lock file says of the process holding it: ``pid command since``, as it wrote it."""
+    try:
+        raw = os.pread(fd, 4096, 0)
+    except OSError:
+        raw = b""
+    text = raw.decode("utf-8", "replace").strip()
+    return text or said("ledger_lock_holder_unknown")
+
+
+@contextmanager
+def locked(outdir: Path, *, shared: bool = False) -> Iterator[None]:
+    """The output folder's lock (``OUTDIR/ledger.lock``, :func:`fcntl.flock`), held for the block:
+    every append to the ledger and every writer of reports and gradebooks from it holds it, so
+    two commands never interleave. Re-entrant within a process (its threads take turns).
+
+    A command that cannot have it waits; after :data:`NOTICE_AFTER` seconds it says who holds it
+    (the pid, the command and since when, which the holder writes into the lock file). Where
+    the folder cannot be written (nobody can append then) or the system has no ``flock``, the
+    block runs without it. ``shared``: only to read (:func:`read`); readers share the lock, write
+    nothing into its file, and wait for a writer as a writer waits for them.
+    """
+    key = os.path.realpath(outdir)
+    with _guard:
+        depth, fd = _held.get(key, (0, -1))
+        if depth:
+            _held[key] = (depth + 1, fd)
+        else:
+            fd = _acquire(Path(outdir), shared=shared)
+            _held[key] = (1, fd)
+        try:
+            yield
+        finally:
+            depth, fd = _held[key]
+            if depth > 1:
+                _held[key] = (depth - 1, fd)
+            else:
+                del _held[key]
+                if fd >= 0:
+                    os.close(fd)  # (closing it releases the lock)
+
+
+def _acquire(outdir: Path, *, shared: bool = False) -> int:
+    """The lock file's descriptor, locked; -1 when there is no lock to take (see :func:`locked`)."""
+    try:
+        import fcntl
+    except ImportError:  # (Windows)
+        return -1
+    try:
+        fd = os.open(outdir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return -1
+    started, told = time.monotonic(), False
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not told and time.monotonic() - started >= NOTICE_AFTER:
+                    told = True
+                    _note(said("ledger_lock_waiting", path=outdir / LOCK, holder=_holder(fd)))
+                time.sleep(0.05)
+    except OSError:  # (a file system without locks)
+        os.close(fd)
+        return -1
+    except BaseException:  # (Ctrl-C while waiting)
+        os.close(fd)
+        raise
+    if shared:  # a reader: the file keeps naming the last writer (a dry run writes nothing into OUT)
+        if told:
+            _note(said("ledger_lock_taken", path=outdir / LOCK))
+        return fd
+    # the command's name only: its arguments may name a student (a blind batch's folder keeps no name)
+    command = " ".join(["grader", *sys.argv[1:2]])[:100].replace("\n", " ")
+    since = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}: {command} (since {since})\n".encode("utf-8", "replace"), 0)
+    except OSError:
+        pass
+    if told:
+        _note(said("ledger_lock_taken", path=outdir / LOCK))
+    return fd
+
+
+#: each field's types, as a line of the ledger may hold them (a bool is no number here)
+_TYPES: dict[str, tuple[type, ...]] = {
+    "n": (int,), "op": (str,), "submission": (str,), "student": (str,), "part": (str, type(None)),
+    "points": (int, float, type(None)), "set": (int, float, type(None)), "target": (int, type(None)),
+    "reason": (str,), "by": (str,), "at": (str,), "against": (int, float, type(None)), "prev": (str,)}
+
+
 def _entry(outdir: Path, n: int, text: str) -> Entry:
     try:
         data = json.loads(text)
@@ -134,52 +277,124 @@ def _entry(outdir: Path, n: int, text: str) -> Entry:
         entry = Entry(**data)
     except (ValueError, TypeError) as exc:
         raise _broken(outdir, n, said("ledger_entry", kind=type(exc).__name__)) from None
-    if entry.op not in OPS or not isinstance(entry.n, int) or not isinstance(entry.submission, str):
+    except RecursionError:  # JSON nested deeper than the parser goes: no ledger line is
+        raise _broken(outdir, n, said("ledger_entry_nested")) from None
+    for name, kinds in _TYPES.items():
+        value = data.get(name, getattr(entry, name))
+        if isinstance(value, bool) or not isinstance(value, kinds) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            raise _broken(outdir, n, said("ledger_entry_field", field=name))
+    if entry.op not in OPS:
         raise _broken(outdir, n, said("ledger_entry_op_n"))
     return entry
 
 
 def read(outdir: Path) -> list[Entry]:
-    """Every entry, after checking the chain and the head.
+    """Every entry, after checking the chain and the head (under the folder's lock, :func:`locked`).
 
     Raises:
-        LedgerError: naming the first line that was edited, reordered, inserted or deleted.
+        LedgerError: naming the first line that was edited, reordered, inserted or deleted, or that
+            cannot be read at all (not UTF-8, not a ledger entry, cut short).
     """
-    return _chain(outdir)[0]
+    with locked(outdir, shared=True):
+        if not _cut_short(outdir):
+            return _chain(outdir)[0]
+    with locked(outdir):  # an append cut short is finished (written) by one reader at a time
+        return _chain(outdir)[0]
+
+
+def _cut_short(outdir: Path) -> bool:
+    """Whether the ledger ends in a line cut short, or holds fewer lines than its head records."""
+    path = _path(outdir)
+    raw = path.read_bytes() if path.exists() else b""
+    recorded = _head(outdir)
+    return (bool(raw) and not raw.endswith(b"\n")) or (recorded is not None and recorded[0] > raw.count(b"\n"))
+
+
+def _lines(outdir: Path, raw: bytes) -> tuple[list[str], bytes]:
+    """The ledger's complete lines as text, and what follows the last end of line (a line cut short)."""
+    pieces = raw.split(b"\n")
+    tail = pieces.pop()
+    lines = []
+    for i, piece in enumerate(pieces, 1):
+        try:
+            lines.append(piece.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise _broken(outdir, i, said("ledger_not_utf8", col=exc.start + 1)) from None
+    return lines, tail
+
+
+def _finish_append(outdir: Path, lines: list[str], tail: bytes, recorded: tuple[int, str, str | None] | None,
+                   prev: str) -> bool:
+    """Whether an append cut short (``ledger.head`` holds the line, the ledger lacks it or ends in a
+    part of it) was finished here: the line ``ledger.head`` holds is written in full after the
+    complete ones. Only a line that continues the chain, numbered next, is finished."""
+    if recorded is None:
+        return False
+    n, digest, text = recorded
+    if text is None or n != len(lines) + 1 or _hash(text) != digest:
+        return False
+    if not text.encode("utf-8").startswith(tail):
+        return False
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(data, dict) or data.get("n") != n or data.get("prev") != prev:
+        return False
+    path = _path(outdir)
+    size = path.stat().st_size if path.exists() else 0
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.ftruncate(fd, size - len(tail))
+        os.lseek(fd, 0, os.SEEK_END)
+        os.write(fd, (text + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _note(said("ledger_append_finished", path=path, n=n))
+    return True
 
 
 def _chain(outdir: Path) -> tuple[list[Entry], str]:
-    """The entries and the hash of the last line (as written), after every check."""
+    """The entries and the hash of the last line (as written), after every check; the caller
+    holds the folder's lock."""
     path = _path(outdir)
-    if not path.exists():
-        if (Path(outdir) / HEAD).exists():
+    recorded = _head(outdir)
+    if not path.exists() and (recorded is None or recorded[0] != 1):
+        if recorded is not None:
             raise _broken(outdir, 1, said("missing_ledger_head_records_2"))
         return [], GENESIS
-    lines = path.read_text(encoding="utf-8").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    entries: list[Entry] = []
+    raw = path.read_bytes() if path.exists() else b""
+    lines, tail = _lines(outdir, raw)
     prev = GENESIS
-    for i, text in enumerate(lines, 1):
-        entry = _entry(outdir, i, text)
-        if entry.prev != prev:
-            # line i holds the hash of the line before it: that one changed, or i moved
-            raise _broken(outdir, max(1, i - 1) if i > 1 else 1,
-                          said("does_match_hash_line", i=i)
-                          if i > 1 else said("does_start_chain_edited"))
-        if entry.n != i:
-            raise _broken(outdir, i, said("numbered_lines_were_reordered", m=entry.n))
-        entries.append(entry)
-        prev = _hash(text)
-    recorded = head(outdir)
+    for _ in range(2):  # the second time, after finishing an append cut short
+        entries: list[Entry] = []
+        prev = GENESIS
+        for i, text in enumerate(lines, 1):
+            entry = _entry(outdir, i, text)
+            if entry.prev != prev:
+                # line i holds the hash of the line before it: that one changed, or i moved
+                raise _broken(outdir, max(1, i - 1) if i > 1 else 1,
+                              said("does_match_hash_line", i=i)
+                              if i > 1 else said("does_start_chain_edited"))
+            if entry.n != i:
+                raise _broken(outdir, i, said("numbered_lines_were_reordered", m=entry.n))
+            entries.append(entry)
+            prev = _hash(text)
+        if not _finish_append(outdir, lines, tail, recorded, prev):
+            break
+        lines, tail = _lines(outdir, path.read_bytes())
+    if tail:
+        raise _broken(outdir, len(lines) + 1, said("ledger_line_cut_short"))
     if recorded is not None:
-        n, digest = recorded
+        n, digest, _ = recorded
         if n > len(entries):
             raise _broken(outdir, len(entries) + 1, said("missing_ledger_head_records", n=n, m=len(entries)))
-        if n == len(entries) and digest != prev:
-            raise _broken(outdir, n, said("does_match_hash_ledger"))
-        if n < len(entries) - 1 or (n == len(entries) - 1 and n and _hash(lines[n - 1]) != digest):
+        if n < len(entries):
             raise _broken(outdir, n + 1, said("recorded_ledger_head_lines", n=n))
+        if digest != prev:
+            raise _broken(outdir, n, said("does_match_hash_ledger"))
     elif entries:
         raise _broken(outdir, len(entries), said("ledger_head_missing"))
     return entries, prev
@@ -187,12 +402,25 @@ def _chain(outdir: Path) -> tuple[list[Entry], str]:
 
 def head(outdir: Path) -> tuple[int, str] | None:
     """``(lines, hash of the last)`` from ``ledger.head``, or None when there is none."""
+    recorded = _head(outdir)
+    return None if recorded is None else recorded[:2]
+
+
+def _head(outdir: Path) -> tuple[int, str, str | None] | None:
+    """``(lines, hash of the last, the last line itself or None)`` from ``ledger.head``.
+
+    ``ledger.head`` is ``<lines> <hash>`` and, on its second line, the last line as it was
+    appended (heads written before it held only the first line)."""
     try:
-        n, digest = (Path(outdir) / HEAD).read_text(encoding="utf-8").split()
-        return int(n), digest
+        first, _, rest = (Path(outdir) / HEAD).read_bytes().decode("utf-8").partition("\n")
+        n, digest = first.split()
+        text = rest[:-1] if rest.endswith("\n") else None
+        if not n.isdigit() or len(digest) != 64:
+            raise ValueError(first)
+        return int(n), digest, text
     except FileNotFoundError:
         return None
-    except ValueError:
+    except (ValueError, OSError):
         raise _broken(outdir, 1, said("ledger_head_lines_hash")) from None
 
 
@@ -209,23 +437,28 @@ def who() -> str:
 
 
 def append(outdir: Path, **fields: Unpack[LedgerLine]) -> Entry:
-    """Add one entry (after checking the chain so far); returns it as written."""
+    """Add one entry (after checking the chain so far, under the folder's lock); returns it as written.
+
+    ``ledger.head`` is written first, holding the new line itself, then the line is appended: an
+    append cut short between the two is finished by the next reader (:func:`read`), and a line the
+    head does not hold is refused; the head never lags the chain."""
     from grader.report.files import write_atomic
 
-    entries, prev = _chain(outdir)
-    path = _path(outdir)
-    fields.setdefault("at", datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    fields["by"] = fields.get("by") or who()
-    entry = Entry(n=len(entries) + 1, prev=prev, **fields)
-    text = entry.line()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, (text + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    write_atomic(Path(outdir) / HEAD, f"{entry.n} {_hash(text)}\n")
-    return entry
+    with locked(outdir):
+        entries, prev = _chain(outdir)
+        path = _path(outdir)
+        fields.setdefault("at", datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        fields["by"] = fields.get("by") or who()
+        entry = Entry(n=len(entries) + 1, prev=prev, **fields)
+        text = entry.line()
+        write_atomic(Path(outdir) / HEAD, f"{entry.n} {_hash(text)}\n{text}\n")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (text + "\n").encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return entry
 
 
 def for_submission(entries: Sequence[Entry], submission: str) -> list[Entry]:

@@ -135,6 +135,12 @@ def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = Non
             raise UsageError(said("adjust_not_finite", option=option, value=value))
     if not reason.strip():
         raise UsageError(said("reason_required_say_why"))
+    with ledger.locked(outdir):  # read, append and write the views as one step: two TAs take turns
+        return _adjust(outdir, rubric, student, part, points, set_to, reason, by, lang)
+
+
+def _adjust(outdir: Path, rubric: Rubric, student: str, part: str | None, points: float | None,
+            set_to: float | None, reason: str, by: str, lang: str) -> ledger.Entry:
     ledger.read(outdir)  # a broken chain is refused before anything else
     name, data = find(outdir, student)
     data = ledger.apply(data, [], rubric)  # the automatic report
@@ -168,11 +174,12 @@ def undo(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by:
     """Append an entry taking back adjustment ``n`` (it stays in the ledger) and refresh."""
     if not reason.strip():
         raise UsageError(said("reason_required_say_why"))
-    name, data = _target(outdir, rubric, student, n, said("undo"))
-    entry = ledger.append(outdir, op="undo", submission=name, student=str((data.get("student") or {}).get("id", "")),
-                          target=n, reason=reason, by=by)
-    _refresh_after(outdir, rubric, lang, name, entry)
-    return entry
+    with ledger.locked(outdir):
+        name, data = _target(outdir, rubric, student, n, said("undo"))
+        entry = ledger.append(outdir, op="undo", submission=name,
+                              student=str((data.get("student") or {}).get("id", "")), target=n, reason=reason, by=by)
+        _refresh_after(outdir, rubric, lang, name, entry)
+        return entry
 
 
 def confirm(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by: str = "",
@@ -180,15 +187,16 @@ def confirm(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, 
     """Append an entry saying adjustment ``n`` holds against the automatic score as it is now."""
     if not reason.strip():
         raise UsageError(said("reason_required_say_why"))
-    name, data = _target(outdir, rubric, student, n, said("confirm"))
-    entries = ledger.read(outdir)
-    adjusted = next(e for e in entries if e.n == n)
-    against = ledger.automatic_of(ledger.apply(data, [], rubric), adjusted.part)
-    entry = ledger.append(outdir, op="confirm", submission=name,
-                          student=str((data.get("student") or {}).get("id", "")), target=n, reason=reason, by=by,
-                          against=against)
-    _refresh_after(outdir, rubric, lang, name, entry)
-    return entry
+    with ledger.locked(outdir):
+        name, data = _target(outdir, rubric, student, n, said("confirm"))
+        entries = ledger.read(outdir)
+        adjusted = next(e for e in entries if e.n == n)
+        against = ledger.automatic_of(ledger.apply(data, [], rubric), adjusted.part)
+        entry = ledger.append(outdir, op="confirm", submission=name,
+                              student=str((data.get("student") or {}).get("id", "")), target=n, reason=reason,
+                              by=by, against=against)
+        _refresh_after(outdir, rubric, lang, name, entry)
+        return entry
 
 
 def _refresh_after(outdir: Path, rubric: Rubric, lang: str, name: str, entry: ledger.Entry) -> None:
@@ -201,7 +209,13 @@ def _refresh_after(outdir: Path, rubric: Rubric, lang: str, name: str, entry: le
 
 
 def refresh(outdir: Path, rubric: Rubric, lang: str, *, only: set[str] | None = None) -> list[str]:
-    """Every view again from the reports and the ledger; returns the submissions whose report changed."""
+    """Every view again from the reports and the ledger (under the folder's lock); returns the
+    submissions whose report changed."""
+    with ledger.locked(outdir):
+        return _refresh(outdir, rubric, lang, only)
+
+
+def _refresh(outdir: Path, rubric: Rubric, lang: str, only: set[str] | None) -> list[str]:
     entries = ledger.read(outdir)
     changed: dict[str, GradeReport] = {}
     for name, path in _reports(outdir).items():
@@ -219,8 +233,19 @@ def refresh(outdir: Path, rubric: Rubric, lang: str, *, only: set[str] | None = 
 
 def refresh_gradebooks(outdir: Path, rubric: Rubric, lang: str, changed: dict[str, GradeReport]) -> None:
     """gradebook.csv's rows of the ``changed`` reports (by submission) written again, and the LMS
-    gradebooks the folder holds written again from the reports."""
-    _patch_gradebook(outdir / "gradebook.csv", changed, rubric)
+    gradebooks the folder holds written again from the reports.
+
+    Under the folder's lock, with the ledger as it is now: an adjustment made since ``changed``
+    was computed (another command, while this one graded) is applied to its rows too."""
+    with ledger.locked(outdir):
+        entries = ledger.read(outdir)
+        now = {sub: ledger.apply_report(report, ledger.for_submission(entries, sub), rubric)
+               for sub, report in changed.items()}
+        _patch_gradebook(outdir / "gradebook.csv", now, rubric)
+        _export(outdir, rubric, lang)
+
+
+def _export(outdir: Path, rubric: Rubric, lang: str) -> None:
     present = tuple(f for f, file in (("canvas", "gradebook.canvas.csv"), ("moodle", "gradebook.moodle.csv"))
                     if (outdir / file).exists())
     if present:

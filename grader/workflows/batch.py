@@ -97,6 +97,7 @@ def run_batch(
     again: str = "",
     anonymous: bool = False,
     moodle_lang: str | None = None,
+    allow_plain_cluster: bool = False,
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
@@ -105,7 +106,9 @@ def run_batch(
 
     ``cluster`` (``--cluster SPEC``) grades on a Dask cluster instead of ``jobs`` local
     processes (:mod:`grader.engines.dask`); each node's own sandbox level counts there, not this
-    machine's, and ``shard_size`` submissions go to a node at a time.
+    machine's, and ``shard_size`` submissions go to a node at a time. A plain ``tcp://`` address
+    that is not loopback (given, or in the scheduler file) is refused unless
+    ``allow_plain_cluster`` (``--allow-plain-cluster``), and then warned of on every run.
 
     ``again`` is the command as it was given (``grader batch … --rubric …``): every hint to run it
     again (``--resume``) repeats it, options included.
@@ -129,6 +132,11 @@ def run_batch(
     # A --resume that can have nothing to grade chooses the sandbox only if it grades after all.
     spec, level, warning = _where_to_grade(cluster, allow_weak, later=at_most == 0)
     if spec is not None:
+        from grader.engines.dask import refuse_plain
+
+        plain = refuse_plain(spec, allow=allow_plain_cluster)
+        if plain:
+            _flag(console, said("warning", warning=plain), lang)
         jobs = 0  # no local workers: each node chooses (and reports) its own level
     if warning:
         _flag(console, said("warning", warning=warning), lang)
@@ -398,7 +406,7 @@ class _Batch:
         self.rewrite_views = resume and noted_views(self.outdir) != views_of(self.rubric, self.lang)
         todo: list[int] = []
         for i, f in enumerate(self.found.found):
-            old = read_report(report_path(self.outdir, f.submission.name)) if resume else None
+            old = read_report(report_path(self.outdir, f.submission.name), self._stale_copy) if resume else None
             if old is not None:
                 self._before[i] = old.to_dict()
             if is_current(old, f.submission.content_hash, fingerprint):
@@ -407,6 +415,13 @@ class _Batch:
             else:
                 todo.append(i)
         return todo
+
+    def _stale_copy(self, record: Path) -> None:
+        """Say that the hidden copy of ``record`` disagreed with it (removed; the record was read)."""
+        from grader.report.outdir import cache_path
+
+        _flag(self.console, said("resume_cache_disagreed", name=record.name[: -len(".yaml")],
+                                 copy=cache_path(record), record=record), self.lang)
 
     def _changed(self, index: int, report: ReportDict, *, regraded: bool) -> None:
         """Note how submission ``index``'s final score moved since its report before this run, and why."""
@@ -490,6 +505,11 @@ class _Batch:
     def _adjusted(self, index: int, report: GradeReport) -> GradeReport:
         """A kept report with the late policy (an extension may have been granted since) and the
         ledger as they are now; written again only if that changed it."""
+        with ledger.locked(self.outdir):
+            self.ledger = ledger.read(self.outdir)
+            return self._adjusted_now(index, report)
+
+    def _adjusted_now(self, index: int, report: GradeReport) -> GradeReport:
         from grader.spec.due import undo_late
 
         found, name = self.found.found[index], self.found.found[index].submission.name
@@ -580,7 +600,8 @@ class _Batch:
         # The worker's message, as JSON gives it: a report's dict (GradeReport.to_dict in
         # grader.engines.batch_worker), which GradeReport.from_dict checks below.
         report_data = cast("ReportDict | None", data)
-        with _whole():  # Ctrl-C waits: a report on disk is also one the gradebook lists
+        with _whole(), ledger.locked(self.outdir):  # Ctrl-C waits: a report on disk is also one the gradebook lists
+            self.ledger = ledger.read(self.outdir)  # as it is now: an adjustment made meanwhile counts
             return self._write(index, report_data, reason)
 
     def _write(self, index: int, data: ReportDict | None, reason: str) -> GradeReport:
@@ -629,7 +650,24 @@ class _Batch:
             _flag(self.console, said("warning_reports_skipped", why=exc, fmt=fmt), self.lang)
 
     def _record(self, interrupted: bool, gradebooks: tuple[str, ...], bom: bool) -> list[GradeReport]:
-        """Error reports for unreadable entries, then the gradebooks; every report, in order."""
+        """Error reports for unreadable entries, then the gradebooks; every report, in order.
+
+        Under the folder's lock, with the ledger as it is now: a report an adjustment (made while
+        this batch graded) changed since it was written is written again with it first."""
+        with ledger.locked(self.outdir):
+            entries = ledger.read(self.outdir)
+            if entries != self.ledger:
+                self.ledger = entries
+                for i, report in list(self.finished.items()):
+                    name = self.found.found[i].submission.name
+                    data = report.to_dict()
+                    now = ledger.apply(report.to_dict(), ledger.for_submission(entries, name), self.rubric)
+                    if now != data:
+                        self.finished[i] = GradeReport.from_dict(now)
+                        self.save(name, self.finished[i], now)
+            return self._record_now(interrupted, gradebooks, bom)
+
+    def _record_now(self, interrupted: bool, gradebooks: tuple[str, ...], bom: bool) -> list[GradeReport]:
         found = self.found
         rows: list[GradebookEntry] = [
             (f, self.finished.get(i), [] if i in self.finished else [("interrupted", {})])

@@ -39,6 +39,13 @@ def publish(outdir: Path, rubric: Rubric, *, by: str = "", lang: str = "en",
 
     if not (outdir / "reports").is_dir():
         raise UsageError(said("no_batch_output_here", out=outdir.name))
+    with ledger.locked(outdir):  # (no adjustment's views written meanwhile are overwritten)
+        return _publish(outdir, rubric, by, lang, at)
+
+
+def _publish(outdir: Path, rubric: Rubric, by: str, lang: str, at: datetime | None) -> list[Path]:
+    from grader.report import ledger
+
     write_published(outdir, by or ledger.who(), at or datetime.now(timezone.utc))
     written: list[Path] = []
     for path in sorted((outdir / "reports").glob("*.yaml")):

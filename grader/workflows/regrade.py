@@ -225,12 +225,17 @@ def _regrade_with(early: list[WorkerProcess], retired: list[WorkerProcess], sour
             return GradeReport.from_dict(old)
         # the worker's message, as JSON gives it: a report's dict (GradeReport.to_dict)
         new = cast("ReportDict", data)
-        merged = merge_tests(old, new, select, rubric, ledger.for_submission(entries, name), fingerprints)
-        report = GradeReport.from_dict(merged)
-        if _same_results(old, merged):  # nothing moved: the record stays as it was, unwritten (~15 ms)
-            write_student_files(outdir, name, report, rubric, lang, lambda fmt, exc: None)
-        else:
-            write_report_files(outdir, name, report, merged, rubric, lang, lambda fmt, exc: None)
+        with ledger.locked(outdir):  # the ledger as it is now: an adjustment made meanwhile is kept
+            standing = ledger.for_submission(ledger.read(outdir), name)
+            if standing != ledger.for_submission(entries, name):
+                # adjusted since this regrade began: its report (the "before") already says so
+                old = ledger.apply(old.copy(), standing, rubric)
+            merged = merge_tests(old, new, select, rubric, standing, fingerprints)
+            report = GradeReport.from_dict(merged)
+            if _same_results(old, merged):  # nothing moved: the record stays as it was, unwritten (~15 ms)
+                write_student_files(outdir, name, report, rubric, lang, lambda fmt, exc: None)
+            else:
+                write_report_files(outdir, name, report, merged, rubric, lang, lambda fmt, exc: None)
         before = {t["id"]: (t["status"], t["score"]) for t in old.get("tests", []) if select(t["id"])}
         after = {t["id"]: (t["status"], t["score"]) for t in merged["tests"] if select(t["id"])}
         moved = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))

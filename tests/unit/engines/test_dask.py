@@ -165,3 +165,124 @@ def test_the_workers_are_named_after_the_sandbox_level_they_grade_at():
     ja = translate(line, "ja")
     assert ja.startswith("Dask ワーカー 3 台で採点します（サンドボックスのレベルごと）: namespaces: wA (node1), wB (node2)")
     assert ja.endswith("rlimits: old (lab3)")
+
+
+# --------------------------------------------------------------------------- plain tcp:// to another host
+
+
+@pytest.mark.parametrize(("address", "plain"), [
+    ("tcp://127.0.0.1:8786", False),
+    ("tcp://127.8.9.10:8786", False),
+    ("tcp://[::1]:8786", False),
+    ("tcp://localhost:8786", False),        # a name resolving to loopback only
+    ("tcp://10.0.0.5:8786", True),
+    ("tcp://192.168.1.20:8786", True),
+    ("tcp://[2001:db8::1]:8786", True),
+    ("tcp://0.0.0.0:8786", True),           # every interface: reachable from elsewhere
+    ("tcp://scheduler.invalid:8786", True),  # a name that does not resolve here is not this machine
+    ("tls://10.0.0.5:8786", False),          # TLS: refused at the handshake without the certificate
+])
+def test_a_plain_tcp_address_to_another_host_is_found(address, plain):
+    from grader.engines.dask import plain_remote
+
+    assert plain_remote(ClusterSpec(source=address, address=address)) == (address if plain else "")
+
+
+def test_a_hostname_is_loopback_only_when_all_it_resolves_to_is(monkeypatch):
+    import socket
+
+    from grader.engines.dask import plain_remote
+
+    def resolve(host, port, *args, **kwargs):
+        addresses = {"mine": ["127.0.0.1", "::1"], "mixed": ["127.0.0.1", "10.1.2.3"]}[host]
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0)) for a in addresses]
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    assert plain_remote(ClusterSpec(source="x", address="tcp://mine:8786")) == ""
+    assert plain_remote(ClusterSpec(source="x", address="tcp://mixed:8786")) == "tcp://mixed:8786"
+
+
+def test_a_scheduler_file_naming_a_plain_remote_address_counts_too(tmp_path):
+    import json
+
+    from grader.engines.dask import plain_remote, refuse_plain
+
+    remote, local = tmp_path / "remote.json", tmp_path / "local.json"
+    remote.write_text(json.dumps({"address": "tcp://10.0.0.5:8786", "type": "Scheduler"}), encoding="utf-8")
+    local.write_text(json.dumps({"address": "tcp://127.0.0.1:8786"}), encoding="utf-8")
+    assert plain_remote(ClusterSpec(source=str(remote), scheduler_file=str(remote))) == "tcp://10.0.0.5:8786"
+    assert refuse_plain(ClusterSpec(source=str(local), scheduler_file=str(local)), allow=False) == ""
+    broken = tmp_path / "broken.json"
+    broken.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(UsageError, match="broken.json: the scheduler file names no address"):
+        plain_remote(ClusterSpec(source=str(broken), scheduler_file=str(broken)))
+
+
+def test_plain_tcp_to_another_host_is_refused_with_the_reason_and_the_fix_unless_allowed():
+    from grader.engines.dask import refuse_plain
+    from grader.i18n.messages import translate
+
+    spec = ClusterSpec(source="tcp://10.0.0.5:8786", address="tcp://10.0.0.5:8786")
+    with pytest.raises(UsageError) as refused:
+        refuse_plain(spec, allow=False)
+    text = str(refused.value)
+    assert "can run any code on every node" in text and "docs/security.md" in text
+    assert "--allow-plain-cluster" in text and "tls://" in text
+    assert "pickle" in translate(text, "ja") and "TLS" in translate(text, "ja")
+    warning = refuse_plain(spec, allow=True)
+    assert "tcp://10.0.0.5:8786" in warning and "without TLS" in warning
+    assert refuse_plain(ClusterSpec(source="tls://10.0.0.5:8786", address="tls://10.0.0.5:8786"), allow=False) == ""
+
+
+def test_batch_refuses_a_plain_remote_cluster_before_any_work_and_warns_when_allowed(tmp_path, monkeypatch):
+    """The batch stops at the address (nothing written to OUT); with --allow-plain-cluster it goes
+    on to the cluster, saying the warning first."""
+    import grader.engines.dask as dask
+    from rich.console import Console
+
+    from grader.spec.rubric.load import load_rubric
+    from grader.workflows.batch import run_batch
+
+    monkeypatch.setattr(dask, "parse_spec", lambda spec: ClusterSpec(source=spec, address=spec))
+    rubric = load_rubric(RUBRIC)
+    out = tmp_path / "out"
+    with pytest.raises(UsageError, match="refused: tcp://10.0.0.5:8786 is plain tcp://"):
+        run_batch(str(EXAMPLES), str(out), rubric, cluster="tcp://10.0.0.5:8786")
+    assert not out.exists()
+
+    class Stop(Exception):
+        pass
+
+    def stop(*args, **kwargs):
+        raise Stop
+
+    import grader.ingest.anonymous as anonymous
+
+    monkeypatch.setattr(anonymous, "check_folder", stop)  # (the step after the warning)
+    console = Console(record=True, width=400)
+    with pytest.raises(Stop):
+        run_batch(str(EXAMPLES), str(out), rubric, cluster="tcp://10.0.0.5:8786", allow_plain_cluster=True,
+                  console=console)
+    assert "reached over plain tcp:// without TLS (--allow-plain-cluster)" in console.export_text()
+
+
+def test_the_batch_command_takes_allow_plain_cluster_to_run_batch(tmp_path, monkeypatch):
+    """``grader batch --allow-plain-cluster`` reaches the batch as ``allow_plain_cluster``."""
+    from click.testing import CliRunner
+
+    import grader.workflows.batch as batch
+    from grader.cli import main
+
+    seen = {}
+
+    def fake(source, out, rubric, **kwargs):
+        seen.update(kwargs)
+        raise UsageError("stop here")
+
+    monkeypatch.setattr(batch, "run_batch", fake)
+    for flag, allowed in ((["--allow-plain-cluster"], True), ([], False)):
+        seen.clear()
+        result = CliRunner().invoke(main, ["batch", str(EXAMPLES), "--out", str(tmp_path / "out"), "--rubric",
+                                           str(RUBRIC), "--cluster", "tcp://10.0.0.5:8786", *flag])
+        assert result.exit_code == 2, result.output
+        assert seen["allow_plain_cluster"] is allowed

@@ -80,7 +80,7 @@ def test_an_intact_chain_verifies_and_each_line_holds_the_hash_of_the_one_before
     (lambda ls: [ls[0], ls[2], ls[1]], 1),                                           # two lines swapped
     (lambda ls: [ls[0], ls[2]], 1),                                                  # a middle line deleted
     (lambda ls: [ls[1], ls[2]], 1),                                                  # the first deleted
-    (lambda ls: [ls[0], ls[1]], 3),                                                  # the last deleted
+    (lambda ls: [ls[0]], 2),                                                         # the last two deleted
     (lambda ls: [ls[0], "{not json", ls[1], ls[2]], 2),                              # a line inserted
 ])
 def test_an_edited_reordered_or_deleted_line_is_named(tmp_path, tamper, line):
@@ -108,6 +108,94 @@ def test_a_deleted_ledger_with_its_head_left_is_refused(tmp_path):
     (tmp_path / "ledger.jsonl").unlink()
     with pytest.raises(ledger.LedgerError, match="line 1: missing"):
         ledger.read(tmp_path)
+
+
+def test_a_forged_newest_line_is_refused_even_with_the_hash_of_the_line_before_copied(tmp_path):
+    """ledger.head never lags: a line added after the last, its prev copied from the head (so the
+    chain itself holds), is refused naming it; so is the newest line edited in place."""
+    _three(tmp_path)
+    n, digest = ledger.head(tmp_path)
+    forged = ledger.Entry(n=n + 1, op="adjust", submission="a", points=50.0, reason="forged", by="t",
+                          at="2026-01-01T00:00:00+00:00", prev=digest).line()
+    _write(tmp_path, [*_lines(tmp_path), forged])
+    with pytest.raises(ledger.LedgerError, match=r"ledger.jsonl: line 4: not recorded in ledger.head"):
+        ledger.read(tmp_path)
+    _write(tmp_path, [*_lines(tmp_path)[:2], _lines(tmp_path)[2].replace('"points":3.0', '"points":30.0')])
+    with pytest.raises(ledger.LedgerError, match=r"ledger.jsonl: line 3: does not match the hash ledger.head"):
+        ledger.read(tmp_path)
+
+
+@pytest.mark.parametrize(("damage", "line", "why"), [
+    (lambda raw: raw.replace(b'"two"', b'"tw\xff"'), 2, "not UTF-8 text"),
+    (lambda raw: raw.replace(b"\n", b"\n" + b"[" * 100_000 + b"]" * 100_000 + b"\n", 1), 2, "nested too deep"),
+    (lambda raw: raw[: raw.rindex(b'"reason"')], 3, "cut short"),
+    (lambda raw: raw.replace(b'"points":2.0', b'"points":"2"'), 2, "field points has the wrong type"),
+])
+def test_a_damaged_ledger_is_refused_naming_the_line_never_a_traceback(tmp_path, damage, line, why):
+    _three(tmp_path)
+    path = tmp_path / "ledger.jsonl"
+    path.write_bytes(damage(path.read_bytes()))
+    (tmp_path / "ledger.head").write_text("3 " + "0" * 64 + "\n", encoding="utf-8")  # (no line to finish from)
+    with pytest.raises(ledger.LedgerError, match=rf"ledger.jsonl: line {line}: .*{why}"):
+        ledger.read(tmp_path)
+
+
+def test_an_append_cut_short_is_finished_from_the_head_and_said(tmp_path, capsys):
+    """The head is written (holding the line) before the line: a line cut short, or not written
+    at all, is written in full by the next reader, which says so; the chain then verifies."""
+    _three(tmp_path)
+    path = tmp_path / "ledger.jsonl"
+    whole = path.read_bytes()
+    for cut in (whole[: whole.rindex(b'"reason"')], whole[: whole.rindex(b"{")]):
+        path.write_bytes(cut)
+        assert [e.reason for e in ledger.read(tmp_path)] == ["one", "two", "three"]
+        assert path.read_bytes() == whole
+        assert "line 3 was cut short when it was appended; it was written in full from ledger.head" in \
+            capsys.readouterr().err
+
+
+def test_two_appenders_at_once_take_turns_and_the_waiting_one_says_who_holds_the_lock(tmp_path, monkeypatch):
+    """The folder's lock: a second process waits while the first holds it, says who holds it
+    (its pid and command, from the lock file), then appends after it; the chain holds."""
+    import multiprocessing
+    import sys
+    import time
+
+    monkeypatch.setattr(ledger, "NOTICE_AFTER", 0.2)
+    ctx = multiprocessing.get_context("fork")
+    held, go = ctx.Event(), ctx.Event()
+    said_file = tmp_path / "said.txt"
+
+    def holder():
+        with ledger.locked(tmp_path):
+            ledger.append(tmp_path, op="adjust", submission="a", points=1.0, reason="first", against=1.0)
+            held.set()
+            go.wait(60)
+
+    def second():
+        sys.stderr = open(said_file, "w", encoding="utf-8")  # (this process's own terminal, read below)
+        ledger.append(tmp_path, op="adjust", submission="a", points=1.0, reason="second", against=1.0)
+        sys.stderr.close()
+
+    proc = ctx.Process(target=holder)
+    proc.start()
+    waiting = ctx.Process(target=second)
+    try:
+        assert held.wait(60)
+        waiting.start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (said_file.exists() and "waiting for" in said_file.read_text()):
+            time.sleep(0.05)
+        assert waiting.exitcode is None, "the second appender did not wait"
+    finally:
+        go.set()
+        proc.join(60)
+    waiting.join(60)
+    assert waiting.exitcode == 0
+    text = said_file.read_text(encoding="utf-8")
+    assert f"another grader command is writing this folder (pid {proc.pid}: grader" in text, text
+    assert "the folder is free now; going on" in text
+    assert [e.reason for e in ledger.read(tmp_path)] == ["first", "second"]
 
 
 # --------------------------------------------------------------------------- applying
@@ -294,6 +382,11 @@ def test_the_commands_write_list_verify_and_refuse_a_broken_chain(tmp_path, rubr
                    "--by", "ta\x1b[2J", *r).returncode == 0
     listed = run_grader("ledger", str(out))
     assert listed.returncode == 0 and "late by agreement" in listed.stdout and "\tundo\t" in listed.stdout
+    verified = run_grader("ledger", str(out), "--verify", "--lang", "en")
+    n, digest = ledger.head(out)
+    assert verified.returncode == 0 and "ledger verified: 2 entries, chain intact" in verified.stderr
+    assert "the chain has no key, so whoever can write this folder can still do that" in verified.stderr
+    assert f"compare ledger.head's first line ({n} {digest}) with a copy kept elsewhere" in verified.stderr
     # one line of ten tab-separated fields per entry, a reason typed over two lines included
     rows = [line.split("\t") for line in listed.stdout.splitlines()]
     assert [len(row) for row in rows] == [10, 10]
@@ -419,3 +512,56 @@ def test_points_as_a_japanese_keyboard_types_them():
     japanese = _usage_in_japanese(bad.value)
     assert "'1,5' は数ではありません。小数点はピリオドで書いてください: 1.5" in japanese
     assert "is not" not in japanese
+
+
+def test_a_process_forked_while_the_lock_is_held_does_not_keep_it(tmp_path):
+    """A worker forked while the folder's lock is held (a batch starting a process mid-write)
+    gets no share of it: once its parent lets go, another command takes it at once."""
+    import fcntl
+    import multiprocessing
+    import os
+
+    ctx = multiprocessing.get_context("fork")
+    ready, stop = ctx.Event(), ctx.Event()
+
+    def worker():
+        ready.set()
+        stop.wait(60)
+
+    with ledger.locked(tmp_path):
+        child = ctx.Process(target=worker)
+        child.start()
+        assert ready.wait(60)
+    try:
+        fd = os.open(tmp_path / "ledger.lock", os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # (BlockingIOError if the child kept it)
+        finally:
+            os.close(fd)
+    finally:
+        stop.set()
+        child.join(60)
+
+
+def test_a_reader_shares_the_lock_and_writes_nothing_into_the_folder(tmp_path: Path) -> None:
+    """Reading the ledger (a dry run, a listing) takes the lock shared and leaves every byte of
+    the folder as it was, the lock file's note of the last writer included; two readers at once
+    do not wait for each other."""
+    import fcntl
+    import os
+    import threading
+
+    ledger.append(tmp_path, op="adjust", submission="a", points=1.0, reason="r", by="t", against=10.0)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert before[ledger.LOCK].startswith(b"pid ")
+    fd = os.open(tmp_path / ledger.LOCK, os.O_RDWR)  # another reader (a lock of its own open file)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    try:
+        got: list[int] = []
+        reader = threading.Thread(target=lambda: got.append(len(ledger.read(tmp_path))), daemon=True)
+        reader.start()
+        reader.join(10)
+        assert got == [1], "a reader waited for another reader"
+    finally:
+        os.close(fd)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

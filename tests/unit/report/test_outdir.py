@@ -34,13 +34,29 @@ def test_the_record_and_its_copy_hold_the_same_data(tmp_path):
     assert not list(cache_path(path).parent.glob("*.part")), "no temporary file is left"
 
 
-def test_a_matching_copy_is_what_is_read(tmp_path):
+def test_a_matching_copy_is_what_is_read(tmp_path, monkeypatch):
+    path = _written(tmp_path)
+    import grader.safeyaml
+
+    def no_yaml(text):
+        raise AssertionError("the yaml was parsed although its copy matches")
+
+    monkeypatch.setattr(grader.safeyaml, "load", no_yaml)
+    assert read_record(path) == DATA
+
+
+def test_a_copy_edited_by_hand_never_stands_in_for_its_record(tmp_path):
+    """A copy that names the record's hash but says something else: the record is read, the copy
+    removed, and whoever asked is told which record it was."""
     path = _written(tmp_path)
     copy = cache_path(path)
     kept = json.loads(copy.read_text(encoding="utf-8"))
-    kept["report"]["score"] = 99.0  # (a copy that differs only where the hash cannot tell)
+    kept["report"]["score"] = 99.0  # (the hash it names is still the record's)
     copy.write_text(json.dumps(kept), encoding="utf-8")
-    assert read_record(path)["score"] == 99.0
+    told = []
+    assert read_record(path, told.append)["score"] == 3.0
+    assert told == [path]
+    assert not copy.exists()
 
 
 def test_a_record_edited_by_hand_is_read_from_its_yaml(tmp_path):
