@@ -280,7 +280,7 @@ def _item_flags(page: str) -> dict[str, str]:
 
     parser = Items()
     parser.feed(page)
-    return {row[0]: row[3] for row in parser.rows if len(row) == 4}
+    return {row[0]: row[-1] for row in parser.rows if len(row) >= 4}  # (the flags: the last cell)
 
 
 def test_a_hidden_test_a_correct_style_fails_is_flagged_until_it_is_fixed(tmp_path: Path) -> None:
