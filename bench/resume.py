@@ -32,10 +32,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(1, str(ROOT))  # (tests.helpers)
 
 from run import generate  # noqa: E402
 
@@ -47,18 +47,12 @@ VIEWS = ({"formats": ["yaml", "markdown", "json"], "hidden_details": "never"},
 
 
 def rubric_copy(dest: Path, views: dict[str, object]) -> Path:
-    """The chapter's rubric at ``dest`` with absolute paths and the view-only options ``views``."""
-    data = yaml.safe_load(RUBRIC.read_text(encoding="utf-8"))
-    for key in ("exercises", "reference"):
-        data[key] = str((RUBRIC.parent / data[key]).resolve())
-    for suite in data["suites"].values():
-        suite["path"] = str((RUBRIC.parent / suite["path"]).resolve())
-    for key, value in data.get("plugin", {}).items():
-        if key != "notebook":
-            data["plugin"][key] = str((RUBRIC.parent / value).resolve())
-    data.setdefault("report", {}).update(views)
-    dest.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    return dest
+    """The chapter's rubric at ``dest`` (``course.yaml`` in its folder) with absolute paths
+    (``tests.helpers.rubric_copy``) and the view-only options ``views``."""
+    from tests.helpers import rubric_copy as course_rubric
+
+    assert dest.name == "course.yaml", dest
+    return course_rubric(dest.parent, edit=lambda data: data.setdefault("report", {}).update(views))
 
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:

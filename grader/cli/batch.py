@@ -24,6 +24,7 @@ from grader.cli.shared import (
     load_for,
     load_for_batch,
     rubric_option,
+    tell,
 )
 from grader.errors import UsageError
 from grader.i18n.messages import said
@@ -303,9 +304,6 @@ def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, aga
         result = refresh(outdir, rubric, source=source, against=against)
         named_pairs = [(named(result, a), named(result, b)) for a, b in pairs]  # (an unknown name fails here)
 
-        def line(text: str) -> None:
-            err.print(terminal(text), markup=False, highlight=False, soft_wrap=True)
-
         def shown(p: Pair) -> str:
             who = {n: c.who for n, c in result.coded.items()}
             flag = (say("similarity_pair_flagged", language, g=p.group) if p.group
@@ -313,23 +311,23 @@ def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, aga
             return say("similarity_pair_line", language, a=who.get(p.a, p.a), b=who.get(p.b, p.b),
                        code=f"{p.code_score:.3f}", behaviour=f"{p.behaviour_score:.3f}", flag=flag)
 
-        line(say("similarity_done", language, n=result.compared, pairs=len(result.pairs), groups=len(result.groups),
+        tell(say("similarity_done", language, n=result.compared, pairs=len(result.pairs), groups=len(result.groups),
                  path=Path(outdir) / "similarity.csv"))
         if top is not None or threshold is not None or named_pairs:
-            line(say("similarity_rule", language, code=CODE_FLAG, code_b=CODE_WITH_BEHAVIOUR,
+            tell(say("similarity_rule", language, code=CODE_FLAG, code_b=CODE_WITH_BEHAVIOUR,
                      behaviour=BEHAVIOUR_FLAG))
         if top is not None or threshold is not None:
             near = result.nearest(top=top, threshold=threshold)
-            line(say("similarity_near_threshold", language, threshold=threshold) if threshold is not None
+            tell(say("similarity_near_threshold", language, threshold=threshold) if threshold is not None
                  else say("similarity_near_top", language, n=top))
             for p in near:
-                line(shown(p))
+                tell(shown(p))
             if not near:
-                line(say("similarity_near_none", language))
+                tell(say("similarity_near_none", language))
         if named_pairs:
-            line(say("similarity_pairs_named", language))
+            tell(say("similarity_pairs_named", language))
             for a, b in named_pairs:
-                line(shown(result.score(a, b)))
+                tell(shown(result.score(a, b)))
         return 0
 
     sys.exit(guard(body))
@@ -366,10 +364,8 @@ def catalogue_draft(outdir: str, number: int, mid: str | None, rubric_path: str 
             shown = file
         mutant = (say("draft_mutant", language, path=done.mutant) if done.mutant
                   else say("draft_no_mutant", language))
-        err.print(terminal(say("draft_written", language, id=done.id, function=done.function, n=done.size,
-                               catalogue=done.catalogue, mutant=mutant,
-                               validate=shlex.join(["grader", "validate", "--rubric", str(shown)]))),
-                  markup=False, highlight=False, soft_wrap=True)
+        tell(say("draft_written", language, id=done.id, function=done.function, n=done.size, catalogue=done.catalogue,
+                 mutant=mutant, validate=shlex.join(["grader", "validate", "--rubric", str(shown)])))
         return 0
 
     sys.exit(guard(body))

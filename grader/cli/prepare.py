@@ -5,15 +5,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
 from rich.console import Console
 
-from grader.cli.shared import LANGS, err, guard, lang_of, lang_option, lasting_imports, load, rubric_option
-from grader.sinks import terminal
+from grader.cli.shared import LANGS, err, guard, lang_of, lang_option, lasting_imports, load, rubric_option, tell
 
 __all__ = ["gradescope", "new_cmd", "release", "validate"]
 
@@ -70,9 +68,7 @@ def new_cmd(name: str, root: str, lang: str | None) -> None:
 
     def body() -> int:
         written = scaffold(Path(root), name)
-        language = lang or (os.environ.get("GRADER_LANG", "") if os.environ.get("GRADER_LANG", "") in LANGS else "en")
-        line = say("new_written", language, n=len(written), rubric=Path(root) / "rubrics" / (name + ".yaml"))
-        err.print(terminal(line), markup=False, highlight=False, soft_wrap=True)
+        tell(say("new_written", lang_of(lang, None), n=len(written), rubric=Path(root) / "rubrics" / (name + ".yaml")))
         return 0
 
     sys.exit(guard(body))
@@ -91,8 +87,7 @@ def release(outdir: str, rubric_path: str | None, lang: str | None, force: bool)
     def body() -> int:
         rubric = load(rubric_path)
         files = build_release(rubric, outdir, force=force)
-        line = say("release_files_written", lang_of(lang, rubric), n=len(files), outdir=outdir)
-        err.print(terminal(line), markup=False, highlight=False, soft_wrap=True)
+        tell(say("release_files_written", lang_of(lang, rubric), n=len(files), outdir=outdir))
         return 0
 
     sys.exit(guard(body))
@@ -111,9 +106,8 @@ def gradescope(outdir: str, rubric_path: str | None, lang: str | None) -> None:
         rubric = load(rubric_path)
         language = lang_of(lang, rubric)
         zip_path = build_autograder(rubric, outdir)
-        err.print(terminal(say("gradescope_written", language, path=zip_path)), markup=False, highlight=False,
-                  soft_wrap=True)
-        err.print(terminal(sandbox_note(language)), markup=False, highlight=False, soft_wrap=True)
+        tell(say("gradescope_written", language, path=zip_path))
+        tell(sandbox_note(language))
         return 0
 
     sys.exit(guard(body))

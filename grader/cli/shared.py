@@ -66,14 +66,20 @@ def exit_code_for(reports: Sequence[GradeReport], rubric: Rubric) -> ExitCode:
     return ExitCode.GRADED
 
 
-def lang_of(lang: str | None, rubric: Rubric) -> str:
-    """The feedback's language: --lang, else $GRADER_LANG, else the rubric's first, else English."""
+def lang_of(lang: str | None, rubric: Rubric | None) -> str:
+    """The feedback's language: --lang, else $GRADER_LANG, else the rubric's first (a command
+    before any rubric exists: none), else English."""
     if lang:
         return lang
     env = os.environ.get("GRADER_LANG", "")
     if env in LANGS:
         return env
-    return str(rubric.report.languages[0]) if rubric.report.languages else "en"
+    return str(rubric.report.languages[0]) if rubric is not None and rubric.report.languages else "en"
+
+
+def tell(text: str) -> None:
+    """One line of a command's own on the terminal (stderr), as it is: no markup read into it."""
+    err.print(terminal(text), markup=False, highlight=False, soft_wrap=True)
 
 
 def load(rubric_path: str | None, submission: str | None = None, assignment: str | None = None) -> Rubric:

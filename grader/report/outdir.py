@@ -297,16 +297,14 @@ LATEST_DUE = "latest_due.json"
 LANG_NOTE = ".cache/lang.json"
 
 
-def note_lang(outdir: Path, lang: str) -> None:
-    write_atomic(outdir / LANG_NOTE, json.dumps({"lang": lang}) + "\n")
+def note_lang(outdir: Path, lang: str, note: str = LANG_NOTE) -> None:
+    write_atomic(outdir / note, json.dumps({"lang": lang}) + "\n")
 
 
-def noted_lang(outdir: Path) -> str:
-    """The language noted by :func:`note_lang`, or "" (none noted, or the note unreadable)."""
-    try:
-        return str(json.loads((outdir / LANG_NOTE).read_text(encoding="utf-8"))["lang"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return ""
+def noted_lang(outdir: Path, note: str = LANG_NOTE) -> str:
+    """The language noted by :func:`note_lang` (in ``note``), or "" (none noted, or the note unreadable)."""
+    data = _noted(outdir, note)
+    return str(data.get("lang") or "") if isinstance(data, dict) else ""
 
 
 #: the language of the Moodle the worksheet is written for (a later refresh keeps it)
@@ -314,15 +312,20 @@ MOODLE_NOTE = ".cache/moodle.json"
 
 
 def note_moodle_lang(outdir: Path, lang: str) -> None:
-    write_atomic(outdir / MOODLE_NOTE, json.dumps({"lang": lang}) + "\n")
+    note_lang(outdir, lang, MOODLE_NOTE)
 
 
 def noted_moodle_lang(outdir: Path) -> str:
     """The language noted by :func:`note_moodle_lang`, or "" (none noted, or the note unreadable)."""
+    return noted_lang(outdir, MOODLE_NOTE)
+
+
+def _noted(outdir: Path, note: str) -> object:
+    """The JSON of one of the folder's notes, or None (none written, or it cannot be read)."""
     try:
-        return str(json.loads((outdir / MOODLE_NOTE).read_text(encoding="utf-8"))["lang"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return ""
+        return json.loads((outdir / note).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 #: how the student views of the folder's reports were last written (:func:`views_of`)
@@ -345,10 +348,7 @@ def note_views(outdir: Path, views: dict[str, object]) -> None:
 
 def noted_views(outdir: Path) -> dict[str, object] | None:
     """The views noted by :func:`note_views`, or None (none noted, or the note unreadable)."""
-    try:
-        data = json.loads((outdir / VIEWS_NOTE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    data = _noted(outdir, VIEWS_NOTE)
     return data if isinstance(data, dict) else None
 
 
@@ -363,12 +363,11 @@ def note_rubric(outdir: Path, rubric_file: Path, assignment: str) -> None:
 
 def noted_rubric(outdir: Path, assignment: str) -> Path | None:
     """The rubric file :func:`note_rubric` noted, where it still exists and is of ``assignment``."""
-    try:
-        data = json.loads((outdir / RUBRIC_NOTE).read_text(encoding="utf-8"))
-        path = Path(str(data["path"]))
-        return path if data["assignment"] == assignment and path.is_file() else None
-    except (OSError, ValueError, KeyError, TypeError):
+    data = _noted(outdir, RUBRIC_NOTE)
+    if not isinstance(data, dict) or "path" not in data:
         return None
+    path = Path(str(data["path"]))
+    return path if data.get("assignment") == assignment and path.is_file() else None
 
 
 def write_latest_due(outdir: Path, due: datetime) -> None:

@@ -132,11 +132,7 @@ def run_batch(
     # A --resume that can have nothing to grade chooses the sandbox only if it grades after all.
     spec, level, warning = _where_to_grade(cluster, allow_weak, later=at_most == 0)
     if spec is not None:
-        from grader.engines.dask import refuse_plain
-
-        plain = refuse_plain(spec, allow=allow_plain_cluster)
-        if plain:
-            _flag(console, said("warning", warning=plain), lang)
+        _warn_plain(spec, allow_plain_cluster, console, lang)
         jobs = 0  # no local workers: each node chooses (and reports) its own level
     if warning:
         _flag(console, said("warning", warning=warning), lang)
@@ -146,24 +142,41 @@ def run_batch(
     outdir.mkdir(parents=True, exist_ok=True)
     early = _start_early(rubric, jobs, level, warning, outdir, None if jobs == 0 else at_most)
     retired: list[WorkerProcess] = []
-    # Hundreds of reports of ~2,000 objects each pass through this process: the default
-    # collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack.
+    try:
+        with _few_collections():
+            batch = _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
+                           started=started, cluster=spec, shard_size=shard_size, allow_weak=allow_weak,
+                           submitted=submitted, extensions=extensions, canvas=canvas, again=again,
+                           anonymous=anonymous, moodle_lang=moodle_lang)
+            return batch.run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
+                             summary=summary, gradebooks=gradebooks, bom=bom, similarity=similarity)
+    finally:
+        for proc in early + retired:
+            proc.stop()
+
+
+@contextlib.contextmanager
+def _few_collections() -> Iterator[None]:
+    """Hundreds of reports of ~2,000 objects each pass through this process: the default
+    collector thresholds would run ~300 passes over them (~0.15 s) for cycles they lack."""
     thresholds, froze = gc.get_threshold(), gc.get_freeze_count() == 0
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
     try:
-        batch = _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
-                       started=started, cluster=spec, shard_size=shard_size, allow_weak=allow_weak,
-                       submitted=submitted, extensions=extensions, canvas=canvas, again=again, anonymous=anonymous,
-                       moodle_lang=moodle_lang)
-        return batch.run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress, summary=summary,
-                         gradebooks=gradebooks, bom=bom, similarity=similarity)
+        yield
     finally:
-        for proc in early + retired:
-            proc.stop()
         gc.set_threshold(*thresholds)
         if froze:  # (a caller that had frozen objects itself keeps them frozen)
             gc.unfreeze()
+
+
+def _warn_plain(spec: ClusterSpec, allow: bool, console: Console, lang: str) -> None:
+    """Refuse a plain ``tcp://`` cluster beyond loopback, or (``allow``) warn of it on this run."""
+    from grader.engines.dask import refuse_plain
+
+    plain = refuse_plain(spec, allow=allow)
+    if plain:
+        _flag(console, said("warning", warning=plain), lang)
 
 
 def _refuse_early(rubric: Rubric, *, jobs: int | None, cluster: str | None, gradebooks: tuple[str, ...],

@@ -68,3 +68,5 @@ def test_each_change_is_one_line_on_the_terminal_and_a_row_of_the_record(tmp_pat
     assert row["why"] == "automatic score 1 → 2" and row["why_ja"] == "自動採点の得点 1 → 2"
     text = md.read_text(encoding="utf-8")
     assert "| 110 | 107 |" in text and "automatic score 1 → 2<br>自動採点の得点 1 → 2" in text
+    # the student's name stays one cell: its bar escaped, no control character written
+    assert "\\=cmd\\|' /C calc'" in text and "\x1b" not in text and text.count("\n| ") == 3  # the header, its rule, one row
