@@ -162,7 +162,10 @@ def _justification(row: GradebookRow, lang: str) -> str:
 def _comment(row: GradebookRow, lang: str) -> str:
     """The short comment: the score, the late policy, the adjustments with the instructor's reasons
     as written, the mistakes' ids (as in Moodle's feedback column), then the main mistake (the
-    chapter's central one, else the first) explained in ``lang`` with the student's own numbers."""
+    chapter's central one, else the first) explained in ``lang`` with the student's own numbers.
+    Plain text, as the LMS stores it: no control character survives (the student's numbers and an
+    instructor's reason are written as they are otherwise), and at most ``sinks.VALUE_MAX``."""
+    from grader import sinks
     from grader.report.text import pick
 
     text = feedback_text(row, lang, see_file=False)
@@ -172,7 +175,7 @@ def _comment(row: GradebookRow, lang: str) -> str:
         explained = pick(main.message, [lang]).strip()
         if explained:
             text += say("push_main_mistake", lang, text=explained)
-    return text
+    return sinks.cap(sinks.visible(text))
 
 
 def _same(a: float | None, b: float | None) -> bool:

@@ -184,3 +184,23 @@ def test_an_anonymous_batch_is_mapped_back_through_identities_at_push_time(tmp_p
     assert [(line.who, line.key, line.state) for line in lines] == [("anon-aaaaaa", "12345", "send"),
                                                                    ("anon-bbbbbb", "", "skipped")]
     assert all("Tanaka" not in line.who + line.reason for line in lines)
+
+
+def test_the_comment_is_plain_text_whatever_the_report_and_the_reasons_hold() -> None:
+    """A mistake's message and an instructor's reason with a terminal escape, markup and a line
+    separator: the comment the LMS gets holds no control character, and stays within the cap."""
+    from grader import sinks
+    from grader.report.model import GradeReport, Mistake
+
+    hostile = "\x1b[2J<script>alert(1)</script>\u2028" + "x" * 20000
+    report = GradeReport(assignment="chapter07", submission="sub-1", score=5.0, max_score=10.0, tests=[], parts=[],
+                         mistakes=[Mistake(id="divide-by-d-k", part="scaling", message={"en": hostile, "ja": hostile},
+                                           evidence={})],
+                         sandbox={}, errors=[], seed=1, graded_at="",
+                         adjustment={"automatic_score": 6.0, "delta": -1.0, "score": 5.0,
+                                     "entries": [{"n": 1, "status": "applied", "by": "ta", "reason": hostile, "points": -1.0}]})
+    r = GradebookRow("sub-1", "1", lms="canvas", cells={"score": 5.0}, report=report)
+    [line] = plan([r], {"1": Current(None)}, {}, lms="canvas", ids={}, overwrite=False, lang="en")
+    assert line.state == "send" and "<script>" in line.comment  # the LMS shows it as text
+    assert "\x1b" not in line.comment and "\u2028" not in line.comment
+    assert len(line.comment.encode("utf-8")) <= sinks.VALUE_MAX
