@@ -17,6 +17,11 @@ Each line is one JSON object, one event:
 ``push``    only in a ``push`` line (``grader push``, with ``submission`` ""): the platform, its url,
             course and assignment, and per student (by LMS id) the state, the score and the hash of
             the comment written, and the platform's answer
+``note``    only in a line of ``grader review``: ``comment`` (a comment on lines of the student's
+            code: ``file``, ``start``, ``end``, ``hash`` of those lines, ``lines`` as they were,
+            ``text``), ``review`` (a group's member reviewed, the score standing: ``group``) or
+            ``reveal`` (a blind review's pseudonym revealed: ``pseudonym``); an ``undo`` may take
+            back a comment. None of them moves a score
 ==========  =======================================================================================
 
 :class:`LedgerLine` names a line's fields as a plain dict, as :func:`append` takes them and
@@ -76,7 +81,7 @@ __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_repor
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
 GENESIS = "0" * 64
-OPS = ("adjust", "undo", "confirm", "push")
+OPS = ("adjust", "undo", "confirm", "push", "comment", "review", "reveal")
 
 
 class _LedgerLineCore(TypedDict):
@@ -98,6 +103,7 @@ class LedgerLine(_LedgerLineCore, total=False):
     at: str
     against: float | None
     push: dict[str, Any] | None
+    note: dict[str, Any] | None
 
 
 class LedgerError(UsageError):
@@ -123,11 +129,14 @@ class Entry:
     prev: str = GENESIS
     #: a push into an LMS (``op`` ``push``): where, and each student's state, value and the answer
     push: dict[str, Any] | None = None
+    #: a reviewer's comment, review or reveal (``grader review``): what it says (the module docstring)
+    note: dict[str, Any] | None = None
 
     def line(self) -> str:
         fields = asdict(self)
-        if fields["push"] is None:  # (an adjustment's line stays as it always was)
-            del fields["push"]
+        for extra in ("push", "note"):
+            if fields[extra] is None:  # (an adjustment's line stays as it always was)
+                del fields[extra]
         return json.dumps(fields, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
@@ -266,7 +275,8 @@ def _acquire(outdir: Path, *, shared: bool = False) -> int:
 _TYPES: dict[str, tuple[type, ...]] = {
     "n": (int,), "op": (str,), "submission": (str,), "student": (str,), "part": (str, type(None)),
     "points": (int, float, type(None)), "set": (int, float, type(None)), "target": (int, type(None)),
-    "reason": (str,), "by": (str,), "at": (str,), "against": (int, float, type(None)), "prev": (str,)}
+    "reason": (str,), "by": (str,), "at": (str,), "against": (int, float, type(None)), "prev": (str,),
+    "note": (dict, type(None))}
 
 
 def _entry(outdir: Path, n: int, text: str) -> Entry:
