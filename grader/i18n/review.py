@@ -58,6 +58,9 @@ MESSAGES: dict[str, M] = {
     "review_not_blind": M(
         "This review is not blind: there is nobody to reveal",
         "このレビューは匿名ではないため、明かす対象はありません"),
+    "review_already_revealed": M(
+        "This student is already revealed (the ledger says by whom and why)",
+        "この学生はすでに明かされています（誰がなぜ明かしたかは台帳にあります）"),
     "review_not_a_number": M(
         "{what} must be a whole number, got {got}",
         "{what} は整数で指定してください（{got} が渡されました）"),
@@ -83,10 +86,8 @@ LABELS: dict[str, M] = {
     "review_members": M("Members", "メンバー"),
     "review_reviewed": M("Reviewed", "レビュー済み"),
     "review_confirm_all": M("Confirm the whole group (a)", "グループ全員を確認 (a)"),
-    "review_score": M("Score", "得点"),
     "review_part": M("Part", "課題"),
     "review_total": M("Total", "合計"),
-    "review_code": M("Code", "コード"),
     "review_outputs": M("Outputs", "出力"),
     "review_failing": M("Failing tests", "不合格のテスト"),
     "review_diagnosis": M("Diagnosis", "診断"),
@@ -126,8 +127,6 @@ LABELS: dict[str, M] = {
     "review_state_here": M("on these lines", "この行に対応"),
     "review_state_moved": M("moved with its lines", "行の移動に追従"),
     "review_state_outdated": M("outdated: the lines are gone", "古いコメント: 対象の行はもうありません"),
-    "review_expected": M("expected", "期待値"),
-    "review_actual": M("got", "実際の値"),
     "review_blind": M("Blind review", "匿名レビュー"),
     "review_refused": M("Not done", "実行できませんでした"),
     "review_as_text": M("shown as text", "テキストとして表示"),
@@ -136,8 +135,6 @@ LABELS: dict[str, M] = {
     "review_none": M("None.", "なし。"),
     "review_by": M("Reviewer", "レビュー担当"),
     "review_lang_other": M("日本語", "English"),
-    "review_passed": M("passed", "合格"),
-    "review_not_passed": M("not passed", "不合格"),
     "review_cluster": M("Unknown mistake, cluster {n}", "未知の間違い クラスタ {n}"),
     "review_similar": M("Similar pair {n}", "類似ペア {n}"),
     "review_similar_score": M("code similarity {score}", "コードの類似度 {score}"),

@@ -48,8 +48,8 @@ LANGS = ("ja", "en")
 #: the pages' words: name in the templates -> label key (grader/i18n/review.py)
 WORDS = by_lang({
     "title": "review_title", "queue": "review_queue", "members": "review_members", "reviewed": "review_reviewed",
-    "confirm_all": "review_confirm_all", "score": "review_score", "part": "review_part", "total": "review_total",
-    "code": "review_code", "outputs": "review_outputs", "failing": "review_failing", "diagnosis": "review_diagnosis",
+    "confirm_all": "review_confirm_all", "score": "score", "part": "review_part", "total": "review_total",
+    "code": "similarity_code", "outputs": "review_outputs", "failing": "review_failing", "diagnosis": "review_diagnosis",
     "history": "review_history", "comments": "review_comments", "comment": "review_comment",
     "reference": "review_reference", "diff": "review_diff", "adjust": "review_adjust", "points": "review_points",
     "set": "review_set", "reason": "review_reason", "save": "review_save", "undo": "review_undo",
@@ -59,20 +59,21 @@ WORDS = by_lang({
     "key_help": "review_key_help", "conflict": "review_conflict", "theirs": "review_theirs",
     "mine": "review_mine", "send_again": "review_send_again", "back": "review_back", "no_source": "review_no_source",
     "lines": "review_lines", "file": "review_file", "state_here": "review_state_here",
-    "state_moved": "review_state_moved", "state_outdated": "review_state_outdated", "expected": "review_expected",
-    "actual": "review_actual", "blind": "review_blind", "refused": "review_refused", "shown_as_text": "review_as_text",
+    "state_moved": "review_state_moved", "state_outdated": "review_state_outdated", "expected": "expected",
+    "actual": "actual", "blind": "review_blind", "refused": "review_refused", "shown_as_text": "review_as_text",
     "line_cut": "review_line_cut", "group_of": "review_group_of", "none": "review_none", "by": "review_by",
-    "lang_other": "review_lang_other", "passed": "review_passed", "not_passed": "review_not_passed",
+    "lang_other": "review_lang_other", "passed": "passed", "not_passed": "gb_no",
 })
 
 #: why the guard refused, in words (both languages: the refusal comes before any page's language)
-_REFUSALS = {"host": "review_refused_host", "session": "review_refused_session", "origin": "review_refused_origin",
-             "csrf": "review_refused_csrf", "token": "review_refused_token", "body": "review_refused_body"}
+_REFUSALS = {"host": said("review_refused_host"), "session": said("review_refused_session"),
+             "origin": said("review_refused_origin"), "csrf": said("review_refused_csrf"),
+             "token": said("review_refused_token"), "body": said("review_refused_body")}
 
 
 def refusal(why: str) -> str:
     """The guard's refusal (why: a key of the guard's checks), in Japanese and then in English."""
-    text = said(_REFUSALS[why])
+    text = _REFUSALS[why]
     return f"{translate(text, 'ja')}\n{translate(text, 'en')}\n"
 
 
@@ -184,6 +185,8 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
             elif what == "reveal":
                 if not batch.blind:
                     raise UsageError(said("review_not_blind"))
+                if batch.revealed(name):
+                    raise UsageError(said("review_already_revealed"))
                 actions.reveal(outdir, name, pseudonym=batch.pseudonym(name), reason=fields.get("reason", ""), by=by)
             else:
                 raise UsageError(said("review_no_such_page"))

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from grader.ingest.submission.model import Submission
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["Batch", "Comment", "File", "Group", "lines_hash"]
+__all__ = ["Batch", "Comment", "File", "Group", "anchor", "comments_of", "lines_hash", "shown_output"]
 
 #: the most lines a shown file keeps (a longer one says how many were left out)
 MAX_LINES = 4000
@@ -364,7 +364,7 @@ def _outputs(path: Path, files: list[File]) -> None:
     for file, cell in zip(files, cells):
         for output in cell.get("outputs") or []:
             if isinstance(output, dict):
-                file.outputs.extend(_shown(output))
+                file.outputs.extend(shown_output(output))
 
 
 def _text(value: object) -> str:
@@ -373,7 +373,7 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def _shown(output: dict[str, Any]) -> list[dict[str, str]]:
+def shown_output(output: dict[str, Any]) -> list[dict[str, str]]:
     """One output as shown: ``{"kind": "text"|"image", ...}``; HTML, SVG, scripts and widgets as text."""
     kind = output.get("output_type")
     if kind == "stream":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grader.errors import UsageError
 from grader.i18n.messages import said
@@ -21,7 +21,7 @@ from grader.i18n.messages import said
 if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["HOST", "bind", "needs_extra", "serve"]
+__all__ = ["HOST", "bind", "needs_extra", "serve", "server"]
 
 #: the one address the app listens on
 HOST = "127.0.0.1"
@@ -51,9 +51,8 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
-def serve(outdir: Path, rubric: Rubric, *, port: int, blind: bool, browser: bool, by: str, lang: str,
-          say: Callable[[str], None]) -> None:
-    """Serve until Ctrl-C; ``say`` prints the launch URL (and how to stop)."""
+def server(outdir: Path, rubric: Rubric, *, port: int, blind: bool, by: str, lang: str) -> tuple[Any, socket.socket, str]:
+    """The uvicorn server of the app over ``outdir`` (not started), its socket, and the launch URL."""
     needs_extra()
     import uvicorn
 
@@ -63,11 +62,17 @@ def serve(outdir: Path, rubric: Rubric, *, port: int, blind: bool, browser: bool
     ledger.read(outdir)  # a broken ledger is refused before anything is served
     sock = bind(port)
     app, keys = make_app(outdir, rubric, port=sock.getsockname()[1], by=by or ledger.who(), lang=lang, blind=blind)
-    url = keys.launch_url()
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    return uvicorn.Server(config), sock, keys.launch_url()
+
+
+def serve(outdir: Path, rubric: Rubric, *, port: int, blind: bool, browser: bool, by: str, lang: str,
+          say: Callable[[str], None]) -> None:
+    """Serve until Ctrl-C; ``say`` prints the launch URL (and how to stop)."""
+    running, sock, url = server(outdir, rubric, port=port, blind=blind, by=by, lang=lang)
     say(said("review_serving", url=url))
     if browser:
         import webbrowser
 
         webbrowser.open(url)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    uvicorn.Server(config).run(sockets=[sock])
+    running.run(sockets=[sock])

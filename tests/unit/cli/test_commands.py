@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import batch, main, prepare, shared, student, term
+from grader.cli import review
 from tests.helpers import ROOT
 
 COMMANDS = {
@@ -18,6 +19,7 @@ COMMANDS = {
     batch: ("batch", "export", "similarity", "catalogue"),
     term: ("adjust", "ledger", "publish", "regrade", "gradebook"),
     prepare: ("new", "validate", "release", "gradescope"),
+    review: ("review",),
 }
 
 

@@ -1,0 +1,67 @@
+"""grader.review.actions: each action a ledger line, refused with both versions when the student's
+ledger moved since the page, and refused with the fix when it cannot be placed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.errors import UsageError
+from grader.report import ledger
+from grader.review import actions
+from grader.spec.rubric.load import load_rubric
+from tests.helpers import RUBRIC
+from tests.review_class import make_class
+
+NAME = "s001-divide-by-dk-1"
+LINES = ["def f():", "    return 64", ""]
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    return make_class(tmp_path, 8)
+
+
+def test_an_action_against_an_old_head_is_a_conflict_carrying_both_versions(out: Path) -> None:
+    rubric = load_rubric(RUBRIC)
+    first = actions.adjust(out, rubric, NAME, head=0, part=None, points=1.0, set_to=None, reason="first", by="a",
+                           lang="en")
+    with pytest.raises(actions.Conflict) as caught:
+        actions.comment(out, rubric, NAME, head=0, file="scaling.py", start=1, end=2, text="late", by="b",
+                        lines=LINES, lang="en")
+    assert [e.n for e in caught.value.theirs] == [first.n] and caught.value.head == first.n
+    assert caught.value.mine["text"] == "late" and caught.value.mine["op"] == "comment"
+    assert len(ledger.read(out)) == 1
+    # another student's line is no conflict: the head is each student's own
+    actions.comment(out, rubric, "s002-sqrt-d-model-2", head=0, file="scaling.py", start=1, end=1, text="ok",
+                    by="b", lines=LINES, lang="en")
+    actions.comment(out, rubric, NAME, head=first.n, file="scaling.py", start=1, end=2, text="late", by="b",
+                    lines=LINES, lang="en")
+    assert [e.op for e in ledger.read(out)] == ["adjust", "comment", "comment"]
+
+
+@pytest.mark.parametrize("start,end,text", [(0, 1, "x"), (2, 1, "x"), (1, 4, "x"), (1, 1, "  \n ")])
+def test_a_comment_that_cannot_be_placed_is_refused(out: Path, start: int, end: int, text: str) -> None:
+    with pytest.raises(UsageError):
+        actions.comment(out, load_rubric(RUBRIC), NAME, head=0, file="scaling.py", start=start, end=end, text=text,
+                        by="b", lines=LINES, lang="en")
+    assert ledger.read(out) == []
+
+
+def test_a_comment_is_undone_once(out: Path) -> None:
+    rubric = load_rubric(RUBRIC)
+    made = actions.comment(out, rubric, NAME, head=0, file="scaling.py", start=2, end=2, text="why 64?", by="b",
+                           lines=LINES, lang="en")
+    undone = actions.undo(out, rubric, NAME, head=made.n, n=made.n, reason="said in class", by="b", lang="en")
+    assert (undone.op, undone.target) == ("undo", made.n)
+    with pytest.raises(UsageError):
+        actions.undo(out, rubric, NAME, head=undone.n, n=made.n, reason="again", by="b", lang="en")
+
+
+def test_a_reveal_needs_a_reason_and_is_a_line(out: Path) -> None:
+    with pytest.raises(UsageError):
+        actions.reveal(out, NAME, pseudonym="S-123456", reason=" ", by="b")
+    entry = actions.reveal(out, NAME, pseudonym="S-123456", reason="regrade request", by="b")
+    assert (entry.op, entry.note, entry.by) == ("reveal", {"pseudonym": "S-123456"}, "b")
+    assert ledger.verify(out) == 1
