@@ -72,7 +72,7 @@ from grader.i18n.messages import said
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # (typing's own from Python 3.11)
 
-    from grader.report.model import AppliedLine, GradeReport, ReportDict
+    from grader.report.model import AppliedLine, CommentLine, GradeReport, ReportDict
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_report", "automatic_of", "for_submission",
@@ -472,8 +472,8 @@ def append(outdir: Path, **fields: Unpack[LedgerLine]) -> Entry:
 
 
 def for_submission(entries: Sequence[Entry], submission: str) -> list[Entry]:
-    """The adjustments standing for ``submission``, in order: undone ones left out, each
-    carrying the ``against`` of its latest confirmation."""
+    """The adjustments and comments standing for ``submission``, in order: undone ones left out,
+    each adjustment carrying the ``against`` of its latest confirmation."""
     mine = [e for e in entries if e.submission == submission]
     undone = {e.target for e in mine if e.op == "undo"}
     rebased = {e.target: e.against for e in mine if e.op == "confirm"}
@@ -481,6 +481,8 @@ def for_submission(entries: Sequence[Entry], submission: str) -> list[Entry]:
     for e in mine:
         if e.op == "adjust" and e.n not in undone:
             out.append(Entry(**{**asdict(e), "against": rebased.get(e.n, e.against)}))
+        elif e.op == "comment" and e.n not in undone and isinstance(e.note, dict):
+            out.append(e)  # (a reviewer's comment on lines: the reports show it, no score moves)
     return out
 
 
@@ -503,7 +505,8 @@ def _same(a: float | None, b: float | None) -> bool:
 def apply(data: ReportDict, entries: Sequence[Entry], rubric: Rubric) -> ReportDict:
     """The report's dict with ``entries`` (one submission's, :func:`for_submission`) applied.
 
-    ``score`` becomes the final score, and an adjusted part's ``score`` that part's final score;
+    A reviewer's comments among ``entries`` (``grader review``) become ``comments``: file, lines,
+    the lines as they were, the text, who and when. ``score`` becomes the final score, and an adjusted part's ``score`` that part's final score;
     ``adjustment`` keeps the automatic score (and each adjusted part's), the change and each entry
     with its status: ``applied``, or ``review`` when the automatic score it was made against has
     changed since. An entry that needs review stays applied (a score set stays set, points stay
@@ -517,6 +520,14 @@ def apply(data: ReportDict, entries: Sequence[Entry], rubric: Rubric) -> ReportD
         if parts_before:
             data["parts"] = [{**p, "score": parts_before[p["id"]]} if p["id"] in parts_before else p
                              for p in data.get("parts", [])]
+    data.pop("comments", None)
+    shown_notes: list[CommentLine] = [
+        {"n": e.n, "file": str(n.get("file", "")), "start": int(n.get("start", 0)), "end": int(n.get("end", 0)),
+         "lines": [str(x) for x in n.get("lines") or []], "text": str(n.get("text", "")), "by": e.by, "at": e.at}
+        for e, n in ((e, e.note) for e in entries if e.op == "comment" and isinstance(e.note, dict))]
+    if shown_notes:
+        data["comments"] = shown_notes
+    entries = [e for e in entries if e.op == "adjust"]
     if not entries:
         return data
     auto, top = float(data["score"]), float(data["max_score"])

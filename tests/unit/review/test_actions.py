@@ -65,3 +65,33 @@ def test_a_reveal_needs_a_reason_and_is_a_line(out: Path) -> None:
     entry = actions.reveal(out, NAME, pseudonym="S-123456", reason="regrade request", by="b")
     assert (entry.op, entry.note, entry.by) == ("reveal", {"pseudonym": "S-123456"}, "b")
     assert ledger.verify(out) == 1
+
+
+def test_a_comment_reaches_every_report_format_in_both_languages_and_an_undo_takes_it_out(out: Path) -> None:
+    from grader.report import render
+    from grader.report.model import GradeReport
+    from tests.helpers import read_report
+
+    rubric = load_rubric(RUBRIC)
+    made = actions.comment(out, rubric, NAME, head=0, file="scaling.py", start=2, end=2,
+                           text="<b>why</b> 64? [x](javascript:alert(1))", by="tanaka", lines=LINES, lang="en")
+    data = read_report(out, NAME)
+    assert data["comments"] == [{"n": made.n, "file": "scaling.py", "start": 2, "end": 2, "lines": ["    return 64"],
+                                 "text": "<b>why</b> 64? [x](javascript:alert(1))", "by": "tanaka", "at": made.at}]
+    assert data["score"] == 36.0 and "adjustment" not in data  # a comment moves no score
+    report = GradeReport.from_dict(data)
+    for lang, words in (("en", "scaling.py, lines 2–2"), ("ja", "scaling.py の 2〜2 行")):
+        for fmt in ("json", "yaml", "markdown", "html"):
+            text = render(report, fmt, rubric=rubric, lang=lang)
+            assert "64?" in text, (fmt, lang)
+            if fmt in ("markdown", "html"):
+                assert words in text and ("Comments on your code" if lang == "en" else "コードへのコメント") in text
+        html = render(report, "html", rubric=rubric, lang=lang)
+        assert "<b>why</b>" not in html and "&lt;b&gt;why&lt;/b&gt;" in html and "return 64" in html
+        assert "[x](javascript" not in render(report, "markdown", rubric=rubric, lang=lang)
+    for fmt in rubric.report.formats:  # the files the student is given were written again
+        from grader.report.outdir import report_path
+
+        assert "64?" in report_path(out, NAME, fmt).read_text(encoding="utf-8"), fmt
+    actions.undo(out, rubric, NAME, head=made.n, n=made.n, reason="said in class", by="b", lang="en")
+    assert "comments" not in read_report(out, NAME)
