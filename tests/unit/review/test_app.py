@@ -67,7 +67,7 @@ def head_of(page: str) -> str:
 OURS = {"html", "head", "meta", "title", "link", "script", "body", "header", "a", "span", "button", "main", "div", "h1",
         "h2", "h3", "h4", "dl", "dt", "dd", "kbd", "small", "ol", "ul", "li", "p", "nav", "section", "table", "thead",
         "tbody", "tr", "th", "td", "code", "form", "input", "label", "select", "option", "textarea", "details",
-        "summary", "pre", "img", "strong"}
+        "summary", "pre", "img", "strong", "aside"}
 
 
 def elements_of(page: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
