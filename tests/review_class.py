@@ -5,7 +5,7 @@ written as a batch writes them, so that the review app's tests and bench/review.
 each: correct, a catalogue mistake, or an unknown mistake of one of two clusters) and the output
 folder ``tmp/out`` (its reports, ``similarity.csv``, ``.sources/source.json``); ``hostile=True``
 adds submissions whose code, notebook outputs, file names and metadata carry script and markup.
-Returns the output folder.
+Returns the output folder. ``serving(out)`` serves it as ``grader review`` does.
 """
 
 from __future__ import annotations
@@ -13,11 +13,16 @@ from __future__ import annotations
 import base64
 import json
 import shutil
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from grader.report.model import GradeReport
 from grader.report.outdir import report_path, write_record
+from grader.review.security import Keys
 from grader.spec.rubric.load import load_rubric
 from tests.helpers import EXAMPLES, RUBRIC
 
@@ -139,3 +144,21 @@ def make_class(tmp: Path, n: int, *, hostile: bool = False, rubric: Path = RUBRI
     (out / ".sources").mkdir(exist_ok=True)
     (out / ".sources" / "source.json").write_text(json.dumps({"source": str(source.resolve())}), encoding="utf-8")
     return out
+
+
+@contextmanager
+def serving(out: Path, *, blind: bool = False, by: str = "tanaka", lang: str = "en",
+            rubric: Path = RUBRIC) -> Iterator[tuple[str, Keys]]:
+    """``grader review OUT`` served in this process (uvicorn, a thread): (its base URL, its keys)."""
+    from grader.review.serve import server
+
+    running, sock, _ = server(out, load_rubric(rubric), port=0, blind=blind, by=by, lang=lang)
+    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not running.started:
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}", running.config.app.keys
+    finally:
+        running.should_exit = True
+        thread.join(timeout=10)

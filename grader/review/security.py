@@ -48,7 +48,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 MAX_BODY = 256 * 1024
 #: the headers of every answer
 HEADERS = ((b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
-           (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"),
+           (b"x-frame-options", b"DENY"), (b"referrer-policy", b"same-origin"), (b"cache-control", b"no-store"),
            (b"cross-origin-opener-policy", b"same-origin"), (b"cross-origin-resource-policy", b"same-origin"))
 SAFE_METHODS = ("GET", "HEAD")
 
