@@ -68,6 +68,9 @@ MESSAGES: dict[str, M] = {
         "The points must be a number, e.g. 2 or -1.5 (got {got})",
         "点数は数で指定してください（例: 2、-1.5。{got} が渡されました）"),
     # --- serving (serve.py) -----------------------------------------------------------------------------
+    "review_serving_more": M(
+        "Another reviewer's link: {url} (works once, in one browser)",
+        "別のレビュー担当者用のリンク: {url}（1 回だけ、1 つのブラウザで有効）"),
     "review_needs_extra": M(
         "grader review needs the web app pieces of the review extra: pip install 'grader[review]'",
         "grader review には review 追加パッケージの Web アプリ部品が必要です: pip install 'grader[review]'"),

@@ -67,10 +67,13 @@ def server(outdir: Path, rubric: Rubric, *, port: int, blind: bool, by: str, lan
 
 
 def serve(outdir: Path, rubric: Rubric, *, port: int, blind: bool, browser: bool, by: str, lang: str,
-          say: Callable[[str], None]) -> None:
-    """Serve until Ctrl-C; ``say`` prints the launch URL (and how to stop)."""
+          say: Callable[[str], None], links: int = 1) -> None:
+    """Serve until Ctrl-C; ``say`` prints the launch URL (and how to stop), and ``links`` - 1 more,
+    one for each other reviewer (each good once, in one browser)."""
     running, sock, url = server(outdir, rubric, port=port, blind=blind, by=by, lang=lang)
     say(said("review_serving", url=url))
+    for _ in range(links - 1):
+        say(said("review_serving_more", url=running.config.app.keys.launch_url()))
     if browser:
         import webbrowser
 

@@ -1,6 +1,6 @@
 """The review app in Debian's chromium (playwright): a hostile class opened page by page fires no
 script and asks nothing of any other address; the keys move through a group, comment on selected
-lines and show the help in both languages."""
+lines, undo, confirm a cluster of unknown mistakes whole and show the help in both languages."""
 
 from __future__ import annotations
 
@@ -85,6 +85,13 @@ def test_the_keys_walk_a_group_comment_on_lines_and_show_the_help(tmp_path: Path
         with page.expect_navigation():
             page.keyboard.press("u")
         assert [e.op for e in ledger.read(out)] == ["comment", "undo"]
+        # a cluster of unknown mistakes confirmed whole with one key
+        page.goto(f"{base}/g/c-1?lang=en")
+        members = page.locator("table.members a.member").count()
+        with page.expect_navigation():
+            page.keyboard.press("a")
+        assert [(e.note or {}).get("group") for e in ledger.read(out) if e.op == "review"] == ["c-1"] * members
+        assert page.locator("table.members tr.done").count() == members == 50
         for lang, words in (("en", "next submission in the group"), ("ja", "グループ内の次の提出物")):
             page.goto(f"{base}/?lang={lang}")
             assert not page.is_visible("#help")
