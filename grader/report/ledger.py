@@ -483,6 +483,27 @@ def for_submission(entries: Sequence[Entry], submission: str) -> list[Entry]:
             out.append(Entry(**{**asdict(e), "against": rebased.get(e.n, e.against)}))
         elif e.op == "comment" and e.n not in undone and isinstance(e.note, dict):
             out.append(e)  # (a reviewer's comment on lines: the reports show it, no score moves)
+    return _items_once(out)
+
+
+def _items_once(entries: list[Entry]) -> list[Entry]:
+    """A manual rubric item (``grader review``: an adjustment whose ``note`` names an ``item``) counts
+    once, at its latest line, for the points that line says the item gives now (``note.points``);
+    an ``off`` line takes the item back. So ticking, unticking and changing an item's points never
+    depend on the order of the clamps in between."""
+    latest: dict[str, int] = {}
+    for e in entries:
+        if e.op == "adjust" and isinstance(e.note, dict) and isinstance(e.note.get("item"), str):
+            latest[e.note["item"]] = e.n
+    out = []
+    for e in entries:
+        item = e.note.get("item") if e.op == "adjust" and isinstance(e.note, dict) else None
+        if not isinstance(item, str):
+            out.append(e)
+        elif latest[item] == e.n and not e.note.get("off"):  # type: ignore[union-attr]
+            value = e.note.get("points")  # type: ignore[union-attr]
+            points = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else e.points
+            out.append(Entry(**{**asdict(e), "points": points}))
     return out
 
 

@@ -31,9 +31,11 @@ from grader.review.data import lines_hash
 from grader.workflows import adjust as adjusting
 
 if TYPE_CHECKING:
-    from grader.spec.rubric.model import Rubric
+    from grader.review.data import Batch
+    from grader.spec.rubric.model import ManualItem, Rubric
 
-__all__ = ["Conflict", "adjust", "comment", "confirm_group", "reveal", "undo"]
+__all__ = ["Conflict", "adjust", "comment", "confirm_group", "item_preview", "repoint_item", "reveal", "toggle_item",
+           "undo"]
 
 #: the longest comment kept (characters)
 MAX_COMMENT = 4000
@@ -132,6 +134,62 @@ def confirm_group(outdir: Path, rubric: Rubric, names: list[str], *, group: str,
                 out.append(ledger.append(outdir, op="review", submission=name, student=_student(outdir, name),
                                          reason=said("review_group_confirmed", group=title), by=by,
                                          note={"group": group}))
+        return out
+
+
+def toggle_item(batch: Batch, name: str, item: ManualItem, *, head: int, by: str, lang: str) -> ledger.Entry:
+    """A manual rubric item ticked for ``name`` (an adjustment of its points, of its part or the
+    total), or unticked (an adjustment taking back what it gives): one ledger line either way."""
+    outdir, rubric = batch.outdir, batch.rubric
+    with ledger.locked(outdir):
+        _check(outdir, name, head, {"op": "item", "item": item.id})
+        batch.refresh()
+        now = batch.item_points(name, item.id)
+        if now is None:
+            worth = batch.item_worth(item.id)
+            return adjusting.adjust(outdir, rubric, name, part=item.part, points=worth, set_to=None, by=by, lang=lang,
+                                    reason=said("review_item_given", item=item.title.en, points=f"{worth:+g}"),
+                                    note={"item": item.id, "points": worth})
+        return adjusting.adjust(outdir, rubric, name, part=item.part, points=-now, set_to=None, by=by, lang=lang,
+                                reason=said("review_item_taken", item=item.title.en), note={"item": item.id, "off": True})
+
+
+def item_preview(batch: Batch, item: ManualItem, points: float) -> list[dict[str, Any]]:
+    """For each student the item is given to: its points now and then, their final score now and
+    then (the ledger applied with the change as it would be written)."""
+    rows = []
+    last = max((e.n for e in batch.entries), default=0)
+    for name in batch.with_item(item.id):
+        now = batch.item_points(name, item.id) or 0.0
+        data = batch.reports[name]
+        auto = ledger.apply(dict(data), [], batch.rubric)  # type: ignore[arg-type]
+        change = ledger.Entry(n=last + 1, op="adjust", submission=name, part=item.part, points=points - now,
+                              against=ledger.automatic_of(auto, item.part), note={"item": item.id, "points": points})
+        after = ledger.apply(dict(auto), ledger.for_submission([*batch.entries, change], name), batch.rubric)  # type: ignore[arg-type]
+        rows.append({"name": name, "head": batch.head_of(name), "was": now, "now": points,
+                     "score": float(data["score"]), "after": float(after["score"])})
+    return rows
+
+
+def repoint_item(batch: Batch, item: ManualItem, points: float, *, heads: dict[str, int], by: str,
+                 lang: str) -> list[ledger.Entry]:
+    """The item's points changed for every student it is given to: one ledger line each (the
+    difference), after the preview; a student changed since the preview is a :class:`Conflict`
+    and nothing is written."""
+    outdir, rubric = batch.outdir, batch.rubric
+    with ledger.locked(outdir):
+        batch.refresh()
+        names = batch.with_item(item.id)
+        for name in names:
+            _check(outdir, name, heads.get(name, 0), {"op": "item", "item": item.id,
+                                                                                  "points": points})
+        out = []
+        for name in names:
+            now = batch.item_points(name, item.id) or 0.0
+            out.append(adjusting.adjust(outdir, rubric, name, part=item.part, points=points - now, set_to=None, by=by,
+                                        lang=lang, note={"item": item.id, "points": points, "repoint": True},
+                                        reason=said("review_item_repointed", item=item.title.en, was=f"{now:+g}",
+                                                    now=f"{points:+g}")))
         return out
 
 

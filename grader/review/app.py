@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from grader.spec.rubric.model import Rubric
+    from grader.spec.rubric.model import ManualItem, Rubric
 
 __all__ = ["LANGS", "WORDS", "make_app", "refusal"]
 
@@ -62,7 +62,9 @@ WORDS = by_lang({
     "state_moved": "review_state_moved", "state_outdated": "review_state_outdated", "expected": "expected",
     "actual": "actual", "blind": "review_blind", "refused": "review_refused", "shown_as_text": "review_as_text",
     "line_cut": "review_line_cut", "group_of": "review_group_of", "none": "review_none", "by": "review_by",
-    "lang_other": "review_lang_other", "passed": "passed", "not_passed": "gb_no",
+    "lang_other": "review_lang_other", "items": "review_items", "item_points": "review_item_points",
+    "preview": "review_preview", "apply_all": "review_apply_all", "given": "review_given",
+    "final_now": "review_final_now", "final_after": "review_final_after", "key_items": "review_key_items", "passed": "passed", "not_passed": "gb_no",
 })
 
 #: why the guard refused, in words (both languages: the refusal comes before any page's language)
@@ -182,6 +184,9 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
             elif what == "undo":
                 actions.undo(outdir, rubric, name, head=head, n=_int(fields.get("n", ""), "n"),
                              reason=fields.get("reason", "") or said("review_undo_reason"), by=by, lang=language)
+            elif what == "item":
+                item = _item(rubric, fields.get("item", ""))
+                actions.toggle_item(batch, name, item, head=head, by=by, lang=language)
             elif what == "reveal":
                 if not batch.blind:
                     raise UsageError(said("review_not_blind"))
@@ -228,6 +233,49 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
         batch.refresh()
         return RedirectResponse(f"/g/{g.key}?lang={language}", status_code=303)
 
+    async def items_page(request: Request) -> Response:
+        batch.refresh()
+        language = lang_of(request)
+        rows = [{"n": i, "id": m.id, "title": m.title.ja if language == "ja" else m.title.en,
+                 "part": m.part or "", "worth": batch.item_worth(m.id), "given": len(batch.with_item(m.id))}
+                for i, m in enumerate(rubric.manual, 1)]
+        return render(request, "items.html.j2", items=rows)
+
+    async def item_change(request: Request) -> Response:
+        language = lang_of(request)
+        form = await request.form()
+        fields = {k: str(v) for k, v in form.items()}
+        batch.refresh()
+        try:
+            item = _item(rubric, request.path_params["item"])
+            points = _number(fields.get("points", ""))
+            if points is None:
+                raise UsageError(said("review_points_not_number", got="''"))
+            if request.path_params["step"] == "preview":
+                rows = actions.item_preview(batch, item, points)
+                for row in rows:
+                    row["who"] = batch.shown_name(row["name"], language)
+                return render(request, "item_preview.html.j2", item=item, points=points, rows=rows,
+                              title=item.title.ja if language == "ja" else item.title.en,
+                              heads=",".join(f"{batch.key_of(r['name'])}:{r['head']}" for r in rows))
+            if request.path_params["step"] != "apply":
+                raise UsageError(said("review_no_such_page"))
+            heads: dict[str, int] = {}
+            for piece in fields.get("heads", "").split(","):
+                key, _, n = piece.partition(":")
+                who = batch.name_of(key)
+                if who is not None and n.isdigit():
+                    heads[who] = int(n)
+            actions.repoint_item(batch, item, points, heads=heads, by=by, lang=language)
+        except actions.Conflict as conflict:
+            batch.refresh()
+            return render(request, "conflict.html.j2", status=409, **_conflict_view(batch, conflict, fields,
+                                                                                     request.url.path, language))
+        except (UsageError, ledger.LedgerError) as exc:
+            return refuse(request, exc)
+        batch.refresh()
+        return RedirectResponse(f"/items?lang={language}", status_code=303)
+
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in ("review.js", "review.css"):
@@ -238,9 +286,17 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
     app: Starlette = Starlette(routes=[
         Route("/", queue), Route("/g/{group}", group_page), Route("/g/{group}/confirm", confirm, methods=["POST"]),
         Route("/s/{key}", submission), Route("/s/{key}/{action}", act, methods=["POST"]),
+        Route("/items", items_page), Route("/items/{item}/{step}", item_change, methods=["POST"]),
         Route("/static/{name}", static),
     ])
     return Guard(app, keys, refusal), keys
+
+
+def _item(rubric: Rubric, item_id: str) -> ManualItem:
+    item = next((m for m in rubric.manual if m.id == item_id), None)
+    if item is None:
+        raise UsageError(said("review_no_such_item", item=repr(item_id[:60])))
+    return item
 
 
 def _num(x: object) -> str:
@@ -304,6 +360,9 @@ def _submission_view(batch: Batch, name: str, group: str, lang: str) -> dict[str
         "group": g, "prev_link": prev_link, "next_link": next_link, "reference": batch.reference(name),
         "source_missing": not files, "can_reveal": batch.blind and not batch.revealed(name),
         "review": [int(e["n"]) for e in ledger.review_of(data)],
+        "items": [{"n": i, "id": m.id, "title": m.title.ja if lang == "ja" else m.title.en, "part": m.part or "",
+                   "worth": batch.item_worth(m.id), "given": batch.item_points(name, m.id)}
+                  for i, m in enumerate(batch.rubric.manual, 1)],
         "score": _num(data["score"]), "max": _num(data["max_score"]),
         "parts": [{"id": p["id"], "title": (p.get("title") or {}).get(lang) or p["id"], "score": _num(p["score"]),
                    "max": _num(p["max_score"])} for p in data.get("parts", [])],

@@ -292,6 +292,32 @@ class Batch:
                 last = e.n
         return last > 0
 
+    # ----------------------------------------------------------------------------- manual rubric items
+    def item_lines(self, name: str, item: str) -> list[ledger.Entry]:
+        """The standing adjustments of ``name`` that a manual item made (not undone), in order."""
+        undone = {e.target for e in self._entries if e.op == "undo" and e.submission == name}
+        return [e for e in self._entries if e.op == "adjust" and e.submission == name and e.n not in undone
+                and isinstance(e.note, dict) and e.note.get("item") == item]
+
+    def item_points(self, name: str, item: str) -> float | None:
+        """What item ``item`` gives ``name`` now (its latest line says it: grader.report.ledger counts an
+        item once), or None: not given."""
+        lines = self.item_lines(name, item)
+        if not lines or (lines[-1].note or {}).get("off"):
+            return None
+        return float((lines[-1].note or {}).get("points", lines[-1].points or 0.0))
+
+    def item_worth(self, item: str) -> float:
+        """An item's points now: the last change of its points in the ledger, else the rubric's."""
+        for e in reversed(self._entries):
+            if isinstance(e.note, dict) and e.note.get("item") == item and e.note.get("repoint"):
+                return float(e.note.get("points", 0.0))
+        return next((float(m.points) for m in self.rubric.manual if m.id == item), 0.0)
+
+    def with_item(self, item: str) -> list[str]:
+        """The students the item is given to now."""
+        return [n for n in sorted(self.reports) if self.item_points(n, item) is not None]
+
     # ----------------------------------------------------------------------------- one submission
     def submission(self, name: str) -> Submission | None:
         if self._submissions is None:

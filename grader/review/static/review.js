@@ -1,5 +1,5 @@
 // The review app's keys (no build step; the pages work without it, by their links and forms).
-// j/k next/previous in the group, 1-9 a part in the score form, c comment on the selected lines,
+// j/k next/previous in the group, 1-9 a rubric item (else a part in the score form), c comment on the selected lines,
 // s save and next, u undo the last line, r reference and diff, ? this help.
 (function () {
   "use strict";
@@ -89,6 +89,7 @@
       if (given) { $("adjust-next").value = "1"; form.submit(); }
       else { go("next"); }
     }
+    else if (/^[1-9]$/.test(key) && $("item-" + key)) { $("item-" + key).submit(); }
     else if (/^[1-9]$/.test(key)) {
       var part = $("adjust-part");
       if (part && part.options.length > parseInt(key, 10)) {
