@@ -3,7 +3,7 @@ chromium through playwright) on the graded class, every action a ledger line, th
 on (``grader export``, ``grader ledger --verify``) and the students' reports show each change.
 
 One journey, in order: a group of one mistake confirmed in one action; two comments on
-lines; a part's points changed by keys; two reviewers saving the same student (the second sees
+lines; a manual rubric item ticked by its key and a part's points changed; two reviewers saving the same student (the second sees
 both versions and writes theirs after); a blind review, one student revealed; then the export,
 the reports and the ledger.
 """
@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from grader.report import ledger
-from tests.helpers import ROOT, chromium, read_gradebook, read_report, run_grader
+from tests.helpers import ROOT, chromium, read_gradebook, read_report, rubric_copy, run_grader
 
 pytestmark = pytest.mark.browser
 
@@ -73,7 +73,9 @@ def open_student(page: Any, base: str, name: str) -> None:
 def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(graded_class: Any, tmp_path: Path,
                                                                          browser: Any) -> None:
     out = graded_class.copy(tmp_path / "out")
-    with review(out, "--links", "2") as (base, (mine, theirs)):
+    items = rubric_copy(tmp_path, manual=[{"id": "explanation", "part": "variance", "points": 1,
+                                           "title": {"en": "Explains why √d_k", "ja": "√d_k の理由を説明"}}])
+    with review(out, "--links", "2", "--rubric", str(items)) as (base, (mine, theirs)):
         a, b = browser.new_context(), browser.new_context()
         page, other = a.new_page(), b.new_page()
         outside: list[str] = []
@@ -111,16 +113,20 @@ def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(grad
             ("divide-by-dk", 16, 18), ("divide-by-dk", 3, 3)]
         assert page.locator(".comment.state-here").count() == 2
 
-        # 3. the first part's points by keys: 1 chooses it, the points, the reason, Escape, s saves
-        page.keyboard.press("1")
-        page.keyboard.type("2")
+        # 3. the manual rubric item by its key (1), then the scaling part's points: the points, the
+        # reason, Escape, s saves
+        with page.expect_navigation():
+            page.keyboard.press("1")
+        assert "☑ Explains why √d_k (+1, variance)" in page.inner_text("#items")
+        page.select_option("#adjust-part", "scaling")
+        page.fill("#adjust-points", "2")
         page.fill("#adjust-reason", "partial credit: the reasoning in the comment is right")
         page.keyboard.press("Escape")
         with page.expect_navigation():
             page.keyboard.press("s")
-        (adjusted,) = [e for e in ledger.read(out) if e.op == "adjust"]
-        assert (adjusted.submission, adjusted.part, adjusted.points, adjusted.by) == ("divide-by-dk", "scaling", 2.0,
-                                                                                    "tanaka")
+        adjusted = [e for e in ledger.read(out) if e.op == "adjust"]
+        assert [(e.submission, e.part, e.points, (e.note or {}).get("item"), e.by) for e in adjusted] == [
+            ("divide-by-dk", "variance", 1.0, "explanation", "tanaka"), ("divide-by-dk", "scaling", 2.0, None, "tanaka")]
 
         # 4. two reviewers on sqrt-d-model: the second gets both versions, then writes theirs too
         open_student(page, base, "sqrt-d-model")
@@ -166,7 +172,7 @@ def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(grad
     assert done.returncode == 0, done.stderr
     rows = {r["submission"]: r for r in read_gradebook(out)}
     before = {r["submission"]: r for r in read_gradebook(graded_class.out)}
-    assert float(rows["divide-by-dk"]["score"]) == float(before["divide-by-dk"]["score"]) + 2
+    assert float(rows["divide-by-dk"]["score"]) == float(before["divide-by-dk"]["score"]) + 2 + 1
     assert float(rows["sqrt-d-model"]["score"]) == float(before["sqrt-d-model"]["score"])  # +1 then -1
     assert "partial credit" in rows["divide-by-dk"]["adjustment_reasons"]
     report = read_report(out, "divide-by-dk")
@@ -183,5 +189,5 @@ def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(grad
             assert {"html": "&lt;b&gt;why", "markdown": "\\<b>why", "json": "<b>why"}[fmt] in text  # as text
             assert heading in text or fmt == "json"
     assert run_grader("ledger", out, "--verify").returncode == 0
-    assert len(ledger.read(out)) == len(reviewed) + 2 + 1 + 2 + 1
+    assert len(ledger.read(out)) == len(reviewed) + 2 + 2 + 2 + 1
     assert os.stat(out / "ledger.jsonl").st_size > 0
