@@ -254,3 +254,21 @@ def test_a_page_of_a_key_not_in_the_batch_is_refused(out: Path) -> None:
     assert r.c.get("/g/nothing").status_code == 404
     assert r.c.get("/static/../app.py").status_code == 404
     assert r.post("/s/0000000000000000/adjust", head="0", points="1", reason="x").status_code == 400  # type: ignore[attr-defined]
+
+
+def test_the_adjustments_that_need_review_are_a_group_confirmed_in_one_action(out: Path) -> None:
+    from grader.workflows.adjust import refresh
+
+    rubric = load_rubric(RUBRIC)
+    for name in ("s001-divide-by-dk-1", "s002-sqrt-d-model-2"):  # made against another automatic score
+        ledger.append(out, op="adjust", submission=name, part=None, points=1.0, reason="regrade request", by="ta",
+                      against=30.0)
+    refresh(out, rubric, "en")
+    r = Reviewer(out)
+    assert "Adjustments that need review" in r.get("/?lang=en")
+    group = r.get("/g/needs-review?lang=en")
+    heads = re.search(r'name="heads" value="([^"]*)"', group).group(1)  # type: ignore[union-attr]
+    assert r.post("/g/needs-review/confirm?lang=en", heads=heads).status_code == 303  # type: ignore[attr-defined]
+    assert [(e.op, e.target, e.against) for e in ledger.read(out)][2:] == [("confirm", 1, 36.0), ("confirm", 2, 36.0)]
+    assert not ledger.review_of(read_report(out, "s001-divide-by-dk-1"))
+    assert "Adjustments that need review" not in r.get("/?lang=en")
