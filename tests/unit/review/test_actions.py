@@ -95,3 +95,21 @@ def test_a_comment_reaches_every_report_format_in_both_languages_and_an_undo_tak
         assert "64?" in report_path(out, NAME, fmt).read_text(encoding="utf-8"), fmt
     actions.undo(out, rubric, NAME, head=made.n, n=made.n, reason="said in class", by="b", lang="en")
     assert "comments" not in read_report(out, NAME)
+
+
+def test_grader_ledger_lists_the_reviews_lines_with_what_they_hold(out: Path) -> None:
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    rubric = load_rubric(RUBRIC)
+    actions.comment(out, rubric, NAME, head=0, file="scaling.py", start=1, end=2, text="x", by="b", lines=LINES,
+                    lang="en")
+    actions.reveal(out, NAME, pseudonym="S-123456", reason="asked", by="b")
+    actions.confirm_group(out, rubric, [NAME], group="m-divide-by-d-k", title="divide-by-d-k", by="b",
+                          heads={NAME: 2}, lang="en")
+    listed = CliRunner().invoke(main, ["ledger", str(out), "--lang", "en"])
+    assert listed.exit_code == 0, listed.output
+    rows = [line.split("\t") for line in listed.stdout.splitlines()]
+    assert [(r[1], r[4]) for r in rows] == [("comment", "scaling.py:1-2"), ("reveal", "S-123456"),
+                                           ("review", "m-divide-by-d-k")]

@@ -272,3 +272,15 @@ def test_the_adjustments_that_need_review_are_a_group_confirmed_in_one_action(ou
     assert [(e.op, e.target, e.against) for e in ledger.read(out)][2:] == [("confirm", 1, 36.0), ("confirm", 2, 36.0)]
     assert not ledger.review_of(read_report(out, "s001-divide-by-dk-1"))
     assert "Adjustments that need review" not in r.get("/?lang=en")
+
+
+def test_an_anonymous_batch_is_reviewed_blind_and_a_reveal_names_the_student(out: Path) -> None:
+    (out / "identities.csv").write_text("anonymous_id,student_id,name,lms,entry\r\n"
+                                        "s001-divide-by-dk-1,111,山田太郎,moodle,yamada_111\r\n", encoding="utf-8")
+    r = Reviewer(out)  # (not asked for --blind: the batch is)
+    queue = r.get("/?lang=en")
+    assert "山田太郎" not in queue and ">s001-divide-by-dk-1<" in queue
+    path, page = r.page_of("s001-divide-by-dk-1")
+    assert r.post(f"{path}/reveal", head=head_of(page), reason="regrade request").status_code == 303  # type: ignore[attr-defined]
+    assert "山田太郎 (s001-divide-by-dk-1)" in r.get(f"{path}?lang=en")
+    assert [(e.op, e.note) for e in ledger.read(out)] == [("reveal", {"pseudonym": "s001-divide-by-dk-1"})]
