@@ -77,6 +77,7 @@ COMMANDS: tuple[click.Command, ...] = (
     student.check, student.grade_cmd,
     batch.batch, batch.export_cmd, batch.similarity_cmd, batch.catalogue_group,
     term.adjust, term.ledger_cmd, term.publish_cmd, term.push_cmd, term.regrade, term.gradebook_cmd,
+    term.pull_cmd,
     prepare.new_cmd, prepare.validate, prepare.release, prepare.gradescope,
 )
 for _command in COMMANDS:

@@ -1,6 +1,6 @@
 """The commands of a term after the batch: ``grader adjust`` (a score changed by hand, in the
 ledger), ``grader ledger`` (list or verify it), ``grader publish`` (hidden tests shown in full),
-``grader push`` (the final scores into the LMS),
+``grader push`` (the final scores into the LMS), ``grader pull`` (the submissions from the LMS),
 ``grader regrade`` (only some tests again) and ``grader gradebook`` (several batches, one course
 table).
 """
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import click
 
-from grader.cli.shared import LANGS, ExitCode, err, guard, lang_for, lang_option, load_for, rubric_option, tr
+from grader.cli.shared import LANGS, ExitCode, err, guard, lang_for, lang_of, lang_option, load_for, rubric_option, tr
 from grader.errors import UsageError
 from grader.i18n.messages import said
 from grader.sinks import terminal
 
-__all__ = ["adjust", "gradebook_cmd", "ledger_cmd", "publish_cmd", "push_cmd", "regrade"]
+__all__ = ["adjust", "gradebook_cmd", "ledger_cmd", "publish_cmd", "pull_cmd", "push_cmd", "regrade"]
 
 
 class _Points(click.ParamType):  # type: ignore[type-arg]
@@ -224,13 +224,14 @@ def _state_word(state: str) -> str:
 
 @click.command(name="push")
 @click.argument("outdir", type=click.Path(file_okay=False, exists=True))
-@click.option("--to", "to", required=True, type=click.Choice(["canvas"]), help="The LMS to write into.")
+@click.option("--to", "to", required=True, type=click.Choice(["canvas", "moodle"]), help="The LMS to write into.")
 @click.option("--url", required=True, help="The LMS's address, e.g. https://canvas.example.edu")
-@click.option("--course", required=True, help="The course's id in the LMS.")
+@click.option("--course", default=None, help="The course's id in the LMS (Canvas; Moodle finds it).")
 @click.option("--assignment", "assignment", required=True, help="The assignment's id in the LMS.")
 @click.option("--dry-run", is_flag=True, help="Print the cells a push would change, and write nothing.")
 @click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN.")
+              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN "
+                   "($MOODLE_TOKEN with --to moodle).")
 @click.option("--overwrite-lms-edits", is_flag=True,
               help="Write over a value changed in the LMS since the last push (kept otherwise).")
 @click.option("--lms-ids", type=click.Path(dir_okay=False, exists=True), default=None,
@@ -238,23 +239,28 @@ def _state_word(state: str) -> str:
 @click.option("--by", default="", help="Who pushes (default: your login name).")
 @rubric_option
 @lang_option
-def push_cmd(outdir: str, to: str, url: str, course: str, assignment: str, dry_run: bool, token_file: str | None,
+def push_cmd(outdir: str, to: str, url: str, course: str | None, assignment: str, dry_run: bool, token_file: str | None,
              overwrite_lms_edits: bool, lms_ids: str | None, by: str, rubric_path: str | None,
              lang: str | None) -> None:
     """Write each student's final score and a short comment from the batch output OUTDIR into the LMS;
     every push is recorded in OUTDIR/ledger.jsonl and OUTDIR/push/<time>.csv."""
     from grader.lms.canvas import CanvasPlatform
+    from grader.lms.moodle import Moodle, MoodlePlatform
+    from grader.lms.platform import Platform
     from grader.lms.transport import Transport
     from grader.workflows.push import push, read_ids, read_token
 
     def body() -> int:
         rubric = load_for(outdir, rubric_path)
         language = lang_for(lang, rubric, outdir)
-        token = read_token(os.environ, "CANVAS_TOKEN", Path(token_file) if token_file else None)
+        if to == "canvas" and not course:
+            raise UsageError(said("push_needs_course"))
+        token = read_token(os.environ, _TOKEN_VARIABLE[to], Path(token_file) if token_file else None)
         ids = read_ids(Path(lms_ids)) if lms_ids else {}
-        transport = Transport(url, token)
+        transport = Transport(url, token, bearer=to != "moodle")
         try:
-            platform = CanvasPlatform(url, course, assignment, transport)
+            platform: Platform = (MoodlePlatform(Moodle(url, token, transport), assignment) if to == "moodle"
+                                  else CanvasPlatform(url, course or "", assignment, transport))
             result = push(Path(outdir), rubric, platform, dry_run=dry_run, overwrite=overwrite_lms_edits, ids=ids,
                           by=by, lang=language, scrub=transport.scrub)
         finally:
@@ -276,6 +282,57 @@ def push_cmd(outdir: str, to: str, url: str, course: str, assignment: str, dry_r
             return 0
         err.print(terminal(tr(said("push_summary", counts=counts, csv=result.csv, n=result.ledger_n), language)),
                   markup=False, highlight=False, soft_wrap=True)
+        return int(ExitCode.PUSH_FAILED) if result.failed else 0
+
+    sys.exit(guard(body))
+
+
+# --- Moodle: the platform of grader push --to moodle, and grader pull --from moodle ---------------------
+
+#: the environment variable each platform's token is read from (unless --token-file)
+_TOKEN_VARIABLE = {"canvas": "CANVAS_TOKEN", "moodle": "MOODLE_TOKEN"}
+
+
+
+@click.command(name="pull")
+@click.argument("src", type=click.Path(file_okay=False))
+@click.option("--from", "source", required=True, type=click.Choice(["moodle"]), help="The LMS to fetch from.")
+@click.option("--url", required=True, help="The LMS's address, e.g. https://moodle.example.edu")
+@click.option("--assignment", "assignment", required=True, help="The assignment's id in the LMS.")
+@click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A file holding the token, readable by you alone (chmod 600); else $MOODLE_TOKEN.")
+@lang_option
+def pull_cmd(src: str, source: str, url: str, assignment: str, token_file: str | None, lang: str | None) -> None:
+    """Fetch the assignment's submissions from the LMS into SRC (SRC/submissions, as the LMS's download
+    names them, with SRC/submitted.csv and SRC/extensions.csv); a second pull fetches only what changed."""
+    from grader.lms.moodle import Moodle
+    from grader.lms.transport import Transport
+    from grader.workflows.pull import pull_moodle
+    from grader.workflows.push import read_token
+
+    def body() -> int:
+        language = lang_of(lang, None)
+        token = read_token(os.environ, _TOKEN_VARIABLE[source], Path(token_file) if token_file else None)
+        transport = Transport(url, token, bearer=False)
+        try:
+            moodle = Moodle(url, token, transport)
+            result = pull_moodle(Path(src), moodle, assignment, lang=language)
+        finally:
+            transport.close()
+        for who, why in result.failed:
+            err.print(terminal(tr(said("pull_failed_one", who=who, why=why), language)), markup=False,
+                      highlight=False, soft_wrap=True)
+        summary = (said("pull_first_summary", n=len(result.fetched), drafts=result.drafts, folder=result.folder)
+                   if result.first else
+                   said("pull_again_summary", n=len(result.fetched), unchanged=result.unchanged, drafts=result.drafts,
+                        folder=result.folder))
+        err.print(terminal(tr(summary, language)), markup=False, highlight=False, soft_wrap=True)
+        if result.unnumbered:
+            err.print(terminal(tr(said("pull_unnumbered", n=result.unnumbered), language)), markup=False,
+                      highlight=False, soft_wrap=True)
+        err.print(terminal(tr(said("pull_next", folder=result.folder, submitted=result.submitted,
+                                   extensions=result.extensions), language)), markup=False, highlight=False,
+                  soft_wrap=True)
         return int(ExitCode.PUSH_FAILED) if result.failed else 0
 
     sys.exit(guard(body))

@@ -152,6 +152,30 @@ MESSAGES: dict[str, M] = {
     "push_state_skipped": M("skipped", "見送り"),
     "push_state_failed": M("failed", "失敗"),
     "push_state_send": M("to send", "送信予定"),
+    # --- grader push --to moodle, grader pull --from moodle (term.py) ---------------------------------
+    "push_needs_course": M("--to canvas needs --course ID (the course's id in Canvas)",
+                           "--to canvas には --course ID（Canvas のコースの ID）が必要です"),
+    "pull_failed_one": M("{who}: not fetched ({why}); the folder of the last pull is kept, and the next pull "
+                         "tries again",
+                         "{who}: 取得できませんでした（{why}）。前回取得したフォルダはそのまま残し、次の pull でもう一度"
+                         "試します"),
+    "pull_first_summary": M(
+        "pulled {n} submission(s) into {folder} ({drafts} draft(s) not submitted, not fetched)",
+        "{n} 件の提出物を {folder} に取得しました（提出前の下書き {drafts} 件は取得していません）"),
+    "pull_again_summary": M(
+        "pulled again: {n} submission(s) new or changed since the last pull, fetched into {folder}; {unchanged} "
+        "unchanged, not fetched again ({drafts} draft(s) not submitted, not fetched)",
+        "再取得: 前回の後に新しく提出または変更された {n} 件を {folder} に取得しました。変わっていない {unchanged} 件は"
+        "取得し直していません（提出前の下書き {drafts} 件は取得していません）"),
+    "pull_unnumbered": M(
+        "{n} student(s) have no participant number in Moodle yet, so they were not fetched: open the "
+        "assignment's \"View all submissions\" page in Moodle once (Moodle numbers every student there), "
+        "then pull again",
+        "{n} 人の学生にはまだ Moodle の参加者番号がないため、取得していません。Moodle で課題の「すべての提出を表示する」"
+        "ページを一度開いてから（そこで Moodle が全員に番号を付けます）、もう一度 pull してください"),
+    "pull_next": M(
+        "grade them with: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}",
+        "採点するには: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

@@ -1,4 +1,4 @@
-"""``grader push OUT --to canvas``: each student's final score and a short comment, into the LMS.
+"""``grader push OUT --to canvas|moodle``: each student's final score and a short comment, into the LMS.
 
 The scores are the batch's rows as ``grader export`` makes them
 (:func:`grader.outputs.lms_gradebooks.batch_rows`: the reports with the ledger's adjustments, the
@@ -221,7 +221,8 @@ def plan(rows: Sequence[GradebookRow], current: Mapping[str, Current], last: Map
         wrote = None if mine is None or mine.get("score") is None else float(mine["score"])
         if _same(before, line.new):
             same_comment = mine is None or mine.get("comment") == comment_hash(line.comment)
-            line.state = "unchanged" if same_comment else "send"
+            # (held unreleased by the LMS while the results are public now: sent again, to show it)
+            line.state = "unchanged" if same_comment and not current[key].unreleased else "send"
             continue
         edited = (before is not None and not _same(before, wrote)) or (before is None and wrote is not None)
         if edited and not overwrite:
