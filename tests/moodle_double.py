@@ -143,6 +143,8 @@ class MoodleDouble:
     rate_limit_every: int = 0
     latency: float = 0.0
     on_request: Callable[[Request], None] | None = None
+    #: the port to listen on (0: any free one); a later double of the same Moodle takes the earlier's
+    port: int = 0
     log: list[Request] = field(default_factory=list)
     #: (user id, grade, workflow state) of every grade saved, in order
     writes: list[tuple[int, float, str]] = field(default_factory=list)
@@ -182,7 +184,7 @@ class MoodleDouble:
 
             do_GET = do_POST = _answer
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 

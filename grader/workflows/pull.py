@@ -55,7 +55,8 @@ _DROPPED = re.compile(r"[\x00-\x1f\x7f&<>\"`|':\\/]")
 
 @dataclass
 class PullResult:
-    """What one pull did: who was fetched now, who was unchanged, who was not fetched and why."""
+    """What one pull did: who was fetched now, how many kept from an earlier pull as they were,
+    drafts and students without a participant number (not fetched), who failed and why."""
 
     folder: Path
     fetched: list[str] = field(default_factory=list)
@@ -171,7 +172,6 @@ def pull_moodle(src: Path, moodle: Moodle, assignment: str, *, lang: str = "en")
         stamp = int(sub.get("timemodified") or 0)
         before = known.get(student.participant) or {}
         if (before.get("submission"), before.get("timemodified")) == (sub.get("id"), stamp):
-            result.unchanged += 1
             newest = max(newest, stamp)
             continue
         name = folder_name(student.fullname, student.participant)
@@ -194,6 +194,7 @@ def pull_moodle(src: Path, moodle: Moodle, assignment: str, *, lang: str = "en")
         result.fetched.append(student.participant)
         newest = max(newest, stamp)
     shutil.rmtree(stage, ignore_errors=True)
+    result.unchanged = sum(1 for pid in known if pid not in result.fetched)  # (kept from an earlier pull)
     # the next pull asks from the newest time fetched, unless someone's files failed (then again from here)
     record = {"url": moodle.url, "assignment": info.id, "course": info.course,
               "since": since if result.failed else newest, "students": known}
