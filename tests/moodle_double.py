@@ -40,7 +40,7 @@ Each behaviour is read from Moodle's own source (moodle/moodle):
   (``PARAM_FILE``); the double keeps any name, so a test can hand the grader one no Moodle would.
 
 Faults a test can ask for: a 503 on chosen request numbers, a 429 with ``Retry-After`` every n-th
-request, an expired token, a function left out of the service, users whose grade Moodle refuses,
+request or beyond a rate cap, an expired token, a function left out of the service, users whose grade Moodle refuses,
 a delay before every answer.
 """
 
@@ -143,12 +143,17 @@ class MoodleDouble:
     rate_limit_every: int = 0
     latency: float = 0.0
     on_request: Callable[[Request], None] | None = None
+    #: requests a second beyond which 429 with Retry-After: 1 is answered (0: no cap). Moodle has no
+    #: throttle of its own; a proxy in front of it may have one
+    rate_cap: int = 0
+    _recent: list[float] = field(default_factory=list)
     #: the port to listen on (0: any free one); a later double of the same Moodle takes the earlier's
     port: int = 0
     log: list[Request] = field(default_factory=list)
     #: (user id, grade, workflow state) of every grade saved, in order
     writes: list[tuple[int, float, str]] = field(default_factory=list)
     downloads: list[str] = field(default_factory=list)
+    throttled: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
     _n: int = 0
@@ -201,6 +206,14 @@ class MoodleDouble:
         with self._lock:
             self._n += 1
             n = self._n
+            now = time.monotonic()
+            self._recent = [t for t in self._recent if now - t < 1.0]
+            throttled = bool(self.rate_cap) and len(self._recent) >= self.rate_cap
+            if not throttled:
+                self._recent.append(now)
+        if throttled:
+            self.throttled += 1
+            return 429, {"error": "Too Many Requests"}, {"Retry-After": "1"}
         if n in self.fail_requests:
             return 503, {"error": "Service Unavailable"}, {}
         if self.rate_limit_every and n % self.rate_limit_every == 0:

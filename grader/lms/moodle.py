@@ -297,11 +297,11 @@ class MoodlePlatform:
             entry["plugindata"] = {"assignfeedbackcomments_editor": {"text": cell.comment, "format": FORMAT_PLAIN}}
         return entry
 
-    def _save(self, cells: list[Cell]) -> MoodleError | None:
+    def _save(self, cells: list[Cell]) -> MoodleError | PlatformRefused | None:
         try:
             self.moodle.call("mod_assign_save_grades", {"assignmentid": self.assignment, "applytoall": 0,
                                                         "grades": [self._entry(c) for c in cells]})
-        except MoodleError as exc:
+        except (MoodleError, PlatformRefused) as exc:
             return exc
         return None
 
@@ -312,17 +312,25 @@ class MoodlePlatform:
             if cell.key not in self._userid:
                 outcomes[cell.key] = Outcome(False, said("moodle_not_a_student", key=cell.key))
         state = self._state() or "-"
+        stopped: PlatformRefused | None = None  # the token refused midway (expired): no request more
         for start in range(0, len(known), self._batch):
             chunk = known[start:start + self._batch]
-            error = self._save(chunk)
+            error = stopped or self._save(chunk)
             if error is None:
                 for cell in chunk:
                     outcomes[cell.key] = Outcome(True, f"mod_assign_save_grades ({state})")
                 continue
+            if isinstance(error, PlatformRefused):
+                stopped = error
+                for cell in chunk:
+                    outcomes[cell.key] = Outcome(False, self.moodle.scrub(str(error)))
+                continue
             # Moodle saves the grades one by one and stops at the first it refuses: each student
             # is saved on their own, and the one refused is failed with Moodle's words
             for cell in chunk:
-                one = self._save([cell]) if len(chunk) > 1 else error
+                one = stopped or (self._save([cell]) if len(chunk) > 1 else error)
+                if isinstance(one, PlatformRefused):
+                    stopped = one
                 outcomes[cell.key] = (Outcome(True, f"mod_assign_save_grades ({state})") if one is None
                                       else Outcome(False, self.moodle.scrub(str(one))))
         return outcomes

@@ -155,3 +155,95 @@ def test_a_file_is_fetched_from_this_moodle_only(double: MoodleDouble) -> None:
         m.download("http://127.0.0.2:1/webservice/pluginfile.php/77/x")
     with pytest.raises(MoodleError, match="invalidtoken"):
         moodle(double, "f" * 32).download(url)
+
+
+def test_a_token_refused_midway_fails_the_rest_with_what_to_do_and_sends_nothing_more(double: MoodleDouble) -> None:
+    p = platform(double, batch=1)
+    p.check(public=False)
+    p.current()
+
+    def expire(request) -> None:  # type: ignore[no-untyped-def]
+        if request.function == "mod_assign_save_grades" and len(double.saves()) == 2:
+            double.expired = True
+
+    double.on_request = expire
+    out = p.write([Cell("123458", 1.0, ""), Cell("123462", 2.0, ""), Cell("123463", 3.0, "")])
+    assert out["123458"].ok and not out["123462"].ok and not out["123463"].ok
+    assert "invalidtimedtoken" in out["123463"].answer and "Manage tokens" in out["123463"].answer
+    assert len(double.saves()) == 2 and double.grades == {11: 1.0}
+
+
+class Killed(BaseException):
+    """The push cut off at one request, as a kill would."""
+
+
+class Dying(Transport):
+    """A transport whose process dies as its ``at``-th request is about to be sent."""
+
+    def __init__(self, *args: object, at: int = 0, **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self.at, self.n = at, 0
+
+    def request(self, *args: object, **kw: object) -> object:  # type: ignore[override]
+        self.n += 1
+        if self.n == self.at:
+            raise Killed
+        return super().request(*args, **kw)  # type: ignore[arg-type]
+
+
+def test_a_thousand_students_under_faults_an_expiry_and_a_kill_converge() -> None:
+    """1,000 students; ~5 % of requests 503, a 429 every 50th, the token expiring during the first
+    push (named; a new one given), the second killed at a random request; pushing again until
+    nothing is left reaches every expected grade, saves no student twice, and no one else."""
+    import random
+
+    from grader.outputs.gradebook import GradebookRow
+    from grader.workflows.push import plan
+
+    rng = random.Random(48)
+    n = 1000
+    users = {100 + i: User(100 + i, f"S{i}", 200_000 + i) for i in range(n)}
+    users[99] = User(99, "Teacher", 199_999, student=False)
+    expected = {str(200_000 + i): float(rng.randint(0, 100)) for i in range(n)}
+    d = MoodleDouble(TOKEN, users, rate_limit_every=50,
+                     fail_requests={i for i in range(1, 3000) if rng.random() < 0.05}).start()
+
+    def expire(request) -> None:  # type: ignore[no-untyped-def]
+        if request.function == "mod_assign_save_grades" and len(d.saves()) == 4:
+            d.expired = True
+
+    d.on_request = expire
+    rows = [GradebookRow(f"sub-{k}", k, lms="moodle", cells={"score": v}) for k, v in expected.items()]
+    token, runs, failed, killed = TOKEN, 0, 0, 0
+    try:
+        while True:
+            transport = Dying(d.url, token, sleep=lambda s: None, bearer=False,
+                              at=rng.randint(5, 10) if runs == 1 else 0)  # (4 reads, then 7 saves)
+            p = MoodlePlatform(Moodle(d.url, token, transport), str(d.assignment))
+            runs += 1
+            try:
+                p.check(public=False)
+                lines = plan(rows, p.current(), {}, lms="moodle", ids={}, overwrite=False, lang="en")
+                to_send = [line for line in lines if line.state == "send"]
+                if not to_send:
+                    break
+                out = p.write([Cell(line.key, float(line.new or 0), "") for line in to_send])
+                if not all(o.ok for o in out.values()):
+                    failed += 1
+                    assert {o.answer for o in out.values() if not o.ok} == {
+                        next(o.answer for o in out.values() if not o.ok)}
+                    assert "invalidtimedtoken" in next(o.answer for o in out.values() if not o.ok)
+                    token = "fedcba9876543210fedcba9876543210"  # a new token, as the message says
+                    d.token, d.expired, d.on_request = token, False, None
+            except Killed:
+                killed += 1
+            finally:
+                transport.close()
+            assert runs < 6
+    finally:
+        d.stop()
+    assert failed == 1 and killed == 1
+    assert {str(users[u].participant): g for u, g in d.grades.items()} == expected
+    written = [uid for uid, _, _ in d.writes]
+    assert 99 not in written and set(written) <= set(range(100, 100 + n))
+    assert len(written) == len(set(written)) == n  # no student saved twice
