@@ -67,9 +67,9 @@ MESSAGES: dict[str, M] = {
         "確かめてください"),
     "moodle_no_assignment": M(
         "Moodle at {url} has no assignment {assignment} in the courses of the token's user: --assignment is the "
-        "assignment's instance id (mod_assign_get_assignments lists it), not the id in the page's address",
-        "{url} の Moodle には、トークンのユーザーのコースに課題 {assignment} がありません。--assignment は課題の"
-        "インスタンス ID です（mod_assign_get_assignments が示します）。ページのアドレスにある ID ではありません"),
+        "assignment's own id, not the id in its page's address (view.php?id=…). The assignments there: {known}",
+        "{url} の Moodle には、トークンのユーザーのコースに課題 {assignment} がありません。--assignment は課題そのものの"
+        " ID で、課題のページのアドレスにある ID（view.php?id=…）ではありません。そこにある課題: {known}"),
     "moodle_no_workflow": M(
         "Moodle assignment {assignment} ({name}) does not use the marking workflow, and the results are not public "
         "yet (grader publish OUT has not been run): Moodle would show each grade to the student at once. Turn on "

@@ -185,13 +185,16 @@ class Moodle:
             PlatformRefused: no course of the token's user holds it.
         """
         data = self.read("mod_assign_get_assignments")
+        known: list[str] = []
         for course in (data or {}).get("courses") or []:
             for a in course.get("assignments") or []:
                 if str(a.get("id")) == str(assignment):
                     return Assignment(str(assignment), str(a.get("course") or course.get("id")), str(a.get("name", "")),
                                       float(a.get("grade") or 0), _int(a.get("duedate")),
                                       bool(_int(a.get("markingworkflow"))), bool(_int(a.get("blindmarking"))))
-        raise PlatformRefused(said("moodle_no_assignment", url=self.url, assignment=assignment))
+                known.append(f"{a.get('id')} {str(a.get('name', ''))[:60]!r} (view.php?id={a.get('cmid')})")
+        listed = "; ".join(known[:20]) + ("; …" if len(known) > 20 else "") or "—"
+        raise PlatformRefused(said("moodle_no_assignment", url=self.url, assignment=assignment, known=listed))
 
     def students(self, assignment: Assignment) -> tuple[list[Student], list[str]]:
         """The students of the assignment's course with their participant numbers, and the user ids

@@ -68,8 +68,9 @@ def test_a_function_the_service_lacks_is_named(double: MoodleDouble) -> None:
 
 
 def test_an_unknown_assignment_is_refused_naming_the_id(double: MoodleDouble) -> None:
-    with pytest.raises(PlatformRefused, match="no assignment 999"):
+    with pytest.raises(PlatformRefused, match="no assignment 999") as caught:
         MoodlePlatform(moodle(double), "999").check(public=False)
+    assert "The assignments there: 42 'Chapter 7' (view.php?id=542)" in str(caught.value)
 
 
 def test_without_the_marking_workflow_nothing_is_written_before_publication(double: MoodleDouble) -> None:
