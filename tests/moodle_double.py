@@ -126,6 +126,7 @@ class MoodleDouble:
     assignment: int = 42
     name: str = "Chapter 7"
     markingworkflow: bool = True
+    blindmarking: bool = False
     max_grade: int = 100
     duedate: int = 0
     submissions: dict[int, Submission] = field(default_factory=dict)
@@ -272,7 +273,7 @@ class MoodleDouble:
     def _assignment(self) -> dict[str, Any]:
         return {"id": self.assignment, "cmid": 500 + self.assignment, "course": self.course, "name": self.name,
                 "nosubmissions": 0, "submissiondrafts": 1, "duedate": self.duedate, "grade": self.max_grade,
-                "markingworkflow": int(self.markingworkflow), "markingallocation": 0, "blindmarking": 0,
+                "markingworkflow": int(self.markingworkflow), "markingallocation": 0, "blindmarking": int(self.blindmarking),
                 "revealidentities": 0, "teamsubmission": 0, "maxattempts": -1, "configs": []}
 
     def _mod_assign_get_assignments(self, params: dict[str, Any]) -> Any:

@@ -79,6 +79,11 @@ MESSAGES: dict[str, M] = {
         "（grader publish OUT を実行していません）。このままでは Moodle が学生に評点をすぐ見せてしまいます。課題の設定で"
         "「評定ワークフローを使用する」を有効にするか（評点は「リリース準備完了」で保存されます）、先に結果を公開して"
         "ください。何も書き込んでいません"),
+    "moodle_above_maximum": M(
+        "the grade {score} is above the assignment's maximum grade in Moodle ({top}): set its Maximum grade to "
+        "the rubric's total in the assignment's settings, then push again",
+        "評点 {score} が Moodle の課題の最大評点（{top}）を超えています。課題の設定で最大評点をルーブリックの満点に"
+        "してから、もう一度送信してください"),
     "moodle_not_a_student": M(
         "participant {key} is not a student of this Moodle assignment",
         "参加者 {key} はこの Moodle の課題の学生ではありません"),

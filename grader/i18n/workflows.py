@@ -209,6 +209,7 @@ MESSAGES: dict[str, M] = {
         "a folder of its own",
         "{path}: このフォルダには {url} の課題 {assignment} を取得しています。別の課題は別のフォルダに取得してください"),
     "pull_moodle_extension": M("extension granted in Moodle", "Moodle で認められた提出期限の延長"),
+    "pull_moodle_participant": M("Participant", "参加者"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

@@ -99,6 +99,12 @@ class Assignment:
     duedate: int
     markingworkflow: bool
     blindmarking: bool
+    revealidentities: bool = False
+
+    @property
+    def blind(self) -> bool:
+        """Blind marking whose identities are not revealed yet: markers see no names."""
+        return self.blindmarking and not self.revealidentities
 
 
 @dataclass(frozen=True)
@@ -191,7 +197,8 @@ class Moodle:
                 if str(a.get("id")) == str(assignment):
                     return Assignment(str(assignment), str(a.get("course") or course.get("id")), str(a.get("name", "")),
                                       float(a.get("grade") or 0), _int(a.get("duedate")),
-                                      bool(_int(a.get("markingworkflow"))), bool(_int(a.get("blindmarking"))))
+                                      bool(_int(a.get("markingworkflow"))), bool(_int(a.get("blindmarking"))),
+                                      bool(_int(a.get("revealidentities"))))
                 known.append(f"{a.get('id')} {str(a.get('name', ''))[:60]!r} (view.php?id={a.get('cmid')})")
         listed = "; ".join(known[:20]) + ("; …" if len(known) > 20 else "") or "—"
         raise PlatformRefused(said("moodle_no_assignment", url=self.url, assignment=assignment, known=listed))
@@ -311,9 +318,14 @@ class MoodlePlatform:
     def write(self, cells: list[Cell]) -> dict[str, Outcome]:
         outcomes: dict[str, Outcome] = {}
         known = [c for c in cells if c.key in self._userid]
+        top = self._assignment().grade
         for cell in cells:
             if cell.key not in self._userid:
                 outcomes[cell.key] = Outcome(False, said("moodle_not_a_student", key=cell.key))
+            elif top > 0 and cell.score > top + 1e-9:  # (a scale, grade < 0, is not checked here)
+                outcomes[cell.key] = Outcome(False, said("moodle_above_maximum", score=f"{cell.score:g}",
+                                                         top=f"{top:g}"))
+        known = [c for c in known if c.key not in outcomes]
         state = self._state() or "-"
         stopped: PlatformRefused | None = None  # the token refused midway (expired): no request more
         for start in range(0, len(known), self._batch):

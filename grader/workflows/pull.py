@@ -10,7 +10,8 @@ What is written below ``SRC``:
                       each student's LMS id, as ``grader push --to moodle`` writes by it
 ``submitted.csv``     ``student,submitted,attempt,user_id``: the participant number, the submission's
                       ``timemodified`` (ISO 8601, UTC), Moodle's attempt number (0: the first) and the
-                      user id; for ``grader batch --submitted``
+                      user id (none under blind marking, whose folders are named ``Participant``, as
+                      Moodle's own download names them); for ``grader batch --submitted``
 ``extensions.csv``    ``student,due,reason``: each extension granted in Moodle (its user flags'
                       ``extensionduedate``); for ``grader batch --extensions``
 ``moodle-pull.json``  what the last pull fetched, by participant: the submission, its ``timemodified``
@@ -174,13 +175,15 @@ def pull_moodle(src: Path, moodle: Moodle, assignment: str, *, lang: str = "en")
         if (before.get("submission"), before.get("timemodified")) == (sub.get("id"), stamp):
             newest = max(newest, stamp)
             continue
-        name = folder_name(student.fullname, student.participant)
+        # blind marking, identities not revealed: no name, as Moodle's own download then writes
+        shown = say("pull_moodle_participant", lang) if info.blind else student.fullname
+        name = folder_name(shown, student.participant)
         staging = Path(tempfile.mkdtemp(prefix=f"{student.participant}-", dir=stage))
         try:
             files = _fetch(moodle, sub, staging)
         except (MoodleError, OSError) as exc:
             shutil.rmtree(staging, ignore_errors=True)
-            result.failed.append((f"{student.fullname} [{student.participant}]", moodle.scrub(str(exc))))
+            result.failed.append((f"{shown} [{student.participant}]", moodle.scrub(str(exc))))
             continue
         old = before.get("folder")
         if old and (folder / old).is_dir():
@@ -188,9 +191,9 @@ def pull_moodle(src: Path, moodle: Moodle, assignment: str, *, lang: str = "en")
         if (folder / name).exists():
             shutil.rmtree(folder / name)
         os.replace(staging, folder / name)
-        known[student.participant] = {"userid": student.userid, "submission": sub.get("id"), "timemodified": stamp,
-                                      "attempt": int(sub.get("attemptnumber") or 0), "folder": name, "files": files,
-                                      "name": student.fullname}
+        known[student.participant] = {"userid": "" if info.blind else student.userid, "submission": sub.get("id"),
+                                      "timemodified": stamp, "attempt": int(sub.get("attemptnumber") or 0),
+                                      "folder": name, "files": files}
         result.fetched.append(student.participant)
         newest = max(newest, stamp)
     shutil.rmtree(stage, ignore_errors=True)

@@ -140,6 +140,16 @@ def test_a_participant_who_is_not_a_student_is_failed_without_a_request(double: 
     assert double.saves() == []
 
 
+def test_a_grade_above_moodles_maximum_fails_alone_naming_the_fix(double: MoodleDouble) -> None:
+    double.max_grade = 10
+    p = platform(double)
+    p.check(public=False)
+    p.current()
+    out = p.write([Cell("123458", 12.5, ""), Cell("123462", 9.0, "")])
+    assert not out["123458"].ok and "above the assignment's maximum grade in Moodle (10)" in out["123458"].answer
+    assert out["123462"].ok and double.grades == {12: 9.0}
+
+
 def test_transient_failures_are_retried(double: MoodleDouble) -> None:
     double.fail_requests = {1, 3}
     double.rate_limit_every = 5

@@ -125,3 +125,17 @@ def test_a_folder_of_another_assignment_is_refused(double: MoodleDouble, tmp_pat
 def test_folder_names_are_cut_keeping_the_id_and_suffix() -> None:
     name = folder_name("名" * 200, "123458")
     assert len(name.encode()) <= 200 and name.endswith("_123458_assignsubmission_file_")
+
+
+def test_under_blind_marking_the_pull_writes_no_name_and_no_user_id(double: MoodleDouble, tmp_path: Path) -> None:
+    """mod/assign/locallib.php download_submissions: with blind marking (identities not revealed)
+    the folders are named Participant_<number>, as Moodle's own download names them."""
+    double.blindmarking = True
+    src = tmp_path / "src"
+    pull_moodle(src, moodle(double), str(double.assignment), lang="ja")
+    assert sorted(p.name for p in (src / "submissions").iterdir()) == [
+        "参加者_123458_assignsubmission_file_", "参加者_123462_assignsubmission_file_",
+        "参加者_123463_assignsubmission_file_"]
+    assert {r["user_id"] for r in csv.DictReader((src / "submitted.csv").open(encoding="utf-8"))} == {""}
+    record = (src / "moodle-pull.json").read_text(encoding="utf-8")
+    assert "山田" not in record and "Jane" not in record
