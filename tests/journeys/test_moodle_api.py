@@ -25,6 +25,7 @@ DUE = "2026-12-01T23:59:00+09:00"
 DUE_EPOCH = 1_796_137_140  # the same instant
 HOUR, DAY = 3600, 86400
 FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
+MAX = 124  # the rubric's total, set as the assignment's Maximum grade in Moodle
 
 #: user id: (full name, participant number, example submission, submitted relative to the due date)
 CLASS = {
@@ -43,7 +44,7 @@ def make_double() -> MoodleDouble:
     users[16] = User(16, "Nobody Yet", 123466)
     users[17] = User(17, "Draft Dan", 123467)
     users[90] = User(90, "Teacher Tanaka", 123999, student=False)
-    double = MoodleDouble(TOKEN, users, duedate=DUE_EPOCH)
+    double = MoodleDouble(TOKEN, users, duedate=DUE_EPOCH, max_grade=MAX)
     for uid, (_, _, folder, offset) in CLASS.items():
         double.submissions[uid] = Submission(500 + uid, uid, DUE_EPOCH + offset, files_of(EXAMPLES / folder))
     double.submissions[17] = Submission(517, 17, DUE_EPOCH - HOUR, files_of(EXAMPLES / "correct"), status="draft")
@@ -128,6 +129,7 @@ def test_the_pull_fetched_the_class_as_moodles_download_names_it(term: Term) -> 
     assert f"--submitted {term.src / 'submitted.csv'}" in term.pulled
     book = read_gradebook(term.out, by="student_id")
     assert set(book) == {str(pid) for _, pid, _, _ in CLASS.values()}
+    assert {float(r["max_score"]) for r in book.values()} == {MAX}
     assert float(book["123463"]["late_penalty"]) > 0  # late, no extension
     assert book["123464"]["late_penalty"] == "" and book["123458"]["late_penalty"] == ""  # the extension holds
 
@@ -239,6 +241,12 @@ def test_moodle_refusals_name_the_reason_and_write_nothing(term: Term, tmp_path:
                             "--token-file", token_file, "--rubric", term.rubric, env={"MOODLE_TOKEN": ""})
         assert loose.exit_code == 2 and "chmod 600" in loose.stderr and TOKEN not in loose.stderr + loose.stdout
         assert double.saves() == [] and not (out / "push").exists()
+        double.expired, double.max_grade = False, 100  # Moodle's default maximum, below the rubric's total
+        low = push(out, double, "--rubric", term.rubric)
+        assert low.exit_code == 4
+        over = [x for x in low.stdout.splitlines() if "above the assignment's maximum grade in Moodle (100)" in x]
+        assert over and all(": failed (" in x for x in over)
+        assert all(g <= 100 for _, g in saved(double))
     finally:
         double.stop()
 
