@@ -22,7 +22,9 @@ Each behaviour is read from Moodle's own source (moodle/moodle):
   webservice/pluginfile.php) and ``mod_assign_save_grades`` (``assignmentid``, ``applytoall``,
   ``grades[i][userid|grade|attemptnumber|addattempt|workflowstate|plugindata]``; the grades saved
   one by one, so an exception stops the batch after the grades before it were saved; answers
-  ``null``) — mod/assign/externallib.php.
+  ``null``) — mod/assign/externallib.php. ``assign::save_grade`` (mod/assign/locallib.php) requires
+  ``mod/assign:grade`` of the caller and does not ask whether the user is enrolled: the double
+  saves a grade for any user id, as Moodle would.
 * The comment — mod/assign/feedback/comments/locallib.php (``get_external_parameters``:
   ``assignfeedbackcomments_editor`` with ``text`` and ``format``): one comment per grade, replaced
   by the next save.
@@ -138,7 +140,8 @@ class MoodleDouble:
     expired: bool = False
     #: the functions the service holds (None: every one)
     functions: set[str] | None = None
-    #: users whose grade save raises (as for a user who cannot be graded here)
+    #: users whose grade save raises, as a failed database write does (lib/dml/dml_exception.php:
+    #: dml_write_exception, "Error writing to database"), stopping the batch there
     refuse_users: set[int] = field(default_factory=set)
     fail_requests: set[int] = field(default_factory=set)
     rate_limit_every: int = 0
@@ -347,8 +350,10 @@ class MoodleDouble:
             float(g["grade"])
         for g in grades:
             uid = int(g["userid"])
-            if uid not in self.users or not self.users[uid].student or uid in self.refuse_users:
-                return _error("moodle_exception", "nopermissiontograde", f"User {uid} cannot be graded here")
+            # (assign::save_grade checks the grader's capability, not the user's enrolment: a grade
+            # for any user id is saved, so a client must send only ids of the students it listed)
+            if uid in self.refuse_users:
+                return _error("dml_write_exception", "dmlwriteexception", "Error writing to database")
             state = g["workflowstate"]
             if self.markingworkflow and state in STATES:
                 self.workflow[uid] = state
