@@ -22,9 +22,9 @@ Each behaviour is read from Moodle's own source (moodle/moodle):
   webservice/pluginfile.php) and ``mod_assign_save_grades`` (``assignmentid``, ``applytoall``,
   ``grades[i][userid|grade|attemptnumber|addattempt|workflowstate|plugindata]``; the grades saved
   one by one, so an exception stops the batch after the grades before it were saved; answers
-  ``null``) — mod/assign/externallib.php. ``assign::save_grade`` (mod/assign/locallib.php) requires
-  ``mod/assign:grade`` of the caller and does not ask whether the user is enrolled: the double
-  saves a grade for any user id, as Moodle would.
+  ``null``) — mod/assign/externallib.php. ``save_grades`` checks the caller's context and hands
+  each ``userid`` to ``assign::save_grade`` without asking whether it is a student of the course:
+  the double saves a grade for any user id, the worst case a client must guard against.
 * The comment — mod/assign/feedback/comments/locallib.php (``get_external_parameters``:
   ``assignfeedbackcomments_editor`` with ``text`` and ``format``): one comment per grade, replaced
   by the next save.
@@ -350,8 +350,8 @@ class MoodleDouble:
             float(g["grade"])
         for g in grades:
             uid = int(g["userid"])
-            # (assign::save_grade checks the grader's capability, not the user's enrolment: a grade
-            # for any user id is saved, so a client must send only ids of the students it listed)
+            # (save_grades does not ask whether the user id is a student of the course: the double
+            # saves any, so a client must send only ids of the students it listed)
             if uid in self.refuse_users:
                 return _error("dml_write_exception", "dmlwriteexception", "Error writing to database")
             state = g["workflowstate"]

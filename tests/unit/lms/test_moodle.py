@@ -132,8 +132,8 @@ def test_grades_go_in_batches_and_one_refused_student_fails_alone(double: Moodle
 
 
 def test_a_participant_who_is_not_a_student_is_failed_without_a_request(double: MoodleDouble) -> None:
-    """Moodle itself would save a grade for any user id (assign::save_grade checks the grader, not
-    the user): the platform sends only the ids of the students it listed."""
+    """mod_assign_save_grades does not itself ask whether a user id is a student of the course (the
+    double saves any): the platform sends only the ids of the students it listed."""
     p = platform(double)
     p.check(public=False)
     p.current()
