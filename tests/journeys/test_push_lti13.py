@@ -79,6 +79,10 @@ def test_push_before_publication_is_refused_and_writes_nothing(term) -> None:  #
     assert lti.log == [] and files(out) == before
     ja = grader_here("push", out, "--to", "lti13", "--platform", platform, "--lang", "ja")
     assert ja.exit_code == 2 and "先に結果を公開してください" in ja.stderr
+    bare = grader_here("push", out, "--to", "lti13", "--lang", "en")
+    assert bare.exit_code == 2 and "needs --platform FILE" in bare.stderr
+    canvas = grader_here("push", out, "--to", "canvas", "--course", "7", "--lang", "en")
+    assert canvas.exit_code == 2 and "needs --url, --assignment" in canvas.stderr
 
 
 def test_dry_run_push_nothing_then_an_lms_edit_survives_and_a_token_expires_midway(term) -> None:  # type: ignore[no-untyped-def]

@@ -202,3 +202,22 @@ def test_with_path_keeps_the_query_after_the_path() -> None:
     assert with_path("https://m.edu/s.php/2/lineitems/7/lineitem?type_id=1", "/scores") == \
         "https://m.edu/s.php/2/lineitems/7/lineitem/scores?type_id=1"
     assert with_path("https://m.edu/li?type_id=1", "", {"tag": "a b"}) == "https://m.edu/li?type_id=1&tag=a+b"
+
+
+def test_two_hundred_students_under_faults_reach_the_platform_once_each(lti: LtiPlatform, tmp_path: Path) -> None:
+    """5 % of requests answered 503, a 429 every 50th, the token expiring every 60 uses: every
+    student holds the score sent, no one is written to twice, and one line item is made."""
+    import random
+
+    keys = [f"s-{i}" for i in range(200)]
+    lti.members = [{"user_id": k, "roles": [LEARNER]} for k in keys]
+    lti.fail_requests = set(random.Random(7).sample(range(1, 500), 25))
+    lti.rate_limit_every = 50
+    lti.token_life_uses = 60
+    platform, http = opened(lti, tmp_path)
+    assert set(platform.current()) == set(keys)
+    out = platform.write([Cell(k, float(i % 21), f"Score {i % 21}") for i, k in enumerate(keys)])
+    assert all(o.ok for o in out.values())
+    assert lti.held() == {k: float(i % 21) for i, k in enumerate(keys)}
+    assert len(lti.writes) == len({u for u, _ in lti.writes}) == 200 and len(lti.lineitems) == 1
+    assert len(set(lti.tokens_issued)) >= 2 or len(lti.tokens_issued) >= 2
