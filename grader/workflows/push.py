@@ -1,4 +1,4 @@
-"""``grader push OUT --to canvas``: each student's final score and a short comment, into the LMS.
+"""``grader push OUT --to canvas|lti13``: each student's final score and a short comment, into the LMS.
 
 The scores are the batch's rows as ``grader export`` makes them
 (:func:`grader.outputs.lms_gradebooks.batch_rows`: the reports with the ledger's adjustments, the
@@ -9,7 +9,8 @@ decides one state:
 sent       the LMS held another value (or none) and took the new one
 unchanged  the LMS already holds the score (and the comment last written is the same)
 skipped    not written, for the reason given: no grade, no LMS id, two rows claim one id, not a
-           student of the assignment, or the value in the LMS was changed there since the last push
+           student of the assignment, one the LMS's roster refuses (LTI: the test student, an inactive
+           member, not a learner), or the value in the LMS was changed there since the last push
            (unless ``--overwrite-lms-edits``)
 failed     the LMS refused it or did not answer, with its words; the others go on
 =========  ======================================================================================
