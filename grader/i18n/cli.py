@@ -152,9 +152,17 @@ MESSAGES: dict[str, M] = {
     "push_state_skipped": M("skipped", "見送り"),
     "push_state_failed": M("failed", "失敗"),
     "push_state_send": M("to send", "送信予定"),
+    # --- grader push --to lti13 (term.py) ----------------------------------------------------------------
+    "push_lti_needs_platform": M(
+        "grader push --to lti13 needs --platform FILE: the platform file of docs/lms-lti13.md",
+        "grader push --to lti13 には --platform FILE（docs/lms-lti13.md のプラットフォームのファイル）が必要です"),
+    "push_canvas_needs": M(
+        "grader push --to canvas needs {missing}: the Canvas address and the numbers in the assignment's address",
+        "grader push --to canvas には {missing} が必要です: Canvas のアドレスと、課題のアドレスにある番号"),
     # --- grader push --to moodle, grader pull --from moodle (term.py) ---------------------------------
-    "push_needs_course": M("--to canvas needs --course ID (the course's id in Canvas)",
-                           "--to canvas には --course ID（Canvas のコースの ID）が必要です"),
+    "push_moodle_needs": M(
+        "grader push --to moodle needs {missing}: the Moodle address and the assignment's id (docs/lms-moodle.md)",
+        "grader push --to moodle には {missing} が必要です: Moodle のアドレスと課題の ID（docs/lms-moodle.md）"),
     "pull_failed_one": M("{who}: not fetched ({why}); the folder of the last pull is kept, and the next pull "
                          "tries again",
                          "{who}: 取得できませんでした（{why}）。前回取得したフォルダはそのまま残し、次の pull でもう一度"
