@@ -96,10 +96,13 @@ def _load_state(src: Path, url: str, assignment: str) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        state = json.loads(path.read_text(encoding="utf-8"))
+        state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         raise UsageError(said("pull_state_unreadable", path=path)) from None
-    if not isinstance(state, dict) or not isinstance(state.get("students"), dict):
+    students = state.get("students") if isinstance(state, dict) else None  # (any JSON may be here)
+    if not isinstance(students, dict) or not all(
+            isinstance(s, dict) and isinstance(s.get("timemodified"), int) and isinstance(s.get("folder"), str)
+            and s["folder"] not in ("", ".", "..") and "/" not in s["folder"] for s in students.values()):
         raise UsageError(said("pull_state_unreadable", path=path))
     if (state.get("url"), str(state.get("assignment"))) != (url, assignment):
         raise UsageError(said("pull_other_assignment", path=path, url=state.get("url"),

@@ -114,12 +114,18 @@ def test_a_student_whose_files_fail_keeps_the_last_folder_and_is_fetched_next_ti
     assert tree(src / "submissions/山田 太郎_123458_assignsubmission_file_") == {"scaling.py": b"v2\n"}
 
 
-def test_a_folder_of_another_assignment_is_refused(double: MoodleDouble, tmp_path: Path) -> None:
+def test_a_folder_of_another_assignment_or_a_damaged_record_is_refused(double: MoodleDouble, tmp_path: Path) -> None:
     src = tmp_path / "src"
     pull_moodle(src, moodle(double), str(double.assignment))
     double.assignment = 43
     with pytest.raises(UsageError, match="holds a pull of assignment 42"):
         pull_moodle(src, moodle(double), "43")
+    double.assignment = 42
+    record = json.loads((src / "moodle-pull.json").read_text(encoding="utf-8"))
+    record["students"]["123458"]["folder"] = ".."  # a damaged (or edited) record never names a folder outside
+    (src / "moodle-pull.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(UsageError, match="the record of the last pull cannot be read"):
+        pull_moodle(src, moodle(double), "42")
 
 
 def test_folder_names_are_cut_keeping_the_id_and_suffix() -> None:
