@@ -179,6 +179,8 @@ def test_a_term_pushed_into_moodle(term: Term, tmp_path: Path) -> None:
         jane = double.comments[uid["123462"]]
         assert jane.startswith(f"得点 {want['123462']:g} / ") and "copied the softmax from a classmate" in jane
         assert "採点ミス" in double.comments[uid["123465"]]
+        # the late student's comment names the late policy; the one within Moodle's extension is not late
+        assert "期限後" in double.comments[uid["123463"]] and "期限後" not in double.comments[uid["123464"]]
         assert set(double.comment_formats.values()) == {"2"}
         rows = list(csv.DictReader(next((out / "push").glob("*.csv")).open(encoding="utf-8")))
         assert sorted(r["state"] for r in rows if r["lms_id"] in want) == ["sent"] * len(want)
