@@ -202,6 +202,16 @@ MESSAGES: dict[str, M] = {
     "push_why_report": M("automatic score (reports/{submission}.yaml)", "自動採点の得点（reports/{submission}.yaml）"),
     # --- grader push --to lti13: the roster's reason (push.py) ----------------------------------------
     "push_lms_roster_refuses": M("LMS id {key} is not written: {why}", "LMS の ID {key} には書き込みません: {why}"),
+    # --- grader pull (pull.py) -----------------------------------------------------------------------
+    "pull_state_unreadable": M(
+        "{path}: the record of the last pull cannot be read; move the folder aside and pull into a new one",
+        "{path}: 前回の取得の記録を読めません。フォルダを別の場所に移して、新しいフォルダに取得してください"),
+    "pull_other_assignment": M(
+        "{path}: this folder holds a pull of assignment {assignment} from {url}; pull another assignment into "
+        "a folder of its own",
+        "{path}: このフォルダには {url} の課題 {assignment} を取得しています。別の課題は別のフォルダに取得してください"),
+    "pull_moodle_extension": M("extension granted in Moodle", "Moodle で認められた提出期限の延長"),
+    "pull_moodle_participant": M("Participant", "参加者"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.
