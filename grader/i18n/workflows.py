@@ -200,6 +200,12 @@ MESSAGES: dict[str, M] = {
     "push_why_ledger": M("ledger #{n} ({by}): {reason}", "台帳 #{n}（{by}）: {reason}"),
     "push_why_late": M("late policy: {before} less {penalty}", "提出遅れの規定: {before} から {penalty} を減点"),
     "push_why_report": M("automatic score (reports/{submission}.yaml)", "自動採点の得点（reports/{submission}.yaml）"),
+    # --- blind grading: extension reasons that name a student (batch.py) ----------------------------
+    "extension_reason_named": M(
+        "warning: {n} extension reasons (--extensions) name a student of this blind batch (a name or an id it "
+        "knows); the reports and gradebooks show each with [name] or [id] in its place",
+        "警告: 期限延長の理由（--extensions）のうち {n} 件に、この匿名採点の学生の名前か ID が含まれています。"
+        "報告と成績表では、その部分を [name] または [id] に置き換えて示します"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.
