@@ -156,7 +156,8 @@ class Names:
     names are matched wherever they stand: each part of two characters or more, and the whole
     name with no space, a space, a full-width space or ``・`` between its parts, family name
     first or given name first. Ids (LMS ids, user names, folder names) are whole tokens in any
-    case; a number after a decimal point is not an id (``0.723458``).
+    case; a number after a decimal point is not an id (``0.723458``), nor is an id of fewer than
+    four digits or three characters (it would be every such number or word).
 
     Example::
 
@@ -185,12 +186,12 @@ class Names:
                     other |= {sep.join(order) for sep in ("", " ", "\u3000", "・")}
         for sid in ids:
             sid = unicodedata.normalize("NFC", sid).strip()
-            tokens = _TOKEN.findall(sid)
-            if sid and len(tokens) == 1 and tokens[0] == sid:
+            tokens = [t for t in _TOKEN.findall(sid) if _long_enough(t)]
+            if sid and tokens == [sid]:
                 self.ids.add(sid.lower())
             elif sid:  # an id of several words (a folder called "yamada taro"): each, and the whole
-                self.ids |= {t.lower() for t in tokens if len(t) > 2}
-                if not sid.isascii():
+                self.ids |= {t.lower() for t in tokens}
+                if not sid.isascii() and len(sid) >= 2:
                     other.add(sid)
         forms = {f for o in other for f in (o, unicodedata.normalize("NFD", o))}
         self.other = (re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
@@ -219,6 +220,12 @@ class Names:
         if self.latin or self.capital or self.ids:
             text = _TOKEN.sub(self._word, text)
         return text
+
+
+def _long_enough(token: str) -> bool:
+    """An id token worth scrubbing: four digits or more, three characters or more; a shorter one
+    (a folder called ``12``, a Moodle site's participant ``7``) would hit every such number."""
+    return len(token) >= (4 if token.isdigit() else 3)
 
 
 def names_of(outdir: Path) -> Names | None:

@@ -61,6 +61,14 @@ def test_words_that_only_contain_a_name_are_left_alone():
     assert names("") == ""
 
 
+def test_ids_too_short_to_tell_from_numbers_and_words_are_left_alone():
+    from grader.ingest.anonymous import Names
+
+    names = Names([], ["12", "7", "ab", "2024", "bob", "yamada taro", "x 1"])
+    assert names("test[12-7] ab=2024 bob 1 x") == "test[12-7] ab=[id] [id] 1 x"
+    assert names("yamada and taro") == "[id] and [id]"
+
+
 def test_scrub_data_leaves_the_reports_own_keys_and_scrubs_every_other_string():
     from grader.ingest.anonymous import scrub_data
 
