@@ -8,6 +8,13 @@ notebook metadata is never read into a submission. ``OUTDIR/identities.csv`` (mo
 written atomically) maps each id back to the student id, name, LMS and original entry; an id
 stays the same for the same entry on ``--resume`` and every re-run into the same folder.
 
+The entries are handed on in the order of their ids, not of the names discovery met them by:
+grading order (so the reports' write times), the gradebooks' rows and the pages follow it. Every
+name and id identities.csv knows (with the authors each notebook's metadata gives, its ``also``
+column) is a :class:`Names`: what a page or a report shows of the student's own text (the code on
+the similarity page, what the code printed or raised) and the instructor's reasons (extensions,
+adjustments) carry ``[name]`` / ``[id]`` in their place (:func:`scrub_data`, :func:`names_of`).
+
 identities.csv gives its ids to every command that finds SOURCE beside a blind folder
 (:func:`find`: batch, ``--resume``, regrade, similarity), and names back only in two places:
 :func:`for_lms`, when the LMS gradebooks are written (Canvas's ``ID``, Moodle's ``Participant
