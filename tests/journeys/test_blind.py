@@ -43,6 +43,8 @@ LATIN = ["Alice Quinn", "Bruno Castellano", "Chloe Whitfield", "Dmitri Volkov", 
          "Marta Kowalczyk", "Nadia Rahimi", "Oscar Pemberton"]
 # interleaved, so that the Latin and the Japanese names are spread over the export
 STUDENTS = [(name, 724101 + 37 * i) for i, name in enumerate(n for pair in zip(LATIN, JAPANESE) for n in pair)]
+#: the student whose head_dim raises an error naming them (STUDENTS[7], 高橋 美咲)
+UNFINISHED = 7
 #: a partner no roster names: only the notebook's metadata gives them
 PARTNER = "Kenji Morimoto"
 DUE = "2030-12-01T23:59:00+09:00"
@@ -125,7 +127,10 @@ def _uploads() -> list[dict[str, bytes]]:
             out.append({"tanabe-ch7.ipynb": notebook})
         else:
             files = dict(rest.pop(0))
-            if "scaling.py" in files and i % 3 == 0:  # signed at the top, in the spellings people use
+            if i == UNFINISHED:  # a function left raising an error that names its author: the reports quote it
+                files["scaling.py"] += (f'\n\ndef head_dim(d_model, n_heads):\n'
+                                        f'    raise NotImplementedError("未完成です（{name}、{pid}）")\n').encode("utf-8")
+            elif "scaling.py" in files and i % 3 == 0:  # signed at the top, in the spellings people use
                 family, given = name.split(" ")
                 sign = (f"# {name} {pid}\n# {given}{family} / {family}　{given}\n"
                         f'__author__ = "{family.upper()}, {given} <{given.lower()}.{family.lower()}@{pid}>"\n')
@@ -404,9 +409,15 @@ def test_what_was_scrubbed_shows_as_a_placeholder(blind: Blind) -> None:
     assert float(copier["adjustment"]) == -2.0
     ledger = (blind.out / "ledger.jsonl").read_text(encoding="utf-8")
     assert "code copied from [name] [name] ([id]), see [name]'s upload" in ledger
-    # everyone but the one who divided by d_k wrote correct code: full marks, scrubbed or not
+    # the error the unfinished code raised is in its report, the name and id replaced
+    unfinished = blind.aid_of[STUDENTS[UNFINISHED][1]]
+    report = (blind.out / "reports" / f"{unfinished}.yaml").read_text(encoding="utf-8")
+    assert "未完成です（[name]、[id]）" in report
+    # everyone but the one who divided by d_k, the two who clamp and the unfinished one wrote
+    # correct code: full marks, scrubbed or not
     full = [r for r in rows.values() if float(r["automatic_score"]) == float(r["max_score"])]
-    assert len(full) >= 27, [(r["student_id"], r["automatic_score"]) for r in rows.values()]
+    assert len(full) == 26, [(r["student_id"], r["automatic_score"]) for r in rows.values()]
+    assert float(rows[unfinished]["automatic_score"]) < float(rows[unfinished]["max_score"])
 
 
 def test_identities_csv_is_the_key_kept_for_its_owner(blind: Blind) -> None:
