@@ -212,6 +212,12 @@ MESSAGES: dict[str, M] = {
         "{path}: このフォルダには {url} の課題 {assignment} を取得しています。別の課題は別のフォルダに取得してください"),
     "pull_moodle_extension": M("extension granted in Moodle", "Moodle で認められた提出期限の延長"),
     "pull_moodle_participant": M("Participant", "参加者"),
+    # --- blind grading: extension reasons that name a student (batch.py) ----------------------------
+    "extension_reason_named": M(
+        "warning: {n} extension reasons (--extensions) name a student of this blind batch (a name or an id it "
+        "knows); the reports and gradebooks show each with [name] or [id] in its place",
+        "警告: 期限延長の理由（--extensions）のうち {n} 件に、この匿名採点の学生の名前か ID が含まれています。"
+        "報告と成績表では、その部分を [name] または [id] に置き換えて示します"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.
