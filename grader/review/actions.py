@@ -79,7 +79,7 @@ def adjust(outdir: Path, rubric: Rubric, name: str, *, head: int, part: str | No
 def comment(outdir: Path, rubric: Rubric, name: str, *, head: int, file: str, start: int, end: int, text: str,
             by: str, lines: list[str], lang: str) -> ledger.Entry:
     """A comment on lines ``start``..``end`` of ``file`` (``lines``: the file as the reviewer saw it)."""
-    text = text.strip()[:MAX_COMMENT]
+    text = adjusting.blind_reason(outdir, text.strip()[:MAX_COMMENT])  # (a blind folder keeps no name)
     if not text:
         raise UsageError(said("review_comment_empty"))
     if not 1 <= start <= end <= len(lines):
@@ -105,7 +105,7 @@ def undo(outdir: Path, rubric: Rubric, name: str, *, head: int, n: int, reason: 
             if any(e.op == "undo" and e.target == n for e in entries):
                 raise UsageError(said("review_already_undone", n=n))
             entry = ledger.append(outdir, op="undo", submission=name, student=_student(outdir, name), target=n,
-                                  reason=_reason(reason), by=by)
+                                  reason=adjusting.blind_reason(outdir, _reason(reason)), by=by)
             adjusting.refresh(outdir, rubric, lang, only={name})
             return entry
         return adjusting.undo(outdir, rubric, name, n, reason=_reason(reason), by=by, lang=lang)
@@ -197,7 +197,7 @@ def reveal(outdir: Path, name: str, *, pseudonym: str, reason: str, by: str) -> 
     """A blind review's student revealed, deliberately: a line of the ledger says who and why."""
     with ledger.locked(outdir):
         return ledger.append(outdir, op="reveal", submission=name, student=_student(outdir, name),
-                             reason=_reason(reason), by=by, note={"pseudonym": pseudonym})
+                             reason=adjusting.blind_reason(outdir, _reason(reason)), by=by, note={"pseudonym": pseudonym})
 
 
 def _student(outdir: Path, name: str) -> str:

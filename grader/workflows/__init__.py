@@ -5,7 +5,8 @@ adjust   ``grader adjust`` and ``grader ledger``: hand adjustments of a finished
 batch    ``grader batch``: grade every submission in a folder or an LMS zip export, in parallel.
 changes  what moved a student's final score in a regrade or a resume, and why; their records.
 publish  ``grader publish OUT``: release hidden tests' details in a batch's student views.
-push     ``grader push OUT --to canvas``: the final scores and a short comment, into the LMS.
+push     ``grader push OUT --to canvas|moodle|lti13``: the final scores and a short comment, into the LMS.
 regrade  ``grader regrade``: run only the tests an instructor fixed, for every submission of a batch.
+pull     ``grader pull SRC --from moodle``: the submissions, fetched into the folder a batch reads.
 =======  ===========================================================================================
 """
