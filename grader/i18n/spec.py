@@ -16,7 +16,7 @@ from grader.i18n.entry import M
 MESSAGES: dict[str, M] = {
     # --- manual items (rubric/load.py: manual) ---------------------------------------------------------
     "rubric_manual_list": M("must be a list of items", "項目のリストで書いてください"),
-    "rubric_write_example": M("write {example}", "{example} のように書いてください"),
+    "rubric_manual_list_fix": M("write the items as a list: {example}", "項目をリストで書いてください: {example}"),
     "rubric_manual_twice": M("the item {id} is listed twice", "項目 {id} が 2 回書かれています"),
     "rubric_manual_rename": M("give each item an id of its own", "項目ごとに別の id を付けてください"),
     "rubric_manual_part": M("names no part of this rubric ({part}; its parts: {parts})",

@@ -264,7 +264,7 @@ class _RubricReader(Reader):
             return ()
         example = "manual: [{id: explanation, part: variance, points: 2, title: {en: ..., ja: ...}}]"
         if not isinstance(value, list):
-            raise self.fail("manual", said("rubric_manual_list"), said("rubric_write_example", example=example))
+            raise self.fail("manual", said("rubric_manual_list"), said("rubric_manual_list_fix", example=example))
         items: list[ManualItem] = []
         for i, raw in enumerate(value):
             path = f"manual[{i}]"
