@@ -347,7 +347,7 @@ class Batch:
                 out.append(File(chunk.label, [(chunk.first_line + i, t) for i, t in enumerate(lines[:MAX_LINES])],
                                 cut=cut))
         if sub.kind == "notebook":
-            _outputs(Path(sub.path), out)
+            return _notebook(Path(sub.path), out)
         return out
 
     def reference(self, name: str) -> list[tuple[str, list[str], list[tuple[str, str]]]]:
@@ -377,20 +377,35 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:80]
 
 
-def _outputs(path: Path, files: list[File]) -> None:
-    """Each code cell's outputs beside its code (the cells in order: a file per code cell)."""
+def _notebook(path: Path, code: list[File]) -> list[File]:
+    """A notebook cell by cell, as the student wrote it: each code cell (as the grader read it)
+    with its outputs, and each Markdown or raw cell as its text, in the notebook's order."""
     try:
         if path.stat().st_size > MAX_NOTEBOOK:
-            return
+            return code
         nb = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
-        return
-    cells = [c for c in nb.get("cells", []) if isinstance(c, dict) and c.get("cell_type") == "code"
-             and "".join(c.get("source") or "") .strip()] if isinstance(nb, dict) else []
-    for file, cell in zip(files, cells):
-        for output in cell.get("outputs") or []:
-            if isinstance(output, dict):
-                file.outputs.extend(shown_output(output))
+        return code
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        return code
+    by_number = {f.label.rpartition(", cell ")[2]: f for f in code}
+    out: list[File] = []
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            continue
+        mine = by_number.pop(str(number), None)
+        if mine is not None:
+            for output in cell.get("outputs") or []:
+                if isinstance(output, dict):
+                    mine.outputs.extend(shown_output(output))
+            out.append(mine)
+        elif cell.get("cell_type") in ("markdown", "raw"):
+            text = _text(cell.get("source", "")).replace("\r\n", "\n")
+            if text.strip():
+                lines = text.split("\n")[:MAX_LINES]
+                out.append(File(f"{path.name}, cell {number} ({cell.get('cell_type')})", list(enumerate(lines, 1))))
+    return out + list(by_number.values())
 
 
 def _text(value: object) -> str:
