@@ -54,7 +54,7 @@ WORDS = by_lang({
     "reference": "review_reference", "diff": "review_diff", "adjust": "review_adjust", "points": "review_points",
     "set": "review_set", "reason": "review_reason", "save": "review_save", "undo": "review_undo",
     "reveal": "review_reveal", "next": "review_next", "prev": "review_prev", "help": "review_help",
-    "keys": "review_keys", "key_j": "review_key_j", "key_k": "review_key_k", "key_digits": "review_key_digits",
+    "keyboard": "review_keys", "key_j": "review_key_j", "key_k": "review_key_k", "key_digits": "review_key_digits",
     "key_c": "review_key_c", "key_s": "review_key_s", "key_u": "review_key_u", "key_r": "review_key_r",
     "key_help": "review_key_help", "conflict": "review_conflict", "theirs": "review_theirs",
     "mine": "review_mine", "send_again": "review_send_again", "back": "review_back", "no_source": "review_no_source",
@@ -62,7 +62,7 @@ WORDS = by_lang({
     "state_moved": "review_state_moved", "state_outdated": "review_state_outdated", "expected": "expected",
     "actual": "actual", "blind": "review_blind", "refused": "review_refused", "shown_as_text": "review_as_text",
     "line_cut": "review_line_cut", "group_of": "review_group_of", "none": "review_none", "by": "review_by",
-    "lang_other": "review_lang_other", "items": "review_items", "item_points": "review_item_points",
+    "lang_other": "review_lang_other", "items_title": "review_items", "item_points": "review_item_points",
     "preview": "review_preview", "apply_all": "review_apply_all", "given": "review_given",
     "final_now": "review_final_now", "final_after": "review_final_after", "key_items": "review_key_items", "passed": "passed", "not_passed": "gb_no",
 })

@@ -284,13 +284,9 @@ class Batch:
         return next((g for g in self.groups(lang) if g.key == key), None)
 
     def reviewed(self, name: str, group: str) -> bool:
-        """Whether a review line of the ledger says ``name`` was reviewed in ``group``, since its last
-        change of score (a later adjustment asks for another look)."""
-        last = 0
-        for e in self._entries:
-            if e.submission == name and e.op == "review" and (e.note or {}).get("group") == group:
-                last = e.n
-        return last > 0
+        """Whether a review line of the ledger says ``name`` was reviewed in ``group``."""
+        return any(e.submission == name and e.op == "review" and (e.note or {}).get("group") == group
+                   for e in self._entries)
 
     # ----------------------------------------------------------------------------- manual rubric items
     def item_lines(self, name: str, item: str) -> list[ledger.Entry]:

@@ -286,3 +286,13 @@ def test_an_anonymous_batch_is_reviewed_blind_and_a_reveal_names_the_student(out
     assert r.post(f"{path}/reveal", head=head_of(page), reason="regrade request").status_code == 303  # type: ignore[attr-defined]
     assert "山田太郎 (s001-divide-by-dk-1)" in r.get(f"{path}?lang=en")
     assert [(e.op, e.note) for e in ledger.read(out)] == [("reveal", {"pseudonym": "s001-divide-by-dk-1"})]
+
+
+def test_every_word_a_template_says_is_a_label_in_both_languages() -> None:
+    """``t.name`` in a template is a key of WORDS, never a dict method's name (``t.items`` would print a method)."""
+    from grader.review.app import HERE, WORDS
+
+    used = {m for path in (HERE / "templates").glob("*.j2")
+            for m in re.findall(r"\bt\.(\w+)", path.read_text(encoding="utf-8"))}
+    assert used and used <= set(WORDS["en"]) == set(WORDS["ja"])
+    assert not used & set(dir(dict))
