@@ -20,11 +20,13 @@ __all__ = ["review_cmd"]
 @click.option("--no-browser", is_flag=True, help="Print the launch URL only; open no browser.")
 @click.option("--links", type=click.IntRange(min=1, max=50), default=1,
               help="How many launch URLs to print, one for each reviewer's browser (each works once).")
+@click.option("--reviewer", "reviewers", multiple=True,
+              help="A launch URL for this reviewer, whose ledger lines name them (repeatable: one per TA).")
 @click.option("--by", default="", help="Who reviews, in every ledger line (default: your login name).")
 @rubric_option
 @lang_option
-def review_cmd(outdir: str, port: int, blind: bool, no_browser: bool, links: int, by: str,
-               rubric_path: str | None, lang: str | None) -> None:
+def review_cmd(outdir: str, port: int, blind: bool, no_browser: bool, links: int, reviewers: tuple[str, ...],
+               by: str, rubric_path: str | None, lang: str | None) -> None:
     """Review the batch output OUTDIR in the browser: the queue grouped by mistake, each submission's
     code, comments on lines, score changes; every action a line of OUTDIR/ledger.jsonl."""
     from grader.review.serve import needs_extra, serve
@@ -34,6 +36,7 @@ def review_cmd(outdir: str, port: int, blind: bool, no_browser: bool, links: int
         rubric = load_for(outdir, rubric_path)
         language = lang_for(lang, rubric, outdir)
         serve(Path(outdir), rubric, port=port, blind=blind, browser=not no_browser, by=by, lang=language, links=links,
+              reviewers=[r for r in reviewers if r.strip()],
               say=lambda text: err.print(tr(text, language), markup=False, highlight=False, soft_wrap=True))
         return 0
 

@@ -76,6 +76,9 @@ MESSAGES: dict[str, M] = {
     "review_serving_more": M(
         "Another reviewer's link: {url} (works once, in one browser)",
         "別のレビュー担当者用のリンク: {url}（1 回だけ、1 つのブラウザで有効）"),
+    "review_serving_for": M(
+        "{who}'s link: {url} (works once, in one browser; the ledger names {who})",
+        "{who} さん用のリンク: {url}（1 回だけ、1 つのブラウザで有効。台帳には {who} と記録されます）"),
     "review_needs_extra": M(
         "grader review needs the web app pieces of the review extra: pip install 'grader[review]'",
         "grader review には review 追加パッケージの Web アプリ部品が必要です: pip install 'grader[review]'"),

@@ -100,6 +100,10 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
     env = _env()
     default_lang = lang if lang in LANGS else "ja"
 
+    def who(request: Request) -> str:
+        """The reviewer of the request's session (their launch URL named them), else the app's."""
+        return keys.reviewer_of(request.scope.get("state", {}).get("session", "")) or by
+
     def lang_of(request: Request) -> str:
         asked = request.query_params.get("lang", "")
         return asked if asked in LANGS else default_lang
@@ -108,7 +112,7 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
         language = lang_of(request)
         page = env.get_template(template).render(
             t=WORDS[language], lang=language, other="en" if language == "ja" else "ja",
-            csrf=request.scope.get("state", {}).get("csrf", ""), blind=batch.blind, by=by,
+            csrf=request.scope.get("state", {}).get("csrf", ""), blind=batch.blind, by=who(request),
             tr=lambda text: translate(text, language), **ctx)
         return HTMLResponse(page, status_code=status)
 
@@ -169,7 +173,7 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
                 if (points is None) == (set_to is None):
                     raise UsageError(said("give_one_points_set"))
                 actions.adjust(outdir, rubric, name, head=head, part=part, points=points, set_to=set_to,
-                               reason=fields.get("reason", ""), by=by, lang=language)
+                               reason=fields.get("reason", ""), by=who(request), lang=language)
             elif what == "comment":
                 file = fields.get("file", "")
                 shown = {f.label: [t for _, t in f.lines] for f in batch.files(name)}
@@ -179,20 +183,20 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
                 end = _int(fields.get("end", "") or str(start), "end")
                 first = min(n for n, _ in next(f for f in batch.files(name) if f.label == file).lines)
                 actions.comment(outdir, rubric, name, head=head, file=file, start=start - first + 1,
-                                end=end - first + 1, text=fields.get("text", ""), by=by, lines=shown[file],
+                                end=end - first + 1, text=fields.get("text", ""), by=who(request), lines=shown[file],
                                 lang=language)
             elif what == "undo":
                 actions.undo(outdir, rubric, name, head=head, n=_int(fields.get("n", ""), "n"),
-                             reason=fields.get("reason", "") or said("review_undo_reason"), by=by, lang=language)
+                             reason=fields.get("reason", "") or said("review_undo_reason"), by=who(request), lang=language)
             elif what == "item":
                 item = _item(rubric, fields.get("item", ""))
-                actions.toggle_item(batch, name, item, head=head, by=by, lang=language)
+                actions.toggle_item(batch, name, item, head=head, by=who(request), lang=language)
             elif what == "reveal":
                 if not batch.blind:
                     raise UsageError(said("review_not_blind"))
                 if batch.revealed(name):
                     raise UsageError(said("review_already_revealed"))
-                actions.reveal(outdir, name, pseudonym=batch.pseudonym(name), reason=fields.get("reason", ""), by=by)
+                actions.reveal(outdir, name, pseudonym=batch.pseudonym(name), reason=fields.get("reason", ""), by=who(request))
             else:
                 raise UsageError(said("review_no_such_page"))
         except actions.Conflict as conflict:
@@ -218,12 +222,12 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
         heads: dict[str, int] = {}
         for piece in fields.get("heads", "").split(","):
             key, _, n = piece.partition(":")
-            who = batch.name_of(key)
-            if who is not None and n.isdigit():
-                heads[who] = int(n)
+            named = batch.name_of(key)
+            if named is not None and n.isdigit():
+                heads[named] = int(n)
         try:
-            actions.confirm_group(outdir, rubric, list(g.members), group=g.key, title=g.title, by=by, heads=heads,
-                                  lang=language)
+            actions.confirm_group(outdir, rubric, list(g.members), group=g.key, title=g.title, by=who(request),
+                                  heads=heads, lang=language)
         except actions.Conflict as conflict:
             batch.refresh()
             return render(request, "conflict.html.j2", status=409, **_conflict_view(batch, conflict, fields,
@@ -263,10 +267,10 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
             heads: dict[str, int] = {}
             for piece in fields.get("heads", "").split(","):
                 key, _, n = piece.partition(":")
-                who = batch.name_of(key)
-                if who is not None and n.isdigit():
-                    heads[who] = int(n)
-            actions.repoint_item(batch, item, points, heads=heads, by=by, lang=language)
+                named = batch.name_of(key)
+                if named is not None and n.isdigit():
+                    heads[named] = int(n)
+            actions.repoint_item(batch, item, points, heads=heads, by=who(request), lang=language)
         except actions.Conflict as conflict:
             batch.refresh()
             return render(request, "conflict.html.j2", status=409, **_conflict_view(batch, conflict, fields,

@@ -70,15 +70,16 @@ class Keys:
 
     port: int
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
-    unused: set[str] = field(default_factory=set)
-    sessions: set[str] = field(default_factory=set)
+    unused: dict[str, str] = field(default_factory=dict)  #: launch token -> the reviewer it is for ("": the default)
+    sessions: dict[str, str] = field(default_factory=dict)  #: session -> its reviewer
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def launch_url(self, host: str = "127.0.0.1") -> str:
-        """A new launch URL, its token good for one exchange (a second reviewer gets one of their own)."""
+    def launch_url(self, host: str = "127.0.0.1", reviewer: str = "") -> str:
+        """A new launch URL, its token good for one exchange (a second reviewer gets one of their own);
+        ``reviewer``: who the session it becomes writes ledger lines as (default: the app's)."""
         token = secrets.token_urlsafe(16)  # 128 bits
         with self.lock:
-            self.unused.add(token)
+            self.unused[token] = reviewer
         return f"http://{host}:{self.port}/login?token={token}"
 
     def exchange(self, token: str) -> str | None:
@@ -87,10 +88,15 @@ class Keys:
             hit = next((t for t in self.unused if hmac.compare_digest(t.encode(), token.encode())), None)
             if hit is None:
                 return None
-            self.unused.discard(hit)
+            reviewer = self.unused.pop(hit)
             session = secrets.token_urlsafe(32)
-            self.sessions.add(session)
+            self.sessions[session] = reviewer
             return session
+
+    def reviewer_of(self, session: str) -> str:
+        """Who a session writes ledger lines as ("": the app's default)."""
+        with self.lock:
+            return self.sessions.get(session, "")
 
     def session_of(self, cookie_header: str) -> str | None:
         """The session the request's cookies name, when it is one of ours."""

@@ -11,7 +11,7 @@ Example::
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,13 +67,15 @@ def server(outdir: Path, rubric: Rubric, *, port: int, blind: bool, by: str, lan
 
 
 def serve(outdir: Path, rubric: Rubric, *, port: int, blind: bool, browser: bool, by: str, lang: str,
-          say: Callable[[str], None], links: int = 1) -> None:
-    """Serve until Ctrl-C; ``say`` prints the launch URL (and how to stop), and ``links`` - 1 more,
-    one for each other reviewer (each good once, in one browser)."""
+          say: Callable[[str], None], links: int = 1, reviewers: Sequence[str] = ()) -> None:
+    """Serve until Ctrl-C; ``say`` prints the launch URL (and how to stop), ``links`` - 1 more,
+    and one for each of ``reviewers`` (their ledger lines name them); each good once, in one browser."""
     running, sock, url = server(outdir, rubric, port=port, blind=blind, by=by, lang=lang)
     say(said("review_serving", url=url))
     for _ in range(links - 1):
         say(said("review_serving_more", url=running.config.app.keys.launch_url()))
+    for name in reviewers:
+        say(said("review_serving_for", who=name, url=running.config.app.keys.launch_url(reviewer=name)))
     if browser:
         import webbrowser
 

@@ -36,7 +36,7 @@ def review(out: Path, *args: str) -> Iterator[tuple[str, list[str]]]:
     process = subprocess.Popen([sys.executable, "-m", "grader", "review", str(out), "--no-browser", "--lang", "en",
                                 "--by", "tanaka", *args], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
-        wanted = int(args[args.index("--links") + 1]) if "--links" in args else 1
+        wanted = (int(args[args.index("--links") + 1]) if "--links" in args else 1) + args.count("--reviewer")
         urls: list[str] = []
         assert process.stderr is not None
         while len(urls) < wanted:
@@ -75,7 +75,7 @@ def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(grad
     out = graded_class.copy(tmp_path / "out")
     items = rubric_copy(tmp_path, manual=[{"id": "explanation", "part": "variance", "points": 1,
                                            "title": {"en": "Explains why √d_k", "ja": "√d_k の理由を説明"}}])
-    with review(out, "--links", "2", "--rubric", str(items)) as (base, (mine, theirs)):
+    with review(out, "--reviewer", "suzuki", "--rubric", str(items)) as (base, (mine, theirs)):
         a, b = browser.new_context(), browser.new_context()
         page, other = a.new_page(), b.new_page()
         outside: list[str] = []
@@ -142,8 +142,8 @@ def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(grad
         assert [e.reason for e in ledger.read(out) if e.submission == "sqrt-d-model"] == ["first reviewer"]
         with other.expect_navigation():
             other.click("#send-again button")
-        assert [e.reason for e in ledger.read(out) if e.submission == "sqrt-d-model"] == ["first reviewer",
-                                                                                           "second reviewer"]
+        assert [(e.reason, e.by) for e in ledger.read(out) if e.submission == "sqrt-d-model"] == [
+            ("first reviewer", "tanaka"), ("second reviewer", "suzuki")]
         assert outside == []
         a.close()
         b.close()

@@ -29,12 +29,13 @@ BASE = f"http://127.0.0.1:{PORT}"
 class Reviewer:
     """One browser: logged in with a launch URL of its own."""
 
-    def __init__(self, out: Path, *, blind: bool = False, app: object = None, keys: object = None) -> None:
+    def __init__(self, out: Path, *, blind: bool = False, app: object = None, keys: object = None,
+                 name: str = "") -> None:
         if app is None:
             app, keys = make_app(out, load_rubric(RUBRIC), port=PORT, by="tanaka", lang="en", blind=blind)
         self.app, self.keys = app, keys
         self.c = TestClient(app, base_url=BASE)  # type: ignore[arg-type]
-        token = keys.launch_url().split("token=")[1]  # type: ignore[attr-defined]
+        token = keys.launch_url(reviewer=name).split("token=")[1]  # type: ignore[attr-defined]
         assert self.c.get(f"/login?token={token}", follow_redirects=False).status_code == 303
         self.csrf = csrf_of(keys.secret, self.c.cookies[COOKIE])  # type: ignore[attr-defined]
 
@@ -129,7 +130,7 @@ def test_a_score_change_is_a_ledger_line_and_every_view_follows(out: Path) -> No
 
 def test_a_second_reviewer_on_the_same_student_gets_a_conflict_with_both_versions(out: Path) -> None:
     first = Reviewer(out)
-    second = Reviewer(out, app=first.app, keys=first.keys)
+    second = Reviewer(out, app=first.app, keys=first.keys, name="suzuki")  # (a launch URL naming its reviewer)
     path, page = first.page_of("s002-sqrt-d-model-2")
     _, seen_by_second = second.page_of("s002-sqrt-d-model-2")
     assert first.post(f"{path}/adjust", head=head_of(page), points="1", reason="mine first").status_code == 303  # type: ignore[attr-defined]
@@ -142,7 +143,7 @@ def test_a_second_reviewer_on_the_same_student_gets_a_conflict_with_both_version
                                                          text.split('id="send-again"')[1])}
     again.pop("csrf")
     assert second.post(f"{path}/adjust", **again).status_code == 303  # type: ignore[attr-defined]
-    assert [e.reason for e in ledger.read(out)] == ["mine first", "too generous"]
+    assert [(e.reason, e.by) for e in ledger.read(out)] == [("mine first", "tanaka"), ("too generous", "suzuki")]
     assert read_report(out, "s002-sqrt-d-model-2")["score"] == 36 + 1 - 3
 
 

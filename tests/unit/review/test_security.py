@@ -161,6 +161,9 @@ def test_every_answer_carries_the_strict_policy() -> None:
 
 def test_each_launch_url_is_a_new_token_for_a_second_reviewer() -> None:
     keys = Keys(port=PORT)
-    a, b = keys.launch_url(), keys.launch_url()
+    a, b = keys.launch_url(), keys.launch_url(reviewer="suzuki")
     assert a != b
+    session = keys.exchange(b.split("token=")[1])
+    assert session is not None and keys.reviewer_of(session) == "suzuki"
+    assert keys.reviewer_of(keys.exchange(a.split("token=")[1]) or "") == ""  # (the app's own --by)
     assert logged_in(keys).cookies[COOKIE] != logged_in(keys).cookies[COOKIE]
