@@ -206,6 +206,7 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
     for failed, aid in zip(found.failed, aids[len(found.found) + len(found.skipped):]):
         who = _skipped(failed.who, aid, scrub)
         out.failed.append(Failed(aid, aid, aid, scrub(failed.why, aid), who))
+    out.junk = list(found.junk)  # (an OS's own names, such as .DS_Store: nobody's)
     return out
 
 
