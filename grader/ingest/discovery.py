@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     #: (entry, path to read or None, identity, files set aside, why it cannot be read)
     _Candidate: TypeAlias = tuple[str, Path | None, LmsName | None, list[str], str]
 
-#: Names an OS or a tool leaves next to real files (and ``._*``, macOS's AppleDouble halves): never
+#: Names an OS or a tool leaves next to real files (and ``._*`` files, macOS's AppleDouble halves): never
 #: submissions. Only these are skipped; any other name, one starting with a dot too, is an entry
 #: like the rest, and a skipped one directly under SOURCE is named (:attr:`Discovery.junk`).
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints",
@@ -197,9 +197,10 @@ def student_id_of(entry: str, *, is_dir: bool | None = None) -> str:
     return stem
 
 
-def is_junk(name: str) -> bool:
-    """A name an OS or a tool leaves (:data:`JUNK`, or an AppleDouble ``._x``): never a submission."""
-    return name in JUNK or name.startswith("._")
+def is_junk(name: str, is_dir: bool = False) -> bool:
+    """A name an OS or a tool leaves (:data:`JUNK`, or an AppleDouble file ``._x``; a folder named
+    so is a student's like any other): never a submission."""
+    return name in JUNK or (name.startswith("._") and not is_dir)
 
 
 def _hidden(name: str) -> bool:
@@ -263,7 +264,7 @@ def unpack(archive: Path, dest: Path) -> Unpacked:
             parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
             if name.startswith("/") or ".." in parts or re.match(r"[A-Za-z]:", name) or not parts:
                 continue
-            junk = next((i for i, p in enumerate(parts) if is_junk(p)), None)
+            junk = next((i for i, p in enumerate(parts) if is_junk(p, i < len(parts) - 1 or info.is_dir())), None)
             if junk is not None:  # (named by find_submissions when it is directly under SOURCE)
                 result.junk.add("/".join(fit_name(p) for p in parts[:junk + 1]))
                 continue
@@ -326,7 +327,7 @@ def _unwrap(root: Path) -> Path:
     from grader.ingest.lms import lms_name
 
     while True:
-        entries = [e for e in root.iterdir() if not is_junk(e.name)]
+        entries = [e for e in root.iterdir() if not is_junk(e.name, e.is_dir())]
         if len(entries) != 1 or not entries[0].is_dir():
             return root
         inner = entries[0]
@@ -415,7 +416,7 @@ def _candidates(root: Path, staging: Path, kind: str | None, originals: dict[str
     for entry in sorted(root.iterdir()):
         if entry.name in grouped:
             continue
-        if is_junk(entry.name):
+        if is_junk(entry.name, entry.is_dir() and not entry.is_symlink()):
             junk.append(lmsnames.nfc(entry.name))
             continue
         shown = lmsnames.nfc(originals.get(entry.name, entry.name))

@@ -276,3 +276,50 @@ def test_an_over_long_csv_field_is_refused_naming_the_file_and_line(tmp_path):
     big.write_bytes(b"student,days\n" + b"a,1\n" * (17 * 1024**2))
     with pytest.raises(UsageError, match="big.csv: 68 MB, larger than such a file ever is"):
         read_extensions(big)
+
+
+@settings(max_examples=80, deadline=None)
+@given(when=st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.sampled_from(ZONES)),
+       days=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10**7)),
+       size=st.integers(0, 140_000), column=st.sampled_from(["student", "reason"]), form=st.sampled_from(["due", "days"]))
+def test_any_date_days_or_field_size_is_read_or_refused_by_its_line_and_a_read_one_grades(when, days, size, column,
+                                                                                          form):
+    """Over dates from year 1 to 9999 in any zone, any number of days and any field size: the
+    extensions and submission-time files are read, or refused naming the file and the line; and
+    whatever is read, the batch's late step gives every student a score (never an overflow)."""
+    import tempfile
+    from pathlib import Path
+
+    from grader.spec.due import EARLIEST_YEAR, LATEST_YEAR
+
+    filler = "x" * size
+    student = "alice" + (filler if column == "student" else "")
+    reason = "ill" + (filler if column == "reason" else "")
+    value = when.isoformat() if form == "due" else str(days)
+    assigned = datetime(2026, 12, 1, 23, 59, tzinfo=timezone(timedelta(hours=9)))
+    policy = LatePolicyRule(per_day_percent=10, max_percent=50, grace_minutes=10080)
+    with tempfile.TemporaryDirectory() as tmp:
+        ext = Path(tmp) / "ext.csv"
+        ext.write_text(f"student,{form},reason\nbob,{'2026-12-05T00:00:00+09:00' if form == 'due' else '1'},x\n"
+                       f"{student},{value},\"{reason}\"\n", encoding="utf-8")
+        sub = Path(tmp) / "sub.csv"
+        sub.write_text(f"student,submitted\nbob,2026-12-02T00:00:00+09:00\n{student},{when.isoformat()}\n",
+                       encoding="utf-8")
+        read = {}
+        for path, reader in ((ext, read_extensions), (sub, read_submitted)):
+            try:
+                read[path.name] = reader(path)
+            except UsageError as exc:
+                assert f"{path}: line 3: " in str(exc), str(exc)[:300]
+                assert translate(str(exc), "ja") != str(exc)
+        in_years = EARLIEST_YEAR <= when.year <= LATEST_YEAR and EARLIEST_YEAR <= when.astimezone(timezone.utc).year <= LATEST_YEAR
+        if size <= 2000 and (form == "days" and 0 <= days <= 3660 or form == "due" and in_years):
+            assert "ext.csv" in read
+        if size <= 2000 and in_years:
+            assert "sub.csv" in read
+        extensions = read.get("ext.csv", {})
+        times = read.get("sub.csv", {"bob": assigned})
+        for who, at in times.items():
+            due, _ = due_for(who, assigned, extensions)
+            late = late_penalty(at, due, 80.0, 100.0, policy)
+            assert 30.0 <= late.score <= 80.0 and due.isoformat() and at.isoformat()

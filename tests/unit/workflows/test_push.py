@@ -204,3 +204,10 @@ def test_the_comment_is_plain_text_whatever_the_report_and_the_reasons_hold() ->
     assert line.state == "send" and "<script>" in line.comment  # the LMS shows it as text
     assert "\x1b" not in line.comment and "\u2028" not in line.comment
     assert len(line.comment.encode("utf-8")) <= sinks.VALUE_MAX
+
+
+def test_the_ids_file_with_an_over_long_value_is_refused_naming_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "ids.csv"
+    path.write_text("student,lms_id\nalice,11\nbob,\"12" + "9" * 200_000 + "\"\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"ids.csv: line 3: a value longer than \d+ characters"):
+        read_ids(path)
