@@ -96,8 +96,10 @@ def read_notebook(
                 answers = source
             else:
                 notes.append(said("cell_second_answers_cell", filename=filename, n=number))
-        elif cell.get("cell_type") == "code" and source.strip() and not is_check_cell(source):
+        elif cell.get("cell_type") == "code" and source.strip():
             code, removed = _neutralise_ipython(source)
+            if _only_checks(source, code, removed):
+                continue
             skipped.extend(f"cell {number}: {what}" for what in removed)
             chunks.append(Chunk(code=code, label=f"{filename}, cell {number}"))
     _note_skipped(filename, skipped, notes)
@@ -150,9 +152,11 @@ def notebook_submission(
     skipped: list[str] = []
     for label, source in cells:
         source = normalise_newlines(str(source))
-        if not source.strip() or is_check_cell(source):  # (the check cells run before this one)
+        if not source.strip():
             continue
         code, removed = _neutralise_ipython(source)
+        if _only_checks(source, code, removed):  # (the check cells run before this one)
+            continue
         skipped.extend(f"{label}: {what}" for what in removed)
         chunks.append(Chunk(code=code, label=str(label)))
     _note_skipped(filename, skipped, notes)
@@ -263,7 +267,11 @@ def is_check_cell(source: str) -> bool:
     """A cell that only checks the work (``from grader import notebook`` / ``notebook.check()``,
     ``%grader softmax``, ``!grader check``, comments): not the student's work, so never graded
     and never counted among the cells that were."""
-    code, removed = _neutralise_ipython(source)
+    return _only_checks(source, *_neutralise_ipython(source))
+
+
+def _only_checks(source: str, code: str, removed: list[str]) -> bool:
+    """:func:`is_check_cell` of ``source``, given what :func:`_neutralise_ipython` made of it."""
     if removed or code == source:  # another magic (the student's own), or no check at all
         return False
     return all(not line.strip() or line.strip() == "pass" or line.lstrip().startswith("#")
