@@ -1,6 +1,6 @@
 """The commands of a term after the batch: ``grader adjust`` (a score changed by hand, in the
 ledger), ``grader ledger`` (list or verify it), ``grader publish`` (hidden tests shown in full),
-``grader push`` (the final scores into the LMS),
+``grader push`` (the final scores into the LMS), ``grader pull`` (the submissions from it),
 ``grader regrade`` (only some tests again) and ``grader gradebook`` (several batches, one course
 table).
 """
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import click
 
-from grader.cli.shared import LANGS, ExitCode, err, guard, lang_for, lang_option, load_for, rubric_option, tr
+from grader.cli.shared import LANGS, ExitCode, err, guard, lang_for, lang_of, lang_option, load_for, rubric_option, tr
 from grader.errors import UsageError
 from grader.i18n.messages import said
 from grader.sinks import terminal
 
-__all__ = ["adjust", "gradebook_cmd", "ledger_cmd", "publish_cmd", "push_cmd", "regrade"]
+__all__ = ["adjust", "gradebook_cmd", "ledger_cmd", "publish_cmd", "pull_cmd", "push_cmd", "regrade"]
 
 
 class _Points(click.ParamType):  # type: ignore[type-arg]
@@ -275,6 +275,51 @@ def push_cmd(outdir: str, to: str, url: str, course: str, assignment: str, dry_r
                       markup=False, highlight=False, soft_wrap=True)
             return 0
         err.print(terminal(tr(said("push_summary", counts=counts, csv=result.csv, n=result.ledger_n), language)),
+                  markup=False, highlight=False, soft_wrap=True)
+        return int(ExitCode.PUSH_FAILED) if result.failed else 0
+
+    sys.exit(guard(body))
+
+
+def _pull_word(state: str) -> str:
+    """A student's state in a pull, as the terminal says it."""
+    return said("pull_state_" + state.replace(" ", "_"))
+
+
+@click.command(name="pull")
+@click.argument("src_dir", type=click.Path(file_okay=False))
+@click.option("--from", "source", required=True, type=click.Choice(["canvas"]), help="The LMS to read from.")
+@click.option("--url", required=True, help="The LMS's address, e.g. https://canvas.example.edu")
+@click.option("--course", required=True, help="The course's id in the LMS.")
+@click.option("--assignment", "assignment", required=True, help="The assignment's id in the LMS.")
+@click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN.")
+@lang_option
+def pull_cmd(src_dir: str, source: str, url: str, course: str, assignment: str, token_file: str | None,
+             lang: str | None) -> None:
+    """Download the assignment's submissions into SRC_DIR as the LMS's own download names them, with
+    their submission times (SRC_DIR/.pull/submitted.csv); run again, only what changed is downloaded."""
+    from grader.lms.canvas import CanvasPlatform
+    from grader.lms.transport import Transport
+    from grader.workflows.pull import STATE_DIR, pull
+    from grader.workflows.push import read_token
+
+    def body() -> int:
+        language = lang_of(lang, None)
+        token = read_token(os.environ, "CANVAS_TOKEN", Path(token_file) if token_file else None)
+        transport = Transport(url, token)
+        try:
+            result = pull(Path(src_dir), CanvasPlatform(url, course, assignment, transport), lang=language)
+        finally:
+            transport.close()
+        for s in result.students:
+            text = f"{s.name or '-'} [{s.key}]: {tr(_pull_word(s.state), language)}" + (f" ({s.reason})" if s.reason else "")
+            click.echo(terminal(transport.scrub(text)))
+        counts = ", ".join(f"{tr(_pull_word(k), language)} {result.count(k)}" for k in
+                           ("new", "changed", "unchanged", "not submitted", "refused", "set aside", "failed")
+                           if result.count(k))
+        after = f"grader batch {src_dir} --out OUT --submitted {Path(src_dir) / STATE_DIR / 'submitted.csv'}"
+        err.print(terminal(tr(said("pull_summary", path=src_dir, counts=counts or "0", next=after), language)),
                   markup=False, highlight=False, soft_wrap=True)
         return int(ExitCode.PUSH_FAILED) if result.failed else 0
 

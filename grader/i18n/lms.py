@@ -45,4 +45,20 @@ MESSAGES: dict[str, M] = {
         "Canvas の課題 {assignment} は成績を自動で公開する設定で、結果はまだ公開されていません（grader publish OUT "
         "を実行していません）。このままでは学生にすぐ見えてしまいます。Canvas の成績表で成績の公開ポリシーを「手動」に"
         "するか、先に結果を公開してください。何も書き込んでいません"),
+    # --- a token expired midway, and downloads (canvas.py, transport.py) ------------------------------
+    "canvas_token_expired": M(
+        "Canvas at {url} stopped taking the token midway (it expired or was deleted), and no further grade "
+        "was sent: make a new access token in Canvas (Account → Settings → New Access Token), give it in "
+        "CANVAS_TOKEN or --token-file, and run the push again; what was written is kept",
+        "{url} の Canvas が途中でトークンを受け付けなくなりました（期限切れか削除）。以降の成績は送っていません。"
+        "Canvas で新しいアクセストークンを作り（アカウント → 設定 → 新しいアクセストークン）、CANVAS_TOKEN か "
+        "--token-file で渡して、もう一度実行してください。書き込んだ分はそのまま残ります"),
+    "download_bad_url": M("{url}: not an http(s) address; the file was not downloaded",
+                          "{url}: http(s) のアドレスではないため、ファイルをダウンロードしていません"),
+    "download_refused": M("{url}: the download was refused (HTTP {status})",
+                          "{url}: ダウンロードを拒否されました（HTTP {status}）"),
+    "download_redirects": M("{url}: more than {n} redirects; the file was not downloaded",
+                            "{url}: リダイレクトが {n} 回を超えたため、ファイルをダウンロードしていません"),
+    "download_too_large": M("{url}: larger than {limit} bytes; the file was not downloaded",
+                            "{url}: {limit} バイトを超えるため、ファイルをダウンロードしていません"),
 }

@@ -200,6 +200,31 @@ MESSAGES: dict[str, M] = {
     "push_why_ledger": M("ledger #{n} ({by}): {reason}", "台帳 #{n}（{by}）: {reason}"),
     "push_why_late": M("late policy: {before} less {penalty}", "提出遅れの規定: {before} から {penalty} を減点"),
     "push_why_report": M("automatic score (reports/{submission}.yaml)", "自動採点の得点（reports/{submission}.yaml）"),
+    # --- grader pull (pull.py) -----------------------------------------------------------------------
+    "pull_folder_not_empty": M(
+        "{path} holds files no pull wrote (e.g. {example}): give a new or empty folder, or the folder an "
+        "earlier pull of this assignment filled",
+        "{path} には pull が書いていないファイルがあります（例: {example}）。新しいか空のフォルダ、または以前に"
+        "この課題を pull したフォルダを指定してください"),
+    "pull_state_unreadable": M(
+        "{path} cannot be read ({why}): it records what an earlier pull wrote; pull into a new folder",
+        "{path} を読めません（{why}）。以前の pull の記録です。新しいフォルダに pull してください"),
+    "pull_other_assignment": M(
+        "{path} holds a pull of course {course}, assignment {assignment}: give another folder for this one",
+        "{path} にはコース {course} の課題 {assignment} を pull してあります。この課題には別のフォルダを指定して"
+        "ください"),
+    "pull_test_student": M("Canvas's test student (Student View): not a student of the course",
+                           "Canvas のテスト学生（学生ビュー）で、コースの学生ではありません"),
+    "pull_withdrawn": M("withdrawn from the course (enrollment {what})",
+                        "コースから外れています（登録の状態 {what}）"),
+    "pull_not_student": M("not a student of the course ({what})", "コースの学生ではありません（{what}）"),
+    "pull_not_enrolled": M("not enrolled in the course", "コースに登録されていません"),
+    "pull_not_listed": M("no longer listed by Canvas for this assignment",
+                         "この課題の提出一覧に Canvas が載せなくなりました"),
+    "pull_set_aside": M("; the {n} files of the last pull were moved to {path}",
+                        "。前回の pull のファイル {n} 個を {path} に移しました"),
+    "pull_no_url": M("Canvas gave no address for the file {file}: download it in Canvas",
+                     "Canvas がファイル {file} のアドレスを返しません。Canvas でダウンロードしてください"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

@@ -6,6 +6,7 @@ batch    ``grader batch``: grade every submission in a folder or an LMS zip expo
 changes  what moved a student's final score in a regrade or a resume, and why; their records.
 publish  ``grader publish OUT``: release hidden tests' details in a batch's student views.
 push     ``grader push OUT --to canvas``: the final scores and a short comment, into the LMS.
+pull     ``grader pull --from canvas SRC_DIR``: the submissions, into the folder ``grader batch`` reads.
 regrade  ``grader regrade``: run only the tests an instructor fixed, for every submission of a batch.
 =======  ===========================================================================================
 """
