@@ -151,7 +151,8 @@ def _justification(row: GradebookRow, lang: str) -> str:
     report = row.report
     if report is None:
         return ""
-    applied = [e for e in (report.adjustment or {}).get("entries", []) if e.get("status") == "applied"]
+    # (an entry that needs review after a regrade stays applied until the instructor decides)
+    applied = [e for e in (report.adjustment or {}).get("entries", []) if e.get("status") in ("applied", "review")]
     parts = [say("push_why_ledger", lang, n=e["n"], by=e.get("by", ""), reason=e.get("reason", "")) for e in applied]
     if report.late and report.late.get("penalty"):
         parts.append(say("push_why_late", lang, before=f"{float(report.late['score_before']):g}",
