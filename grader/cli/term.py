@@ -283,7 +283,10 @@ def push_cmd(outdir: str, to: str, url: str, course: str, assignment: str, dry_r
 
 def _pull_word(state: str) -> str:
     """A student's state in a pull, as the terminal says it."""
-    return said("pull_state_" + state.replace(" ", "_"))
+    return {"new": said("pull_state_new"), "changed": said("pull_state_changed"),
+            "unchanged": said("push_state_unchanged"), "not_submitted": said("pull_state_not_submitted"),
+            "refused": said("pull_state_refused"), "set_aside": said("pull_state_set_aside"),
+            "failed": said("push_state_failed")}[state]
 
 
 @click.command(name="pull")
@@ -301,7 +304,7 @@ def pull_cmd(src_dir: str, source: str, url: str, course: str, assignment: str, 
     their submission times (SRC_DIR/.pull/submitted.csv); run again, only what changed is downloaded."""
     from grader.lms.canvas import CanvasPlatform
     from grader.lms.transport import Transport
-    from grader.workflows.pull import STATE_DIR, pull
+    from grader.workflows.pull import STATE_DIR, STATES, pull
     from grader.workflows.push import read_token
 
     def body() -> int:
@@ -315,9 +318,7 @@ def pull_cmd(src_dir: str, source: str, url: str, course: str, assignment: str, 
         for s in result.students:
             text = f"{s.name or '-'} [{s.key}]: {tr(_pull_word(s.state), language)}" + (f" ({s.reason})" if s.reason else "")
             click.echo(terminal(transport.scrub(text)))
-        counts = ", ".join(f"{tr(_pull_word(k), language)} {result.count(k)}" for k in
-                           ("new", "changed", "unchanged", "not submitted", "refused", "set aside", "failed")
-                           if result.count(k))
+        counts = ", ".join(f"{tr(_pull_word(k), language)} {result.count(k)}" for k in STATES if result.count(k))
         after = f"grader batch {src_dir} --out OUT --submitted {Path(src_dir) / STATE_DIR / 'submitted.csv'}"
         err.print(terminal(tr(said("pull_summary", path=src_dir, counts=counts or "0", next=after), language)),
                   markup=False, highlight=False, soft_wrap=True)

@@ -155,11 +155,9 @@ MESSAGES: dict[str, M] = {
     # --- grader pull (term.py) -----------------------------------------------------------------------
     "pull_state_new": M("new", "新規"),
     "pull_state_changed": M("changed", "更新"),
-    "pull_state_unchanged": M("unchanged", "変更なし"),
     "pull_state_not_submitted": M("not submitted", "未提出"),
     "pull_state_refused": M("refused", "対象外"),
     "pull_state_set_aside": M("set aside", "退避"),
-    "pull_state_failed": M("failed", "失敗"),
     "pull_summary": M(
         "pulled into {path}: {counts}; only what changed since the last pull was downloaded. Next: {next}",
         "{path} に pull しました: {counts}。前回の pull から変わったものだけをダウンロードしました。次は: {next}"),

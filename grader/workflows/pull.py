@@ -11,7 +11,8 @@ submitted.csv   ``student,submitted``: each student's Canvas user id and submiss
                 ``grader batch SRC_DIR --submitted SRC_DIR/.pull/submitted.csv`` (lateness measured
                 by the rubric's ``due:`` and ``--extensions``, never by Canvas's flag alone)
 students.csv    every user of the assignment the pull saw: Canvas id, name, state (``new``, ``changed``,
-                ``unchanged``, ``not submitted``, ``refused``, ``set aside``), attempt, time, files, reason
+                ``unchanged``, ``not_submitted``, ``refused``, ``set_aside``, ``failed``), attempt, time,
+                files, reason
 canvas.json     what this folder holds, for the next pull: the Canvas, course and assignment, and each
                 student's attempt, ``submitted_at`` and files
 ==============  ==========================================================================================
@@ -57,7 +58,8 @@ __all__ = ["FILE_MAX", "STATE_DIR", "PullResult", "Pulled", "Source", "canvas_fi
 FILE_MAX = 100 * 1024**2
 #: the folder in SRC_DIR the pull writes its own files into
 STATE_DIR = ".pull"
-STATES = ("new", "changed", "unchanged", "not submitted", "refused", "set aside", "failed")
+#: the states of a student in a pull, as the code names them
+STATES = ("new", "changed", "unchanged", "not_submitted", "refused", "set_aside", "failed")
 
 _STUDENT_STATES = ("active", "invited", "creation_pending", "completed")
 
@@ -117,8 +119,9 @@ def canvas_file_name(sortable_name: str, key: str, attachment: str, display_name
 
 
 def classify(enrollments: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]]:
-    """Each user id's standing in the course: ``("student", "")`` or ``("refused", why)`` where why
-    is a message key's argument pair, from all their enrollments (a user may hold several)."""
+    """Each user id's standing in the course, from all their enrollments (a user may hold several):
+    ``(standing, what)``, standing one of student, test, withdrawn (what: the states) and staff
+    (what: the types)."""
     kinds: dict[str, list[tuple[str, str]]] = {}
     for e in enrollments:
         if e.get("user_id") is not None:
@@ -128,12 +131,26 @@ def classify(enrollments: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]
         if any(k == "StudentEnrollment" and s in _STUDENT_STATES for k, s in held):
             out[key] = ("student", "")
         elif any(k == "StudentViewEnrollment" for k, _ in held):
-            out[key] = ("pull_test_student", "")
+            out[key] = ("test", "")
         elif any(k == "StudentEnrollment" for k, _ in held):
-            out[key] = ("pull_withdrawn", ", ".join(sorted({s for k, s in held if k == "StudentEnrollment"})))
+            out[key] = ("withdrawn", ", ".join(sorted({s for k, s in held if k == "StudentEnrollment"})))
         else:
-            out[key] = ("pull_not_student", ", ".join(sorted({k for k, _ in held})))
+            out[key] = ("staff", ", ".join(sorted({k for k, _ in held})))
     return out
+
+
+def _refusal(standing: tuple[str, str], lang: str) -> str:
+    """Why a user who is not a student of the course is not pulled."""
+    kind, what = standing
+    if kind == "test":
+        return say("pull_test_student", lang)
+    if kind == "withdrawn":
+        return say("pull_withdrawn", lang, what=what)
+    if kind == "staff":
+        return say("pull_not_student", lang, what=what)
+    if kind == "student":
+        return say("pull_not_listed", lang)
+    return say("pull_not_enrolled", lang)
 
 
 def _read_state(folder: Path, target: dict[str, str]) -> dict[str, Any]:
@@ -203,14 +220,14 @@ def pull(folder: Path, source: Source, *, lang: str, limit: int = FILE_MAX) -> P
         name = str(user.get("name") or "")
         line = Pulled(key, name, "", str(sub.get("attempt") or ""), str(sub.get("submitted_at") or ""))
         pulled.append(line)
-        kind, arg = standing.get(key, ("pull_not_enrolled", ""))
+        who = standing.get(key, ("none", ""))
         submitted = bool(_attachments(sub) or sub.get("body")) and sub.get("submitted_at") is not None
-        if kind != "student":
-            line.state, line.reason = "refused", say(kind, lang, what=arg)
+        if who[0] != "student":
+            line.state, line.reason = "refused", _refusal(who, lang)
             _set_aside(folder, key, before.get(key), line, lang)
             continue
         if not submitted:
-            line.state = "not submitted"
+            line.state = "not_submitted"
             _set_aside(folder, key, before.get(key), line, lang)
             continue
         sign = _signature(sub)
@@ -235,9 +252,8 @@ def pull(folder: Path, source: Source, *, lang: str, limit: int = FILE_MAX) -> P
         kept[key] = {"sign": sign, "files": files, "name": name, "submitted_at": sub.get("submitted_at")}
     for key, old in before.items():  # pulled before, and no longer listed (withdrawn since)
         if key not in seen:
-            kind, arg = standing.get(key, ("pull_not_enrolled", ""))
-            line = Pulled(key, str(old.get("name", "")), "refused", reason=say(kind, lang, what=arg)
-                          if kind != "student" else say("pull_not_listed", lang))
+            line = Pulled(key, str(old.get("name", "")), "refused",
+                          reason=_refusal(standing.get(key, ("none", "")), lang))
             _set_aside(folder, key, old, line, lang)
             pulled.append(line)
     _write_records(folder, target, kept, pulled)
@@ -296,7 +312,7 @@ def _set_aside(folder: Path, key: str, old: dict[str, Any] | None, line: Pulled,
         shutil.move(str(p), str(aside / p.name))
     line.reason += say("pull_set_aside", lang, n=len(files), path=aside.relative_to(folder))
     if line.state != "refused":
-        line.state = "set aside"
+        line.state = "set_aside"
 
 
 def _write_records(folder: Path, target: dict[str, str], kept: dict[str, Any], pulled: list[Pulled]) -> None:

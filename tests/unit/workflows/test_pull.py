@@ -61,7 +61,7 @@ def states(result) -> dict[str, str]:  # type: ignore[no-untyped-def]
 def test_the_folder_is_canvas_s_download_with_times_and_refusals_named(double: CanvasDouble, tmp_path: Path) -> None:
     src = tmp_path / "src"
     result = pull(src, platform(double), lang="en")
-    assert states(result) == {"101": "new", "102": "new", "103": "not submitted", "104": "refused", "107": "new"}
+    assert states(result) == {"101": "new", "102": "new", "103": "not_submitted", "104": "refused", "107": "new"}
     reasons = {s.key: s.reason for s in result.students}
     assert "test student" in reasons["104"]
     # the files as Canvas's ContentZipper names them (tests/lms_exports.canvas_entry), read back by batch
