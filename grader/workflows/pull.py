@@ -183,7 +183,9 @@ def _own_file(folder: Path, name: str) -> Path | None:
 
 
 def _attachments(sub: dict[str, Any]) -> list[dict[str, Any]]:
-    return [a for a in (sub.get("attachments") or []) if isinstance(a, dict) and a.get("id") is not None]
+    """The attachments of a submission (an id that is not a number, which no Canvas gives, is left out:
+    it would not read back as Canvas's name)."""
+    return [a for a in (sub.get("attachments") or []) if isinstance(a, dict) and str(a.get("id", "")).isdigit()]
 
 
 def _signature(sub: dict[str, Any]) -> dict[str, Any]:
@@ -203,16 +205,17 @@ def pull(folder: Path, source: Source, *, lang: str, limit: int = FILE_MAX) -> P
     target = source.target()
     state = _read_state(folder, target)
     before: dict[str, Any] = state.get("students", {})
-    standing = classify(source.enrollments())
+    enrollments = source.enrollments()
+    standing = classify(enrollments)
     submissions = source.submissions()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / STATE_DIR).mkdir(exist_ok=True)
     kept: dict[str, Any] = {}
     pulled: list[Pulled] = []
     seen: set[str] = set()
-    for sub in sorted(submissions, key=lambda s: int(s.get("user_id") or 0)):
-        if sub.get("user_id") is None:
-            continue
+    # (Canvas's user ids are numbers, which the file names carry: anything else is left out)
+    listed = [s for s in submissions if str(s.get("user_id", "")).isdigit()]
+    for sub in sorted(listed, key=lambda s: int(s["user_id"])):
         key = str(sub["user_id"])
         seen.add(key)
         given = sub.get("user")
@@ -250,6 +253,11 @@ def pull(folder: Path, source: Source, *, lang: str, limit: int = FILE_MAX) -> P
                 p.unlink()
         line.state, line.files = ("changed" if old is not None else "new"), files
         kept[key] = {"sign": sign, "files": files, "name": name, "submitted_at": sub.get("submitted_at")}
+    names = {str(e.get("user_id")): str((e.get("user") or {}).get("name") or "") for e in enrollments
+             if isinstance(e.get("user"), dict)}
+    for key, (kind, _what) in sorted(standing.items()):  # withdrawn, never pulled: said, not silent
+        if kind == "withdrawn" and key not in seen and key not in before:
+            pulled.append(Pulled(key, names.get(key, ""), "refused", reason=_refusal(standing[key], lang)))
     for key, old in before.items():  # pulled before, and no longer listed (withdrawn since)
         if key not in seen:
             line = Pulled(key, str(old.get("name", "")), "refused",

@@ -95,13 +95,14 @@ def test_a_canvas_term_pull_batch_adjust_regrade_extension_push(tmp_path: Path) 
         pulled = _lms("pull", src, "--from", "canvas", url=double.url)
         assert pulled.exit_code == 0, pulled.stderr
         lines = {re.search(r"\[(\d+)\]", x)[1]: x for x in pulled.stdout.splitlines()}  # type: ignore[index]
-        assert set(lines) == {ADA, TARO, JIRO, STUB, TESTER}  # the withdrawn student is not listed by Canvas
+        assert set(lines) == {ADA, TARO, JIRO, STUB, TESTER, GONE}  # (the teacher submitted nothing)
         assert all(lines[k].endswith(": new") for k in (ADA, TARO, JIRO, STUB))
         assert "refused (Canvas's test student" in lines[TESTER]
+        assert "refused (withdrawn from the course (enrollment deleted))" in lines[GONE]
         assert "--submitted" in pulled.stderr and "submitted.csv" in pulled.stderr
         assert not any(f"_{k}_" in p.name for p in src.iterdir() for k in (TESTER, GONE, TEACHER))
         again = _lms("pull", src, "--from", "canvas", url=double.url)
-        assert again.exit_code == 0 and "new" not in again.stdout and "unchanged 4" in again.stderr
+        assert again.exit_code == 0 and ": new" not in again.stdout and "unchanged 4" in again.stderr
 
         # --- batch, with the pull's times and one extension
         extensions = tmp_path / "extensions.csv"

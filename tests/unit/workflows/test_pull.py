@@ -61,9 +61,11 @@ def states(result) -> dict[str, str]:  # type: ignore[no-untyped-def]
 def test_the_folder_is_canvas_s_download_with_times_and_refusals_named(double: CanvasDouble, tmp_path: Path) -> None:
     src = tmp_path / "src"
     result = pull(src, platform(double), lang="en")
-    assert states(result) == {"101": "new", "102": "new", "103": "not_submitted", "104": "refused", "107": "new"}
+    assert states(result) == {"101": "new", "102": "new", "103": "not_submitted", "104": "refused", "105": "refused",
+                              "107": "new"}
     reasons = {s.key: s.reason for s in result.students}
     assert "test student" in reasons["104"]
+    assert reasons["105"] == "withdrawn from the course (enrollment deleted)"  # (Canvas lists no submission)
     # the files as Canvas's ContentZipper names them (tests/lms_exports.canvas_entry), read back by batch
     names = sorted(p.name for p in src.iterdir() if not p.name.startswith("."))
     assert canvas_entry("Lovelace, Ada", 101, 5001, "attention.py") in names
@@ -99,7 +101,8 @@ def test_a_second_pull_fetches_only_what_changed_and_says_so(double: CanvasDoubl
     double.users["103"].files = [Upload(6003, "attention.py", CODE)]
     double.users["102"].state = "inactive"
     again = pull(src, platform(double), lang="en")
-    assert states(again) == {"101": "changed", "103": "new", "104": "refused", "107": "unchanged", "102": "refused"}
+    assert states(again) == {"101": "changed", "103": "new", "104": "refused", "105": "refused", "107": "unchanged",
+                             "102": "refused"}
     assert [r.path.split("?")[0] for r in double.log if "/download" in r.path][first:] == ["/files/6001/download",
                                                                               "/files/6003/download"]
     names = {p.name for p in src.iterdir() if not p.name.startswith(".")}
@@ -141,3 +144,10 @@ def test_the_canvas_file_name_follows_content_zipper() -> None:
     assert canvas_file_name("O'Brien, Séan", "12", "34", "my:file?.py", late=True) == canvas_entry(
         "O'Brien, Séan", 12, 34, "my:file?.py", late=True)
     assert canvas_file_name("Doe, Jane", "12", "text", "", late=False) == "doejane_12_text.html"
+
+
+def test_a_very_long_name_is_shortened_and_still_reads_back_as_that_student() -> None:
+    name = canvas_file_name("山田, " + "太郎" * 200, "123", "456", "ß" * 300 + ".py", late=False)
+    assert len(name.encode()) <= 200
+    read = lms_name(name, is_dir=False)
+    assert read is not None and (read.student_id, read.order, read.file.endswith(".py")) == ("123", (456,), True)
