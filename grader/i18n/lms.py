@@ -61,4 +61,9 @@ MESSAGES: dict[str, M] = {
                             "{url}: リダイレクトが {n} 回を超えたため、ファイルをダウンロードしていません"),
     "download_too_large": M("{url}: larger than {limit} bytes; the file was not downloaded",
                             "{url}: {limit} バイトを超えるため、ファイルをダウンロードしていません"),
+    "download_token_refused": M(
+        "{url}: the token was refused (HTTP 401; it expired or was deleted), and no further file was downloaded: "
+        "make a new access token, give it in CANVAS_TOKEN or --token-file, and run the command again",
+        "{url}: トークンが拒否されました（HTTP 401。期限切れか削除）。以降のファイルはダウンロードしていません。"
+        "新しいアクセストークンを作り、CANVAS_TOKEN か --token-file で渡して、もう一度実行してください"),
 }

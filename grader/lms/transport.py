@@ -29,8 +29,8 @@ from typing import Any
 from grader.errors import UsageError
 from grader.i18n.messages import said
 
-__all__ = ["ATTEMPTS", "BACKOFF", "MAX_WAIT", "REDIRECTS", "Answer", "Failed", "TooLarge", "Transport",
-           "token_expired"]
+__all__ = ["ATTEMPTS", "BACKOFF", "MAX_WAIT", "REDIRECTS", "Answer", "Failed", "TokenRefused", "TooLarge",
+           "Transport", "token_expired"]
 
 ATTEMPTS = 6
 BACKOFF = 0.5
@@ -60,6 +60,10 @@ class Failed(Exception):
 
 class TooLarge(Failed):
     """A download larger than the limit it was given: refused as it streamed."""
+
+
+class TokenRefused(Failed):
+    """The platform refused the token (401) for a download: no further one is worth trying."""
 
 
 def token_expired(answer: Answer) -> bool:
@@ -152,6 +156,7 @@ class Transport:
         Raises:
             Failed: no answer, an error status (its reason scrubbed), or too many redirects.
             TooLarge: more than ``limit`` bytes.
+            TokenRefused: the platform answered 401 (the token expired or was deleted).
         """
         from urllib.parse import urljoin, urlsplit
 
@@ -165,6 +170,8 @@ class Transport:
             if status in (301, 302, 303, 307, 308) and location:
                 url = urljoin(url, location)
                 continue
+            if status == 401 and mine:
+                raise TokenRefused(said("download_token_refused", url=self.scrub(url.split("?")[0])))
             if not 200 <= status < 300:
                 raise Failed(said("download_refused", url=self.scrub(url.split("?")[0]), status=status))
             return data

@@ -50,6 +50,7 @@ from typing import Any, Protocol
 from grader.errors import UsageError
 from grader.i18n.messages import say, said
 from grader.ingest.lms import fit_name
+from grader.lms.transport import TokenRefused
 from grader.report.files import write_atomic
 
 __all__ = ["FILE_MAX", "STATE_DIR", "PullResult", "Pulled", "Source", "canvas_file_name", "classify", "pull"]
@@ -213,6 +214,7 @@ def pull(folder: Path, source: Source, *, lang: str, limit: int = FILE_MAX) -> P
     kept: dict[str, Any] = {}
     pulled: list[Pulled] = []
     seen: set[str] = set()
+    stopped = ""  #: why no further file is downloaded (the token refused midway)
     # (Canvas's user ids are numbers, which the file names carry: anything else is left out)
     listed = [s for s in submissions if str(s.get("user_id", "")).isdigit()]
     for sub in sorted(listed, key=lambda s: int(s["user_id"])):
@@ -241,11 +243,19 @@ def pull(folder: Path, source: Source, *, lang: str, limit: int = FILE_MAX) -> P
             kept[key] = old
             continue
         try:
+            if stopped:
+                raise UsageError(stopped)
             files = _download(folder, sub, user, key, source, limit)
         except UsageError as exc:  # one student's file refused: the others go on, nothing half-written
             line.state, line.reason = "failed", str(exc)
             if old is not None:
                 kept[key] = old  # the earlier attempt's files stay, and are fetched again next time
+            continue
+        except TokenRefused as exc:  # the token expired midway: no further download is tried
+            stopped = line.reason = str(exc)
+            line.state = "failed"
+            if old is not None:
+                kept[key] = old
             continue
         for f in (old or {}).get("files", []):
             p = _own_file(folder, f)
@@ -286,6 +296,8 @@ def _download(folder: Path, sub: dict[str, Any], user: dict[str, Any], key: str,
             raise UsageError(said("pull_no_url", file=shown))
         try:
             blobs.append((canvas_file_name(sortable, key, str(a["id"]), shown, late=late), source.download(url, limit)))
+        except TokenRefused:
+            raise
         except Failed as exc:
             raise UsageError(str(exc)) from None
     names = []

@@ -151,3 +151,21 @@ def test_a_very_long_name_is_shortened_and_still_reads_back_as_that_student() ->
     assert len(name.encode()) <= 200
     read = lms_name(name, is_dir=False)
     assert read is not None and (read.student_id, read.order, read.file.endswith(".py")) == ("123", (456,), True)
+
+
+def test_a_token_expiring_midway_stops_the_downloads_and_a_new_one_finishes(double: CanvasDouble,
+                                                                             tmp_path: Path) -> None:
+    """doc/api/oauth.md: an expired token is answered 401 with WWW-Authenticate. What was downloaded
+    is kept and recorded; nothing further is asked; with a new token the rest comes."""
+    src = tmp_path / "src"
+    double.expire_at = 10  # 4 pages of enrollments, 3 of submissions, Ada's file and its store, then refused
+    first = pull(src, platform(double), lang="en")
+    assert states(first) == {"101": "new", "102": "failed", "103": "not_submitted", "104": "refused",
+                             "105": "refused", "107": "failed"}
+    assert all("make a new access token" in s.reason for s in first.students if s.state == "failed")
+    assert len(double.log) == 10 and first.failed
+    double.token, double.expire_at = "7~fresh", 0
+    fresh = CanvasPlatform(double.url, double.course, double.assignment, Transport(double.url, "7~fresh"))
+    again = pull(src, fresh, lang="en")
+    assert states(again) == {"101": "unchanged", "102": "new", "103": "not_submitted", "104": "refused",
+                             "105": "refused", "107": "new"}
