@@ -274,6 +274,7 @@ def pull(folder: Path, source: Source, *, lang: str, limit: int = FILE_MAX) -> P
                           reason=_refusal(standing.get(key, ("none", "")), lang))
             _set_aside(folder, key, old, line, lang)
             pulled.append(line)
+    pulled.sort(key=lambda s: (len(s.key), s.key))  # by Canvas id, as a number
     _write_records(folder, target, kept, pulled)
     return PullResult(folder, pulled)
 
