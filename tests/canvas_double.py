@@ -37,8 +37,9 @@ For ``grader pull``:
   ``late``; ``attachments`` from ``versioned_attachments``, the latest attempt's); ``include[]=user``
   adds ``user`` (lib/api/v1/user.rb ``user_json``: ``id``, ``name``, ``sortable_name``,
   ``short_name``). The students listed are the course's ``student_enrollments``
-  (app/models/course.rb: types StudentEnrollment and StudentViewEnrollment, the test student's,
-  in workflow states other than rejected, deleted and inactive).
+  (app/models/course.rb: ``has_many :student_enrollments``, types StudentEnrollment and
+  StudentViewEnrollment, the test student's, in workflow states other than rejected, completed,
+  deleted and inactive).
 * ``GET /api/v1/courses/:c/enrollments`` — app/controllers/enrollments_api_controller.rb
   (``index``): ``type[]`` and ``state[]`` filters (``active`` and ``invited`` when no state is
   given), each enrollment's ``user_id``, ``type`` (StudentEnrollment, StudentViewEnrollment,
@@ -112,7 +113,7 @@ class Student:
 
 
 #: enrollment states Course#student_enrollments leaves out (app/models/course.rb)
-HIDDEN_STATES = ("rejected", "deleted", "inactive")
+HIDDEN_STATES = ("rejected", "completed", "deleted", "inactive")
 EXPIRED_CHALLENGE = 'Bearer realm="canvas-lms", error="invalid_token"'
 
 
