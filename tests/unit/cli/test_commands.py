@@ -16,7 +16,7 @@ from tests.helpers import ROOT
 COMMANDS = {
     student: ("check", "grade"),
     batch: ("batch", "export", "similarity", "catalogue"),
-    term: ("adjust", "ledger", "publish", "regrade", "gradebook"),
+    term: ("adjust", "ledger", "publish", "regrade", "gradebook", "push", "pull"),
     prepare: ("new", "validate", "release", "gradescope"),
 }
 
