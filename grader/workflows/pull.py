@@ -24,7 +24,8 @@ not enrolled are refused, each with the reason. A student whose files an earlier
 who is now refused has those files moved to ``SRC_DIR/.pull/set-aside/<id>/``, not deleted.
 
 A second pull downloads only the students whose attempt, submission time or files changed
-(their earlier files are replaced); the others are ``unchanged``. A file name a student chose is
+(their earlier files are replaced); the others are ``unchanged``. A pull cut off (Ctrl-C, a kill)
+is finished by running it again: what it had not recorded is downloaded again, over itself. A file name a student chose is
 kept as Canvas keeps it, without ``/``, ``\\``, control characters and the characters Windows
 refuses, and shortened (:func:`grader.ingest.lms.fit_name`); every file is written whole or not
 at all.
@@ -211,6 +212,8 @@ def pull(folder: Path, source: Source, *, lang: str, limit: int = FILE_MAX) -> P
     submissions = source.submissions()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / STATE_DIR).mkdir(exist_ok=True)
+    if not state:  # claimed before the first file is written: a pull cut off is this folder's to finish
+        write_atomic(folder / STATE_DIR / "canvas.json", json.dumps({"target": target, "students": {}}) + "\n")
     kept: dict[str, Any] = {}
     pulled: list[Pulled] = []
     seen: set[str] = set()

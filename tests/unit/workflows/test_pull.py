@@ -169,3 +169,23 @@ def test_a_token_expiring_midway_stops_the_downloads_and_a_new_one_finishes(doub
     again = pull(src, fresh, lang="en")
     assert states(again) == {"101": "unchanged", "102": "new", "103": "not_submitted", "104": "refused",
                              "105": "refused", "107": "new"}
+
+
+def test_a_pull_cut_off_midway_is_finished_by_running_it_again(double: CanvasDouble, tmp_path: Path) -> None:
+    class Cut(BaseException):
+        pass
+
+    class Dying(CanvasPlatform):
+        def download(self, url: str, limit: int) -> bytes:
+            if "5002" in url:
+                raise Cut  # (as a kill or Ctrl-C would, after Ada's file was written)
+            return super().download(url, limit)
+
+    src = tmp_path / "src"
+    with pytest.raises(Cut):
+        pull(src, Dying(double.url, double.course, double.assignment, Transport(double.url, TOKEN)), lang="en")
+    assert any("_101_" in p.name for p in src.iterdir())
+    again = pull(src, platform(double), lang="en")
+    assert states(again)["101"] == "new" and states(again)["102"] == "new"
+    assert sorted(p.name for p in src.iterdir() if "_101_" in p.name) == [
+        canvas_entry("Lovelace, Ada", 101, 5001, "attention.py")]
