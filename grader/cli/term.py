@@ -224,10 +224,10 @@ def _state_word(state: str) -> str:
 
 @click.command(name="push")
 @click.argument("outdir", type=click.Path(file_okay=False, exists=True))
-@click.option("--to", "to", required=True, type=click.Choice(["canvas"]), help="The LMS to write into.")
-@click.option("--url", required=True, help="The LMS's address, e.g. https://canvas.example.edu")
-@click.option("--course", required=True, help="The course's id in the LMS.")
-@click.option("--assignment", "assignment", required=True, help="The assignment's id in the LMS.")
+@click.option("--to", "to", required=True, type=click.Choice(["canvas", "lti13"]), help="The LMS to write into.")
+@click.option("--url", default=None, help="The LMS's address, e.g. https://canvas.example.edu (canvas).")
+@click.option("--course", default=None, help="The course's id in the LMS (canvas).")
+@click.option("--assignment", "assignment", default=None, help="The assignment's id in the LMS (canvas).")
 @click.option("--dry-run", is_flag=True, help="Print the cells a push would change, and write nothing.")
 @click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN.")
@@ -236,29 +236,47 @@ def _state_word(state: str) -> str:
 @click.option("--lms-ids", type=click.Path(dir_okay=False, exists=True), default=None,
               help="CSV student,lms_id: the LMS user id of students of a plain folder.")
 @click.option("--by", default="", help="Who pushes (default: your login name).")
+@click.option("--platform", "platform_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="lti13: the platform file (issuer, client id, token endpoint, key, line item): docs/lms-lti13.md.")
 @rubric_option
 @lang_option
-def push_cmd(outdir: str, to: str, url: str, course: str, assignment: str, dry_run: bool, token_file: str | None,
-             overwrite_lms_edits: bool, lms_ids: str | None, by: str, rubric_path: str | None,
-             lang: str | None) -> None:
+def push_cmd(outdir: str, to: str, url: str | None, course: str | None, assignment: str | None, dry_run: bool,
+             token_file: str | None, overwrite_lms_edits: bool, lms_ids: str | None, by: str,
+             platform_file: str | None, rubric_path: str | None, lang: str | None) -> None:
     """Write each student's final score and a short comment from the batch output OUTDIR into the LMS;
     every push is recorded in OUTDIR/ledger.jsonl and OUTDIR/push/<time>.csv."""
     from grader.lms.canvas import CanvasPlatform
+    from grader.lms.platform import Platform
     from grader.lms.transport import Transport
     from grader.workflows.push import push, read_ids, read_token
 
     def body() -> int:
         rubric = load_for(outdir, rubric_path)
         language = lang_for(lang, rubric, outdir)
-        token = read_token(os.environ, "CANVAS_TOKEN", Path(token_file) if token_file else None)
         ids = read_ids(Path(lms_ids)) if lms_ids else {}
-        transport = Transport(url, token)
-        try:
+        platform: Platform
+        if to == "lti13":
+            from grader.lms.lti13 import open_platform
+            from grader.workflows.push import batch_maximum
+
+            if not platform_file:
+                raise UsageError(said("push_lti_needs_platform"))
+            platform, http = open_platform(Path(platform_file), maximum=batch_maximum(Path(outdir), rubric),
+                                           expected=ids.values())
+            close, scrub = http.close, http.scrub
+        else:
+            if not (url and course and assignment):
+                raise UsageError(said("push_canvas_needs", missing=", ".join(
+                    f"--{n}" for n, v in (("url", url), ("course", course), ("assignment", assignment)) if not v)))
+            token = read_token(os.environ, "CANVAS_TOKEN", Path(token_file) if token_file else None)
+            transport = Transport(url, token)
             platform = CanvasPlatform(url, course, assignment, transport)
+            close, scrub = transport.close, transport.scrub
+        try:
             result = push(Path(outdir), rubric, platform, dry_run=dry_run, overwrite=overwrite_lms_edits, ids=ids,
-                          by=by, lang=language, scrub=transport.scrub)
+                          by=by, lang=language, scrub=scrub)
         finally:
-            transport.close()
+            close()
         for line in result.lines:
             if dry_run:
                 if line.state == "send":

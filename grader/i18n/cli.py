@@ -152,6 +152,13 @@ MESSAGES: dict[str, M] = {
     "push_state_skipped": M("skipped", "見送り"),
     "push_state_failed": M("failed", "失敗"),
     "push_state_send": M("to send", "送信予定"),
+    # --- grader push --to lti13 (term.py) ----------------------------------------------------------------
+    "push_lti_needs_platform": M(
+        "grader push --to lti13 needs --platform FILE: the platform file of docs/lms-lti13.md",
+        "grader push --to lti13 には --platform FILE（docs/lms-lti13.md のプラットフォームのファイル）が必要です"),
+    "push_canvas_needs": M(
+        "grader push --to canvas needs {missing}: the Canvas address and the numbers in the assignment's address",
+        "grader push --to canvas には {missing} が必要です: Canvas のアドレスと、課題のアドレスにある番号"),
     # --- grader pull (term.py) -----------------------------------------------------------------------
     "pull_state_new": M("new", "新規"),
     "pull_state_changed": M("changed", "更新"),

@@ -200,6 +200,8 @@ MESSAGES: dict[str, M] = {
     "push_why_ledger": M("ledger #{n} ({by}): {reason}", "台帳 #{n}（{by}）: {reason}"),
     "push_why_late": M("late policy: {before} less {penalty}", "提出遅れの規定: {before} から {penalty} を減点"),
     "push_why_report": M("automatic score (reports/{submission}.yaml)", "自動採点の得点（reports/{submission}.yaml）"),
+    # --- grader push --to lti13: the roster's reason (push.py) ----------------------------------------
+    "push_lms_roster_refuses": M("LMS id {key} is not written: {why}", "LMS の ID {key} には書き込みません: {why}"),
     # --- grader pull (pull.py) -----------------------------------------------------------------------
     "pull_folder_not_empty": M(
         "{path} holds files no pull wrote (e.g. {example}): give a new or empty folder, or the folder an "

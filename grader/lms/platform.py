@@ -24,9 +24,12 @@ class PlatformRefused(UsageError):
 
 @dataclass(frozen=True)
 class Current:
-    """One student's cell as the LMS holds it now (``score`` None: no grade)."""
+    """One student's cell as the LMS holds it now (``score`` None: no grade); ``refused``: why the
+    LMS's roster says this id is not to be written (a test student, an inactive member, not a
+    learner: LTI's Names and Role Provisioning), as :func:`grader.i18n.messages.said` says it."""
 
     score: float | None
+    refused: str = ""
 
 
 @dataclass(frozen=True)
