@@ -8,7 +8,8 @@ Exit status (computed only in :func:`grader.cli.shared.exit_code_for` and
 1       graded, and below the rubric's pass mark when the rubric asks for that
 2       usage or configuration error (message names the file, YAML path, fix)
 3       the grader itself failed (a bug or the machine)
-4       ``grader push``: the LMS refused, or never answered, for at least one student
+4       ``grader push``: the LMS refused, or never answered, for at least one student;
+        ``grader pull``: some student's files could not be fetched
 ======  =====================================================================
 
 This module is the group (``grader``, the console entry point ``grader.cli:main``); the

@@ -1,6 +1,6 @@
 """The commands of a term after the batch: ``grader adjust`` (a score changed by hand, in the
 ledger), ``grader ledger`` (list or verify it), ``grader publish`` (hidden tests shown in full),
-``grader push`` (the final scores into the LMS), ``grader pull`` (the submissions from it),
+``grader push`` (the final scores into the LMS), ``grader pull`` (the submissions from the LMS),
 ``grader regrade`` (only some tests again) and ``grader gradebook`` (several batches, one course
 table).
 """
@@ -224,13 +224,14 @@ def _state_word(state: str) -> str:
 
 @click.command(name="push")
 @click.argument("outdir", type=click.Path(file_okay=False, exists=True))
-@click.option("--to", "to", required=True, type=click.Choice(["canvas", "lti13"]), help="The LMS to write into.")
-@click.option("--url", default=None, help="The LMS's address, e.g. https://canvas.example.edu (canvas).")
+@click.option("--to", "to", required=True, type=click.Choice(["canvas", "moodle", "lti13"]), help="The LMS to write into.")
+@click.option("--url", default=None, help="The LMS's address, e.g. https://canvas.example.edu (canvas, moodle).")
 @click.option("--course", default=None, help="The course's id in the LMS (canvas).")
-@click.option("--assignment", "assignment", default=None, help="The assignment's id in the LMS (canvas).")
+@click.option("--assignment", "assignment", default=None, help="The assignment's id in the LMS (canvas, moodle).")
 @click.option("--dry-run", is_flag=True, help="Print the cells a push would change, and write nothing.")
 @click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN.")
+              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN "
+                   "($MOODLE_TOKEN with --to moodle).")
 @click.option("--overwrite-lms-edits", is_flag=True,
               help="Write over a value changed in the LMS since the last push (kept otherwise).")
 @click.option("--lms-ids", type=click.Path(dir_okay=False, exists=True), default=None,
@@ -246,6 +247,7 @@ def push_cmd(outdir: str, to: str, url: str | None, course: str | None, assignme
     """Write each student's final score and a short comment from the batch output OUTDIR into the LMS;
     every push is recorded in OUTDIR/ledger.jsonl and OUTDIR/push/<time>.csv."""
     from grader.lms.canvas import CanvasPlatform
+    from grader.lms.moodle import Moodle, MoodlePlatform
     from grader.lms.platform import Platform
     from grader.lms.transport import Transport
     from grader.workflows.push import push, read_ids, read_token
@@ -264,6 +266,14 @@ def push_cmd(outdir: str, to: str, url: str | None, course: str | None, assignme
             platform, http = open_platform(Path(platform_file), maximum=batch_maximum(Path(outdir), rubric),
                                            expected=ids.values())
             close, scrub = http.close, http.scrub
+        elif to == "moodle":
+            if not (url and assignment):
+                raise UsageError(said("push_moodle_needs", missing=", ".join(
+                    f"--{n}" for n, v in (("url", url), ("assignment", assignment)) if not v)))
+            token = read_token(os.environ, _TOKEN_VARIABLE[to], Path(token_file) if token_file else None)
+            transport = Transport(url, token, bearer=False)
+            platform = MoodlePlatform(Moodle(url, token, transport), assignment)
+            close, scrub = transport.close, transport.scrub
         else:
             if not (url and course and assignment):
                 raise UsageError(said("push_canvas_needs", missing=", ".join(
@@ -299,8 +309,14 @@ def push_cmd(outdir: str, to: str, url: str | None, course: str | None, assignme
     sys.exit(guard(body))
 
 
+# --- Moodle: the platform of grader push --to moodle, and grader pull --from moodle ---------------------
+
+#: the environment variable each platform's token is read from (unless --token-file)
+_TOKEN_VARIABLE = {"canvas": "CANVAS_TOKEN", "moodle": "MOODLE_TOKEN"}
+
+
 def _pull_word(state: str) -> str:
-    """A student's state in a pull, as the terminal says it."""
+    """A student's state in a pull from Canvas, as the terminal says it."""
     return {"new": said("pull_state_new"), "changed": said("pull_state_changed"),
             "unchanged": said("push_state_unchanged"), "not_submitted": said("pull_state_not_submitted"),
             "refused": said("pull_state_refused"), "set_aside": said("pull_state_set_aside"),
@@ -309,37 +325,56 @@ def _pull_word(state: str) -> str:
 
 @click.command(name="pull")
 @click.argument("src_dir", type=click.Path(file_okay=False))
-@click.option("--from", "source", required=True, type=click.Choice(["canvas"]), help="The LMS to read from.")
+@click.option("--from", "source", required=True, type=click.Choice(["canvas", "moodle"]), help="The LMS to read from.")
 @click.option("--url", required=True, help="The LMS's address, e.g. https://canvas.example.edu")
-@click.option("--course", required=True, help="The course's id in the LMS.")
+@click.option("--course", default=None, help="The course's id in the LMS (canvas).")
 @click.option("--assignment", "assignment", required=True, help="The assignment's id in the LMS.")
 @click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN.")
+              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN "
+                   "($MOODLE_TOKEN with --from moodle).")
 @lang_option
-def pull_cmd(src_dir: str, source: str, url: str, course: str, assignment: str, token_file: str | None,
+def pull_cmd(src_dir: str, source: str, url: str, course: str | None, assignment: str, token_file: str | None,
              lang: str | None) -> None:
-    """Download the assignment's submissions into SRC_DIR as the LMS's own download names them, with
-    their submission times (SRC_DIR/.pull/submitted.csv); run again, only what changed is downloaded."""
-    from grader.lms.canvas import CanvasPlatform
-    from grader.lms.transport import Transport
-    from grader.workflows.pull import STATE_DIR, STATES, pull
+    """Download the assignment's submissions into SRC_DIR as the LMS's own download names them, with their
+    submission times (canvas: SRC_DIR/.pull/submitted.csv; moodle: SRC_DIR/submissions, with
+    SRC_DIR/submitted.csv and SRC_DIR/extensions.csv); run again, only what changed is downloaded."""
+    from grader.workflows import pull_canvas, pull_moodle
+    from grader.workflows.pull import pull
     from grader.workflows.push import read_token
 
     def body() -> int:
         language = lang_of(lang, None)
-        token = read_token(os.environ, "CANVAS_TOKEN", Path(token_file) if token_file else None)
-        transport = Transport(url, token)
-        try:
-            result = pull(Path(src_dir), CanvasPlatform(url, course, assignment, transport), lang=language)
-        finally:
-            transport.close()
-        for s in result.students:
-            text = f"{s.name or '-'} [{s.key}]: {tr(_pull_word(s.state), language)}" + (f" ({s.reason})" if s.reason else "")
-            click.echo(terminal(transport.scrub(text)))
-        counts = ", ".join(f"{tr(_pull_word(k), language)} {result.count(k)}" for k in STATES if result.count(k))
-        after = f"grader batch {src_dir} --out OUT --submitted {Path(src_dir) / STATE_DIR / 'submitted.csv'}"
-        err.print(terminal(tr(said("pull_summary", path=src_dir, counts=counts or "0", next=after), language)),
-                  markup=False, highlight=False, soft_wrap=True)
+        if source == "canvas" and not course:
+            raise UsageError(said("pull_canvas_needs_course"))
+        token = read_token(os.environ, _TOKEN_VARIABLE[source], Path(token_file) if token_file else None)
+        result, scrub = pull(Path(src_dir), source, url=url, course=course, assignment=assignment, token=token,
+                             lang=language)
+        if isinstance(result, pull_canvas.PullResult):
+            for s in result.students:
+                text = f"{s.name or '-'} [{s.key}]: {tr(_pull_word(s.state), language)}" + (f" ({s.reason})" if s.reason else "")
+                click.echo(terminal(scrub(text)))
+            counts = ", ".join(f"{tr(_pull_word(k), language)} {result.count(k)}" for k in pull_canvas.STATES
+                               if result.count(k))
+            after = (f"grader batch {src_dir} --out OUT --submitted "
+                     f"{Path(src_dir) / pull_canvas.STATE_DIR / 'submitted.csv'}")
+            err.print(terminal(tr(said("pull_summary", path=src_dir, counts=counts or "0", next=after), language)),
+                      markup=False, highlight=False, soft_wrap=True)
+            return int(ExitCode.PUSH_FAILED) if result.failed else 0
+        assert isinstance(result, pull_moodle.PullResult)
+        for who, why in result.failed:
+            err.print(terminal(tr(said("pull_failed_one", who=who, why=why), language)), markup=False,
+                      highlight=False, soft_wrap=True)
+        summary = (said("pull_first_summary", n=len(result.fetched), drafts=result.drafts, folder=result.folder)
+                   if result.first else
+                   said("pull_again_summary", n=len(result.fetched), unchanged=result.unchanged, drafts=result.drafts,
+                        folder=result.folder))
+        err.print(terminal(tr(summary, language)), markup=False, highlight=False, soft_wrap=True)
+        if result.unnumbered:
+            err.print(terminal(tr(said("pull_unnumbered", n=result.unnumbered), language)), markup=False,
+                      highlight=False, soft_wrap=True)
+        err.print(terminal(tr(said("pull_next", folder=result.folder, submitted=result.submitted,
+                                   extensions=result.extensions), language)), markup=False, highlight=False,
+                  soft_wrap=True)
         return int(ExitCode.PUSH_FAILED) if result.failed else 0
 
     sys.exit(guard(body))

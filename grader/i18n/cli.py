@@ -168,6 +168,31 @@ MESSAGES: dict[str, M] = {
     "pull_summary": M(
         "pulled into {path}: {counts}; only what changed since the last pull was downloaded. Next: {next}",
         "{path} に pull しました: {counts}。前回の pull から変わったものだけをダウンロードしました。次は: {next}"),
+    # --- grader push --to moodle, grader pull --from moodle (term.py) ---------------------------------
+    "push_moodle_needs": M(
+        "grader push --to moodle needs {missing}: the Moodle address and the assignment's id (docs/lms-moodle.md)",
+        "grader push --to moodle には {missing} が必要です: Moodle のアドレスと課題の ID（docs/lms-moodle.md）"),
+    "pull_failed_one": M("{who}: not fetched ({why}); the folder of the last pull is kept, and the next pull "
+                         "tries again",
+                         "{who}: 取得できませんでした（{why}）。前回取得したフォルダはそのまま残し、次の pull でもう一度"
+                         "試します"),
+    "pull_first_summary": M(
+        "pulled {n} submission(s) into {folder} ({drafts} draft(s) not submitted, not fetched)",
+        "{n} 件の提出物を {folder} に取得しました（提出前の下書き {drafts} 件は取得していません）"),
+    "pull_again_summary": M(
+        "pulled again: {n} submission(s) new or changed since the last pull, fetched into {folder}; {unchanged} "
+        "unchanged, not fetched again ({drafts} draft(s) not submitted, not fetched)",
+        "再取得: 前回の後に新しく提出または変更された {n} 件を {folder} に取得しました。変わっていない {unchanged} 件は"
+        "取得し直していません（提出前の下書き {drafts} 件は取得していません）"),
+    "pull_unnumbered": M(
+        "{n} student(s) have no participant number in Moodle yet, so they were not fetched: open the "
+        "assignment's \"View all submissions\" page in Moodle once (Moodle numbers every student there), "
+        "then pull again",
+        "{n} 人の学生にはまだ Moodle の参加者番号がないため、取得していません。Moodle で課題の「すべての提出を表示する」"
+        "ページを一度開いてから（そこで Moodle が全員に番号を付けます）、もう一度 pull してください"),
+    "pull_next": M(
+        "grade them with: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}",
+        "採点するには: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

@@ -1,6 +1,7 @@
 """What grader/lms/ says, in English and in Japanese.
 
-Its sentences: the HTTP transport (transport.py), Canvas (canvas.py) and LTI 1.3 (lti13.py).
+Its sentences: the HTTP transport (transport.py), Canvas (canvas.py), LTI 1.3 (lti13.py) and Moodle
+(moodle.py).
 """
 
 from __future__ import annotations
@@ -146,4 +147,46 @@ MESSAGES: dict[str, M] = {
         "make a new access token, give it in CANVAS_TOKEN or --token-file, and run the command again",
         "{url}: トークンが拒否されました（HTTP 401。期限切れか削除）。以降のファイルはダウンロードしていません。"
         "新しいアクセストークンを作り、CANVAS_TOKEN か --token-file で渡して、もう一度実行してください"),
+    # --- Moodle (moodle.py) ---------------------------------------------------------------------------
+    "moodle_unreachable": M(
+        "Moodle at {url} could not be reached: {why}; check --url and the network, then run the command again",
+        "{url} の Moodle に接続できません: {why}。--url とネットワークを確かめて、もう一度実行してください"),
+    "moodle_token_refused": M(
+        "Moodle at {url} refused the token ({code}: {message}): ask the Moodle administrator for a new token "
+        "of the grader's web service (Site administration → Server → Web services → Manage tokens) and give "
+        "it in MOODLE_TOKEN or --token-file",
+        "{url} の Moodle がトークンを拒否しました（{code}: {message}）。Moodle の管理者に grader 用ウェブサービスの"
+        "新しいトークンを発行してもらい（サイト管理 → サーバ → ウェブサービス → トークンを管理する）、MOODLE_TOKEN か "
+        "--token-file で渡してください"),
+    "moodle_function_refused": M(
+        "Moodle at {url} does not let this token call {function} ({code}: {message}): the Moodle administrator "
+        "adds the function to the grader's web service (docs/lms-moodle.md lists them all)",
+        "{url} の Moodle はこのトークンに {function} の呼び出しを許していません（{code}: {message}）。Moodle の管理者が"
+        "その関数を grader 用ウェブサービスに追加してください（必要な関数は docs/lms-moodle.md にあります）"),
+    "moodle_read_failed": M(
+        "Moodle refused {function}: {why}; check --assignment and that the token's user teaches the course",
+        "Moodle が {function} を拒否しました: {why}。--assignment と、トークンのユーザーがそのコースの教員であることを"
+        "確かめてください"),
+    "moodle_no_assignment": M(
+        "Moodle at {url} has no assignment {assignment} in the courses of the token's user: --assignment is the "
+        "assignment's own id, not the id in its page's address (view.php?id=…). The assignments there: {known}",
+        "{url} の Moodle には、トークンのユーザーのコースに課題 {assignment} がありません。--assignment は課題そのものの"
+        " ID で、課題のページのアドレスにある ID（view.php?id=…）ではありません。そこにある課題: {known}"),
+    "moodle_no_workflow": M(
+        "Moodle assignment {assignment} ({name}) does not use the marking workflow, and the results are not public "
+        "yet (grader publish OUT has not been run): Moodle would show each grade to the student at once. Turn on "
+        "\"Use marking workflow\" in the assignment's settings (grades are then saved \"Ready for release\"), or "
+        "publish the results first; nothing was written",
+        "Moodle の課題 {assignment}（{name}）は評定ワークフローを使っておらず、結果はまだ公開されていません"
+        "（grader publish OUT を実行していません）。このままでは Moodle が学生に評点をすぐ見せてしまいます。課題の設定で"
+        "「評定ワークフローを使用する」を有効にするか（評点は「リリース準備完了」で保存されます）、先に結果を公開して"
+        "ください。何も書き込んでいません"),
+    "moodle_above_maximum": M(
+        "the grade {score} is above the assignment's maximum grade in Moodle ({top}): set its Maximum grade to "
+        "the rubric's total in the assignment's settings, then push again",
+        "評点 {score} が Moodle の課題の最大評点（{top}）を超えています。課題の設定で最大評点をルーブリックの満点に"
+        "してから、もう一度送信してください"),
+    "moodle_not_a_student": M(
+        "participant {key} is not a student of this Moodle assignment",
+        "参加者 {key} はこの Moodle の課題の学生ではありません"),
 }

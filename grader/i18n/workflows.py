@@ -208,10 +208,7 @@ MESSAGES: dict[str, M] = {
         "earlier pull of this assignment filled",
         "{path} には pull が書いていないファイルがあります（例: {example}）。新しいか空のフォルダ、または以前に"
         "この課題を pull したフォルダを指定してください"),
-    "pull_state_unreadable": M(
-        "{path} cannot be read ({why}): it records what an earlier pull wrote; pull into a new folder",
-        "{path} を読めません（{why}）。以前の pull の記録です。新しいフォルダに pull してください"),
-    "pull_other_assignment": M(
+    "pull_other_course": M(
         "{path} holds a pull of course {course}, assignment {assignment}: give another folder for this one",
         "{path} にはコース {course} の課題 {assignment} を pull してあります。この課題には別のフォルダを指定して"
         "ください"),
@@ -227,6 +224,18 @@ MESSAGES: dict[str, M] = {
                         "。前回の pull のファイル {n} 個を {path} に移しました"),
     "pull_no_url": M("Canvas gave no address for the file {file}: download it in Canvas",
                      "Canvas がファイル {file} のアドレスを返しません。Canvas でダウンロードしてください"),
+    "pull_state_unreadable": M(
+        "{path}: the record of the last pull cannot be read ({why}); move the folder aside and pull into a new one",
+        "{path}: 前回の取得の記録を読めません（{why}）。フォルダを別の場所に移して、新しいフォルダに取得してください"),
+    "pull_other_assignment": M(
+        "{path}: this folder holds a pull of assignment {assignment} from {url}; pull another assignment into "
+        "a folder of its own",
+        "{path}: このフォルダには {url} の課題 {assignment} を取得しています。別の課題は別のフォルダに取得してください"),
+    "pull_moodle_extension": M("extension granted in Moodle", "Moodle で認められた提出期限の延長"),
+    "pull_moodle_participant": M("Participant", "参加者"),
+    "pull_canvas_needs_course": M(
+        "grader pull --from canvas needs --course: the number after /courses/ in the assignment's address",
+        "grader pull --from canvas には --course が必要です: 課題のアドレスで /courses/ の後にある番号"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

@@ -22,7 +22,7 @@ A token that expires (or is deleted) midway is answered 401 with a ``WWW-Authent
 (canvas-lms's doc/api/oauth.md): no further write is sent; every student not yet written fails with
 what to do (a new token), and the push run again with it converges.
 
-For ``grader pull`` (:mod:`grader.workflows.pull`):
+For ``grader pull`` (:mod:`grader.workflows.pull_canvas`):
 
 * ``GET /api/v1/courses/:course/enrollments`` (``EnrollmentsApiController#index``), every type and
   state: who is a student (``StudentEnrollment``), the test student (``StudentViewEnrollment``),

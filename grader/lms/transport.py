@@ -7,8 +7,9 @@ A request answered 5xx or 429 (or 403 "Rate Limit Exceeded", as Canvas throttles
 doc/api/throttling.md), or that timed out or lost its connection, is sent again, up to
 :data:`ATTEMPTS` times: after ``Retry-After`` seconds where a 429 or 503 says so, else after a
 backoff that doubles (:data:`BACKOFF` seconds first, at most :data:`MAX_WAIT`). The token goes in
-the ``Authorization`` header only, and every text this module hands back (an answer's error, a
-failure's reason) has it replaced by ``***``: it reaches no file, log, ledger line or message.
+the ``Authorization`` header only (Moodle: in the form body, as its ``wstoken`` field, never in a
+URL), and every text this module hands back (an answer's error, a failure's reason) has it replaced
+by ``***``: it reaches no file, log, ledger line or message.
 
 A file is fetched (:meth:`Transport.download`) with the token only from the platform's own host;
 a redirect to another host (Canvas's file store) is followed without it, at most
@@ -48,6 +49,8 @@ class Answer:
     status: int
     data: Any
     headers: Mapping[str, str]
+    #: the body's bytes (a file downloaded)
+    content: bytes = b""
 
     @property
     def ok(self) -> bool:
@@ -90,7 +93,8 @@ class Transport:
     """One platform's HTTP: its base URL, its token, retries; ``sleep`` is replaceable (tests)."""
 
     def __init__(self, base_url: str, token: str, *, sleep: Callable[[float], None] = time.sleep,
-                 attempts: int = ATTEMPTS, backoff: float = BACKOFF, timeout: float = TIMEOUT) -> None:
+                 attempts: int = ATTEMPTS, backoff: float = BACKOFF, timeout: float = TIMEOUT,
+                 bearer: bool = True) -> None:
         from urllib.parse import urlsplit
 
         parts = urlsplit(base_url)
@@ -107,8 +111,10 @@ class Transport:
         self._attempts = max(1, attempts)
         self._backoff = backoff
         self._httpx = httpx
+        # (Moodle takes its token as a form field, wstoken, and no header: ``bearer=False``)
+        headers = {"Authorization": f"Bearer {token}"} if bearer else {}
         self._client = httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout, follow_redirects=False,
-                                    headers={"Authorization": f"Bearer {token}", "Accept": "application/json"})
+                                    headers={**headers, "Accept": "application/json"})
         #: every request sent, attempts included: (method, path)
         self.sent: list[tuple[str, str]] = []
 
@@ -140,7 +146,7 @@ class Transport:
                 body = response.json()
             except ValueError:
                 body = None
-            answer = Answer(response.status_code, body, dict(response.headers))
+            answer = Answer(response.status_code, body, dict(response.headers), response.content)
             throttled = answer.status == 403 and "Rate Limit Exceeded" in response.text
             transient = answer.status == 429 or answer.status >= 500 or throttled
             if not transient or attempt == self._attempts - 1:

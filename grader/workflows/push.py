@@ -1,4 +1,4 @@
-"""``grader push OUT --to canvas|lti13``: each student's final score and a short comment, into the LMS.
+"""``grader push OUT --to canvas|moodle|lti13``: each student's final score and a short comment, into the LMS.
 
 The scores are the batch's rows as ``grader export`` makes them
 (:func:`grader.outputs.lms_gradebooks.batch_rows`: the reports with the ledger's adjustments, the
@@ -152,7 +152,7 @@ def _justification(row: GradebookRow, lang: str) -> str:
     report = row.report
     if report is None:
         return ""
-    # (an entry that needs review after a regrade stays applied until the instructor decides)
+    # (an entry made against another automatic score, "review", stays applied until confirmed or undone)
     applied = [e for e in (report.adjustment or {}).get("entries", []) if e.get("status") in ("applied", "review")]
     parts = [say("push_why_ledger", lang, n=e["n"], by=e.get("by", ""), reason=e.get("reason", "")) for e in applied]
     if report.late and report.late.get("penalty"):
@@ -226,7 +226,8 @@ def plan(rows: Sequence[GradebookRow], current: Mapping[str, Current], last: Map
         wrote = None if mine is None or mine.get("score") is None else float(mine["score"])
         if _same(before, line.new):
             same_comment = mine is None or mine.get("comment") == comment_hash(line.comment)
-            line.state = "unchanged" if same_comment else "send"
+            # (held unreleased by the LMS while the results are public now: sent again, to show it)
+            line.state = "unchanged" if same_comment and not current[key].unreleased else "send"
             continue
         edited = (before is not None and not _same(before, wrote)) or (before is None and wrote is not None)
         if edited and not overwrite:
