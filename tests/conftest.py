@@ -75,6 +75,7 @@ TOGETHER: tuple[str | tuple[str, ...], ...] = (
     "tests/journeys/test_fail_closed.py",
     # one pull and batch of a Moodle class, shared by the module's tests
     "tests/journeys/test_moodle_api.py",
+    "tests/journeys/test_blind.py",
 )
 
 

@@ -73,6 +73,8 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
         if sum(given) != 1:
             raise UsageError(said("give_one_points_set"))
         _, was = adjusting.find(out, student)
+        if adjusting.blind_reason(out, reason) != reason:  # (kept with [name] / [id]; never who)
+            err.print(tr(said("reason_named_student"), language), markup=False, highlight=False, soft_wrap=True)
         if undo is not None:
             entry = adjusting.undo(out, rubric, student, undo, reason=reason, by=by, lang=language)
         elif confirm is not None:

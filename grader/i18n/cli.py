@@ -193,6 +193,12 @@ MESSAGES: dict[str, M] = {
     "pull_next": M(
         "grade them with: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}",
         "採点するには: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}"),
+    # --- blind grading: a reason that names a student (term.py) -----------------------------------
+    "reason_named_student": M(
+        "warning: the reason names a student of this blind batch (a name or an id it knows); it is kept with "
+        "[name] or [id] in its place, so that no report, gradebook or page shows who it is",
+        "警告: 理由にこの匿名採点の学生の名前か ID が含まれています。だれのことか報告・成績表・ページに出ないよう、"
+        "その部分を [name] または [id] に置き換えて記録します"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

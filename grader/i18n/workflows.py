@@ -236,6 +236,12 @@ MESSAGES: dict[str, M] = {
     "pull_canvas_needs_course": M(
         "grader pull --from canvas needs --course: the number after /courses/ in the assignment's address",
         "grader pull --from canvas には --course が必要です: 課題のアドレスで /courses/ の後にある番号"),
+    # --- blind grading: extension reasons that name a student (batch.py) ----------------------------
+    "extension_reason_named": M(
+        "warning: {n} extension reasons (--extensions) name a student of this blind batch (a name or an id it "
+        "knows); the reports and gradebooks show each with [name] or [id] in its place",
+        "警告: 期限延長の理由（--extensions）のうち {n} 件に、この匿名採点の学生の名前か ID が含まれています。"
+        "報告と成績表では、その部分を [name] または [id] に置き換えて示します"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.
