@@ -206,6 +206,16 @@ def test_the_comment_is_plain_text_whatever_the_report_and_the_reasons_hold() ->
     assert len(line.comment.encode("utf-8")) <= sinks.VALUE_MAX
 
 
+def test_a_score_the_lms_holds_unreleased_is_sent_again_once_the_results_are_public() -> None:
+    """Moodle's marking workflow: the same score held ``readyforrelease`` is sent again (to be
+    released) once public; one already released is unchanged."""
+    rows = [row("1", 8.0, lms="moodle"), row("2", 8.0, lms="moodle")]
+    current = {"1": Current(8.0, unreleased=True), "2": Current(8.0)}
+    last = {k: {"score": 8.0, "comment": comment_hash("")} for k in ("1", "2")}
+    lines = plan(rows, current, last, lms="moodle", ids={}, overwrite=False, lang="en")
+    assert states(lines) == {"sub-1": "send", "sub-2": "unchanged"}
+
+
 def test_the_ids_file_with_an_over_long_value_is_refused_naming_its_line(tmp_path: Path) -> None:
     path = tmp_path / "ids.csv"
     path.write_text("student,lms_id\nalice,11\nbob,\"12" + "9" * 200_000 + "\"\n", encoding="utf-8")
