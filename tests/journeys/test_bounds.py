@@ -5,7 +5,8 @@ sharing 12,000 helper functions (over 580 KB each, past the similarity stage's c
 
 What must hold: every student is a row, the dotted one graded; the ``José`` row is the folder
 named so byte for byte; each system file skipped is named on the terminal and is a row of the
-gradebook; what the similarity stage capped is said on the terminal and on both pages.
+gradebook; what the similarity stage capped is said on the terminal (the batch's and ``grader
+similarity``'s) and on both pages.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 import shutil
 import unicodedata
 
-from tests.helpers import EXAMPLES, ROOT, read_gradebook, run_grader
+from tests.helpers import EXAMPLES, ROOT, grader_here, read_gradebook, run_grader
 
 
 def test_nobody_missing_nobody_mislabelled_and_the_similarity_caps_said(tmp_path):
@@ -57,3 +58,9 @@ def test_nobody_missing_nobody_mislabelled_and_the_similarity_caps_said(tmp_path
     japanese = (out / "similarity.ja.html").read_text(encoding="utf-8")
     assert cut[0] in english and "alice and bob: the page shows 24 of their" in english
     assert f"alice: コードは最初の 512 KB だけを比べ、残りは比べていません（全体は {cut[1]} KB）" in japanese
+
+    # ``grader similarity OUT`` again (a command of its own, the same class): the caps said again
+    again = grader_here("similarity", out, "--lang", "ja")
+    assert again.exit_code == 0, again.output
+    assert f"alice: コードは最初の 512 KB だけを比べ、残りは比べていません（全体は {cut[1]} KB）" in again.output
+    assert "alice と bob: 一致する" in again.output
