@@ -214,3 +214,10 @@ def test_a_score_the_lms_holds_unreleased_is_sent_again_once_the_results_are_pub
     last = {k: {"score": 8.0, "comment": comment_hash("")} for k in ("1", "2")}
     lines = plan(rows, current, last, lms="moodle", ids={}, overwrite=False, lang="en")
     assert states(lines) == {"sub-1": "send", "sub-2": "unchanged"}
+
+
+def test_the_ids_file_with_an_over_long_value_is_refused_naming_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "ids.csv"
+    path.write_text("student,lms_id\nalice,11\nbob,\"12" + "9" * 200_000 + "\"\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"ids.csv: line 3: a value longer than \d+ characters"):
+        read_ids(path)
