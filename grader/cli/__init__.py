@@ -21,7 +21,7 @@ prepare     new, validate, release, gradescope: the instructor's commands before
 review      review: the local review app over a finished batch
 shared      ExitCode, the options every command takes, the rubric and language it finds, the guard
 student     check, grade: the student's commands
-term        adjust, ledger, publish, push, regrade, gradebook: the commands of a term after the batch
+term        adjust, ledger, publish, push, regrade, gradebook, pull: the commands of a term around the batch
 usage_ja    click's usage errors said in Japanese too
 watch       ``grader check --watch``: check again on every save
 ==========  ========================================================================================
@@ -80,8 +80,8 @@ COMMANDS: tuple[click.Command, ...] = (
     student.check, student.grade_cmd,
     batch.batch, batch.export_cmd, batch.similarity_cmd, batch.catalogue_group,
     term.adjust, term.ledger_cmd, term.publish_cmd, term.push_cmd, term.regrade, term.gradebook_cmd,
-    term.pull_cmd,
     prepare.new_cmd, prepare.validate, prepare.release, prepare.gradescope,
+    term.pull_cmd,
     review.review_cmd,
 )
 for _command in COMMANDS:

@@ -327,32 +327,52 @@ def push_cmd(outdir: str, to: str, url: str | None, course: str | None, assignme
 _TOKEN_VARIABLE = {"canvas": "CANVAS_TOKEN", "moodle": "MOODLE_TOKEN"}
 
 
+def _pull_word(state: str) -> str:
+    """A student's state in a pull from Canvas, as the terminal says it."""
+    return {"new": said("pull_state_new"), "changed": said("pull_state_changed"),
+            "unchanged": said("push_state_unchanged"), "not_submitted": said("pull_state_not_submitted"),
+            "refused": said("pull_state_refused"), "set_aside": said("pull_state_set_aside"),
+            "failed": said("push_state_failed")}[state]
+
 
 @click.command(name="pull")
-@click.argument("src", type=click.Path(file_okay=False))
-@click.option("--from", "source", required=True, type=click.Choice(["moodle"]), help="The LMS to fetch from.")
-@click.option("--url", required=True, help="The LMS's address, e.g. https://moodle.example.edu")
+@click.argument("src_dir", type=click.Path(file_okay=False))
+@click.option("--from", "source", required=True, type=click.Choice(["canvas", "moodle"]), help="The LMS to read from.")
+@click.option("--url", required=True, help="The LMS's address, e.g. https://canvas.example.edu")
+@click.option("--course", default=None, help="The course's id in the LMS (canvas).")
 @click.option("--assignment", "assignment", required=True, help="The assignment's id in the LMS.")
 @click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="A file holding the token, readable by you alone (chmod 600); else $MOODLE_TOKEN.")
+              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN "
+                   "($MOODLE_TOKEN with --from moodle).")
 @lang_option
-def pull_cmd(src: str, source: str, url: str, assignment: str, token_file: str | None, lang: str | None) -> None:
-    """Fetch the assignment's submissions from the LMS into SRC (SRC/submissions, as the LMS's download
-    names them, with SRC/submitted.csv and SRC/extensions.csv); a second pull fetches only what changed."""
-    from grader.lms.moodle import Moodle
-    from grader.lms.transport import Transport
-    from grader.workflows.pull import pull_moodle
+def pull_cmd(src_dir: str, source: str, url: str, course: str | None, assignment: str, token_file: str | None,
+             lang: str | None) -> None:
+    """Download the assignment's submissions into SRC_DIR as the LMS's own download names them, with their
+    submission times (canvas: SRC_DIR/.pull/submitted.csv; moodle: SRC_DIR/submissions, with
+    SRC_DIR/submitted.csv and SRC_DIR/extensions.csv); run again, only what changed is downloaded."""
+    from grader.workflows import pull_canvas, pull_moodle
+    from grader.workflows.pull import pull
     from grader.workflows.push import read_token
 
     def body() -> int:
         language = lang_of(lang, None)
+        if source == "canvas" and not course:
+            raise UsageError(said("pull_canvas_needs_course"))
         token = read_token(os.environ, _TOKEN_VARIABLE[source], Path(token_file) if token_file else None)
-        transport = Transport(url, token, bearer=False)
-        try:
-            moodle = Moodle(url, token, transport)
-            result = pull_moodle(Path(src), moodle, assignment, lang=language)
-        finally:
-            transport.close()
+        result, scrub = pull(Path(src_dir), source, url=url, course=course, assignment=assignment, token=token,
+                             lang=language)
+        if isinstance(result, pull_canvas.PullResult):
+            for s in result.students:
+                text = f"{s.name or '-'} [{s.key}]: {tr(_pull_word(s.state), language)}" + (f" ({s.reason})" if s.reason else "")
+                click.echo(terminal(scrub(text)))
+            counts = ", ".join(f"{tr(_pull_word(k), language)} {result.count(k)}" for k in pull_canvas.STATES
+                               if result.count(k))
+            after = (f"grader batch {src_dir} --out OUT --submitted "
+                     f"{Path(src_dir) / pull_canvas.STATE_DIR / 'submitted.csv'}")
+            err.print(terminal(tr(said("pull_summary", path=src_dir, counts=counts or "0", next=after), language)),
+                      markup=False, highlight=False, soft_wrap=True)
+            return int(ExitCode.PUSH_FAILED) if result.failed else 0
+        assert isinstance(result, pull_moodle.PullResult)
         for who, why in result.failed:
             err.print(terminal(tr(said("pull_failed_one", who=who, why=why), language)), markup=False,
                       highlight=False, soft_wrap=True)

@@ -159,6 +159,15 @@ MESSAGES: dict[str, M] = {
     "push_canvas_needs": M(
         "grader push --to canvas needs {missing}: the Canvas address and the numbers in the assignment's address",
         "grader push --to canvas には {missing} が必要です: Canvas のアドレスと、課題のアドレスにある番号"),
+    # --- grader pull (term.py) -----------------------------------------------------------------------
+    "pull_state_new": M("new", "新規"),
+    "pull_state_changed": M("changed", "更新"),
+    "pull_state_not_submitted": M("not submitted", "未提出"),
+    "pull_state_refused": M("refused", "対象外"),
+    "pull_state_set_aside": M("set aside", "退避"),
+    "pull_summary": M(
+        "pulled into {path}: {counts}; only what changed since the last pull was downloaded. Next: {next}",
+        "{path} に pull しました: {counts}。前回の pull から変わったものだけをダウンロードしました。次は: {next}"),
     # --- grader push --to moodle, grader pull --from moodle (term.py) ---------------------------------
     "push_moodle_needs": M(
         "grader push --to moodle needs {missing}: the Moodle address and the assignment's id (docs/lms-moodle.md)",

@@ -126,6 +126,27 @@ MESSAGES: dict[str, M] = {
         "not active in the course (status {status})", "コースで有効ではありません（状態 {status}）"),
     "lti_member_not_learner": M(
         "not a learner of the course (roles: {roles})", "コースの学習者ではありません（ロール: {roles}）"),
+    # --- a token expired midway, and downloads (canvas.py, transport.py) ------------------------------
+    "canvas_token_expired": M(
+        "Canvas at {url} stopped taking the token midway (it expired or was deleted), and no further grade "
+        "was sent: make a new access token in Canvas (Account → Settings → New Access Token), give it in "
+        "CANVAS_TOKEN or --token-file, and run the push again; what was written is kept",
+        "{url} の Canvas が途中でトークンを受け付けなくなりました（期限切れか削除）。以降の成績は送っていません。"
+        "Canvas で新しいアクセストークンを作り（アカウント → 設定 → 新しいアクセストークン）、CANVAS_TOKEN か "
+        "--token-file で渡して、もう一度実行してください。書き込んだ分はそのまま残ります"),
+    "download_bad_url": M("{url}: not an http(s) address; the file was not downloaded",
+                          "{url}: http(s) のアドレスではないため、ファイルをダウンロードしていません"),
+    "download_refused": M("{url}: the download was refused (HTTP {status})",
+                          "{url}: ダウンロードを拒否されました（HTTP {status}）"),
+    "download_redirects": M("{url}: more than {n} redirects; the file was not downloaded",
+                            "{url}: リダイレクトが {n} 回を超えたため、ファイルをダウンロードしていません"),
+    "download_too_large": M("{url}: larger than {limit} bytes; the file was not downloaded",
+                            "{url}: {limit} バイトを超えるため、ファイルをダウンロードしていません"),
+    "download_token_refused": M(
+        "{url}: the token was refused (HTTP 401; it expired or was deleted), and no further file was downloaded: "
+        "make a new access token, give it in CANVAS_TOKEN or --token-file, and run the command again",
+        "{url}: トークンが拒否されました（HTTP 401。期限切れか削除）。以降のファイルはダウンロードしていません。"
+        "新しいアクセストークンを作り、CANVAS_TOKEN か --token-file で渡して、もう一度実行してください"),
     # --- Moodle (moodle.py) ---------------------------------------------------------------------------
     "moodle_unreachable": M(
         "Moodle at {url} could not be reached: {why}; check --url and the network, then run the command again",

@@ -58,6 +58,23 @@ MESSAGES: dict[str, M] = {
     "date_time_write_2026": M(
         "{where}: {text} is not a date and time; write it as 2026-12-01T23:59:00+09:00",
         "{where}: {text} は日時ではありません。2026-12-01T23:59:00+09:00 のように書いてください"),
+    "date_out_of_years": M(
+        "{where}: {text} is outside the years {first} to {last}; write the date meant (e.g. 2026-12-08T23:59:00+09:00)",
+        "{where}: {text} は {first} 年から {last} 年の範囲の外です。意図した日時を書いてください（例: 2026-12-08T23:59:00+09:00）"),
+    "csv_value_too_long": M(
+        "{path}: line {line}: a value longer than {most} characters, more than such a file ever holds (perhaps a "
+        "quote opened on that line is never closed); fix the line or export the file again",
+        "{path}: {line} 行目: {most} 文字を超える値があり、この種のファイルとしては長すぎます（その行で開いた引用符が"
+        "閉じていないのかもしれません）。行を直すか、ファイルを書き出し直してください"),
+    "csv_record_unreadable": M(
+        "{path}: line {line}: cannot read it as CSV ({why}); fix the line or export the file again",
+        "{path}: {line} 行目: CSV として読み取れません（{why}）。行を直すか、ファイルを書き出し直してください"),
+    "csv_cell_too_long": M(
+        "{path}: line {line}: the {column} is {n} characters long, at most {most}; shorten it",
+        "{path}: {line} 行目: {column} が {n} 文字あります。{most} 文字以内にしてください"),
+    "csv_file_too_large": M(
+        "{path}: {size} MB, larger than such a file ever is (at most {most} MB); check that it is the right file",
+        "{path}: {size} MB あり、この種のファイルとしては大きすぎます（上限 {most} MB）。正しいファイルか確かめてください"),
     "has_no_time_zone": M(
         "{where}: {text} has no time zone; add its offset, e.g. {example}",
         "{where}: {text} にタイムゾーンがありません。{example} のように時差を付けてください"),

@@ -114,9 +114,11 @@ def read_ids(path: Path) -> dict[str, str]:
     Raises:
         UsageError: unreadable, without those columns, or one student listed twice.
     """
+    from grader.spec.due import csv_records
+
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:
-            rows = list(csv.DictReader(fh))
+            rows = list(csv_records(path, csv.DictReader(fh)))  # (a line the csv module refuses is named)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise UsageError(said("push_ids_unreadable", path=path, why=type(exc).__name__)) from None
     ids: dict[str, str] = {}

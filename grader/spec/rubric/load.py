@@ -339,6 +339,13 @@ class _RubricReader(Reader):
             raise self.fail("due", f"not a date and time (got {text!r})", "write due: 2026-12-01T23:59:00+09:00") from None
         if when.utcoffset() is None:
             raise self.fail("due", f"no time zone (got {text!r})", f"add the offset: due: {text}+09:00")
+        from grader.errors import UsageError
+        from grader.spec.due import within_years
+
+        try:
+            within_years(when, "due", text)
+        except UsageError as exc:  # (the sentence names due: itself)
+            raise self.fail("", exc.args[0]) from None
         return when.isoformat()
 
     def suites(self, value: object) -> tuple[Suite, ...]:

@@ -17,7 +17,7 @@ from tests.helpers import ROOT
 COMMANDS = {
     student: ("check", "grade"),
     batch: ("batch", "export", "similarity", "catalogue"),
-    term: ("adjust", "ledger", "publish", "regrade", "gradebook"),
+    term: ("adjust", "ledger", "publish", "regrade", "gradebook", "push", "pull"),
     prepare: ("new", "validate", "release", "gradescope"),
     review: ("review",),
 }
@@ -82,7 +82,7 @@ def test_similarity_and_catalogue_draft_speak_the_sessions_language(
     monkeypatch.setattr(batch, "load_for", lambda outdir, rubric_path: SimpleNamespace(
         report=SimpleNamespace(languages=("ja", "en")), file=str(tmp_path / "rubrics" / "chapter07.yaml")))
     monkeypatch.setattr(similarity_page, "refresh", lambda *a, **k: SimpleNamespace(
-        compared=6, pairs=[1, 2, 3], groups=[1]))
+        compared=6, pairs=[1, 2, 3], groups=[1], capped=[]))
     drafted = [Drafted("clamp-twice", Path("mistakes.yaml"), Path("from-cluster-1.py"), "softmax", 2),
                Drafted("clamp-twice", Path("mistakes.yaml"), None, "softmax", 2)]
     monkeypatch.setattr(draft_entry, "draft_entry", lambda *a, **k: drafted.pop(0))
@@ -146,7 +146,8 @@ def test_new_says_what_it_wrote_and_what_comes_next_in_the_language_asked(tmp_pa
 
 
 def test_pull_and_push_name_their_platforms_and_what_each_needs(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    for name, words in (("pull", ("--from [moodle]", "MOODLE_TOKEN")), ("push", ("--to [canvas|moodle|lti13]", "MOODLE_TOKEN"))):
+    for name, words in (("pull", ("--from [canvas|moodle]", "CANVAS_TOKEN", "MOODLE_TOKEN")),
+                        ("push", ("--to [canvas|moodle|lti13]", "MOODLE_TOKEN"))):
         result = CliRunner().invoke(main, [name, "--help"])
         assert result.exit_code == 0 and all(w in " ".join(result.output.split()) for w in words), result.output
     out = tmp_path / "out"
@@ -158,3 +159,7 @@ def test_pull_and_push_name_their_platforms_and_what_each_needs(tmp_path) -> Non
     result = CliRunner().invoke(main, ["push", str(out), "--to", "moodle", "--url", "https://moodle.example.edu",
                                        "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")], env={"MOODLE_TOKEN": "t"})
     assert result.exit_code == 2 and "--to moodle needs --assignment" in result.output + (result.stderr or "")
+    result = CliRunner().invoke(main, ["pull", str(tmp_path / "src"), "--from", "canvas", "--url",
+                                       "https://canvas.example.edu", "--assignment", "5"], env={"CANVAS_TOKEN": "t"})
+    assert result.exit_code == 2 and "--from canvas needs --course" in result.output + (result.stderr or "")
+    assert not (tmp_path / "src").exists()

@@ -216,6 +216,13 @@ def test_a_score_the_lms_holds_unreleased_is_sent_again_once_the_results_are_pub
     assert states(lines) == {"sub-1": "send", "sub-2": "unchanged"}
 
 
+def test_the_ids_file_with_an_over_long_value_is_refused_naming_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "ids.csv"
+    path.write_text("student,lms_id\nalice,11\nbob,\"12" + "9" * 200_000 + "\"\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"ids.csv: line 3: a value longer than \d+ characters"):
+        read_ids(path)
+
+
 def test_a_reviewers_comments_on_lines_travel_in_the_comment() -> None:
     """grader review's comments (the report's ``comments``, from the ledger) are pushed with the score, in the
     comment's language, as plain text."""
