@@ -340,7 +340,9 @@ class Batch:
             for chunk in module.chunks:
                 lines = chunk.code.split("\n")
                 cut = max(0, len(lines) - MAX_LINES)
-                out.append(File(chunk.label, [(chunk.first_line + i, t) for i, t in enumerate(lines[:MAX_LINES])],
+                # a notebook's cells by number only: its file name may name the student (a blind review)
+                label = "cell " + chunk.label.rpartition(", cell ")[2] if sub.kind == "notebook" else chunk.label
+                out.append(File(label, [(chunk.first_line + i, t) for i, t in enumerate(lines[:MAX_LINES])],
                                 cut=cut))
         if sub.kind == "notebook":
             return _notebook(Path(sub.path), out)
@@ -385,7 +387,7 @@ def _notebook(path: Path, code: list[File]) -> list[File]:
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):
         return code
-    by_number = {f.label.rpartition(", cell ")[2]: f for f in code}
+    by_number = {f.label.rpartition("cell ")[2]: f for f in code}
     out: list[File] = []
     for number, cell in enumerate(cells, 1):
         if not isinstance(cell, dict):
@@ -400,7 +402,7 @@ def _notebook(path: Path, code: list[File]) -> list[File]:
             text = _text(cell.get("source", "")).replace("\r\n", "\n")
             if text.strip():
                 lines = text.split("\n")[:MAX_LINES]
-                out.append(File(f"{path.name}, cell {number} ({cell.get('cell_type')})", list(enumerate(lines, 1))))
+                out.append(File(f"cell {number} ({cell.get('cell_type')})", list(enumerate(lines, 1))))
     return out + list(by_number.values())
 
 
