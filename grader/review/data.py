@@ -363,7 +363,9 @@ class Batch:
                 theirs = path.read_text(encoding="utf-8").split("\n")
             except OSError:
                 continue
-            student = mine.get(filename) or next((v for k, v in mine.items() if k.startswith(part)), [])
+            # a notebook: its code cells, in order, stand for every part's file
+            cells = [line for k, v in mine.items() if k.startswith("cell ") and not k.endswith(")") for line in v]
+            student = mine.get(filename) or next((v for k, v in mine.items() if k.startswith(part)), cells)
             diff = [(("add" if d.startswith("+") else "del" if d.startswith("-") else "ctx"), d)
                     for d in difflib.unified_diff(theirs, student, "reference/" + filename, "student/" + filename,
                                                   lineterm="", n=2)]
