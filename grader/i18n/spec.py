@@ -14,6 +14,18 @@ from grader.i18n.entry import M
 
 #: key -> the sentence in English and in Japanese.
 MESSAGES: dict[str, M] = {
+    # --- manual items (rubric/load.py: manual) ---------------------------------------------------------
+    "rubric_manual_list": M("must be a list of items", "項目のリストで書いてください"),
+    "rubric_manual_list_fix": M("write the items as a list: {example}", "項目をリストで書いてください: {example}"),
+    "rubric_manual_twice": M("the item {id} is listed twice", "項目 {id} が 2 回書かれています"),
+    "rubric_manual_rename": M("give each item an id of its own", "項目ごとに別の id を付けてください"),
+    "rubric_manual_part": M("names no part of this rubric ({part}; its parts: {parts})",
+                            "このルーブリックの課題ではありません（{part}。課題: {parts}）"),
+    "rubric_manual_part_fix": M("write one of the parts' ids, or leave part out for the total",
+                                "課題の id のどれかを書くか、合計に対する項目なら part を省いてください"),
+    "rubric_manual_nine": M("holds {n} items; the review keys 1 to 9 reach nine",
+                            "{n} 個の項目があります。レビューのキー 1〜9 で扱えるのは 9 個までです"),
+    "rubric_manual_nine_fix": M("keep nine items at most", "項目は 9 個までにしてください"),
     # --- the rubric's parts (rubric/load.py) ----------------------------------------------------------
     # (a rubric error's problem and its fix are translated apart: grader.i18n.messages.error_text)
     "neither_nor": M(

@@ -166,7 +166,8 @@ def _justification(row: GradebookRow, lang: str) -> str:
 def _comment(row: GradebookRow, lang: str) -> str:
     """The short comment: the score, the late policy, the adjustments with the instructor's reasons
     as written, the mistakes' ids (as in Moodle's feedback column), then the main mistake (the
-    chapter's central one, else the first) explained in ``lang`` with the student's own numbers.
+    chapter's central one, else the first) explained in ``lang`` with the student's own numbers,
+    then each reviewer's comment on lines (file, lines, text).
     Plain text, as the LMS stores it: no control character survives (the student's numbers and an
     instructor's reason are written as they are otherwise), and at most ``sinks.VALUE_MAX``."""
     from grader import sinks
@@ -179,6 +180,10 @@ def _comment(row: GradebookRow, lang: str) -> str:
         explained = pick(main.message, [lang]).strip()
         if explained:
             text += say("push_main_mistake", lang, text=explained)
+    if row.report is not None:  # a reviewer's comments on lines (grader review), as written
+        from grader.report.text import comment_lines
+
+        text += "".join(f" {line}" for line, _ in comment_lines(row.report, [lang]))
     return sinks.cap(sinks.visible(text))
 
 
