@@ -39,6 +39,7 @@ from grader.sandbox.session import StudentTimeout, StudentUnavailable
 from grader.sandbox.wire import WireValue
 from grader.kit.asserts import ANSWER_KEY, Mismatch, take_notes
 from grader.sandbox.session import StudentRaised
+from grader.spec.variants import Variant
 
 if TYPE_CHECKING:
     from grader.ingest.submission.model import Submission
@@ -52,7 +53,7 @@ _TEMPLATE = pytest.StashKey[CaseOutcome]()  # the item's verdict before it has r
 _INDEX = pytest.StashKey[int]()
 _FAST = pytest.StashKey["tuple[tuple[str, str], ...] | None"]()
 #: The plugin's own fixtures, which the fast path computes without pytest's machinery.
-_OWN = frozenset({"student", "ref", "rng", "answers", "grading_seed", SUB_PARAM})
+_OWN = frozenset({"student", "ref", "rng", "answers", "grading_seed", "variant", "answer_key", SUB_PARAM})
 _STATE_HOLDER: list["GradingState | None"] = [None]  # for hooks that get no config
 
 
@@ -127,6 +128,15 @@ class GradingState:
             self.finish(self.current)
         self.current = index
         return run
+
+    def answer_key_for(self, run: SubmissionRun) -> dict[str, object]:
+        """The reference's answer key, its numeric answers those of the run's variant where it has one."""
+        if self.reference is None:
+            pytest.fail("this test needs the reference solution, which is not available here")
+        key = dict(self.reference.answers_key)
+        if run.submission.variant is not None and self.rubric.variants is not None:
+            key.update(Variant.from_data(run.submission.variant).quiz_key(self.rubric.variants))
+        return key
 
     def session_for(self, index: int) -> Session:
         run = self.run_for(index)
@@ -261,6 +271,25 @@ def _memory_limit_mb() -> int | str:
         return _state().rubric.limits.memory_mb
     except Exception:  # noqa: BLE001 - a message must not fail for want of a number
         return "?"
+
+
+def variant_values(run: SubmissionRun) -> dict[str, object] | None:
+    """The student's own numbers (their variant's values), or None: the chapter's own numbers."""
+    variant = run.submission.variant
+    values = variant.get("values") if variant else None
+    return dict(values) if isinstance(values, dict) else None
+
+
+@pytest.fixture
+def variant(grader_submission: int) -> dict[str, object] | None:
+    """The student's own numbers (``{"d_model": 512, "n_heads": 8, "d_k": 64, ...}``), or None."""
+    return variant_values(_state().run_for(grader_submission))
+
+
+@pytest.fixture
+def answer_key(grader_submission: int) -> dict[str, object]:
+    """The quiz's answer key for this student: the reference's, with their variant's numbers."""
+    return _state().answer_key_for(_state().run_for(grader_submission))
 
 
 @pytest.fixture
@@ -530,6 +559,10 @@ def _fill(plan: tuple[tuple[str, str], ...], params: dict[str, object], state: G
             kwargs[name] = run.answers
         elif name == "grading_seed":
             kwargs[name] = int(state.seed)
+        elif name == "variant":
+            kwargs[name] = variant_values(run)
+        elif name == "answer_key":
+            kwargs[name] = state.answer_key_for(run)
         else:
             kwargs[name] = index
     return kwargs

@@ -477,6 +477,7 @@ def build_report(
         output=output,
         languages=list(rubric.report.languages),
         duration_s=time.monotonic() - run.started,
+        variant=dict(sub.variant or {}),
     # (the worker already keeps output_kb and says how much it dropped: this is a backstop)
     ), output_max=int(limits["output_kb"]) * 2048 + 4096 if "output_kb" in limits else None)
 

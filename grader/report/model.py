@@ -160,6 +160,7 @@ class ReportDict(_ReportCore, total=False):
     student: StudentDict
     late: LateDict
     adjustment: AdjustmentDict
+    variant: JsonObject
 
 
 @dataclass(slots=True)
@@ -327,6 +328,8 @@ class GradeReport:
     #: hand adjustments from the batch's ledger (grader.report.ledger.apply): automatic_score, score,
     #: delta, entries; optional
     adjustment: AdjustmentDict = field(default_factory=AdjustmentDict)
+    #: the student's own variant (grader.spec.variants): id and values; optional (variants only)
+    variant: JsonObject = field(default_factory=dict)
 
     def to_dict(self) -> ReportDict:
         d: ReportDict = {
@@ -361,6 +364,8 @@ class GradeReport:
             d["late"] = self.late
         if self.adjustment:
             d["adjustment"] = self.adjustment
+        if self.variant:
+            d["variant"] = self.variant
         return d
 
     @classmethod
@@ -394,6 +399,7 @@ class GradeReport:
             student=(d.get("student") or StudentDict()).copy(),
             late=(d.get("late") or LateDict()).copy(),
             adjustment=(d.get("adjustment") or AdjustmentDict()).copy(),
+            variant=dict(d.get("variant") or {}),
         )
 
 

@@ -40,6 +40,7 @@ from grader.errors import RubricError
 from grader.i18n.messages import said
 from grader.sandbox.limits import Limits
 from grader.spec.rubric.checks import Reader, describe, fmt, join, kebab, leaf, nearest, section, show
+from grader.spec.variants import read_variants
 from grader.spec.rubric.model import (
     FORMATS,
     LANGUAGES,
@@ -164,6 +165,7 @@ _TOP_KEYS = (
     "late",
     "due",
     "plugin",
+    "variants",
 )
 _PLUGIN_PATHS = {
     "hooks": ("file", "hooks: ../suites/chapter07/plugin/hooks.py"),
@@ -252,6 +254,7 @@ class _RubricReader(Reader):
             late=self.late(data["late"]) if data.get("late") is not None else None,
             due=self.due(data.get("due")),
             plugin=self.plugin(section(data, "plugin")),
+            variants=read_variants(data["variants"], self.fail) if data.get("variants") is not None else None,
         )
 
     def plugin(self, value: object) -> Plugin:

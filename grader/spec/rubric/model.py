@@ -35,6 +35,7 @@ from pathlib import Path
 from grader.i18n.messages import said
 from grader.sandbox.limits import Limits
 from grader.spec.rubric.checks import fmt
+from grader.spec.variants import VariantSpec
 
 __all__ = [
     "FORMATS",
@@ -289,6 +290,9 @@ class Rubric:
                                    "empty: the LMS's late flag decides")
     )
     plugin: Plugin = field(default=Plugin(), metadata=_help("the assignment's own pieces"))
+    variants: VariantSpec | None = field(
+        default=None, metadata=_help("per-student variants: parameters, pools, quiz formulas; None: one for all")
+    )
 
     def points_for(self, test_id: str) -> float:
         """Points for one test: the first rule whose ``match`` fits ``test_id``, else the default.
