@@ -22,6 +22,7 @@ student     check, grade: the student's commands
 term        adjust, ledger, publish, push, regrade, gradebook: the commands of a term after the batch
 usage_ja    click's usage errors said in Japanese too
 watch       ``grader check --watch``: check again on every save
+variants    variants check, variants show: per-student variants, proven and frozen before release
 ==========  ========================================================================================
 """
 
@@ -33,6 +34,7 @@ from typing import Any
 import click
 
 from grader.cli import batch, prepare, student, term
+from grader.cli import variants
 from grader.cli.shared import ExitCode
 from grader.cli.usage_ja import say_usage_too
 
@@ -78,6 +80,7 @@ COMMANDS: tuple[click.Command, ...] = (
     batch.batch, batch.export_cmd, batch.similarity_cmd, batch.catalogue_group,
     term.adjust, term.ledger_cmd, term.publish_cmd, term.push_cmd, term.regrade, term.gradebook_cmd,
     prepare.new_cmd, prepare.validate, prepare.release, prepare.gradescope,
+    variants.variants_group,
 )
 for _command in COMMANDS:
     main.add_command(_command)

@@ -54,6 +54,8 @@ _INDEX = pytest.StashKey[int]()
 _FAST = pytest.StashKey["tuple[tuple[str, str], ...] | None"]()
 #: The plugin's own fixtures, which the fast path computes without pytest's machinery.
 _OWN = frozenset({"student", "ref", "rng", "answers", "grading_seed", "variant", "answer_key", SUB_PARAM})
+#: The fixtures through which a test reads the student's variant.
+READS_VARIANT = frozenset({"variant", "answer_key"})
 _STATE_HOLDER: list["GradingState | None"] = [None]  # for hooks that get no config
 
 
@@ -108,6 +110,8 @@ class GradingState:
     collect_errors: list[str] = field(default_factory=list)
     #: ``test id -> run it?``; None runs every test (``grader regrade`` runs a few)
     select: Callable[[str], bool] | None = None
+    #: run only the tests that read the student's variant (``grader variants check``)
+    variant_only: bool = False
 
     # -- pytest hooks on the state object -------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -348,6 +352,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for item in list(items):
         suite, test_id = _test_id(item, state)
         if state.select is not None and not state.select(test_id):
+            dropped.append(item)
+            continue
+        if state.variant_only and not READS_VARIANT & set(getattr(item, "fixturenames", ())):
             dropped.append(item)
             continue
         part = _part_of(item)

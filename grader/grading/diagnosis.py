@@ -8,7 +8,6 @@ sandboxed session, with the recognisers of the rubric's hooks file (written in t
 
 from __future__ import annotations
 
-import inspect
 import re
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -109,7 +108,7 @@ def diagnose(run: Run, session: Session, reference: object, rubric: Rubric, *,
     finally:
         torch.set_num_threads(threads)
     if kit.quiz_part in failing:
-        quiz = _quiz_findings(kit, run.answers or {}, variant_of(run))
+        quiz = kit.quiz_findings(run.answers or {}, variant_of(run))
         mistakes += _merge(kit.quiz_part, quiz, kit.files.get(kit.quiz_part, kit.quiz_part), rubric,
                            failed=False, entries=kit.entries)
     return mistakes
@@ -123,7 +122,7 @@ class _Kit:
     recognisers: Mapping[str, Recogniser]
     oracle: Mapping[str, Callable[..., object]]
     entries: Mapping[str, Entry]
-    quiz_findings: Callable[[dict[str, object]], list[Finding]]
+    quiz_findings: Callable[[dict[str, object], dict[str, object] | None], list[Finding]]
     files: dict[str, str]
     quiz_part: str | None
 
@@ -184,14 +183,6 @@ def _filename(session: Session, part: str, files: dict[str, str]) -> str:
     except Exception:  # noqa: BLE001 - a fake session without module_for
         pass
     return files.get(part, part)
-
-
-def _quiz_findings(kit: _Kit, answers: dict[str, object], variant: dict[str, object] | None) -> list[Finding]:
-    """The hook's findings; a hook that takes ``variant=`` gets the student's own numbers."""
-    hook = kit.quiz_findings
-    if variant is not None and "variant" in inspect.signature(hook).parameters:
-        return list(hook(answers, variant=variant))  # type: ignore[call-arg]
-    return hook(answers)
 
 
 def probe_part(session: Session, part: str, reference: object, rubric: Rubric, *, errors: list[str] | None = None,

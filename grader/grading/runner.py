@@ -213,6 +213,7 @@ def grade(
     more: Callable[[], Sequence[Submission] | None] | None = None,
     students: bool = True,
     select: Callable[[str], bool] | None = None,
+    variant_only: bool = False,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against the assignment's ``suites``; one report each, in order.
 
@@ -242,6 +243,9 @@ def grade(
         SandboxRefused: student code would run as a user that can read the course's secrets,
             or as root where no unprivileged user can be had (nothing is graded).
         select: test id -> whether to run it (``grader regrade``); every test when None.
+        variant_only: run only the tests that read the student's variant (the ``variant`` or
+            ``answer_key`` fixture): ``grader variants check`` proves each variant with them,
+            every other test giving the same result in every variant.
     """
     from grader.spec.assignment import Assignment, assignment_of
 
@@ -265,7 +269,8 @@ def grade(
                 worker.stop()
             raise
     grading = _Grading(assignment, worker, warning, suites=suites, seed=seed, on_report=on_report,
-                       diagnose=diagnose, want_plots=want_plots, keep=more is None, select=select)
+                       diagnose=diagnose, want_plots=want_plots, keep=more is None, select=select,
+                       variant_only=variant_only)
     try:
         if own_worker:
             worker.start()
@@ -281,12 +286,12 @@ class _Grading:
     def __init__(self, assignment: Assignment, worker: Worker, warning: str, *, suites: Sequence[str],
                  seed: int | None, on_report: Callable[[GradeReport], None] | None, diagnose: bool,
                  want_plots: bool | Callable[[Submission], bool], keep: bool,
-                 select: Callable[[str], bool] | None = None) -> None:
+                 select: Callable[[str], bool] | None = None, variant_only: bool = False) -> None:
         rubric = assignment.rubric
         self.rubric, self.worker, self.warning, self.suites = rubric, worker, warning, tuple(suites)
         self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.on_report, self.diagnose, self.want_plots, self.keep = on_report, diagnose, want_plots, keep
-        self.select = select
+        self.select, self.variant_only = select, variant_only
         self.suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
         self.reference = reference_for(rubric) if "hidden" in suites and rubric.reference else None
         self.fingerprint = rubric_fingerprint(rubric, suites)
@@ -372,6 +377,7 @@ class _Grading:
             answer_key=(reference.answers_key if reference is not None else _public_quiz_ids(rubric)),
             more=(lambda: list(more() or [])) if more is not None else None,
             select=self.select,
+            variant_only=self.variant_only,
         )
         self.submissions = state.submissions
         args = [str(p) for p in self.suite_dirs.values()] + [

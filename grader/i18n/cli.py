@@ -152,6 +152,19 @@ MESSAGES: dict[str, M] = {
     "push_state_skipped": M("skipped", "見送り"),
     "push_state_failed": M("failed", "失敗"),
     "push_state_send": M("to send", "送信予定"),
+    # --- grader variants (variants.py) ---------------------------------------------------------------
+    "variants_refused_line": M("variant {variant} ({values}): {subject}: {problem}",
+                               "変種 {variant}（{values}）: {subject}: {problem}"),
+    "variants_refused": M(
+        "refused: {n} of the {checked} variants do not hold (above); nothing was issued. Change the pool value "
+        "they share in the rubric's variants:, or fix the style or the suite, and check again",
+        "発行しません: {checked} 個の変種のうち {n} 個が成り立ちません（上記）。ルーブリックの variants: で共通する"
+        "プールの値を変えるか、書き方やテストを直して、もう一度検証してください"),
+    "variants_proven": M(
+        "{n} variants proven and issued ({gradings} gradings, {diagnoses} diagnoses, {seconds} s): {path}, hash {hash}",
+        "{n} 個の変種を検証して発行しました（採点 {gradings} 回、診断 {diagnoses} 回、{seconds} 秒）: {path}、ハッシュ {hash}"),
+    "variants_in_ledger": M("the issued table and its hash are in {outdir}/ledger.jsonl",
+                            "発行した表とそのハッシュを {outdir}/ledger.jsonl に記録しました"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

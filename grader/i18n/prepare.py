@@ -62,4 +62,22 @@ MESSAGES: dict[str, M] = {
         "採点を断ります。\n"
         "確かめ方: テスト用の提出物を採点して results.json の extra_data.sandbox（段階とユーザー）を読むか、"
         "イメージの中で GRADER_SANDBOX=rlimits bash /autograder/run_autograder を実行してください。"),
+    # --- proving and freezing the per-student variants (variants.py) ---------------------------------
+    "variants_none_declared": M(
+        "{file} declares no variants: add a variants: section (see docs/variants.md)",
+        "{file} には変種がありません。variants: の節を書いてください（docs/variants.md を参照）"),
+    "variants_need_reference": M(
+        "{file}: proving variants needs the reference: add reference: to the rubric",
+        "{file}: 変種の検証には模範解答が必要です。ルーブリックに reference: を書いてください"),
+    "variants_lost_points": M("lost points in {tests} ({why})", "{tests} で失点（{why}）"),
+    "variants_named": M("the diagnosis named {ids}", "診断が {ids} を指摘した"),
+    "variants_mutant_unnamed": M(
+        "the diagnosis did not name {id} (named: {named})",
+        "診断が {id} を指摘しなかった（指摘: {named}）"),
+    "variants_generator_changed": M(
+        "the rubric's variants: changed since {path} was frozen; its {count} issued variants are kept as they are, "
+        "so no student's variant changes (to issue a new table for a new term, move that file away first)",
+        "{path} を固定した後にルーブリックの variants: が変更されています。発行済みの {count} 個の変種はそのまま"
+        "使うので、どの学生の変種も変わりません（新しい学期に新しい表を発行するには、先にそのファイルを移動してください）"),
+    "variants_ledger_reason": M("{count} variants issued", "変種 {count} 個を発行"),
 }

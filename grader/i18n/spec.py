@@ -123,10 +123,10 @@ MESSAGES: dict[str, M] = {
         "add due: {example} at the top level, or write hidden_details: after_publish",
         "最上位に due: {example} を書くか、hidden_details: after_publish にしてください"),
     # --- per-student variants: the rubric's variants: section, the secret, the table (variants.py) -----
-    "must_be_mapping": M("must be a mapping (got {got})", "対応表（mapping）で書いてください（{got} と書かれています）"),
-    "write_example": M("write {example}", "{example} のように書いてください"),
-    "variants_unknown_key": M("unknown key {key}", "{key} は使えないキーです"),
-    "variants_keys": M("valid keys are: {keys}", "使えるキー: {keys}"),
+    "variants_mapping": M("must map names to values (got {got})", "名前から値への対応表で書いてください（{got} と書かれています）"),
+    "variants_write_like": M("write it like {example}", "{example} のように書いてください"),
+    "variants_unknown_key": M("variants: has no key {key}", "variants: に {key} というキーはありません"),
+    "variants_keys": M("variants: takes these keys: {keys}", "variants: に書けるキー: {keys}"),
     "variants_params_needed": M(
         "must name at least one parameter and its pool of values (got {got})",
         "パラメータとその値の候補（プール）を一つ以上書いてください（{got} と書かれています）"),

@@ -10,7 +10,8 @@ from it, each optional except ``RECOGNISERS``:
                        :class:`grader.kit.probes.Finding` (empty: nothing wrong seen)
 ``ORACLE``             ``{function: callable}``: the right answer computed with torch, used by
                        ``Probe.expect`` when the reference is not loaded (``grader check``)
-``quiz_findings``      ``(answers: dict) -> list[Finding]``: mistakes a quiz answer shows
+``quiz_findings``      ``(answers: dict) -> list[Finding]``: mistakes a quiz answer shows (a hook
+                       that also takes ``variant=None`` gets the student's own numbers)
 ``plot_data``          ``(session, reference) -> dict``: the student's values for the figures
                        (plain data, stored in the report)
 ``figures``            ``(plots: dict, languages) -> list[Figure]``: PNG figures for the HTML
@@ -43,6 +44,7 @@ import functools
 import hashlib
 import importlib.machinery
 import importlib.util
+import inspect
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -180,10 +182,14 @@ class Hooks:
         protocol (``HOOK_PROTOCOLS``), which mypy holds each chapter's file to: the casts below."""
         return callable(getattr(self.module, name, None)) if self.module is not None else False
 
-    def quiz_findings(self, answers: dict[str, object]) -> list[Finding]:
+    def quiz_findings(self, answers: dict[str, object], variant: dict[str, object] | None = None) -> list[Finding]:
+        """The module's findings; one whose hook takes ``variant=`` gets the student's own numbers."""
         if not self._defines("quiz_findings"):
             return []
-        return list(cast(HasQuizFindings, self.module).quiz_findings(answers))
+        hook = cast(HasQuizFindings, self.module).quiz_findings
+        if variant is not None and "variant" in inspect.signature(hook).parameters:
+            return list(cast("Callable[..., list[Finding]]", hook)(answers, variant=variant))
+        return list(hook(answers))
 
     def plot_data(self, session: Session, reference: object) -> dict[str, object]:
         if not self._defines("plot_data"):

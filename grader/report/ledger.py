@@ -14,6 +14,8 @@ Each line is one JSON object, one event:
             policy): when that has changed since (a fixed test, a changed rubric), the adjustment
             is shown as *needs review*, and stays applied until it is confirmed or undone
 ``prev``    SHA-256 of the line before it (64 zeros for the first)
+``variants`` only in a ``variants`` line (``grader variants check --ledger``, ``grader batch
+            --variants``): the assignment, the issued table, its hash and the generator's fingerprint
 ``push``    only in a ``push`` line (``grader push``, with ``submission`` ""): the platform, its url,
             course and assignment, and per student (by LMS id) the state, the score and the hash of
             the comment written, and the platform's answer
@@ -76,7 +78,7 @@ __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_repor
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
 GENESIS = "0" * 64
-OPS = ("adjust", "undo", "confirm", "push")
+OPS = ("adjust", "undo", "confirm", "push", "variants")
 
 
 class _LedgerLineCore(TypedDict):
@@ -98,6 +100,7 @@ class LedgerLine(_LedgerLineCore, total=False):
     at: str
     against: float | None
     push: dict[str, Any] | None
+    variants: dict[str, Any] | None
 
 
 class LedgerError(UsageError):
@@ -123,11 +126,16 @@ class Entry:
     prev: str = GENESIS
     #: a push into an LMS (``op`` ``push``): where, and each student's state, value and the answer
     push: dict[str, Any] | None = None
+    #: the issued variants (``op`` ``variants``): the assignment, the table's hash, the generator's
+    #: fingerprint and the table itself (grader.spec.variants)
+    variants: dict[str, Any] | None = None
 
     def line(self) -> str:
         fields = asdict(self)
         if fields["push"] is None:  # (an adjustment's line stays as it always was)
             del fields["push"]
+        if fields["variants"] is None:
+            del fields["variants"]
         return json.dumps(fields, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 

@@ -167,29 +167,29 @@ def read_variants(value: object, fail: Callable[[str, str, str], RubricError]) -
     """The ``variants:`` section -> :class:`VariantSpec`; ``fail(path, problem, fix)`` words an error."""
     example = "variants: {params: {d_model: [256, 512], n_heads: [4, 8]}, integer_ratios: {d_k: [d_model, n_heads]}}"
     if not isinstance(value, dict):
-        raise fail("variants", said("must_be_mapping", got=describe(value)), said("write_example", example=example))
+        raise fail("variants", said("variants_mapping", got=describe(value)), said("variants_write_like", example=example))
     for key in value:
         if key not in _KEYS:
             raise fail("variants", said("variants_unknown_key", key=str(key)[:40]), said("variants_keys", keys=", ".join(_KEYS)))
     raw_params = value.get("params")
     if not isinstance(raw_params, dict) or not raw_params:
         raise fail("variants.params", said("variants_params_needed", got=describe(raw_params)),
-                   said("write_example", example="params: {d_model: [256, 512], n_heads: [4, 8]}"))
+                   said("variants_write_like", example="params: {d_model: [256, 512], n_heads: [4, 8]}"))
     params: list[tuple[str, tuple[Value, ...]]] = []
     for name, pool in raw_params.items():
         path = f"variants.params.{name}"
         _check_name(name, path, fail)
         if not isinstance(pool, list) or not pool:
-            raise fail(path, said("variants_pool_list", got=describe(pool)), said("write_example", example=f"{name}: [256, 512]"))
+            raise fail(path, said("variants_pool_list", got=describe(pool)), said("variants_write_like", example=f"{name}: [256, 512]"))
         values: list[Value] = []
         for i, raw in enumerate(pool):
             try:
                 v = _value(raw)
             except VariantError:
                 raise fail(f"{path}[{i}]", said("variants_pool_value", got=describe(raw)),
-                           said("write_example", example=f"{name}: [256, 512]")) from None
+                           said("variants_write_like", example=f"{name}: [256, 512]")) from None
             if isinstance(v, float) and not math.isfinite(v):
-                raise fail(f"{path}[{i}]", said("variants_pool_value", got=describe(raw)), said("write_example", example=f"{name}: [0.5, 2.0]"))
+                raise fail(f"{path}[{i}]", said("variants_pool_value", got=describe(raw)), said("variants_write_like", example=f"{name}: [0.5, 2.0]"))
             if v in values:
                 raise fail(f"{path}[{i}]", said("variants_pool_twice", value=str(raw)), said("variants_keep_once"))
             values.append(v)
@@ -198,14 +198,14 @@ def read_variants(value: object, fail: Callable[[str, str, str], RubricError]) -
     ratios: list[tuple[str, str, str]] = []
     raw_ratios = value.get("integer_ratios") or {}
     if not isinstance(raw_ratios, dict):
-        raise fail("variants.integer_ratios", said("must_be_mapping", got=describe(raw_ratios)),
-                   said("write_example", example="integer_ratios: {d_k: [d_model, n_heads]}"))
+        raise fail("variants.integer_ratios", said("variants_mapping", got=describe(raw_ratios)),
+                   said("variants_write_like", example="integer_ratios: {d_k: [d_model, n_heads]}"))
     for name, pair in raw_ratios.items():
         path = f"variants.integer_ratios.{name}"
         _check_name(name, path, fail)
         if (not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(p, str) and p in names for p in pair)):
             raise fail(path, said("variants_ratio_pair", got=describe(pair), names=", ".join(names)),
-                       said("write_example", example=f"{name}: [d_model, n_heads]"))
+                       said("variants_write_like", example=f"{name}: [d_model, n_heads]"))
         if name in names:
             raise fail(path, said("variants_ratio_clash", name=str(name)), said("variants_rename_ratio"))
         ratios.append((str(name), str(pair[0]), str(pair[1])))
@@ -213,32 +213,32 @@ def read_variants(value: object, fail: Callable[[str, str, str], RubricError]) -
     distinct: list[tuple[str, int]] = []
     raw_distinct = value.get("distinct") or {}
     if not isinstance(raw_distinct, dict):
-        raise fail("variants.distinct", said("must_be_mapping", got=describe(raw_distinct)), said("write_example", example="distinct: {d_k: 3}"))
+        raise fail("variants.distinct", said("variants_mapping", got=describe(raw_distinct)), said("variants_write_like", example="distinct: {d_k: 3}"))
     for name, count in raw_distinct.items():
         path = f"variants.distinct.{name}"
         if name not in known:
             raise fail(path, said("variants_unknown_name", name=str(name)[:40], names=", ".join(known)), said("variants_name_declared"))
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise fail(path, said("variants_whole_number", got=describe(count)), said("write_example", example=f"{name}: 3"))
+            raise fail(path, said("variants_whole_number", got=describe(count)), said("variants_write_like", example=f"{name}: 3"))
         distinct.append((str(name), count))
     issue = value.get("issue", 24)
     if not isinstance(issue, int) or isinstance(issue, bool) or issue < 1:
-        raise fail("variants.issue", said("variants_whole_number", got=describe(issue)), said("write_example", example="issue: 24"))
+        raise fail("variants.issue", said("variants_whole_number", got=describe(issue)), said("variants_write_like", example="issue: 24"))
     quiz: list[QuizFormula] = []
     raw_quiz = value.get("quiz") or {}
     if not isinstance(raw_quiz, dict):
-        raise fail("variants.quiz", said("must_be_mapping", got=describe(raw_quiz)),
-                   said("write_example", example="quiz: {head-dim: {answer: d_model / n_heads, tolerance: 0}}"))
+        raise fail("variants.quiz", said("variants_mapping", got=describe(raw_quiz)),
+                   said("variants_write_like", example="quiz: {head-dim: {answer: d_model / n_heads, tolerance: 0}}"))
     sample = {n: pool[0] for n, pool in params}
     sample.update({r: 1 for r, _, _ in ratios})
     for qid, entry in raw_quiz.items():
         path = f"variants.quiz.{qid}"
         if not isinstance(entry, dict) or not isinstance(entry.get("answer"), str) or set(entry) - {"answer", "tolerance"}:
             raise fail(path, said("variants_quiz_entry", got=describe(entry)),
-                       said("write_example", example=f"{qid}: {{answer: d_model / n_heads, tolerance: 0}}"))
+                       said("variants_write_like", example=f"{qid}: {{answer: d_model / n_heads, tolerance: 0}}"))
         tol = entry.get("tolerance", 0)
         if not isinstance(tol, (int, float)) or isinstance(tol, bool) or not math.isfinite(tol) or tol < 0:
-            raise fail(f"{path}.tolerance", said("variants_tolerance", got=describe(tol)), said("write_example", example="tolerance: 0.02"))
+            raise fail(f"{path}.tolerance", said("variants_tolerance", got=describe(tol)), said("variants_write_like", example="tolerance: 0.02"))
         try:
             evaluate(entry["answer"], sample)
         except VariantError as exc:

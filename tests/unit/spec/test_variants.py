@@ -85,7 +85,7 @@ def test_the_quiz_key_is_computed_from_the_variant() -> None:
         (lambda s: s.update(integer_ratios={"d_k": ["d_model", "heads"]}), "variants.integer_ratios.d_k", "two parameters"),
         (lambda s: s.update(distinct={"d_v": 2}), "variants.distinct.d_v", "neither a parameter nor a ratio"),
         (lambda s: s.update(issue=0), "variants.issue", "whole number >= 1"),
-        (lambda s: s.update(seeds=3), "variants", "unknown key"),
+        (lambda s: s.update(seeds=3), "variants", "has no key"),
         (lambda s: s["quiz"].update(x={"answer": "__import__('os')"}), "variants.quiz.x.answer", "not a formula"),
         (lambda s: s["quiz"].update(x={"answer": "d_v * 2"}), "variants.quiz.x.answer", "uses d_v"),
         (lambda s: s["quiz"].update(x={"answer": "d_k", "tolerance": -1}), "variants.quiz.x.tolerance", ">= 0"),
