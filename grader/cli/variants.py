@@ -28,7 +28,8 @@ def variants_group() -> None:
 def check_cmd(rubric_path: str | None, lang: str | None, seed: int | None, ledger_dir: str | None) -> None:
     """Prove every variant (reference, correct styles, mutants) and freeze the issued table."""
     from grader.i18n.messages import say
-    from grader.prepare.variants import check_variants, record_in_ledger
+    from grader.prepare.variants import check_variants
+    from grader.report.ledger import record_variants
     from grader.spec.variants import load_frozen
 
     def body() -> int:
@@ -49,7 +50,7 @@ def check_cmd(rubric_path: str | None, lang: str | None, seed: int | None, ledge
                  hash=result.hash[:16]))
         if ledger_dir is not None and result.frozen is not None:
             _, generator = load_frozen(result.frozen, rubric.assignment)
-            if record_in_ledger(Path(ledger_dir), rubric, result.table, generator):
+            if record_variants(Path(ledger_dir), rubric.assignment, result.table, generator):
                 tell(say("variants_in_ledger", language, outdir=ledger_dir))
         return 0
 

@@ -37,6 +37,7 @@ from grader.report.contain import contain, lines, now
 from grader.report.model import CaseOutcome, GradeReport, Mistake, score_parts
 from grader.sandbox import backends, wire
 from grader.spec.fingerprint import rubric_fingerprint
+from grader.spec.variants import personal_variant
 from grader.sandbox.level import choose_level, require_other_user, weak_warning
 from grader.sandbox.limits import Limits
 from grader.package_data import PACKAGE_DIR
@@ -252,6 +253,16 @@ def grade(
     if not submissions and more is None:
         return []
     assignment = rubric if isinstance(rubric, Assignment) else assignment_of(rubric)
+    # A student's personal release holds their own variant beside its rubric: every check of
+    # theirs (grader check, the notebook's check cell, their CI) grades with it.
+    personal = personal_variant(Path(assignment.rubric.file), assignment.rubric.assignment)
+    if personal is not None:
+        submissions = [s if s.variant is not None else s.with_variant(personal) for s in submissions]
+        if more is not None:
+            given = more
+
+            def more() -> Sequence[Submission] | None:
+                return [s if s.variant is not None else s.with_variant(personal) for s in given() or []]
     own_worker = worker is None
     if worker is None:
         chosen, warning = choose_level(allow_weak=allow_weak, prefer=level)

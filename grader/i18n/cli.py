@@ -165,6 +165,8 @@ MESSAGES: dict[str, M] = {
         "{n} 個の変種を検証して発行しました（採点 {gradings} 回、診断 {diagnoses} 回、{seconds} 秒）: {path}、ハッシュ {hash}"),
     "variants_in_ledger": M("the issued table and its hash are in {outdir}/ledger.jsonl",
                             "発行した表とそのハッシュを {outdir}/ledger.jsonl に記録しました"),
+    "variants_releases_written": M("{n} personal releases written in {outdir}, one folder per student",
+                                   "{outdir} に個人別のリリースを {n} 件書きました（学生ごとに一つのフォルダ）"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

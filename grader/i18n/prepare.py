@@ -79,5 +79,15 @@ MESSAGES: dict[str, M] = {
         "so no student's variant changes (to issue a new table for a new term, move that file away first)",
         "{path} を固定した後にルーブリックの variants: が変更されています。発行済みの {count} 個の変種はそのまま"
         "使うので、どの学生の変種も変わりません（新しい学期に新しい表を発行するには、先にそのファイルを移動してください）"),
-    "variants_ledger_reason": M("{count} variants issued", "変種 {count} 個を発行"),
+    "variants_student_twice": M("{student} and {other} are the same student for a release; list each student once",
+                                "{student} と {other} はリリースでは同じ学生になります。学生は一度だけ書いてください"),
+    "variants_student_id_bad": M(
+        "{student} is not an LMS id a release folder can be named by (letters, digits, . _ @ -)",
+        "{student} はリリースのフォルダ名にできる LMS の ID ではありません（英数字と . _ @ -）"),
+    "variants_handout_header": M(
+        "Your own numbers (variant {id}): {numbers}. Your work is checked and graded with these.",
+        "あなたの数値（変種 {id}）: {numbers}。確認と採点はこの数値で行います。"),
+    "variants_roster_column": M(
+        "{path}: a CSV roster needs a column lms_id (or student_id, or student)",
+        "{path}: CSV の名簿には lms_id（または student_id、student）の列が必要です"),
 }

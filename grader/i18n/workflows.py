@@ -200,6 +200,10 @@ MESSAGES: dict[str, M] = {
     "push_why_ledger": M("ledger #{n} ({by}): {reason}", "台帳 #{n}（{by}）: {reason}"),
     "push_why_late": M("late policy: {before} less {penalty}", "提出遅れの規定: {before} から {penalty} を減点"),
     "push_why_report": M("automatic score (reports/{submission}.yaml)", "自動採点の得点（reports/{submission}.yaml）"),
+    # --- a batch with per-student variants (batch.py) -------------------------------------------------
+    "batch_variants_none": M(
+        "--variants: {file} declares no variants; add a variants: section and run grader variants check first",
+        "--variants: {file} には変種がありません。variants: の節を書き、先に grader variants check を実行してください"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

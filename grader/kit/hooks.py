@@ -20,6 +20,9 @@ from it, each optional except ``RECOGNISERS``:
                        ``python -m grader.prepare.expected``)
 ``NOTEBOOK_INTRO``     ``str``: the first markdown cell of the handed-out notebook
 ``README_EXAMPLE``     ``{lang: str}``: the mistake the student README names as an example
+``personal_handout``   ``(name: str, text: str, values: dict) -> str``: a handed-out file's text
+                       (a stub, the quiz, a notebook cell) with one student's own numbers
+                       (``grader release --variants``)
 =====================  ==========================================================================
 
 :class:`AssignmentHooks` lists them with their types (a plug-in author's checker can hold a
@@ -113,17 +116,22 @@ class HasExpectedValues(Protocol):
     def expected_values(self, reference: object) -> dict[str, object]: ...
 
 
+class HasPersonalHandout(Protocol):
+    def personal_handout(self, name: str, text: str, values: dict[str, object]) -> str: ...
+
+
 #: Each optional hook -> the protocol that gives its type. A hooks file is checked against
 #: :class:`HooksModule` and the protocol of each optional hook it defines
 #: (:func:`conformance_check`), since a module that leaves a hook out is still a valid plug-in.
 HOOK_PROTOCOLS: dict[str, type] = {
     "ORACLE": HasOracle, "quiz_findings": HasQuizFindings, "plot_data": HasPlotData, "figures": HasFigures,
     "expected_values": HasExpectedValues, "NOTEBOOK_INTRO": HasNotebookIntro, "README_EXAMPLE": HasReadmeExample,
+    "personal_handout": HasPersonalHandout,
 }
 
 
 class AssignmentHooks(HooksModule, HasOracle, HasQuizFindings, HasPlotData, HasFigures, HasExpectedValues,
-                      HasNotebookIntro, HasReadmeExample, Protocol):
+                      HasNotebookIntro, HasReadmeExample, HasPersonalHandout, Protocol):
     """Every hook a plug-in module may define, with its type (all but ``RECOGNISERS`` optional)."""
 
 
@@ -205,6 +213,12 @@ class Hooks:
         if not self._defines("expected_values"):
             return None
         return dict(cast(HasExpectedValues, self.module).expected_values(reference))
+
+    def personal_handout(self, name: str, text: str, values: dict[str, object]) -> str:
+        """``text`` of the handed-out file ``name`` with one student's numbers; as it is without the hook."""
+        if not self._defines("personal_handout"):
+            return text
+        return str(cast(HasPersonalHandout, self.module).personal_handout(name, text, values))
 
     @property
     def notebook_intro(self) -> str:

@@ -23,6 +23,7 @@ edited since changes no issued variant (and is said).
 from __future__ import annotations
 
 import dataclasses
+import json
 import tempfile
 import time
 from collections.abc import Callable
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.errors import GraderError
-from grader.i18n.messages import said
+from grader.i18n.messages import said, say
 from grader.ingest.corpus import corpus_submissions, reference_copy, student_answers
 from grader.spec.variants import (
     Variant,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from grader.report.model import CaseOutcome
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["CheckResult", "Failure", "check_variants", "describe_variant", "record_in_ledger", "variant_answers"]
+__all__ = ["CheckResult", "Failure", "check_variants", "describe_variant", "personal_releases", "read_roster", "variant_answers"]
 
 
 @dataclass(frozen=True)
@@ -235,18 +236,127 @@ def _freeze(rubric: Rubric, spec: VariantSpec, wanted: list[Variant], result: Ch
     result.table, result.frozen, result.hash = wanted, path, table_hash(wanted)
 
 
-def record_in_ledger(outdir: Path, rubric: Rubric, table: list[Variant], generator: str) -> bool:
-    """Write the issued table and its hash to ``outdir``'s ledger, unless a line holds it already."""
-    from grader.report import ledger
+# --------------------------------------------------------------------------- personal releases
 
-    digest = table_hash(table)
-    if (outdir / ledger.LEDGER).exists():
-        for entry in ledger.read(outdir):
-            if entry.op == "variants" and (entry.variants or {}).get("hash") == digest:
-                return False
-    else:
-        outdir.mkdir(parents=True, exist_ok=True)
-    ledger.append(outdir, op="variants", submission="", reason=said("variants_ledger_reason", count=len(table)),
-                  variants={"assignment": rubric.assignment, "hash": digest, "generator": generator,
-                            "table": [v.as_data() for v in table]})
-    return True
+
+def personal_releases(rubric: Rubric, outdir: str | Path, students: list[str], *, force: bool = False,
+                      tell: Callable[[str], None] | None = None) -> dict[str, Path]:
+    """One student repository per LMS id in ``outdir/<id>/``, each with that student's numbers only.
+
+    Each is :func:`grader.prepare.release.build_release`'s repository (whose rubric never holds the
+    ``variants:`` pools), then made personal: ``rubrics/<assignment>.my-variant.json`` holds the
+    student's variant (which ``grader check``, the notebook's check cell and the CI grade with);
+    every ``.py`` stub and the quiz start with the student's numbers, the notebook gets a constants
+    cell, and the plug-in's ``personal_handout`` hook words the questions with them. The handout's
+    fingerprints are those of the personal stubs.
+
+    Raises:
+        GraderError: no frozen table (run ``grader variants check``), or the secret refused.
+        UsageError: ``outdir`` not empty (without ``force``), an LMS id twice or unfit for a folder.
+    """
+    import shutil
+
+    from grader.errors import UsageError
+    from grader.prepare.release import build_release
+    from grader.spec.variants import PERSONAL_SUFFIX, course_secret, variant_for
+
+    out = Path(outdir)
+    if out.exists() and any(out.iterdir()):
+        if not force:
+            raise UsageError(said("folder_empty_choose_new", path=out))
+        shutil.rmtree(out)
+    table, _ = load_frozen(frozen_path(Path(rubric.file), rubric.assignment), rubric.assignment)
+    secret = course_secret(course=Path(rubric.file).parent, outdirs=(out,), tell=tell)
+    seen: dict[str, str] = {}
+    for student in students:
+        folder = _folder_name(student)
+        if folder in seen:
+            raise UsageError(said("variants_student_twice", student=student[:80], other=seen[folder][:80]))
+        seen[folder] = student
+    made: dict[str, Path] = {}
+    for folder, student in seen.items():
+        variant = variant_for(table, secret, rubric.assignment, student)
+        target = out / folder
+        build_release(rubric, target)
+        rubric_rel = Path(rubric.file).resolve().relative_to(Path(rubric.file).resolve().parent.parent)
+        (target / rubric_rel.with_name(rubric.assignment + PERSONAL_SUFFIX)).write_text(
+            json.dumps(variant.as_data(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        _personalise(rubric, target, rubric_rel, variant)
+        made[student] = target
+    return made
+
+
+def read_roster(path: Path) -> list[str]:
+    """The LMS ids of a roster file: one a line, or a CSV whose header names ``lms_id`` (else
+    ``student_id``, else ``student``); blank lines and ``#`` comments skipped; UTF-8 or CP932."""
+    import csv
+    import io
+
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("cp932", errors="replace")
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if lines and "," in lines[0]:
+        rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+        column = next((c for c in ("lms_id", "student_id", "student") if rows and c in rows[0]), None)
+        if column is None:
+            raise GraderError(said("variants_roster_column", path=str(path)))
+        return [str(r.get(column) or "").strip() for r in rows if str(r.get(column) or "").strip()]
+    return [line.strip() for line in lines]
+
+
+def _folder_name(student: str) -> str:
+    """An LMS id as a folder name: itself when it is a plain one, refused otherwise."""
+    import re
+    import unicodedata
+
+    from grader.errors import UsageError
+
+    key = unicodedata.normalize("NFKC", student).strip()
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,99}", key):
+        raise UsageError(said("variants_student_id_bad", student=repr(student)[:80]))
+    return key
+
+
+def _personalise(rubric: Rubric, target: Path, rubric_rel: Path, variant: Variant) -> None:
+    """The stubs, the quiz and the notebook of one release, with the student's numbers."""
+    from grader.ingest.submission.choice import HANDOUT_SUFFIX, Handout
+    from grader.spec.assignment import assignment_of
+
+    hooks = assignment_of(rubric).hooks
+    spec = rubric.variants
+    derived = {r[0] for r in spec.integer_ratios} if spec is not None else set()
+    shown = {k: v for k, v in variant.values.items() if k not in derived}
+    numbers = ", ".join(f"{k} = {list(v) if isinstance(v, tuple) else v}" for k, v in shown.items())
+    values: dict[str, object] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in variant.values.items()}
+    header = [f"# {say('variants_handout_header', lang, id=variant.id, numbers=numbers)}" for lang in ("ja", "en")]
+    exercises = target / Path(rubric.exercises).resolve().relative_to(Path(rubric.file).resolve().parent.parent)
+    for path in sorted(exercises.iterdir()):
+        if path.suffix in (".py", ".yaml", ".yml"):
+            text = hooks.personal_handout(path.name, path.read_text(encoding="utf-8"), values)
+            path.write_text("\n".join(header) + "\n\n" + text, encoding="utf-8")
+        elif path.suffix == ".ipynb":
+            path.write_text(_personal_notebook(path.read_text(encoding="utf-8"), header, shown, hooks, values),
+                            encoding="utf-8")
+    handout = target / rubric_rel.with_name(rubric_rel.stem + HANDOUT_SUFFIX)
+    handout.write_text(json.dumps(Handout.of_folder(exercises).to_dict(), indent=1) + "\n", encoding="utf-8")
+
+
+def _personal_notebook(text: str, header: list[str], shown: dict[str, Any], hooks: Any,
+                      values: dict[str, object]) -> str:
+    """The notebook with a constants cell (the student's numbers) after its first cell, and each
+    code cell worded by the ``personal_handout`` hook."""
+    nb = json.loads(text)
+    cells = nb.get("cells", [])
+    for cell in cells:
+        if cell.get("cell_type") == "code":
+            source = "".join(cell.get("source", []))
+            cell["source"] = hooks.personal_handout("notebook", source, values).splitlines(keepends=True)
+    constants = header + [f"{k.upper()} = {list(v) if isinstance(v, tuple) else v!r}" for k, v in shown.items()]
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": [line + "\n" for line in constants[:-1]] + [constants[-1]]}
+    cells.insert(1 if cells else 0, cell)
+    nb["cells"] = cells
+    return json.dumps(nb, ensure_ascii=False, indent=1) + "\n"

@@ -65,6 +65,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from grader.errors import UsageError
 from grader.i18n.messages import said
+from grader.spec.variants import Variant, table_hash
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # (typing's own from Python 3.11)
@@ -73,7 +74,7 @@ if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_report", "automatic_of", "for_submission",
-           "head", "locked", "read", "review_of", "states", "verify"]
+           "head", "locked", "read", "record_variants", "review_of", "states", "verify"]
 
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
@@ -581,3 +582,19 @@ def apply_report(report: GradeReport, entries: Sequence[Entry], rubric: Rubric) 
     from grader.report.model import GradeReport as Report
 
     return Report.from_dict(apply(report.to_dict(), entries, rubric))
+
+
+def record_variants(outdir: Path, assignment: str, table: Sequence[Variant], generator: str) -> bool:
+    """Write the issued variants, their hash and the generator's fingerprint to ``outdir``'s ledger,
+    unless a line holds that table already; True when a line was written."""
+    digest = table_hash(list(table))
+    if _path(outdir).exists():
+        for entry in read(outdir):
+            if entry.op == "variants" and (entry.variants or {}).get("hash") == digest:
+                return False
+    else:
+        Path(outdir).mkdir(parents=True, exist_ok=True)
+    append(outdir, op="variants", submission="", reason=said("variants_ledger_reason", count=len(table)),
+           variants={"assignment": assignment, "hash": digest, "generator": generator,
+                     "table": [v.as_data() for v in table]})
+    return True

@@ -48,6 +48,7 @@ from grader.spec.rubric.checks import describe
 
 __all__ = [
     "FROZEN_SUFFIX",
+    "PERSONAL_SUFFIX",
     "SECRET_ENV",
     "QuizFormula",
     "Variant",
@@ -59,6 +60,7 @@ __all__ = [
     "frozen_path",
     "issued_table",
     "load_frozen",
+    "personal_variant",
     "pick",
     "read_variants",
     "table_hash",
@@ -68,6 +70,8 @@ __all__ = [
 
 SECRET_ENV = "GRADER_SECRET_FILE"
 FROZEN_SUFFIX = ".variants.json"
+#: beside the rubric of a student's personal release: that student's own variant, and nothing else
+PERSONAL_SUFFIX = ".my-variant.json"
 _KEYS = ("params", "integer_ratios", "distinct", "issue", "quiz")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -461,3 +465,20 @@ def pick(secret: bytes, assignment: str, lms_id: str, size: int) -> int:
 def variant_for(table: list[Variant], secret: bytes, assignment: str, lms_id: str) -> Variant:
     """The student's variant in the frozen table."""
     return table[pick(secret, assignment, lms_id, len(table))]
+
+
+def personal_variant(rubric_file: Path, assignment: str) -> dict[str, object] | None:
+    """The variant of a student's personal release (``<assignment>.my-variant.json`` beside its
+    rubric) as plain data, its id checked; None where there is none (the instructor's course).
+
+    Raises:
+        VariantError: the file is there but is not one variant.
+    """
+    path = rubric_file.parent / f"{assignment}{PERSONAL_SUFFIX}"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise VariantError(said("variants_frozen_unreadable", path=str(path), why=str(exc)[:200])) from None
+    return Variant.from_data(data).as_data()

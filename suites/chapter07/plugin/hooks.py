@@ -878,6 +878,25 @@ def quiz_findings(answers: dict[str, Any], variant: dict[str, Any] | None = None
     return [f]
 
 
+# --------------------------------------------------------------------------- a student's own handout
+
+
+def personal_handout(name: str, text: str, values: dict[str, Any]) -> str:
+    """The quiz's model questions ask about the student's own model (their d_model and n_heads);
+    the question ids stay as they are, so every answers file reads the same way."""
+    if "d_model" not in values or "n_heads" not in values:
+        return text
+    d, h = values["d_model"], values["n_heads"]
+    for old, new in (
+        ("埋め込み次元 4096、ヘッド数 32 のモデルで、", f"あなたのモデル (埋め込み次元 {d}、ヘッド数 {h}) で、"),
+        ("A model has d_model = 4096 and 32 heads.", f"Your model has d_model = {d} and {h} heads."),
+        ("同じモデル (d_model = 4096、32 ヘッド) で、", f"同じモデル (d_model = {d}、{h} ヘッド) で、"),
+        ("For the same model (d_model = 4096, 32 heads),", f"For the same model (d_model = {d}, {h} heads),"),
+    ):
+        text = text.replace(old, new)
+    return text
+
+
 # --------------------------------------------------------------------------- report, suite, notebook
 
 plot_data = plots.plot_data

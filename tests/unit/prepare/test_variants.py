@@ -3,13 +3,14 @@ a variant that breaks a correct style refused by name, and the table in the ledg
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from grader.prepare.variants import check_variants, describe_variant, record_in_ledger, variant_answers
+from grader.prepare.variants import check_variants, describe_variant, variant_answers
 from grader.report import ledger
 from grader.spec.rubric.load import load_rubric
 from grader.spec.variants import Variant, candidates, frozen_path, issued_table, load_frozen
@@ -33,8 +34,8 @@ def test_the_issued_table_goes_into_the_ledger_once_and_the_chain_holds(tmp_path
     assert CH7.variants is not None
     table = issued_table(CH7.variants, "chapter07")
     out = tmp_path / "out"
-    assert record_in_ledger(out, CH7, table, CH7.variants.fingerprint())
-    assert not record_in_ledger(out, CH7, table, CH7.variants.fingerprint())  # the same table: no second line
+    assert ledger.record_variants(out, "chapter07", table, CH7.variants.fingerprint())
+    assert not ledger.record_variants(out, "chapter07", table, CH7.variants.fingerprint())  # the same table: no second line
     [entry] = ledger.read(out)
     assert entry.op == "variants" and entry.variants is not None
     assert entry.variants["assignment"] == "chapter07" and len(entry.variants["table"]) == len(table)
@@ -105,3 +106,71 @@ def test_a_variant_that_breaks_a_correct_style_is_refused_naming_both(tmp_path: 
     ids = {v.id for v in candidates(rubric.variants, "chapter07")[:2]}
     assert {(f.variant, f.subject) for f in result.failures} == {(i, "style 99-table-up-to-256") for i in ids}
     assert all("dims=[2, 32, 512]" in f.values and "variance_table" in f.problem for f in result.failures)
+
+
+# --------------------------------------------------------------------------- personal releases
+
+
+def _scan(folder: Path, needles: set[str]) -> set[str]:
+    """Which of ``needles`` some file under ``folder`` holds (text or bytes)."""
+    found: set[str] = set()
+    for path in folder.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            found |= {n for n in needles if n.encode("utf-8") in data}
+    return found
+
+
+def test_each_personal_release_holds_its_students_numbers_and_no_one_elses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.prepare.variants import personal_releases
+    from grader.spec.variants import PERSONAL_SUFFIX, SECRET_ENV, course_secret, variant_for, write_frozen
+
+    monkeypatch.setenv(SECRET_ENV, str(tmp_path / "secret" / "course"))
+    course = course_copy(tmp_path / "course", chapters=("chapter07",))
+    rubric = load_rubric(course / "rubrics" / "chapter07.yaml")
+    assert rubric.variants is not None
+    table = issued_table(rubric.variants, "chapter07")
+    write_frozen(frozen_path(Path(rubric.file), "chapter07"), rubric.variants, table, "chapter07")
+    students = ["s001", "s002", "s003", "s004"]
+    made = personal_releases(rubric, tmp_path / "releases", students)
+    secret = course_secret()
+    own = {s: variant_for(table, secret, "chapter07", s) for s in students}
+    for student, folder in made.items():
+        v = own[student]
+        assert json.loads((folder / "rubrics" / f"chapter07{PERSONAL_SUFFIX}").read_text(encoding="utf-8")) == v.as_data()
+        student_rubric = yaml.safe_load((folder / "rubrics" / "chapter07.yaml").read_text(encoding="utf-8"))
+        assert "variants" not in student_rubric
+        assert not (folder / "rubrics" / "chapter07.variants.json").exists()
+        scaling = (folder / "exercises" / "chapter07" / "scaling.py").read_text(encoding="utf-8")
+        assert scaling.startswith("# あなたの数値（変種 " + v.id) and f"d_model = {v.values['d_model']}" in scaling
+        quiz = (folder / "exercises" / "chapter07" / "answers.yaml").read_text(encoding="utf-8")
+        assert f"Your model has d_model = {v.values['d_model']} and {v.values['n_heads']} heads." in quiz
+        assert "d_k = " not in quiz.split("\n\n", 1)[0]  # the header leaves the quiz's answer to the student
+        notebook = json.loads((folder / "exercises" / "chapter07" / "chapter07.ipynb").read_text(encoding="utf-8"))
+        constants = "".join(notebook["cells"][1]["source"])
+        assert f"D_MODEL = {v.values['d_model']}" in constants and f"TEMPERATURE = {v.values['temperature']!r}" in constants
+        others = {w.id for w in table if w != v} | {
+            f"変種 {w.id}" for w in table if w != v}
+        assert _scan(folder, others) == set()
+        assert _scan(folder, {v.id}) == {v.id}
+        load_rubric(folder / "rubrics" / "chapter07.yaml")  # the student's rubric loads on its own
+
+
+@pytest.mark.slow
+def test_a_students_own_check_grades_with_their_variant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.grading.runner import grade
+    from grader.ingest.submission.load import load_submission
+    from grader.prepare.variants import personal_releases
+    from grader.spec.variants import SECRET_ENV, write_frozen
+
+    monkeypatch.setenv(SECRET_ENV, str(tmp_path / "secret" / "course"))
+    course = course_copy(tmp_path / "course", chapters=("chapter07",))
+    rubric = load_rubric(course / "rubrics" / "chapter07.yaml")
+    assert rubric.variants is not None
+    table = issued_table(rubric.variants, "chapter07")
+    write_frozen(frozen_path(Path(rubric.file), "chapter07"), rubric.variants, table, "chapter07")
+    folder = personal_releases(rubric, tmp_path / "releases", ["s042"])["s042"]
+    mine = load_rubric(folder / "rubrics" / "chapter07.yaml")
+    [report] = grade(mine, [load_submission(folder / "exercises" / "chapter07")], suites=("public",), seed=1)
+    own = json.loads((folder / "rubrics" / "chapter07.my-variant.json").read_text(encoding="utf-8"))
+    assert report.variant == own
