@@ -73,6 +73,7 @@ TOGETHER: tuple[str | tuple[str, ...], ...] = (
     "tests/unit/ingest/test_work_choice.py",
     "tests/unit/test_sink_properties.py",
     "tests/journeys/test_fail_closed.py",
+    "tests/journeys/test_variants_journey.py",
 )
 
 

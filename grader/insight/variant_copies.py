@@ -84,7 +84,6 @@ def variant_copies(rubric: Rubric, entries: Sequence[tuple[str, GradeReport, str
     if spec is None or not spec.quiz:
         return []
     need = min(2, len(spec.quiz))
-    owners: dict[str, list[str]] = {}
     variants: dict[str, Variant] = {}
     for name, report, _ in entries:
         if not report.variant:
@@ -94,27 +93,30 @@ def variant_copies(rubric: Rubric, entries: Sequence[tuple[str, GradeReport, str
         except VariantError:
             continue
         variants[name] = v
-        owners.setdefault(v.id, []).append(name)
     keys = {v.id: v.quiz_key(spec) for v in variants.values()}
+    given = {name: numeric_answers(text) for name, _, text in entries if name in variants}
     found: list[VariantCopy] = []
-    for name, _, text in entries:
-        own = variants.get(name)
-        if own is None:
-            continue
-        answers = numeric_answers(text)
+    for name, answers in given.items():
+        own = variants[name]
         asked = [q for q in spec.quiz if q.question in answers]
         if len(asked) < need:
             continue
         mine = keys[own.id]
-        if all(_fits(answers[q.question], float(str(mine[q.question]["answer"])), q.tolerance) for q in asked):
+
+        def fits(key: dict[str, dict[str, object]]) -> bool:
+            return all(_fits(answers[q.question], float(str(key[q.question]["answer"])), q.tolerance) for q in asked)
+
+        if fits(mine):
             continue  # fits the student's own numbers: nothing to say
-        for vid, key in keys.items():
-            if vid == own.id:
-                continue
-            if all(_fits(answers[q.question], float(str(key[q.question]["answer"])), q.tolerance) for q in asked):
-                source = next(n for n in owners[vid] if n != name)
-                found.append(VariantCopy(name, source, own.id, vid, {
-                    q.question: (answers[q.question], float(str(key[q.question]["answer"])),
-                                 float(str(mine[q.question]["answer"]))) for q in asked}))
-                break
+        # Whose variant the answers fit: the student who handed in the same answers first, else
+        # the first of the batch with that variant.
+        fitting = [t for t in given if t != name and variants[t].id != own.id and fits(keys[variants[t].id])]
+        if not fitting:
+            continue
+        same = [t for t in fitting if all(given[t].get(q.question) == answers[q.question] for q in asked)]
+        source = (same or fitting)[0]
+        theirs = keys[variants[source].id]
+        found.append(VariantCopy(name, source, own.id, variants[source].id, {
+            q.question: (answers[q.question], float(str(theirs[q.question]["answer"])),
+                         float(str(mine[q.question]["answer"]))) for q in asked}))
     return found
