@@ -11,7 +11,6 @@ import pytest
 import yaml
 
 from grader.prepare.variants import check_variants, describe_variant, variant_answers
-from grader.report import ledger
 from grader.spec.rubric.load import load_rubric
 from grader.spec.variants import Variant, candidates, frozen_path, issued_table, load_frozen
 
@@ -28,18 +27,6 @@ def test_the_references_answers_in_a_variant_are_its_own_numbers() -> None:
     assert answers["divisor-4096-32"]["answer"] == pytest.approx(96 ** 0.5)
     assert answers["gpt2-small-d-k"] == {"answer": "b"}
     assert describe_variant(OWN).startswith("d_model=384, n_heads=4, dims=[8, 32, 128]")
-
-
-def test_the_issued_table_goes_into_the_ledger_once_and_the_chain_holds(tmp_path: Path) -> None:
-    assert CH7.variants is not None
-    table = issued_table(CH7.variants, "chapter07")
-    out = tmp_path / "out"
-    assert ledger.record_variants(out, "chapter07", table, CH7.variants.fingerprint())
-    assert not ledger.record_variants(out, "chapter07", table, CH7.variants.fingerprint())  # the same table: no second line
-    [entry] = ledger.read(out)
-    assert entry.op == "variants" and entry.variants is not None
-    assert entry.variants["assignment"] == "chapter07" and len(entry.variants["table"]) == len(table)
-    assert ledger.verify(out) == 1
 
 
 # --------------------------------------------------------------------------- the check, graded
