@@ -124,6 +124,33 @@ def test_the_issued_table_and_its_hash_are_in_the_ledger(term: dict[str, Any]) -
     assert run_grader("ledger", term["out"], "--verify").returncode == 0
 
 
+def test_a_regrade_grades_each_student_again_with_the_variant_their_report_records(term: dict[str, Any]) -> None:
+    before = {s: read_report(term["out"], s)["score"] for s in STUDENTS}
+    regraded = run_grader("regrade", term["base"] / "submissions", "--out", term["out"], "--test", "hidden/test_quiz.py::*",
+                          "-j", "2", env=term["env"])
+    assert regraded.returncode == 0, regraded.stderr
+    for s, v in term["own"].items():
+        report = read_report(term["out"], s)
+        assert report["variant"] == v and report["score"] == before[s], s
+
+
+def test_a_blind_batch_finds_each_students_variant_by_the_id_behind_the_anonymous_one(term: dict[str, Any]) -> None:
+    few = term["base"] / "few"
+    for s in STUDENTS[5:8]:
+        shutil.copytree(term["base"] / "submissions" / s, few / s)
+    out = term["base"] / "blind"
+    blind = run_grader("batch", few, "--out", out, "--rubric", term["rubric"], "--variants", "--anonymous",
+                       "--lang", "en", env=term["env"])
+    assert blind.returncode == 0, blind.stderr
+    ids = {row["anonymous_id"]: row["student_id"]
+           for row in csv.DictReader(io.StringIO((out / "identities.csv").read_text(encoding="utf-8")))}
+    assert sorted(ids.values()) == STUDENTS[5:8]
+    for aid, s in ids.items():
+        report = read_report(out, aid)
+        assert report["variant"] == term["own"][s]
+        assert s not in (out / "reports" / f"{aid}.yaml").read_text(encoding="utf-8")
+
+
 def test_editing_the_generator_after_release_changes_no_issued_variant(term: dict[str, Any]) -> None:
     rubric: Path = term["rubric"]
     data = yaml.safe_load(rubric.read_text(encoding="utf-8"))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.cli.variants import variants_group
 from grader.spec.rubric.load import load_rubric
 from grader.spec.variants import SECRET_ENV, course_secret, frozen_path, issued_table, variant_for, write_frozen
 
@@ -56,3 +57,7 @@ def test_a_secret_others_may_read_is_refused_by_the_command(tmp_path: Path, monk
     os.chmod(secret, 0o640)
     result = grader_here("variants", "show", "s001", "--rubric", path, "--lang", "en")
     assert result.exit_code == 2 and "chmod 600" in result.stderr and result.stdout == ""
+
+
+def test_the_group_holds_check_and_show() -> None:
+    assert set(variants_group.commands) == {"check", "show"}
