@@ -490,13 +490,26 @@ def build_report(
         pass_mark=pass_mark,
         passed=passed,
         suites=list(suites),
-        notes=[*sub.notes, *getattr(run, "notes", ())],
+        notes=[*sub.notes, *getattr(run, "notes", ()), *_variant_note(rubric, sub.variant)],
         output=output,
         languages=list(rubric.report.languages),
         duration_s=time.monotonic() - run.started,
         variant=dict(sub.variant or {}),
     # (the worker already keeps output_kb and says how much it dropped: this is a backstop)
     ), output_max=int(limits["output_kb"]) * 2048 + 4096 if "output_kb" in limits else None)
+
+
+def _variant_note(rubric: Rubric, variant: dict[str, object] | None) -> list[str]:
+    """The report's note of the student's own numbers: the drawn parameters where the rubric
+    declares them (never what the quiz asks them to work out), else the variant's id alone."""
+    if not variant:
+        return []
+    values = variant.get("values")
+    params = [name for name, _ in rubric.variants.params] if rubric.variants is not None else []
+    shown = ", ".join(f"{k} = {values[k]}" for k in params if isinstance(values, dict) and k in values)
+    if shown:
+        return [said("variant_note", id=str(variant.get("id", ""))[:40], numbers=shown)]
+    return [said("variant_note_id", id=str(variant.get("id", ""))[:40])]
 
 
 def _load_error_text(module: str, err: wire.Frame) -> str:

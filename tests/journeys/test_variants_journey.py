@@ -89,6 +89,9 @@ def test_every_student_is_graded_with_their_own_variant_and_the_report_and_grade
         report = read_report(term["out"], s)
         assert report["variant"] == v
         assert book[s]["variant"] == v["id"]
+        [note] = [n for n in report["notes"] if v["id"] in n]
+        assert f"d_model = {v['values']['d_model']}, n_heads = {v['values']['n_heads']}" in note
+        assert "d_k" not in note  # what the quiz asks the student to work out
         if s not in term["copiers"] and s not in SQRT_D_MODEL:
             assert report["score"] == report["max_score"], s  # the reference's code and their own answers
 
