@@ -73,6 +73,9 @@ TOGETHER: tuple[str | tuple[str, ...], ...] = (
     "tests/unit/ingest/test_work_choice.py",
     "tests/unit/test_sink_properties.py",
     "tests/journeys/test_fail_closed.py",
+    # one pull and batch of a Moodle class, shared by the module's tests
+    "tests/journeys/test_moodle_api.py",
+    "tests/journeys/test_blind.py",
     "tests/journeys/test_variants_journey.py",
 )
 

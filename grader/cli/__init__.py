@@ -8,7 +8,8 @@ Exit status (computed only in :func:`grader.cli.shared.exit_code_for` and
 1       graded, and below the rubric's pass mark when the rubric asks for that
 2       usage or configuration error (message names the file, YAML path, fix)
 3       the grader itself failed (a bug or the machine)
-4       ``grader push``: the LMS refused, or never answered, for at least one student
+4       ``grader push``: the LMS refused, or never answered, for at least one student;
+        ``grader pull``: some student's files could not be fetched
 ======  =====================================================================
 
 This module is the group (``grader``, the console entry point ``grader.cli:main``); the
@@ -19,7 +20,7 @@ batch       batch, export, similarity, catalogue draft: the commands on a whole 
 prepare     new, validate, release, gradescope: the instructor's commands before the term
 shared      ExitCode, the options every command takes, the rubric and language it finds, the guard
 student     check, grade: the student's commands
-term        adjust, ledger, publish, push, regrade, gradebook: the commands of a term after the batch
+term        adjust, ledger, publish, push, regrade, gradebook, pull: the commands of a term around the batch
 usage_ja    click's usage errors said in Japanese too
 watch       ``grader check --watch``: check again on every save
 variants    variants check, variants show: per-student variants, proven and frozen before release
@@ -80,6 +81,7 @@ COMMANDS: tuple[click.Command, ...] = (
     batch.batch, batch.export_cmd, batch.similarity_cmd, batch.catalogue_group,
     term.adjust, term.ledger_cmd, term.publish_cmd, term.push_cmd, term.regrade, term.gradebook_cmd,
     prepare.new_cmd, prepare.validate, prepare.release, prepare.gradescope,
+    term.pull_cmd,
     variants.variants_group,
 )
 for _command in COMMANDS:

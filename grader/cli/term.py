@@ -1,6 +1,6 @@
 """The commands of a term after the batch: ``grader adjust`` (a score changed by hand, in the
 ledger), ``grader ledger`` (list or verify it), ``grader publish`` (hidden tests shown in full),
-``grader push`` (the final scores into the LMS),
+``grader push`` (the final scores into the LMS), ``grader pull`` (the submissions from the LMS),
 ``grader regrade`` (only some tests again) and ``grader gradebook`` (several batches, one course
 table).
 """
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import click
 
-from grader.cli.shared import LANGS, ExitCode, err, guard, lang_for, lang_option, load_for, rubric_option, tr
+from grader.cli.shared import LANGS, ExitCode, err, guard, lang_for, lang_of, lang_option, load_for, rubric_option, tr
 from grader.errors import UsageError
 from grader.i18n.messages import said
 from grader.sinks import terminal
 
-__all__ = ["adjust", "gradebook_cmd", "ledger_cmd", "publish_cmd", "push_cmd", "regrade"]
+__all__ = ["adjust", "gradebook_cmd", "ledger_cmd", "publish_cmd", "pull_cmd", "push_cmd", "regrade"]
 
 
 class _Points(click.ParamType):  # type: ignore[type-arg]
@@ -73,6 +73,8 @@ def adjust(outdir: str, student: str, part: str | None, points: float | None, se
         if sum(given) != 1:
             raise UsageError(said("give_one_points_set"))
         _, was = adjusting.find(out, student)
+        if adjusting.blind_reason(out, reason) != reason:  # (kept with [name] / [id]; never who)
+            err.print(tr(said("reason_named_student"), language), markup=False, highlight=False, soft_wrap=True)
         if undo is not None:
             entry = adjusting.undo(out, rubric, student, undo, reason=reason, by=by, lang=language)
         elif confirm is not None:
@@ -224,41 +226,69 @@ def _state_word(state: str) -> str:
 
 @click.command(name="push")
 @click.argument("outdir", type=click.Path(file_okay=False, exists=True))
-@click.option("--to", "to", required=True, type=click.Choice(["canvas"]), help="The LMS to write into.")
-@click.option("--url", required=True, help="The LMS's address, e.g. https://canvas.example.edu")
-@click.option("--course", required=True, help="The course's id in the LMS.")
-@click.option("--assignment", "assignment", required=True, help="The assignment's id in the LMS.")
+@click.option("--to", "to", required=True, type=click.Choice(["canvas", "moodle", "lti13"]), help="The LMS to write into.")
+@click.option("--url", default=None, help="The LMS's address, e.g. https://canvas.example.edu (canvas, moodle).")
+@click.option("--course", default=None, help="The course's id in the LMS (canvas).")
+@click.option("--assignment", "assignment", default=None, help="The assignment's id in the LMS (canvas, moodle).")
 @click.option("--dry-run", is_flag=True, help="Print the cells a push would change, and write nothing.")
 @click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN.")
+              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN "
+                   "($MOODLE_TOKEN with --to moodle).")
 @click.option("--overwrite-lms-edits", is_flag=True,
               help="Write over a value changed in the LMS since the last push (kept otherwise).")
 @click.option("--lms-ids", type=click.Path(dir_okay=False, exists=True), default=None,
               help="CSV student,lms_id: the LMS user id of students of a plain folder.")
 @click.option("--by", default="", help="Who pushes (default: your login name).")
+@click.option("--platform", "platform_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="lti13: the platform file (issuer, client id, token endpoint, key, line item): docs/lms-lti13.md.")
 @rubric_option
 @lang_option
-def push_cmd(outdir: str, to: str, url: str, course: str, assignment: str, dry_run: bool, token_file: str | None,
-             overwrite_lms_edits: bool, lms_ids: str | None, by: str, rubric_path: str | None,
-             lang: str | None) -> None:
+def push_cmd(outdir: str, to: str, url: str | None, course: str | None, assignment: str | None, dry_run: bool,
+             token_file: str | None, overwrite_lms_edits: bool, lms_ids: str | None, by: str,
+             platform_file: str | None, rubric_path: str | None, lang: str | None) -> None:
     """Write each student's final score and a short comment from the batch output OUTDIR into the LMS;
     every push is recorded in OUTDIR/ledger.jsonl and OUTDIR/push/<time>.csv."""
     from grader.lms.canvas import CanvasPlatform
+    from grader.lms.moodle import Moodle, MoodlePlatform
+    from grader.lms.platform import Platform
     from grader.lms.transport import Transport
     from grader.workflows.push import push, read_ids, read_token
 
     def body() -> int:
         rubric = load_for(outdir, rubric_path)
         language = lang_for(lang, rubric, outdir)
-        token = read_token(os.environ, "CANVAS_TOKEN", Path(token_file) if token_file else None)
         ids = read_ids(Path(lms_ids)) if lms_ids else {}
-        transport = Transport(url, token)
-        try:
+        platform: Platform
+        if to == "lti13":
+            from grader.lms.lti13 import open_platform
+            from grader.workflows.push import batch_maximum
+
+            if not platform_file:
+                raise UsageError(said("push_lti_needs_platform"))
+            platform, http = open_platform(Path(platform_file), maximum=batch_maximum(Path(outdir), rubric),
+                                           expected=ids.values())
+            close, scrub = http.close, http.scrub
+        elif to == "moodle":
+            if not (url and assignment):
+                raise UsageError(said("push_moodle_needs", missing=", ".join(
+                    f"--{n}" for n, v in (("url", url), ("assignment", assignment)) if not v)))
+            token = read_token(os.environ, _TOKEN_VARIABLE[to], Path(token_file) if token_file else None)
+            transport = Transport(url, token, bearer=False)
+            platform = MoodlePlatform(Moodle(url, token, transport), assignment)
+            close, scrub = transport.close, transport.scrub
+        else:
+            if not (url and course and assignment):
+                raise UsageError(said("push_canvas_needs", missing=", ".join(
+                    f"--{n}" for n, v in (("url", url), ("course", course), ("assignment", assignment)) if not v)))
+            token = read_token(os.environ, "CANVAS_TOKEN", Path(token_file) if token_file else None)
+            transport = Transport(url, token)
             platform = CanvasPlatform(url, course, assignment, transport)
+            close, scrub = transport.close, transport.scrub
+        try:
             result = push(Path(outdir), rubric, platform, dry_run=dry_run, overwrite=overwrite_lms_edits, ids=ids,
-                          by=by, lang=language, scrub=transport.scrub)
+                          by=by, lang=language, scrub=scrub)
         finally:
-            transport.close()
+            close()
         for line in result.lines:
             if dry_run:
                 if line.state == "send":
@@ -276,6 +306,77 @@ def push_cmd(outdir: str, to: str, url: str, course: str, assignment: str, dry_r
             return 0
         err.print(terminal(tr(said("push_summary", counts=counts, csv=result.csv, n=result.ledger_n), language)),
                   markup=False, highlight=False, soft_wrap=True)
+        return int(ExitCode.PUSH_FAILED) if result.failed else 0
+
+    sys.exit(guard(body))
+
+
+# --- Moodle: the platform of grader push --to moodle, and grader pull --from moodle ---------------------
+
+#: the environment variable each platform's token is read from (unless --token-file)
+_TOKEN_VARIABLE = {"canvas": "CANVAS_TOKEN", "moodle": "MOODLE_TOKEN"}
+
+
+def _pull_word(state: str) -> str:
+    """A student's state in a pull from Canvas, as the terminal says it."""
+    return {"new": said("pull_state_new"), "changed": said("pull_state_changed"),
+            "unchanged": said("push_state_unchanged"), "not_submitted": said("pull_state_not_submitted"),
+            "refused": said("pull_state_refused"), "set_aside": said("pull_state_set_aside"),
+            "failed": said("push_state_failed")}[state]
+
+
+@click.command(name="pull")
+@click.argument("src_dir", type=click.Path(file_okay=False))
+@click.option("--from", "source", required=True, type=click.Choice(["canvas", "moodle"]), help="The LMS to read from.")
+@click.option("--url", required=True, help="The LMS's address, e.g. https://canvas.example.edu")
+@click.option("--course", default=None, help="The course's id in the LMS (canvas).")
+@click.option("--assignment", "assignment", required=True, help="The assignment's id in the LMS.")
+@click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A file holding the token, readable by you alone (chmod 600); else $CANVAS_TOKEN "
+                   "($MOODLE_TOKEN with --from moodle).")
+@lang_option
+def pull_cmd(src_dir: str, source: str, url: str, course: str | None, assignment: str, token_file: str | None,
+             lang: str | None) -> None:
+    """Download the assignment's submissions into SRC_DIR as the LMS's own download names them, with their
+    submission times (canvas: SRC_DIR/.pull/submitted.csv; moodle: SRC_DIR/submissions, with
+    SRC_DIR/submitted.csv and SRC_DIR/extensions.csv); run again, only what changed is downloaded."""
+    from grader.workflows import pull_canvas, pull_moodle
+    from grader.workflows.pull import pull
+    from grader.workflows.push import read_token
+
+    def body() -> int:
+        language = lang_of(lang, None)
+        if source == "canvas" and not course:
+            raise UsageError(said("pull_canvas_needs_course"))
+        token = read_token(os.environ, _TOKEN_VARIABLE[source], Path(token_file) if token_file else None)
+        result, scrub = pull(Path(src_dir), source, url=url, course=course, assignment=assignment, token=token,
+                             lang=language)
+        if isinstance(result, pull_canvas.PullResult):
+            for s in result.students:
+                text = f"{s.name or '-'} [{s.key}]: {tr(_pull_word(s.state), language)}" + (f" ({s.reason})" if s.reason else "")
+                click.echo(terminal(scrub(text)))
+            counts = ", ".join(f"{tr(_pull_word(k), language)} {result.count(k)}" for k in pull_canvas.STATES
+                               if result.count(k))
+            after = (f"grader batch {src_dir} --out OUT --submitted "
+                     f"{Path(src_dir) / pull_canvas.STATE_DIR / 'submitted.csv'}")
+            err.print(terminal(tr(said("pull_summary", path=src_dir, counts=counts or "0", next=after), language)),
+                      markup=False, highlight=False, soft_wrap=True)
+            return int(ExitCode.PUSH_FAILED) if result.failed else 0
+        assert isinstance(result, pull_moodle.PullResult)
+        for who, why in result.failed:
+            err.print(terminal(tr(said("pull_failed_one", who=who, why=why), language)), markup=False,
+                      highlight=False, soft_wrap=True)
+        summary = (said("pull_first_summary", n=len(result.fetched), drafts=result.drafts, folder=result.folder)
+                   if result.first else
+                   said("pull_again_summary", n=len(result.fetched), unchanged=result.unchanged, drafts=result.drafts,
+                        folder=result.folder))
+        err.print(terminal(tr(summary, language)), markup=False, highlight=False, soft_wrap=True)
+        if result.unnumbered:
+            err.print(terminal(tr(said("pull_unnumbered", n=result.unnumbered), language)), markup=False,
+                      highlight=False, soft_wrap=True)
+        err.print(terminal(tr(said("pull_next", folder=result.folder, submitted=result.submitted,
+                                   extensions=result.extensions), language)), markup=False, highlight=False,
+                  soft_wrap=True)
         return int(ExitCode.PUSH_FAILED) if result.failed else 0
 
     sys.exit(guard(body))

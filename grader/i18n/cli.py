@@ -152,6 +152,53 @@ MESSAGES: dict[str, M] = {
     "push_state_skipped": M("skipped", "見送り"),
     "push_state_failed": M("failed", "失敗"),
     "push_state_send": M("to send", "送信予定"),
+    # --- grader push --to lti13 (term.py) ----------------------------------------------------------------
+    "push_lti_needs_platform": M(
+        "grader push --to lti13 needs --platform FILE: the platform file of docs/lms-lti13.md",
+        "grader push --to lti13 には --platform FILE（docs/lms-lti13.md のプラットフォームのファイル）が必要です"),
+    "push_canvas_needs": M(
+        "grader push --to canvas needs {missing}: the Canvas address and the numbers in the assignment's address",
+        "grader push --to canvas には {missing} が必要です: Canvas のアドレスと、課題のアドレスにある番号"),
+    # --- grader pull (term.py) -----------------------------------------------------------------------
+    "pull_state_new": M("new", "新規"),
+    "pull_state_changed": M("changed", "更新"),
+    "pull_state_not_submitted": M("not submitted", "未提出"),
+    "pull_state_refused": M("refused", "対象外"),
+    "pull_state_set_aside": M("set aside", "退避"),
+    "pull_summary": M(
+        "pulled into {path}: {counts}; only what changed since the last pull was downloaded. Next: {next}",
+        "{path} に pull しました: {counts}。前回の pull から変わったものだけをダウンロードしました。次は: {next}"),
+    # --- grader push --to moodle, grader pull --from moodle (term.py) ---------------------------------
+    "push_moodle_needs": M(
+        "grader push --to moodle needs {missing}: the Moodle address and the assignment's id (docs/lms-moodle.md)",
+        "grader push --to moodle には {missing} が必要です: Moodle のアドレスと課題の ID（docs/lms-moodle.md）"),
+    "pull_failed_one": M("{who}: not fetched ({why}); the folder of the last pull is kept, and the next pull "
+                         "tries again",
+                         "{who}: 取得できませんでした（{why}）。前回取得したフォルダはそのまま残し、次の pull でもう一度"
+                         "試します"),
+    "pull_first_summary": M(
+        "pulled {n} submission(s) into {folder} ({drafts} draft(s) not submitted, not fetched)",
+        "{n} 件の提出物を {folder} に取得しました（提出前の下書き {drafts} 件は取得していません）"),
+    "pull_again_summary": M(
+        "pulled again: {n} submission(s) new or changed since the last pull, fetched into {folder}; {unchanged} "
+        "unchanged, not fetched again ({drafts} draft(s) not submitted, not fetched)",
+        "再取得: 前回の後に新しく提出または変更された {n} 件を {folder} に取得しました。変わっていない {unchanged} 件は"
+        "取得し直していません（提出前の下書き {drafts} 件は取得していません）"),
+    "pull_unnumbered": M(
+        "{n} student(s) have no participant number in Moodle yet, so they were not fetched: open the "
+        "assignment's \"View all submissions\" page in Moodle once (Moodle numbers every student there), "
+        "then pull again",
+        "{n} 人の学生にはまだ Moodle の参加者番号がないため、取得していません。Moodle で課題の「すべての提出を表示する」"
+        "ページを一度開いてから（そこで Moodle が全員に番号を付けます）、もう一度 pull してください"),
+    "pull_next": M(
+        "grade them with: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}",
+        "採点するには: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}"),
+    # --- blind grading: a reason that names a student (term.py) -----------------------------------
+    "reason_named_student": M(
+        "warning: the reason names a student of this blind batch (a name or an id it knows); it is kept with "
+        "[name] or [id] in its place, so that no report, gradebook or page shows who it is",
+        "警告: 理由にこの匿名採点の学生の名前か ID が含まれています。だれのことか報告・成績表・ページに出ないよう、"
+        "その部分を [name] または [id] に置き換えて記録します"),
     # --- grader variants (variants.py) ---------------------------------------------------------------
     "variants_refused_line": M("variant {variant} ({values}): {subject}: {problem}",
                                "変種 {variant}（{values}）: {subject}: {problem}"),

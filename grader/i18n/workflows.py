@@ -200,6 +200,48 @@ MESSAGES: dict[str, M] = {
     "push_why_ledger": M("ledger #{n} ({by}): {reason}", "台帳 #{n}（{by}）: {reason}"),
     "push_why_late": M("late policy: {before} less {penalty}", "提出遅れの規定: {before} から {penalty} を減点"),
     "push_why_report": M("automatic score (reports/{submission}.yaml)", "自動採点の得点（reports/{submission}.yaml）"),
+    # --- grader push --to lti13: the roster's reason (push.py) ----------------------------------------
+    "push_lms_roster_refuses": M("LMS id {key} is not written: {why}", "LMS の ID {key} には書き込みません: {why}"),
+    # --- grader pull (pull.py) -----------------------------------------------------------------------
+    "pull_folder_not_empty": M(
+        "{path} holds files no pull wrote (e.g. {example}): give a new or empty folder, or the folder an "
+        "earlier pull of this assignment filled",
+        "{path} には pull が書いていないファイルがあります（例: {example}）。新しいか空のフォルダ、または以前に"
+        "この課題を pull したフォルダを指定してください"),
+    "pull_other_course": M(
+        "{path} holds a pull of course {course}, assignment {assignment}: give another folder for this one",
+        "{path} にはコース {course} の課題 {assignment} を pull してあります。この課題には別のフォルダを指定して"
+        "ください"),
+    "pull_test_student": M("Canvas's test student (Student View): not a student of the course",
+                           "Canvas のテスト学生（学生ビュー）で、コースの学生ではありません"),
+    "pull_withdrawn": M("withdrawn from the course (enrollment {what})",
+                        "コースから外れています（登録の状態 {what}）"),
+    "pull_not_student": M("not a student of the course ({what})", "コースの学生ではありません（{what}）"),
+    "pull_not_enrolled": M("not enrolled in the course", "コースに登録されていません"),
+    "pull_not_listed": M("no longer listed by Canvas for this assignment",
+                         "この課題の提出一覧に Canvas が載せなくなりました"),
+    "pull_set_aside": M("; the {n} files of the last pull were moved to {path}",
+                        "。前回の pull のファイル {n} 個を {path} に移しました"),
+    "pull_no_url": M("Canvas gave no address for the file {file}: download it in Canvas",
+                     "Canvas がファイル {file} のアドレスを返しません。Canvas でダウンロードしてください"),
+    "pull_state_unreadable": M(
+        "{path}: the record of the last pull cannot be read ({why}); move the folder aside and pull into a new one",
+        "{path}: 前回の取得の記録を読めません（{why}）。フォルダを別の場所に移して、新しいフォルダに取得してください"),
+    "pull_other_assignment": M(
+        "{path}: this folder holds a pull of assignment {assignment} from {url}; pull another assignment into "
+        "a folder of its own",
+        "{path}: このフォルダには {url} の課題 {assignment} を取得しています。別の課題は別のフォルダに取得してください"),
+    "pull_moodle_extension": M("extension granted in Moodle", "Moodle で認められた提出期限の延長"),
+    "pull_moodle_participant": M("Participant", "参加者"),
+    "pull_canvas_needs_course": M(
+        "grader pull --from canvas needs --course: the number after /courses/ in the assignment's address",
+        "grader pull --from canvas には --course が必要です: 課題のアドレスで /courses/ の後にある番号"),
+    # --- blind grading: extension reasons that name a student (batch.py) ----------------------------
+    "extension_reason_named": M(
+        "warning: {n} extension reasons (--extensions) name a student of this blind batch (a name or an id it "
+        "knows); the reports and gradebooks show each with [name] or [id] in its place",
+        "警告: 期限延長の理由（--extensions）のうち {n} 件に、この匿名採点の学生の名前か ID が含まれています。"
+        "報告と成績表では、その部分を [name] または [id] に置き換えて示します"),
     # --- a batch with per-student variants (batch.py) -------------------------------------------------
     "batch_variants_none": M(
         "--variants: {file} declares no variants; add a variants: section and run grader variants check first",

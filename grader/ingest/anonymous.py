@@ -8,6 +8,13 @@ notebook metadata is never read into a submission. ``OUTDIR/identities.csv`` (mo
 written atomically) maps each id back to the student id, name, LMS and original entry; an id
 stays the same for the same entry on ``--resume`` and every re-run into the same folder.
 
+The entries are handed on in the order of their ids, not of the names discovery met them by:
+grading order (so the reports' write times), the gradebooks' rows and the pages follow it. Every
+name and id identities.csv knows (with the authors each notebook's metadata gives, its ``also``
+column) is a :class:`Names`: what a page or a report shows of the student's own text (the code on
+the similarity page, what the code printed or raised) and the instructor's reasons (extensions,
+adjustments) carry ``[name]`` / ``[id]`` in their place (:func:`scrub_data`, :func:`names_of`).
+
 identities.csv gives its ids to every command that finds SOURCE beside a blind folder
 (:func:`find`: batch, ``--resume``, regrade, similarity), and names back only in two places:
 :func:`for_lms`, when the LMS gradebooks are written (Canvas's ``ID``, Moodle's ``Participant
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import secrets
@@ -43,10 +51,11 @@ if TYPE_CHECKING:
     from grader.ingest.discovery import Discovery, Skipped
     from grader.ingest.submission.model import Submission
 
-__all__ = ["FILE", "Identities", "anonymise", "find", "for_lms", "is_anonymous"]
+__all__ = ["FILE", "ID_MARK", "NAME_MARK", "REPORT_KEYS", "Identities", "Names", "anonymise", "find", "for_lms", "is_anonymous",
+           "names_of", "scrub_data"]
 
 FILE = IDENTITIES
-COLUMNS = ["anonymous_id", "student_id", "name", "lms", "entry"]
+COLUMNS = ["anonymous_id", "student_id", "name", "lms", "entry", "also"]
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
 
@@ -86,6 +95,25 @@ class Identities:
         self.changed = True
         return aid
 
+    def also(self, aid: str, names: list[str]) -> None:
+        """Other names ``aid``'s upload gives (a notebook's authors): scrubbed like the student's own."""
+        text = json.dumps(sorted({str(csv_cell(n)) for n in names if n.strip()}), ensure_ascii=False) if names else ""
+        row = self.rows.get(aid)
+        if row is not None and row.get("also", "") != text:
+            row["also"] = text
+            self.changed = True
+
+    def names(self) -> Names:
+        """Every name and id these rows know, to scrub from text (:class:`Names`)."""
+        names: list[str] = []
+        for row in self.rows.values():
+            names.append(_uncell(row.get("name", "")))
+            try:
+                names += [_uncell(str(n)) for n in json.loads(row.get("also") or "[]")]
+            except ValueError:
+                pass
+        return Names(names, [_uncell(r.get("student_id", "")) for r in self.rows.values()])
+
     def save(self) -> None:
         """Written atomically, readable by its owner only (0600)."""
         from grader.report.files import write_atomic
@@ -110,6 +138,158 @@ def check_folder(outdir: Path, anonymous: bool) -> None:
         raise UsageError(said("anonymous_batch_identities_csv", out=outdir))
     if anonymous and has_reports and not is_anonymous(outdir):
         raise UsageError(said("reports_already_name_students", out=outdir))
+
+
+def _uncell(text: str) -> str:
+    """A cell as :func:`grader.sinks.csv_cell` wrote it, back (a leading ``'`` before ``=+-@``)."""
+    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+#: what a name or an id becomes in a blind batch's text
+NAME_MARK, ID_MARK = "[name]", "[id]"
+#: letters of Latin script (a name's or an id's whole tokens are runs of these)
+_LATIN = "A-Za-z0-9\u00c0-\u024f"
+_TOKEN = re.compile(f"[{_LATIN}]+")
+_SPLIT = re.compile(r"[\s\u3000,]+")
+
+
+class Names:
+    """Every name and id a blind batch knows (the roster's names and ids, the authors its
+    notebooks give), found in any text and replaced by :data:`NAME_MARK` / :data:`ID_MARK`.
+
+    Latin names are matched as whole words in any case, each part of the name alone and the
+    parts run together in either order (``Taro``, ``YAMADA``, ``yamadataro``, ``TaroYamada``;
+    a part of two letters only when it starts with a capital: ``Li``, not ``li``). Japanese
+    names are matched wherever they stand: each part of two characters or more, and the whole
+    name with no space, a space, a full-width space or ``・`` between its parts, family name
+    first or given name first. Ids (LMS ids, user names, folder names) are whole tokens in any
+    case; a number after a decimal point is not an id (``0.723458``), nor is an id of fewer than
+    four digits or three characters (it would be every such number or word).
+
+    Example::
+
+        Names(["山田 太郎", "Alice Quinn"], ["723458"])("# 太郎　山田 alice 723458")
+        # -> '# [name] [name] [id]'
+    """
+
+    def __init__(self, names: list[str], ids: list[str]) -> None:
+        self.latin: set[str] = set()  #: lower-case whole words
+        self.capital: set[str] = set()  #: two-letter parts: only as written with a capital
+        self.ids: set[str] = set()  #: lower-case whole tokens
+        other: set[str] = set()  #: matched anywhere (Japanese and other scripts)
+        for name in names:
+            name = unicodedata.normalize("NFC", name).strip()
+            parts = [p for p in _SPLIT.split(name) if p]
+            latin = [t for p in parts for t in _TOKEN.findall(p)]
+            for token in latin:
+                (self.latin if len(token) > 2 else self.capital if len(token) == 2 else set()).add(token.lower())
+            if len(latin) > 1:
+                self.latin |= {"".join(latin).lower(), "".join(reversed(latin)).lower()}
+            wide = [p for p in parts if not _TOKEN.fullmatch(p)]
+            other |= {p for p in wide if len(p) >= 2}
+            other |= {t for p in wide for t in re.split(f"[{_LATIN}・_.-]+", p) if len(t) >= 2}
+            if len(parts) > 1 and wide:
+                for order in (parts, parts[::-1]):
+                    other |= {sep.join(order) for sep in ("", " ", "\u3000", "・")}
+        for sid in ids:
+            sid = unicodedata.normalize("NFC", sid).strip()
+            tokens = [t for t in _TOKEN.findall(sid) if _long_enough(t)]
+            if sid and tokens == [sid]:
+                self.ids.add(sid.lower())
+            elif sid:  # an id of several words (a folder called "yamada taro"): each, and the whole
+                self.ids |= {t.lower() for t in tokens}
+                if not sid.isascii() and len(sid) >= 2:
+                    other.add(sid)
+        forms = {f for o in other for f in (o, unicodedata.normalize("NFD", o))}
+        self.other = (re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
+                      if forms else None)
+
+    def __bool__(self) -> bool:
+        return bool(self.latin or self.capital or self.ids or self.other)
+
+    def _word(self, match: re.Match[str]) -> str:
+        word, text, start, end = match.group(0), match.string, match.start(), match.end()
+        low = word.lower()
+        # a number's digits after or before a decimal point are no id (0.723458, 723458.5)
+        decimal = word.isdigit() and (text[start - 2:start - 1].isdigit() and text[start - 1:start] == "."
+                                      or text[end:end + 1] == "." and text[end + 1:end + 2].isdigit())
+        if low in self.ids and not decimal:
+            return ID_MARK
+        if low in self.latin or (low in self.capital and word[0].isupper()):
+            return NAME_MARK
+        return word
+
+    def __call__(self, text: str) -> str:
+        if not self or not text:
+            return text
+        if self.other is not None and not text.isascii():
+            text = self.other.sub(NAME_MARK, text)
+        if self.latin or self.capital or self.ids:
+            text = _TOKEN.sub(self._word, text)
+        return text
+
+
+def _long_enough(token: str) -> bool:
+    """An id token worth scrubbing: four digits or more, three characters or more; a shorter one
+    (a folder called ``12``, a Moodle site's participant ``7``) would hit every such number."""
+    return len(token) >= (4 if token.isdigit() else 3)
+
+
+def names_of(outdir: Path) -> Names | None:
+    """The names to scrub from what a blind folder shows (None when ``outdir`` is not blind)."""
+    return Identities.load(outdir).names() if is_anonymous(outdir) else None
+
+
+#: report keys whose values :func:`scrub_data` leaves as they are: the report's own name, hashes,
+#: times, the rubric's ids and the files the grader named
+REPORT_KEYS = frozenset({"schema", "assignment", "submission", "content_hash", "rubric_hash", "graded_at", "origin",
+                         "id", "part", "status", "visibility", "suite", "file", "function"})
+
+
+def scrub_data(data: Any, names: Names, keep: frozenset[str] = REPORT_KEYS) -> Any:
+    """``data`` (a report's dict, as JSON has it) with every string scrubbed by ``names``; the
+    values of the keys in ``keep`` (file names, hashes, the report's own name) as they are.
+    A blind batch and a regrade pass each report a worker sends through it: what the student's
+    code printed, raised or returned may hold a name."""
+    if isinstance(data, str):
+        return names(data)
+    if isinstance(data, dict):
+        return {k: v if k in keep else scrub_data(v, names, keep) for k, v in data.items()}
+    if isinstance(data, list):
+        return [scrub_data(v, names, keep) for v in data]
+    return data
+
+
+def notebook_authors(path: Path, most: int = 20) -> list[str]:
+    """The authors the notebooks of an upload name in their metadata (``metadata.authors``: a list
+    of ``{"name": …}``, or a string as some tools write it); unreadable notebooks give none."""
+    import zipfile
+
+    texts: list[bytes] = []
+    try:
+        if path.is_dir():
+            for nb in sorted(path.rglob("*.ipynb"))[:most]:
+                if nb.is_file() and nb.stat().st_size <= 50 * 2**20:
+                    texts.append(nb.read_bytes())
+        elif path.suffix.lower() == ".ipynb" and path.stat().st_size <= 50 * 2**20:
+            texts.append(path.read_bytes())
+        elif zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                members = [i for i in zf.infolist() if i.filename.lower().endswith(".ipynb")][:most]
+                texts += [zf.read(i) for i in members if i.file_size <= 50 * 2**20]
+    except (OSError, ValueError, zipfile.BadZipFile, RuntimeError, NotImplementedError):
+        return []
+    out: list[str] = []
+    for raw in texts:
+        try:
+            authors = json.loads(raw.decode("utf-8", errors="replace")).get("metadata", {}).get("authors")
+        except (ValueError, AttributeError, RecursionError):
+            continue
+        for author in authors if isinstance(authors, list) else [authors]:
+            name = author.get("name") if isinstance(author, dict) else author
+            if isinstance(name, str) and 0 < len(name) <= 200:
+                out.append(name)
+    return out[:most]
 
 
 class _Scrub:
@@ -194,6 +374,7 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
         if sub is not None:
             texts += [sub.name, sub.path.name, str(sub.path)]
             own += [m.filename for m in sub.modules if m.filename not in (part_files or {}).values()]
+            ids.also(aid, notebook_authors(sub.path))
         scrub.add(aid, texts=tuple(t for t in texts if t), ids=(item.student_id,), own=tuple(own))
     out = Discovery()
     for item, aid in zip(items[: len(found.found)], aids):
@@ -206,6 +387,11 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
     for failed, aid in zip(found.failed, aids[len(found.found) + len(found.skipped):]):
         who = _skipped(failed.who, aid, scrub)
         out.failed.append(Failed(aid, aid, aid, scrub(failed.why, aid), who))
+    # Discovery lists entries in the order of their names; every later stage follows this list
+    # (grading order, so the reports' times, the gradebook's rows, the pages): by the ids instead
+    out.found.sort(key=lambda f: f.student_id)
+    out.skipped.sort(key=lambda s: s.student_id)
+    out.failed.sort(key=lambda f: f.name)
     return out
 
 

@@ -354,13 +354,11 @@ class Similarity:
 
     @property
     def groups(self) -> dict[int, list[str]]:
-        out: dict[int, list[str]] = {}
+        """Each group's members, by name (a blind batch's: by pseudonym)."""
+        out: dict[int, set[str]] = {}
         for p in self.pairs:
-            members = out.setdefault(p.group, [])
-            for n in (p.a, p.b):
-                if n not in members:
-                    members.append(n)
-        return out
+            out.setdefault(p.group, set()).update((p.a, p.b))
+        return {g: sorted(members) for g, members in out.items()}
 
     def score(self, x: str, y: str) -> Pair:
         """The pair of ``x`` and ``y`` with its scores, flagged or not (``group`` 0 when not)."""
@@ -764,6 +762,7 @@ def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
                      flagged_before=flagged_in(out))
     _add_variant_copies(result, rubric, [(name, reps[name], sub.answers) for name, sub in subs if name in reps])
     result.against = against or ""
+    _scrub_names(result, [out, *([Path(against)] if against else [])])
     write_similarity(result, out)
     return result
 
@@ -783,6 +782,29 @@ def _add_variant_copies(result: Similarity, rubric: Rubric, entries: list[tuple[
             result.pairs.append(pair)
     result.pairs.sort(key=lambda p: (-p.rank, p.a, p.b))
     _number_groups(result.pairs)
+
+
+def _scrub_names(result: Similarity, folders: list[Path]) -> None:
+    """In a blind folder, every name and id its students' code and behaviour show (a comment
+    signed with a name, a string holding an id) become ``[name]`` and ``[id]`` on the page and in
+    similarity.csv (:class:`grader.ingest.anonymous.Names`); the scores were computed before."""
+    from grader.ingest.anonymous import names_of
+
+    known = [n for n in (names_of(folder) for folder in folders) if n]
+    if not known or not names_of(folders[0]):
+        return
+
+    def scrub(text: str) -> str:
+        for names in known:
+            text = names(text)
+        return text
+
+    for c in result.coded.values():
+        c.who = scrub(c.who)
+        c.sources = {label: [scrub(line) for line in lines] for label, lines in c.sources.items()}
+        c.functions = {label: [(scrub(f), a, b) for f, a, b in spans] for label, spans in c.functions.items()}
+    for pair in result.pairs:
+        pair.shared_behaviour = [scrub(b) for b in pair.shared_behaviour]
 
 
 def _who(report: GradeReport | None, name: str) -> str:

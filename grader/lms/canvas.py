@@ -17,6 +17,20 @@ The endpoints, as canvas-lms's controllers define them:
 
 After a bulk update the submissions are read again: a student whose score Canvas did not take is
 written on their own, and failed with Canvas's own words if that does not hold either.
+
+A token that expires (or is deleted) midway is answered 401 with a ``WWW-Authenticate`` challenge
+(canvas-lms's doc/api/oauth.md): no further write is sent; every student not yet written fails with
+what to do (a new token), and the push run again with it converges.
+
+For ``grader pull`` (:mod:`grader.workflows.pull_canvas`):
+
+* ``GET /api/v1/courses/:course/enrollments`` (``EnrollmentsApiController#index``), every type and
+  state: who is a student (``StudentEnrollment``), the test student (``StudentViewEnrollment``),
+  withdrawn (``inactive``, ``deleted``…) or staff.
+* ``GET …/submissions?include[]=user`` (``SubmissionsApiController#index``): each student's latest
+  ``attempt``, ``submitted_at``, ``late``, ``attachments`` (``id``, ``display_name``, ``url``) and
+  ``user`` (``name``, ``sortable_name``).
+* each attachment's ``url``: the file, through Canvas's redirect to its file store.
 """
 
 from __future__ import annotations
@@ -28,9 +42,9 @@ from typing import Any
 
 from grader.i18n.messages import said
 from grader.lms.platform import Cell, Current, Outcome, PlatformRefused
-from grader.lms.transport import Answer, Failed, Transport
+from grader.lms.transport import Answer, Failed, Transport, token_expired
 
-__all__ = ["BULK", "CanvasPlatform", "canvas_error"]
+__all__ = ["BULK", "ENROLLMENT_STATES", "CanvasPlatform", "canvas_error"]
 
 #: students per bulk update
 BULK = 100
@@ -39,6 +53,12 @@ POLL_FOR = 600.0
 POLL_EVERY = 1.0
 
 _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
+#: every enrollment state EnrollmentsApiController#index filters by
+ENROLLMENT_STATES = ("active", "invited", "creation_pending", "completed", "inactive", "rejected", "deleted")
+
+
+class _Expired(Exception):
+    """The token was refused midway (expired, deleted): no further write is sent."""
 
 
 def canvas_error(answer: Answer) -> str:
@@ -81,15 +101,17 @@ class CanvasPlatform:
         self._sleep = sleep
         self._poll_every = poll_every
         self._base = f"/api/v1/courses/{course}/assignments/{assignment}"
+        self._last: Answer | None = None  #: the last answer read (a token refused midway is told by it)
 
     def target(self) -> dict[str, str]:
         return {"platform": self.name, "url": self.url, "course": self.course, "assignment": self.assignment}
 
-    def _get(self, path: str, params: dict[str, str] | None = None) -> Answer:
+    def _get(self, path: str, params: list[tuple[str, str]] | None = None) -> Answer:
         try:
             answer = self._http.request("GET", path, params=params)
         except Failed as exc:
             raise PlatformRefused(said("canvas_unreachable", url=self.url, why=str(exc))) from None
+        self._last = answer
         if answer.status == 401:
             raise PlatformRefused(said("canvas_token_refused", url=self.url, why=canvas_error(answer)))
         if not answer.ok:
@@ -103,24 +125,49 @@ class CanvasPlatform:
         if not public and not data.get("post_manually"):
             raise PlatformRefused(said("canvas_posts_automatically", assignment=self.assignment))
 
-    def current(self) -> dict[str, Current]:
-        out: dict[str, Current] = {}
-        path: str | None = f"{self._base}/submissions"
-        params: dict[str, str] | None = {"per_page": "100"}
+    def _pages(self, path: str, params: list[tuple[str, str]]) -> list[dict[str, Any]]:
+        """Every item of a paginated listing, page after page by its ``Link: rel="next"``."""
+        out: list[dict[str, Any]] = []
+        next_path: str | None = path
+        query: list[tuple[str, str]] | None = [*params, ("per_page", "100")]
         pages = 0
-        while path and pages < 10_000:
-            answer = self._get(path, params)
-            for sub in answer.data or []:
-                if isinstance(sub, dict) and sub.get("user_id") is not None:
-                    out[str(sub["user_id"])] = Current(_score(sub.get("score")))
+        while next_path and pages < 10_000:
+            answer = self._get(next_path, query)
+            out += [item for item in (answer.data if isinstance(answer.data, list) else []) if isinstance(item, dict)]
             link = _NEXT.search(answer.headers.get("link", "") or answer.headers.get("Link", ""))
             # only a page of the same Canvas: the token is never sent anywhere else
-            path = link[1][len(self.url):] if link and link[1].startswith(self.url + "/") else None
-            params, pages = None, pages + 1
+            next_path = link[1][len(self.url):] if link and link[1].startswith(self.url + "/") else None
+            query, pages = None, pages + 1
         return out
+
+    def current(self) -> dict[str, Current]:
+        return {str(sub["user_id"]): Current(_score(sub.get("score")))
+                for sub in self._pages(f"{self._base}/submissions", []) if sub.get("user_id") is not None}
+
+    def enrollments(self) -> list[dict[str, Any]]:
+        """Every enrollment of the course, of every type and state (``grader pull``)."""
+        return self._pages(f"/api/v1/courses/{self.course}/enrollments",
+                           [("state[]", state) for state in ENROLLMENT_STATES])
+
+    def submissions(self) -> list[dict[str, Any]]:
+        """Every submission of the assignment, with its user and attachments (``grader pull``)."""
+        return self._pages(f"{self._base}/submissions", [("include[]", "user")])
+
+    def download(self, url: str, limit: int) -> bytes:
+        """An attachment's bytes, from its ``url`` (see :meth:`grader.lms.transport.Transport.download`)."""
+        return self._http.download(url, limit)
 
     def write(self, cells: list[Cell]) -> dict[str, Outcome]:
         outcomes: dict[str, Outcome] = {}
+        try:
+            self._write(cells, outcomes)
+        except _Expired:
+            stopped = Outcome(False, said("canvas_token_expired", url=self.url))
+            for cell in cells:
+                outcomes.setdefault(cell.key, stopped)
+        return outcomes
+
+    def _write(self, cells: list[Cell], outcomes: dict[str, Outcome]) -> None:
         single: list[Cell] = []
         for start in range(0, len(cells), BULK):
             chunk = cells[start:start + BULK]
@@ -134,6 +181,8 @@ class CanvasPlatform:
             try:
                 now = self.current()
             except PlatformRefused:
+                if self._http_expired():
+                    raise _Expired from None
                 now = {}
             for cell in cells:
                 held = now.get(cell.key)
@@ -143,7 +192,9 @@ class CanvasPlatform:
                     single.append(cell)
         for cell in single:
             outcomes[cell.key] = self._one(cell)
-        return outcomes
+
+    def _http_expired(self) -> bool:
+        return self._last is not None and token_expired(self._last)
 
     def _bulk(self, chunk: list[Cell]) -> str | None:
         """One bulk update, polled to its end: Canvas's answer, or None when refused or failed."""
@@ -156,6 +207,8 @@ class CanvasPlatform:
             answer = self._http.request("POST", f"{self._base}/submissions/update_grades", data=data)
         except Failed:
             return None
+        if token_expired(answer):
+            raise _Expired
         if not answer.ok or not isinstance(answer.data, dict) or "id" not in answer.data:
             return None
         progress = answer.data
@@ -167,6 +220,8 @@ class CanvasPlatform:
                 polled = self._http.request("GET", f"/api/v1/progress/{progress['id']}")
             except Failed:
                 continue
+            if token_expired(polled):
+                raise _Expired
             if polled.ok and isinstance(polled.data, dict):
                 progress = polled.data
         if progress.get("workflow_state") != "completed":
@@ -181,6 +236,8 @@ class CanvasPlatform:
             answer = self._http.request("PUT", f"{self._base}/submissions/{cell.key}", data=data)
         except Failed as exc:
             return Outcome(False, str(exc))
+        if token_expired(answer):
+            raise _Expired
         if answer.ok:
             return Outcome(True, f"HTTP {answer.status}")
         return Outcome(False, self._http.scrub(canvas_error(answer)))

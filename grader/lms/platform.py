@@ -3,8 +3,8 @@
 A platform reads the cells it holds now (:meth:`Platform.current`), checks before any write that
 it may be written now (:meth:`Platform.check`: e.g. Canvas only into an assignment that posts
 grades manually while the results are not public) and writes cells (:meth:`Platform.write`),
-answering for every student on its own: one failure never stops the others. Moodle and LTI 1.3
-are further classes of the same shape.
+answering for every student on its own: one failure never stops the others. Moodle
+(:mod:`grader.lms.moodle`) and LTI 1.3 are further classes of the same shape.
 """
 
 from __future__ import annotations
@@ -24,9 +24,17 @@ class PlatformRefused(UsageError):
 
 @dataclass(frozen=True)
 class Current:
-    """One student's cell as the LMS holds it now (``score`` None: no grade)."""
+    """One student's cell as the LMS holds it now (``score`` None: no grade); ``refused``: why the
+    LMS's roster says this id is not to be written (a test student, an inactive member, not a
+    learner: LTI's Names and Role Provisioning), as :func:`grader.i18n.messages.said` says it.
+
+    ``unreleased``: the LMS holds the score where students cannot see it yet (Moodle's marking
+    workflow before ``released``), and the results are public now: a push shows it, even unchanged.
+    """
 
     score: float | None
+    refused: str = ""
+    unreleased: bool = False
 
 
 @dataclass(frozen=True)

@@ -551,7 +551,8 @@ def _rings(reports: list[GradeReport], outdir: Path) -> list[tuple[int, float, l
             if shown not in names:
                 names.append(shown)
         groups[g] = (max(best, code), names)
-    return [(g, best, names) for g, (best, names) in sorted(groups.items())]
+    # each group's members by name (a blind batch's: by pseudonym), never by how the pairs ranked
+    return [(g, best, sorted(names)) for g, (best, names) in sorted(groups.items())]
 
 
 def write_summary(reports: list[GradeReport], outdir: str | Path, rubric: Rubric,

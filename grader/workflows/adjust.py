@@ -125,6 +125,16 @@ def _refuse_ungraded(outdir: Path, student: str) -> None:
                               why=row.get("errors") or said("adjust_no_reason_recorded")))
 
 
+def blind_reason(outdir: Path, reason: str) -> str:
+    """``reason`` as a blind folder's ledger keeps it: every name and id of its students replaced
+    by ``[name]`` and ``[id]`` (:class:`grader.ingest.anonymous.Names`); elsewhere as it is.
+    The command says so when it changes anything (``reason_named_student``)."""
+    from grader.ingest.anonymous import names_of
+
+    names = names_of(outdir)
+    return names(reason) if names is not None else reason
+
+
 def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = None, points: float | None = None,
            set_to: float | None = None, reason: str, by: str = "", lang: str = "en") -> ledger.Entry:
     """Append one adjustment (``points`` or ``set_to``, of ``part`` or the total) and refresh."""
@@ -136,7 +146,7 @@ def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = Non
     if not reason.strip():
         raise UsageError(said("reason_required_say_why"))
     with ledger.locked(outdir):  # read, append and write the views as one step: two TAs take turns
-        return _adjust(outdir, rubric, student, part, points, set_to, reason, by, lang)
+        return _adjust(outdir, rubric, student, part, points, set_to, blind_reason(outdir, reason), by, lang)
 
 
 def _adjust(outdir: Path, rubric: Rubric, student: str, part: str | None, points: float | None,
@@ -177,7 +187,8 @@ def undo(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, by:
     with ledger.locked(outdir):
         name, data = _target(outdir, rubric, student, n, said("undo"))
         entry = ledger.append(outdir, op="undo", submission=name,
-                              student=str((data.get("student") or {}).get("id", "")), target=n, reason=reason, by=by)
+                              student=str((data.get("student") or {}).get("id", "")), target=n,
+                              reason=blind_reason(outdir, reason), by=by)
         _refresh_after(outdir, rubric, lang, name, entry)
         return entry
 
@@ -193,8 +204,8 @@ def confirm(outdir: Path, rubric: Rubric, student: str, n: int, *, reason: str, 
         adjusted = next(e for e in entries if e.n == n)
         against = ledger.automatic_of(ledger.apply(data, [], rubric), adjusted.part)
         entry = ledger.append(outdir, op="confirm", submission=name,
-                              student=str((data.get("student") or {}).get("id", "")), target=n, reason=reason,
-                              by=by, against=against)
+                              student=str((data.get("student") or {}).get("id", "")), target=n,
+                              reason=blind_reason(outdir, reason), by=by, against=against)
         _refresh_after(outdir, rubric, lang, name, entry)
         return entry
 

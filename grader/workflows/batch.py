@@ -32,12 +32,13 @@ import threading
 import time
 from datetime import datetime, timezone
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TYPE_CHECKING, cast
 
 from rich.console import Console
 
+from grader.ingest.anonymous import scrub_data
 from grader.ingest.discovery import Discovery, Found, Skipped, files_wanted
 from grader.i18n.messages import said
 from grader.errors import GraderError, UsageError
@@ -54,6 +55,7 @@ from grader.workflows.changes import Change, explain
 
 if TYPE_CHECKING:
     from grader.engines.dask import ClusterPool, ClusterSpec
+    from grader.ingest.anonymous import Names
     from grader.spec.due import Extension, Timing
     from grader.spec.rubric.model import Rubric
     from grader.ingest.submission.model import Submission, SubmissionDict
@@ -301,6 +303,9 @@ class _Batch:
         self._before: dict[int, ReportDict] = {}
         self.changes: list[Change] = []
         self.rewrite_views = False  #: kept reports get their student views written again (_resumable)
+        #: blind: every name and id the batch knows, scrubbed from what reports and pages show
+        self.names: Names | None = None
+        self._named_reasons: set[str] = set()  #: extension reasons that named a student (blind)
 
     def run(self, early: list[WorkerProcess], retired: list[WorkerProcess], *, jobs: int | None, resume: bool,
             seed: int | None, progress: bool | None, summary: bool, gradebooks: tuple[str, ...],
@@ -331,6 +336,7 @@ class _Batch:
             check_formats(gradebooks, {i.lms for i in entries if i.lms}, self.canvas, self.rubric.title.en)
         if self.found.keep is not None:  # the names (or blind ids) given, now that nothing refuses
             self.found.keep()
+        self._know_names()
         self._say_unmatched()
         todo = self._resumable(resume)
         resumed = len(self.finished)
@@ -514,11 +520,28 @@ class _Batch:
             at = lms_wall_time(found.lms_time, assigned.tzinfo or timezone.utc)
         key = next((k for k in keys if k in self.extensions), keys[0])
         due, ext = due_for(key, assigned, self.extensions)
+        if ext is not None and self.names is not None and self.names(ext.reason) != ext.reason:
+            self._named_reasons.add(ext.reason)  # (said once, by how many: _know_names)
+            ext = replace(ext, reason=self.names(ext.reason))
         if at is None:
             # The LMS's late flag decides, but it was set against the LMS's own due date: a
             # student with an extension is not judged by it (grader.spec.due.apply_late).
             return {"submitted": "", "due": due.isoformat(), "extension": ext.reason} if ext else None
         return {"submitted": at.isoformat(), "due": due.isoformat(), "extension": ext.reason if ext else ""}
+
+    def _know_names(self) -> None:
+        """Blind: the names and ids to scrub (:class:`grader.ingest.anonymous.Names`), and a
+        warning, by how many and never whose, of the extension reasons that name a student:
+        each is kept with ``[name]`` or ``[id]`` in its place."""
+        if not self.anonymous:
+            return
+        from grader.ingest.anonymous import names_of
+
+        self.names = names_of(self.outdir)
+        for found in self.found.found:
+            self._when(found)
+        if self._named_reasons:
+            _flag(self.console, said("extension_reason_named", n=len(self._named_reasons)), self.lang)
 
     def _say_unmatched(self) -> None:
         """Warn of each student ``--submitted`` or ``--extensions`` names whom no submission
@@ -650,6 +673,8 @@ class _Batch:
         report = None
         if data is not None:
             try:
+                if self.names is not None:  # blind: a name the student's code printed or raised
+                    data = cast("ReportDict", scrub_data(data, self.names))
                 data = apply_lms(data, self.found.found[index], self.rubric, self._when(self.found.found[index]))
                 data = ledger.apply(data, ledger.for_submission(self.ledger, sub.name), self.rubric)
                 report = GradeReport.from_dict(data)

@@ -1,4 +1,4 @@
-"""``grader push OUT --to canvas``: each student's final score and a short comment, into the LMS.
+"""``grader push OUT --to canvas|moodle|lti13``: each student's final score and a short comment, into the LMS.
 
 The scores are the batch's rows as ``grader export`` makes them
 (:func:`grader.outputs.lms_gradebooks.batch_rows`: the reports with the ledger's adjustments, the
@@ -9,7 +9,8 @@ decides one state:
 sent       the LMS held another value (or none) and took the new one
 unchanged  the LMS already holds the score (and the comment last written is the same)
 skipped    not written, for the reason given: no grade, no LMS id, two rows claim one id, not a
-           student of the assignment, or the value in the LMS was changed there since the last push
+           student of the assignment, one the LMS's roster refuses (LTI: the test student, an inactive
+           member, not a learner), or the value in the LMS was changed there since the last push
            (unless ``--overwrite-lms-edits``)
 failed     the LMS refused it or did not answer, with its words; the others go on
 =========  ======================================================================================
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.errors import UsageError
-from grader.i18n.messages import say, said
+from grader.i18n.messages import say, said, translate
 from grader.lms.platform import Cell, Current, Platform
 from grader.outputs.gradebook import GradebookRow, csv_text, grade_cell
 from grader.outputs.lms_gradebooks import batch_rows, feedback_text, with_lms_ids
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from grader.report.ledger import Entry
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["STATES", "Line", "PushResult", "comment_hash", "last_pushed", "plan", "push", "read_ids", "read_token"]
+__all__ = ["STATES", "Line", "PushResult", "batch_maximum", "comment_hash", "last_pushed", "plan", "push", "read_ids", "read_token"]
 
 STATES = ("sent", "unchanged", "skipped", "failed")
 CSV_COLUMNS = ["student", "submission", "lms_id", "state", "reason", "lms_before", "new", "justification"]
@@ -151,7 +152,8 @@ def _justification(row: GradebookRow, lang: str) -> str:
     report = row.report
     if report is None:
         return ""
-    applied = [e for e in (report.adjustment or {}).get("entries", []) if e.get("status") == "applied"]
+    # (an entry made against another automatic score, "review", stays applied until confirmed or undone)
+    applied = [e for e in (report.adjustment or {}).get("entries", []) if e.get("status") in ("applied", "review")]
     parts = [say("push_why_ledger", lang, n=e["n"], by=e.get("by", ""), reason=e.get("reason", "")) for e in applied]
     if report.late and report.late.get("penalty"):
         parts.append(say("push_why_late", lang, before=f"{float(report.late['score_before']):g}",
@@ -213,6 +215,9 @@ def plan(rows: Sequence[GradebookRow], current: Mapping[str, Current], last: Map
         if key not in current:
             line.reason = say("push_not_in_lms", lang, key=key)
             continue
+        if current[key].refused:  # the LMS's roster says why (LTI: a test student, inactive, not a learner)
+            line.reason = say("push_lms_roster_refuses", lang, key=key, why=translate(current[key].refused, lang))
+            continue
         line.new = float(grade_cell(row.score))
         line.before = current[key].score
         line.comment = _comment(row, comment_lang or lang)
@@ -221,7 +226,8 @@ def plan(rows: Sequence[GradebookRow], current: Mapping[str, Current], last: Map
         wrote = None if mine is None or mine.get("score") is None else float(mine["score"])
         if _same(before, line.new):
             same_comment = mine is None or mine.get("comment") == comment_hash(line.comment)
-            line.state = "unchanged" if same_comment else "send"
+            # (held unreleased by the LMS while the results are public now: sent again, to show it)
+            line.state = "unchanged" if same_comment and not current[key].unreleased else "send"
             continue
         edited = (before is not None and not _same(before, wrote)) or (before is None and wrote is not None)
         if edited and not overwrite:
@@ -231,6 +237,18 @@ def plan(rows: Sequence[GradebookRow], current: Mapping[str, Current], last: Map
             continue
         line.state = "send"
     return lines
+
+
+def batch_maximum(outdir: Path, rubric: Rubric) -> float:
+    """The batch's maximum score, as gradebook.csv's ``max_score`` says it (0 where none does):
+    the scale a platform that takes a score with its maximum (LTI's AGS) is given."""
+    top = 0.0
+    for row in batch_rows(outdir, rubric):
+        try:
+            top = max(top, float(row.cells.get("max_score") or 0))
+        except (TypeError, ValueError):
+            continue
+    return top
 
 
 def _time_name(at: datetime, folder: Path) -> Path:

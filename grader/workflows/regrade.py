@@ -204,6 +204,7 @@ def _regrade_with(early: list[WorkerProcess], retired: list[WorkerProcess], sour
 
     outdir = Path(out)
     found = anonymous.find(source, outdir, assignment_of(rubric), anonymous=anonymous.is_anonymous(outdir))
+    names = anonymous.names_of(outdir)  # blind: what the code printed or raised may hold a name
     result = RegradeResult(0)
     olds = _kept_reports(found, outdir, result)
     if not olds:
@@ -228,7 +229,7 @@ def _regrade_with(early: list[WorkerProcess], retired: list[WorkerProcess], sour
             result.not_regraded.append((name, reason or "no report"))
             return GradeReport.from_dict(old)
         # the worker's message, as JSON gives it: a report's dict (GradeReport.to_dict)
-        new = cast("ReportDict", data)
+        new = cast("ReportDict", data if names is None else anonymous.scrub_data(data, names))
         with ledger.locked(outdir):  # the ledger as it is now: an adjustment made meanwhile is kept
             standing = ledger.for_submission(ledger.read(outdir), name)
             if standing != ledger.for_submission(entries, name):

@@ -16,7 +16,7 @@ from tests.helpers import ROOT
 COMMANDS = {
     student: ("check", "grade"),
     batch: ("batch", "export", "similarity", "catalogue"),
-    term: ("adjust", "ledger", "publish", "regrade", "gradebook"),
+    term: ("adjust", "ledger", "publish", "regrade", "gradebook", "push", "pull"),
     prepare: ("new", "validate", "release", "gradescope"),
 }
 
@@ -141,3 +141,23 @@ def test_new_says_what_it_wrote_and_what_comes_next_in_the_language_asked(tmp_pa
     assert done.exit_code == 0, done.output
     line = " ".join(done.stderr.split())
     assert said in line and str(Path(tmp_path) / "rubrics" / "chapter09.yaml") in line, line
+
+
+def test_pull_and_push_name_their_platforms_and_what_each_needs(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    for name, words in (("pull", ("--from [canvas|moodle]", "CANVAS_TOKEN", "MOODLE_TOKEN")),
+                        ("push", ("--to [canvas|moodle|lti13]", "MOODLE_TOKEN"))):
+        result = CliRunner().invoke(main, [name, "--help"])
+        assert result.exit_code == 0 and all(w in " ".join(result.output.split()) for w in words), result.output
+    out = tmp_path / "out"
+    out.mkdir()
+    result = CliRunner().invoke(main, ["push", str(out), "--to", "canvas", "--url", "https://canvas.example.edu",
+                                       "--assignment", "5", "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")],
+                                env={"CANVAS_TOKEN": "t"})
+    assert result.exit_code == 2 and "--to canvas needs --course" in result.output + (result.stderr or "")
+    result = CliRunner().invoke(main, ["push", str(out), "--to", "moodle", "--url", "https://moodle.example.edu",
+                                       "--rubric", str(ROOT / "rubrics" / "chapter07.yaml")], env={"MOODLE_TOKEN": "t"})
+    assert result.exit_code == 2 and "--to moodle needs --assignment" in result.output + (result.stderr or "")
+    result = CliRunner().invoke(main, ["pull", str(tmp_path / "src"), "--from", "canvas", "--url",
+                                       "https://canvas.example.edu", "--assignment", "5"], env={"CANVAS_TOKEN": "t"})
+    assert result.exit_code == 2 and "--from canvas needs --course" in result.output + (result.stderr or "")
+    assert not (tmp_path / "src").exists()

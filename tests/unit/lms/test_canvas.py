@@ -142,3 +142,47 @@ def test_the_token_is_never_sent_in_clear_or_nowhere(url: str) -> None:
 def test_the_token_is_scrubbed_from_any_text() -> None:
     transport = Transport("http://127.0.0.1:9", TOKEN)
     assert transport.scrub(f"Bearer {TOKEN} failed") == "Bearer *** failed"
+
+
+def test_a_token_expiring_midway_stops_every_further_write(double: CanvasDouble) -> None:
+    """doc/api/oauth.md: an expired or deleted token is answered 401 with a WWW-Authenticate header.
+    The bulk update is refused from then on: no per-student write is tried, each student not yet
+    written fails with what to do, and with a new token the rest is written."""
+    cells = [Cell(str(k), float(k - 100), "") for k in (101, 102, 103)]
+    double.bulk_refused = True  # one PUT per student, so that the expiry falls between writes
+    double.expire_at = 4  # GET-less: POST 1 (refused), PUT 2, PUT 3, then expired
+    out = platform(double).write(cells)
+    assert out["101"].ok and out["102"].ok and not out["103"].ok
+    assert "make a new access token" in out["103"].answer and TOKEN not in out["103"].answer
+    assert [r.status for r in double.log] == [401, 200, 200, 401]  # nothing sent after the expiry
+    assert double.log[-1].method == "PUT"
+    double.token, double.expire_at = "7~another", 0
+    assert platform(double, token="7~another").write([cells[2]])["103"].ok
+    assert double.scores == {"101": 1.0, "102": 2.0, "103": 3.0}
+
+
+def test_an_expired_token_while_a_bulk_update_is_polled_stops_too(double: CanvasDouble) -> None:
+    double.polls_before_done = 5
+    double.expire_at = 3  # POST 1, poll 2, poll 3 refused
+    out = platform(double).write([Cell("101", 1.0, ""), Cell("103", 3.0, "")])
+    assert not any(o.ok for o in out.values()) and "make a new access token" in out["101"].answer
+    assert len(double.log) == 3
+
+
+def test_a_download_sends_the_token_to_canvas_only(double: CanvasDouble) -> None:
+    """lib/api/v1/attachment.rb: an attachment's url is file_download_url with its verifier; Canvas
+    redirects it to its file store, which is another host and never gets the token."""
+    from tests.canvas_double import Student, Upload
+
+    double.users["101"] = Student("Ada", files=[Upload(7001, "a.py", b"x = 1\n")])
+    transport = Transport(double.url, TOKEN, sleep=lambda s: None)
+    url = f"{double.url}/files/7001/download?download_frd=1&verifier=v7001x"
+    assert transport.download(url, 1000) == b"x = 1\n"
+    assert [(r.path.split("?")[0], bool(r.auth)) for r in double.log] == [("/files/7001/download", True),
+                                                                          ("/store/7001", False)]
+    with pytest.raises(Failed, match="larger than 3 bytes"):
+        transport.download(url, 3)
+    with pytest.raises(Failed, match="HTTP 404"):
+        transport.download(f"{double.url}/files/7001/download?verifier=wrong", 1000)
+    with pytest.raises(Failed, match="not an http"):
+        transport.download("file:///etc/passwd", 1000)

@@ -204,3 +204,13 @@ def test_the_comment_is_plain_text_whatever_the_report_and_the_reasons_hold() ->
     assert line.state == "send" and "<script>" in line.comment  # the LMS shows it as text
     assert "\x1b" not in line.comment and "\u2028" not in line.comment
     assert len(line.comment.encode("utf-8")) <= sinks.VALUE_MAX
+
+
+def test_a_score_the_lms_holds_unreleased_is_sent_again_once_the_results_are_public() -> None:
+    """Moodle's marking workflow: the same score held ``readyforrelease`` is sent again (to be
+    released) once public; one already released is unchanged."""
+    rows = [row("1", 8.0, lms="moodle"), row("2", 8.0, lms="moodle")]
+    current = {"1": Current(8.0, unreleased=True), "2": Current(8.0)}
+    last = {k: {"score": 8.0, "comment": comment_hash("")} for k in ("1", "2")}
+    lines = plan(rows, current, last, lms="moodle", ids={}, overwrite=False, lang="en")
+    assert states(lines) == {"sub-1": "send", "sub-2": "unchanged"}
