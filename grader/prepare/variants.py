@@ -347,13 +347,12 @@ def _personalise(rubric: Rubric, target: Path, rubric_rel: Path, variant: Varian
 def _personal_notebook(text: str, header: list[str], shown: dict[str, Any], hooks: Any,
                       values: dict[str, object]) -> str:
     """The notebook with a constants cell (the student's numbers) after its first cell, and each
-    code cell worded by the ``personal_handout`` hook."""
+    cell worded by the ``personal_handout`` hook."""
     nb = json.loads(text)
     cells = nb.get("cells", [])
     for cell in cells:
-        if cell.get("cell_type") == "code":
-            source = "".join(cell.get("source", []))
-            cell["source"] = hooks.personal_handout("notebook", source, values).splitlines(keepends=True)
+        source = "".join(cell.get("source", []))
+        cell["source"] = hooks.personal_handout("notebook", source, values).splitlines(keepends=True)
     constants = header + [f"{k.upper()} = {list(v) if isinstance(v, tuple) else v!r}" for k, v in shown.items()]
     cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
             "source": [line + "\n" for line in constants[:-1]] + [constants[-1]]}

@@ -161,3 +161,25 @@ def test_a_students_own_check_grades_with_their_variant(tmp_path: Path, monkeypa
     [report] = grade(mine, [load_submission(folder / "exercises" / "chapter07")], suites=("public",), seed=1)
     own = json.loads((folder / "rubrics" / "chapter07.my-variant.json").read_text(encoding="utf-8"))
     assert report.variant == own
+
+
+def test_chapter_8s_personal_quiz_asks_about_the_students_own_token_and_length(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.prepare.variants import personal_releases
+    from grader.spec.variants import SECRET_ENV, write_frozen
+
+    monkeypatch.setenv(SECRET_ENV, str(tmp_path / "secret" / "course"))
+    course = course_copy(tmp_path / "course", chapters=("chapter08",))
+    rubric = load_rubric(course / "rubrics" / "chapter08.yaml")
+    assert rubric.variants is not None
+    write_frozen(frozen_path(Path(rubric.file), "chapter08"), rubric.variants,
+                 issued_table(rubric.variants, "chapter08"), "chapter08")
+    for student, folder in personal_releases(rubric, tmp_path / "releases", ["s1", "s2"]).items():
+        own = json.loads((folder / "rubrics" / "chapter08.my-variant.json").read_text(encoding="utf-8"))["values"]
+        q, n = own["query"], own["seq_len"]
+        with_q = ", ".join(str(i) for i in range(q + 1))
+        for text in ((folder / "exercises" / "chapter08" / "answers.yaml").read_text(encoding="utf-8"),
+                     (folder / "exercises" / "chapter08" / "chapter08.ipynb").read_text(encoding="utf-8")):
+            assert f"In a sequence of {n} tokens, how many positions may token {q}" in text, student
+            assert f"c) {with_q} / {with_q}" in text
+            assert "attend-count-token-3" in text  # the ids stay
