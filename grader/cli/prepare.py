@@ -106,7 +106,10 @@ def release(outdir: str, rubric_path: str | None, lang: str | None, force: bool,
 @click.argument("outdir", type=click.Path(file_okay=False))
 @rubric_option
 @lang_option
-def gradescope(outdir: str, rubric_path: str | None, lang: str | None) -> None:
+@click.option("--variants", "roster", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A file of the students' LMS ids (as for grader release --variants): each submission is graded "
+                   "with the variant of the student id Gradescope gives it (the course secret stays here).")
+def gradescope(outdir: str, rubric_path: str | None, lang: str | None, roster: str | None) -> None:
     """Build OUTDIR/autograder.zip for Gradescope (setup.sh, run_autograder, the course files)."""
     from grader.i18n.messages import say
     from grader.prepare.gradescope_zip import build_autograder, sandbox_note
@@ -114,7 +117,12 @@ def gradescope(outdir: str, rubric_path: str | None, lang: str | None) -> None:
     def body() -> int:
         rubric = load(rubric_path)
         language = lang_of(lang, rubric)
-        zip_path = build_autograder(rubric, outdir)
+        variants = None
+        if roster is not None:
+            from grader.prepare.variants import read_roster, roster_variants
+
+            variants = roster_variants(rubric, read_roster(Path(roster)), tell=tell)
+        zip_path = build_autograder(rubric, outdir, variants=variants)
         tell(say("gradescope_written", language, path=zip_path))
         tell(sandbox_note(language))
         return 0

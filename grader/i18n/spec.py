@@ -181,6 +181,11 @@ MESSAGES: dict[str, M] = {
     "variant_id_mismatch": M("variant id {id} does not match its values (their id is {expected})",
                              "変種 ID {id} が値と一致しません（値から求めた ID は {expected}）"),
     "variant_no_lms_id": M("a student without an LMS id has no variant", "LMS の ID がない学生には変種がありません"),
+    "variant_not_in_roster": M(
+        "student {student} is not in {path}: add them to the roster and build the autograder again "
+        "(grader gradescope OUT --variants ROSTER)",
+        "学生 {student} は {path} にありません。名簿に加えて、オートグレーダーを作り直してください"
+        "（grader gradescope OUT --variants ROSTER）"),
     "secret_inside": M(
         "the course secret {path} is inside {folder}, where others may read or publish it; "
         "move it out and point {env} at it",

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from grader.report.model import CaseOutcome
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["CheckResult", "Failure", "check_variants", "describe_variant", "personal_releases", "read_roster", "variant_answers"]
+__all__ = ["CheckResult", "Failure", "check_variants", "describe_variant", "personal_releases", "read_roster", "roster_variants", "variant_answers"]
 
 
 @dataclass(frozen=True)
@@ -284,6 +284,20 @@ def personal_releases(rubric: Rubric, outdir: str | Path, students: list[str], *
         _personalise(rubric, target, rubric_rel, variant)
         made[student] = target
     return made
+
+
+def roster_variants(rubric: Rubric, students: list[str], *,
+                    tell: Callable[[str], None] | None = None) -> dict[str, dict[str, object]]:
+    """Each roster student's variant (plain data) by LMS id, NFKC-folded: what a Gradescope
+    autograder carries instead of the course secret."""
+    import unicodedata
+
+    from grader.spec.variants import course_secret, variant_for
+
+    table, _ = load_frozen(frozen_path(Path(rubric.file), rubric.assignment), rubric.assignment)
+    secret = course_secret(course=Path(rubric.file).parent, tell=tell)
+    return {unicodedata.normalize("NFKC", s).strip(): variant_for(table, secret, rubric.assignment, s).as_data()
+            for s in students if s.strip()}
 
 
 def read_roster(path: Path) -> list[str]:

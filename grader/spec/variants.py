@@ -49,6 +49,7 @@ from grader.spec.rubric.checks import describe
 __all__ = [
     "FROZEN_SUFFIX",
     "PERSONAL_SUFFIX",
+    "ROSTER_SUFFIX",
     "SECRET_ENV",
     "QuizFormula",
     "Variant",
@@ -63,6 +64,7 @@ __all__ = [
     "personal_variant",
     "pick",
     "read_variants",
+    "student_variant",
     "table_hash",
     "variant_for",
     "write_frozen",
@@ -72,6 +74,8 @@ SECRET_ENV = "GRADER_SECRET_FILE"
 FROZEN_SUFFIX = ".variants.json"
 #: beside the rubric of a student's personal release: that student's own variant, and nothing else
 PERSONAL_SUFFIX = ".my-variant.json"
+#: beside the rubric of a Gradescope autograder: each roster student's variant, by LMS id
+ROSTER_SUFFIX = ".roster-variants.json"
 _KEYS = ("params", "integer_ratios", "distinct", "issue", "quiz")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -482,3 +486,26 @@ def personal_variant(rubric_file: Path, assignment: str) -> dict[str, object] | 
     except (OSError, ValueError) as exc:
         raise VariantError(said("variants_frozen_unreadable", path=str(path), why=str(exc)[:200])) from None
     return Variant.from_data(data).as_data()
+
+
+def student_variant(rubric_file: Path, assignment: str, student: str, *,
+                    tell: Callable[[str], None] | None = None) -> dict[str, object]:
+    """One student's variant (plain data) for ``grader grade --student``: from the roster file of a
+    Gradescope autograder when there is one beside the rubric, else from the frozen table and the
+    course secret.
+
+    Raises:
+        VariantError: the student is not in the roster, or no table is frozen, or the secret refused.
+    """
+    roster = rubric_file.parent / f"{assignment}{ROSTER_SUFFIX}"
+    if roster.exists():
+        try:
+            data = json.loads(roster.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise VariantError(said("variants_frozen_unreadable", path=str(roster), why=str(exc)[:200])) from None
+        key = unicodedata.normalize("NFKC", student).strip()
+        if not isinstance(data, dict) or key not in data:
+            raise VariantError(said("variant_not_in_roster", student=key[:80] or "-", path=roster.name))
+        return Variant.from_data(data[key]).as_data()
+    table, _ = load_frozen(frozen_path(rubric_file, assignment), assignment)
+    return variant_for(table, course_secret(course=rubric_file.parent, tell=tell), assignment, student).as_data()

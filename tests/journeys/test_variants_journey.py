@@ -154,6 +154,35 @@ def test_a_blind_batch_finds_each_students_variant_by_the_id_behind_the_anonymou
         assert s not in (out / "reports" / f"{aid}.yaml").read_text(encoding="utf-8")
 
 
+def test_gradescope_grades_each_student_with_the_variant_of_their_id(term: dict[str, Any]) -> None:
+    """The autograder carries each roster student's variant (never the secret) and grades the submission
+    of Gradescope's ``sid`` with it."""
+    import subprocess
+    import sys
+    import zipfile
+
+    built = run_grader("gradescope", term["base"] / "gs", "--variants", term["base"] / "roster.txt",
+                       "--rubric", term["rubric"], env=term["env"])
+    assert built.returncode == 0, built.stderr
+    s = SQRT_D_MODEL[0]
+    root = term["base"] / "autograder"
+    (root / "source").mkdir(parents=True)
+    shutil.copytree(term["base"] / "submissions" / s, root / "submission")
+    (root / "submission_metadata.json").write_text(json.dumps({"users": [{"sid": s, "name": "x"}]}), encoding="utf-8")
+    with zipfile.ZipFile(term["base"] / "gs" / "autograder.zip") as zf:
+        zf.extractall(root / "source")
+    env = {k: v for k, v in term["env"].items() if k not in ("GRADER_SECRET_FILE", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY")}
+    env.update(AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, GRADER_SECRET_FILE=str(root / "no-secret"))
+    run = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True,
+                         timeout=600, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    own = term["own"][s]
+    assert results["extra_data"]["variant"] == own["id"]
+    assert f"√{own['values']['d_model']}" in results["output"]
+    assert not (root / "no-secret").exists()  # graded from the roster's variants: no secret there
+
+
 def test_editing_the_generator_after_release_changes_no_issued_variant(term: dict[str, Any]) -> None:
     rubric: Path = term["rubric"]
     data = yaml.safe_load(rubric.read_text(encoding="utf-8"))
