@@ -76,6 +76,7 @@ TOGETHER: tuple[str | tuple[str, ...], ...] = (
     # one pull and batch of a Moodle class, shared by the module's tests
     "tests/journeys/test_moodle_api.py",
     "tests/journeys/test_blind.py",
+    "tests/journeys/test_variants_journey.py",
 )
 
 

@@ -24,6 +24,7 @@ student     check, grade: the student's commands
 term        adjust, ledger, publish, push, regrade, gradebook, pull: the commands of a term around the batch
 usage_ja    click's usage errors said in Japanese too
 watch       ``grader check --watch``: check again on every save
+variants    variants check, variants show: per-student variants, proven and frozen before release
 ==========  ========================================================================================
 """
 
@@ -36,6 +37,7 @@ import click
 
 from grader.cli import batch, prepare, student, term
 from grader.cli import review
+from grader.cli import variants
 from grader.cli.shared import ExitCode
 from grader.cli.usage_ja import say_usage_too
 
@@ -83,6 +85,7 @@ COMMANDS: tuple[click.Command, ...] = (
     prepare.new_cmd, prepare.validate, prepare.release, prepare.gradescope,
     term.pull_cmd,
     review.review_cmd,
+    variants.variants_group,
 )
 for _command in COMMANDS:
     main.add_command(_command)

@@ -129,12 +129,15 @@ def _submitted_times(rubric: Rubric, submitted_file: str | None,
 @click.option("--anonymous", is_flag=True,
               help="Blind grading: every output names each student by a random id (anon-…); OUT/identities.csv "
                    "(readable by you only) maps the ids back and is used only for the LMS gradebooks.")
+@click.option("--variants", "with_variants", is_flag=True,
+              help="Grade each student with their own variant (the table `grader variants check` froze, drawn "
+                   "by the course secret and the student's LMS id).")
 def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed: int | None, allow_weak_sandbox: bool,
           jobs: int | None, resume: bool, cluster: str | None, shard_size: int | None, no_progress: bool,
           table: bool | None, gradebook: tuple[str, ...], canvas_gradebook: str | None,
           canvas_assignment_id: str | None, bom: bool, similarity: bool, submitted_file: str | None,
           extensions_file: str | None, worksheet_file: str | None, anonymous: bool,
-          allow_plain_cluster: bool) -> None:
+          allow_plain_cluster: bool, with_variants: bool) -> None:
     """Grade every submission in SOURCE (a folder or an LMS zip export) into OUT."""
     from grader.workflows.batch import run_batch
 
@@ -153,7 +156,8 @@ def batch(source: str, out: str, rubric_path: str | None, lang: str | None, seed
                            submitted=submitted,
                            extensions=read_extensions(Path(extensions_file)) if extensions_file else None,
                            anonymous=anonymous, allow_plain_cluster=allow_plain_cluster,
-                           moodle_lang=worksheet_lang(Path(worksheet_file)) if worksheet_file else None)
+                           moodle_lang=worksheet_lang(Path(worksheet_file)) if worksheet_file else None,
+                           variants=with_variants)
         from grader.i18n.messages import say
 
         language = lang_of(lang, rubric)

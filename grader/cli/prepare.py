@@ -79,13 +79,22 @@ def new_cmd(name: str, root: str, lang: str | None) -> None:
 @rubric_option
 @lang_option
 @click.option("--force", is_flag=True, help="Replace OUTDIR if it is not empty.")
-def release(outdir: str, rubric_path: str | None, lang: str | None, force: bool) -> None:
+@click.option("--variants", "roster", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A file of the students' LMS ids (one a line, or a CSV with an lms_id or student_id column): "
+                   "one personal repository each, OUTDIR/<id>/, with that student's own variant only.")
+def release(outdir: str, rubric_path: str | None, lang: str | None, force: bool, roster: str | None) -> None:
     """Build the student repository in OUTDIR: stubs, public tests, grader, CI; no solutions."""
     from grader.i18n.messages import say
     from grader.prepare.release import build_release
 
     def body() -> int:
         rubric = load(rubric_path)
+        if roster is not None:
+            from grader.prepare.variants import personal_releases, read_roster
+
+            made = personal_releases(rubric, outdir, read_roster(Path(roster)), force=force, tell=tell)
+            tell(say("variants_releases_written", lang_of(lang, rubric), n=len(made), outdir=outdir))
+            return 0
         files = build_release(rubric, outdir, force=force)
         tell(say("release_files_written", lang_of(lang, rubric), n=len(files), outdir=outdir))
         return 0
@@ -97,7 +106,10 @@ def release(outdir: str, rubric_path: str | None, lang: str | None, force: bool)
 @click.argument("outdir", type=click.Path(file_okay=False))
 @rubric_option
 @lang_option
-def gradescope(outdir: str, rubric_path: str | None, lang: str | None) -> None:
+@click.option("--variants", "roster", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A file of the students' LMS ids (as for grader release --variants): each submission is graded "
+                   "with the variant of the student id Gradescope gives it (the course secret stays here).")
+def gradescope(outdir: str, rubric_path: str | None, lang: str | None, roster: str | None) -> None:
     """Build OUTDIR/autograder.zip for Gradescope (setup.sh, run_autograder, the course files)."""
     from grader.i18n.messages import say
     from grader.prepare.gradescope_zip import build_autograder, sandbox_note
@@ -105,7 +117,12 @@ def gradescope(outdir: str, rubric_path: str | None, lang: str | None) -> None:
     def body() -> int:
         rubric = load(rubric_path)
         language = lang_of(lang, rubric)
-        zip_path = build_autograder(rubric, outdir)
+        variants = None
+        if roster is not None:
+            from grader.prepare.variants import read_roster, roster_variants
+
+            variants = roster_variants(rubric, read_roster(Path(roster)), tell=tell)
+        zip_path = build_autograder(rubric, outdir, variants=variants)
         tell(say("gradescope_written", language, path=zip_path))
         tell(sandbox_note(language))
         return 0

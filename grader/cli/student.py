@@ -28,6 +28,7 @@ from grader.cli.shared import (
     load,
     render,
     rubric_option,
+    tell,
     tr,
 )
 from grader.errors import UsageError
@@ -146,7 +147,7 @@ def _no_workflow_commands() -> Iterator[None]:
 
 def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[str, ...], lang: str | None,
                fmt: str | None, out: str | None, seed: int | None, allow_weak: bool, verbose: bool,
-               out_dir: str | None = None) -> int:
+               out_dir: str | None = None, student: str | None = None) -> int:
     from grader.sandbox.level import choose_level
     from grader.sandbox.spawn import worker_for
     from grader.ingest.submission.load import load_submission
@@ -158,6 +159,11 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
     if submission is None:
         submission = _default_submission(rubric)
     fmt = _format_for(out, fmt)
+    variant = None
+    if student is not None:  # graded with that student's own variant (grader.spec.variants)
+        from grader.spec.variants import student_variant
+
+        variant = student_variant(Path(rubric.file), rubric.assignment, student, tell=tell)
     if not os.path.exists(submission):  # said at once, before any sandbox is chosen or started
         load_submission(submission, assignment_of(rubric))
     # Start the sandboxed worker (it imports torch) first, while this process reads the
@@ -165,7 +171,7 @@ def _grade_one(submission: str | None, rubric_path: str | None, suites: tuple[st
     level, _ = choose_level(allow_weak=allow_weak)
     worker = worker_for(level, limits=rubric.limits).start(wait=False)
     try:
-        sub = load_submission(submission, assignment_of(rubric))
+        sub = load_submission(submission, assignment_of(rubric)).with_variant(variant)
         from grader.report.files import write_atomic
         from grader.report.terminal import show
 
@@ -244,9 +250,12 @@ def _watch(submission: str | None, rubric_path: str | None, lang: str | None, re
               help="Grade in a weak sandbox where namespaces are unavailable (rlimits; one "
                    "process per submission where there is no fork, e.g. Windows).")
 @click.option("-v", "--verbose", is_flag=True, help="Also show test ids and what the code printed.")
+@click.option("--student", default=None,
+              help="Grade with this student's own variant (their LMS id; the rubric's variants:).")
 def grade_cmd(submission: str, rubric_path: str | None, lang: str | None, fmt: str | None, out: str | None,
-              out_dir: str | None, seed: int | None, allow_weak_sandbox: bool, verbose: bool) -> None:
+              out_dir: str | None, seed: int | None, allow_weak_sandbox: bool, verbose: bool,
+              student: str | None) -> None:
     """Grade SUBMISSION with the public and hidden tests; write the report."""
     sys.exit(guard(lambda: _grade_one(submission, rubric_path, ("public", "hidden"), lang, fmt, out,
-                                       seed, allow_weak_sandbox, verbose, out_dir)))
+                                       seed, allow_weak_sandbox, verbose, out_dir, student=student)))
 

@@ -39,6 +39,7 @@ from grader.sandbox.session import StudentTimeout, StudentUnavailable
 from grader.sandbox.wire import WireValue
 from grader.kit.asserts import ANSWER_KEY, Mismatch, take_notes
 from grader.sandbox.session import StudentRaised
+from grader.spec.variants import Variant
 
 if TYPE_CHECKING:
     from grader.ingest.submission.model import Submission
@@ -52,7 +53,9 @@ _TEMPLATE = pytest.StashKey[CaseOutcome]()  # the item's verdict before it has r
 _INDEX = pytest.StashKey[int]()
 _FAST = pytest.StashKey["tuple[tuple[str, str], ...] | None"]()
 #: The plugin's own fixtures, which the fast path computes without pytest's machinery.
-_OWN = frozenset({"student", "ref", "rng", "answers", "grading_seed", SUB_PARAM})
+_OWN = frozenset({"student", "ref", "rng", "answers", "grading_seed", "variant", "answer_key", SUB_PARAM})
+#: The fixtures through which a test reads the student's variant.
+READS_VARIANT = frozenset({"variant", "answer_key"})
 _STATE_HOLDER: list["GradingState | None"] = [None]  # for hooks that get no config
 
 
@@ -107,6 +110,8 @@ class GradingState:
     collect_errors: list[str] = field(default_factory=list)
     #: ``test id -> run it?``; None runs every test (``grader regrade`` runs a few)
     select: Callable[[str], bool] | None = None
+    #: run only the tests that read the student's variant (``grader variants check``)
+    variant_only: bool = False
 
     # -- pytest hooks on the state object -------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -127,6 +132,15 @@ class GradingState:
             self.finish(self.current)
         self.current = index
         return run
+
+    def answer_key_for(self, run: SubmissionRun) -> dict[str, object]:
+        """The reference's answer key, its numeric answers those of the run's variant where it has one."""
+        if self.reference is None:
+            pytest.fail("this test needs the reference solution, which is not available here")
+        key = dict(self.reference.answers_key)
+        if run.submission.variant is not None and self.rubric.variants is not None:
+            key.update(Variant.from_data(run.submission.variant).quiz_key(self.rubric.variants))
+        return key
 
     def session_for(self, index: int) -> Session:
         run = self.run_for(index)
@@ -263,6 +277,25 @@ def _memory_limit_mb() -> int | str:
         return "?"
 
 
+def variant_values(run: SubmissionRun) -> dict[str, object] | None:
+    """The student's own numbers (their variant's values), or None: the chapter's own numbers."""
+    variant = run.submission.variant
+    values = variant.get("values") if variant else None
+    return dict(values) if isinstance(values, dict) else None
+
+
+@pytest.fixture
+def variant(grader_submission: int) -> dict[str, object] | None:
+    """The student's own numbers (``{"d_model": 512, "n_heads": 8, "d_k": 64, ...}``), or None."""
+    return variant_values(_state().run_for(grader_submission))
+
+
+@pytest.fixture
+def answer_key(grader_submission: int) -> dict[str, object]:
+    """The quiz's answer key for this student: the reference's, with their variant's numbers."""
+    return _state().answer_key_for(_state().run_for(grader_submission))
+
+
 @pytest.fixture
 def answers(grader_submission: int) -> dict[str, object]:
     """The student's quiz answers as plain data ({} when there are none)."""
@@ -319,6 +352,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for item in list(items):
         suite, test_id = _test_id(item, state)
         if state.select is not None and not state.select(test_id):
+            dropped.append(item)
+            continue
+        if state.variant_only and not READS_VARIANT & set(getattr(item, "fixturenames", ())):
             dropped.append(item)
             continue
         part = _part_of(item)
@@ -530,6 +566,10 @@ def _fill(plan: tuple[tuple[str, str], ...], params: dict[str, object], state: G
             kwargs[name] = run.answers
         elif name == "grading_seed":
             kwargs[name] = int(state.seed)
+        elif name == "variant":
+            kwargs[name] = variant_values(run)
+        elif name == "answer_key":
+            kwargs[name] = state.answer_key_for(run)
         else:
             kwargs[name] = index
     return kwargs

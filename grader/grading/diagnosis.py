@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from grader.spec.catalogue import Entry
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["FLOAT32_PRECISION_ID", "Run", "diagnose", "probe_part"]
+__all__ = ["FLOAT32_PRECISION_ID", "Run", "diagnose", "probe_part", "variant_of"]
 
 #: The framework's id for a part whose tests failed only by float32 rounding (grader/framework.yaml).
 FLOAT32_PRECISION_ID = "float32-precision"
@@ -57,6 +57,13 @@ class Run(Protocol):
     def errors(self) -> list[str]:
         """Where a recogniser's own failure is told (appended to)."""
         ...
+
+
+def variant_of(run: object) -> dict[str, object] | None:
+    """The values of the run's variant (``run.submission.variant``), or None: the chapter's numbers."""
+    variant = getattr(getattr(run, "submission", None), "variant", None)
+    values = variant.get("values") if isinstance(variant, dict) else None
+    return dict(values) if isinstance(values, dict) else None
 
 
 def diagnose(run: Run, session: Session, reference: object, rubric: Rubric, *,
@@ -92,7 +99,8 @@ def diagnose(run: Run, session: Session, reference: object, rubric: Rubric, *,
                 continue
             if parts is None and any(t.part == part and t.status == Status.TIMEOUT for t in outcomes):
                 continue
-            findings = probe_part(session, part, reference, rubric, errors=run.errors, kit=kit)
+            findings = probe_part(session, part, reference, rubric, errors=run.errors, kit=kit,
+                                  variant=variant_of(run))
             if not findings and failing.get(part, False):
                 findings = _float32_only(part, outcomes)
             mistakes += _merge(part, findings, _filename(session, part, kit.files), rubric,
@@ -100,7 +108,7 @@ def diagnose(run: Run, session: Session, reference: object, rubric: Rubric, *,
     finally:
         torch.set_num_threads(threads)
     if kit.quiz_part in failing:
-        quiz = kit.quiz_findings(run.answers or {})
+        quiz = kit.quiz_findings(run.answers or {}, variant_of(run))
         mistakes += _merge(kit.quiz_part, quiz, kit.files.get(kit.quiz_part, kit.quiz_part), rubric,
                            failed=False, entries=kit.entries)
     return mistakes
@@ -114,7 +122,7 @@ class _Kit:
     recognisers: Mapping[str, Recogniser]
     oracle: Mapping[str, Callable[..., object]]
     entries: Mapping[str, Entry]
-    quiz_findings: Callable[[dict[str, object]], list[Finding]]
+    quiz_findings: Callable[[dict[str, object], dict[str, object] | None], list[Finding]]
     files: dict[str, str]
     quiz_part: str | None
 
@@ -178,10 +186,13 @@ def _filename(session: Session, part: str, files: dict[str, str]) -> str:
 
 
 def probe_part(session: Session, part: str, reference: object, rubric: Rubric, *, errors: list[str] | None = None,
-               kit: _Kit | None = None) -> list[Finding]:
-    """Probe every function of ``part``; one or more findings per function that is wrong."""
+               kit: _Kit | None = None, variant: Mapping[str, object] | None = None) -> list[Finding]:
+    """Probe every function of ``part``; one or more findings per function that is wrong.
+
+    ``variant``: the student's own numbers, which recognisers read as ``probe.variant`` (their
+    sizes probed first, so that a finding quotes them)."""
     kit = kit or _Kit.of(rubric)
-    probe = Probe(session, part, reference, oracle=kit.oracle)
+    probe = Probe(session, part, reference, oracle=kit.oracle, variant=variant)
     findings: list[Finding] = []
     for func in kit.functions[part]:
         recognise = kit.recognisers.get(func)

@@ -37,6 +37,7 @@ from grader.report.contain import contain, lines, now
 from grader.report.model import CaseOutcome, GradeReport, Mistake, score_parts
 from grader.sandbox import backends, wire
 from grader.spec.fingerprint import rubric_fingerprint
+from grader.spec.variants import personal_variant
 from grader.sandbox.level import choose_level, require_other_user, weak_warning
 from grader.sandbox.limits import Limits
 from grader.package_data import PACKAGE_DIR
@@ -213,6 +214,7 @@ def grade(
     more: Callable[[], Sequence[Submission] | None] | None = None,
     students: bool = True,
     select: Callable[[str], bool] | None = None,
+    variant_only: bool = False,
 ) -> list[GradeReport]:
     """Grade ``submissions`` against the assignment's ``suites``; one report each, in order.
 
@@ -242,12 +244,25 @@ def grade(
         SandboxRefused: student code would run as a user that can read the course's secrets,
             or as root where no unprivileged user can be had (nothing is graded).
         select: test id -> whether to run it (``grader regrade``); every test when None.
+        variant_only: run only the tests that read the student's variant (the ``variant`` or
+            ``answer_key`` fixture): ``grader variants check`` proves each variant with them,
+            every other test giving the same result in every variant.
     """
     from grader.spec.assignment import Assignment, assignment_of
 
     if not submissions and more is None:
         return []
     assignment = rubric if isinstance(rubric, Assignment) else assignment_of(rubric)
+    # A student's personal release holds their own variant beside its rubric: every check of
+    # theirs (grader check, the notebook's check cell, their CI) grades with it.
+    personal = personal_variant(Path(assignment.rubric.file), assignment.rubric.assignment)
+    if personal is not None:
+        submissions = [s if s.variant is not None else s.with_variant(personal) for s in submissions]
+        if more is not None:
+            given = more
+
+            def more() -> Sequence[Submission] | None:
+                return [s if s.variant is not None else s.with_variant(personal) for s in given() or []]
     own_worker = worker is None
     if worker is None:
         chosen, warning = choose_level(allow_weak=allow_weak, prefer=level)
@@ -265,7 +280,8 @@ def grade(
                 worker.stop()
             raise
     grading = _Grading(assignment, worker, warning, suites=suites, seed=seed, on_report=on_report,
-                       diagnose=diagnose, want_plots=want_plots, keep=more is None, select=select)
+                       diagnose=diagnose, want_plots=want_plots, keep=more is None, select=select,
+                       variant_only=variant_only)
     try:
         if own_worker:
             worker.start()
@@ -281,12 +297,12 @@ class _Grading:
     def __init__(self, assignment: Assignment, worker: Worker, warning: str, *, suites: Sequence[str],
                  seed: int | None, on_report: Callable[[GradeReport], None] | None, diagnose: bool,
                  want_plots: bool | Callable[[Submission], bool], keep: bool,
-                 select: Callable[[str], bool] | None = None) -> None:
+                 select: Callable[[str], bool] | None = None, variant_only: bool = False) -> None:
         rubric = assignment.rubric
         self.rubric, self.worker, self.warning, self.suites = rubric, worker, warning, tuple(suites)
         self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.on_report, self.diagnose, self.want_plots, self.keep = on_report, diagnose, want_plots, keep
-        self.select = select
+        self.select, self.variant_only = select, variant_only
         self.suite_dirs = {name: Path(rubric.suite(name).path) for name in suites}
         self.reference = reference_for(rubric) if "hidden" in suites and rubric.reference else None
         self.fingerprint = rubric_fingerprint(rubric, suites)
@@ -372,6 +388,7 @@ class _Grading:
             answer_key=(reference.answers_key if reference is not None else _public_quiz_ids(rubric)),
             more=(lambda: list(more() or [])) if more is not None else None,
             select=self.select,
+            variant_only=self.variant_only,
         )
         self.submissions = state.submissions
         args = [str(p) for p in self.suite_dirs.values()] + [
@@ -473,12 +490,26 @@ def build_report(
         pass_mark=pass_mark,
         passed=passed,
         suites=list(suites),
-        notes=[*sub.notes, *getattr(run, "notes", ())],
+        notes=[*sub.notes, *getattr(run, "notes", ()), *_variant_note(rubric, sub.variant)],
         output=output,
         languages=list(rubric.report.languages),
         duration_s=time.monotonic() - run.started,
+        variant=dict(sub.variant or {}),
     # (the worker already keeps output_kb and says how much it dropped: this is a backstop)
     ), output_max=int(limits["output_kb"]) * 2048 + 4096 if "output_kb" in limits else None)
+
+
+def _variant_note(rubric: Rubric, variant: dict[str, object] | None) -> list[str]:
+    """The report's note of the student's own numbers: the drawn parameters where the rubric
+    declares them (never what the quiz asks them to work out), else the variant's id alone."""
+    if not variant:
+        return []
+    values = variant.get("values")
+    params = [name for name, _ in rubric.variants.params] if rubric.variants is not None else []
+    shown = ", ".join(f"{k} = {values[k]}" for k in params if isinstance(values, dict) and k in values)
+    if shown:
+        return [said("variant_note", id=str(variant.get("id", ""))[:40], numbers=shown)]
+    return [said("variant_note_id", id=str(variant.get("id", ""))[:40])]
 
 
 def _load_error_text(module: str, err: wire.Frame) -> str:

@@ -199,6 +199,21 @@ MESSAGES: dict[str, M] = {
         "[name] or [id] in its place, so that no report, gradebook or page shows who it is",
         "警告: 理由にこの匿名採点の学生の名前か ID が含まれています。だれのことか報告・成績表・ページに出ないよう、"
         "その部分を [name] または [id] に置き換えて記録します"),
+    # --- grader variants (variants.py) ---------------------------------------------------------------
+    "variants_refused_line": M("variant {variant} ({values}): {subject}: {problem}",
+                               "変種 {variant}（{values}）: {subject}: {problem}"),
+    "variants_refused": M(
+        "refused: {n} of the {checked} variants do not hold (above); nothing was issued. Change the pool value "
+        "they share in the rubric's variants:, or fix the style or the suite, and check again",
+        "発行しません: {checked} 個の変種のうち {n} 個が成り立ちません（上記）。ルーブリックの variants: で共通する"
+        "プールの値を変えるか、書き方やテストを直して、もう一度検証してください"),
+    "variants_proven": M(
+        "{n} variants proven and issued ({gradings} gradings, {diagnoses} diagnoses, {seconds} s): {path}, hash {hash}",
+        "{n} 個の変種を検証して発行しました（採点 {gradings} 回、診断 {diagnoses} 回、{seconds} 秒）: {path}、ハッシュ {hash}"),
+    "variants_in_ledger": M("the issued table and its hash are in {outdir}/ledger.jsonl",
+                            "発行した表とそのハッシュを {outdir}/ledger.jsonl に記録しました"),
+    "variants_releases_written": M("{n} personal releases written in {outdir}, one folder per student",
+                                   "{outdir} に個人別のリリースを {n} 件書きました（学生ごとに一つのフォルダ）"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

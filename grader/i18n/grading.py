@@ -61,4 +61,9 @@ MESSAGES: dict[str, M] = {
     "reference_has_no_py": M(
         '{path}: the reference has no {part}.py',
         '{path}: 模範解答に {part}.py がありません'),
+    # --- the student's own variant, in the report's notes (runner.py) ---------------------------------
+    "variant_note": M("graded with your own numbers (variant {id}): {numbers}",
+                      "あなた自身の数値で採点しました（変種 {id}）: {numbers}"),
+    "variant_note_id": M("graded with your own numbers (variant {id})",
+                         "あなた自身の数値で採点しました（変種 {id}）"),
 }

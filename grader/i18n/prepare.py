@@ -62,4 +62,32 @@ MESSAGES: dict[str, M] = {
         "採点を断ります。\n"
         "確かめ方: テスト用の提出物を採点して results.json の extra_data.sandbox（段階とユーザー）を読むか、"
         "イメージの中で GRADER_SANDBOX=rlimits bash /autograder/run_autograder を実行してください。"),
+    # --- proving and freezing the per-student variants (variants.py) ---------------------------------
+    "variants_none_declared": M(
+        "{file} declares no variants: add a variants: section (see docs/variants.md)",
+        "{file} には変種がありません。variants: の節を書いてください（docs/variants.md を参照）"),
+    "variants_need_reference": M(
+        "{file}: proving variants needs the reference: add reference: to the rubric",
+        "{file}: 変種の検証には模範解答が必要です。ルーブリックに reference: を書いてください"),
+    "variants_lost_points": M("lost points in {tests} ({why})", "{tests} で失点（{why}）"),
+    "variants_named": M("the diagnosis named {ids}", "診断が {ids} を指摘した"),
+    "variants_mutant_unnamed": M(
+        "the diagnosis did not name {id} (named: {named})",
+        "診断が {id} を指摘しなかった（指摘: {named}）"),
+    "variants_generator_changed": M(
+        "the rubric's variants: changed since {path} was frozen; its {count} issued variants are kept as they are, "
+        "so no student's variant changes (to issue a new table for a new term, move that file away first)",
+        "{path} を固定した後にルーブリックの variants: が変更されています。発行済みの {count} 個の変種はそのまま"
+        "使うので、どの学生の変種も変わりません（新しい学期に新しい表を発行するには、先にそのファイルを移動してください）"),
+    "variants_student_twice": M("{student} and {other} are the same student for a release; list each student once",
+                                "{student} と {other} はリリースでは同じ学生になります。学生は一度だけ書いてください"),
+    "variants_student_id_bad": M(
+        "{student} is not an LMS id a release folder can be named by (letters, digits, . _ @ -)",
+        "{student} はリリースのフォルダ名にできる LMS の ID ではありません（英数字と . _ @ -）"),
+    "variants_handout_header": M(
+        "Your own numbers (variant {id}): {numbers}. Your work is checked and graded with these.",
+        "あなたの数値（変種 {id}）: {numbers}。確認と採点はこの数値で行います。"),
+    "variants_roster_column": M(
+        "{path}: a CSV roster needs a column lms_id (or student_id, or student)",
+        "{path}: CSV の名簿には lms_id（または student_id、student）の列が必要です"),
 }

@@ -84,6 +84,8 @@ MESSAGES: dict[str, M] = {
     "due_date_record_run": M(
         "{name}: not a due-date record; run grader batch {out} --resume to write it again",
         "{name}: 期限の記録として読めません。grader batch {out} --resume を実行して書き直してください"),
+    # --- the issued variants in the ledger (ledger.py) ------------------------------------------------
+    "variants_ledger_reason": M("{count} variants issued", "変種 {count} 個を発行"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

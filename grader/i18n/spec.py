@@ -151,6 +151,88 @@ MESSAGES: dict[str, M] = {
     "add_due_top_level": M(
         "add due: {example} at the top level, or write hidden_details: after_publish",
         "最上位に due: {example} を書くか、hidden_details: after_publish にしてください"),
+    # --- per-student variants: the rubric's variants: section, the secret, the table (variants.py) -----
+    "variants_mapping": M("must map names to values (got {got})", "名前から値への対応表で書いてください（{got} と書かれています）"),
+    "variants_write_like": M("write it like {example}", "{example} のように書いてください"),
+    "variants_unknown_key": M("variants: has no key {key}", "variants: に {key} というキーはありません"),
+    "variants_keys": M("variants: takes these keys: {keys}", "variants: に書けるキー: {keys}"),
+    "variants_params_needed": M(
+        "must name at least one parameter and its pool of values (got {got})",
+        "パラメータとその値の候補（プール）を一つ以上書いてください（{got} と書かれています）"),
+    "variants_pool_list": M("must be a non-empty list of values (got {got})",
+                            "値の空でないリストで書いてください（{got} と書かれています）"),
+    "variants_pool_value": M(
+        "must be a number, a word or a list of whole numbers (got {got})",
+        "数、語、または整数のリストで書いてください（{got} と書かれています）"),
+    "variants_pool_twice": M("{value} is in the pool twice", "{value} がプールに 2 回あります"),
+    "variants_keep_once": M("keep each value once", "各値は 1 回だけ書いてください"),
+    "variants_bad_name": M("{got} is not a parameter name", "{got} はパラメータ名として使えません"),
+    "variants_name_rule": M(
+        "use lower-case letters, digits and _ (not first a digit), e.g. d_model",
+        "小文字・数字・_ で書いてください（先頭は数字以外）。例: d_model"),
+    "variants_ratio_pair": M(
+        "must be a list of two parameters, [numerator, denominator] (got {got}; parameters: {names})",
+        "[分子, 分母] の 2 つのパラメータのリストで書いてください（{got} と書かれています。パラメータ: {names}）"),
+    "variants_ratio_clash": M("{name} is already a parameter", "{name} はすでにパラメータの名前です"),
+    "variants_rename_ratio": M("give the ratio a name of its own, e.g. d_k", "比に別の名前を付けてください（例: d_k）"),
+    "variants_unknown_name": M("{name} is neither a parameter nor a ratio (known: {names})",
+                               "{name} はパラメータでも比でもありません（あるもの: {names}）"),
+    "variants_name_declared": M("name one declared under params: or integer_ratios:",
+                                "params: か integer_ratios: にある名前を書いてください"),
+    "variants_whole_number": M("must be a whole number >= 1 (got {got})", "1 以上の整数で書いてください（{got} と書かれています）"),
+    "variants_quiz_entry": M(
+        "must be a mapping with answer: (a formula of the variant's values) and optionally tolerance: (got {got})",
+        "answer:（変種の値の式）と、必要なら tolerance: を持つ対応表で書いてください（{got} と書かれています）"),
+    "variants_tolerance": M("must be a number >= 0 (got {got})", "0 以上の数で書いてください（{got} と書かれています）"),
+    "variants_formula_fix": M(
+        "write a formula of {names} with + - * / **, parentheses and sqrt()",
+        "{names} と + - * / **、括弧、sqrt() で式を書いてください"),
+    "variants_formula_bad": M("{formula} is not a formula this grader computes",
+                              "{formula} はこのグレーダーが計算できる式ではありません"),
+    "variants_formula_name": M("{formula} uses {name}, which is not a number of the variant",
+                               "{formula} の {name} は変種の数値ではありません"),
+    "variants_too_few": M(
+        "only {found} variants could be issued, and the rubric asks for issue: {issue}; widen the pools or lower issue:",
+        "発行できる変種は {found} 個だけで、ルーブリックの issue: {issue} に足りません。プールを広げるか issue: を減らしてください"),
+    "variants_not_distinct": M(
+        "the issued variants hold {found} distinct values of {name}, and distinct: asks for {count}; widen its pool",
+        "発行する変種の {name} の値は {found} 種類だけで、distinct: の {count} に足りません。プールを広げてください"),
+    "variants_not_frozen": M(
+        "{path}: no issued variants yet; run grader variants check to prove and issue them",
+        "{path}: 発行済みの変種がまだありません。grader variants check で検証して発行してください"),
+    "variants_frozen_unreadable": M("{path}: cannot read the issued variants ({why})",
+                                    "{path}: 発行済みの変種を読み込めません（{why}）"),
+    "variants_frozen_edited": M(
+        "{path}: the issued variants do not match their hash: the file was edited; restore it from version control",
+        "{path}: 発行済みの変種がハッシュと一致しません。ファイルが編集されています。バージョン管理から元に戻してください"),
+    "variant_data_bad": M("a variant holds {got}, which is not a value a variant may have",
+                          "変種に {got} が含まれています。変種の値として使えません"),
+    "variant_id_mismatch": M("variant id {id} does not match its values (their id is {expected})",
+                             "変種 ID {id} が値と一致しません（値から求めた ID は {expected}）"),
+    "variant_no_lms_id": M("a student without an LMS id has no variant", "LMS の ID がない学生には変種がありません"),
+    "variant_not_in_roster": M(
+        "student {student} is not in {path}: add them to the roster and build the autograder again "
+        "(grader gradescope OUT --variants ROSTER)",
+        "学生 {student} は {path} にありません。名簿に加えて、オートグレーダーを作り直してください"
+        "（grader gradescope OUT --variants ROSTER）"),
+    "secret_inside": M(
+        "the course secret {path} is inside {folder}, where others may read or publish it; "
+        "move it out and point {env} at it",
+        "コースの秘密鍵 {path} が {folder} の中にあり、他の人に読まれたり公開されたりするおそれがあります。"
+        "外に移して {env} でその場所を指定してください"),
+    "secret_cannot_create": M("cannot create the course secret {path} ({why})", "コースの秘密鍵 {path} を作れません（{why}）"),
+    "secret_created": M(
+        "created the course secret {path} (mode 600); keep a copy in a safe place: without it no student's variant "
+        "can be found again",
+        "コースの秘密鍵 {path} を作成しました（モード 600）。安全な場所に控えを保管してください。"
+        "これがないと学生の変種を再び求めることができません"),
+    "secret_too_open": M(
+        "the course secret {path} may be read by others (mode {mode}); run chmod 600 {path}",
+        "コースの秘密鍵 {path} は他の人も読めます（モード {mode}）。chmod 600 {path} を実行してください"),
+    "secret_cannot_read": M("cannot read the course secret {path} ({why})", "コースの秘密鍵 {path} を読み込めません（{why}）"),
+    "secret_too_short": M(
+        "the course secret {path} is too short (fewer than 16 characters); delete it to have a new one made",
+        "コースの秘密鍵 {path} が短すぎます（16 文字未満）。削除すると新しく作られます"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

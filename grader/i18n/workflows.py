@@ -242,6 +242,10 @@ MESSAGES: dict[str, M] = {
         "knows); the reports and gradebooks show each with [name] or [id] in its place",
         "警告: 期限延長の理由（--extensions）のうち {n} 件に、この匿名採点の学生の名前か ID が含まれています。"
         "報告と成績表では、その部分を [name] または [id] に置き換えて示します"),
+    # --- a batch with per-student variants (batch.py) -------------------------------------------------
+    "batch_variants_none": M(
+        "--variants: {file} declares no variants; add a variants: section and run grader variants check first",
+        "--variants: {file} には変種がありません。variants: の節を書き、先に grader variants check を実行してください"),
 }
 
 #: key -> a word, a heading or a line of a page, in English and in Japanese.

@@ -38,6 +38,10 @@ later and write the same lines move the weights a little, and a flag the instruc
 does not vanish for that. Flagged pairs joined by a submission form a group (a ring). The pairs below
 the flag are there too (``grader similarity OUT --top N``, ``--threshold X``, ``--pair A B``).
 Nothing here says anyone copied: the page says which pairs to look at first.
+
+**Variant evidence.** In a batch with per-student variants, a pair is also flagged when one of the
+two handed in quiz answers that fit the other's variant and not their own
+(:mod:`grader.insight.variant_copies`); its evidence says so first, with the values that match.
 """
 
 from __future__ import annotations
@@ -330,15 +334,20 @@ class Pair:
     held: bool = False
     #: matching regions found for the page (:func:`side_by_side`), of which it shows ``_REGIONS``
     regions: int = 0
+    #: quiz answers of one of the two that fit the other's variant, not their own
+    #: (grader.insight.variant_copies): its words, first in the evidence
+    variant_evidence: str = ""
 
     @property
     def rank(self) -> float:
-        return self.code_score + 0.25 * self.behaviour_score
+        return self.code_score + 0.25 * self.behaviour_score + (1.0 if self.variant_evidence else 0.0)
 
     def evidence(self, coded: dict[str, Coded]) -> str:
         """Plain words for the csv: which functions match, which behaviour is shared."""
         funcs = _matched_functions(coded.get(self.a), self.lines_a)
         bits = [f"code: {', '.join(funcs) or '-'}"]
+        if self.variant_evidence:
+            bits.insert(0, self.variant_evidence)
         if self.held:
             bits.insert(0, f"held: flagged before, now within {HOLD} below the flag")
         if self.shared_behaviour:
@@ -840,10 +849,28 @@ def compute(outdir: str | Path, rubric: Rubric, *, source: str | None = None,
                 old.append(code_of(key, sub, api, key))
     result = compare(coded, reps, base_code(rubric, api), old, old_reports, background_code(rubric, api),
                      flagged_before=flagged_in(out))
+    _add_variant_copies(result, rubric, [(name, reps[name], sub.answers) for name, sub in subs if name in reps])
     result.against = against or ""
     _scrub_names(result, [out, *([Path(against)] if against else [])])
     write_similarity(result, out)
     return result
+
+
+def _add_variant_copies(result: Similarity, rubric: Rubric, entries: list[tuple[str, GradeReport, str | None]]) -> None:
+    """Flag each pair whose one's answers fit the other's variant and not their own, saying so."""
+    from grader.insight.variant_copies import variant_copies
+
+    copies = variant_copies(rubric, entries)
+    if not copies:
+        return
+    for copy in copies:
+        a, b = sorted((copy.copier, copy.source))
+        pair = result.score(a, b)
+        pair.variant_evidence = "; ".join(filter(None, [pair.variant_evidence, copy.evidence()]))
+        if pair not in result.pairs:
+            result.pairs.append(pair)
+    result.pairs.sort(key=lambda p: (-p.rank, p.a, p.b))
+    _number_groups(result.pairs)
 
 
 def _scrub_names(result: Similarity, folders: list[Path]) -> None:

@@ -10,7 +10,8 @@ from it, each optional except ``RECOGNISERS``:
                        :class:`grader.kit.probes.Finding` (empty: nothing wrong seen)
 ``ORACLE``             ``{function: callable}``: the right answer computed with torch, used by
                        ``Probe.expect`` when the reference is not loaded (``grader check``)
-``quiz_findings``      ``(answers: dict) -> list[Finding]``: mistakes a quiz answer shows
+``quiz_findings``      ``(answers: dict) -> list[Finding]``: mistakes a quiz answer shows (a hook
+                       that also takes ``variant=None`` gets the student's own numbers)
 ``plot_data``          ``(session, reference) -> dict``: the student's values for the figures
                        (plain data, stored in the report)
 ``figures``            ``(plots: dict, languages) -> list[Figure]``: PNG figures for the HTML
@@ -19,6 +20,9 @@ from it, each optional except ``RECOGNISERS``:
                        ``python -m grader.prepare.expected``)
 ``NOTEBOOK_INTRO``     ``str``: the first markdown cell of the handed-out notebook
 ``README_EXAMPLE``     ``{lang: str}``: the mistake the student README names as an example
+``personal_handout``   ``(name: str, text: str, values: dict) -> str``: a handed-out file's text
+                       (a stub, the quiz, a notebook cell) with one student's own numbers
+                       (``grader release --variants``)
 =====================  ==========================================================================
 
 :class:`AssignmentHooks` lists them with their types (a plug-in author's checker can hold a
@@ -43,6 +47,7 @@ import functools
 import hashlib
 import importlib.machinery
 import importlib.util
+import inspect
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,17 +116,22 @@ class HasExpectedValues(Protocol):
     def expected_values(self, reference: object) -> dict[str, object]: ...
 
 
+class HasPersonalHandout(Protocol):
+    def personal_handout(self, name: str, text: str, values: dict[str, object]) -> str: ...
+
+
 #: Each optional hook -> the protocol that gives its type. A hooks file is checked against
 #: :class:`HooksModule` and the protocol of each optional hook it defines
 #: (:func:`conformance_check`), since a module that leaves a hook out is still a valid plug-in.
 HOOK_PROTOCOLS: dict[str, type] = {
     "ORACLE": HasOracle, "quiz_findings": HasQuizFindings, "plot_data": HasPlotData, "figures": HasFigures,
     "expected_values": HasExpectedValues, "NOTEBOOK_INTRO": HasNotebookIntro, "README_EXAMPLE": HasReadmeExample,
+    "personal_handout": HasPersonalHandout,
 }
 
 
 class AssignmentHooks(HooksModule, HasOracle, HasQuizFindings, HasPlotData, HasFigures, HasExpectedValues,
-                      HasNotebookIntro, HasReadmeExample, Protocol):
+                      HasNotebookIntro, HasReadmeExample, HasPersonalHandout, Protocol):
     """Every hook a plug-in module may define, with its type (all but ``RECOGNISERS`` optional)."""
 
 
@@ -180,10 +190,14 @@ class Hooks:
         protocol (``HOOK_PROTOCOLS``), which mypy holds each chapter's file to: the casts below."""
         return callable(getattr(self.module, name, None)) if self.module is not None else False
 
-    def quiz_findings(self, answers: dict[str, object]) -> list[Finding]:
+    def quiz_findings(self, answers: dict[str, object], variant: dict[str, object] | None = None) -> list[Finding]:
+        """The module's findings; one whose hook takes ``variant=`` gets the student's own numbers."""
         if not self._defines("quiz_findings"):
             return []
-        return list(cast(HasQuizFindings, self.module).quiz_findings(answers))
+        hook = cast(HasQuizFindings, self.module).quiz_findings
+        if variant is not None and "variant" in inspect.signature(hook).parameters:
+            return list(cast("Callable[..., list[Finding]]", hook)(answers, variant=variant))
+        return list(hook(answers))
 
     def plot_data(self, session: Session, reference: object) -> dict[str, object]:
         if not self._defines("plot_data"):
@@ -199,6 +213,12 @@ class Hooks:
         if not self._defines("expected_values"):
             return None
         return dict(cast(HasExpectedValues, self.module).expected_values(reference))
+
+    def personal_handout(self, name: str, text: str, values: dict[str, object]) -> str:
+        """``text`` of the handed-out file ``name`` with one student's numbers; as it is without the hook."""
+        if not self._defines("personal_handout"):
+            return text
+        return str(cast(HasPersonalHandout, self.module).personal_handout(name, text, values))
 
     @property
     def notebook_intro(self) -> str:

@@ -108,11 +108,14 @@ class Probe:
     """Calls into the student's part, and computes expected values on the trusted side."""
 
     def __init__(self, session: Session, part: str, reference: object,
-                 oracle: Mapping[str, Callable[..., object]] | None = None) -> None:
+                 oracle: Mapping[str, Callable[..., object]] | None = None,
+                 variant: Mapping[str, object] | None = None) -> None:
         self.session = session
         self.part = part
         self.reference = reference
         self.oracle = oracle or {}
+        #: the student's own numbers (their variant's values, e.g. d_model, n_heads, d_k), or None
+        self.variant: Mapping[str, object] | None = variant
         self.calls = 0
         #: function -> what its calls returned, bounded (:func:`signature_of`): the behaviour
         #: signature an unrecognised failure keeps in the report

@@ -244,7 +244,8 @@ def report_cells(report: GradeReport, rubric: Rubric) -> dict[str, Cell]:
             "mistakes": ";".join(dict.fromkeys(m.id for m in report.mistakes)),
             "content_hash": report.content_hash, "graded_at": report.graded_at,
             **_adjustment_cells(report, tuple(rubric.report.languages)),
-            **{f"part:{p.id}": scores.get(p.id, "") for p in rubric.parts}}
+            **{f"part:{p.id}": scores.get(p.id, "") for p in rubric.parts},
+            **({"variant": str(report.variant.get("id", ""))} if report.variant else {})}
 
 
 def _late_cells(report: GradeReport) -> dict[str, Cell]:
@@ -293,7 +294,9 @@ def write_gradebook(path: Path, rows: Sequence[GradebookRow], rubric: Rubric, *,
     :mod:`grader.outputs.gradebook_page` reads from it."""
     from grader.outputs.gradebook_page import write_views
 
-    columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + GRADEBOOK_TAIL
+    # a batch with per-student variants records each student's variant id (grader.spec.variants)
+    own = ["variant"] if any(row.cells.get("variant") for row in rows) else []
+    columns = GRADEBOOK_FIXED + [f"part:{p.id}" for p in rubric.parts] + own + GRADEBOOK_TAIL
     written = write_atomic(path, csv_text(columns, [[row.value(c) for c in columns] for row in rows], bom=bom))
     write_views(path.parent, rubric)  # the page to read, from the file just written
     return written

@@ -7,5 +7,6 @@ gradescope_zip  The Gradescope autograder: ``autograder.zip`` with ``setup.sh`` 
 release         The student-facing repository: stubs, notebook, public tests, the grader, CI.
 scaffold        ``grader new NAME``: a new assignment that ``grader validate`` passes before anyone edits it.
 validate        ``grader validate``: prove the assignment before it is handed out.
+variants        ``grader variants check``: prove every per-student variant, then freeze the issued table.
 ==============  ====================================================================================
 """

@@ -25,6 +25,7 @@ Example::
 
 from __future__ import annotations
 
+import json
 import stat
 import zipfile
 from pathlib import Path
@@ -90,8 +91,8 @@ if [ ! -e "$SUBMISSION/{first_file}" ] && [ "${{#singles[@]}}" -eq 1 ]; then
   TARGET="${{singles[0]}}"
 fi
 
-"$PYTHON" -m grader grade "$TARGET" --rubric "{rubric}" --format gradescope \\
-  --out "$RESULTS/results.json" 2>"$RESULTS/grader-stderr.txt"
+{variant_lines}"$PYTHON" -m grader grade "$TARGET" --rubric "{rubric}" --format gradescope \\
+  --out "$RESULTS/results.json"{variant_args} 2>"$RESULTS/grader-stderr.txt"
 status=$?
 if [ "$status" -ge 2 ] || [ ! -s "$RESULTS/results.json" ]; then
   "$PYTHON" - "$RESULTS" "$status" <<'PY'
@@ -136,8 +137,21 @@ def _files(root: Path, rubric: Rubric) -> list[Path]:
     return sorted(set(out))
 
 
-def build_autograder(rubric: Rubric, outdir: str | Path) -> Path:
-    """Write ``outdir/autograder.zip`` for ``rubric``; returns its path."""
+#: With per-student variants: the student's id (Gradescope's ``sid``) from the submission's metadata,
+#: for ``grader grade --student`` (which finds their variant in the roster file of the zip).
+VARIANT_LINES = """\
+SID="$("$PYTHON" -c 'import json, sys
+users = json.load(open(sys.argv[1], encoding="utf-8")).get("users") or [{{}}]
+print(str(users[0].get("sid") or "").strip())' "$ROOT/submission_metadata.json" 2>/dev/null)"
+"""
+
+
+def build_autograder(rubric: Rubric, outdir: str | Path, *, variants: dict[str, dict[str, object]] | None = None) -> Path:
+    """Write ``outdir/autograder.zip`` for ``rubric``; returns its path.
+
+    ``variants`` (``grader gradescope --variants ROSTER``): each student's variant by LMS id, written
+    beside the rubric (``<assignment>.roster-variants.json``; never the course secret); each
+    submission is then graded with the variant of the ``sid`` Gradescope gives it."""
     from grader.errors import UsageError
 
     rubric_file = Path(rubric.file).resolve()
@@ -149,7 +163,9 @@ def build_autograder(rubric: Rubric, outdir: str | Path) -> Path:
     scripts = {
         "setup.sh": SETUP_SH.format(torch=TORCH_CPU_INSTALL),
         "run_autograder": RUN_AUTOGRADER.format(failed=both("grading_failed"), rubric=rubric_file.relative_to(root).as_posix(),
-                                                first_file=first_file),
+                                                first_file=first_file,
+                                                variant_lines=VARIANT_LINES.format() if variants is not None else "",
+                                                variant_args=' --student "$SID"' if variants is not None else ""),
     }
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, text in scripts.items():
@@ -166,6 +182,11 @@ def build_autograder(rubric: Rubric, outdir: str | Path) -> Path:
                 else:
                     raise UsageError(said("must_inside_course_repository", path=path, repo=root)) from None
             zf.write(path, rel.as_posix())
+        if variants is not None:
+            from grader.spec.variants import ROSTER_SUFFIX
+
+            roster = rubric_file.relative_to(root).with_name(rubric.assignment + ROSTER_SUFFIX)
+            zf.writestr(roster.as_posix(), json.dumps(variants, ensure_ascii=False, indent=1) + "\n")
     return target
 
 

@@ -53,8 +53,8 @@ def _under(path: Path, root: Path, what: str) -> Path:
 
 
 def student_rubric(text: str) -> str:
-    """The rubric's text without ``reference``, the hidden suite and the plug-in's mutants and
-    fixtures (built from the reference), comments kept; and
+    """The rubric's text without ``reference``, the hidden suite, the plug-in's mutants and
+    fixtures (built from the reference) and the ``variants:`` section, comments kept; and
     ``report.fail_below_pass_mark: true``, so the student's CI fails until the pass mark is
     reached.
 
@@ -82,8 +82,16 @@ def student_rubric(text: str) -> str:
                     if k not in drop and x.strip() and not x.lstrip().startswith("#")]
             if not rest or not rest[0].lstrip().startswith("-"):
                 remove(i)
+    # The variants' pools (every other student's numbers) never reach a student: the whole section goes.
+    for i, line in enumerate(lines):
+        if re.match(r"^variants\s*:", line):
+            remove(i)
+            for k in range(i + 1, len(lines)):
+                if lines[k].strip() and not lines[k].startswith((" ", "\t", "#")):
+                    break
+                drop.add(k)
     kept = [line for i, line in enumerate(lines) if i not in drop]
-    return _fail_below_pass_mark("\n".join(kept) + "\n")
+    return _fail_below_pass_mark("\n".join(kept).rstrip("\n") + "\n")
 
 
 def _fail_below_pass_mark(text: str) -> str:

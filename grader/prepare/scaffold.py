@@ -169,6 +169,7 @@ ORACLE = {{"double": lambda x: x.double() * 2}}
 #   def expected_values(reference): ...  the public suite's expected.json -> dict
 #   NOTEBOOK_INTRO = "..."               the handed-out notebook's first cell
 #   README_EXAMPLE = {{"en": "...", "ja": "..."}}   the mistake the student README names
+#   def personal_handout(name, text, values): ...   a handed-out file with one student's numbers -> str
 '''
 
 _CATALOGUE = """\

@@ -114,6 +114,7 @@ def results(report: GradeReport, opts: ReportOptions | None = None, lang: str = 
             # which isolation graded it (the instructor's check; students see no extra_data)
             "sandbox": {"level": report.sandbox.get("level"),
                         "user": (report.sandbox.get("enforced") or {}).get("user", "")},
+            **({"variant": report.variant.get("id")} if report.variant else {}),  # the student's own
         },
         "tests": tests,
     }

@@ -14,6 +14,8 @@ Each line is one JSON object, one event:
             policy): when that has changed since (a fixed test, a changed rubric), the adjustment
             is shown as *needs review*, and stays applied until it is confirmed or undone
 ``prev``    SHA-256 of the line before it (64 zeros for the first)
+``variants`` only in a ``variants`` line (``grader variants check --ledger``, ``grader batch
+            --variants``): the assignment, the issued table, its hash and the generator's fingerprint
 ``push``    only in a ``push`` line (``grader push``, with ``submission`` ""): the platform, its url,
             course and assignment, and per student (by LMS id) the state, the score and the hash of
             the comment written, and the platform's answer
@@ -68,6 +70,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from grader.errors import UsageError
 from grader.i18n.messages import said
+from grader.spec.variants import Variant, table_hash
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # (typing's own from Python 3.11)
@@ -76,12 +79,12 @@ if TYPE_CHECKING:
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_report", "automatic_of", "for_submission",
-           "head", "locked", "read", "review_of", "states", "verify"]
+           "head", "locked", "read", "record_variants", "review_of", "states", "verify"]
 
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
 GENESIS = "0" * 64
-OPS = ("adjust", "undo", "confirm", "push", "comment", "review", "reveal")
+OPS = ("adjust", "undo", "confirm", "push", "comment", "review", "reveal", "variants")
 
 
 class _LedgerLineCore(TypedDict):
@@ -104,6 +107,7 @@ class LedgerLine(_LedgerLineCore, total=False):
     against: float | None
     push: dict[str, Any] | None
     note: dict[str, Any] | None
+    variants: dict[str, Any] | None
 
 
 class LedgerError(UsageError):
@@ -131,10 +135,13 @@ class Entry:
     push: dict[str, Any] | None = None
     #: a reviewer's comment, review or reveal (``grader review``): what it says (the module docstring)
     note: dict[str, Any] | None = None
+    #: the issued variants (``op`` ``variants``): the assignment, the table's hash, the generator's
+    #: fingerprint and the table itself (grader.spec.variants)
+    variants: dict[str, Any] | None = None
 
     def line(self) -> str:
         fields = asdict(self)
-        for extra in ("push", "note"):
+        for extra in ("push", "note", "variants"):
             if fields[extra] is None:  # (an adjustment's line stays as it always was)
                 del fields[extra]
         return json.dumps(fields, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -276,7 +283,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "n": (int,), "op": (str,), "submission": (str,), "student": (str,), "part": (str, type(None)),
     "points": (int, float, type(None)), "set": (int, float, type(None)), "target": (int, type(None)),
     "reason": (str,), "by": (str,), "at": (str,), "against": (int, float, type(None)), "prev": (str,),
-    "note": (dict, type(None))}
+    "note": (dict, type(None)), "variants": (dict, type(None))}
 
 
 def _entry(outdir: Path, n: int, text: str) -> Entry:
@@ -615,3 +622,19 @@ def apply_report(report: GradeReport, entries: Sequence[Entry], rubric: Rubric) 
     from grader.report.model import GradeReport as Report
 
     return Report.from_dict(apply(report.to_dict(), entries, rubric))
+
+
+def record_variants(outdir: Path, assignment: str, table: Sequence[Variant], generator: str) -> bool:
+    """Write the issued variants, their hash and the generator's fingerprint to ``outdir``'s ledger,
+    unless a line holds that table already; True when a line was written."""
+    digest = table_hash(list(table))
+    if _path(outdir).exists():
+        for entry in read(outdir):
+            if entry.op == "variants" and (entry.variants or {}).get("hash") == digest:
+                return False
+    else:
+        Path(outdir).mkdir(parents=True, exist_ok=True)
+    append(outdir, op="variants", submission="", reason=said("variants_ledger_reason", count=len(table)),
+           variants={"assignment": assignment, "hash": digest, "generator": generator,
+                     "table": [v.as_data() for v in table]})
+    return True

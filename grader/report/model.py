@@ -175,6 +175,7 @@ class ReportDict(_ReportCore, total=False):
     late: LateDict
     adjustment: AdjustmentDict
     comments: list[CommentLine]
+    variant: JsonObject
 
 
 @dataclass(slots=True)
@@ -344,6 +345,8 @@ class GradeReport:
     adjustment: AdjustmentDict = field(default_factory=AdjustmentDict)
     #: a reviewer's comments on lines of the code (grader review, through the ledger); optional
     comments: list[CommentLine] = field(default_factory=list)
+    #: the student's own variant (grader.spec.variants): id and values; optional (variants only)
+    variant: JsonObject = field(default_factory=dict)
 
     def to_dict(self) -> ReportDict:
         d: ReportDict = {
@@ -380,6 +383,8 @@ class GradeReport:
             d["adjustment"] = self.adjustment
         if self.comments:
             d["comments"] = self.comments
+        if self.variant:
+            d["variant"] = self.variant
         return d
 
     @classmethod
@@ -414,6 +419,7 @@ class GradeReport:
             late=(d.get("late") or LateDict()).copy(),
             adjustment=(d.get("adjustment") or AdjustmentDict()).copy(),
             comments=list(d.get("comments") or []),
+            variant=dict(d.get("variant") or {}),
         )
 
 

@@ -100,6 +100,7 @@ def run_batch(
     anonymous: bool = False,
     moodle_lang: str | None = None,
     allow_plain_cluster: bool = False,
+    variants: bool = False,
 ) -> BatchResult:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
@@ -117,6 +118,10 @@ def run_batch(
 
     ``anonymous`` (``--anonymous``): every output names each student by a random id
     (:mod:`grader.ingest.anonymous`); the export is unpacked outside ``out``.
+
+    ``variants`` (``--variants``): each student is graded with their own variant, drawn from the
+    frozen table (``grader variants check``) by the course secret and their LMS id (in a blind
+    batch, the real id behind the anonymous one); the table and its hash go into the ledger.
 
     Raises:
         UsageError: bad source or cluster SPEC, or no namespace sandbox (here, or on a node of
@@ -149,7 +154,7 @@ def run_batch(
             batch = _Batch(source, out, outdir, rubric, lang=lang, console=console, level=level, warning=warning,
                            started=started, cluster=spec, shard_size=shard_size, allow_weak=allow_weak,
                            submitted=submitted, extensions=extensions, canvas=canvas, again=again,
-                           anonymous=anonymous, moodle_lang=moodle_lang)
+                           anonymous=anonymous, moodle_lang=moodle_lang, variants=variants)
             return batch.run(early, retired, jobs=jobs, resume=resume, seed=seed, progress=progress,
                              summary=summary, gradebooks=gradebooks, bom=bom, similarity=similarity)
     finally:
@@ -264,10 +269,12 @@ class _Batch:
                  level: str, warning: str, started: float, cluster: ClusterSpec | None = None,
                  shard_size: int | None = None, allow_weak: bool = False, submitted: dict[str, datetime] | None = None,
                  extensions: dict[str, Extension] | None = None, canvas: CanvasTarget | None = None,
-                 again: str = "", anonymous: bool = False, moodle_lang: str | None = None) -> None:
+                 again: str = "", anonymous: bool = False, moodle_lang: str | None = None,
+                 variants: bool = False) -> None:
         from grader.spec.assignment import assignment_of
 
         self.anonymous = anonymous
+        self.variants = variants
         self.canvas = canvas
         #: the language of the Moodle worksheet the instructor gave (--worksheet): the one to write back for
         self.moodle_lang = moodle_lang
@@ -415,7 +422,26 @@ class _Batch:
             seen = len(found.skipped)
             raise UsageError(
                 said("no_submission_found_entries", source=self.source, seen=seen, files=files_wanted(self.assignment.part_files)))
+        if self.variants:
+            self._give_variants(found)
         return found
+
+    def _give_variants(self, found: Discovery) -> None:
+        """Each student's own variant (by LMS id: the real one behind an anonymous id), carried by
+        the submission into grading; the issued table and its hash into the ledger (once)."""
+        from grader.spec.variants import course_secret, frozen_path, load_frozen, variant_for
+
+        if self.rubric.variants is None:
+            raise UsageError(said("batch_variants_none", file=str(self.rubric.file)))
+        table, generator = load_frozen(frozen_path(Path(self.rubric.file), self.rubric.assignment),
+                                       self.rubric.assignment)
+        secret = course_secret(course=Path(self.rubric.file).parent, outdirs=(self.outdir,), tell=self._say)
+        for f in found.found:
+            lms_id = (found.known_as.get(f.student_id) or (f.student_id,))[0]
+            f.submission = f.submission.with_variant(
+                variant_for(table, secret, self.rubric.assignment, lms_id).as_data())
+        if ledger.record_variants(self.outdir, self.rubric.assignment, table, generator):
+            self.ledger = ledger.read(self.outdir)
 
     def _resumable(self, resume: bool) -> list[int]:
         """The submissions to grade; with ``resume``, those with a current report are kept."""

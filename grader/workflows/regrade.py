@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 
+from grader.spec.variants import Variant
 from grader.report import ledger
 from grader.i18n.messages import said
 from grader.workflows.changes import Change, explain
@@ -137,6 +138,9 @@ def _kept_reports(found: Discovery, outdir: Path, result: RegradeResult) -> dict
     for i, f in enumerate(found.found):
         path = report_path(outdir, f.submission.name)
         old = read_record(path)
+        if old is not None and old.get("variant") and f.submission.variant is None:
+            # graded with the student's own variant: graded again with the same one (its id checked)
+            f.submission = f.submission.with_variant(Variant.from_data(old.get("variant")).as_data())
         if old is None:
             result.not_regraded.append((f.submission.name, said("no_report_grader_batch")))
         elif old.get("content_hash") != f.submission.content_hash:

@@ -111,7 +111,7 @@ class _StandInPart:
 
 class StandInPlugin:
     """TEST SCAFFOLDING ONLY: in-process fixtures ``student``, ``ref``, ``rng``,
-    ``grading_seed`` and ``answers`` for running the suites without the sandbox."""
+    ``grading_seed``, ``answers``, ``variant`` and ``answer_key`` for running the suites without the sandbox."""
 
     def __init__(self, modules: dict[str, Any], answers: dict[str, Any], *, seed: int = 20260810) -> None:
         self.modules = modules
@@ -155,6 +155,14 @@ class StandInPlugin:
     @pytest.fixture
     def answers(self) -> dict[str, Any]:
         return self.answers_value
+
+    @pytest.fixture
+    def variant(self) -> dict[str, Any] | None:
+        return None  # the chapter's own numbers
+
+    @pytest.fixture
+    def answer_key(self) -> dict[str, Any]:
+        return dict(reference().answers_key)
 
 
 def _short(nodeid: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     ModuleDict: TypeAlias = ModuleSpec
 
 
-class SubmissionDict(TypedDict):
+class _SubmissionCore(TypedDict):
     """A :class:`Submission` as plain data (``Submission.to_dict``): str, int, list and dict only.
 
     What a batch sends a trusted worker through its pipe, and what the worker reads back with
@@ -72,6 +73,12 @@ class SubmissionDict(TypedDict):
     content_hash: str
     notes: list[str]
     code_parts: list[str]
+
+
+class SubmissionDict(_SubmissionCore, total=False):
+    """:class:`_SubmissionCore` and, for a student with a variant, ``variant`` (its plain data)."""
+
+    variant: dict[str, object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +174,8 @@ class Submission:
             and archive names are not part of it, so the same files give the same hash as a
             folder or as a zip.
         notes: what the student should know about how the submission was read, in English.
+        variant: the student's own variant as plain data (``{"id", "values"}``,
+            :meth:`grader.spec.variants.Variant.as_data`), or None: the chapter's own numbers.
     """
 
     name: str
@@ -178,13 +187,26 @@ class Submission:
     content_hash: str
     notes: tuple[str, ...] = ()
     code_parts: tuple[str, ...] = ()
+    variant: dict[str, object] | None = None
 
     def to_dict(self) -> SubmissionDict:
         """Plain data for a trusted worker's pipe (str, int, list and dict only)."""
-        return {"name": self.name, "path": str(self.path), "origin": self.origin, "kind": self.kind,
-                "modules": [m.to_dict() for m in self.modules], "answers": self.answers,
-                "content_hash": self.content_hash, "notes": list(self.notes),
-                "code_parts": list(self.code_parts)}
+        data: SubmissionDict = {
+            "name": self.name, "path": str(self.path), "origin": self.origin, "kind": self.kind,
+            "modules": [m.to_dict() for m in self.modules], "answers": self.answers,
+            "content_hash": self.content_hash, "notes": list(self.notes),
+            "code_parts": list(self.code_parts)}
+        if self.variant is not None:
+            data["variant"] = self.variant
+        return data
+
+    def with_variant(self, variant: dict[str, object] | None) -> Submission:
+        """This submission graded with ``variant``: its content hash names the variant too, so
+        a cached report of the same files under another variant is never taken for it."""
+        if variant is None:
+            return self
+        mixed = hashlib.sha256(f"{self.content_hash}:{variant.get('id')}".encode()).hexdigest()
+        return dataclasses.replace(self, variant=variant, content_hash=mixed)
 
     @classmethod
     def from_dict(cls, data: SubmissionDict) -> Submission:
@@ -192,7 +214,7 @@ class Submission:
         return cls(name=data["name"], path=Path(data["path"]), origin=data["origin"], kind=data["kind"],
                    modules=tuple(Module.from_dict(m) for m in data["modules"]), answers=data["answers"],
                    content_hash=data["content_hash"], notes=tuple(data["notes"]),
-                   code_parts=tuple(data.get("code_parts") or ()))
+                   code_parts=tuple(data.get("code_parts") or ()), variant=data.get("variant"))
 
     def part_module(self, part: str) -> Module | None:
         """The module to load for a code part (an id of the assignment's ``.py`` parts).

@@ -40,6 +40,7 @@ from grader.errors import RubricError
 from grader.i18n.messages import said
 from grader.sandbox.limits import Limits
 from grader.spec.rubric.checks import Reader, describe, fmt, join, kebab, leaf, nearest, section, show
+from grader.spec.variants import read_variants
 from grader.spec.rubric.model import (
     FORMATS,
     LANGUAGES,
@@ -166,6 +167,7 @@ _TOP_KEYS = (
     "due",
     "plugin",
     "manual",
+    "variants",
 )
 _PLUGIN_PATHS = {
     "hooks": ("file", "hooks: ../suites/chapter07/plugin/hooks.py"),
@@ -256,6 +258,7 @@ class _RubricReader(Reader):
             due=self.due(data.get("due")),
             plugin=self.plugin(section(data, "plugin")),
             manual=self.manual(data.get("manual"), tuple(p.id for p in parts)),
+            variants=read_variants(data["variants"], self.fail) if data.get("variants") is not None else None,
         )
 
     def manual(self, value: object, parts: tuple[str, ...]) -> tuple[ManualItem, ...]:

@@ -36,6 +36,7 @@ from pathlib import Path
 from grader.i18n.messages import said
 from grader.sandbox.limits import Limits
 from grader.spec.rubric.checks import fmt
+from grader.spec.variants import VariantSpec
 
 __all__ = [
     "FORMATS",
@@ -303,6 +304,9 @@ class Rubric:
     plugin: Plugin = field(default=Plugin(), metadata=_help("the assignment's own pieces"))
     manual: tuple[ManualItem, ...] = field(
         default=(), metadata=_help("items a reviewer gives by hand in grader review, each ±points"))
+    variants: VariantSpec | None = field(
+        default=None, metadata=_help("per-student variants: parameters, pools, quiz formulas; None: one for all")
+    )
 
     def points_for(self, test_id: str) -> float:
         """Points for one test: the first rule whose ``match`` fits ``test_id``, else the default.

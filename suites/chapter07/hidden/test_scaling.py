@@ -45,13 +45,19 @@ def test_head_dim_known_models(student, ref, d_model, n_heads):
     assert_int(got, ref.scaling.head_dim(d_model, n_heads), what=describe_call("head_dim", d_model, n_heads))
 
 
-def test_head_dim_random_pairs(student, ref, rng):
+def _own_pair(variant) -> list[tuple[int, int]]:
+    """The student's own (d_model, n_heads) when they have a variant: checked first."""
+    return [(int(variant["d_model"]), int(variant["n_heads"]))] if variant else []
+
+
+def test_head_dim_random_pairs(student, ref, rng, variant):
     """head_dim is right for random divisible (d_model, n_heads) pairs
     ja: ランダムな割り切れる (d_model, n_heads) の組で head_dim が正しい
     """
-    for _ in range(8):
-        n_heads = int(rng.integers(1, 65))
-        d_model = n_heads * int(rng.integers(1, 257))
+    for d_model, n_heads in _own_pair(variant) + [(0, 0)] * 8:
+        if not n_heads:
+            n_heads = int(rng.integers(1, 65))
+            d_model = n_heads * int(rng.integers(1, 257))
         got = student.scaling.head_dim(d_model, n_heads)
         assert_int(got, ref.scaling.head_dim(d_model, n_heads), what=describe_call("head_dim", d_model, n_heads))
 
@@ -101,13 +107,14 @@ def test_scaling_factor_known_models(student, ref, d_model, n_heads):
     )
 
 
-def test_scaling_factor_random_pairs(student, ref, rng):
+def test_scaling_factor_random_pairs(student, ref, rng, variant):
     """scaling_factor is sqrt(d_model / n_heads) for random pairs
     ja: ランダムな組で scaling_factor が sqrt(d_model / n_heads) になる
     """
-    for _ in range(8):
-        n_heads = int(rng.integers(1, 65))
-        d_model = n_heads * int(rng.integers(1, 257))
+    for d_model, n_heads in _own_pair(variant) + [(0, 0)] * 8:
+        if not n_heads:
+            n_heads = int(rng.integers(1, 65))
+            d_model = n_heads * int(rng.integers(1, 257))
         got = student.scaling.scaling_factor(d_model, n_heads)
         assert_float(
             got,
@@ -248,11 +255,13 @@ def test_multihead_attention_scores(student, ref, rng, batch, seq, d_model, n_he
     assert_close(got, want, **_tol(want), allow_scalar=True, what=describe_call("multihead_attention_scores", q, k, n_heads=n_heads))
 
 
-def test_multihead_heads_are_feature_slices(student, rng):
+def test_multihead_heads_are_feature_slices(student, rng, variant):
     """each head h uses features h*d_k to (h+1)*d_k of every token
     ja: ヘッド h は各トークンの特徴量 h*d_k から (h+1)*d_k までを使う
     """
     batch, seq, n_heads, d_k = 2, 4, 3, 4
+    if variant:  # the student's own model and sequence length
+        seq, n_heads, d_k = int(variant["seq_len"]), int(variant["n_heads"]), int(variant["d_k"])
     q = randn(rng, (batch, seq, n_heads * d_k))
     k = randn(rng, (batch, seq, n_heads * d_k))
     # Oracle written with slices instead of a reshape, so a wrong view/transpose cannot agree.

@@ -128,11 +128,12 @@ def test_softmax_masked_entries(student, ref, rng):
 # --- softmax_with_temperature -------------------------------------------------------------
 
 
-def test_temperature_matches_reference(student, ref, rng):
+def test_temperature_matches_reference(student, ref, rng, variant):
     """softmax_with_temperature divides the scores by the temperature
     ja: softmax_with_temperature がスコアを温度で割る
     """
-    for temperature, dim in [(0.5, -1), (2.0, -1), (3.0, 0)]:
+    own = [(float(variant["temperature"]), -1)] if variant else []  # the student's own temperature first
+    for temperature, dim in own + [(0.5, -1), (2.0, -1), (3.0, 0)]:
         x = randn(rng, (3, 6), scale=2.0)
         got = student.softmax.softmax_with_temperature(x, temperature, dim=dim)
         want = ref.softmax.softmax_with_temperature(x, temperature, dim=dim)

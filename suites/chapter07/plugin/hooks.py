@@ -80,6 +80,22 @@ def _divisor_finding(func: str, call: str, r: float, d_k: int, *, d_model: int |
     return Finding("wrong-divisor", func, ev)
 
 
+def _own(p: _Probe) -> tuple[int, int, int, int] | None:
+    """The student's own (d_model, n_heads, d_k, seq_len) when they have a variant, else None."""
+    v = p.variant
+    try:
+        return (int(cast(Any, v)["d_model"]), int(cast(Any, v)["n_heads"]), int(cast(Any, v)["d_k"]),
+                int(cast(Any, v)["seq_len"])) if v else None
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _model_of(p: _Probe, d_k: int) -> dict[str, int]:
+    """The student's own d_model and n_heads for a probe of their own d_k (a finding quotes them)."""
+    own = _own(p)
+    return {"d_model": own[0], "n_heads": own[1]} if own and own[2] == d_k else {}
+
+
 # --------------------------------------------------------------------------- oracle
 
 
@@ -162,7 +178,9 @@ _SF_CASES = ((768, 12), (4096, 32), (1024, 4), (960, 20), (2400, 12))
 
 
 def _scaling_factor(p: _Probe) -> list[Finding]:
-    cases = _SF_CASES
+    own = _own(p)
+    mine = ((own[0], own[1]),) if own else ()
+    cases = mine + _SF_CASES  # the student's own model first: a finding quotes its sizes
     outs = [p("scaling_factor", *c) for c in cases]
     vals = [_num(o) for o in outs]
     if all(v is not None and math.isclose(v, p.expect("scaling", "scaling_factor", *c), rel_tol=1e-6)
@@ -178,8 +196,9 @@ def _scaling_factor(p: _Probe) -> list[Finding]:
     ids = {f.id if f else None for f in found}
     if len(ids) == 1 and None not in ids:
         return _pick(found)
-    hard = _hardcoded("scaling_factor", describe_call("scaling_factor", *cases[1]), outs[1],
-                      describe_call("scaling_factor", *cases[2]), outs[2])
+    a, b = len(mine) + 1, len(mine) + 2
+    hard = _hardcoded("scaling_factor", describe_call("scaling_factor", *cases[a]), outs[a],
+                      describe_call("scaling_factor", *cases[b]), outs[b])
     return [hard] if hard else _pick(found)
 
 
@@ -206,13 +225,15 @@ def _scores_probe(p: _Probe, func: str, probes: list[tuple[tuple[Any, ...], np.n
         r = _ratio(raw, out)
         if r is None:
             return _unrecognised(func, call=call, returned=_show(out))
-        found.append(_divisor_finding(func, call, r, d_k))
+        found.append(_divisor_finding(func, call, r, d_k, **_model_of(p, d_k)))
     return _pick(found) or _unrecognised(func, call=probes[0][3])
 
 
 def _scale_scores(p: _Probe) -> list[Finding]:
     x = _SCORES
-    probes = [((x, d_k), x.double().numpy(), d_k, describe_call("scale_scores", x, d_k=d_k)) for d_k in _DIVISOR_D_K]
+    own = _own(p)
+    d_ks = ((own[2],) if own else ()) + _DIVISOR_D_K
+    probes = [((x, d_k), x.double().numpy(), d_k, describe_call("scale_scores", x, d_k=d_k)) for d_k in d_ks]
     return _scores_probe(p, "scale_scores", probes, (x * 0.5 + 1.0, 16))
 
 
@@ -222,7 +243,9 @@ _AS_CONFIGS = (((2,), 3, 4, 64), ((), 3, 5, 16), ((), 2, 3, 48), ((), 2, 3, 128)
 
 def _attention_scores(p: _Probe) -> list[Finding]:
     probes = []
-    for seed, (lead, n_q, n_k, d_k) in enumerate(_AS_CONFIGS):
+    own = _own(p)
+    mine: tuple[tuple[tuple[int, ...], int, int, int], ...] = (((), own[3], own[3], own[2]),) if own else ()
+    for seed, (lead, n_q, n_k, d_k) in enumerate(mine + _AS_CONFIGS):
         q, k = _randn(10 + seed, *lead, n_q, d_k), _randn(20 + seed, *lead, n_k, d_k)
         raw = (q.double() @ k.double().transpose(-2, -1)).numpy()
         probes.append(((q, k), raw, d_k, describe_call("attention_scores", q, k)))
@@ -249,7 +272,8 @@ _MH_CONFIGS = ((1, 3, 768, 12), (2, 4, 96, 6), (1, 3, 384, 8), (1, 2, 512, 4))
 
 def _multihead(p: _Probe) -> list[Finding]:
     func = "multihead_attention_scores"
-    configs = _MH_CONFIGS
+    own = _own(p)
+    configs = (((1, own[3], own[0], own[1]),) if own else ()) + _MH_CONFIGS
     outs, inputs = [], []
     for i, (b, s, d, h) in enumerate(configs):
         q, k = _randn(40 + i, b, s, d), _randn(50 + i, b, s, d)
@@ -828,8 +852,10 @@ RECOGNISERS: dict[str, Callable[[_Probe], list[Finding]]] = {
 # --------------------------------------------------------------------------- quiz
 
 
-def quiz_findings(answers: dict[str, Any]) -> list[Finding]:
-    """The divisor question answered with √d_model or d_k names the same mistake as code would."""
+def quiz_findings(answers: dict[str, Any], variant: dict[str, Any] | None = None) -> list[Finding]:
+    """The divisor question answered with √d_model or d_k names the same mistake as code would.
+
+    With a variant the question asks about the student's own model (their d_model and n_heads)."""
     entry = answers.get("divisor-4096-32") if isinstance(answers, dict) else None
     given = entry.get("answer") if isinstance(entry, dict) else entry
     try:
@@ -838,11 +864,37 @@ def quiz_findings(answers: dict[str, Any]) -> list[Finding]:
         value = None
     if value is None or not math.isfinite(value) or value <= 0:
         return []
-    f = _divisor_finding("divisor-4096-32", "divisor-4096-32", value, 128, d_model=4096, n_heads=32, rel=5e-3)
+    d_model, n_heads = 4096, 32
+    if variant:
+        try:
+            d_model, n_heads = int(variant["d_model"]), int(variant["n_heads"])
+        except (KeyError, TypeError, ValueError):
+            pass
+    f = _divisor_finding("divisor-4096-32", "divisor-4096-32", value, d_model // n_heads, d_model=d_model,
+                         n_heads=n_heads, rel=5e-3)
     if f is None or f.id not in ("sqrt-d-model", "divide-by-d-k"):
         return []
     f.evidence.update(variant="answer", question="divisor-4096-32", answer=given)
     return [f]
+
+
+# --------------------------------------------------------------------------- a student's own handout
+
+
+def personal_handout(name: str, text: str, values: dict[str, Any]) -> str:
+    """The quiz's model questions ask about the student's own model (their d_model and n_heads);
+    the question ids stay as they are, so every answers file reads the same way."""
+    if "d_model" not in values or "n_heads" not in values:
+        return text
+    d, h = values["d_model"], values["n_heads"]
+    for old, new in (
+        ("埋め込み次元 4096、ヘッド数 32 のモデルで、", f"あなたのモデル (埋め込み次元 {d}、ヘッド数 {h}) で、"),
+        ("A model has d_model = 4096 and 32 heads.", f"Your model has d_model = {d} and {h} heads."),
+        ("同じモデル (d_model = 4096、32 ヘッド) で、", f"同じモデル (d_model = {d}、{h} ヘッド) で、"),
+        ("For the same model (d_model = 4096, 32 heads),", f"For the same model (d_model = {d}, {h} heads),"),
+    ):
+        text = text.replace(old, new)
+    return text
 
 
 # --------------------------------------------------------------------------- report, suite, notebook

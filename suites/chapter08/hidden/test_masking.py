@@ -92,21 +92,33 @@ def test_apply_causal_mask(student, ref, rng, lead, dtype):
     assert_close(got[~future], want[~future], rtol=0, atol=0, what=f"the entries j <= i of {what}")
 
 
-def test_apply_causal_mask_leaves_input(student, rng):
+#: The leading axes of each layout a variant may give the scores (the structural choice).
+_LAYOUTS = {"rows": (), "batched": (2,), "heads": (2, 3)}
+
+
+def _scores_shape(variant, default: tuple[int, ...]) -> tuple[int, ...]:
+    """The student's own layout and sequence length when they have a variant, else ``default``."""
+    if not variant:
+        return default
+    n = int(variant["seq_len"])
+    return (*_LAYOUTS[str(variant["layout"])], n, n)
+
+
+def test_apply_causal_mask_leaves_input(student, rng, variant):
     """apply_causal_mask does not change the caller's scores
     ja: apply_causal_mask が呼び出し側のスコアを書き換えない
     """
-    x = randn(rng, (3, 4, 4))
+    x = randn(rng, _scores_shape(variant, (3, 4, 4)))
     what = describe_call("apply_causal_mask", x)
     _, after = student.masking.apply_causal_mask.args_after(x)
     assert_close(after[0], x, rtol=0, atol=0, what=f"the scores passed to {what}, after the call")
 
 
-def test_masked_softmax_leaves_input(student, rng):
+def test_masked_softmax_leaves_input(student, rng, variant):
     """masked_softmax does not change the caller's scores
     ja: masked_softmax が呼び出し側のスコアを書き換えない
     """
-    x = randn(rng, (2, 5, 5))
+    x = randn(rng, _scores_shape(variant, (2, 5, 5)))
     what = describe_call("masked_softmax", x)
     _, after = student.masking.masked_softmax.args_after(x)
     assert_close(after[0], x, rtol=0, atol=0, what=f"the scores passed to {what}, after the call")
@@ -176,12 +188,15 @@ def test_causal_attention_matches_sdpa(student, rng, shape, d_v, dtype):
                  what=describe_call("causal_attention", q, k, v))
 
 
-def test_causal_attention_large_scores(student, rng):
+def test_causal_attention_large_scores(student, rng, variant):
     """causal_attention stays finite when q·k reaches about 1e4
     ja: q·k が 1e4 程度になっても causal_attention が有限の値を返す
     """
-    q, k = randn(rng, (2, 6, 16), scale=25.0), randn(rng, (2, 6, 16), scale=25.0)
-    v = randn(rng, (2, 6, 4))
+    lead, n, d_k = (2,), 6, 16
+    if variant:  # the student's own layout, sequence length and head width
+        lead, n, d_k = _LAYOUTS[str(variant["layout"])], int(variant["seq_len"]), int(variant["d_k"])
+    q, k = randn(rng, (*lead, n, d_k), scale=25.0), randn(rng, (*lead, n, d_k), scale=25.0)
+    v = randn(rng, (*lead, n, 4))
     want = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
     assert_close(student.masking.causal_attention(q, k, v), want, rtol=2e-3, atol=1e-4,
                  what=describe_call("causal_attention", q, k, v))

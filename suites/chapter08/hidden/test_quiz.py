@@ -18,8 +18,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("question_id", ids, ids=ids)
 
 
-def test_quiz_answer(answers, ref, question_id):
+def test_quiz_answer(answers, answer_key, question_id):
     """the quiz answer is correct
     ja: 確認問題の答えが正しい
     """
-    check_answer(answers, ref.answers_key, question_id)
+    check_answer(answers, answer_key, question_id)

@@ -569,6 +569,30 @@ def expected_values(reference: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- notebook, README
 
 #: The mistake the student README names as an example of what ``grader check`` recognises.
+def personal_handout(name: str, text: str, values: dict[str, Any]) -> str:
+    """The quiz's questions about "token 3 of 6" ask about the student's own token and length, and
+    the choices of positions follow them (the right letter stays the same); ids are unchanged."""
+    if "query" not in values or "seq_len" not in values:
+        return text
+    q, n = int(values["query"]), int(values["seq_len"])
+
+    def upto(k: int) -> str:
+        return ", ".join(str(i) for i in range(k))
+
+    upto_q, with_q, after = upto(q), upto(q + 1), ", ".join(str(i) for i in range(q, n))
+    for old, new in (
+        ("長さ 6 の系列で、トークン 3 (0 から数える)", f"長さ {n} の系列で、トークン {q} (0 から数える)"),
+        ("In a sequence of 6 tokens, how many positions may token 3", f"In a sequence of {n} tokens, how many positions may token {q}"),
+        ("In a sequence of 6 tokens, which positions may token 3", f"In a sequence of {n} tokens, which positions may token {q}"),
+        ("#   a) 3 だけ / 3 only", f"#   a) {q} だけ / {q} only"),
+        ("#   b) 0, 1, 2 / 0, 1, 2", f"#   b) {upto_q} / {upto_q}"),
+        ("#   c) 0, 1, 2, 3 / 0, 1, 2, 3", f"#   c) {with_q} / {with_q}"),
+        ("#   d) 3, 4, 5 / 3, 4, 5", f"#   d) {after} / {after}"),
+    ):
+        text = text.replace(old, new)
+    return text
+
+
 README_EXAMPLE = {"en": "writing 0 instead of -inf into the masked scores",
                   "ja": "マスクするスコアに -inf ではなく 0 を書いている"}
 

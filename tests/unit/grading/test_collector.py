@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 import pytest
@@ -237,3 +238,52 @@ def test_grader_new_names_every_optional_hook(tmp_path) -> None:
                 for n, v in vars(proto).items() if not n.startswith("_") and isinstance(v, property) or callable(v)
                 and not n.startswith("_")}
     assert declared - {"RECOGNISERS"} == set(OPTIONAL_HOOKS)
+
+
+# --------------------------------------------------------------------------- a student's own variant
+
+
+@pytest.fixture(scope="module")
+def with_variants(tmp_path_factory):
+    """The reference and the sqrt-d-model example, graded as a student of d_model 512 with 8 heads."""
+    from grader.ingest.submission.load import load_submission
+    from grader.spec.variants import Variant
+    from tests.helpers import ROOT
+
+    rubric = load_rubric(ROOT / "rubrics" / "chapter07.yaml")
+    own = Variant({"d_model": 512, "n_heads": 8, "dims": (2, 32, 512), "seq_len": 7, "temperature": 4.0, "d_k": 64})
+    base = tmp_path_factory.mktemp("own")
+    (base / "answers.yaml").write_text("head-dim-4096-32: 64\ndivisor-4096-32: 8\n", encoding="utf-8")
+    from grader.grading.runner import reference_for
+    from grader.prepare.variants import variant_answers
+
+    key = dict(reference_for(rubric).answers_key)
+    # the reference's quiz answers in this variant are the variant's own numbers
+    ref = dataclasses.replace(load_submission(ROOT / "solutions" / "chapter07"),
+                              answers=variant_answers(key, rubric.variants, own))
+    wrong = load_submission(ROOT / "examples" / "submissions" / "sqrt-d-model")
+    answers = load_submission(base)
+    subs = [s.with_variant(own.as_data()) for s in (ref, wrong, answers)]
+    return own, subs, grade(rubric, subs, seed=5)
+
+
+def test_the_reference_earns_full_marks_in_a_variant_which_the_report_records(with_variants):
+    own, subs, reports = with_variants
+    assert reports[0].score == reports[0].max_score
+    assert reports[0].variant == own.as_data()
+    assert reports[0].to_dict()["variant"]["id"] == own.id
+    assert subs[0].content_hash != subs[0].with_variant(None).content_hash or subs[0].variant is not None
+
+
+def test_the_mistake_in_a_variant_quotes_the_students_own_sizes(with_variants):
+    _, _, reports = with_variants
+    [m] = [m for m in reports[1].mistakes if m.id == "sqrt-d-model"]
+    assert (m.evidence["d_model"], m.evidence["n_heads"]) == (512, 8)
+    assert "√512" in m.message["en"] and "512 / 8 = 64" in m.message["ja"]
+
+
+def test_the_quiz_is_marked_with_the_students_own_numbers(with_variants):
+    """64 and 8 are right for d_model 512 with 8 heads (and would be wrong for 4096 and 32)"""
+    _, _, reports = with_variants
+    quiz = {t.id.rsplit("[", 1)[-1].rstrip("]"): t.status for t in reports[2].tests if t.id.startswith("hidden/test_quiz")}
+    assert quiz["head-dim-4096-32"] == Status.PASSED and quiz["divisor-4096-32"] == Status.PASSED

@@ -709,3 +709,49 @@ def test_a_mask_written_into_the_probabilities_is_named_sentence_by_sentence(fil
             "e^(-inf) = 0 なので未来の重みはちょうど 0 になり、各行の和は 1 になります。",
             "causal_attention にも同じ誤りがあります。",
         ]
+
+
+# --------------------------------------------------------------------------- a student's own variant
+
+
+class VariantRun(Run):
+    """A run whose submission carries the student's variant, as a batch with variants grades it."""
+
+    def __init__(self, values: dict[str, Any], outcomes: list[CaseOutcome] | None = None,
+                 answers: dict[str, Any] | None = None) -> None:
+        super().__init__(outcomes, answers)
+        self.submission = types.SimpleNamespace(variant={"id": "v0", "values": values})
+
+
+OWN = {"d_model": 512, "n_heads": 8, "d_k": 64, "seq_len": 6, "temperature": 2.0, "dims": [8, 32, 128]}
+
+
+@pytest.mark.parametrize("folder", ["sqrt-d-model"])
+def test_with_a_variant_sqrt_d_model_quotes_the_students_own_sizes(folder, reference):
+    """the student of d_model 512 with 8 heads reads √512 ≈ 22.63 and 512 / 8 = 64, not GPT-2's numbers"""
+    session = InProcessSession.from_folder(ROOT / "examples" / "submissions" / folder)
+    [m] = diagnosis.diagnose(VariantRun(OWN), session, reference, CH7, parts=("scaling",))
+    assert m.id == "sqrt-d-model"
+    assert (m.evidence["d_model"], m.evidence["n_heads"], m.evidence["d_k"]) == (512, 8, 64)
+    assert m.evidence["divisor"] == pytest.approx(22.627, abs=1e-3)
+    for lang in ("en", "ja"):
+        for number in ("22.63", "√512", "512 / 8 = 64", "√64 = 8"):
+            assert number in m.message[lang], (lang, number)
+        assert "768" not in m.message[lang]
+
+
+def test_with_a_variant_the_quiz_divisor_is_judged_on_the_students_own_model():
+    """√d_model of the student's own model is named; √4096 = 64 is no longer their mistake's number"""
+    own = {**OWN, "d_model": 384, "n_heads": 4, "d_k": 96}
+    run = VariantRun(own, [failed("quiz")], {"divisor-4096-32": {"answer": 19.6}})
+    [m] = diagnosis.diagnose(run, InProcessSession({}), None, CH7)
+    assert (m.id, m.evidence["d_model"], m.evidence["n_heads"]) == ("sqrt-d-model", 384, 4)
+    for lang in ("en", "ja"):
+        assert "√384" in m.message[lang] and "9.8" not in m.message[lang]
+    run = VariantRun(own, [failed("quiz")], {"divisor-4096-32": {"answer": 64}})
+    assert diagnosis.diagnose(run, InProcessSession({}), None, CH7) == []
+
+
+def test_with_a_variant_the_reference_is_named_nothing(reference):
+    session = InProcessSession.from_folder(ROOT / "solutions" / "chapter07")
+    assert diagnosis.diagnose(VariantRun(OWN), session, reference, CH7, parts=PARTS) == []

@@ -39,3 +39,61 @@ def test_the_note_is_said_in_japanese_whole() -> None:
     assert note.startswith("このマシンのサンドボックス: ") and "extra_data.sandbox" in note
     assert "GRADER_SANDBOX=rlimits bash /autograder/run_autograder" in note
     assert [] == _english_left(note)
+
+
+# --------------------------------------------------------------------------- per-student variants
+
+
+def _with_table(tmp_path, monkeypatch):
+    """A rubric copy with its issued table frozen beside it, and a course secret of the test's own."""
+    from pathlib import Path
+
+    from grader.spec.variants import SECRET_ENV, frozen_path, issued_table, write_frozen
+    from tests.helpers import course_copy
+
+    monkeypatch.setenv(SECRET_ENV, str(tmp_path / "home" / "secret"))
+    path = course_copy(tmp_path / "course", chapters=("chapter07",)) / "rubrics" / "chapter07.yaml"
+    rubric = load_rubric(path)
+    table = issued_table(rubric.variants, rubric.assignment)
+    write_frozen(frozen_path(Path(path), rubric.assignment), rubric.variants, table, rubric.assignment)
+    return rubric
+
+
+def test_with_variants_the_zip_carries_each_students_variant_and_never_the_secret(tmp_path, monkeypatch) -> None:
+    import json
+
+    from grader.prepare.variants import roster_variants
+    from grader.spec.variants import course_secret
+
+    rubric = _with_table(tmp_path, monkeypatch)
+    variants = roster_variants(rubric, ["s001", "ｓ００２"])
+    assert set(variants) == {"s001", "s002"}
+    target = build_autograder(rubric, tmp_path / "gs", variants=variants)
+    with zipfile.ZipFile(target) as zf:
+        names = zf.namelist()
+        roster = [n for n in names if n.endswith("chapter07.roster-variants.json")]
+        assert len(roster) == 1 and json.loads(zf.read(roster[0])) == variants
+        script = zf.read("run_autograder").decode()
+        secret = course_secret()
+        assert not any(secret in zf.read(n) for n in names)
+    assert '--student "$SID"' in script and "submission_metadata.json" in script
+    plain = build_autograder(load_rubric(RUBRIC), tmp_path / "plain")
+    with zipfile.ZipFile(plain) as zf:
+        assert "--student" not in zf.read("run_autograder").decode()
+        assert not any(n.endswith(".roster-variants.json") for n in zf.namelist())
+
+
+def test_a_student_missing_from_the_roster_is_refused_naming_the_fix(tmp_path, monkeypatch) -> None:
+    import json
+    from pathlib import Path
+
+    import pytest
+
+    from grader.spec.variants import ROSTER_SUFFIX, VariantError, student_variant
+
+    rubric = _with_table(tmp_path, monkeypatch)
+    roster = Path(rubric.file).parent / f"{rubric.assignment}{ROSTER_SUFFIX}"
+    roster.write_text(json.dumps({"s001": {"values": {"d_model": 512}}}), encoding="utf-8")
+    assert student_variant(Path(rubric.file), rubric.assignment, "s001")["values"] == {"d_model": 512}
+    with pytest.raises(VariantError, match="--variants ROSTER"):
+        student_variant(Path(rubric.file), rubric.assignment, "s999")

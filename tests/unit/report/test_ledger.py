@@ -565,3 +565,22 @@ def test_a_reader_shares_the_lock_and_writes_nothing_into_the_folder(tmp_path: P
     finally:
         os.close(fd)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+# --------------------------------------------------------------------------- the issued variants
+
+
+def test_the_issued_table_goes_into_the_ledger_once_and_the_chain_holds(tmp_path: Path) -> None:
+    from grader.spec.rubric.load import load_rubric
+    from grader.spec.variants import issued_table
+
+    spec = load_rubric(RUBRIC).variants
+    assert spec is not None
+    table = issued_table(spec, "chapter07")
+    out = tmp_path / "out"
+    assert ledger.record_variants(out, "chapter07", table, spec.fingerprint())
+    assert not ledger.record_variants(out, "chapter07", table, spec.fingerprint())  # that table again: no line
+    [entry] = ledger.read(out)
+    assert entry.op == "variants" and entry.variants is not None
+    assert entry.variants["assignment"] == "chapter07" and len(entry.variants["table"]) == len(table)
+    assert ledger.verify(out) == 1
