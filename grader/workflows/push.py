@@ -52,7 +52,8 @@ if TYPE_CHECKING:
     from grader.report.ledger import Entry
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["STATES", "Line", "PushResult", "batch_maximum", "comment_hash", "last_pushed", "plan", "push", "read_ids", "read_token"]
+__all__ = ["STATES", "Line", "PushResult", "batch_maximum", "comment_hash", "last_pushed", "plan", "push", "read_ids", "read_token",
+           "shared_reasons"]
 
 STATES = ("sent", "unchanged", "skipped", "failed")
 CSV_COLUMNS = ["student", "submission", "lms_id", "state", "reason", "lms_before", "new", "justification"]
@@ -320,6 +321,17 @@ def push(outdir: Path, rubric: Rubric, platform: Platform, *, dry_run: bool = Fa
                           push={**target, "students": students, "skipped": skipped, "counts": counts,
                                 "file": f"push/{path.name}"})
     return PushResult(lines, False, path, entry.n, counts)
+
+
+def shared_reasons(lines: Sequence[Line]) -> dict[str, list[Line]]:
+    """The failures whose reason is the same for two students or more (a token refused midway: every
+    student after it), each reason with its students in order: the terminal says such a reason once,
+    numbered, and each student's line points to it; the push's CSV keeps the reason on every line."""
+    by_reason: dict[str, list[Line]] = {}
+    for line in lines:
+        if line.state == "failed" and line.reason:
+            by_reason.setdefault(line.reason, []).append(line)
+    return {reason: group for reason, group in by_reason.items() if len(group) > 1}
 
 
 def _counts(lines: Sequence[Line]) -> dict[str, int]:
