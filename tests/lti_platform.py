@@ -119,6 +119,7 @@ class _Conf(LTI1P3PlatformConfAbstract):
             raise LtiException("Token expired")
         if d.expire_at and len(d.log) >= d.expire_at and not d.expired_token:
             d.expired_token = token  # the token in use at request expire_at, and no other, expires
+            d.expirations += 1
         if token == d.expired_token:
             raise LtiException("Token expired")
         return ok
@@ -248,6 +249,8 @@ class LtiPlatform:
     #: the token in use at this request number (1, 2, …) expires then, once (0: never)
     expire_at: int = 0
     expired_token: str = ""
+    #: how many times a token was expired so
+    expirations: int = 0
     #: results and members pages: at most this many a page (0: one page)
     page_size: int = 0
     on_request: Callable[[Request], None] | None = None
