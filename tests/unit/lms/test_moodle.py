@@ -265,7 +265,8 @@ def test_a_thousand_students_under_faults_an_expiry_and_a_kill_converge() -> Non
 def test_a_withdrawn_student_is_refused_and_students_of_one_name_each_get_their_own(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """enrol/externallib.php get_enrolled_users lists a suspended enrolment with the rest unless asked
     ``onlyactive``: the withdrawn student is refused with the reason, and not pulled. Two students
-    named Jane Doe and two named 山田 太郎: each is written by their own participant number."""
+    named Jane Doe and two named 山田 太郎: each is written by their own participant number. The push
+    makes no one late in Moodle: it saves grades and reads, nothing else."""
     from grader.outputs.gradebook import GradebookRow
     from grader.workflows.pull_moodle import pull_moodle
     from grader.workflows.push import plan
@@ -292,6 +293,14 @@ def test_a_withdrawn_student_is_refused_and_students_of_one_name_each_get_their_
         sent = moodle_platform.write([Cell(line.key, float(line.new or 0), "") for line in lines if line.state == "send"])
         assert all(o.ok for o in sent.values())
         assert d.grades == {21: 10.0, 22: 20.0, 23: 30.0, 24: 40.0}
+        # the push makes no one late in Moodle: it saves grades only (no new attempt, no submission
+        # time, no extension), and every other call was a read
+        assert {r.function for r in d.log if not r.function.startswith(("mod_assign_get_", "core_enrol_get_"))} \
+            == {"mod_assign_save_grades"}
+        entries = [g for r in d.saves() for g in r.params["grades"]]
+        assert all(set(g) <= {"userid", "grade", "attemptnumber", "addattempt", "workflowstate", "plugindata"}
+                   and str(g["addattempt"]) == "0" and str(g["attemptnumber"]) == "-1" for g in entries)
+        assert d.submissions[21].timemodified == 1_800_000_000 and d.extensions == {}
         pull_moodle(tmp_path / "src", moodle(d), str(d.assignment))  # the withdrawn student's file is not pulled
         assert [p.name for p in (tmp_path / "src" / "submissions").iterdir()] == ["Jane Doe_723401_assignsubmission_file_"]
     finally:
