@@ -293,8 +293,9 @@ def push(outdir: Path, rubric: Rubric, platform: Platform, *, dry_run: bool = Fa
     blind = is_anonymous(outdir)
     last = last_pushed(entries, target)
     if blind:  # the ledger knows a blind batch's students by their anonymous ids: mapped to the LMS's here
-        last = {key: last[row.student_id] for row in rows
-                if (key := lms_key(row, platform.name, ids or {})) and row.student_id in last}
+        # (a push recorded before by LMS id still counts, where no later one by anonymous id does)
+        last = {key: mine for row in rows if (key := lms_key(row, platform.name, ids or {}))
+                and (mine := last.get(row.student_id) or last.get(key)) is not None}
     lines = plan(rows, current, last, lms=platform.name, ids=ids or {},
                  overwrite=overwrite, lang=lang, comment_lang=comment_lang)
     for line in lines:

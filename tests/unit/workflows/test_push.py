@@ -349,3 +349,30 @@ def test_an_anonymous_plain_folder_reaches_lti13_through_identities_and_the_ids_
     finally:
         lti.stop()
     assert_blind_after(out, folders + list(uids.values()), list(uids.values()))
+
+
+def test_a_blind_batchs_push_recorded_by_lms_id_still_counts(tmp_path: Path) -> None:
+    """A ledger whose push line named a blind batch's student by Canvas id (as pushes did before the
+    ledger used anonymous ids): what it wrote is still known, so a new score is sent, not kept back
+    as a value the LMS holds from elsewhere; the new line names the student by anonymous id."""
+    import json
+
+    from grader.report import ledger
+
+    real = ["12345", "12346", "12347"]
+    out = blind_out(tmp_path, "canvas", real)
+    double = CanvasDouble(TOKEN, {"12345": None, "12346": 80.0, "12347": None}).start()
+    transport = Transport(double.url, TOKEN, sleep=lambda s: None)
+    try:
+        canvas = CanvasPlatform(double.url, double.course, double.assignment, transport, sleep=lambda s: None,
+                                poll_every=0)
+        ledger.append(out, op="push", submission="", reason="earlier", by="ta", at="2026-12-08T09:00:00+00:00",
+                      push={**canvas.target(), "students": {"12346": {"state": "sent", "score": 80.0, "comment": "x"}}})
+        result = blind_push(out, canvas)
+        assert {line.key: line.state for line in result.lines} == {k: "sent" for k in real}  # type: ignore[attr-defined]
+        assert double.scores == {"12345": 100.5, "12346": 88.0, "12347": 61.5}
+    finally:
+        transport.close()
+        double.stop()
+    last = json.loads((out / "ledger.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert set(last["push"]["students"]) == {aid for aid, _, _ in BLIND}
