@@ -14,6 +14,8 @@ PATTERNS = (
     "*.ini",  # suite.ini: the pytest configuration of every graded run
     "*.yaml",  # mistakes.yaml: the mistake catalogue the diagnosis names
     "templates/*.j2",  # the HTML report and class summary templates
+    "review/templates/*.j2",  # grader review: its pages
+    "review/static/*",  # grader review: its one script and style sheet
 )
 
 #: The installed package's own folder, where the files above lie (``grader/``), found without

@@ -18,6 +18,7 @@ commands live beside it, by who runs them when:
 ==========  ========================================================================================
 batch       batch, export, similarity, catalogue draft: the commands on a whole class
 prepare     new, validate, release, gradescope: the instructor's commands before the term
+review      review: the local review app over a finished batch
 shared      ExitCode, the options every command takes, the rubric and language it finds, the guard
 student     check, grade: the student's commands
 term        adjust, ledger, publish, push, regrade, gradebook, pull: the commands of a term around the batch
@@ -34,6 +35,7 @@ from typing import Any
 import click
 
 from grader.cli import batch, prepare, student, term
+from grader.cli import review
 from grader.cli.shared import ExitCode
 from grader.cli.usage_ja import say_usage_too
 
@@ -80,6 +82,7 @@ COMMANDS: tuple[click.Command, ...] = (
     term.adjust, term.ledger_cmd, term.publish_cmd, term.push_cmd, term.regrade, term.gradebook_cmd,
     prepare.new_cmd, prepare.validate, prepare.release, prepare.gradescope,
     term.pull_cmd,
+    review.review_cmd,
 )
 for _command in COMMANDS:
     main.add_command(_command)

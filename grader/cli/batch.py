@@ -294,7 +294,7 @@ def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, aga
                    top: int | None, threshold: float | None, pairs: tuple[tuple[str, str], ...],
                    lang: str | None) -> None:
     """Which submissions of the batch in OUTDIR look alike: similarity.csv and pages, summary updated."""
-    from grader.i18n.messages import say
+    from grader.i18n.messages import say, translate
     from grader.insight.similarity import BEHAVIOUR_FLAG, CODE_FLAG, CODE_WITH_BEHAVIOUR, Pair, named
     from grader.outputs.similarity_page import refresh
 
@@ -313,6 +313,8 @@ def similarity_cmd(outdir: str, rubric_path: str | None, source: str | None, aga
 
         tell(say("similarity_done", language, n=result.compared, pairs=len(result.pairs), groups=len(result.groups),
                  path=Path(outdir) / "similarity.csv"))
+        for line in result.capped:  # (what the comparison left out, as its page says)
+            tell(translate(line, language))
         if top is not None or threshold is not None or named_pairs:
             tell(say("similarity_rule", language, code=CODE_FLAG, code_b=CODE_WITH_BEHAVIOUR,
                      behaviour=BEHAVIOUR_FLAG))

@@ -153,6 +153,15 @@ _STATES = {"applied": said("ledger_state_applied"), "review": said("ledger_state
            "recorded": said("ledger_state_recorded")}
 
 
+def _noted(note: dict[str, object] | None) -> str:
+    """What a line of grader review holds, in the listing's change column: a comment's file and
+    lines, a reviewed group, a revealed pseudonym."""
+    note = note or {}
+    if "file" in note:
+        return f"{note.get('file', '')}:{note.get('start', '')}-{note.get('end', '')}"
+    return str(note.get("group") or note.get("pseudonym") or "")
+
+
 @click.command(name="ledger")
 @click.argument("outdir", type=click.Path(file_okay=False, exists=True))
 @click.option("--verify", is_flag=True, help="Only check the chain; exit 2 naming the first broken line.")
@@ -171,7 +180,8 @@ def ledger_cmd(outdir: str, verify: bool, lang: str | None) -> None:
             states = ledger.states(entries, in_review(Path(outdir)))
             for e in entries:
                 change = (f"{e.points:+g}" if e.points is not None else f"={e.set:g}" if e.set is not None
-                          else str((e.push or {}).get("platform", "")) if e.op == "push" else f"#{e.target}")
+                          else str((e.push or {}).get("platform", "")) if e.op == "push"
+                          else f"#{e.target}" if e.target is not None else _noted(e.note))
                 state = tr(_STATES[states[e.n]], language)
                 click.echo("\t".join(tsv_field(f) for f in [str(e.n), e.op, e.submission, e.part or "", change,
                                       state, "" if e.against is None else f"{e.against:g}", e.by, e.at,

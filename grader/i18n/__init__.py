@@ -19,6 +19,7 @@ engines         what grader/engines/ says: the local pool, the warm checker, Das
 lms             what grader/lms/ says: the HTTP transport, Canvas
 workflows       what grader/workflows/ says: batch, adjust, regrade, publish, push
 prepare         what grader/prepare/ says: scaffold, validate, release, the Gradescope zip
+review          what grader/review/ says: the review app's pages and refusals
 cli             what grader/cli/ says: the command line's own lines and click's usage errors
 notebook        what grader/notebook.py says: the notebook's check cell
 ==============  ===========================================================================

@@ -29,6 +29,8 @@ MESSAGES: dict[str, M] = {
     "not_a_submission": M("not a folder, notebook or zip", "フォルダ・ノートブック・zip のいずれでもありません"),
     "symlink": M("a symbolic link; not followed", "シンボリックリンクなので辿りません"),
     "online_text": M("online text, not files", "オンラインテキストの提出で、ファイルではありません"),
+    "system_file": M("a file or folder an OS or a tool leaves (such as .DS_Store or __MACOSX), not a submission: "
+                     "skipped", "OS やツールが残すファイル・フォルダ（.DS_Store や __MACOSX など）で、提出物ではないので採点しません"),
     "doubtful_name": M(
         "the name {entry} in the zip has no UTF-8 mark and reads cleanly in no known encoding (read as "
         "{encoding}); check the student's name by hand",
@@ -114,6 +116,9 @@ MESSAGES: dict[str, M] = {
     "does_fully_follow_notebook": M(
         "{filename} does not fully follow the notebook format ({first}); read it anyway",
         "{filename} はノートブックの形式に完全には従っていません（{first}）。そのまま読み込みました"),
+    "notebook_checked_first_cells": M(
+        "{filename} has {n} cells: its format was checked in the first {most} only; every cell was read",
+        "{filename} には {n} 個のセルがあります。形式は最初の {most} 個だけ確かめました（セルはすべて読み込みました）"),
     "cell_second_answers_cell": M(
         "{filename}: cell {n} is a second answers cell; used the first",
         "{filename}: セル {n} は 2 つ目の答えのセルです。最初のセルを使いました"),

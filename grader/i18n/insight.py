@@ -55,6 +55,13 @@ MESSAGES: dict[str, M] = {
         "--pair {name}: more than one submission answers to it ({found}); name one by the gradebook's submission "
         "column",
         "--pair {name}: 該当する提出物が複数あります（{found}）。成績表の submission 列の名前で 1 つを指定してください"),
+    # --- what the similarity stage capped (similarity.py) ---------------------------------------------
+    "similarity_code_capped": M(
+        "{who}: only the first {most} KB of its code were compared (it has {size} KB); the rest was left out",
+        "{who}: コードは最初の {most} KB だけを比べ、残りは比べていません（全体は {size} KB）"),
+    "similarity_regions_capped": M(
+        "{a} and {b}: the page shows {shown} of their {n} matching regions",
+        "{a} と {b}: 一致する {n} か所のうち、ページには {shown} か所だけを載せています"),
     # --- a drafted catalogue entry (draft_entry.py) ---------------------------------------------------
     "draft_message": M(
         "{call}: DRAFT — say what is wrong and how to fix it.",

@@ -44,6 +44,7 @@ from typing import TypedDict
 
 from grader.i18n import cli, engines, grading, ingest, insight, kit, notebook, outputs, prepare, report, sandbox, spec
 from grader.i18n import lms, workflows
+from grader.i18n import review
 from grader.i18n.entry import M
 from grader.i18n.foreign import FOREIGN
 
@@ -55,7 +56,7 @@ __all__ = ["FOREIGN", "LABELS", "MESSAGES", "M", "TABLES", "Both", "Said", "both
 #: tests/fitness/test_layers.py). Each holds ``MESSAGES`` (and ``LABELS`` where it has labels) for
 #: the sentences its area's code says; a sentence two areas say is kept in the lower one's table.
 TABLES: tuple[ModuleType, ...] = (sandbox, kit, spec, report, ingest, grading, insight, outputs, engines, lms,
-                                  workflows, prepare, cli, notebook)
+                                  workflows, prepare, review, cli, notebook)
 
 
 def merge(tables: dict[str, dict[str, M]]) -> dict[str, M]:

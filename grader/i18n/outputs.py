@@ -131,6 +131,7 @@ LABELS: dict[str, M] = {
     "gbflag_symlink": M("symbolic link", "シンボリックリンク"),
     "gbflag_online_text": M("online text", "オンラインテキスト"),
     "gbflag_doubtful_name": M("name's encoding guessed", "名前の文字コードを推測"),
+    "gbflag_system_file": M("system file, skipped", "システムのファイル（採点対象外）"),
     # --- the links between the class's pages (gradebook_page.py) -------------------------------------
     "class_pages": M("The class's pages", "クラスのページ"),
     # --- the class summary (summary.py) ---------------------------------------------------------------
@@ -201,6 +202,7 @@ LABELS: dict[str, M] = {
     "similarity_against": M("; also compared with {old}", "。{old} とも比較"),
     "similarity_ring": M("Group {g} ({n} submissions): {members}", "グループ {g}（{n} 件）: {members}"),
     "similarity_summary_link": M("Similar submissions: every pair, side by side", "よく似た提出物: すべての組を並べて表示"),
+    "similarity_capped": M("Left out to keep the comparison quick", "比較を速く保つために省いたもの"),
     "similarity_code_col": M("code {code:.2f}, behaviour {behaviour:.2f}", "コード {code:.2f}、振る舞い {behaviour:.2f}"),
     # --- the gradebooks' feedback column (lms_gradebooks.py) ------------------------------------------
     "fb_score": M("Score {score} / {max}", "得点 {score} / {max}"),

@@ -186,6 +186,10 @@ LABELS: dict[str, M] = {
         "#{n} {change} ({where}): {reason} (by {by}, {at})",
         "#{n} {change}（{where}）: {reason}（{by}、{at}）"),
     "adjust_whole": M("total", "合計"),
+    # --- a reviewer's comments on lines (grader review; text.py) -----------------------------------------
+    "report_comments": M("Comments on your code", "コードへのコメント"),
+    "report_comment_line": M("{file}, lines {start}–{end}: {text} (by {by}, {at})",
+                             "{file} の {start}〜{end} 行: {text}（{by}、{at}）"),
     "adjust_part": M("part {part}", "小問「{part}」"),
     "adjust_review": M(
         " — needs review: made against an automatic score of {against}, which is now {now}; still applied "

@@ -14,6 +14,18 @@ from grader.i18n.entry import M
 
 #: key -> the sentence in English and in Japanese.
 MESSAGES: dict[str, M] = {
+    # --- manual items (rubric/load.py: manual) ---------------------------------------------------------
+    "rubric_manual_list": M("must be a list of items", "項目のリストで書いてください"),
+    "rubric_manual_list_fix": M("write the items as a list: {example}", "項目をリストで書いてください: {example}"),
+    "rubric_manual_twice": M("the item {id} is listed twice", "項目 {id} が 2 回書かれています"),
+    "rubric_manual_rename": M("give each item an id of its own", "項目ごとに別の id を付けてください"),
+    "rubric_manual_part": M("names no part of this rubric ({part}; its parts: {parts})",
+                            "このルーブリックの課題ではありません（{part}。課題: {parts}）"),
+    "rubric_manual_part_fix": M("write one of the parts' ids, or leave part out for the total",
+                                "課題の id のどれかを書くか、合計に対する項目なら part を省いてください"),
+    "rubric_manual_nine": M("holds {n} items; the review keys 1 to 9 reach nine",
+                            "{n} 個の項目があります。レビューのキー 1〜9 で扱えるのは 9 個までです"),
+    "rubric_manual_nine_fix": M("keep nine items at most", "項目は 9 個までにしてください"),
     # --- the rubric's parts (rubric/load.py) ----------------------------------------------------------
     # (a rubric error's problem and its fix are translated apart: grader.i18n.messages.error_text)
     "neither_nor": M(
@@ -46,6 +58,23 @@ MESSAGES: dict[str, M] = {
     "date_time_write_2026": M(
         "{where}: {text} is not a date and time; write it as 2026-12-01T23:59:00+09:00",
         "{where}: {text} は日時ではありません。2026-12-01T23:59:00+09:00 のように書いてください"),
+    "date_out_of_years": M(
+        "{where}: {text} is outside the years {first} to {last}; write the date meant (e.g. 2026-12-08T23:59:00+09:00)",
+        "{where}: {text} は {first} 年から {last} 年の範囲の外です。意図した日時を書いてください（例: 2026-12-08T23:59:00+09:00）"),
+    "csv_value_too_long": M(
+        "{path}: line {line}: a value longer than {most} characters, more than such a file ever holds (perhaps a "
+        "quote opened on that line is never closed); fix the line or export the file again",
+        "{path}: {line} 行目: {most} 文字を超える値があり、この種のファイルとしては長すぎます（その行で開いた引用符が"
+        "閉じていないのかもしれません）。行を直すか、ファイルを書き出し直してください"),
+    "csv_record_unreadable": M(
+        "{path}: line {line}: cannot read it as CSV ({why}); fix the line or export the file again",
+        "{path}: {line} 行目: CSV として読み取れません（{why}）。行を直すか、ファイルを書き出し直してください"),
+    "csv_cell_too_long": M(
+        "{path}: line {line}: the {column} is {n} characters long, at most {most}; shorten it",
+        "{path}: {line} 行目: {column} が {n} 文字あります。{most} 文字以内にしてください"),
+    "csv_file_too_large": M(
+        "{path}: {size} MB, larger than such a file ever is (at most {most} MB); check that it is the right file",
+        "{path}: {size} MB あり、この種のファイルとしては大きすぎます（上限 {most} MB）。正しいファイルか確かめてください"),
     "has_no_time_zone": M(
         "{where}: {text} has no time zone; add its offset, e.g. {example}",
         "{where}: {text} にタイムゾーンがありません。{example} のように時差を付けてください"),

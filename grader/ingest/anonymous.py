@@ -76,8 +76,10 @@ class Identities:
         path = outdir / FILE
         ids = cls(outdir)
         if path.is_file():
-            with path.open(encoding="utf-8", newline="") as fh:
-                for row in csv.DictReader(fh):
+            from grader.spec.due import csv_records
+
+            with path.open(encoding="utf-8", newline="") as fh:  # (a damaged line is named, never a traceback)
+                for row in csv_records(path, csv.DictReader(fh)):
                     ids.rows[row["anonymous_id"]] = {k: row.get(k) or "" for k in COLUMNS}
         return ids
 
@@ -387,6 +389,7 @@ def anonymise(found: Discovery, ids: Identities, part_files: dict[str, str] | No
     for failed, aid in zip(found.failed, aids[len(found.found) + len(found.skipped):]):
         who = _skipped(failed.who, aid, scrub)
         out.failed.append(Failed(aid, aid, aid, scrub(failed.why, aid), who))
+    out.junk = list(found.junk)  # (an OS's own names, such as .DS_Store: nobody's)
     # Discovery lists entries in the order of their names; every later stage follows this list
     # (grading order, so the reports' times, the gradebook's rows, the pages): by the ids instead
     out.found.sort(key=lambda f: f.student_id)

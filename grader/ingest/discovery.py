@@ -37,8 +37,12 @@ if TYPE_CHECKING:
     #: (entry, path to read or None, identity, files set aside, why it cannot be read)
     _Candidate: TypeAlias = tuple[str, Path | None, LmsName | None, list[str], str]
 
-#: Names an OS or a tool leaves next to real files; never submissions, never listed.
-JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
+#: Names an OS or a tool leaves next to real files (and ``._*`` files, macOS's AppleDouble halves): never
+#: submissions. Only these are skipped; any other name, one starting with a dot too, is an entry
+#: like the rest, and a skipped one directly under SOURCE is named (:attr:`Discovery.junk`).
+JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints",
+                  ".git", ".svn", ".hg", ".Spotlight-V100", ".Trashes", ".fseventsd", ".TemporaryItems",
+                  ".localized", "ehthumbs.db", "$RECYCLE.BIN", "System Volume Information"})
 EXPORT_MAX_BYTES = 2 * 1024**3
 EXPORT_MAX_MEMBERS = 50_000
 
@@ -147,6 +151,9 @@ class Discovery:
     known_as: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: each report name's keys (:func:`entry_keys`), which the folder's roster records
     keys: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: the names directly under SOURCE (or the export's top) skipped as an OS's or a tool's
+    #: (:func:`is_junk`), as found: listed on the terminal and in the gradebook, never graded
+    junk: list[str] = field(default_factory=list)
     #: records the names (or blind ids) this discovery gave, for the batch to call once its
     #: checks pass (:func:`grader.ingest.anonymous.find`); None where nothing is to be recorded
     keep: Callable[[], None] | None = field(default=None, repr=False, compare=False)
@@ -161,8 +168,8 @@ class Discovery:
 
     @property
     def unrecognised(self) -> list[tuple[str, str]]:
-        """(entry, why) of every entry that is not graded."""
-        return [(s.entry, s.why) for s in self.skipped]
+        """(entry, why) of every entry that is not graded, the skipped system files too."""
+        return [(s.entry, s.why) for s in self.skipped] + [(name, said("system_file")) for name in self.junk]
 
 
 def student_id_of(entry: str, *, is_dir: bool | None = None) -> str:
@@ -190,8 +197,15 @@ def student_id_of(entry: str, *, is_dir: bool | None = None) -> str:
     return stem
 
 
-def _is_junk(name: str) -> bool:
-    return name in JUNK or name.startswith(".") or name.startswith("._")
+def is_junk(name: str, is_dir: bool = False) -> bool:
+    """A name an OS or a tool leaves (:data:`JUNK`, or an AppleDouble file ``._x``; a folder named
+    so is a student's like any other): never a submission."""
+    return name in JUNK or (name.startswith("._") and not is_dir)
+
+
+def _hidden(name: str) -> bool:
+    """Inside one student's folder: junk, or a hidden file (``.gitignore``), which is no work."""
+    return is_junk(name) or name.startswith(".")
 
 
 @dataclass
@@ -210,6 +224,9 @@ class Unpacked:
     failed: dict[str, str] = field(default_factory=dict)
     #: name on disk -> (encoding it was read in, doubtful) for names without the UTF-8 flag
     decoded: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    #: paths on disk (``__MACOSX``, ``Jane_123_assignsubmission_file_/.DS_Store``) of the system
+    #: files and folders (:func:`is_junk`) left packed
+    junk: set[str] = field(default_factory=set)
 
 
 def unpack_export(archive: Path, dest: Path) -> Path:
@@ -245,8 +262,11 @@ def unpack(archive: Path, dest: Path) -> Unpacked:
             read = member_name(info)
             name = read.name.replace("\\", "/")
             parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
-            if (name.startswith("/") or ".." in parts or re.match(r"[A-Za-z]:", name)
-                    or not parts or any(_is_junk(p) for p in parts)):
+            if name.startswith("/") or ".." in parts or re.match(r"[A-Za-z]:", name) or not parts:
+                continue
+            junk = next((i for i, p in enumerate(parts) if is_junk(p, i < len(parts) - 1 or info.is_dir())), None)
+            if junk is not None:  # (named by find_submissions when it is directly under SOURCE)
+                result.junk.add("/".join(fit_name(p) for p in parts[:junk + 1]))
                 continue
             if (info.external_attr >> 16) & 0o170000 == 0o120000:  # a symbolic link
                 continue
@@ -288,12 +308,26 @@ def _for_root(unpacked: Unpacked, root: Path, table: dict[str, _V]) -> dict[str,
     return out
 
 
+def _junk_above(unpacked: Unpacked, root: Path) -> list[str]:
+    """The system files and folders the export held at ``root``'s level or above it (``__MACOSX``
+    beside a wrapper folder): none is a student's, so none is graded, and each is named."""
+    from grader.ingest.lms import nfc
+
+    inner = list(root.relative_to(unpacked.dest).parts)
+    out = []
+    for key in unpacked.junk:
+        names = key.split("/")
+        if names[:-1] == inner[:len(names) - 1]:
+            out.append(nfc(names[-1]))
+    return out
+
+
 def _unwrap(root: Path) -> Path:
     """Step into a lone wrapper folder (``Assignment 7-1234/``) that is not itself a submission."""
     from grader.ingest.lms import lms_name
 
     while True:
-        entries = [e for e in root.iterdir() if not _is_junk(e.name)]
+        entries = [e for e in root.iterdir() if not is_junk(e.name, e.is_dir())]
         if len(entries) != 1 or not entries[0].is_dir():
             return root
         inner = entries[0]
@@ -319,7 +353,7 @@ def _work_in(folder: Path, assignment: str = "") -> tuple[Path, list[str]]:
     only that: the zip is the submission; with several, one named after the assignment is
     preferred, then the newest. Returns the path and the files set aside.
     """
-    files = [f for f in sorted(folder.iterdir()) if not _is_junk(f.name)]
+    files = [f for f in sorted(folder.iterdir()) if not _hidden(f.name)]
     plain = [f for f in files if f.is_file() and not f.is_symlink()]
     if any(f.suffix.lower() in _WORK or f.name == "answers.yaml" for f in plain):
         return folder, []
@@ -338,7 +372,7 @@ def _is_empty(path: Path) -> bool:
     try:
         if path.is_dir():
             return not any(f.is_file() and f.stat().st_size > 0 for f in path.rglob("*")
-                           if not _is_junk(f.name))
+                           if not _hidden(f.name))
         if path.stat().st_size == 0:
             return True
         if path.suffix.lower() == ".zip" and zipfile.is_zipfile(path):
@@ -360,8 +394,9 @@ def _missing_files(sub: Submission, parts: dict[str, str] | None = None) -> list
 
 
 def _candidates(root: Path, staging: Path, kind: str | None, originals: dict[str, str],
-                broken: dict[str, str]) -> tuple[list[_Candidate], list[str]]:
-    """Every entry under ``root`` that may be a submission, and the symbolic links among them.
+                broken: dict[str, str], junk: list[str]) -> tuple[list[_Candidate], list[str]]:
+    """Every entry under ``root`` that may be a submission, and the symbolic links among them;
+    the system files and folders among them (:func:`is_junk`) are added to ``junk``.
 
     A flat export's loose files are regrouped per student first; ``broken`` (members that could
     not be unpacked) are used up here, each becoming its entry's reason.
@@ -379,7 +414,10 @@ def _candidates(root: Path, staging: Path, kind: str | None, originals: dict[str
         why = st.error or "; ".join(broken.pop(e) for e in [*st.entries] if e in broken)
         candidates.append((originals.get(st.entries[0], st.entries[0]), st.folder, ident, list(st.set_aside), why))
     for entry in sorted(root.iterdir()):
-        if _is_junk(entry.name) or entry.name in grouped:
+        if entry.name in grouped:
+            continue
+        if is_junk(entry.name, entry.is_dir() and not entry.is_symlink()):
+            junk.append(lmsnames.nfc(entry.name))
             continue
         shown = lmsnames.nfc(originals.get(entry.name, entry.name))
         if entry.is_symlink():  # it could point at anything the instructor can read
@@ -409,8 +447,11 @@ class _Namer:
     entry's own name (``own``), and that no earlier run gave anyone (``held``, casefolded)."""
 
     def __init__(self, result: Discovery, keys: list[tuple[str, str]], reserved: dict[int, str], own: set[str],
-                 held: set[str]) -> None:
+                 held: set[str], owners: dict[str, int] | None = None) -> None:
         self.result, self.keys, self.reserved, self.own, self.held = result, keys, reserved, own, held
+        #: a name -> the entry whose own name is byte-identical to it (``José`` written NFC, not its
+        #: NFD twin; ``alice``, not ``.alice``): that entry's row is the one with that label
+        self.owners = owners or {}
         self.names: set[str] = set()
 
     def unique(self, wanted: str, index: int) -> str:
@@ -418,7 +459,7 @@ class _Namer:
         if not name or set(name_aliases(name)) & self.names:
             name, n = wanted, 2
             while (name.casefold() in self.names or (name != wanted and name in self.own)
-                   or name.casefold() in self.held):
+                   or name.casefold() in self.held or self.owners.get(name, index) != index):
                 name, n = f"{wanted}-{n}", n + 1
         self.names.update(name_aliases(name))
         self.result.keys[name] = self.keys[index]
@@ -481,7 +522,9 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     broken: dict[str, str] = _for_root(unpacked, root, unpacked.failed) if unpacked else {}
     decoded: dict[str, tuple[str, bool]] = _for_root(unpacked, root, unpacked.decoded) if unpacked else {}
     kind = lmsnames.detect(root)
-    candidates, symlinks = _candidates(root, staging, kind, originals, broken)
+    result.junk = _junk_above(unpacked, root) if unpacked else []
+    candidates, symlinks = _candidates(root, staging, kind, originals, broken, result.junk)
+    result.junk = sorted(set(result.junk))
     # Each entry's own name is its report's name when it can be: a name made unique
     # ("alice-2") is never one another entry has as its own.
     own = {lmsnames.disk_name(c[2].name, c[2].student_id) if c[2] else _plain_base(c[0], c[1])
@@ -489,7 +532,7 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
     ordered = sorted(candidates, key=lambda c: c[0])
     keys = [entry_keys(c[0], c[1], c[2]) for c in ordered] + [entry_keys(s, None, None) for s in symlinks]
     namer = _Namer(result, keys, _reserve(keys, dict(given or {})), own,
-                   {n.casefold() for n in (*(given or {}).values(), *held)})
+                   {n.casefold() for n in (*(given or {}).values(), *held)}, _owners(ordered))
     for index, (entry_name, path, ident, set_aside, broke) in enumerate(ordered):
         try:
             _discover_one(result, entry_name, path, ident, set_aside, broke, parts, assignment, root, staging,
@@ -509,6 +552,16 @@ def find_submissions(source: str | os.PathLike[str], staging: Path | None = None
         (s.lms, s.student_id) in graded and any(key == "online_text" for key, _ in s.flags))]
     _flag_shared_ids(result)
     return result
+
+
+def _owners(ordered: list[_Candidate]) -> dict[str, int]:
+    """Each plain entry's report name -> the entry (by index) whose name on disk, ``.zip`` or
+    ``.ipynb`` aside, is that report name byte for byte; the first such, where two are."""
+    out: dict[str, int] = {}
+    for index, (entry_name, path, ident, _, _) in enumerate(ordered):
+        if ident is None and path is not None and _plain_stem(path.name, path) == _plain_base(entry_name, path):
+            out.setdefault(_plain_base(entry_name, path), index)
+    return out
 
 
 def _plain_stem(entry_name: str, path: Path | None) -> str:

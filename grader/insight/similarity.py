@@ -43,6 +43,7 @@ Nothing here says anyone copied: the page says which pairs to look at first.
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
 import csv
 import hashlib
@@ -50,6 +51,7 @@ import io
 import json
 import keyword
 import math
+import re
 import tokenize
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -111,6 +113,9 @@ class Coded:
 
     name: str
     who: str = ""
+    #: characters of code the submission has, and how many of them were read (``_CODE_MAX``)
+    size: int = 0
+    read: int = 0
     sources: dict[str, list[str]] = field(default_factory=dict)
     prints: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
     functions: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
@@ -226,16 +231,38 @@ def _winnow(tokens: list[tuple[str, int]]) -> list[tuple[int, int, int]]:
     return list(kept.values())
 
 
+def _cut(code: str, budget: int) -> str:
+    """``code`` up to ``budget`` characters, cut before the last top-level ``def``, ``class`` or
+    decorator that starts within them (so what is read still parses, function by function), else
+    at a line's end; all of it when it fits."""
+    if len(code) <= budget:
+        return code
+    head = code[:max(0, budget)]
+    last = None
+    for last in _TOP_LEVEL.finditer(head):
+        pass
+    if last is not None:
+        return head[:last.start() + 1]
+    return head[:head.rfind("\n") + 1]
+
+
+_TOP_LEVEL = re.compile(r"\n(?=(?:async[ \t]+def|def|class)[ \t]|@)")
+
+
 def code_of(name: str, submission: Submission, api: Iterable[str], who: str = "") -> Coded:
     """Fingerprints of one submission (a :class:`grader.ingest.submission.model.Submission`)."""
     names = frozenset(api)
     coded = Coded(name, who or name)
+    coded.size = sum(len(chunk.code) for module in getattr(submission, "modules", ()) for chunk in module.chunks)
     budget = _CODE_MAX
     for module in getattr(submission, "modules", ()):
         for chunk in module.chunks:
-            code = chunk.code[:budget]
+            code = _cut(chunk.code, budget)
             budget -= len(code)
+            coded.read += len(code)
             if not code.strip():
+                if len(code) < len(chunk.code):
+                    return coded
                 continue
             label = chunk.label
             coded.sources[label] = code.splitlines()
@@ -244,7 +271,7 @@ def code_of(name: str, submission: Submission, api: Iterable[str], who: str = ""
                     coded.functions.setdefault(label, []).append((fname, first, last))
                 for h, a, b in _winnow(toks):
                     coded.prints.setdefault(h, []).append((label, a, b))
-            if budget <= 0:
+            if budget <= 0 or len(code) < len(chunk.code):
                 return coded
     return coded
 
@@ -301,6 +328,8 @@ class Pair:
     lines_b: dict[str, set[int]] = field(default_factory=dict)
     #: flagged before (the folder's similarity.csv) and now below the flag by less than HOLD
     held: bool = False
+    #: matching regions found for the page (:func:`side_by_side`), of which it shows ``_REGIONS``
+    regions: int = 0
 
     @property
     def rank(self) -> float:
@@ -317,14 +346,37 @@ class Pair:
         return sinks.cap(" | ".join(bits), 2000)
 
 
+class _Spans:
+    """A chunk's functions (top-level, so they never overlap), to find the one holding a line in
+    ``log`` of their number: a page or a csv line about a pair costs what its lines do, never
+    their product with the functions (10,000 helpers in a file)."""
+
+    def __init__(self, functions: Sequence[tuple[str, int, int]]) -> None:
+        self.functions = list(functions)
+        self.order = sorted(range(len(self.functions)), key=lambda i: self.functions[i][1])
+        self.starts = [self.functions[i][1] for i in self.order]
+
+    def at(self, line: int) -> int | None:
+        """The index (in the chunk's list) of the function holding ``line``, if one does."""
+        k = bisect.bisect_right(self.starts, line) - 1
+        if k < 0:
+            return None
+        index = self.order[k]
+        return index if line <= self.functions[index][2] else None
+
+    def holding(self, lines: Iterable[int]) -> set[int]:
+        """The indices of the functions holding any of ``lines``."""
+        return {i for i in (self.at(n) for n in lines) if i is not None}
+
+
 def _matched_functions(c: Coded | None, lines: dict[str, set[int]]) -> list[str]:
     if c is None:
         return []
     out = []
     for label, ls in lines.items():
-        for fname, first, last in c.functions.get(label, []):
-            if any(first <= n <= last for n in ls):
-                out.append(fname)
+        functions = c.functions.get(label, [])
+        hit = _Spans(functions).holding(ls)
+        out += [fname for i, (fname, _, _) in enumerate(functions) if i in hit]
     return list(dict.fromkeys(out))
 
 
@@ -342,6 +394,18 @@ class Similarity:
     #: submission -> its behaviour features (:func:`behaviour_features`), and each feature's count
     features: dict[str, set[str]] = field(default_factory=dict)
     feature_counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def capped(self) -> list[str]:
+        """What the comparison left out, one sentence each (:func:`grader.i18n.messages.said`): code
+        past ``_CODE_MAX`` in a submission, matching regions past ``_REGIONS`` on the page (known
+        once :func:`side_by_side` has run for the pair)."""
+        out = [said("similarity_code_capped", who=c.who, most=_CODE_MAX // 1024, size=math.ceil(c.size / 1024))
+               for c in self.coded.values() if c.read < c.size]
+        who = {n: c.who for n, c in self.coded.items()}
+        out += [said("similarity_regions_capped", a=who.get(p.a, p.a), b=who.get(p.b, p.b), shown=_REGIONS,
+                     n=p.regions) for p in self.pairs if p.regions > _REGIONS]
+        return out
 
     @property
     def groups(self) -> dict[int, list[str]]:
@@ -559,22 +623,45 @@ def side_by_side(pair: Pair, coded: dict[str, Coded]) -> list[dict[str, Any]]:
         for lab, x, _ in a.prints[h]:
             a_at.setdefault(lab, []).append((x, order))
     b_keys: dict[int, list[tuple[str, str, int, int]]] = {}
+    b_spans: dict[str, _Spans] = {}
+
+    def spans_of(lab: str) -> _Spans:
+        found = b_spans.get(lab)
+        if found is None:
+            found = b_spans[lab] = _Spans(b.functions.get(lab, []))
+        return found
 
     def keys_of(order: int) -> list[tuple[str, str, int, int]]:
         found = b_keys.get(order)
         if found is None:
-            found = b_keys[order] = [(lab, name, f, g) for lab, x, _ in b.prints[hashes[order]]
-                                     for name, f, g in b.functions.get(lab, []) if f <= x <= g]
+            found = b_keys[order] = []
+            for lab, x, _ in b.prints[hashes[order]]:
+                spans = spans_of(lab)
+                at = spans.at(x)
+                if at is not None:
+                    name, f, g = spans.functions[at]
+                    found.append((lab, name, f, g))
         return found
 
-    regions = []
+    regions: list[dict[str, Any]] = []
+    matched = 0  # regions with matching lines, shown or not
     for label, lines in sorted(pair.lines_a.items()):
-        here = a_at.get(label, [])
-        for fname, first, last in a.functions.get(label, []) or [("", 1, len(a.sources.get(label, [])))]:
-            if not any(first <= n <= last for n in lines):
+        functions = a.functions.get(label, []) or [("", 1, len(a.sources.get(label, [])))]
+        spans = _Spans(functions)
+        hit = spans.holding(lines)
+        orders: dict[int, set[int]] = {}
+        for x, order in a_at.get(label, []):
+            at = spans.at(x)
+            if at in hit:
+                orders.setdefault(at, set()).add(order)
+        for index, (fname, first, last) in enumerate(functions):
+            if index not in hit:
                 continue
+            matched += 1
+            if len(regions) >= _REGIONS:
+                continue  # (counted: the page says how many it leaves out)
             votes: dict[tuple[str, str, int, int], int] = {}
-            for order in sorted({order for x, order in here if first <= x <= last}):
+            for order in sorted(orders.get(index, ())):
                 for key in keys_of(order):
                     votes[key] = votes.get(key, 0) + 1
             right: list[tuple[int, str, bool]] = []
@@ -592,6 +679,8 @@ def side_by_side(pair: Pair, coded: dict[str, Coded]) -> list[dict[str, Any]]:
                                                                                          key=lambda kv: len(kv[1]))
         regions.insert(0, {"function": "", "a_label": la, "a": _lines(a, la, min(ls_a), max(ls_a), ls_a),
                            "b_label": lb, "b": _lines(b, lb, min(ls_b), max(ls_b), ls_b)})
+        matched += 1
+    pair.regions = matched
     return regions[:_REGIONS]
 
 
@@ -599,8 +688,8 @@ def _loose(c: Coded, marked: dict[str, set[int]]) -> dict[str, set[int]]:
     """Marked lines outside every function, per chunk."""
     out = {}
     for label, lines in marked.items():
-        spans = c.functions.get(label, [])
-        rest = {n for n in lines if not any(f <= n <= g for _, f, g in spans)}
+        spans = _Spans(c.functions.get(label, []))
+        rest = {n for n in lines if spans.at(n) is None}
         if rest:
             out[label] = rest
     return out

@@ -156,11 +156,16 @@ def signatures(report: GradeReport) -> list[Signature]:
 def clusters(reports: Iterable[GradeReport]) -> list[Cluster]:
     """Group the unknown mistakes of the reports; largest cluster first, ties by function and name."""
     groups: list[list[Signature]] = []
+    # Two signatures alike share their first function and what it raised: each is compared with
+    # the groups of its own kind only, not with every group of the class.
+    kinds: dict[tuple[tuple[str, ...], tuple[str, ...]], list[list[Signature]]] = {}
     every = [sig for report in reports for sig in signatures(report)]
     for sig in sorted(every, key=lambda s: (s.submission, s.functions[:1])):
-        home = next((g for g in groups if g[0].same(sig)), None)
+        kind = kinds.setdefault((sig.functions[:1], sig.raised), [])
+        home = next((g for g in kind if g[0].same(sig)), None)
         if home is None:
             groups.append([sig])
+            kind.append(groups[-1])
         else:
             home.append(sig)
     groups.sort(key=lambda g: (-len(g), g[0].functions[:1], g[0].submission))

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.i18n.messages import by_lang
+from grader.i18n.messages import by_lang, translate
 from grader.insight.similarity import Similarity, compute, side_by_side
 from grader.report.files import write_atomic
 from grader.report.templates import environment
@@ -33,6 +33,7 @@ TEXT = by_lang({
     "code": "similarity_code", "behaviour": "similarity_behaviour", "shared": "similarity_shared",
     "none": "similarity_none", "compared": "similarity_compared", "against": "similarity_against",
     "ring": "similarity_ring", "summary_link": "similarity_summary_link", "code_col": "similarity_code_col",
+    "capped": "similarity_capped",
 })
 
 
@@ -63,6 +64,7 @@ def render_page(result: Similarity, rubric: Rubric, lang: str, regions: Sequence
 
     return embed(str(environment().get_template("similarity.html.j2").render(
         t=TEXT[lang], lang=lang, title=title, r=result, pairs=pairs, who=who,
+        capped=[translate(line, lang) for line in result.capped],
         nav=Markup(class_links(outdir, rubric, lang, "similarity")) if outdir is not None else "",
         rings=[(g, [who.get(m, m) for m in members]) for g, members in result.groups.items()])), keep=True)
 

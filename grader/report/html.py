@@ -70,4 +70,5 @@ def render(report: GradeReport, opts: ReportOptions | None = None, lang: str = "
         central=_text.passed_but(report),
         images=images,
         adjustments=_text.adjustment_lines(report, langs),
+        comments=_text.comment_lines(report, langs),
     ))

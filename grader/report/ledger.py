@@ -17,6 +17,11 @@ Each line is one JSON object, one event:
 ``push``    only in a ``push`` line (``grader push``, with ``submission`` ""): the platform, its url,
             course and assignment, and per student (by LMS id) the state, the score and the hash of
             the comment written, and the platform's answer
+``note``    only in a line of ``grader review``: ``comment`` (a comment on lines of the student's
+            code: ``file``, ``start``, ``end``, ``hash`` of those lines, ``lines`` as they were,
+            ``text``), ``review`` (a group's member reviewed, the score standing: ``group``) or
+            ``reveal`` (a blind review's pseudonym revealed: ``pseudonym``); an ``undo`` may take
+            back a comment. None of them moves a score
 ==========  =======================================================================================
 
 :class:`LedgerLine` names a line's fields as a plain dict, as :func:`append` takes them and
@@ -67,7 +72,7 @@ from grader.i18n.messages import said
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # (typing's own from Python 3.11)
 
-    from grader.report.model import AppliedLine, GradeReport, ReportDict
+    from grader.report.model import AppliedLine, CommentLine, GradeReport, ReportDict
     from grader.spec.rubric.model import Rubric
 
 __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_report", "automatic_of", "for_submission",
@@ -76,7 +81,7 @@ __all__ = ["Entry", "LedgerError", "LedgerLine", "append", "apply", "apply_repor
 LEDGER = "ledger.jsonl"
 HEAD = "ledger.head"
 GENESIS = "0" * 64
-OPS = ("adjust", "undo", "confirm", "push")
+OPS = ("adjust", "undo", "confirm", "push", "comment", "review", "reveal")
 
 
 class _LedgerLineCore(TypedDict):
@@ -98,6 +103,7 @@ class LedgerLine(_LedgerLineCore, total=False):
     at: str
     against: float | None
     push: dict[str, Any] | None
+    note: dict[str, Any] | None
 
 
 class LedgerError(UsageError):
@@ -123,11 +129,14 @@ class Entry:
     prev: str = GENESIS
     #: a push into an LMS (``op`` ``push``): where, and each student's state, value and the answer
     push: dict[str, Any] | None = None
+    #: a reviewer's comment, review or reveal (``grader review``): what it says (the module docstring)
+    note: dict[str, Any] | None = None
 
     def line(self) -> str:
         fields = asdict(self)
-        if fields["push"] is None:  # (an adjustment's line stays as it always was)
-            del fields["push"]
+        for extra in ("push", "note"):
+            if fields[extra] is None:  # (an adjustment's line stays as it always was)
+                del fields[extra]
         return json.dumps(fields, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
@@ -266,7 +275,8 @@ def _acquire(outdir: Path, *, shared: bool = False) -> int:
 _TYPES: dict[str, tuple[type, ...]] = {
     "n": (int,), "op": (str,), "submission": (str,), "student": (str,), "part": (str, type(None)),
     "points": (int, float, type(None)), "set": (int, float, type(None)), "target": (int, type(None)),
-    "reason": (str,), "by": (str,), "at": (str,), "against": (int, float, type(None)), "prev": (str,)}
+    "reason": (str,), "by": (str,), "at": (str,), "against": (int, float, type(None)), "prev": (str,),
+    "note": (dict, type(None))}
 
 
 def _entry(outdir: Path, n: int, text: str) -> Entry:
@@ -462,8 +472,8 @@ def append(outdir: Path, **fields: Unpack[LedgerLine]) -> Entry:
 
 
 def for_submission(entries: Sequence[Entry], submission: str) -> list[Entry]:
-    """The adjustments standing for ``submission``, in order: undone ones left out, each
-    carrying the ``against`` of its latest confirmation."""
+    """The adjustments and comments standing for ``submission``, in order: undone ones left out,
+    each adjustment carrying the ``against`` of its latest confirmation."""
     mine = [e for e in entries if e.submission == submission]
     undone = {e.target for e in mine if e.op == "undo"}
     rebased = {e.target: e.against for e in mine if e.op == "confirm"}
@@ -471,6 +481,29 @@ def for_submission(entries: Sequence[Entry], submission: str) -> list[Entry]:
     for e in mine:
         if e.op == "adjust" and e.n not in undone:
             out.append(Entry(**{**asdict(e), "against": rebased.get(e.n, e.against)}))
+        elif e.op == "comment" and e.n not in undone and isinstance(e.note, dict):
+            out.append(e)  # (a reviewer's comment on lines: the reports show it, no score moves)
+    return _items_once(out)
+
+
+def _items_once(entries: list[Entry]) -> list[Entry]:
+    """A manual rubric item (``grader review``: an adjustment whose ``note`` names an ``item``) counts
+    once, at its latest line, for the points that line says the item gives now (``note.points``);
+    an ``off`` line takes the item back. So ticking, unticking and changing an item's points never
+    depend on the order of the clamps in between."""
+    latest: dict[str, int] = {}
+    for e in entries:
+        if e.op == "adjust" and isinstance(e.note, dict) and isinstance(e.note.get("item"), str):
+            latest[e.note["item"]] = e.n
+    out = []
+    for e in entries:
+        item = e.note.get("item") if e.op == "adjust" and isinstance(e.note, dict) else None
+        if not isinstance(item, str):
+            out.append(e)
+        elif latest[item] == e.n and not e.note.get("off"):  # type: ignore[union-attr]
+            value = e.note.get("points")  # type: ignore[union-attr]
+            points = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else e.points
+            out.append(Entry(**{**asdict(e), "points": points}))
     return out
 
 
@@ -493,7 +526,8 @@ def _same(a: float | None, b: float | None) -> bool:
 def apply(data: ReportDict, entries: Sequence[Entry], rubric: Rubric) -> ReportDict:
     """The report's dict with ``entries`` (one submission's, :func:`for_submission`) applied.
 
-    ``score`` becomes the final score, and an adjusted part's ``score`` that part's final score;
+    A reviewer's comments among ``entries`` (``grader review``) become ``comments``: file, lines,
+    the lines as they were, the text, who and when. ``score`` becomes the final score, and an adjusted part's ``score`` that part's final score;
     ``adjustment`` keeps the automatic score (and each adjusted part's), the change and each entry
     with its status: ``applied``, or ``review`` when the automatic score it was made against has
     changed since. An entry that needs review stays applied (a score set stays set, points stay
@@ -507,6 +541,14 @@ def apply(data: ReportDict, entries: Sequence[Entry], rubric: Rubric) -> ReportD
         if parts_before:
             data["parts"] = [{**p, "score": parts_before[p["id"]]} if p["id"] in parts_before else p
                              for p in data.get("parts", [])]
+    data.pop("comments", None)
+    shown_notes: list[CommentLine] = [
+        {"n": e.n, "file": str(n.get("file", "")), "start": int(n.get("start", 0)), "end": int(n.get("end", 0)),
+         "lines": [str(x) for x in n.get("lines") or []], "text": str(n.get("text", "")), "by": e.by, "at": e.at}
+        for e, n in ((e, e.note) for e in entries if e.op == "comment" and isinstance(e.note, dict))]
+    if shown_notes:
+        data["comments"] = shown_notes
+    entries = [e for e in entries if e.op == "adjust"]
     if not entries:
         return data
     auto, top = float(data["score"]), float(data["max_score"])

@@ -60,6 +60,11 @@ def render(report: GradeReport, opts: ReportOptions | None = None, lang: str = "
     out[4:4] = ["> " + ("⚠️ " if _text.passed_but(report) else "") + " / ".join(dict.fromkeys(_outcome(report, opts, x) for x in langs)), ""]
     if report.adjustment:  # right under the parts: why the total is not their sum
         out += ["", f"### {L('adjustments')}", ""] + [f"- {_cell(x)}" for x in _text.adjustment_lines(report, langs)]
+    if report.comments:  # a reviewer's comments on lines, each with the lines it is on (as text)
+        out += ["", f"### {L('comments')}", ""]
+        for line, code in _text.comment_lines(report, langs):
+            out.append(f"- {_cell(line)}")
+            out += [f"    - {_cell(x)}" for x in code if x.strip()]
     if report.mistakes:
         out += ["", f"### {L('mistakes')}", ""]
         for m in report.mistakes:

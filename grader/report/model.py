@@ -114,6 +114,20 @@ class AppliedLine(TypedDict):
     delta: float
 
 
+class CommentLine(TypedDict):
+    """A reviewer's comment on lines of the student's code (``grader review``), as a report carries it."""
+
+    n: int
+    file: str
+    start: int
+    end: int
+    #: the lines commented on, as they were when the comment was made
+    lines: list[str]
+    text: str
+    by: str
+    at: str
+
+
 class AdjustmentDict(TypedDict, total=False):
     """The hand adjustments applied to a report (:func:`grader.report.ledger.apply`); empty when
     none is (every key is there when one is, but ``automatic_parts``: only when a part is adjusted)."""
@@ -154,12 +168,13 @@ class _ReportCore(TypedDict):
 
 class ReportDict(_ReportCore, total=False):
     """A report as plain data: :meth:`GradeReport.to_dict`, a report file read back, what the
-    ledger, the late policy and a regrade change. The last four keys are written only when set."""
+    ledger, the late policy and a regrade change. The last five keys are written only when set."""
 
     plots: JsonObject
     student: StudentDict
     late: LateDict
     adjustment: AdjustmentDict
+    comments: list[CommentLine]
 
 
 @dataclass(slots=True)
@@ -327,6 +342,8 @@ class GradeReport:
     #: hand adjustments from the batch's ledger (grader.report.ledger.apply): automatic_score, score,
     #: delta, entries; optional
     adjustment: AdjustmentDict = field(default_factory=AdjustmentDict)
+    #: a reviewer's comments on lines of the code (grader review, through the ledger); optional
+    comments: list[CommentLine] = field(default_factory=list)
 
     def to_dict(self) -> ReportDict:
         d: ReportDict = {
@@ -361,6 +378,8 @@ class GradeReport:
             d["late"] = self.late
         if self.adjustment:
             d["adjustment"] = self.adjustment
+        if self.comments:
+            d["comments"] = self.comments
         return d
 
     @classmethod
@@ -394,6 +413,7 @@ class GradeReport:
             student=(d.get("student") or StudentDict()).copy(),
             late=(d.get("late") or LateDict()).copy(),
             adjustment=(d.get("adjustment") or AdjustmentDict()).copy(),
+            comments=list(d.get("comments") or []),
         )
 
 

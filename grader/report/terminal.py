@@ -75,6 +75,10 @@ def show(report: GradeReport, console: Console, lang: str = "en", *, verbose: bo
 
         console.print(Panel(Text(_safe("\n".join(_text.adjustment_lines(report, [lang])))),
                             title=_text.label("adjustments", [lang]), border_style="cyan"))
+    if report.comments:
+        said = [f"{line}\n" + "".join(f"    {x}\n" for x in code) for line, code in _text.comment_lines(report, [lang])]
+        console.print(Panel(Text(_safe("".join(said).rstrip("\n"))), title=_text.label("comments", [lang]),
+                            border_style="cyan"))
     if report.notes:
         console.print(Panel(Text(_safe("\n".join(translate(n, lang) for n in report.notes))), title=w["notes"],
                             border_style="blue"))

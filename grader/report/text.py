@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 LABELS: dict[str, dict[str, str]] = by_name({
     "report": "report", "score": "score", "part": "part", "test": "test", "tests": "tests", "status": "status",
     "points": "points", "mistakes": "mistakes", "errors": "errors", "notes": "notes", "adjustments": "adjustments",
+    "comments": "report_comments",
     "gb_title": "gb_title", "gb_counts": "gb_counts", "gb_adjusted": "gb_adjusted", "gb_ungraded": "gb_ungraded",
     "gb_submission": "gb_submission", "gb_student_id": "gb_student_id", "gb_name": "gb_name",
     "gb_score": "gb_score", "gb_automatic": "gb_automatic", "gb_adjustment": "gb_adjustment", "gb_max": "gb_max",
@@ -172,3 +173,20 @@ def adjustment_lines(report: GradeReport, langs: Sequence[str]) -> list[str]:
             said.append(text)
         lines.append(" / ".join(dict.fromkeys(said)))
     return lines
+
+
+#: The reviewer's comments on lines (grader review): one wording for every writer.
+COMMENT_WORDS: dict[str, dict[str, str]] = by_lang({"line": "report_comment_line"})
+
+
+def comment_lines(report: GradeReport, langs: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """Each reviewer's comment of ``report`` as (a plain line in every language of ``langs``, the
+    lines of code it is on, as they were); the comment is shown as the reviewer wrote it."""
+    out = []
+    words = [x for x in langs if x in COMMENT_WORDS] or ["en"]
+    for c in report.comments:
+        said = [COMMENT_WORDS[x]["line"].format(file=c.get("file", ""), start=c.get("start", ""), end=c.get("end", ""),
+                                                 text=c.get("text", ""), by=c.get("by", ""), at=c.get("at", ""))
+                for x in words]
+        out.append((" / ".join(dict.fromkeys(said)), [str(x) for x in c.get("lines") or []]))
+    return out

@@ -27,23 +27,47 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from grader.errors import UsageError
 from grader.i18n.messages import label, said
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["MOODLE_WORDS", "Extension", "LateDict", "Lateness", "LatePolicyRule", "Scored", "Timing", "apply_late", "due_for",
+__all__ = ["MOODLE_WORDS", "Extension", "csv_records", "LateDict", "Lateness", "LatePolicyRule", "Scored", "Timing", "apply_late", "due_for",
            "late_penalty", "lms_wall_time", "parse_when", "read_extensions", "read_moodle_worksheet", "read_submitted",
-           "student_key", "undo_late", "without_late_note", "worksheet_lang"]
+           "student_key", "undo_late", "within_years", "without_late_note", "worksheet_lang"]
 
 DAY = timedelta(days=1)
 #: the most days an extension may give (a larger number is a slip of the keyboard)
 MAX_EXTENSION_DAYS = 3660
+#: the years a date in the instructor's files may fall in (the rubric's ``due:``, an extension, a
+#: submission time, Moodle's worksheet): a date far outside, such as an extension to 9999-12-31 or
+#: year 1, is refused naming its file and line, since adding the grace minutes or an extension's
+#: days to it, or reading it in another zone, would overflow the calendar for that student
+EARLIEST_YEAR, LATEST_YEAR = 1970, 2999
+
+
+def within_years(when: datetime, where: str, text: str) -> datetime:
+    """``when`` if it falls in :data:`EARLIEST_YEAR` .. :data:`LATEST_YEAR` (in its own zone and in
+    UTC).
+
+    Raises:
+        UsageError: naming ``where`` and the date as written (``text``).
+    """
+    try:
+        utc = when.astimezone(timezone.utc) if when.utcoffset() is not None else when
+    except OverflowError:
+        utc = None
+    if utc is None or not all(EARLIEST_YEAR <= t.year <= LATEST_YEAR for t in (when, utc)):
+        raise UsageError(said("date_out_of_years", where=where, text=f"{text!r}", first=EARLIEST_YEAR,
+                              last=LATEST_YEAR))
+    return when
 
 
 def parse_when(text: str, where: str) -> datetime:
@@ -59,7 +83,7 @@ def parse_when(text: str, where: str) -> datetime:
     if when.tzinfo is None or when.utcoffset() is None:
         example = f"{text}+09:00"
         raise UsageError(said("has_no_time_zone", where=where, text=f"{text!r}", example=example))
-    return when
+    return within_years(when, where, str(text).strip())
 
 
 def student_key(text: str) -> str:
@@ -84,7 +108,7 @@ def read_extensions(path: Path) -> dict[str, Extension]:
     Raises:
         UsageError: a missing column, a bad value or a student listed twice (naming the line).
     """
-    rows = _rows(path, ("student",))
+    rows = _rows(path, ("student",), ("student", "due", "days", "reason"))
     out: dict[str, Extension] = {}
     for line, row in rows:
         where = f"{path}: line {line}"
@@ -161,7 +185,10 @@ def worksheet_lang(path: Path) -> str:
         text = _decoded(Path(path).read_bytes()) or ""
     except OSError:
         return "en"
-    first = next(csv.reader(text.splitlines()[:1]), [])
+    try:
+        first = next(csv.reader(text.splitlines()[:1]), [])
+    except csv.Error:  # (the worksheet is refused, naming the line, when it is read)
+        return "en"
     names = {name.strip() for name in first}
     ja = MOODLE_WORDS["ja"]
     return "ja" if ja["recordid"] in names and MOODLE_WORDS["en"]["recordid"] not in names else "en"
@@ -202,9 +229,10 @@ def _moodle_time(text: str, zone: tzinfo, where: str) -> datetime:
         year, day = int(m["year"]), int(m["day"])
         hour = int(m["hour"]) % 12 + (12 if m["ampm"].upper() == "PM" else 0)
     try:
-        return datetime(year, month, day, hour, int(m["minute"]), tzinfo=zone)
+        when = datetime(year, month, day, hour, int(m["minute"]), tzinfo=zone)
     except ValueError:
         raise UsageError(said("date_exists", where=where, text=f"{text!r}")) from None
+    return within_years(when, where, text)
 
 
 def lms_wall_time(stamp: str, zone: tzinfo) -> datetime | None:
@@ -215,12 +243,44 @@ def lms_wall_time(stamp: str, zone: tzinfo) -> datetime | None:
         return None
     try:
         year, month, day, hour, minute, second = (int(g) for g in m.groups())
-        return datetime(year, month, day, hour, minute, second, tzinfo=zone)
-    except ValueError:
+        return within_years(datetime(year, month, day, hour, minute, second, tzinfo=zone), "", stamp)
+    except (ValueError, UsageError):  # (a stamp far outside the years says nothing about when)
         return None
 
 
-def _rows(path: Path, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+#: the largest CSV file of the instructor's read whole (a Moodle worksheet of 10,000 students is
+#: about 2 MB): a larger one is the wrong file
+CSV_FILE_MAX = 64 * 1024**2
+#: the longest value read from a column of those files (a student, a date, a reason)
+CSV_CELL_MAX = 2000
+
+
+def csv_records(path: Path | str, reader: Any, lines: Sequence[str] = ()) -> Iterator[Any]:
+    """Each record of ``reader`` (a :func:`csv.reader` or :class:`csv.DictReader` over ``path``, or
+    over its ``lines`` when given: the blank lines it skips are then counted too).
+
+    Raises:
+        UsageError: a record the csv module refuses (a value over :func:`csv.field_size_limit`, as a
+            quote never closed makes of the rest of the file; a NUL byte), naming the file and the
+            line the record starts on, never a traceback.
+    """
+    while True:
+        start = reader.line_num + 1
+        while start <= len(lines) and not lines[start - 1]:
+            start += 1  # (the reader skips blank lines)
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            if "field larger than field limit" in str(exc):
+                raise UsageError(said("csv_value_too_long", path=path, line=start,
+                                      most=csv.field_size_limit())) from None
+            raise UsageError(said("csv_record_unreadable", path=path, line=start, why=exc)) from None
+        yield row
+
+
+def _rows(path: Path, needed: tuple[str, ...], read: tuple[str, ...] = ()) -> list[tuple[int, dict[str, str]]]:
     """The CSV's records as ``(line, row)``: ``line`` is where the record starts in the file
     (blank lines and a quoted value over several lines counted). UTF-8 (with or without a BOM),
     else CP932, which Excel on Japanese Windows writes for "CSV (comma delimited)".
@@ -232,25 +292,32 @@ def _rows(path: Path, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise UsageError(said("cannot_read_check_path", path=path, why=exc.strerror or exc)) from None
+    if len(raw) > CSV_FILE_MAX:
+        raise UsageError(said("csv_file_too_large", path=path, size=len(raw) // 1024**2, most=CSV_FILE_MAX // 1024**2))
     text = _decoded(raw)
     if text is None:
         raise UsageError(said("csv_not_utf8", path=path))
     lines = text.splitlines()
     reader = csv.DictReader(lines)
-    if reader.fieldnames:  # `student, days` as typed with spaces names the same columns
-        reader.fieldnames = [name.strip() for name in reader.fieldnames]
+    header = next(csv_records(path, reader.reader, lines), None)  # (as DictReader reads it: the first record)
+    reader.fieldnames = [name.strip() for name in header] if header is not None else []
+    # (`student, days` as typed with spaces names the same columns)
     missing = [c for c in needed if c not in (reader.fieldnames or [])]
     if missing:
         columns, example = ", ".join(missing), ",".join(needed)
         raise UsageError(said("no_column_first_line", path=path, columns=columns, example=example))
     out: list[tuple[int, dict[str, str]]] = []
     end = reader.line_num  # the header's last line
-    for row in reader:
+    for row in csv_records(path, reader, lines):
         start = end + 1
         while start < reader.line_num and not lines[start - 1]:
             start += 1  # (the reader skips blank lines)
         end = reader.line_num
         values = {k: v or "" for k, v in row.items() if k is not None}
+        for column in read or needed:  # (what is read, an extension's reason copied into reports too)
+            if len(values.get(column, "")) > CSV_CELL_MAX:
+                raise UsageError(said("csv_cell_too_long", path=path, line=start, column=column,
+                                      n=len(values[column]), most=CSV_CELL_MAX))
         if any(v.strip() for v in values.values()):  # (a row of commas alone, as Excel leaves them, says nothing)
             out.append((start, values))
     return out

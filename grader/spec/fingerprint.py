@@ -51,7 +51,8 @@ def knowledge_files(rubric: Rubric | None = None) -> list[Path]:
 
 
 def graded_text(path: Path) -> bytes:
-    """What of the rubric file at ``path`` decides a report: its data without :data:`VIEW_ONLY`
+    """What of the rubric file at ``path`` decides a report: its data without :data:`VIEW_ONLY` and
+    ``manual`` (items given by hand, whose points the ledger holds)
     (comments and layout do not count either), as canonical JSON; the file's bytes as they are
     when it does not read as a YAML mapping."""
     import json
@@ -68,6 +69,7 @@ def graded_text(path: Path) -> bytes:
     report = data.get("report")
     if isinstance(report, dict):
         data = {**data, "report": {k: v for k, v in report.items() if k not in VIEW_ONLY}}
+    data.pop("manual", None)  # (the items given by hand in grader review: the ledger holds their points)
     return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
 
 

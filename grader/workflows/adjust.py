@@ -136,8 +136,10 @@ def blind_reason(outdir: Path, reason: str) -> str:
 
 
 def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = None, points: float | None = None,
-           set_to: float | None = None, reason: str, by: str = "", lang: str = "en") -> ledger.Entry:
-    """Append one adjustment (``points`` or ``set_to``, of ``part`` or the total) and refresh."""
+           set_to: float | None = None, reason: str, by: str = "", lang: str = "en",
+           note: dict[str, object] | None = None) -> ledger.Entry:
+    """Append one adjustment (``points`` or ``set_to``, of ``part`` or the total) and refresh;
+    ``note``: what ``grader review`` says of it (a manual rubric item's id and points)."""
     if (points is None) == (set_to is None):
         raise UsageError(said("give_one_points_set"))
     for option, value in (("--points", points), ("--set", set_to)):
@@ -146,11 +148,12 @@ def adjust(outdir: Path, rubric: Rubric, student: str, *, part: str | None = Non
     if not reason.strip():
         raise UsageError(said("reason_required_say_why"))
     with ledger.locked(outdir):  # read, append and write the views as one step: two TAs take turns
-        return _adjust(outdir, rubric, student, part, points, set_to, blind_reason(outdir, reason), by, lang)
+        return _adjust(outdir, rubric, student, part, points, set_to, blind_reason(outdir, reason), by, lang, note)
 
 
 def _adjust(outdir: Path, rubric: Rubric, student: str, part: str | None, points: float | None,
-            set_to: float | None, reason: str, by: str, lang: str) -> ledger.Entry:
+            set_to: float | None, reason: str, by: str, lang: str,
+            note: dict[str, object] | None = None) -> ledger.Entry:
     ledger.read(outdir)  # a broken chain is refused before anything else
     name, data = find(outdir, student)
     data = ledger.apply(data, [], rubric)  # the automatic report
@@ -165,7 +168,7 @@ def _adjust(outdir: Path, rubric: Rubric, student: str, part: str | None, points
         raise UsageError(said("adjust_set_out_of_range", out=outdir, value=f"{set_to:g}", student=student,
                               what=what, top=f"{top:g}"))
     entry = ledger.append(outdir, op="adjust", submission=name, student=str((data.get("student") or {}).get("id", "")),
-                          part=part, points=points, set=set_to, reason=reason, by=by, against=against)
+                          part=part, points=points, set=set_to, reason=reason, by=by, against=against, note=note)
     _refresh_after(outdir, rubric, lang, name, entry)
     return entry
 

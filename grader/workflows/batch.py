@@ -366,8 +366,10 @@ class _Batch:
         alike.note_source(self.outdir, self.source)
         if similarity and reports:
             try:
-                similarity_page.run(self.outdir, self.rubric, reports=reports,
-                          submissions=[(f.submission.name, f.submission) for f in self.found.found])
+                alike_result = similarity_page.run(self.outdir, self.rubric, reports=reports,
+                                                   submissions=[(f.submission.name, f.submission) for f in self.found.found])
+                for line in alike_result.capped:  # (what the comparison left out, as its page says)
+                    self._say(line)
             except Exception as exc:  # noqa: BLE001 - the reports and gradebook stand; say what failed
                 _flag(self.console, said("warning_similarity_stage_failed", what=f"{type(exc).__name__}: {exc}",
                                          out=self.out), self.lang)
@@ -728,6 +730,7 @@ class _Batch:
             failed_reports.append(report)
             rows.append((who, report, []))
         rows += [(s, None, []) for s in found.skipped]
+        rows += [(Skipped(name, said("system_file"), "", flags=[("system_file", {})]), None, []) for name in found.junk]
         book = gradebook_rows(rows, self.rubric)
         written = [csv_written(write_gradebook(self.outdir / "gradebook.csv", book, self.rubric, bom=bom), book)]
         if gradebooks:

@@ -118,9 +118,11 @@ def read_ids(path: Path) -> dict[str, str]:
     Raises:
         UsageError: unreadable, without those columns, or one student listed twice.
     """
+    from grader.spec.due import csv_records
+
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:
-            rows = list(csv.DictReader(fh))
+            rows = list(csv_records(path, csv.DictReader(fh)))  # (a line the csv module refuses is named)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise UsageError(said("push_ids_unreadable", path=path, why=type(exc).__name__)) from None
     ids: dict[str, str] = {}
@@ -168,7 +170,8 @@ def _justification(row: GradebookRow, lang: str) -> str:
 def _comment(row: GradebookRow, lang: str) -> str:
     """The short comment: the score, the late policy, the adjustments with the instructor's reasons
     as written, the mistakes' ids (as in Moodle's feedback column), then the main mistake (the
-    chapter's central one, else the first) explained in ``lang`` with the student's own numbers.
+    chapter's central one, else the first) explained in ``lang`` with the student's own numbers,
+    then each reviewer's comment on lines (file, lines, text).
     Plain text, as the LMS stores it: no control character survives (the student's numbers and an
     instructor's reason are written as they are otherwise), and at most ``sinks.VALUE_MAX``."""
     from grader import sinks
@@ -181,6 +184,10 @@ def _comment(row: GradebookRow, lang: str) -> str:
         explained = pick(main.message, [lang]).strip()
         if explained:
             text += say("push_main_mistake", lang, text=explained)
+    if row.report is not None:  # a reviewer's comments on lines (grader review), as written
+        from grader.report.text import comment_lines
+
+        text += "".join(f" {line}" for line, _ in comment_lines(row.report, [lang]))
     return sinks.cap(sinks.visible(text))
 
 

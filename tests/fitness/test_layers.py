@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("grader.insight",),
     ("grader.outputs", "grader.engines", "grader.lms"),
     ("grader.workflows", "grader.prepare"),
+    ("grader.review",),
     ("grader.cli",),
     # The front doors: the paths students, scripts and chapter authors import, and the old paths
     # of moved modules, kept for one release (grader/moved.py).

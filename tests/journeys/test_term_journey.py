@@ -311,9 +311,10 @@ def test_a_student_keeps_name_and_adjustment_across_a_zip_a_twin_spelling_and_an
     assert first.returncode == 0, first.stderr
     scores = {r["submission"]: float(r["score"]) for r in read_gradebook(out)}
     assert set(scores) == {"bob", "José", "José-2"}
-    # Which spelling got which name is the batch's choice; the test follows the NFD (weaker) one.
-    weaker = min(("José", "José-2"), key=lambda n: scores[n])
-    stronger = ({"José", "José-2"} - {weaker}).pop()
+    # The folder whose name is byte-identical to the label (NFC, as this file spells it) is that
+    # row: the correct one; its NFD twin (divided by sqrt(d_model)) is José-2.
+    assert "José" == nfc and scores["José"] > scores["José-2"], scores
+    weaker, stronger = "José-2", "José"
     for who, points in (("bob", "3"), (weaker, "4")):
         adjusted = run_grader("adjust", str(out), who, "--points", points, "--reason", f"for {who}", *common[1:5])
         assert adjusted.returncode == 0, adjusted.stderr

@@ -46,6 +46,7 @@ from grader.spec.rubric.model import (
     HiddenDetail,
     HiddenDetails,
     LatePolicy,
+    ManualItem,
     MistakeOptions,
     Part,
     Plugin,
@@ -164,6 +165,7 @@ _TOP_KEYS = (
     "late",
     "due",
     "plugin",
+    "manual",
 )
 _PLUGIN_PATHS = {
     "hooks": ("file", "hooks: ../suites/chapter07/plugin/hooks.py"),
@@ -224,11 +226,12 @@ class _RubricReader(Reader):
         if report.hidden_details == HiddenDetails.AFTER_DUE and not self.due(data.get("due")):
             raise self.fail("report.hidden_details", said("after_due_needs_due"),
                             said("add_due_top_level", example="2026-12-01T23:59:00+09:00"))
+        parts = self.parts(data["parts"])
         return Rubric(
             file=file,
             assignment=assignment,
             title=title,
-            parts=self.parts(data["parts"]),
+            parts=parts,
             suites=suites,
             reference=None
             if reference is None
@@ -252,7 +255,37 @@ class _RubricReader(Reader):
             late=self.late(data["late"]) if data.get("late") is not None else None,
             due=self.due(data.get("due")),
             plugin=self.plugin(section(data, "plugin")),
+            manual=self.manual(data.get("manual"), tuple(p.id for p in parts)),
         )
+
+    def manual(self, value: object, parts: tuple[str, ...]) -> tuple[ManualItem, ...]:
+        """``manual:``: a list of items a reviewer gives by hand (grader review), each ±points."""
+        if value in (None, []):
+            return ()
+        example = "manual: [{id: explanation, part: variance, points: 2, title: {en: ..., ja: ...}}]"
+        if not isinstance(value, list):
+            raise self.fail("manual", said("rubric_manual_list"), said("rubric_manual_list_fix", example=example))
+        items: list[ManualItem] = []
+        for i, raw in enumerate(value):
+            path = f"manual[{i}]"
+            data = self.mapping(raw, path, ("id", "title", "points", "part"), example)
+            item_id = self.string(self.require(data, "id", path, "id: explanation"), f"{path}.id", "explanation",
+                                  _SLUG, "letters, digits, '.', '_' or '-'")
+            if item_id in {m.id for m in items}:
+                raise self.fail(f"{path}.id", said("rubric_manual_twice", id=item_id),
+                                said("rubric_manual_rename"))
+            points = self.number(self.require(data, "points", path, "points: 2"), f"{path}.points", low=-1000,
+                                 high=1000, example=2)
+            part = data.get("part")
+            if part is not None and part not in parts:
+                raise self.fail(f"{path}.part", said("rubric_manual_part", part=part, parts=", ".join(parts)),
+                                said("rubric_manual_part_fix"))
+            items.append(ManualItem(id=item_id, title=self.text(self.require(data, "title", path, "title: {en: ..., ja: ...}"),
+                                                                 f"{path}.title", "{en: ..., ja: ...}"),
+                                    points=points, part=None if part is None else str(part)))
+        if len(items) > 9:
+            raise self.fail("manual", said("rubric_manual_nine", n=len(items)), said("rubric_manual_nine_fix"))
+        return tuple(items)
 
     def plugin(self, value: object) -> Plugin:
         data = self.mapping(value, "plugin", (*_PLUGIN_PATHS, "notebook"), "plugin: {hooks: ..., catalogue: ...}")
@@ -306,6 +339,13 @@ class _RubricReader(Reader):
             raise self.fail("due", f"not a date and time (got {text!r})", "write due: 2026-12-01T23:59:00+09:00") from None
         if when.utcoffset() is None:
             raise self.fail("due", f"no time zone (got {text!r})", f"add the offset: due: {text}+09:00")
+        from grader.errors import UsageError
+        from grader.spec.due import within_years
+
+        try:
+            within_years(when, "due", text)
+        except UsageError as exc:  # (the sentence names due: itself)
+            raise self.fail("", exc.args[0]) from None
         return when.isoformat()
 
     def suites(self, value: object) -> tuple[Suite, ...]:

@@ -16,6 +16,7 @@ section of the file    what it holds                                          ty
 ``mistakes``           per-mistake partial credit and the central mistake     :class:`MistakeOptions`
 ``late``               what a late submission loses                           :class:`LatePolicy`
 ``plugin``             the assignment's own files (hooks, catalogue, ...)     :class:`Plugin`
+``manual``             items given by hand in ``grader review``, ±points      :class:`ManualItem`
 =====================  =====================================================  ================
 
 Example::
@@ -42,6 +43,7 @@ __all__ = [
     "HiddenDetail",
     "HiddenDetails",
     "LatePolicy",
+    "ManualItem",
     "MistakeOptions",
     "Part",
     "Plugin",
@@ -222,6 +224,16 @@ class MistakeOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class ManualItem:
+    """A rubric item given by hand in ``grader review`` (rubric key ``manual``): ±points when given."""
+
+    id: str = field(metadata=_help("short name of the item, unique in the rubric, e.g. variance-explanation"))
+    title: Text = field(metadata=_help("what the reviewer judges, in en and ja"))
+    points: float = field(metadata=_help("points the item gives (negative: takes off) when a reviewer ticks it"))
+    part: str | None = field(default=None, metadata=_help("the part whose score the item moves; None: the total"))
+
+
+@dataclass(frozen=True, slots=True)
 class LatePolicy:
     """What a submission the LMS flagged as late loses (rubric key ``late``)."""
 
@@ -289,6 +301,8 @@ class Rubric:
                                    "empty: the LMS's late flag decides")
     )
     plugin: Plugin = field(default=Plugin(), metadata=_help("the assignment's own pieces"))
+    manual: tuple[ManualItem, ...] = field(
+        default=(), metadata=_help("items a reviewer gives by hand in grader review, each ±points"))
 
     def points_for(self, test_id: str) -> float:
         """Points for one test: the first rule whose ``match`` fits ``test_id``, else the default.

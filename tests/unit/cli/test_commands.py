@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import batch, main, prepare, shared, student, term
+from grader.cli import review
 from tests.helpers import ROOT
 
 COMMANDS = {
@@ -18,6 +19,7 @@ COMMANDS = {
     batch: ("batch", "export", "similarity", "catalogue"),
     term: ("adjust", "ledger", "publish", "regrade", "gradebook", "push", "pull"),
     prepare: ("new", "validate", "release", "gradescope"),
+    review: ("review",),
 }
 
 
@@ -80,7 +82,7 @@ def test_similarity_and_catalogue_draft_speak_the_sessions_language(
     monkeypatch.setattr(batch, "load_for", lambda outdir, rubric_path: SimpleNamespace(
         report=SimpleNamespace(languages=("ja", "en")), file=str(tmp_path / "rubrics" / "chapter07.yaml")))
     monkeypatch.setattr(similarity_page, "refresh", lambda *a, **k: SimpleNamespace(
-        compared=6, pairs=[1, 2, 3], groups=[1]))
+        compared=6, pairs=[1, 2, 3], groups=[1], capped=[]))
     drafted = [Drafted("clamp-twice", Path("mistakes.yaml"), Path("from-cluster-1.py"), "softmax", 2),
                Drafted("clamp-twice", Path("mistakes.yaml"), None, "softmax", 2)]
     monkeypatch.setattr(draft_entry, "draft_entry", lambda *a, **k: drafted.pop(0))

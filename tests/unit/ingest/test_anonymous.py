@@ -136,3 +136,17 @@ def test_a_blind_discovery_lists_the_class_by_pseudonym_not_by_name(tmp_path):
     assert [s.student_id for s in found.skipped] == sorted(s.student_id for s in found.skipped)
     real = {aid: who[0] for aid, who in found.known_as.items()}
     assert [real[a] for a in aids] != names  # (random ids: in the names' order once in 12! batches)
+
+
+def test_a_damaged_identities_file_is_refused_naming_its_line(tmp_path):
+    """identities.csv with a value past the csv module's limit (a quote never closed): an error
+    naming the file and the line, never a traceback."""
+    import pytest
+
+    from grader.errors import UsageError
+    from grader.ingest.anonymous import FILE, Identities
+
+    (tmp_path / FILE).write_text('anonymous_id,student_id,name,lms,entry\r\nanon-aaaaaa,1,A,,a\r\nanon-bbbbbb,2,"B'
+                                 + "x" * 200_000 + ",,b\r\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=rf"{FILE}: line 3: a value longer than \d+ characters"):
+        Identities.load(tmp_path)

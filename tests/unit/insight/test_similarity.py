@@ -425,3 +425,78 @@ def test_a_score_below_the_flag_is_never_shown_rounded_up_to_it() -> None:
     assert similarity.shown(0.5996, 0.6) == 0.599
     assert similarity.shown(0.6004, 0.6) == 0.6 and similarity.shown(0.12345, 0.6) == 0.123
     assert similarity.shown(0.2996, 0.3) == 0.299
+
+
+def _helpers(n: int) -> str:
+    return ORIGINAL + "".join(f"\n\ndef helper_{i:05d}(x, y):\n    return x * {i} + y\n" for i in range(n))
+
+
+def _calls(run) -> int:
+    """How many Python and C function calls ``run()`` makes: a count of work, never a time."""
+    import sys
+
+    count = 0
+
+    def profile(frame, event, arg) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_comparing_and_showing_a_pair_costs_what_its_code_does_never_its_square(tmp_path: Path) -> None:
+    """Two submissions sharing n helper functions (the slow class of issue 47: 10,000 of them):
+    comparing them, their csv evidence and their regions side by side take work in proportion to
+    n. Four times the helpers cost at most six times the calls (the page's search for the function
+    holding a line looked at every function for every line before: sixteen times)."""
+    work = {}
+    for n in (300, 1200):
+        here = tmp_path / str(n)
+        here.mkdir()
+        coded = [_coded(_folder(here, who, _helpers(n)), who) for who in ("a", "b")]
+
+        def run() -> None:
+            result = similarity.compare(coded, {})
+            [pair] = result.pairs
+            assert len(similarity.side_by_side(pair, result.coded)) == similarity._REGIONS
+            assert pair.regions >= n and "helper_" in pair.evidence(result.coded)
+
+        work[n] = _calls(run)
+    assert work[1200] < 6 * work[300], work
+
+
+def test_what_the_stage_caps_is_said_on_the_page_in_both_languages(tmp_path: Path, rubric,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Code past the cap is cut before a top-level function, so what is read still parses; the
+    submissions cut, and the regions the page leaves out, are each a sentence of ``capped`` and a
+    line of the page, in English and in Japanese."""
+    monkeypatch.setattr(similarity, "_CODE_MAX", 40 * 1024)
+    code = _helpers(2000)
+    assert len(code) > 80 * 1024
+    subs = [(who, load_submission(_folder(tmp_path, who, code))) for who in ("a", "b")]
+    out = tmp_path / "out"
+    out.mkdir()
+    result = similarity_page.run(out, rubric, reports=[_report("a"), _report("b")], submissions=subs)
+    a = result.coded["a"]
+    assert a.read <= 40 * 1024 < a.size == len(code)
+    [(label, functions)] = a.functions.items()
+    assert len(functions) > 500 and functions[-1][0].startswith("helper_")  # parsed: every function whole
+    assert [line for line in a.sources[label] if line.strip()][-1].strip().startswith("return x *")
+    [pair] = result.pairs
+    kb = -(-len(code) // 1024)
+    assert result.capped == [
+        f"a: only the first 40 KB of its code were compared (it has {kb} KB); the rest was left out",
+        f"b: only the first 40 KB of its code were compared (it has {kb} KB); the rest was left out",
+        f"a and b: the page shows {similarity._REGIONS} of their {pair.regions} matching regions"]
+    english = (out / "similarity.en.html").read_text(encoding="utf-8")
+    japanese = (out / "similarity.ja.html").read_text(encoding="utf-8")
+    assert "Left out to keep the comparison quick" in english and "比較を速く保つために省いたもの" in japanese
+    assert f"a: only the first 40 KB of its code were compared (it has {kb} KB)" in english
+    assert f"a: コードは最初の 40 KB だけを比べ、残りは比べていません（全体は {kb} KB）" in japanese
+    assert f"一致する {pair.regions} か所のうち、ページには {similarity._REGIONS} か所だけを載せています" in japanese

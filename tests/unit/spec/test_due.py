@@ -201,3 +201,125 @@ def test_the_readmes_late_example_does_what_the_readme_says():
     assert kept("2026-12-02T00:10:00+09:00") == 124.0  # within the grace
     assert kept("2026-12-02T00:59:00+09:00") == pytest.approx(0.8 * 124)  # an hour late: the cap, not 90 %
     assert kept("2026-12-04T12:00:00+09:00") == pytest.approx(0.7 * 124)  # three days: 70 %, below the cap
+
+
+FAR = ("9999-12-31T23:59:00+09:00", "0001-01-01T00:00:00+09:00", "9999-12-31T23:59:59-23:59", "1969-12-31T23:59:00Z",
+       "3000-01-01T00:00:00+00:00")
+
+
+@pytest.mark.parametrize("when", FAR)
+def test_a_date_far_in_the_future_or_past_is_refused_naming_its_file_and_line(tmp_path, when):
+    """An extension to 9999-12-31, a submission time in year 1, Moodle's worksheet and the rubric's
+    due: refused with the file, the line and the years allowed, in both languages; never an
+    overflow later, where a student's report would take it."""
+    from grader import load_rubric
+    from grader.errors import RubricError
+    from grader.spec.due import lms_wall_time, read_moodle_worksheet, within_years
+    from tests.helpers import rubric_copy
+    from tests.lms_exports import WorksheetRow, moodle_grading_worksheet
+
+    ext = tmp_path / "ext.csv"
+    ext.write_text(f"student,due,reason\nalice,2026-12-09T23:59:00+09:00,ok\nbob,{when},forever\n", encoding="utf-8")
+    sub = tmp_path / "sub.csv"
+    sub.write_text(f"student,submitted\n\nalice,{when}\n", encoding="utf-8")
+    for path, read, line in ((ext, read_extensions, 3), (sub, read_submitted, 3)):
+        with pytest.raises(UsageError) as exc:
+            read(path)
+        text = str(exc.value)
+        assert f"{path}: line {line}: {when!r} is outside the years 1970 to 2999" in text
+        assert "1970 年から 2999 年の範囲の外です" in translate(text, "ja")
+    year = int(when[:4])
+    if year >= 1000:  # (Moodle writes four digits)
+        for lang in ("en", "ja"):
+            sheet = tmp_path / f"worksheet-{lang}.csv"
+            at = datetime(year, 12, 31, 23, 0) if year > 2000 else datetime(year, 1, 1, 9, 0)
+            sheet.write_bytes(moodle_grading_worksheet([WorksheetRow(7, "A", "a@x", datetime(2026, 12, 1, 10, 0)),
+                                                        WorksheetRow(8, "B", "b@x", at)], lang))
+            with pytest.raises(UsageError, match=r"worksheet-.*\.csv: line 3: .* is outside the years 1970 to 2999"):
+                read_moodle_worksheet(sheet, timezone(timedelta(hours=9)))
+    assert lms_wall_time(f"{when[:4]}-12-31-23-59-59", timezone(timedelta(hours=14))) is None or 1970 <= year <= 2999
+    with pytest.raises(RubricError, match=r"due: .* is outside the years 1970 to 2999"):
+        load_rubric(rubric_copy(tmp_path, due=when))
+    edge = datetime(2999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=9)))
+    assert within_years(edge, "x", "") == edge and parse_when("1970-01-01T09:00:00+09:00", "x").year == 1970
+
+
+def test_an_over_long_csv_field_is_refused_naming_the_file_and_line(tmp_path):
+    """A value past the csv module's limit (or a quote never closed, which makes one of the rest of
+    the file), a NUL byte in a date, a reason of 10,000 characters, a file of 65 MB: a clear error naming the
+    file and the line, in both languages, never a traceback."""
+    import csv
+
+    from grader.spec.due import read_moodle_worksheet
+
+    huge = "x" * (csv.field_size_limit() + 1)
+    cases = [
+        (read_extensions, f'student,days,reason\nalice,1,ok\n\nbob,2,"{huge}"\n', "line 4: a value longer than"),
+        (read_extensions, 'student,days,reason\nalice,1,ok\nbob,2,"never closed\ncarol,3,x\n' + "dan,1,y\n" * 20000,
+         "line 3: a value longer than"),
+        (read_extensions, f"student,days,{huge}\nalice,1,x\n", "line 1: a value longer than"),
+        (read_extensions, f"student,days,reason\nalice,1,{'r' * 10_000}\n", "line 2: the reason is 10000 characters"),
+        (read_submitted, f"student,submitted\n{'s' * 3000},2026-12-01T10:00:00+09:00\n", "line 2: the student is 3000"),
+        (read_submitted, "student,submitted\nalice,2026-12-01T10:00:00+09:00\nbob,\"2026\0\"\n",
+         "line 3: '2026\\x00' is not a date and time"),
+        (lambda p: read_moodle_worksheet(p, timezone.utc), f'Identifier,Last modified (submission)\n"{huge}",-\n',
+         "line 2: a value longer than"),
+    ]
+    for n, (read, text, said_) in enumerate(cases):
+        path = tmp_path / f"case{n}.csv"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(UsageError) as exc:
+            read(path)
+        assert f"{path}: {said_}" in str(exc.value), (n, str(exc.value)[:300])
+        assert translate(str(exc.value), "ja") != str(exc.value)  # (said in Japanese too)
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"student,days\n" + b"a,1\n" * (17 * 1024**2))
+    with pytest.raises(UsageError, match="big.csv: 68 MB, larger than such a file ever is"):
+        read_extensions(big)
+
+
+@settings(max_examples=80, deadline=None)
+@given(when=st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.sampled_from(ZONES)),
+       days=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10**7)),
+       size=st.integers(0, 140_000), column=st.sampled_from(["student", "reason"]), form=st.sampled_from(["due", "days"]))
+def test_any_date_days_or_field_size_is_read_or_refused_by_its_line_and_a_read_one_grades(when, days, size, column,
+                                                                                          form):
+    """Over dates from year 1 to 9999 in any zone, any number of days and any field size: the
+    extensions and submission-time files are read, or refused naming the file and the line; and
+    whatever is read, the batch's late step gives every student a score (never an overflow)."""
+    import tempfile
+    from pathlib import Path
+
+    from grader.spec.due import EARLIEST_YEAR, LATEST_YEAR
+
+    filler = "x" * size
+    student = "alice" + (filler if column == "student" else "")
+    reason = "ill" + (filler if column == "reason" else "")
+    value = when.isoformat() if form == "due" else str(days)
+    assigned = datetime(2026, 12, 1, 23, 59, tzinfo=timezone(timedelta(hours=9)))
+    policy = LatePolicyRule(per_day_percent=10, max_percent=50, grace_minutes=10080)
+    with tempfile.TemporaryDirectory() as tmp:
+        ext = Path(tmp) / "ext.csv"
+        ext.write_text(f"student,{form},reason\nbob,{'2026-12-05T00:00:00+09:00' if form == 'due' else '1'},x\n"
+                       f"{student},{value},\"{reason}\"\n", encoding="utf-8")
+        sub = Path(tmp) / "sub.csv"
+        sub.write_text(f"student,submitted\nbob,2026-12-02T00:00:00+09:00\n{student},{when.isoformat()}\n",
+                       encoding="utf-8")
+        read = {}
+        for path, reader in ((ext, read_extensions), (sub, read_submitted)):
+            try:
+                read[path.name] = reader(path)
+            except UsageError as exc:
+                assert f"{path}: line 3: " in str(exc), str(exc)[:300]
+                assert translate(str(exc), "ja") != str(exc)
+        in_years = EARLIEST_YEAR <= when.year <= LATEST_YEAR and EARLIEST_YEAR <= when.astimezone(timezone.utc).year <= LATEST_YEAR
+        if size <= 2000 and (form == "days" and 0 <= days <= 3660 or form == "due" and in_years):
+            assert "ext.csv" in read
+        if size <= 2000 and in_years:
+            assert "sub.csv" in read
+        extensions = read.get("ext.csv", {})
+        times = read.get("sub.csv", {"bob": assigned})
+        for who, at in times.items():
+            due, _ = due_for(who, assigned, extensions)
+            late = late_penalty(at, due, 80.0, 100.0, policy)
+            assert 30.0 <= late.score <= 80.0 and due.isoformat() and at.isoformat()

@@ -19,6 +19,7 @@ from grader.sandbox.limits import Limits
 from grader.spec.rubric.load import load_rubric
 from grader.spec.rubric.model import (
     HiddenDetail,
+    ManualItem,
     MistakeOptions,
     Part,
     PointRule,
@@ -745,7 +746,7 @@ def test_a_nul_in_a_path_is_a_rubric_error_naming_the_key(write: Write, path: st
 
 # --- the objects -------------------------------------------------------------------------
 
-DATACLASSES = [Text, Part, Suite, PointRule, Limits, ReportOptions, MistakeOptions, Rubric]
+DATACLASSES = [Text, Part, Suite, PointRule, Limits, ReportOptions, MistakeOptions, ManualItem, Rubric]
 
 
 @pytest.mark.parametrize("cls", DATACLASSES, ids=lambda c: c.__name__)

@@ -217,6 +217,28 @@ def test_a_score_the_lms_holds_unreleased_is_sent_again_once_the_results_are_pub
     assert states(lines) == {"sub-1": "send", "sub-2": "unchanged"}
 
 
+def test_the_ids_file_with_an_over_long_value_is_refused_naming_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "ids.csv"
+    path.write_text("student,lms_id\nalice,11\nbob,\"12" + "9" * 200_000 + "\"\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"ids.csv: line 3: a value longer than \d+ characters"):
+        read_ids(path)
+
+
+def test_a_reviewers_comments_on_lines_travel_in_the_comment() -> None:
+    """grader review's comments (the report's ``comments``, from the ledger) are pushed with the score, in the
+    comment's language, as plain text."""
+    from grader.report.model import GradeReport
+
+    note = {"n": 3, "file": "scaling.py", "start": 16, "end": 18, "lines": ["x"], "text": "√d_k で割りましょう\x1b[2J",
+            "by": "tanaka", "at": "2026-12-07T00:00:00+00:00"}
+    report = GradeReport(assignment="chapter07", submission="sub-1", score=5.0, max_score=10.0, tests=[], parts=[],
+                         mistakes=[], sandbox={}, errors=[], seed=1, graded_at="", comments=[note])  # type: ignore[list-item]
+    r = GradebookRow("sub-1", "1", lms="canvas", cells={"score": 5.0}, report=report)
+    for lang, where in (("en", "scaling.py, lines 16–18: √d_k で割りましょう"), ("ja", "scaling.py の 16〜18 行: √d_k で割りましょう")):
+        [line] = plan([r], {"1": Current(None)}, {}, lms="canvas", ids={}, overwrite=False, lang=lang)
+        assert where in line.comment and "\x1b" not in line.comment
+
+
 # --- an --anonymous batch, pushed to each platform: the LMS ids from identities.csv at push time only
 
 BLIND = [("anon-aaaaaa", "Tanaka Hanako", 100.5), ("anon-bbbbbb", "山田 太郎", 88.0), ("anon-cccccc", "山田 太郎", 61.5)]
