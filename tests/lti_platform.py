@@ -32,8 +32,8 @@ What the platform does around it, read from Moodle (moodle/moodle):
 And from the IMS spec (AGS 2.0, Score): a score without a ``comment`` clears the comment held.
 
 Faults a test can ask for: a 503 on chosen request numbers, a 429 with ``Retry-After`` every n-th
-request or above a rate, a token that expires after so many uses, a delay before every answer, a
-hook called with each request (a test may kill a process there).
+request or above a rate, a token that expires after so many uses or once at a chosen request, a
+delay before every answer, a hook called with each request (a test may kill a process there).
 """
 
 from __future__ import annotations
@@ -116,6 +116,11 @@ class _Conf(LTI1P3PlatformConfAbstract):
         d = self.double
         d.token_uses[token] = d.token_uses.get(token, 0) + 1
         if d.token_life_uses and d.token_uses[token] > d.token_life_uses:
+            raise LtiException("Token expired")
+        if d.expire_at and len(d.log) >= d.expire_at and not d.expired_token:
+            d.expired_token = token  # the token in use at request expire_at, and no other, expires
+            d.expirations += 1
+        if token == d.expired_token:
             raise LtiException("Token expired")
         return ok
 
@@ -241,6 +246,11 @@ class LtiPlatform:
     latency: float = 0.0
     #: a token is refused (expired) after this many service requests (0: it lasts its hour)
     token_life_uses: int = 0
+    #: the token in use at this request number (1, 2, …) expires then, once (0: never)
+    expire_at: int = 0
+    expired_token: str = ""
+    #: how many times a token was expired so
+    expirations: int = 0
     #: results and members pages: at most this many a page (0: one page)
     page_size: int = 0
     on_request: Callable[[Request], None] | None = None
@@ -447,6 +457,9 @@ class LtiPlatform:
         # (the package's tokens hold no jti: one asked for within the same second is the same string, and
         # its uses count from this issue on)
         self.token_uses[answer["access_token"]] = 0
+        if answer["access_token"] == self.expired_token:  # (issued anew: a new token to the platform)
+            self.expired_token = ""
+            self.expire_at = 0
         return 200, dict(answer), {}
 
 

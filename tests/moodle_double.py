@@ -35,7 +35,9 @@ Each behaviour is read from Moodle's own source (moodle/moodle):
   student's status page shows no feedback before then: :meth:`MoodleDouble.seen_by_student`.
   Without the workflow the ``workflowstate`` parameter is not read.
 * ``core_enrol_get_enrolled_users`` with ``options[0][name]=withcapability`` — enrol/externallib.php:
-  only users holding the capability (``mod/assign:submit``: students, not teachers).
+  only users holding the capability (``mod/assign:submit``: students, not teachers); a suspended or
+  ended enrolment (a withdrawn student) is listed too, unless the option ``onlyactive`` is given
+  (``get_enrolled_sql($context, $withcapability, $groupid, $onlyactive)``).
 * The files — webservice/pluginfile.php: the ``token`` parameter (GET or POST, ``optional_param``);
   without a valid one the exception object again. A file's url has its name encoded
   (lib/filelib.php, ``file_encode_url``: ``rawurlencode``). Moodle cleans a file's name on upload
@@ -98,6 +100,8 @@ class User:
     fullname: str
     participant: int  # assign_user_mapping.id
     student: bool = True
+    #: the enrolment is active (False: suspended or ended: withdrawn)
+    active: bool = True
 
 
 @dataclass
@@ -288,8 +292,11 @@ class MoodleDouble:
             return _error("moodle_exception", "invalidrecord", "Can't find data record in database table course.")
         options = {o["name"]: o["value"] for o in params.get("options", [])}
         submit = options.get("withcapability") == "mod/assign:submit"
+        # (enrol/externallib.php get_enrolled_users: onlyactive leaves out suspended and ended enrolments;
+        # without it, get_enrolled_sql lists them with the rest)
+        only_active = options.get("onlyactive") not in (None, "", "0")
         return [{"id": u.id, "fullname": u.fullname, "roles": [{"shortname": "student" if u.student else "editingteacher"}]}
-                for u in self.users.values() if u.student or not submit]
+                for u in self.users.values() if (u.student or not submit) and (u.active or not only_active)]
 
     def _only(self, params: dict[str, Any]) -> bool:
         return [int(a) for a in params["assignmentids"]] == [self.assignment]

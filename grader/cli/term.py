@@ -262,7 +262,7 @@ def push_cmd(outdir: str, to: str, url: str | None, course: str | None, assignme
     from grader.lms.moodle import Moodle, MoodlePlatform
     from grader.lms.platform import Platform
     from grader.lms.transport import Transport
-    from grader.workflows.push import push, read_ids, read_token
+    from grader.workflows.push import push, read_ids, read_token, shared_reasons
 
     def body() -> int:
         rubric = load_for(outdir, rubric_path)
@@ -299,6 +299,8 @@ def push_cmd(outdir: str, to: str, url: str | None, course: str | None, assignme
                           by=by, lang=language, scrub=scrub)
         finally:
             close()
+        # (a reason many failures share, a token refused midway, is said once below; each line points to it)
+        shared = {reason: n for n, reason in enumerate(shared_reasons(result.lines), 1)}
         for line in result.lines:
             if dry_run:
                 if line.state == "send":
@@ -307,13 +309,19 @@ def push_cmd(outdir: str, to: str, url: str | None, course: str | None, assignme
                                                 new=f"{line.new:g}", why=line.why), language)))
                 continue
             state = tr(_state_word(line.state), language)
-            text = f"{line.who} [{line.key or '-'}]: {state}" + (f" ({line.reason})" if line.reason else "")
+            reason = line.reason
+            if line.state == "failed" and reason in shared:
+                reason = tr(said("push_reason_below", n=shared[reason]), language)
+            text = f"{line.who} [{line.key or '-'}]: {state}" + (f" ({reason})" if reason else "")
             click.echo(terminal(text))
         counts = ", ".join(f"{tr(_state_word(k), language)} {n}" for k, n in result.counts.items())
         if dry_run:
             err.print(terminal(tr(said("push_dry_summary", n=result.counts.get("send", 0), counts=counts), language)),
                       markup=False, highlight=False, soft_wrap=True)
             return 0
+        for reason, group in shared_reasons(result.lines).items():
+            err.print(terminal(tr(said("push_reason_shared", n=shared[reason], count=len(group), csv=result.csv,
+                                       reason=reason), language)), markup=False, highlight=False, soft_wrap=True)
         err.print(terminal(tr(said("push_summary", counts=counts, csv=result.csv, n=result.ledger_n), language)),
                   markup=False, highlight=False, soft_wrap=True)
         return int(ExitCode.PUSH_FAILED) if result.failed else 0

@@ -193,6 +193,11 @@ MESSAGES: dict[str, M] = {
     "pull_next": M(
         "grade them with: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}",
         "採点するには: grader batch {folder} --out OUT --submitted {submitted} --extensions {extensions}"),
+    # --- grader push: one reason many failures share, said once (term.py) -------------------------------
+    "push_reason_below": M("reason {n} below", "下の理由 {n}"),
+    "push_reason_shared": M(
+        "reason {n}, for {count} students (each one is listed with it in {csv}): {reason}",
+        "理由 {n}（{count} 人の学生。一人ずつ理由とともに {csv} にあります）: {reason}"),
     # --- blind grading: a reason that names a student (term.py) -----------------------------------
     "reason_named_student": M(
         "warning: the reason names a student of this blind batch (a name or an id it knows); it is kept with "

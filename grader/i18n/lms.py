@@ -122,6 +122,11 @@ MESSAGES: dict[str, M] = {
         "すぐ学生に見せるため、先に結果を公開してください。何も書き込んでいません"),
     "lti_member_test_user": M(
         "the platform's test student", "プラットフォームのテスト用の学生"),
+    "canvas_member_test_student": M(
+        "Canvas's test student (Student View)", "Canvas のテスト用の学生（学生ビュー）"),
+    "moodle_student_withdrawn": M(
+        "withdrawn from the course (the enrolment is suspended or has ended in Moodle)",
+        "コースから外れています（Moodle で受講登録が停止されたか、終了しています）"),
     "lti_member_inactive": M(
         "not active in the course (status {status})", "コースで有効ではありません（状態 {status}）"),
     "lti_member_not_learner": M(

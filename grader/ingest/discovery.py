@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints",
                   ".git", ".svn", ".hg", ".Spotlight-V100", ".Trashes", ".fseventsd", ".TemporaryItems",
                   ".localized", "ehthumbs.db", "$RECYCLE.BIN", "System Volume Information"})
+#: the folder ``grader pull --from canvas`` keeps its record in, inside the folder it pulls into
+#: (:data:`grader.workflows.pull_canvas.STATE_DIR`, holding its ``canvas.json``): the grader's own,
+#: never a submission, so a batch of that folder passes it by without a word
+PULL_DIR = ".pull"
 EXPORT_MAX_BYTES = 2 * 1024**3
 EXPORT_MAX_MEMBERS = 50_000
 
@@ -201,6 +205,13 @@ def is_junk(name: str, is_dir: bool = False) -> bool:
     """A name an OS or a tool leaves (:data:`JUNK`, or an AppleDouble file ``._x``; a folder named
     so is a student's like any other): never a submission."""
     return name in JUNK or (name.startswith("._") and not is_dir)
+
+
+def is_pull_record(entry: Path) -> bool:
+    """``entry`` is the record ``grader pull`` keeps in the folder it pulled into (:data:`PULL_DIR`
+    with its ``canvas.json``), not a student's folder of that name."""
+    return (entry.name == PULL_DIR and entry.is_dir() and not entry.is_symlink()
+            and (entry / "canvas.json").is_file())
 
 
 def _hidden(name: str) -> bool:
@@ -414,7 +425,7 @@ def _candidates(root: Path, staging: Path, kind: str | None, originals: dict[str
         why = st.error or "; ".join(broken.pop(e) for e in [*st.entries] if e in broken)
         candidates.append((originals.get(st.entries[0], st.entries[0]), st.folder, ident, list(st.set_aside), why))
     for entry in sorted(root.iterdir()):
-        if entry.name in grouped:
+        if entry.name in grouped or is_pull_record(entry):
             continue
         if is_junk(entry.name, entry.is_dir() and not entry.is_symlink()):
             junk.append(lmsnames.nfc(entry.name))

@@ -141,6 +141,17 @@ class CanvasPlatform:
         return out
 
     def current(self) -> dict[str, Current]:
+        """Every student the assignment lists, with the score held; the course's test student
+        (Student View: a StudentViewEnrollment, which the submissions index lists with the students,
+        app/models/course.rb ``student_enrollments``) refused, never written."""
+        held = self._held()
+        testers = {str(e.get("user_id")) for e in self._pages(
+            f"/api/v1/courses/{self.course}/enrollments",
+            [("type[]", "StudentViewEnrollment"), *(("state[]", state) for state in ENROLLMENT_STATES)])}
+        return {k: Current(v.score, refused=said("canvas_member_test_student")) if k in testers else v
+                for k, v in held.items()}
+
+    def _held(self) -> dict[str, Current]:
         return {str(sub["user_id"]): Current(_score(sub.get("score")))
                 for sub in self._pages(f"{self._base}/submissions", []) if sub.get("user_id") is not None}
 
@@ -179,7 +190,7 @@ class CanvasPlatform:
                 outcomes[cell.key] = Outcome(True, answer)
         if outcomes:  # what the bulk job said it did, checked against what Canvas holds now
             try:
-                now = self.current()
+                now = self._held()
             except PlatformRefused:
                 if self._http_expired():
                     raise _Expired from None

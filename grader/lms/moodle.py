@@ -109,11 +109,14 @@ class Assignment:
 
 @dataclass(frozen=True)
 class Student:
-    """An enrolled student: Moodle's user id, participant number and full name."""
+    """An enrolled student: Moodle's user id, participant number and full name; ``active``: False
+    for a withdrawn student (the enrolment suspended, or its end date passed), whom Moodle still
+    lists among the enrolled users unless asked for the active ones only."""
 
     userid: str
     participant: str
     fullname: str
+    active: bool = True
 
 
 class Moodle:
@@ -206,8 +209,13 @@ class Moodle:
     def students(self, assignment: Assignment) -> tuple[list[Student], list[str]]:
         """The students of the assignment's course with their participant numbers, and the user ids
         of students who have none yet (Moodle numbers them when a teacher opens the grading table)."""
-        users = self.read("core_enrol_get_enrolled_users", {
-            "courseid": assignment.course, "options": [{"name": "withcapability", "value": "mod/assign:submit"}]})
+        submit = {"name": "withcapability", "value": "mod/assign:submit"}
+        users = self.read("core_enrol_get_enrolled_users", {"courseid": assignment.course, "options": [submit]})
+        # (enrol/externallib.php get_enrolled_users: without onlyactive, suspended and ended enrolments
+        # are listed too; with it, only the active ones: the others are withdrawn)
+        active = {str(u.get("id")) for u in self.read("core_enrol_get_enrolled_users", {
+            "courseid": assignment.course, "options": [submit, {"name": "onlyactive", "value": "1"}]}) or []
+            if isinstance(u, dict)}
         data = self.read("mod_assign_get_user_mappings", {"assignmentids": [assignment.id]})
         numbers: dict[str, str] = {}
         for a in (data or {}).get("assignments") or []:
@@ -218,7 +226,7 @@ class Moodle:
         for user in users or []:
             uid = str(user.get("id"))
             if uid in numbers:
-                found.append(Student(uid, numbers[uid], str(user.get("fullname") or "")))
+                found.append(Student(uid, numbers[uid], str(user.get("fullname") or ""), active=uid in active))
             else:
                 unnumbered.append(uid)
         return found, unnumbered
@@ -291,7 +299,8 @@ class MoodlePlatform:
             score = grades.get(s.userid)
             # public now, and the grade Moodle holds is not released yet: the push releases it
             held = score is not None and s.userid in flags and flags[s.userid].get("workflowstate") != RELEASED
-            out[s.participant] = Current(score, unreleased=held)
+            out[s.participant] = Current(score, unreleased=held,
+                                         refused="" if s.active else said("moodle_student_withdrawn"))
         return out
 
     def _state(self) -> str:

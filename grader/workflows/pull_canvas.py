@@ -50,6 +50,7 @@ from typing import Any, Protocol
 
 from grader.errors import UsageError
 from grader.i18n.messages import say, said
+from grader.ingest.discovery import PULL_DIR
 from grader.ingest.lms import fit_name
 from grader.lms.transport import TokenRefused
 from grader.report.files import write_atomic
@@ -58,8 +59,8 @@ __all__ = ["FILE_MAX", "STATE_DIR", "PullResult", "Pulled", "Source", "canvas_fi
 
 #: the largest file a pull downloads (bytes); a larger one is refused for that student
 FILE_MAX = 100 * 1024**2
-#: the folder in SRC_DIR the pull writes its own files into
-STATE_DIR = ".pull"
+#: the folder in SRC_DIR the pull writes its own files into (a batch of SRC_DIR passes it by)
+STATE_DIR = PULL_DIR
 #: the states of a student in a pull, as the code names them
 STATES = ("new", "changed", "unchanged", "not_submitted", "refused", "set_aside", "failed")
 

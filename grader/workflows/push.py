@@ -21,7 +21,9 @@ push writes ``OUT/push/<time>.csv`` (one line per student, its state and reason)
 ``push`` line to the ledger (:func:`grader.report.ledger.append`: who, when, where, each student's
 state and value, the LMS's answer), from which the next push knows what it wrote last: a value
 the LMS holds that is neither the new one nor the last one written was changed in the LMS.
-The same scores pushed again make no write; a push cut off at any point converges when run again
+In an ``--anonymous`` batch the LMS's ids come from identities.csv at push time only: the ledger
+names its students by their anonymous ids, its reasons without a name or an LMS id, and only the
+CSV (mode 0600) pairs the two. The same scores pushed again make no write; a push cut off at any point converges when run again
 (a cell already written reads back equal, so it is ``unchanged``).
 
 Example::
@@ -52,7 +54,8 @@ if TYPE_CHECKING:
     from grader.report.ledger import Entry
     from grader.spec.rubric.model import Rubric
 
-__all__ = ["STATES", "Line", "PushResult", "batch_maximum", "comment_hash", "last_pushed", "plan", "push", "read_ids", "read_token"]
+__all__ = ["STATES", "Line", "PushResult", "batch_maximum", "comment_hash", "last_pushed", "lms_key", "plan", "push", "read_ids",
+           "read_token", "shared_reasons"]
 
 STATES = ("sent", "unchanged", "skipped", "failed")
 CSV_COLUMNS = ["student", "submission", "lms_id", "state", "reason", "lms_before", "new", "justification"]
@@ -72,6 +75,7 @@ class Line:
     comment: str = ""
     why: str = ""  #: the ledger line or report that justifies the new value
     answer: str = ""  #: the platform's answer
+    student: str = ""  #: the gradebook's student id (an anonymous id in a blind batch)
 
 
 @dataclass
@@ -137,8 +141,8 @@ def comment_hash(comment: str) -> str:
 
 
 def last_pushed(entries: Sequence[Entry], target: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    """What the pushes to ``target`` recorded in the ledger last left in the LMS, by LMS id:
-    ``{"score", "comment"}`` (the comment's hash) of the latest ``sent`` or ``unchanged`` state."""
+    """What the pushes to ``target`` recorded in the ledger last left in the LMS, by LMS id (a blind
+    batch's: by anonymous id, mapped to the LMS's at push time): ``{"score", "comment"}`` (the comment's hash) of the latest ``sent`` or ``unchanged`` state."""
     out: dict[str, dict[str, Any]] = {}
     for e in entries:
         record = e.push or {}
@@ -191,24 +195,30 @@ def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) < 1e-6
 
 
+def lms_key(row: GradebookRow, lms: str, ids: Mapping[str, str]) -> str:
+    """The id the LMS knows ``row``'s student by ("" when none is known): the LMS's own where the
+    batch came from that LMS, else the ``--lms-ids`` file's, looked up by the gradebook's student id,
+    the submission, the entry, and (a blind batch of a plain folder) the student's own id that
+    identities.csv gives back at push time."""
+    if row.lms == lms and row.lms_key.isdigit():
+        return row.lms_key
+    return (ids.get(row.student_id) or ids.get(row.submission) or ids.get(row.entry)
+            or (ids.get(row.lms_id) if row.lms_id else "") or "")
+
+
 def plan(rows: Sequence[GradebookRow], current: Mapping[str, Current], last: Mapping[str, Mapping[str, Any]],
          *, lms: str, ids: Mapping[str, str], overwrite: bool, lang: str,
          comment_lang: str = "") -> list[Line]:
     """One :class:`Line` per row: ``send`` (to be written), ``unchanged`` or ``skipped`` (why); the
     reasons in ``lang``, the comment in ``comment_lang`` (the rubric's first language)."""
-    def key_of(row: GradebookRow) -> str:
-        if row.lms == lms and row.lms_key.isdigit():
-            return row.lms_key
-        return ids.get(row.student_id) or ids.get(row.submission) or ids.get(row.entry) or ""
-
-    keys = [key_of(r) for r in rows]
+    keys = [lms_key(r, lms, ids) for r in rows]
     claimed: dict[str, int] = {}
     for k in keys:
         if k:
             claimed[k] = claimed.get(k, 0) + 1
     lines = []
     for row, key in zip(rows, keys):
-        line = Line(row.who, row.submission, key, "skipped")
+        line = Line(row.who, row.submission, key, "skipped", student=row.student_id)
         lines.append(line)
         if not row.has_grade or row.score is None:
             line.reason = say("push_no_grade", lang, why=row.no_grade_reason((lang,)))
@@ -287,7 +297,13 @@ def push(outdir: Path, rubric: Rubric, platform: Platform, *, dry_run: bool = Fa
     platform.check(public=read_published(outdir) is not None)
     current = platform.current()
     target = platform.target()
-    lines = plan(rows, current, last_pushed(entries, target), lms=platform.name, ids=ids or {},
+    blind = is_anonymous(outdir)
+    last = last_pushed(entries, target)
+    if blind:  # the ledger knows a blind batch's students by their anonymous ids: mapped to the LMS's here
+        # (a push recorded before by LMS id still counts, where no later one by anonymous id does)
+        last = {key: mine for row in rows if (key := lms_key(row, platform.name, ids or {}))
+                and (mine := last.get(row.student_id) or last.get(key)) is not None}
+    lines = plan(rows, current, last, lms=platform.name, ids=ids or {},
                  overwrite=overwrite, lang=lang, comment_lang=comment_lang)
     for line in lines:
         line.reason = scrub(line.reason)
@@ -310,15 +326,18 @@ def push(outdir: Path, rubric: Rubric, platform: Platform, *, dry_run: bool = Fa
         [line.who, line.submission, line.key, line.state, line.reason,
          None if line.before is None else line.before, None if line.new is None else line.new, line.why]
         for line in lines]))
-    if is_anonymous(outdir):
+    if blind:
         os.chmod(path, 0o600)  # it pairs anonymous ids with the LMS's, as identities.csv does
-    students = {line.key: {"state": line.state, "score": line.new, "before": line.before,
-                           "comment": comment_hash(line.comment), "answer": line.answer or line.reason}
+    # The ledger: by LMS id where there is one, else by the report's name. A blind batch's by the
+    # anonymous id alone, its texts without a name or an LMS id (``[name]``, ``[id]``): the ledger is
+    # read by whoever grades blind, and only the CSV (0600) pairs the two ids.
+    hide = _hider(outdir, [line.key for line in lines]) if blind else str
+    students = {(line.student if blind else line.key): {
+                    "state": line.state, "score": line.new, "before": line.before,
+                    "comment": comment_hash(line.comment), "answer": hide(line.answer or line.reason)}
                 for line in lines if line.key and line.state != "skipped"}
-    # (by LMS id where there is one, else by the report's name: the ledger never pairs the two, so in
-    # an --anonymous batch it maps no anonymous id to a person; the CSV does, and is then 0600)
-    skipped = [{**({"lms_id": line.key} if line.key else {"student": line.submission}), "reason": line.reason}
-               for line in lines if line.state == "skipped"]
+    skipped = [{**({"lms_id": line.key} if line.key and not blind else {"student": line.submission}),
+                "reason": hide(line.reason)} for line in lines if line.state == "skipped"]
     counts = _counts(lines)
     summary = ", ".join(f"{k} {v}" for k, v in counts.items())
     where = f"{target.get('platform')} {target.get('url')} course {target.get('course')} assignment {target.get('assignment')}"
@@ -327,6 +346,34 @@ def push(outdir: Path, rubric: Rubric, platform: Platform, *, dry_run: bool = Fa
                           push={**target, "students": students, "skipped": skipped, "counts": counts,
                                 "file": f"push/{path.name}"})
     return PushResult(lines, False, path, entry.n, counts)
+
+
+def _hider(outdir: Path, keys: Sequence[str]) -> Callable[[str], str]:
+    """A blind batch's text for the ledger: every name and id identities.csv knows, and every LMS id
+    of this push, as ``[name]`` / ``[id]``."""
+    import re
+
+    from grader.ingest.anonymous import ID_MARK, names_of
+
+    names = names_of(outdir) or str
+    known = sorted({k for k in keys if k}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(k) for k in known) + r")(?![\w])") if known else None
+
+    def hide(text: str) -> str:
+        text = names(text)
+        return pattern.sub(ID_MARK, text) if pattern is not None else text
+    return hide
+
+
+def shared_reasons(lines: Sequence[Line]) -> dict[str, list[Line]]:
+    """The failures whose reason is the same for two students or more (a token refused midway: every
+    student after it), each reason with its students in order: the terminal says such a reason once,
+    numbered, and each student's line points to it; the push's CSV keeps the reason on every line."""
+    by_reason: dict[str, list[Line]] = {}
+    for line in lines:
+        if line.state == "failed" and line.reason:
+            by_reason.setdefault(line.reason, []).append(line)
+    return {reason: group for reason, group in by_reason.items() if len(group) > 1}
 
 
 def _counts(lines: Sequence[Line]) -> dict[str, int]:

@@ -178,3 +178,31 @@ def test_a_push_killed_midway_converges_when_run_again(term) -> None:  # type: i
     written = [uid for uid, _ in double.writes]
     assert len(written) == len(set(written))  # the bulk job ran once; the re-run found it done
     assert grader_here("ledger", out, "--verify").exit_code == 0
+
+
+def test_a_token_expired_midway_is_said_once_with_the_count_and_each_student_in_the_csv(term) -> None:  # type: ignore[no-untyped-def]
+    """Canvas stops taking the token after two students' writes: every student after them fails for
+    that one long reason, which the terminal says once, with how many it stopped and where each one is
+    listed; each student's line stays short and points to it; the CSV has the reason on every line."""
+    out, double, ids, ids_file = term
+    want = expected(out, ids)
+    double.bulk_refused = True  # one PUT per student, so that the token expires between two of them
+
+    def expire(request: Request) -> None:
+        if request.method == "PUT" and not double.expire_at and sum(r.method == "PUT" for r in double.log) == 2:
+            double.expire_at = len(double.log) + 1
+
+    double.on_request = expire
+    result = push(out, double, ids_file)
+    assert result.exit_code == 4, result.stderr
+    stopped = len(want) - 2
+    assert len(double.writes) == 2 and stopped >= 3
+    failed = [x for x in result.stdout.splitlines() if ": failed" in x]
+    assert len(failed) == stopped and all(x.endswith(": failed (reason 1 below)") for x in failed)
+    assert (result.stdout + result.stderr).count("make a new access token") == 1
+    csv_path = next((out / "push").glob("*.csv"))
+    assert f"reason 1, for {stopped} students (each one is listed with it in {csv_path}): Canvas at" in result.stderr
+    rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
+    assert sorted(r["lms_id"] for r in rows if r["state"] == "failed") == sorted(
+        x.split("[")[1].split("]")[0] for x in failed)
+    assert all("make a new access token" in r["reason"] for r in rows if r["state"] == "failed")

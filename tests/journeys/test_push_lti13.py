@@ -177,3 +177,25 @@ def test_a_push_killed_as_the_line_item_is_made_never_makes_a_second_one(term) -
                                            r.path.endswith("/lineitems")) == 1
     assert lti.held() == want
     assert grader_here("ledger", out, "--verify").exit_code == 0
+
+
+def test_without_the_roster_one_student_the_platform_refuses_fails_alone_and_the_exit_status_says_so(
+        term, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A platform file without ``memberships``: the grader cannot tell the inactive learner, the
+    platform refuses their score (Moodle's scores.php: 400 "Incorrect score received"); that student
+    alone fails with the platform's words, every other one is written, and the exit status is 4."""
+    out, lti, ids, ids_file, _ = term
+    assert grader_here("publish", out, "--lang", "en").exit_code == 0
+    folder = tmp_path / "bare"
+    folder.mkdir()
+    bare = platform_file(folder, lti, PRIVATE, memberships="")
+    inactive = next(m["user_id"] for m in lti.members if m.get("status") == "Inactive")
+    result = push(out, lti, ids_file, bare)
+    assert result.exit_code == 4, result.stderr
+    assert next(x for x in result.stdout.splitlines() if f"[{inactive}]" in x).endswith(
+        ": failed (HTTP 400: Incorrect score received)")
+    rows = list(csv.DictReader(next((out / "push").glob("*.csv")).open(encoding="utf-8")))
+    assert [r["lms_id"] for r in rows if r["state"] == "failed"] == [inactive]
+    sent = {r["lms_id"] for r in rows if r["state"] == "sent"}
+    assert inactive not in lti.held() and set(lti.held()) == sent and len(sent) >= 4
+    assert {r["state"] for r in rows} <= {"sent", "failed", "skipped"}

@@ -130,6 +130,29 @@ def test_a_participant_whose_name_starts_with_a_dot_is_graded_and_only_system_ju
     assert [".ipynb_checkpoints"] == found.junk
 
 
+def test_the_record_grader_pull_keeps_in_the_folder_is_passed_by_and_a_student_named_so_is_not(tmp_path):
+    """``grader pull --from canvas`` writes SRC_DIR/.pull (canvas.json, submitted.csv): a batch of
+    SRC_DIR grades the students beside it, and neither grades nor names the record; a student's own
+    folder called ``.pull`` (no canvas.json in it) is graded like any other."""
+    from grader.ingest.discovery import PULL_DIR
+    from grader.workflows.pull_canvas import STATE_DIR
+
+    assert STATE_DIR == PULL_DIR
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES / "correct", src / "ada_3101_5100_scaling")
+    (src / PULL_DIR).mkdir()
+    (src / PULL_DIR / "canvas.json").write_text('{"target": {}, "students": {}}\n', encoding="utf-8")
+    (src / PULL_DIR / "submitted.csv").write_text("student,submitted\n3101,2026-12-01T10:00:00Z\n", encoding="utf-8")
+    found = find_submissions(src, tmp_path / "s1")
+    assert [f.entry for f in found.found] == ["ada_3101_5100_scaling"]
+    assert found.junk == [] and found.skipped == [] and found.failed == []
+    (src / PULL_DIR / "canvas.json").unlink()
+    (src / PULL_DIR / "submitted.csv").unlink()
+    shutil.copytree(EXAMPLES / "correct", src / PULL_DIR, dirs_exist_ok=True)
+    found = find_submissions(src, tmp_path / "s2")
+    assert sorted(f.entry for f in found.found) == [PULL_DIR, "ada_3101_5100_scaling"]
+
+
 def test_of_two_names_alike_but_for_unicode_normalisation_the_byte_identical_one_is_the_row(tmp_path):
     """``José`` written NFC and NFD (a macOS zip): both graded, and the row labelled ``José`` is the
     entry whose name is ``José`` byte for byte, whichever order the file system lists them in."""

@@ -186,3 +186,36 @@ def test_a_download_sends_the_token_to_canvas_only(double: CanvasDouble) -> None
         transport.download(f"{double.url}/files/7001/download?verifier=wrong", 1000)
     with pytest.raises(Failed, match="not an http"):
         transport.download("file:///etc/passwd", 1000)
+
+
+def test_the_test_student_is_refused_and_students_of_one_name_each_get_their_own() -> None:
+    """The submissions index lists the course's student_enrollments, the test student's
+    StudentViewEnrollment among them (app/models/course.rb); the enrollments index tells it
+    (enrollments_api_controller.rb, ``type[]``). Two students named Jane Doe and two named 山田 太郎:
+    each is written by their own Canvas id."""
+    from grader.outputs.gradebook import GradebookRow
+    from grader.workflows.push import plan
+    from tests.canvas_double import Student
+
+    users = {"201": Student("Jane Doe", "Doe, Jane"), "202": Student("Jane Doe", "Doe, Jane"),
+             "203": Student("山田 太郎", "山田, 太郎"), "204": Student("山田 太郎", "山田, 太郎"),
+             "205": Student("Test Student", "Student, Test", kind="StudentViewEnrollment"),
+             "206": Student("Gone Away", "Away, Gone", state="deleted"),
+             "207": Student("Tina Teacher", "Teacher, Tina", kind="TeacherEnrollment")}
+    d = CanvasDouble(TOKEN, {}, users=users).start()
+    try:
+        canvas = platform(d)
+        now = canvas.current()
+        assert set(now) == {"201", "202", "203", "204", "205"}
+        assert now["205"].refused and not any(now[k].refused for k in ("201", "202", "203", "204"))
+        scores = {"201": 10.0, "202": 20.0, "203": 30.0, "204": 40.0, "205": 50.0, "206": 60.0, "207": 70.0}
+        rows = [GradebookRow(f"s-{k}", k, name=users[k].name, lms="canvas", cells={"score": v}) for k, v in scores.items()]
+        lines = plan(rows, now, {}, lms="canvas", ids={}, overwrite=False, lang="en")
+        state = {line.key: (line.state, line.reason) for line in lines}
+        assert state["205"] == ("skipped", "LMS id 205 is not written: Canvas's test student (Student View)")
+        assert state["206"][0] == state["207"][0] == "skipped" and "not a student of this assignment" in state["206"][1]
+        sent = canvas.write([Cell(line.key, float(line.new or 0), line.comment) for line in lines if line.state == "send"])
+        assert all(o.ok for o in sent.values())
+        assert {k: v for k, v in d.scores.items() if v is not None} == {k: scores[k] for k in ("201", "202", "203", "204")}
+    finally:
+        d.stop()

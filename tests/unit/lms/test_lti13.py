@@ -221,3 +221,23 @@ def test_two_hundred_students_under_faults_reach_the_platform_once_each(lti: Lti
     assert lti.held() == {k: float(i % 21) for i, k in enumerate(keys)}
     assert len(lti.writes) == len({u for u, _ in lti.writes}) == 200 and len(lti.lineitems) == 1
     assert len(set(lti.tokens_issued)) >= 2 or len(lti.tokens_issued) >= 2
+
+
+def test_members_of_one_name_each_get_their_own_score(tmp_path: Path) -> None:
+    """Two learners named Jane Doe and two named 山田 太郎 (NRPS's ``name``): each score goes to its
+    own ``user_id``, and the roster's refusals are by role and status, never by name."""
+    members = [{"user_id": f"u-30{i}", "name": name, "roles": [LEARNER]}
+               for i, name in enumerate(("Jane Doe", "Jane Doe", "山田 太郎", "山田 太郎"), 1)]
+    members.append({"user_id": "u-305", "name": "Jane Doe", "roles": [INSTRUCTOR]})
+    lti = LtiPlatform(PUBLIC, KID, members).start()
+    try:
+        platform, _ = opened(lti, tmp_path)
+        now = platform.current()
+        assert [k for k, v in sorted(now.items()) if not v.refused] == ["u-301", "u-302", "u-303", "u-304"]
+        assert "not a learner" in now["u-305"].refused
+        out = platform.write([Cell(f"u-30{i}", 10.0 * i, f"c{i}") for i in range(1, 5)])
+        assert all(o.ok for o in out.values())
+        assert lti.held() == {"u-301": 10.0, "u-302": 20.0, "u-303": 30.0, "u-304": 40.0}
+        assert lti.comments() == {"u-301": "c1", "u-302": "c2", "u-303": "c3", "u-304": "c4"}
+    finally:
+        lti.stop()

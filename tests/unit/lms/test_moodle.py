@@ -260,3 +260,48 @@ def test_a_thousand_students_under_faults_an_expiry_and_a_kill_converge() -> Non
     written = [uid for uid, _, _ in d.writes]
     assert 99 not in written and set(written) <= set(range(100, 100 + n))
     assert len(written) == len(set(written)) == n  # no student saved twice
+
+
+def test_a_withdrawn_student_is_refused_and_students_of_one_name_each_get_their_own(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """enrol/externallib.php get_enrolled_users lists a suspended enrolment with the rest unless asked
+    ``onlyactive``: the withdrawn student is refused with the reason, and not pulled. Two students
+    named Jane Doe and two named 山田 太郎: each is written by their own participant number. The push
+    makes no one late in Moodle: it saves grades and reads, nothing else."""
+    from grader.outputs.gradebook import GradebookRow
+    from grader.workflows.pull_moodle import pull_moodle
+    from grader.workflows.push import plan
+
+    d = MoodleDouble(TOKEN, {
+        21: User(21, "Jane Doe", 723401), 22: User(22, "Jane Doe", 723402), 23: User(23, "山田 太郎", 723403),
+        24: User(24, "山田 太郎", 723404), 25: User(25, "Gone Away", 723405, active=False),
+        90: User(90, "Teacher", 723999, student=False)}, max_grade=100)
+    for uid in (21, 25):
+        d.submissions[uid] = Submission(600 + uid, uid, 1_800_000_000, {"scaling.py": b"x = 1\n"})
+    d.start()
+    try:
+        moodle_platform = platform(d)
+        now = moodle_platform.current()
+        assert set(now) == {"723401", "723402", "723403", "723404", "723405"}
+        assert now["723405"].refused and not any(now[k].refused for k in ("723401", "723402", "723403", "723404"))
+        scores = {"723401": 10.0, "723402": 20.0, "723403": 30.0, "723404": 40.0, "723405": 50.0, "723999": 60.0}
+        rows = [GradebookRow(f"s-{k}", k, lms="moodle", cells={"score": v}) for k, v in scores.items()]
+        lines = plan(rows, now, {}, lms="moodle", ids={}, overwrite=False, lang="en")
+        state = {line.key: (line.state, line.reason) for line in lines}
+        assert state["723405"] == ("skipped", "LMS id 723405 is not written: withdrawn from the course "
+                                   "(the enrolment is suspended or has ended in Moodle)")
+        assert state["723999"][0] == "skipped" and "not a student of this assignment" in state["723999"][1]
+        sent = moodle_platform.write([Cell(line.key, float(line.new or 0), "") for line in lines if line.state == "send"])
+        assert all(o.ok for o in sent.values())
+        assert d.grades == {21: 10.0, 22: 20.0, 23: 30.0, 24: 40.0}
+        # the push makes no one late in Moodle: it saves grades only (no new attempt, no submission
+        # time, no extension), and every other call was a read
+        assert {r.function for r in d.log if not r.function.startswith(("mod_assign_get_", "core_enrol_get_"))} \
+            == {"mod_assign_save_grades"}
+        entries = [g for r in d.saves() for g in r.params["grades"]]
+        assert all(set(g) <= {"userid", "grade", "attemptnumber", "addattempt", "workflowstate", "plugindata"}
+                   and str(g["addattempt"]) == "0" and str(g["attemptnumber"]) == "-1" for g in entries)
+        assert d.submissions[21].timemodified == 1_800_000_000 and d.extensions == {}
+        pull_moodle(tmp_path / "src", moodle(d), str(d.assignment))  # the withdrawn student's file is not pulled
+        assert [p.name for p in (tmp_path / "src" / "submissions").iterdir()] == ["Jane Doe_723401_assignsubmission_file_"]
+    finally:
+        d.stop()

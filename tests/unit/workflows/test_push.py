@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,164 @@ def test_a_reviewers_comments_on_lines_travel_in_the_comment() -> None:
     for lang, where in (("en", "scaling.py, lines 16–18: √d_k で割りましょう"), ("ja", "scaling.py の 16〜18 行: √d_k で割りましょう")):
         [line] = plan([r], {"1": Current(None)}, {}, lms="canvas", ids={}, overwrite=False, lang=lang)
         assert where in line.comment and "\x1b" not in line.comment
+
+
+# --- an --anonymous batch, pushed to each platform: the LMS ids from identities.csv at push time only
+
+BLIND = [("anon-aaaaaa", "Tanaka Hanako", 100.5), ("anon-bbbbbb", "山田 太郎", 88.0), ("anon-cccccc", "山田 太郎", 61.5)]
+
+
+def blind_out(tmp_path: Path, lms: str, real_ids: list[str]) -> Path:
+    """An OUT as ``grader batch --anonymous`` leaves it, made here rather than graded: a report per
+    anonymous id (no name in it), identities.csv (0600) pairing each with the student's own id and
+    name (two students of one Japanese name), the results published."""
+    import yaml
+
+    from grader.ingest.anonymous import FILE
+    from grader.report.outdir import write_published
+
+    out = tmp_path / "out"
+    (out / "reports").mkdir(parents=True)
+    rows = ["anonymous_id,student_id,name,lms,entry"]
+    for (aid, name, score), real in zip(BLIND, real_ids):
+        report = {"schema": 1, "assignment": "chapter07", "submission": aid, "score": score, "max_score": 124.0,
+                  "student": {"id": aid, "name": "", "lms": lms, "entry": aid}}
+        (out / "reports" / f"{aid}.yaml").write_text(yaml.safe_dump(report, allow_unicode=True), encoding="utf-8")
+        rows.append(f"{aid},{real},{name},{lms},{name.replace(' ', '')}_{real}_1_scaling.py")
+    (out / FILE).write_text("\r\n".join(rows) + "\r\n", encoding="utf-8")
+    os.chmod(out / FILE, 0o600)
+    write_published(out, "ta", datetime(2026, 12, 8, tzinfo=timezone.utc))
+    return out
+
+
+def blind_push(out: Path, platform: object, **kw: object) -> object:
+    from grader.spec.rubric.load import load_rubric
+    from grader.workflows.push import push
+    from tests.helpers import ROOT
+
+    return push(out, load_rubric(ROOT / "rubrics" / "chapter07.yaml"), platform, by="ta", lang="en", **kw)  # type: ignore[arg-type]
+
+
+def assert_blind_after(out: Path, real_ids: list[str], lms_ids: list[str]) -> None:
+    """Nothing the pushes wrote into OUT names a student or an LMS id, but the push CSVs (0600, as
+    identities.csv is): the ledger knows them by their anonymous ids alone."""
+    import json
+
+    csvs = sorted(str(p.relative_to(out)) for p in (out / "push").glob("*.csv"))
+    assert csvs and all(os.stat(out / c).st_mode & 0o077 == 0 for c in csvs)
+
+    def holding(text: str) -> list[str]:
+        return sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and text.encode() in p.read_bytes())
+
+    for real in real_ids:  # (an LMS id in every push CSV; a folder's name, in identities.csv alone)
+        assert set(holding(real)) <= {"identities.csv", *csvs} and holding(real), real
+    for key in lms_ids:
+        assert set(csvs) <= set(holding(key)), key
+    for name in ("Tanaka", "Hanako", "山田", "太郎"):
+        assert holding(name) == ["identities.csv"], name
+    pushes = [json.loads(x)["push"] for x in (out / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(set(p["students"]) <= {aid for aid, _, _ in BLIND} for p in pushes)
+
+
+def test_an_anonymous_batch_reaches_canvas_by_identities_and_the_ledger_stays_blind(tmp_path: Path) -> None:
+    real = ["12345", "12346", "12347"]
+    out = blind_out(tmp_path, "canvas", real)
+    double = CanvasDouble(TOKEN, {**{k: None for k in real}, "12399": None}).start()
+    transport = Transport(double.url, TOKEN, sleep=lambda s: None)
+    try:
+        canvas = CanvasPlatform(double.url, double.course, double.assignment, transport, sleep=lambda s: None,
+                                poll_every=0)
+        first = blind_push(out, canvas)
+        assert {k: v for k, v in double.scores.items() if v is not None} == {k: s for k, (_, _, s) in zip(real, BLIND)}
+        assert [(line.who, line.key, line.state) for line in first.lines] == [  # type: ignore[attr-defined]
+            (aid, k, "sent") for k, (aid, _, _) in zip(real, BLIND)]
+        writes = len(double.write_requests())
+        assert blind_push(out, canvas).counts["unchanged"] == 3 and len(double.write_requests()) == writes  # type: ignore[attr-defined]
+        double.scores["12346"] = 50.0  # changed in Canvas: the ledger, by anonymous id, still tells
+        third = blind_push(out, canvas)
+        assert "changed in the LMS since the last push (it holds 50, the last push wrote 88)" in \
+            next(line.reason for line in third.lines if line.key == "12346")  # type: ignore[attr-defined]
+        assert double.scores["12346"] == 50.0 and len(double.write_requests()) == writes
+    finally:
+        transport.close()
+        double.stop()
+    assert_blind_after(out, real, real)
+
+
+def test_an_anonymous_batch_reaches_moodle_by_participant_number(tmp_path: Path) -> None:
+    from grader.lms.moodle import Moodle, MoodlePlatform
+    from tests.moodle_double import MoodleDouble, User
+
+    token = "0123456789abcdef0123456789abcdef"
+    real = ["723458", "723462", "723463"]
+    out = blind_out(tmp_path, "moodle", real)
+    double = MoodleDouble(token, {11: User(11, "Tanaka Hanako", 723458), 12: User(12, "山田 太郎", 723462),
+                                  13: User(13, "山田 太郎", 723463), 14: User(14, "Ann Lee", 723464)},
+                          max_grade=124).start()
+    transport = Transport(double.url, token, sleep=lambda s: None, bearer=False)
+    try:
+        moodle = MoodlePlatform(Moodle(double.url, token, transport), str(double.assignment))
+        first = blind_push(out, moodle)
+        assert first.counts["sent"] == 3  # type: ignore[attr-defined]
+        assert double.grades == {11: 100.5, 12: 88.0, 13: 61.5}  # each 山田 太郎 by their own number
+        assert blind_push(out, moodle).counts["unchanged"] == 3  # type: ignore[attr-defined]
+    finally:
+        transport.close()
+        double.stop()
+    assert_blind_after(out, real, real)
+
+
+def test_an_anonymous_plain_folder_reaches_lti13_through_identities_and_the_ids_file(tmp_path: Path) -> None:
+    """A plain folder graded blind: identities.csv gives each anonymous id back its folder's name at
+    push time, and ``--lms-ids`` (by those names) the LTI user id."""
+    from grader.lms.lti13 import open_platform
+    from tests.lti_platform import LEARNER, LtiPlatform, platform_file, rsa_pem
+
+    private, public = rsa_pem()
+    folders = ["hanako-t", "taro-y1", "taro-y2"]
+    out = blind_out(tmp_path, "", folders)
+    uids = {"hanako-t": "f81d4fae-01", "taro-y1": "f81d4fae-02", "taro-y2": "f81d4fae-03"}
+    lti = LtiPlatform(public, "kid-blind", [{"user_id": u, "roles": [LEARNER]} for u in uids.values()]).start()
+    (tmp_path / "lti").mkdir()
+    try:
+        platform, http = open_platform(platform_file(tmp_path / "lti", lti, private), maximum=124.0,
+                                       expected=list(uids.values()), sleep=lambda s: None)
+        first = blind_push(out, platform, ids=uids, scrub=http.scrub)
+        assert [(line.who, line.key, line.state) for line in first.lines] == [  # type: ignore[attr-defined]
+            (aid, uids[f], "sent") for f, (aid, _, _) in zip(folders, BLIND)]
+        assert lti.held() == {uids[f]: s for f, (_, _, s) in zip(folders, BLIND)}
+        http.close()
+        platform, http = open_platform(platform_file(tmp_path / "lti", lti, private), maximum=124.0,
+                                       expected=list(uids.values()), sleep=lambda s: None)
+        assert blind_push(out, platform, ids=uids, scrub=http.scrub).counts["unchanged"] == 3  # type: ignore[attr-defined]
+        http.close()
+    finally:
+        lti.stop()
+    assert_blind_after(out, folders + list(uids.values()), list(uids.values()))
+
+
+def test_a_blind_batchs_push_recorded_by_lms_id_still_counts(tmp_path: Path) -> None:
+    """A ledger whose push line named a blind batch's student by Canvas id (as pushes did before the
+    ledger used anonymous ids): what it wrote is still known, so a new score is sent, not kept back
+    as a value the LMS holds from elsewhere; the new line names the student by anonymous id."""
+    import json
+
+    from grader.report import ledger
+
+    real = ["12345", "12346", "12347"]
+    out = blind_out(tmp_path, "canvas", real)
+    double = CanvasDouble(TOKEN, {"12345": None, "12346": 80.0, "12347": None}).start()
+    transport = Transport(double.url, TOKEN, sleep=lambda s: None)
+    try:
+        canvas = CanvasPlatform(double.url, double.course, double.assignment, transport, sleep=lambda s: None,
+                                poll_every=0)
+        ledger.append(out, op="push", submission="", reason="earlier", by="ta", at="2026-12-08T09:00:00+00:00",
+                      push={**canvas.target(), "students": {"12346": {"state": "sent", "score": 80.0, "comment": "x"}}})
+        result = blind_push(out, canvas)
+        assert {line.key: line.state for line in result.lines} == {k: "sent" for k in real}  # type: ignore[attr-defined]
+        assert double.scores == {"12345": 100.5, "12346": 88.0, "12347": 61.5}
+    finally:
+        transport.close()
+        double.stop()
+    last = json.loads((out / "ledger.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert set(last["push"]["students"]) == {aid for aid, _, _ in BLIND}
