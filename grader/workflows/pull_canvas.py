@@ -307,16 +307,17 @@ def _download(folder: Path, sub: dict[str, Any], user: dict[str, Any], key: str,
             raise UsageError(str(exc)) from None
     names = []
     for name, data in blobs:
-        _write_bytes(folder / name, data)
+        _write_bytes(folder / name, data, folder / STATE_DIR)
         names.append(name)
     return names
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    """``data`` into ``path`` whole, through a temporary file beside it and a rename."""
+def _write_bytes(path: Path, data: bytes, scratch: Path) -> None:
+    """``data`` into ``path`` whole, through a temporary file in ``scratch`` (the pull's own record
+    folder, which no batch grades, so a pull killed mid-file leaves no stray entry) and a rename."""
     import tempfile
 
-    fd, tmp = tempfile.mkstemp(prefix=".part.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=".part.", dir=scratch)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

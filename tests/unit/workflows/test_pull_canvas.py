@@ -189,3 +189,24 @@ def test_a_pull_cut_off_midway_is_finished_by_running_it_again(double: CanvasDou
     assert states(again)["101"] == "new" and states(again)["102"] == "new"
     assert sorted(p.name for p in src.iterdir() if "_101_" in p.name) == [
         canvas_entry("Lovelace, Ada", 101, 5001, "attention.py")]
+
+
+def test_a_file_is_written_through_the_pulls_own_record_folder(double: CanvasDouble, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pull killed while it writes a file leaves its part file in ``.pull/``, which no batch
+    grades, never at the top of the folder where a batch would take it for a student's entry."""
+    import grader.workflows.pull_canvas as module
+
+    moved: list[tuple[Path, Path]] = []
+    real = module.os.replace
+
+    def replace(src: str, dst: str) -> None:
+        moved.append((Path(src), Path(dst)))
+        real(src, dst)
+
+    monkeypatch.setattr(module.os, "replace", replace)
+    src = tmp_path / "src"
+    pull_canvas(src, platform(double), lang="en")
+    files = [(a, b) for a, b in moved if b.parent == src and not b.name.startswith(".")]
+    assert files, moved
+    assert all(a.parent == src / ".pull" and a.name.startswith(".part.") for a, _ in files), files
