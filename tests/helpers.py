@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,6 +84,25 @@ def course_copy(dest: Path, *, chapters: tuple[str, ...] | None = None) -> Path:
             else:
                 shutil.copytree(ROOT / top / chapter, dest / top / chapter, ignore=ignore)
     return dest
+
+
+#: The hidden test a term's journeys break (it then fails everyone) and regrade once fixed.
+FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
+
+
+def course_with_a_wrong_test(dest: Path, due: str) -> Path:
+    """A copy of the course at ``dest`` whose hidden :data:`FIXED_TEST` is wrong (it fails every
+    submission, whatever fixtures the test takes), its chapter-7 rubric due on ``due``. Returns
+    the rubric."""
+    course_copy(dest)
+    test = dest / "suites" / "chapter07" / "hidden" / "test_scaling.py"
+    text = test.read_text(encoding="utf-8")
+    heads = re.findall(r"^def test_head_dim_random_pairs\(.*\):\n", text, flags=re.M)
+    assert len(heads) == 1, heads
+    test.write_text(text.replace(heads[0], heads[0] + '    assert False, "a wrong test"\n'), encoding="utf-8")
+    rubric = dest / "rubrics" / "chapter07.yaml"
+    rubric.write_text(rubric.read_text(encoding="utf-8") + f"\ndue: {due}\n", encoding="utf-8")
+    return rubric
 
 
 def rubric_copy(tmp_path: Path, edit: Any = None, **changes: Any) -> Path:

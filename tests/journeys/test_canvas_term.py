@@ -21,25 +21,16 @@ import pytest
 import yaml
 
 from tests.canvas_double import CanvasDouble, Request, Student, Upload
-from tests.helpers import EXAMPLES, ROOT, course_copy, files_of, grader_here, read_gradebook, run_grader
+from tests.helpers import EXAMPLES, FIXED_TEST, ROOT, course_with_a_wrong_test, files_of, grader_here, read_gradebook, run_grader
 
 TOKEN = "7~termTOKENdoNotLeak0123456789abcdef"
-FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
 DUE = "2026-12-01T23:59:00+09:00"
 ADA, TARO, JIRO, STUB, TESTER, GONE, TEACHER = "3101", "3102", "3103", "3104", "3105", "3106", "3107"
 
 
 def _course(dest: Path) -> Path:
     """The course, due on DUE, with FIXED_TEST wrong (it fails everyone)."""
-    course_copy(dest)
-    test = dest / "suites" / "chapter07" / "hidden" / "test_scaling.py"
-    head = "def test_head_dim_random_pairs(student, ref, rng):\n"
-    text = test.read_text(encoding="utf-8")
-    assert text.count(head) == 1
-    test.write_text(text.replace(head, head + '    assert False, "a wrong test"\n'), encoding="utf-8")
-    rubric = dest / "rubrics" / "chapter07.yaml"
-    rubric.write_text(rubric.read_text(encoding="utf-8") + f"\ndue: {DUE}\n", encoding="utf-8")
-    return rubric
+    return course_with_a_wrong_test(dest, DUE)
 
 
 def _uploads(folder: str, first: int) -> list[Upload]:

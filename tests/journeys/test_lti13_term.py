@@ -23,12 +23,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import EXAMPLES, ROOT, course_copy, grader_here, read_gradebook, run_grader
+from tests.helpers import EXAMPLES, FIXED_TEST, ROOT, course_with_a_wrong_test, grader_here, read_gradebook, run_grader
 from tests.lti_platform import INSTRUCTOR, LEARNER, TEST_USER, LtiPlatform, platform_file, rsa_pem
 
 KID = "grader-term-2026"
 PRIVATE, PUBLIC = rsa_pem()
-FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
 DUE = "2026-12-01T23:59:00+09:00"
 #: the batch's student (its folder) -> (LTI user id, the name in the platform, example, submitted)
 CLASS = {
@@ -42,15 +41,7 @@ NEVER, TESTER, GONE, TEACHER = "7f1c-never", "7f1c-test", "7f1c-gone", "7f1c-tea
 
 def _course(dest: Path) -> Path:
     """The course, due on DUE, with FIXED_TEST wrong (it fails everyone)."""
-    course_copy(dest)
-    test = dest / "suites" / "chapter07" / "hidden" / "test_scaling.py"
-    head = "def test_head_dim_random_pairs(student, ref, rng):\n"
-    text = test.read_text(encoding="utf-8")
-    assert text.count(head) == 1
-    test.write_text(text.replace(head, head + '    assert False, "a wrong test"\n'), encoding="utf-8")
-    rubric = dest / "rubrics" / "chapter07.yaml"
-    rubric.write_text(rubric.read_text(encoding="utf-8") + f"\ndue: {DUE}\n", encoding="utf-8")
-    return rubric
+    return course_with_a_wrong_test(dest, DUE)
 
 
 def _platform() -> LtiPlatform:

@@ -17,14 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import EXAMPLES, ROOT, course_copy, files_of, grader_here, read_gradebook, run_grader
+from tests.helpers import EXAMPLES, FIXED_TEST, ROOT, course_with_a_wrong_test, files_of, grader_here, read_gradebook, run_grader
 from tests.moodle_double import MoodleDouble, Submission, User
 
 TOKEN = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
 DUE = "2026-12-01T23:59:00+09:00"
 DUE_EPOCH = 1_796_137_140  # the same instant
 HOUR, DAY = 3600, 86400
-FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
 MAX = 124  # the rubric's total, set as the assignment's Maximum grade in Moodle
 
 #: user id: (full name, participant number, example submission, submitted relative to the due date)
@@ -68,14 +67,8 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Term]:
     """The module's one pull and batch: a copy of the course whose hidden FIXED_TEST is wrong (it
     fails everyone; the term's regrade fixes it), the rubric's due date set."""
     base = tmp_path_factory.mktemp("moodle-term")
-    course = course_copy(base / "course")
-    test = course / "suites" / "chapter07" / "hidden" / "test_scaling.py"
-    head = "def test_head_dim_random_pairs(student, ref, rng):\n"
-    text = test.read_text(encoding="utf-8")
-    assert text.count(head) == 1
-    test.write_text(text.replace(head, head + '    assert False, "a wrong test"\n'), encoding="utf-8")
-    rubric = course / "rubrics" / "chapter07.yaml"
-    rubric.write_text(rubric.read_text(encoding="utf-8") + f"\ndue: {DUE}\n", encoding="utf-8")
+    course = base / "course"
+    rubric = course_with_a_wrong_test(course, DUE)
     double = make_double().start()
     try:
         src = base / "src"

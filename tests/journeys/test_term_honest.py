@@ -20,12 +20,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import EXAMPLES, ROOT, course_copy, files_of, read_gradebook, run_grader
+from tests.helpers import EXAMPLES, FIXED_TEST, ROOT, course_with_a_wrong_test, files_of, read_gradebook, run_grader
 from datetime import datetime
 
 from tests.lms_exports import WorksheetRow, moodle_grading_worksheet, moodle_prefix, moodle_worksheet
 
-FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
 DUE = "2026-12-01T23:59:00+09:00"
 TARO, JANE, JIRO = "123458", "123462", "123464"
 
@@ -33,15 +32,9 @@ TARO, JANE, JIRO = "123458", "123462", "123464"
 def _course(dest: Path) -> Path:
     """The course, its rubric due on DUE with every report format, and FIXED_TEST wrong (it
     fails everyone)."""
-    course_copy(dest)
-    test = dest / "suites" / "chapter07" / "hidden" / "test_scaling.py"
-    head = "def test_head_dim_random_pairs(student, ref, rng):\n"
-    text = test.read_text(encoding="utf-8")
-    assert text.count(head) == 1
-    test.write_text(text.replace(head, head + '    assert False, "a wrong test"\n'), encoding="utf-8")
-    rubric = dest / "rubrics" / "chapter07.yaml"
+    rubric = course_with_a_wrong_test(dest, DUE)
     text = rubric.read_text(encoding="utf-8").replace("  formats: [yaml]\n", "  formats: [yaml, json, markdown, html]\n")
-    rubric.write_text(text + f"\ndue: {DUE}\n", encoding="utf-8")
+    rubric.write_text(text, encoding="utf-8")
     return rubric
 
 

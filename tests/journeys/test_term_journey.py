@@ -17,11 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import EXAMPLES, ROOT, course_copy, files_of, read_gradebook, run_grader
+from tests.helpers import EXAMPLES, FIXED_TEST, ROOT, course_with_a_wrong_test, files_of, read_gradebook, run_grader
 from tests.lms_exports import canvas_entry, canvas_import
 
 
-FIXED_TEST = "hidden/test_scaling.py::test_head_dim_random_pairs"
 
 
 def _export(dest: Path) -> Path:
@@ -36,16 +35,7 @@ def _export(dest: Path) -> Path:
 
 def _course(dest: Path) -> Path:
     """A copy of the course whose hidden test FIXED_TEST is wrong: it fails every submission."""
-    course_copy(dest)
-    test = dest / "suites" / "chapter07" / "hidden" / "test_scaling.py"
-    text = test.read_text(encoding="utf-8")
-    head = "def test_head_dim_random_pairs(student, ref, rng):\n"
-    assert text.count(head) == 1
-    wrong = head + '    assert False, "a wrong test"\n'
-    test.write_text(text.replace(head, wrong), encoding="utf-8")
-    rubric = dest / "rubrics" / "chapter07.yaml"
-    rubric.write_text(rubric.read_text(encoding="utf-8") + "\ndue: 2026-12-01T23:59:00+09:00\n", encoding="utf-8")
-    return rubric
+    return course_with_a_wrong_test(dest, "2026-12-01T23:59:00+09:00")
 
 
 def _tests(out: Path) -> dict[str, dict[str, str]]:
