@@ -31,6 +31,15 @@ KINDS = [("correct", None, None), ("divide-by-dk", "divide-by-d-k", "scaling"),
          ("sqrt-d-model", "sqrt-d-model", "scaling"), ("softmax-overflow", "softmax-overflow", "softmax"),
          ("correct", "unrecognised:a", "softmax"), ("correct", "unrecognised:b", "variance")]
 
+#: what each catalogue mistake's diagnosis says (as the batch would word it for GPT-2 small)
+SAID = {
+    "divide-by-d-k": ("divides by d_k = 64, not by √d_k = 8", "d_k = 64 で割っています。割る数は √d_k = 8 です"),
+    "sqrt-d-model": ("divides by √d_model = √768 ≈ 27.7, not by √d_k = √64 = 8",
+                     "√d_model = √768 ≈ 27.7 で割っています。割る数は √d_k = √64 = 8 です"),
+    "softmax-overflow": ("softmax gives nan for scores near 1000: subtract each row's maximum first",
+                         "1000 近くのスコアで softmax が nan になります。先に各行の最大値を引きます"),
+}
+
 #: what a student may hand in to attack the reviewer's page: script in every place a page shows
 PAYLOADS = [
     "<script>window.__pwned=(window.__pwned||0)+1</script>",
@@ -68,8 +77,8 @@ def _report(name: str, kind: int, rubric_parts: list[Any], who: str = "", payloa
                           "feedback": {"en": f"returned 64.0; expected 8.0 {payload}", "ja": f"64.0 を返しました。期待値 8.0 {payload}"}
                           if failed else {}, "expected": "8.0" if failed else None, "actual": "64.0" if failed else None})
     if mistake and not mistake.startswith("unrecognised"):
-        mistakes.append({"id": mistake, "part": part, "message": {"en": f"{mistake}: divides by 64 {payload}",
-                                                                  "ja": f"{mistake}: 64 で割っています {payload}"},
+        en, ja = SAID[mistake]
+        mistakes.append({"id": mistake, "part": part, "message": {"en": f"{en} {payload}", "ja": f"{ja} {payload}"},
                          "evidence": {"got": 64.0}})
     elif mistake:
         func = "softmax" if mistake.endswith("a") else "dot_product_variance"

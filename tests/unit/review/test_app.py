@@ -109,7 +109,7 @@ def test_a_submission_page_shows_code_diagnosis_failing_tests_parts_and_referenc
     r = Reviewer(out)
     _, page = r.page_of("s001-divide-by-dk-1")
     assert 'data-file="scaling.py"' in page and 'data-line="1"' in page
-    assert "divide-by-d-k: divides by 64" in page
+    assert "divides by d_k = 64, not by √d_k = 8" in page
     assert "public/test_scaling.py::test_0" in page and "expected" in page
     assert re.search(r"scaling — .*6/10", page)
     assert 'id="reference"' in page and "reference/scaling.py" in page  # the diff against the reference
