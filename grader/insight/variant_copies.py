@@ -10,7 +10,7 @@ evidence; an honest submission, whose answers fit its own variant, is never name
 
 **Experiment results.** The quiz file (``answers.yaml``, or a notebook's answers cell) may record
 the student's measured experiment under :data:`EXPERIMENT_ENTRY` (chapter 7: the variance table,
-the rows ``variance_table(DIMS)`` returns, ``{d_k: variance}``, or just the variances in order).
+the rows the experiment function returns, ``{d_k: variance}``, or just the variances in order).
 Each list-valued parameter of the variant (chapter 7's ``dims``) is an experiment's dimensions. A
 recorded table whose d_k are another student's dimensions and not the student's own, each row's
 variance a plausible measurement of its d_k (within :data:`Z` standard errors: the sample variance
@@ -130,7 +130,7 @@ def _number(raw: object) -> float | None:
 def experiment_table(text: str | None) -> list[tuple[float | None, float]] | None:
     """The experiment recorded in a quiz file: ``(d_k or None, variance)`` per row, in order.
 
-    :data:`EXPERIMENT_ENTRY` holds the rows ``variance_table`` returns (``[{d_k: 8, variance: 7.9,
+    :data:`EXPERIMENT_ENTRY` holds the rows the experiment function returns (``[{d_k: 8, variance: 7.9,
     ...}, ...]``), a mapping ``{8: 7.9, ...}``, or the variances in order (``[7.9, ...]``), bare or
     under ``answer:``. Data only, never code; what cannot be read as one of these is None.
     """
