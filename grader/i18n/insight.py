@@ -92,4 +92,16 @@ LABELS: dict[str, M] = {
                       "判断するには提出物が少なすぎます（{n} 件。{least} 件以上が必要）"),
     # --- a drafted catalogue entry (draft_entry.py) ---------------------------------------------------
     "draft_title": M("DRAFT: what {func} does in cluster {number}", "下書き: クラスタ {number} の {func} の間違い"),
+    # --- copying as evidence with per-student variants (variant_copies.py) ------------------------------
+    "variant_copy_answers": M(
+        "answers fit the variant of {source} ({sv}), not {copier}'s own ({cv}): {shown}",
+        "答えは {copier} 自身の変種（{cv}）ではなく {source} の変種（{sv}）に合っています: {shown}"),
+    "variant_copy_value": M("{question} = {given} ({source}'s: {theirs}, own: {own})",
+                            "{question} = {given}（{source} の値: {theirs}、本人の値: {own}）"),
+    "variant_copy_experiment": M(
+        "experiment results fit the variant of {source} ({sv}), not {copier}'s own ({cv}): the variance table "
+        "measures d_k = {dims} ({source}'s dimensions; own: {own}), variance = {measured}",
+        "実験結果は {copier} 自身の変種（{cv}）ではなく {source} の変種（{sv}）に合っています: 分散の表は "
+        "d_k = {dims}（{source} の次元。本人の次元: {own}）を測っており、分散 = {measured}"),
+    "variant_copy_same_table": M("; the very same table as {source}'s", "。{source} の表とまったく同じです"),
 }

@@ -40,8 +40,8 @@ the flag are there too (``grader similarity OUT --top N``, ``--threshold X``, ``
 Nothing here says anyone copied: the page says which pairs to look at first.
 
 **Variant evidence.** In a batch with per-student variants, a pair is also flagged when one of the
-two handed in quiz answers that fit the other's variant and not their own
-(:mod:`grader.insight.variant_copies`); its evidence says so first, with the values that match.
+two handed in quiz answers or a recorded experiment table that fit the other's variant and not
+their own (:mod:`grader.insight.variant_copies`); its evidence says so first, with the values that match.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Per-student variants through a term: 40 students get personal releases, hand in, 5 of them with
-another student's answers; the batch grades each with their own numbers and flags exactly those 5.
+"""Per-student variants through a term: 40 students get personal releases, hand in (each quiz file with
+the variance table the student measured), 5 of them with another student's answers or only another's
+table; the batch grades each with their own numbers and flags exactly those 5.
 
 The course is a copy of chapter 7 with its issued table (proven by ``grader variants check``, frozen
 in ``rubrics/chapter07.variants.json``); the course secret is a file of the test's own.
@@ -17,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 import yaml
 
 from tests.helpers import EXAMPLES, ROOT, course_copy, read_gradebook, read_report, run_grader
 
 STUDENTS = [f"s{1001 + i}" for i in range(40)]
 SQRT_D_MODEL = STUDENTS[30:36]  # hand in chapter 7's classic mistake in scaling.py
+TABLE_ONLY = STUDENTS[4]  # copies only another student's experiment table, not their quiz answers
+N_SAMPLES = 10000  # the variance experiment's samples per row (the contract's default)
 
 
 @pytest.fixture(scope="module")
@@ -40,18 +44,32 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
            for s in STUDENTS}
     key = yaml.safe_load((ROOT / "solutions" / "chapter07" / "answers.yaml").read_text(encoding="utf-8"))
 
-    def answers_of(s: str) -> str:
+    def table_of(s: str) -> list[dict[str, float]]:
+        """The variance table the student measured for their own dimensions (its noise their own)."""
+        gen = torch.Generator().manual_seed(STUDENTS.index(s))
+        rows = []
+        for d in own[s]["values"]["dims"]:
+            dots = (torch.randn(N_SAMPLES, d, generator=gen, dtype=torch.float64)
+                    * torch.randn(N_SAMPLES, d, generator=gen, dtype=torch.float64)).sum(1)
+            rows.append({"d_k": d, "variance": round(float(dots.var()), 3),
+                         "scaled_variance": round(float((dots / math.sqrt(d)).var()), 4)})
+        return rows
+
+    def answers_of(s: str, table_from: str) -> str:
         v = own[s]["values"]
-        filled = {q: {"answer": e["answer"]} for q, e in key.items()}
+        filled: dict[str, object] = {q: {"answer": e["answer"]} for q, e in key.items()}
         filled["head-dim-4096-32"] = {"answer": v["d_k"]}
         filled["divisor-4096-32"] = {"answer": round(math.sqrt(v["d_k"]), 4)}
+        filled["variance-table"] = table_of(table_from)
         return yaml.safe_dump(filled, sort_keys=False)
 
-    # Five copiers, each with the answers of a student whose d_k differs from theirs (where it is the
-    # same, the copied answers are right for the copier too: no evidence, and none is claimed).
+    # Five copiers: four with the whole quiz file of a student whose d_k differs from theirs (where it
+    # is the same, the copied answers are right for the copier too: no evidence, and none is claimed),
+    # and one with only the experiment table of a student whose dimensions differ from theirs.
     copiers: dict[str, str] = {}
-    for copier in STUDENTS[:5]:
+    for copier in STUDENTS[:4]:
         copiers[copier] = next(s for s in STUDENTS[10:30] if own[s]["values"]["d_k"] != own[copier]["values"]["d_k"])
+    copiers[TABLE_ONLY] = next(s for s in STUDENTS[10:30] if own[s]["values"]["dims"] != own[TABLE_ONLY]["values"]["dims"])
     subs = base / "submissions"
     for s in STUDENTS:
         folder = subs / s
@@ -60,7 +78,8 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             shutil.copyfile(ROOT / "solutions" / "chapter07" / name, folder / name)
         if s in SQRT_D_MODEL:
             shutil.copyfile(EXAMPLES / "sqrt-d-model" / "scaling.py", folder / "scaling.py")
-        (folder / "answers.yaml").write_text(answers_of(copiers.get(s, s)), encoding="utf-8")
+        quiz_from = s if s == TABLE_ONLY else copiers.get(s, s)
+        (folder / "answers.yaml").write_text(answers_of(quiz_from, copiers.get(s, s)), encoding="utf-8")
     out = base / "out"
     batch = run_grader("batch", subs, "--out", out, "--rubric", rubric, "--variants", "--similarity", "-j", "2",
                        "--lang", "en", env=env, timeout=1800)
@@ -105,19 +124,29 @@ def test_the_mistake_is_explained_with_the_students_own_sizes(term: dict[str, An
             assert f"√{d_model}" in m["message"][lang] and f"{d_model} / {n_heads} = {d_k}" in m["message"][lang]
 
 
-def test_the_batch_flags_exactly_the_five_copiers_naming_whose_answers_they_fit(term: dict[str, Any]) -> None:
+def test_the_batch_flags_exactly_the_five_copiers_naming_whose_answers_or_table_they_fit(term: dict[str, Any]) -> None:
     rows = list(csv.DictReader(io.StringIO((term["out"] / "similarity.csv").read_text(encoding="utf-8"))))
-    flagged = {}
+    flagged: dict[str, dict[str, str]] = {}
     for row in rows:
-        if "answers fit the variant of" in row["evidence"]:
-            words = row["evidence"]
-            copier = words.split("not ", 1)[1].split("'s own", 1)[0]
-            source = words.split("answers fit the variant of ", 1)[1].split(" ", 1)[0]
-            flagged[copier] = source
-            assert term["own"][source]["id"] in words and term["own"][copier]["id"] in words
+        for part in row["evidence"].split(" | ")[0].split("; "):
+            for kind in ("answers", "experiment results"):
+                if part.startswith(f"{kind} fit the variant of "):
+                    copier = part.split("not ", 1)[1].split("'s own", 1)[0]
+                    source = part.split(" fit the variant of ", 1)[1].split(" ", 1)[0]
+                    flagged.setdefault(copier, {})[kind] = source
+                    assert term["own"][source]["id"] in part and term["own"][copier]["id"] in part
     assert set(flagged) == set(term["copiers"])  # the five, and no one else
-    for copier, source in flagged.items():  # the one copied, or a student with the very same numbers
-        assert term["own"][source]["values"]["d_k"] == term["own"][term["copiers"][copier]]["values"]["d_k"]
+    own, copiers = term["own"], term["copiers"]
+    # The one copied, or a student with the very same numbers (another copier of the same file).
+    for copier, kinds in flagged.items():
+        copied = own[copiers[copier]]["values"]
+        if copier == TABLE_ONLY:  # only the table: named for it alone
+            assert set(kinds) == {"experiment results"}
+            assert own[kinds["experiment results"]]["values"]["dims"] == copied["dims"]
+            continue
+        assert own[kinds["answers"]]["values"]["d_k"] == copied["d_k"]
+        if copied["dims"] != own[copier]["values"]["dims"]:  # the table came with the quiz file
+            assert own[kinds["experiment results"]]["values"]["dims"] == copied["dims"]
 
 
 def test_the_issued_table_and_its_hash_are_in_the_ledger(term: dict[str, Any]) -> None:
