@@ -2,7 +2,8 @@
 
 Top level: ``score`` (the report's total, which Gradescope uses instead of summing the tests,
 so partial credit from a recognised mistake counts), ``execution_time``, ``output`` (Markdown),
-``visibility`` and ``stdout_visibility``. One entry per test with ``name``, ``number``,
+``visibility`` and ``stdout_visibility``; a reviewer's comments on lines (``grader review``)
+close ``output`` under their own heading, each with the lines it is on. One entry per test with ``name``, ``number``,
 ``score``, ``max_score``, ``status`` (``passed``/``failed``), ``output``, ``output_format``,
 ``tags`` (the part) and ``visibility`` (the suite's Gradescope value). When grading stopped
 early, a visible "grading did not finish" entry says so in plain words.
@@ -98,6 +99,11 @@ def results(report: GradeReport, opts: ReportOptions | None = None, lang: str = 
             summary.append(f"- {_text.pick(p.title, langs) or p.id}: {_text.num(p.score)} / {_text.num(p.max_score)}")
     for m in report.mistakes:
         summary.append(f"- **\\[{m.id}\\]** " + " / ".join(sinks.markdown(x) for x in _text.each(m.message, langs)))
+    if report.comments:  # a reviewer's comments on lines (grader review), each with the lines it is on
+        summary += ["", f"### {_text.label('comments', langs)}", ""]
+        for line, code in _text.comment_lines(report, langs):
+            summary.append(f"- {sinks.markdown(line)}")
+            summary += [f"    - {sinks.markdown(x)}" for x in code if x.strip()]
     return {
         "score": report.score,
         "execution_time": round(report.duration_s, 3),

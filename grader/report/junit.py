@@ -4,7 +4,8 @@ One ``<testsuite>`` per part and one ``<testcase>`` per test; a failed test carr
 ``<failure message=...>``, an error or timeout ``<error>``, a skip ``<skipped>``. JUnit has no
 notion of points, so each suite's ``<properties>`` hold ``score`` and ``max_score`` for the
 part and ``score:<test id>`` = ``"<score>/<max>"`` for each test (the agreement test reads them
-back). ``tests/schemas/junit.xsd`` is the schema the output is validated against.
+back). A reviewer's comments on lines (``grader review``) are a suite of no tests of their own.
+``tests/schemas/junit.xsd`` is the schema the output is validated against.
 """
 
 from __future__ import annotations
@@ -32,6 +33,21 @@ def _body(t: CaseOutcome, langs: list[str]) -> str:
     if t.file:
         lines.append(f"at {t.file}" + (f":{t.line}" if t.line else ""))
     return "\n".join(lines)
+
+
+def _comments(root: ET.Element, report: GradeReport, langs: list[str]) -> None:
+    """The reviewer's comments on lines (``grader review``): a ``<testsuite>`` of no tests named
+    ``<assignment>.review-comments`` (no part id has a hyphen), one ``comment:<n>`` property per
+    comment and a ``<system-out>`` a CI server shows: the heading, each comment, the lines it is on."""
+    suite = ET.SubElement(root, "testsuite", name=f"{report.assignment}.review-comments", tests="0",
+                          failures="0", errors="0", skipped="0", time="0.000",
+                          timestamp=report.graded_at[:19], hostname="grader")
+    props = ET.SubElement(suite, "properties")
+    said = [_text.label("comments", langs)]
+    for c, (line, code) in zip(report.comments, _text.comment_lines(report, langs)):
+        ET.SubElement(props, "property", name=f"comment:{c.get('n', '')}", value=_clean(line))
+        said += [f"- {line}"] + [f"    {x}" for x in code]
+    ET.SubElement(suite, "system-out").text = _clean("\n".join(said))
 
 
 def render(report: GradeReport, opts: ReportOptions | None = None, lang: str = "en") -> str:
@@ -88,6 +104,8 @@ def render(report: GradeReport, opts: ReportOptions | None = None, lang: str = "
         ET.SubElement(case, "error", message=_clean(report.errors[0]), type="grading").text = _clean("\n".join(report.errors))
         totals["tests"] += 1
         totals["errors"] += 1
+    if report.comments:  # a suite of no tests: the comments as properties and as its output
+        _comments(root, report, langs)
     for key in ("tests", "failures", "errors"):
         root.set(key, str(totals[key]))
     root.set("time", f"{totals['time']:.3f}")

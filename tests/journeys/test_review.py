@@ -2,7 +2,11 @@
 chromium through playwright) on the graded class, every action a ledger line, then the term goes
 on (``grader export``, ``grader ledger --verify``) and the students' reports show each change.
 
-One journey, in order: a group of one mistake confirmed in one action; two comments on
+Two students join the graded class first (one small ``grader batch --resume``): they clamp the
+scaled scores, spelled two ways, a mistake the catalogue does not name, so the queue holds an
+unknown-mistake cluster of the two.
+
+One journey, in order: the unknown-mistake cluster confirmed in one action; two comments on
 lines; a manual rubric item ticked by its key and a part's points changed; two reviewers saving the same student (the second sees
 both versions and writes theirs after); a blind review, one student revealed; then the export,
 the reports and the ledger.
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +29,7 @@ import pytest
 
 from grader.report import ledger
 from tests.helpers import ROOT, chromium, read_gradebook, read_report, rubric_copy, run_grader
+from tests.journeys.test_class_pages import CLAMP, REFERENCE
 
 pytestmark = pytest.mark.browser
 
@@ -70,9 +76,23 @@ def open_student(page: Any, base: str, name: str) -> None:
         link.click()
 
 
+def join_the_clampers(graded_class: Any, tmp_path: Path) -> Path:
+    """The graded class with the two clampers graded into it (one ``grader batch --resume``)."""
+    src, out = graded_class.copy_source(tmp_path / "src"), graded_class.copy(tmp_path / "out")
+    for name, body in CLAMP.items():
+        shutil.copytree(REFERENCE, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        path = src / name / "scaling.py"
+        path.write_text(path.read_text(encoding="utf-8") + "\n\nimport math\nimport torch\n\n\n"
+                        "def scale_scores(scores, d_k):\n" + body, encoding="utf-8")
+    done = run_grader("batch", src, "--out", out, *graded_class.args, "--resume", timeout=1800)
+    assert done.returncode in (0, 1), done.stderr[-3000:]
+    assert f"2 graded, {len(graded_class.names)} kept from before" in done.stderr, done.stderr[-2000:]
+    return out
+
+
 def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(graded_class: Any, tmp_path: Path,
                                                                          browser: Any) -> None:
-    out = graded_class.copy(tmp_path / "out")
+    out = join_the_clampers(graded_class, tmp_path)
     items = rubric_copy(tmp_path, manual=[{"id": "explanation", "part": "variance", "points": 1,
                                            "title": {"en": "Explains why √d_k", "ja": "√d_k の理由を説明"}}])
     with review(out, "--reviewer", "suzuki", "--rubric", str(items)) as (base, (mine, theirs)):
@@ -85,19 +105,20 @@ def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(grad
         other.goto(theirs)
         assert "Review queue" in page.inner_text("h1") and "Review queue" in other.inner_text("h1")
 
-        # 1. a group (this class's unknown mistakes form no cluster: a catalogue mistake's group; the
-        # synthesised class's clusters are confirmed in tests/unit/review/test_browser.py), then the
-        # whole group confirmed with one key
-        group = page.locator(".kind-mistake a.group-link", has_text="divide-by-d-k").first
+        # 1. the unknown-mistake cluster of the two clampers, confirmed with one key
+        cluster = page.locator("li.kind-cluster").filter(has_text="clamp-a").filter(has_text="clamp-b")
+        assert cluster.count() == 1
+        key = cluster.get_attribute("data-group")
         with page.expect_navigation():
-            group.click()
-        members = page.locator("table.members a.member").count()
-        assert members >= 1
+            cluster.locator("a.group-link").click()
+        assert sorted(page.eval_on_selector_all("table.members a.member", "xs => xs.map(x => x.textContent)")) == [
+            "clamp-a", "clamp-b"]
         with page.expect_navigation():
             page.keyboard.press("a")
         reviewed = [e for e in ledger.read(out) if e.op == "review"]
-        assert len(reviewed) == members and all((e.note or {}).get("group") == "m-divide-by-d-k" for e in reviewed)
-        assert page.locator("table.members tr.done").count() == members
+        assert sorted(e.submission for e in reviewed) == ["clamp-a", "clamp-b"]
+        assert all((e.note or {}).get("group") == key and e.by == "tanaka" for e in reviewed)
+        assert page.locator("table.members tr.done").count() == 2
 
         # 2. two comments on lines of divide-by-dk's code: click, shift-click, c, the text, Enter
         open_student(page, base, "divide-by-dk")
@@ -171,6 +192,7 @@ def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(grad
     done = run_grader("export", out, "--gradebook", "csv")
     assert done.returncode == 0, done.stderr
     rows = {r["submission"]: r for r in read_gradebook(out)}
+    assert {"clamp-a", "clamp-b"} <= set(rows)  # (the two who joined)
     before = {r["submission"]: r for r in read_gradebook(graded_class.out)}
     assert float(rows["divide-by-dk"]["score"]) == float(before["divide-by-dk"]["score"]) + 2 + 1
     assert float(rows["sqrt-d-model"]["score"]) == float(before["sqrt-d-model"]["score"])  # +1 then -1
@@ -183,11 +205,17 @@ def test_a_class_reviewed_in_the_browser_reaches_the_export_and_the_reports(grad
     from tests.helpers import RUBRIC
 
     for lang, heading in (("en", "Comments on your code"), ("ja", "コードへのコメント")):  # (this rubric writes
-        for fmt in ("markdown", "html", "json"):  # only yaml files: the other formats a rubric may ask for)
+        for fmt in ("markdown", "html", "json", "gradescope", "junit"):  # only yaml files: the other formats)
             text = render(GradeReport.from_dict(report), fmt, rubric=load_rubric(RUBRIC), lang=lang)
-            assert "√d_k で割りましょう" in text and "partial credit" in text and "why import here?" in text
-            assert {"html": "&lt;b&gt;why", "markdown": "\\<b>why", "json": "<b>why"}[fmt] in text  # as text
+            assert "√d_k で割りましょう" in text and "why import here?" in text
+            assert "partial credit" in text or fmt in ("gradescope", "junit")  # (these two carry no adjustments yet)
+            assert {"html": "&lt;b&gt;why", "markdown": "\\<b>why", "json": "<b>why", "gradescope": "\\\\<b>why",
+                    "junit": "&lt;b&gt;why"}[fmt] in text  # as text
             assert heading in text or fmt == "json"
     assert run_grader("ledger", out, "--verify").returncode == 0
+    listed = run_grader("ledger", out, "--lang", "en")  # the cluster's confirmation, one line per member
+    assert listed.returncode == 0, listed.stderr
+    lines = [line.split("\t") for line in listed.stdout.splitlines()]
+    assert sorted(r[2] for r in lines if r[1] == "review" and r[4] == key) == ["clamp-a", "clamp-b"]
     assert len(ledger.read(out)) == len(reviewed) + 2 + 2 + 2 + 1
     assert os.stat(out / "ledger.jsonl").st_size > 0

@@ -79,6 +79,12 @@ def make_report(**changes: Any) -> GradeReport:
     return GradeReport(**fields)
 
 
+#: a reviewer's comment on two lines (grader review), its text as hostile as a reviewer may paste
+COMMENT = {"n": 3, "file": "scaling.py", "start": 2, "end": 3, "lines": ["def f(x):", "    return x / 64"],
+           "text": "<b>why</b> 64? [x](javascript:alert(1)) √d_k で割りましょう", "by": "tanaka",
+           "at": "2026-12-01T10:00:00+00:00"}
+
+
 class _Rubric:
     """The parts of a rubric the writers read: its report options, and a plug-in with no figures."""
 
@@ -239,7 +245,8 @@ def test_unknown_format_is_a_usage_error() -> None:
 def test_junit_validates_against_the_xsd() -> None:
     xmlschema = pytest.importorskip("xmlschema")
     schema = xmlschema.XMLSchema(str(SCHEMAS / "junit.xsd"))
-    for report in (make_report(), make_report(errors=["scaling.py, line 1: SyntaxError"], tests=[])):
+    for report in (make_report(), make_report(errors=["scaling.py, line 1: SyntaxError"], tests=[]),
+                   make_report(comments=[COMMENT])):
         text = render(report, "junit")
         schema.validate(text)
         root = ET.fromstring(text)
@@ -251,7 +258,7 @@ def test_junit_validates_against_the_xsd() -> None:
 def test_gradescope_validates_against_the_spec_schema() -> None:
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((SCHEMAS / "gradescope-results.json").read_text(encoding="utf-8"))
-    for report in (make_report(), make_report(errors=["the worker crashed"], tests=[])):
+    for report in (make_report(), make_report(errors=["the worker crashed"], tests=[]), make_report(comments=[COMMENT])):
         jsonschema.validate(json.loads(render(report, "gradescope")), schema)
     d = json.loads(render(make_report(errors=["the worker crashed"]), "gradescope"))
     assert d["tests"][-1]["visibility"] == "visible" and "crashed" in d["tests"][-1]["output"]

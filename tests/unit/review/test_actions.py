@@ -81,10 +81,10 @@ def test_a_comment_reaches_every_report_format_in_both_languages_and_an_undo_tak
     assert data["score"] == 36.0 and "adjustment" not in data  # a comment moves no score
     report = GradeReport.from_dict(data)
     for lang, words in (("en", "scaling.py, lines 2–2"), ("ja", "scaling.py の 2〜2 行")):
-        for fmt in ("json", "yaml", "markdown", "html"):
+        for fmt in ("json", "yaml", "markdown", "html", "gradescope", "junit"):
             text = render(report, fmt, rubric=rubric, lang=lang)
             assert "64?" in text, (fmt, lang)
-            if fmt in ("markdown", "html"):
+            if fmt in ("markdown", "html", "gradescope", "junit"):
                 assert words in text and ("Comments on your code" if lang == "en" else "コードへのコメント") in text
         html = render(report, "html", rubric=rubric, lang=lang)
         assert "<b>why</b>" not in html and "&lt;b&gt;why&lt;/b&gt;" in html and "return 64" in html
