@@ -172,8 +172,10 @@ def experiment_table(text: str | None) -> list[tuple[float | None, float]] | Non
 
 def _relative_se(d_k: float, n: int) -> float:
     """Relative standard error of the sample variance of q.k with N(0, 1) entries: its fourth
-    central moment is 3 d_k^2 + 6 d_k, so Var(s^2) ~ (2 d_k^2 + 6 d_k) / n."""
-    return math.sqrt((2.0 + 6.0 / d_k) / n)
+    central moment is 3 d_k^2 + 6 d_k, so Var(s^2) ~ (2 d_k^2 + 6 d_k) / n (the public variance
+    test's tolerance is the same statistic)."""
+    relative_variance = (2.0 + 6.0 / d_k) / n
+    return math.sqrt(relative_variance)
 
 
 def _table_fits(table: list[tuple[float | None, float]], dims: tuple[int, ...]) -> bool:
