@@ -219,12 +219,7 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
         g = batch.group(request.path_params["group"], language)
         if g is None:
             return refuse(request, UsageError(said("review_no_such_page")), 404)
-        heads: dict[str, int] = {}
-        for piece in fields.get("heads", "").split(","):
-            key, _, n = piece.partition(":")
-            named = batch.name_of(key)
-            if named is not None and n.isdigit():
-                heads[named] = int(n)
+        heads = _heads(batch, fields.get("heads", ""))
         try:
             actions.confirm_group(outdir, rubric, list(g.members), group=g.key, title=g.title, by=who(request),
                                   heads=heads, lang=language)
@@ -264,13 +259,8 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
                               heads=",".join(f"{batch.key_of(r['name'])}:{r['head']}" for r in rows))
             if request.path_params["step"] != "apply":
                 raise UsageError(said("review_no_such_page"))
-            heads: dict[str, int] = {}
-            for piece in fields.get("heads", "").split(","):
-                key, _, n = piece.partition(":")
-                named = batch.name_of(key)
-                if named is not None and n.isdigit():
-                    heads[named] = int(n)
-            actions.repoint_item(batch, item, points, heads=heads, by=who(request), lang=language)
+            actions.repoint_item(batch, item, points, heads=_heads(batch, fields.get("heads", "")), by=who(request),
+                                 lang=language)
         except actions.Conflict as conflict:
             batch.refresh()
             return render(request, "conflict.html.j2", status=409, **_conflict_view(batch, conflict, fields,
@@ -294,6 +284,18 @@ def make_app(outdir: Path, rubric: Rubric, *, port: int, by: str, lang: str, bli
         Route("/static/{name}", static),
     ])
     return Guard(app, keys, refusal), keys
+
+
+def _heads(batch: Batch, text: str) -> dict[str, int]:
+    """The ledger head each student's page was rendered from, as a form carries it back
+    (``key:n,key:n``); keys the batch does not know and numbers that are not are left out."""
+    heads: dict[str, int] = {}
+    for piece in text.split(","):
+        key, _, n = piece.partition(":")
+        named = batch.name_of(key)
+        if named is not None and n.isdigit():
+            heads[named] = int(n)
+    return heads
 
 
 def _item(rubric: Rubric, item_id: str) -> ManualItem:

@@ -119,9 +119,9 @@ def run_batch(
     ``anonymous`` (``--anonymous``): every output names each student by a random id
     (:mod:`grader.ingest.anonymous`); the export is unpacked outside ``out``.
 
-    ``variants`` (``--variants``): each student is graded with their own variant, drawn from the
-    frozen table (``grader variants check``) by the course secret and their LMS id (in a blind
-    batch, the real id behind the anonymous one); the table and its hash go into the ledger.
+    ``variants`` (``--variants``): each student is graded with their own variant of the frozen
+    table, drawn by the course secret and their LMS id (a blind batch's real one); the ledger
+    gets the table and its hash.
 
     Raises:
         UsageError: bad source or cluster SPEC, or no namespace sandbox (here, or on a node of
@@ -137,14 +137,9 @@ def run_batch(
     outdir = Path(out)
     at_most = None if cluster is not None else _at_most(source, rubric, outdir, summary, resume)
     # A --resume that can have nothing to grade chooses the sandbox only if it grades after all.
-    spec, level, warning = _where_to_grade(cluster, allow_weak, later=at_most == 0)
-    if spec is not None:
-        _warn_plain(spec, allow_plain_cluster, console, lang)
-        jobs = 0  # no local workers: each node chooses (and reports) its own level
-    if warning:
-        _flag(console, said("warning", warning=warning), lang)
+    spec, level, warning = _placed(cluster, allow_weak, allow_plain_cluster, at_most == 0, console, lang)
+    jobs = 0 if spec is not None else jobs  # on a cluster no local workers: each node chooses its own level
     from grader.ingest.anonymous import check_folder
-
     check_folder(outdir, anonymous)
     outdir.mkdir(parents=True, exist_ok=True)
     early = _start_early(rubric, jobs, level, warning, outdir, None if jobs == 0 else at_most)
@@ -160,6 +155,18 @@ def run_batch(
     finally:
         for proc in early + retired:
             proc.stop()
+
+
+def _placed(cluster: str | None, allow_weak: bool, allow_plain_cluster: bool, later: bool, console: Console,
+            lang: str) -> tuple[ClusterSpec | None, str, str]:
+    """Where to grade (:func:`_where_to_grade`), saying on the terminal what the instructor must know
+    of it: a plain cluster address allowed (:func:`_warn_plain`), a weaker sandbox."""
+    spec, level, warning = _where_to_grade(cluster, allow_weak, later=later)
+    if spec is not None:
+        _warn_plain(spec, allow_plain_cluster, console, lang)
+    if warning:
+        _flag(console, said("warning", warning=warning), lang)
+    return spec, level, warning
 
 
 @contextlib.contextmanager
